@@ -1,0 +1,127 @@
+import type { ToolDocsInput } from '@cyrnel/sdk';
+import type {
+  CreateProcessRequest,
+  JsonPatch,
+  ListResponse,
+  ModuleDetail,
+  ModuleListQuery,
+  ModuleRecord,
+  ProcessEvent,
+  ProcessListQuery,
+  ProcessOutput,
+  ProcessRecord,
+  ProcessResult,
+  ReloadModulesResponse,
+  ServiceDetail,
+  ServiceListQuery,
+  ServiceRecord,
+  ToolCallRecord,
+  ToolDetail,
+  ToolListQuery,
+  ToolRecord,
+} from '@cyrnel/sdk/api';
+
+/** Install request as the core sees it: the definition text already downloaded by the caller. */
+export interface InstallServiceInput {
+  /** Service id. */
+  id: string;
+  /** Adapter module id. */
+  adapter: string;
+  /** Definition text. */
+  definition: string;
+  /** Where the text came from (a URL), or null/undefined for inline definitions. */
+  source?: string | null;
+  /** Initial configuration. */
+  config?: Record<string, unknown>;
+  /** Initial secrets. */
+  secrets?: Record<string, unknown>;
+  /** Enable after install. */
+  enabled?: boolean;
+}
+
+/** Update request as the core sees it. */
+export interface UpdateServiceInput {
+  /** New definition text. */
+  definition: string;
+  /** Where the text came from, or null for inline definitions. */
+  source?: string | null;
+}
+
+/** Module operations (SPEC §3 "Modules"). */
+export interface ModulesApi {
+  list(query?: ModuleListQuery): Promise<ListResponse<ModuleRecord>>;
+  get(moduleId: string): Promise<ModuleDetail>;
+  setEnabled(moduleId: string, enabled: boolean): Promise<ModuleDetail>;
+  reload(): Promise<ReloadModulesResponse>;
+  getConfig(moduleId: string): Promise<Record<string, unknown>>;
+  patchConfig(moduleId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
+  getSecretsPresent(moduleId: string): Promise<string[]>;
+  patchSecrets(moduleId: string, patch: JsonPatch): Promise<void>;
+}
+
+/** Service operations (SPEC §3 "Services"). */
+export interface ServicesApi {
+  list(query?: ServiceListQuery): Promise<ListResponse<ServiceRecord>>;
+  get(serviceId: string): Promise<ServiceDetail>;
+  install(input: InstallServiceInput): Promise<ServiceDetail>;
+  update(serviceId: string, input: UpdateServiceInput): Promise<ServiceDetail>;
+  delete(serviceId: string): Promise<void>;
+  setEnabled(serviceId: string, enabled: boolean): Promise<ServiceDetail>;
+  getConfig(serviceId: string): Promise<Record<string, unknown>>;
+  patchConfig(serviceId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
+  getSecretsPresent(serviceId: string): Promise<string[]>;
+  patchSecrets(serviceId: string, patch: JsonPatch): Promise<void>;
+}
+
+/** Tool operations (seed 004). */
+export interface ToolsApi {
+  list(query?: ToolListQuery): Promise<ListResponse<ToolRecord>>;
+  get(serviceId: string, toolId: string): Promise<ToolDetail>;
+  setEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<ToolDetail>;
+  /** Markdown from the active environment's `generateToolDocs` (503 without one). */
+  docs(serviceId: string, toolId: string): Promise<string>;
+  /** Every effectively enabled tool as `ToolDocsInput`, for type rendering. */
+  docsInputs(): Promise<ToolDocsInput[]>;
+}
+
+/** The active environment's documentation (503 without one). */
+export interface EnvironmentApi {
+  docs(): Promise<string>;
+  types(): Promise<string>;
+}
+
+/** Process operations (SPEC §3 "Processes"). */
+export interface ProcessesApi {
+  create(request: Omit<CreateProcessRequest, 'wait'>): Promise<ProcessRecord>;
+  /** Resolves with the results once the process is idle, or rejects after `timeoutMs`. */
+  wait(id: number, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ProcessResult>;
+  list(query?: ProcessListQuery): Promise<ListResponse<ProcessRecord>>;
+  get(id: number): Promise<ProcessRecord>;
+  code(id: number): Promise<string>;
+  stdout(id: number): Promise<string>;
+  stderr(id: number): Promise<string>;
+  output(id: number): Promise<ProcessOutput>;
+  calls(id: number): Promise<ToolCallRecord[]>;
+  /**
+   * Replays the events so far, then streams new ones until `exit`. Returns an unsubscribe
+   * function. Rejects with 404 for unknown processes.
+   */
+  subscribe(id: number, listener: (event: ProcessEvent) => void): Promise<() => void>;
+  run(id: number, options?: { force?: boolean }): Promise<ProcessRecord>;
+  kill(id: number): Promise<ProcessRecord>;
+  delete(id: number): Promise<void>;
+}
+
+/**
+ * The public API of the core host engine: everything the HTTP layer (and any other
+ * front end) may use. Created by `createHost`; holds resources until `close()`.
+ */
+export interface CyrnelHost {
+  readonly modules: ModulesApi;
+  readonly services: ServicesApi;
+  readonly tools: ToolsApi;
+  readonly environment: EnvironmentApi;
+  readonly processes: ProcessesApi;
+  /** Stop accepting processes, give running ones `graceMs`, kill and record the rest, tear modules down. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}

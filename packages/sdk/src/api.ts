@@ -1,0 +1,44 @@
+/**
+ * Wire types of the cyrnel HTTP API (SPEC §6, §9), shared by `@cyrnel/http` and
+ * `@cyrnel/client` so both speak exactly one definition.
+ */
+export type {
+  ConfigResponse,
+  HealthResponse,
+  JsonPatch,
+  JsonPatchOperation,
+  SchemaResponse,
+  SecretsPresenceResponse,
+  SecretsUpdatedResponse,
+  SetEnabledRequest,
+} from './api/common';
+export { ERROR_STATUS, type ErrorBody, type ErrorCode, type ValidationIssue } from './api/errors';
+export { DEFAULT_PAGE_LIMIT, type ListResponse, MAX_PAGE_LIMIT, type PageQuery } from './api/lists';
+export type {
+  ModuleDetail,
+  ModuleListQuery,
+  ModuleRecord,
+  ModuleStatus,
+  ReloadModulesResponse,
+} from './api/modules';
+export type {
+  CreateProcessRequest,
+  CreateProcessResponse,
+  ProcessCallsResponse,
+  ProcessEvent,
+  ProcessEventMap,
+  ProcessListQuery,
+  ProcessOutput,
+  ProcessRecord,
+  ProcessResult,
+  RunProcessRequest,
+  ToolCallRecord,
+} from './api/processes';
+export type {
+  InstallServiceRequest,
+  ServiceDetail,
+  ServiceListQuery,
+  ServiceRecord,
+  UpdateServiceRequest,
+} from './api/services';
+export type { ToolDetail, ToolListQuery, ToolRecord } from './api/tools';

@@ -1,0 +1,117 @@
+import type { ExecutionExitState, ProcessState } from '../execution';
+import type { PageQuery } from './lists';
+
+/** A process as `GET /processes/:id` returns it (no code, no outputs). */
+export interface ProcessRecord {
+  /** Process id; also the execution id the environment sees. */
+  id: number;
+  /** Optional client label. */
+  ref: string | null;
+  /** Host-side state. */
+  state: ProcessState;
+  /** How the last run ended, or null while unfinished or never run. */
+  exitState: ExecutionExitState | null;
+  /** Why it failed, timed out or was canceled. */
+  error: string | null;
+  /** Wall-clock limit, or null for none. */
+  timeoutMs: number | null;
+  /** Opaque environment configuration. */
+  envConfig: Record<string, unknown>;
+  /** ISO timestamp. */
+  createdAt: string;
+  /** ISO timestamp of the last change. */
+  updatedAt: string;
+  /** ISO timestamp of the start of the last run. */
+  startedAt: string | null;
+  /** ISO timestamp of the end of the last run. */
+  completedAt: string | null;
+}
+
+/** `POST /processes`. */
+export interface CreateProcessRequest {
+  /** TypeScript source (at most 100 KiB by default). */
+  code: string;
+  /** Client label, used as a filter. */
+  ref?: string;
+  /** Positive integer milliseconds, or null for none. Default 30000. */
+  timeoutMs?: number | null;
+  /** Opaque configuration for the environment. */
+  envConfig?: Record<string, unknown>;
+  /** Queue right away (default) or create idle. */
+  autorun?: boolean;
+  /** Answer only once the process is idle, with its results. */
+  wait?: boolean;
+}
+
+/** The results of a finished process, as `POST /processes` with `wait:true` returns them. */
+export interface ProcessResult extends ProcessRecord {
+  /** The merged `cyrnel.output` object. */
+  output: Record<string, unknown>;
+  /** Everything written to stdout. */
+  stdout: string;
+  /** Everything written to stderr. */
+  stderr: string;
+}
+
+/** `POST /processes` answers either the record or, with `wait:true`, the result. */
+export type CreateProcessResponse = ProcessRecord | ProcessResult;
+
+/** Filters of `GET /processes` (newest first). */
+export interface ProcessListQuery extends PageQuery {
+  /** Only this state. */
+  state?: ProcessState;
+  /** Only this exit state. */
+  exitState?: ExecutionExitState;
+  /** Only this label. */
+  ref?: string;
+}
+
+/** `POST /processes/:id/signals/run`. */
+export interface RunProcessRequest {
+  /** Required when the process has results, which are then cleared. */
+  force?: boolean;
+}
+
+/** `GET /processes/:id/output`: the merged output object. */
+export type ProcessOutput = Record<string, unknown>;
+
+/** One tool call a process made, for audit. */
+export interface ToolCallRecord {
+  /** Service id as the code addressed it. */
+  serviceId: string;
+  /** Tool id as the code addressed it. */
+  toolId: string;
+  /** ISO timestamp. */
+  startedAt: string;
+  /** Milliseconds from the call to its answer. */
+  durationMs: number;
+  /** Whether it resolved. */
+  ok: boolean;
+  /** Stable error code when it did not (e.g. `not_found`, `upstream_error`). */
+  errorCode: string | null;
+}
+
+/** `GET /processes/:id/calls`. */
+export interface ProcessCallsResponse {
+  /** The calls in the order they were made. */
+  items: ToolCallRecord[];
+}
+
+/** Payloads of the Server-Sent Events of `GET /processes/:id/events`, by event name. */
+export interface ProcessEventMap {
+  /** A state change. */
+  state: { state: ProcessState; exitState: ExecutionExitState | null };
+  /** A stdout chunk. */
+  stdout: { text: string };
+  /** A stderr chunk. */
+  stderr: { text: string };
+  /** A shallow patch merged into the output. */
+  output: { patch: Record<string, unknown> };
+  /** The end of the run; the stream closes after it. */
+  exit: { exitState: ExecutionExitState; error: string | null };
+}
+
+/** One process event: `type` is the SSE event name, `data` its JSON payload. */
+export type ProcessEvent = {
+  [K in keyof ProcessEventMap]: { type: K; data: ProcessEventMap[K] };
+}[keyof ProcessEventMap];

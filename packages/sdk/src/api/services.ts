@@ -1,0 +1,70 @@
+import type { JSONSchema } from '../json-schema';
+import type { PageQuery } from './lists';
+
+/** A service as `GET /services` lists it. */
+export interface ServiceRecord {
+  /** Service id, a TypeScript identifier. */
+  id: string;
+  /** From the definition. */
+  name: string;
+  /** From the definition. */
+  description: string;
+  /** Id of the adapter module that owns it. */
+  adapter: string;
+  /** The operator's flag. */
+  enabled: boolean;
+  /** SHA-256 (hex) of the definition text. */
+  hash: string;
+  /** URL the definition was downloaded from, or null when it was given inline. */
+  source: string | null;
+  /** Number of tools. */
+  toolCount: number;
+  /** ISO timestamp. */
+  createdAt: string;
+  /** ISO timestamp. */
+  updatedAt: string;
+}
+
+/** `GET /services/:serviceId`: the record plus its schemas. */
+export interface ServiceDetail extends ServiceRecord {
+  /** Schema of the service configuration. */
+  configSchema: JSONSchema;
+  /** Schema of the service secrets. */
+  secretsSchema: JSONSchema;
+}
+
+/** Filters of `GET /services`. */
+export interface ServiceListQuery extends PageQuery {
+  /** Case-insensitive text in id, name or description. */
+  query?: string;
+  /** Only enabled or disabled services. */
+  enabled?: boolean;
+  /** Only services of this adapter. */
+  adapter?: string;
+}
+
+/** `POST /services`: install from a URL or an inline definition (exactly one of them). */
+export interface InstallServiceRequest {
+  /** Service id, a TypeScript identifier. */
+  id: string;
+  /** Adapter module id, e.g. `openapi`. */
+  adapter: string;
+  /** Download the definition from here. */
+  url?: string;
+  /** The definition text itself. */
+  definition?: string;
+  /** Initial configuration. */
+  config?: Record<string, unknown>;
+  /** Initial secrets. */
+  secrets?: Record<string, unknown>;
+  /** Enable right away (config and secrets must validate). Default false. */
+  enabled?: boolean;
+}
+
+/** `PATCH /services/:serviceId`: a new definition, by URL or inline (exactly one of them). */
+export interface UpdateServiceRequest {
+  /** Download the new definition from here. */
+  url?: string;
+  /** The new definition text. */
+  definition?: string;
+}

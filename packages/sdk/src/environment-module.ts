@@ -1,0 +1,123 @@
+import type { ExecutionExitState, ExecutionInput, ExecutionState } from './execution';
+import type { InvokeInput, ToolDocsInput } from './invoke-input';
+import type { JSONSchema } from './json-schema';
+import type { Module, ModuleSetupContext } from './module';
+
+/** Query of `EnvironmentBindings.discoverServices`. */
+export interface DiscoverServicesQuery {
+  /** Case-insensitive text matched against id, name and description. */
+  query?: string;
+}
+
+/** Query of `EnvironmentBindings.discoverTools`. */
+export interface DiscoverToolsQuery {
+  /** Case-insensitive text matched against tool id, name and description. */
+  query?: string;
+  /** Restrict to one service. */
+  serviceId?: string;
+  /** At most this many results (the host caps it). */
+  limit?: number;
+}
+
+/** A service as discovery reports it (enabled services only). */
+export interface DiscoveredService {
+  /** Service id, as used in `cyrnel.services.<id>`. */
+  id: string;
+  /** Human-friendly name. */
+  name: string;
+  /** What the service is. */
+  description: string;
+  /** Number of effectively enabled tools. */
+  toolCount: number;
+}
+
+/** A tool as discovery lists it (effectively enabled tools only, ranked). */
+export interface DiscoveredTool {
+  /** Service id. */
+  serviceId: string;
+  /** Tool id. */
+  toolId: string;
+  /** Human-friendly name. */
+  name: string;
+  /** What the tool does. */
+  description: string;
+}
+
+/** One tool described in full by `EnvironmentBindings.describeTool`. */
+export interface ToolDescription extends DiscoveredTool {
+  /** JSON Schema of the parameters. */
+  inputSchema: JSONSchema;
+  /** JSON Schema of the result. */
+  outputSchema: JSONSchema;
+}
+
+/**
+ * The callback surface from an environment back into the host (SPEC §9). Every call is keyed
+ * by the execution id so the host routes it to the right process.
+ */
+export interface EnvironmentBindings {
+  /** Call a tool through the host's invocation gate; rejects with an error carrying `status` and `code`. */
+  invokeTool(eid: number, input: InvokeInput): Promise<unknown>;
+  /** List enabled services. */
+  discoverServices(eid: number, query: DiscoverServicesQuery): Promise<DiscoveredService[]>;
+  /** List and rank effectively enabled tools. */
+  discoverTools(eid: number, query: DiscoverToolsQuery): Promise<DiscoveredTool[]>;
+  /** Describe one effectively enabled tool with its schemas; rejects with 404 when unknown. */
+  describeTool(eid: number, serviceId: string, toolId: string): Promise<ToolDescription>;
+  /** Report the execution's state (`queued` while waiting for a slot, then `running`). */
+  setState(eid: number, state: ExecutionState): void;
+  /** Append to stdout. Byte chunks may split multi-byte UTF-8 sequences; the host reassembles them. */
+  emitStdout(eid: number, chunk: string | Uint8Array): void;
+  /** Append to stderr (same rules as stdout). */
+  emitStderr(eid: number, chunk: string | Uint8Array): void;
+  /** Merge `patch` shallowly into the process output. */
+  emitOutput(eid: number, patch: Record<string, unknown>): void;
+  /** Record why the execution failed. */
+  setError(eid: number, message: string): void;
+}
+
+/** What an environment receives in `setup`: the module context plus the bindings. */
+export interface EnvironmentSetupContext extends ModuleSetupContext {
+  /** Callbacks into the host. */
+  bindings: EnvironmentBindings;
+}
+
+/**
+ * A module that runs submitted code (seed 002). Only one is active; a replaced one drains:
+ * `execute` calls in flight finish, `kill` still works, then `teardown`.
+ *
+ * @example
+ * ```ts
+ * import type { EnvironmentBindings, EnvironmentModule } from '@cyrnel/sdk';
+ * let bindings: EnvironmentBindings | undefined;
+ * export const echo: EnvironmentModule = {
+ *   async setup(context) { bindings = context.bindings; },
+ *   async teardown() { bindings = undefined; },
+ *   async execute({ eid, code }) {
+ *     bindings?.setState(eid, 'running');
+ *     bindings?.emitStdout(eid, code);
+ *     return 'success';
+ *   },
+ *   async kill() {},
+ *   async generateDocs() { return '# echo\nPrints the code back.'; },
+ *   async generateToolDocs({ serviceId, toolId }) { return `# ${serviceId}.${toolId}`; },
+ * };
+ * ```
+ */
+export interface EnvironmentModule extends Module {
+  /** Activate with the host bindings. */
+  setup(context: EnvironmentSetupContext): Promise<void>;
+  /** Run one execution to its end and resolve with how it ended. */
+  execute(input: ExecutionInput): Promise<ExecutionExitState>;
+  /** Interrupt a queued or running execution; returns promptly. Unknown ids are ignored. */
+  kill(eid: number): Promise<void>;
+  /** Markdown describing the runtime (globals, limits, patterns). */
+  generateDocs(): Promise<string>;
+  /** Markdown describing how to call one tool from this runtime. */
+  generateToolDocs(input: ToolDocsInput): Promise<string>;
+  /**
+   * cyrnel extension (optional): declarations of the runtime's global for the given tools,
+   * served by `GET /environment/types`.
+   */
+  generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+}

@@ -1,0 +1,43 @@
+export type { AdapterModule } from './adapter-module';
+export type {
+  DiscoveredService,
+  DiscoveredTool,
+  DiscoverServicesQuery,
+  DiscoverToolsQuery,
+  EnvironmentBindings,
+  EnvironmentModule,
+  EnvironmentSetupContext,
+  ToolDescription,
+} from './environment-module';
+export {
+  EXECUTION_EXIT_STATES,
+  EXECUTION_STATES,
+  type ExecutionExitState,
+  type ExecutionInput,
+  type ExecutionOptions,
+  type ExecutionState,
+  isExecutionExitState,
+  isExecutionState,
+  isProcessState,
+  PROCESS_STATES,
+  type ProcessState,
+} from './execution';
+export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS } from './identifier';
+export type { InvokeInput, ToolDocsInput } from './invoke-input';
+export type { JSONSchema } from './json-schema';
+export {
+  type BuiltinModule,
+  isModuleDefinition,
+  isModuleManifest,
+  MODULE_ID_PATTERN,
+  MODULE_TYPES,
+  type ModuleDefinition,
+  type ModuleInfo,
+  type ModuleInstance,
+  type ModuleManifest,
+  type ModuleType,
+  SEMVER_PATTERN,
+  validateModuleManifest,
+} from './manifest';
+export type { Module, ModuleLogger, ModuleSetupContext } from './module';
+export type { ServiceDefinition, ServiceState, ToolDefinition, ToolState } from './service-definition';

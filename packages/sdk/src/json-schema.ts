@@ -1,0 +1,5 @@
+/**
+ * A free-form JSON Schema document. cyrnel validates payloads against schemas internally;
+ * adapters and environments treat them as opaque (seed 003).
+ */
+export type JSONSchema = Record<string, unknown>;

@@ -1,0 +1,29 @@
+/** A minimal structured logger handed to modules. Never pass secrets to it. */
+export interface ModuleLogger {
+  /** Verbose diagnostics. */
+  debug(message: string, fields?: Record<string, unknown>): void;
+  /** Normal operation. */
+  info(message: string, fields?: Record<string, unknown>): void;
+  /** Something unexpected that the module recovered from. */
+  warn(message: string, fields?: Record<string, unknown>): void;
+  /** A failure. */
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What every module receives in `setup`. */
+export interface ModuleSetupContext {
+  /** Module configuration, validated against the module's `configSchema`, defaults applied. */
+  config: Record<string, unknown>;
+  /** Decrypted module secrets, validated against `secretsSchema`. Never log them. */
+  secrets: Record<string, unknown>;
+  /** Logger scoped to the module. */
+  logger: ModuleLogger;
+}
+
+/** The lifecycle every module shares: `setup` on activation, `teardown` on deactivation. */
+export interface Module {
+  /** Called once when the module is activated (again after a teardown). */
+  setup(context: ModuleSetupContext): Promise<void>;
+  /** Called when the module is deactivated; release every resource. */
+  teardown(): Promise<void>;
+}

@@ -1,0 +1,58 @@
+import type { JSONSchema } from './json-schema';
+
+/**
+ * One callable operation of a service, as an adapter's `generateDefinition` returns it.
+ * `id` must be a valid TypeScript identifier: it is what process code addresses.
+ */
+export interface ToolDefinition {
+  /** Identifier the code uses: `cyrnel.services.<serviceId>.tools.<id>`. */
+  id: string;
+  /** Human-friendly name. */
+  name: string;
+  /** What the tool does, for humans and models. */
+  description: string;
+  /** JSON Schema of the `parameters` object passed to `invoke`. */
+  inputSchema: JSONSchema;
+  /** JSON Schema of what `invoke` resolves to. */
+  outputSchema: JSONSchema;
+  /** Adapter-private routing data; the host never inspects it. */
+  adapterDomain: Record<string, unknown>;
+}
+
+/**
+ * What an adapter's `generateDefinition` returns; the host persists it with an id, hash,
+ * source, adapter and enabled flag.
+ */
+export interface ServiceDefinition {
+  /** Human-friendly service name. */
+  name: string;
+  /** What the service is. */
+  description: string;
+  /** Schema of per-service configuration (validated on PATCH, defaults applied). */
+  configSchema: JSONSchema;
+  /** Schema of per-service secrets (validated on PATCH, stored encrypted). */
+  secretsSchema: JSONSchema;
+  /** One entry per tool, in a deterministic order. */
+  tools: ToolDefinition[];
+  /** Adapter-private install-time data needed at invoke time; opaque to the host. */
+  adapterDomain: Record<string, unknown>;
+}
+
+/** The per-tool part of a {@link ServiceState}: the tool's `adapterDomain`. */
+export type ToolState = Omit<ToolDefinition, 'id' | 'name' | 'description' | 'inputSchema' | 'outputSchema'>;
+
+/**
+ * Snapshot of one service handed to `AdapterModule.hydrateService`. The adapter replaces
+ * whatever it kept for `id` with it.
+ */
+export interface ServiceState
+  extends Omit<ServiceDefinition, 'name' | 'description' | 'configSchema' | 'secretsSchema' | 'tools'> {
+  /** Service id. */
+  id: string;
+  /** Per-tool `adapterDomain`, keyed by tool id. */
+  tools: Record<string, ToolState>;
+  /** Validated configuration, defaults applied. */
+  config: Record<string, unknown>;
+  /** Decrypted secrets, defaults applied. Never log them. */
+  secrets: Record<string, unknown>;
+}
