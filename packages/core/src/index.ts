@@ -1,3 +1,4 @@
+export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
 export {
   ConflictError,
   CyrnelError,
@@ -22,3 +23,4 @@ export type {
   ToolsApi,
   UpdateServiceInput,
 } from './host';
+export type { ToolGateway } from './tool-gateway';

@@ -1,0 +1,24 @@
+import type {
+  DiscoveredService,
+  DiscoveredTool,
+  DiscoverServicesQuery,
+  DiscoverToolsQuery,
+  InvokeInput,
+  ToolDescription,
+} from '@cyrnel/sdk';
+
+/**
+ * What the process manager needs from the tool registry: the invocation gate and discovery.
+ * Every method throws `CyrnelError`s (`not_found`, `conflict`, `unavailable`,
+ * `invalid_request`, `upstream_error`, `timeout`).
+ */
+export interface ToolGateway {
+  /** The invocation gate of SPEC §3, then `adapter.invoke`. */
+  invoke(input: InvokeInput): Promise<unknown>;
+  /** Enabled services. */
+  discoverServices(query: DiscoverServicesQuery): Promise<DiscoveredService[]>;
+  /** Effectively enabled tools, ranked. */
+  discoverTools(query: DiscoverToolsQuery): Promise<DiscoveredTool[]>;
+  /** One effectively enabled tool with its schemas (404 otherwise). */
+  describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
+}
