@@ -1,4 +1,5 @@
 import { describe, expectTypeOf, it } from 'vitest';
+import type { ErrorBody, ListResponse, ProcessEvent, ProcessResult } from '../src/api';
 import type {
   AdapterModule,
   BuiltinModule,
@@ -15,7 +16,6 @@ import type {
   ToolDocsInput,
   ToolState,
 } from '../src/index';
-import type { ErrorBody, ListResponse, ProcessEvent, ProcessResult } from '../src/api';
 
 // The skeleton of seed 001, verbatim in shape.
 class MyAdapter implements AdapterModule {
@@ -66,7 +66,11 @@ class EchoEnvironment implements EnvironmentModule {
   }
   async execute(input: ExecutionInput): Promise<ExecutionExitState> {
     this.bindings?.setState(input.eid, 'running');
-    const result = await this.bindings?.invokeTool(input.eid, { serviceId: 's', toolId: 't', parameters: {} });
+    const result = await this.bindings?.invokeTool(input.eid, {
+      serviceId: 's',
+      toolId: 't',
+      parameters: {},
+    });
     this.bindings?.emitOutput(input.eid, { result });
     this.bindings?.emitStdout(input.eid, new TextEncoder().encode('héllo'));
     return 'success';
@@ -104,7 +108,9 @@ describe('sdk contracts', () => {
 
   it('derives ToolState and ServiceState as the seed says', () => {
     expectTypeOf<ToolState>().toEqualTypeOf<{ adapterDomain: Record<string, unknown> }>();
-    expectTypeOf<keyof ServiceState>().toEqualTypeOf<'id' | 'adapterDomain' | 'tools' | 'config' | 'secrets'>();
+    expectTypeOf<keyof ServiceState>().toEqualTypeOf<
+      'id' | 'adapterDomain' | 'tools' | 'config' | 'secrets'
+    >();
   });
 
   it('binds every callback to an execution id', () => {
