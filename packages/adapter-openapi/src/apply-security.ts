@@ -1,0 +1,65 @@
+import type { SecuritySchemePlan } from './operation-model';
+import { percentEncode } from './serialize-parameter';
+
+/** Where credentials go: the request being built. */
+export interface CredentialTarget {
+  readonly headers: Record<string, string>;
+  readonly query: string[];
+  readonly cookies: string[];
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function satisfiable(scheme: SecuritySchemePlan | undefined, secret: unknown): boolean {
+  if (!scheme) return false;
+  if (scheme.type === 'http' && scheme.scheme === 'basic') {
+    return isRecord(secret) && typeof secret.username === 'string' && typeof secret.password === 'string';
+  }
+  // Mutual TLS needs a client certificate the secrets schema cannot carry.
+  if (scheme.type === 'mutualTLS') return false;
+  return typeof secret === 'string' && secret !== '';
+}
+
+function apply(scheme: SecuritySchemePlan, secret: unknown, target: CredentialTarget): void {
+  if (scheme.type === 'apiKey') {
+    const name = scheme.name ?? '';
+    if (scheme.in === 'query') target.query.push(`${percentEncode(name)}=${percentEncode(secret as string)}`);
+    else if (scheme.in === 'cookie') target.cookies.push(`${name}=${percentEncode(secret as string)}`);
+    else target.headers[name.toLowerCase()] = secret as string;
+    return;
+  }
+  if (scheme.type === 'http' && scheme.scheme === 'basic') {
+    const { username, password } = secret as { username: string; password: string };
+    target.headers.authorization = `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`;
+    return;
+  }
+  if (scheme.type === 'http' && scheme.scheme !== 'bearer') {
+    const name = (scheme.scheme ?? '').charAt(0).toUpperCase() + (scheme.scheme ?? '').slice(1);
+    target.headers.authorization = `${name} ${secret as string}`;
+    return;
+  }
+  target.headers.authorization = `Bearer ${secret as string}`;
+}
+
+/**
+ * Apply the first satisfiable security alternative. When none is, throw before any request, naming
+ * the schemes (never a value).
+ */
+export function applySecurity(
+  alternatives: readonly (readonly string[])[],
+  schemes: Readonly<Record<string, SecuritySchemePlan>>,
+  secrets: Readonly<Record<string, unknown>>,
+  target: CredentialTarget,
+): void {
+  if (alternatives.length === 0) return;
+  const chosen = alternatives.find((names) =>
+    names.every((name) => satisfiable(schemes[name], secrets[name])),
+  );
+  if (!chosen) {
+    const wanted = alternatives.map((names) => names.map((n) => `'${n}'`).join(' + ')).join(' or ');
+    throw new Error(`missing credentials: this operation requires the secret ${wanted}`);
+  }
+  for (const name of chosen) apply(schemes[name] as SecuritySchemePlan, secrets[name], target);
+}

@@ -1,0 +1,89 @@
+import { applySecurity } from './apply-security';
+import { encodeBody } from './encode-body';
+import type { TransportRequest } from './http-transport';
+import type { OperationPlan, ServicePlan } from './operation-model';
+import { serializeCookie, serializeHeader, serializePath, serializeQuery } from './serialize-parameter';
+import { DEFAULT_TIMEOUT_MS, expandServerUrl } from './service-schemas';
+
+/** What {@link buildRequest} needs. */
+export interface BuildRequestInput {
+  readonly service: ServicePlan;
+  readonly operation: OperationPlan;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly secrets: Readonly<Record<string, unknown>>;
+  readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isAbsolute(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
+
+/**
+ * The base URL: an operator-set `baseUrl` (one that differs from the document default) wins over every
+ * server; otherwise the operation's, path's or document's server with `serverVariables` applied.
+ */
+export function resolveBaseUrl(
+  service: ServicePlan,
+  operation: OperationPlan,
+  config: Readonly<Record<string, unknown>>,
+): string {
+  const configured = typeof config.baseUrl === 'string' && config.baseUrl !== '' ? config.baseUrl : undefined;
+  if (configured !== undefined && configured !== service.defaultBaseUrl) return configured;
+  const variables = isRecord(config.serverVariables) ? config.serverVariables : {};
+  const documentServer = service.servers[0];
+  const documentBase = documentServer ? expandServerUrl(documentServer, variables) : configured;
+  const own = operation.servers?.[0];
+  if (own) {
+    const url = expandServerUrl(own, variables);
+    if (isAbsolute(url)) return url;
+    if (documentBase && isAbsolute(documentBase)) return new URL(url, documentBase).href;
+  }
+  if (documentBase && isAbsolute(documentBase)) return documentBase;
+  throw new Error("no absolute base URL for this service: set 'baseUrl' in the service config");
+}
+
+/** Turn validated parameters into the HTTP request (no I/O). Throws for missing credentials or path values. */
+export function buildRequest(input: BuildRequestInput): TransportRequest {
+  const { service, operation, config, secrets, parameters } = input;
+  const slot = (name: string) => (isRecord(parameters[name]) ? parameters[name] : {});
+  const headers: Record<string, string> = {};
+  if (isRecord(config.headers)) {
+    for (const [name, value] of Object.entries(config.headers))
+      if (typeof value === 'string') headers[name.toLowerCase()] = value;
+  }
+  if (operation.accept && headers.accept === undefined) headers.accept = operation.accept;
+  const query: string[] = [];
+  const cookies: string[] = [];
+  let path = operation.path;
+  for (const param of operation.parameters) {
+    if (param.in === 'path') {
+      const value = slot('path')[param.name];
+      if (value === undefined) throw new Error(`missing path parameter '${param.name}'`);
+      path = path.split(`{${param.name}}`).join(serializePath(param, value));
+    } else if (param.in === 'query') {
+      query.push(...serializeQuery(param, slot('query')[param.name]));
+    } else if (param.in === 'header') {
+      const value = slot('headers')[param.name];
+      if (value !== undefined) headers[param.name.toLowerCase()] = serializeHeader(param, value);
+    } else {
+      cookies.push(...serializeCookie(param, slot('cookies')[param.name]));
+    }
+  }
+  applySecurity(operation.security, service.securitySchemes, secrets, { headers, query, cookies });
+  let body: Buffer | undefined;
+  if (operation.body && parameters.body !== undefined) {
+    const encoded = encodeBody(operation.body, parameters.body);
+    body = encoded.bytes;
+    headers['content-type'] = encoded.contentType;
+  }
+  if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
+  const base = resolveBaseUrl(service, operation, config).replace(/\/+$/, '');
+  const url = new URL(`${base}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
+  const timeoutMs =
+    typeof config.timeoutMs === 'number' && config.timeoutMs > 0 ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
+  return { url, method: operation.method, headers, ...(body ? { body } : {}), timeoutMs };
+}

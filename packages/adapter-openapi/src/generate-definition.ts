@@ -1,0 +1,105 @@
+import type { ServiceDefinition, ToolDefinition } from '@cyrnel/sdk';
+import { buildInputSchema } from './input-schema';
+import { normalizeOperation } from './normalize-operation';
+import type { OperationPlan } from './operation-model';
+import { buildOutputSchema, isJsonMediaType } from './output-schema';
+import { parseDocument } from './parse-document';
+import { createSchemaRegistry } from './schema-registry';
+import { buildConfigSchema, buildSecretsSchema, buildServicePlan, serversOf } from './service-schemas';
+import { createToolIdAllocator, toolIdCandidate } from './tool-id';
+
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function securityOf(value: unknown): string[][] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((requirement) => Object.keys(requirement));
+}
+
+function acceptOf(responses: ReturnType<typeof normalizeOperation>['responses']): string | undefined {
+  const types = [...new Set(responses.flatMap((r) => r.media.map((m) => m.mediaType)))];
+  const ordered = [...types.filter(isJsonMediaType), ...types.filter((t) => !isJsonMediaType(t))];
+  return ordered.length > 0 ? ordered.join(', ') : undefined;
+}
+
+/**
+ * Turn an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) into a ServiceDefinition: one tool
+ * per operation under `paths`, in document order. Pure and deterministic.
+ */
+export function generateDefinition(text: string): ServiceDefinition {
+  const doc = parseDocument(text);
+  const { root, dialect } = doc;
+  const registry = createSchemaRegistry({ root, dialect });
+  const servicePlan = buildServicePlan(doc, registry);
+  const allocate = createToolIdAllocator();
+  const info = isRecord(root.info) ? root.info : {};
+  const tools: ToolDefinition[] = [];
+  const paths = isRecord(root.paths) ? root.paths : {};
+  for (const [path, rawItem] of Object.entries(paths)) {
+    const pathItem = registry.deref(rawItem);
+    if (!isRecord(pathItem)) continue;
+    for (const [key, operation] of Object.entries(pathItem)) {
+      const method = key.toLowerCase();
+      if (!METHODS.has(method) || !isRecord(operation)) continue;
+      const id = allocate.allocate(toolIdCandidate(operation.operationId, method, path));
+      try {
+        tools.push(buildTool({ id, method, path, pathItem, operation }));
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        throw new Error(`${method.toUpperCase()} ${path}: ${reason}`, { cause: error });
+      }
+    }
+  }
+
+  function buildTool(input: {
+    id: string;
+    method: string;
+    path: string;
+    pathItem: Record<string, unknown>;
+    operation: Record<string, unknown>;
+  }): ToolDefinition {
+    const { id, method, path, pathItem, operation } = input;
+    const normalized = normalizeOperation({ dialect, registry, root, pathItem, operation });
+    const { inputSchema, parameters, body } = buildInputSchema(normalized, registry);
+    const outputSchema = buildOutputSchema(normalized, registry);
+    const servers = dialect === '2.0' ? [] : serversOf(operation.servers ?? pathItem.servers);
+    const accept = acceptOf(normalized.responses);
+    const plan: OperationPlan = {
+      method,
+      path,
+      parameters,
+      ...(body ? { body } : {}),
+      security: securityOf(operation.security ?? root.security),
+      ...(servers.length > 0 ? { servers } : {}),
+      ...(accept ? { accept } : {}),
+    };
+    const summary =
+      typeof operation.summary === 'string' && operation.summary.trim()
+        ? operation.summary.trim()
+        : undefined;
+    const description =
+      typeof operation.description === 'string' && operation.description.trim()
+        ? operation.description.trim()
+        : undefined;
+    return {
+      id,
+      name: summary ?? id,
+      description: description ?? summary ?? `${method.toUpperCase()} ${path}`,
+      inputSchema,
+      outputSchema,
+      adapterDomain: { ...plan } as Record<string, unknown>,
+    };
+  }
+
+  return {
+    name: typeof info.title === 'string' && info.title.trim() ? info.title.trim() : 'OpenAPI service',
+    description: typeof info.description === 'string' ? info.description.trim() : '',
+    configSchema: buildConfigSchema(servicePlan, doc),
+    secretsSchema: buildSecretsSchema(servicePlan),
+    tools,
+    adapterDomain: { ...servicePlan } as Record<string, unknown>,
+  };
+}

@@ -1,0 +1,143 @@
+import http from 'node:http';
+import https from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+
+/** One outgoing request. */
+export interface TransportRequest {
+  readonly url: URL;
+  readonly method: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body?: Buffer;
+  readonly timeoutMs: number;
+}
+
+/** The raw response after redirects and content decoding. */
+export interface TransportResponse {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: Buffer;
+}
+
+/** A keep-alive connection pool for one service. */
+export interface HttpTransport {
+  /** Send a request, following at most {@link MAX_REDIRECTS} redirects. */
+  send(request: TransportRequest): Promise<TransportResponse>;
+  /** Close every pooled connection. */
+  close(): void;
+}
+
+/** Redirects followed per request (SPEC §9). */
+export const MAX_REDIRECTS = 5;
+
+function decode(encoding: string | undefined, body: Buffer): Buffer {
+  if (body.length === 0) return body;
+  switch (encoding?.trim().toLowerCase()) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(body);
+    case 'deflate':
+      return inflateSync(body);
+    case 'br':
+      return brotliDecompressSync(body);
+    default:
+      return body;
+  }
+}
+
+function lowerHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(raw)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Create the per-service pool (node:http and node:https agents with keep-alive). */
+export function createHttpTransport(): HttpTransport {
+  const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+  function once(request: TransportRequest, signal: AbortSignal): Promise<TransportResponse> {
+    const { url } = request;
+    const secure = url.protocol === 'https:';
+    return new Promise((resolve, reject) => {
+      const req = (secure ? https : http).request(
+        url,
+        {
+          method: request.method.toUpperCase(),
+          headers: request.headers,
+          agent: secure ? agents.https : agents.http,
+          signal,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('error', reject);
+          res.on('end', () => {
+            try {
+              const headers = lowerHeaders(res.headers);
+              resolve({
+                status: res.statusCode ?? 0,
+                headers,
+                body: decode(headers['content-encoding'], Buffer.concat(chunks)),
+              });
+            } catch (error) {
+              reject(error);
+            }
+          });
+        },
+      );
+      req.on('error', reject);
+      req.end(request.body);
+    });
+  }
+
+  return {
+    async send(request) {
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+      let current = request;
+      try {
+        for (let hop = 0; ; hop++) {
+          const host = current.url.host;
+          let response: TransportResponse;
+          try {
+            response = await once(current, controller.signal);
+          } catch (error) {
+            if (controller.signal.aborted) {
+              throw new Error(`request to ${host} timed out after ${request.timeoutMs} ms`, { cause: error });
+            }
+            const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+            throw new Error(`request to ${host} failed: ${reason}`, { cause: error });
+          }
+          const location = response.headers.location;
+          if (![301, 302, 303, 307, 308].includes(response.status) || location === undefined) return response;
+          if (hop >= MAX_REDIRECTS)
+            throw new Error(`request to ${host} failed: more than ${MAX_REDIRECTS} redirects`);
+          current = redirect(current, response.status, new URL(location, current.url));
+        }
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+// Like fetch: 303 (and 301/302 after POST) become GET without a body; credentials never cross origins.
+function redirect(previous: TransportRequest, status: number, url: URL): TransportRequest {
+  const method = previous.method.toUpperCase();
+  const toGet = status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST';
+  const headers: Record<string, string> = { ...previous.headers };
+  if (toGet) {
+    delete headers['content-type'];
+    delete headers['content-length'];
+  }
+  if (url.origin !== previous.url.origin) {
+    delete headers.authorization;
+    delete headers.cookie;
+  }
+  return { ...previous, url, headers, method: toGet ? 'GET' : method, ...(toGet ? { body: undefined } : {}) };
+}

@@ -1,0 +1,125 @@
+import type { JSONSchema } from '@cyrnel/sdk';
+import { bodyKindOf, type NormalizedOperation } from './normalize-operation';
+import type { BodyPlan, ParameterPlan, PropertyEncoding } from './operation-model';
+import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
+
+const SLOT_OF = { path: 'path', query: 'query', header: 'headers', cookie: 'cookies' } as const;
+const BODY_PREFERENCE = ['json', 'form', 'multipart', 'text', 'binary'] as const;
+
+/** The input schema of a tool and how its parameters and body are sent. */
+export interface InputPlan {
+  readonly inputSchema: JSONSchema;
+  readonly parameters: ParameterPlan[];
+  readonly body?: BodyPlan;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isFileSchema(schema: unknown): boolean {
+  if (!isRecord(schema)) return false;
+  if (Array.isArray(schema.anyOf) && schema.anyOf.includes(FILE_OBJECT_SCHEMA)) return true;
+  return schema.type === 'array' && isFileSchema(schema.items);
+}
+
+/**
+ * Build the input schema with the slots `path`, `query`, `headers`, `cookies` and `body` (only the
+ * ones the operation uses), and the serialisation plan for each parameter and the body.
+ */
+export function buildInputSchema(op: NormalizedOperation, registry: SchemaRegistry): InputPlan {
+  const refs = new Set<string>();
+  const slots: Record<string, { properties: Record<string, JSONSchema>; required: string[] }> = {};
+  const parameters: ParameterPlan[] = [];
+  for (const param of op.parameters) {
+    const slotName = SLOT_OF[param.in];
+    slots[slotName] ??= { properties: {}, required: [] };
+    const slot = slots[slotName];
+    let schema = param.schema === undefined ? {} : registry.convert(param.schema, refs);
+    if (param.description !== undefined && schema.description === undefined)
+      schema = { ...schema, description: param.description };
+    if (param.deprecated) schema = { ...schema, deprecated: true };
+    slot.properties[param.name] = schema;
+    if (param.required) slot.required.push(param.name);
+    parameters.push({
+      name: param.name,
+      in: param.in,
+      style: param.style,
+      explode: param.explode,
+      ...(param.allowReserved ? { allowReserved: true } : {}),
+      ...(param.contentType ? { contentType: param.contentType } : {}),
+    });
+  }
+  const properties: Record<string, JSONSchema> = {};
+  const required: string[] = [];
+  for (const slotName of ['path', 'query', 'headers', 'cookies']) {
+    const slot = slots[slotName];
+    if (!slot) continue;
+    properties[slotName] = {
+      type: 'object',
+      properties: slot.properties,
+      ...(slot.required.length > 0 ? { required: slot.required } : {}),
+      additionalProperties: false,
+    };
+    if (slot.required.length > 0) required.push(slotName);
+  }
+  let body: BodyPlan | undefined;
+  if (op.body && op.body.media.length > 0) {
+    const ranked = op.body.media.map((m) => ({ media: m, kind: bodyKindOf(m.mediaType) }));
+    const chosen =
+      BODY_PREFERENCE.map((kind) => ranked.find((r) => r.kind === kind)).find((r) => r !== undefined) ??
+      ranked[0];
+    if (chosen) {
+      const { media, kind } = chosen;
+      let schema: JSONSchema;
+      if (kind === 'text') schema = { type: 'string' };
+      else if (kind === 'binary') {
+        schema =
+          media.mediaType.includes('*') && media.schema !== undefined
+            ? registry.convert(media.schema, refs)
+            : { anyOf: [{ type: 'string' }, FILE_OBJECT_SCHEMA] };
+      } else schema = media.schema === undefined ? {} : registry.convert(media.schema, refs);
+      if (op.body.description !== undefined && schema.description === undefined)
+        schema = { ...schema, description: op.body.description };
+      properties.body = schema;
+      if (op.body.required) required.push('body');
+      body = {
+        mediaType: media.mediaType,
+        kind,
+        ...(kind === 'form' || kind === 'multipart'
+          ? { encoding: fieldEncodings(media, schema, registry) }
+          : {}),
+      };
+    }
+  }
+  const inputSchema: JSONSchema = {
+    type: 'object',
+    properties,
+    ...(required.length > 0 ? { required } : {}),
+    additionalProperties: false,
+  };
+  if (refs.size > 0) inputSchema.$defs = registry.defsFor(refs);
+  return { inputSchema, parameters, ...(body ? { body } : {}) };
+}
+
+// Form and multipart fields: the declared encoding plus which properties are files (they get a filename).
+function fieldEncodings(
+  media: { encoding?: Record<string, PropertyEncoding> },
+  schema: JSONSchema,
+  registry: SchemaRegistry,
+): Record<string, PropertyEncoding> {
+  const out: Record<string, PropertyEncoding> = { ...(media.encoding ?? {}) };
+  const defs = new Set<string>();
+  let target: unknown = schema;
+  if (isRecord(target) && typeof target.$ref === 'string') {
+    const name = target.$ref.replace('#/$defs/', '');
+    defs.add(name);
+    target = registry.defsFor(defs)[name];
+  }
+  if (isRecord(target) && isRecord(target.properties)) {
+    for (const [name, prop] of Object.entries(target.properties)) {
+      if (isFileSchema(prop)) out[name] = { ...(out[name] ?? {}), file: true };
+    }
+  }
+  return out;
+}

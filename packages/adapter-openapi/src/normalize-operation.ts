@@ -1,0 +1,262 @@
+import type { BodyKind, ParameterLocation, PropertyEncoding } from './operation-model';
+import type { OpenApiDialect } from './parse-document';
+import type { SchemaRegistry } from './schema-registry';
+
+/** One parameter with its raw (unconverted) schema. */
+export interface NormalizedParameter {
+  readonly name: string;
+  readonly in: ParameterLocation;
+  readonly required: boolean;
+  readonly description?: string;
+  readonly deprecated?: boolean;
+  readonly schema: unknown;
+  readonly style: string;
+  readonly explode: boolean;
+  readonly allowReserved: boolean;
+  readonly contentType?: string;
+}
+
+/** One media type of a body or response. */
+export interface NormalizedMedia {
+  readonly mediaType: string;
+  readonly schema: unknown;
+  readonly encoding?: Record<string, PropertyEncoding>;
+}
+
+/** The operation in a dialect-independent shape. */
+export interface NormalizedOperation {
+  readonly parameters: readonly NormalizedParameter[];
+  readonly body?: {
+    readonly required: boolean;
+    readonly description?: string;
+    readonly media: NormalizedMedia[];
+  };
+  readonly responses: ReadonlyArray<{ readonly status: string; readonly media: NormalizedMedia[] }>;
+}
+
+const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
+const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function defaultStyle(location: string): string {
+  return location === 'query' || location === 'cookie' ? 'form' : 'simple';
+}
+
+// Swagger 2.0 collectionFormat → OpenAPI 3 style/explode.
+function fromCollectionFormat(format: unknown, location: string): { style: string; explode: boolean } {
+  switch (format) {
+    case 'multi':
+      return { style: 'form', explode: true };
+    case 'ssv':
+      return { style: 'spaceDelimited', explode: false };
+    case 'pipes':
+      return { style: 'pipeDelimited', explode: false };
+    case 'tsv':
+      return { style: 'tabDelimited', explode: false };
+    default:
+      return { style: defaultStyle(location), explode: false };
+  }
+}
+
+// Swagger 2.0 non-body parameters carry the schema keywords on the parameter itself.
+function swaggerParamSchema(param: Record<string, unknown>): Record<string, unknown> {
+  const schema: Record<string, unknown> = {};
+  for (const key of [
+    'type',
+    'format',
+    'items',
+    'enum',
+    'default',
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'minLength',
+    'maxLength',
+    'pattern',
+    'minItems',
+    'maxItems',
+    'uniqueItems',
+    'multipleOf',
+    'x-nullable',
+  ]) {
+    if (param[key] !== undefined) schema[key] = param[key];
+  }
+  return schema;
+}
+
+function mediaOf(content: unknown): NormalizedMedia[] {
+  if (!isRecord(content)) return [];
+  return Object.entries(content).map(([mediaType, media]) => {
+    const m = isRecord(media) ? media : {};
+    let encoding: Record<string, PropertyEncoding> | undefined;
+    if (isRecord(m.encoding)) {
+      encoding = {};
+      for (const [prop, enc] of Object.entries(m.encoding)) {
+        if (!isRecord(enc)) continue;
+        encoding[prop] = {
+          ...(typeof enc.contentType === 'string' ? { contentType: enc.contentType } : {}),
+          ...(typeof enc.style === 'string' ? { style: enc.style } : {}),
+          ...(typeof enc.explode === 'boolean' ? { explode: enc.explode } : {}),
+          ...(enc.allowReserved === true ? { allowReserved: true } : {}),
+        };
+      }
+    }
+    return { mediaType, schema: m.schema, ...(encoding ? { encoding } : {}) };
+  });
+}
+
+/** Inputs of {@link normalizeOperation}. */
+export interface NormalizeInput {
+  readonly dialect: OpenApiDialect;
+  readonly registry: SchemaRegistry;
+  readonly root: Record<string, unknown>;
+  readonly pathItem: Record<string, unknown>;
+  readonly operation: Record<string, unknown>;
+}
+
+/** Merge path-level and operation-level parameters (operation wins) and normalise body and responses. */
+export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
+  const { dialect, registry, root, pathItem, operation } = input;
+  const merged = new Map<string, Record<string, unknown>>();
+  for (const list of [pathItem.parameters, operation.parameters]) {
+    if (!Array.isArray(list)) continue;
+    for (const raw of list) {
+      const param = registry.deref(raw);
+      if (!isRecord(param) || typeof param.name !== 'string' || typeof param.in !== 'string') continue;
+      merged.set(`${param.in}\u0000${param.name}`, param);
+    }
+  }
+  const parameters: NormalizedParameter[] = [];
+  const formFields: Record<string, unknown>[] = [];
+  let body: NormalizedOperation['body'];
+  for (const param of merged.values()) {
+    const location = param.in as string;
+    const name = param.name as string;
+    if (location === 'body') {
+      const consumes = (operation.consumes ?? root.consumes) as unknown;
+      const types =
+        Array.isArray(consumes) && consumes.length > 0 ? (consumes as string[]) : ['application/json'];
+      body = {
+        required: param.required === true,
+        ...(typeof param.description === 'string' ? { description: param.description } : {}),
+        media: types.map((mediaType) => ({ mediaType, schema: param.schema })),
+      };
+      continue;
+    }
+    if (location === 'formData') {
+      formFields.push(param);
+      continue;
+    }
+    if (!LOCATIONS.has(location)) continue;
+    if (location === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
+    const base = {
+      name,
+      in: location as ParameterLocation,
+      required: location === 'path' || param.required === true,
+      ...(typeof param.description === 'string' ? { description: param.description } : {}),
+      ...(param.deprecated === true ? { deprecated: true } : {}),
+    };
+    if (dialect === '2.0') {
+      parameters.push({
+        ...base,
+        schema: swaggerParamSchema(param),
+        allowReserved: false,
+        ...fromCollectionFormat(param.collectionFormat, location),
+      });
+      continue;
+    }
+    const style = typeof param.style === 'string' ? param.style : defaultStyle(location);
+    const content = mediaOf(param.content)[0];
+    parameters.push({
+      ...base,
+      schema: content ? content.schema : param.schema,
+      style,
+      explode: typeof param.explode === 'boolean' ? param.explode : style === 'form',
+      allowReserved: param.allowReserved === true,
+      ...(content ? { contentType: content.mediaType } : {}),
+    });
+  }
+  if (formFields.length > 0) body = swaggerFormBody(formFields, operation.consumes ?? root.consumes);
+  if (dialect !== '2.0' && operation.requestBody !== undefined) {
+    const requestBody = registry.deref(operation.requestBody);
+    if (isRecord(requestBody)) {
+      body = {
+        required: requestBody.required === true,
+        ...(typeof requestBody.description === 'string' ? { description: requestBody.description } : {}),
+        media: mediaOf(requestBody.content),
+      };
+    }
+  }
+  return { parameters, ...(body ? { body } : {}), responses: normalizeResponses(input) };
+}
+
+function swaggerFormBody(fields: Record<string, unknown>[], consumes: unknown): NormalizedOperation['body'] {
+  const hasFile = fields.some((f) => f.type === 'file');
+  const multipart =
+    hasFile ||
+    (Array.isArray(consumes) &&
+      consumes.includes('multipart/form-data') &&
+      !consumes.includes('application/x-www-form-urlencoded'));
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  const encoding: Record<string, PropertyEncoding> = {};
+  for (const field of fields) {
+    const name = field.name as string;
+    properties[name] = {
+      ...swaggerParamSchema(field),
+      ...(typeof field.description === 'string' ? { description: field.description } : {}),
+    };
+    if (field.required === true) required.push(name);
+    const { style, explode } = fromCollectionFormat(field.collectionFormat, 'query');
+    encoding[name] = { style, explode, ...(field.type === 'file' ? { file: true } : {}) };
+  }
+  const schema = { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+  return {
+    required: required.length > 0,
+    media: [
+      {
+        mediaType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded',
+        schema,
+        encoding,
+      },
+    ],
+  };
+}
+
+function normalizeResponses(input: NormalizeInput): NormalizedOperation['responses'] {
+  const { dialect, registry, root, operation } = input;
+  if (!isRecord(operation.responses)) return [];
+  const produces = (operation.produces ?? root.produces) as unknown;
+  const types =
+    Array.isArray(produces) && produces.length > 0 ? (produces as string[]) : ['application/json'];
+  return Object.entries(operation.responses)
+    .filter(([status]) => /^([1-5][0-9X]{2}|default)$/i.test(status))
+    .map(([status, raw]) => {
+      const response = registry.deref(raw);
+      if (!isRecord(response)) return { status, media: [] };
+      if (dialect === '2.0') {
+        return {
+          status,
+          media:
+            response.schema === undefined
+              ? []
+              : types.map((mediaType) => ({ mediaType, schema: response.schema })),
+        };
+      }
+      return { status, media: mediaOf(response.content) };
+    });
+}
+
+/** Which encoder a request media type uses. */
+export function bodyKindOf(mediaType: string): BodyKind {
+  const type = mediaType.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (type === 'application/json' || type.endsWith('+json') || type === '*/*+json') return 'json';
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type.startsWith('multipart/')) return 'multipart';
+  if (type.startsWith('text/')) return 'text';
+  return 'binary';
+}

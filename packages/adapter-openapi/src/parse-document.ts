@@ -1,0 +1,59 @@
+import { parse as parseYaml } from 'yaml';
+
+/** The OpenAPI dialects the adapter reads. */
+export type OpenApiDialect = '2.0' | '3.0' | '3.1';
+
+/** A parsed document with its dialect. */
+export interface ParsedDocument {
+  /** Which specification the document follows. */
+  readonly dialect: OpenApiDialect;
+  /** The raw parsed object (never mutated). */
+  readonly root: Record<string, unknown>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseText(text: string): unknown {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) {
+    try {
+      return JSON.parse(trimmed);
+    } catch {
+      // Not strict JSON: YAML is a superset and may still read it (comments, trailing commas are errors there too).
+    }
+  }
+  try {
+    // Merge keys appear in hand-written YAML documents; aliases are unbounded on purpose for big specs.
+    return parseYaml(text, { merge: true, maxAliasCount: -1, prettyErrors: false });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new Error(`definition is neither valid JSON nor valid YAML: ${reason}`);
+  }
+}
+
+/**
+ * Parse a definition text (JSON or YAML) and identify Swagger 2.0, OpenAPI 3.0.x or 3.1.x.
+ * Throws an Error naming the problem for anything else.
+ */
+export function parseDocument(text: string): ParsedDocument {
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new Error('definition is empty: expected an OpenAPI document (JSON or YAML)');
+  }
+  const root = parseText(text);
+  if (!isRecord(root)) {
+    throw new Error('not an OpenAPI document: expected a JSON or YAML object at the top level');
+  }
+  if (root.swagger !== undefined) {
+    if (String(root.swagger) === '2.0') return { dialect: '2.0', root };
+    throw new Error(`unsupported Swagger version '${String(root.swagger)}' (supported: 2.0, 3.0.x, 3.1.x)`);
+  }
+  if (root.openapi !== undefined) {
+    const version = String(root.openapi);
+    if (/^3\.0(\.\d+)?(-[\w.]+)?$/.test(version)) return { dialect: '3.0', root };
+    if (/^3\.1(\.\d+)?(-[\w.]+)?$/.test(version)) return { dialect: '3.1', root };
+    throw new Error(`unsupported OpenAPI version '${version}' (supported: 2.0, 3.0.x, 3.1.x)`);
+  }
+  throw new Error("not an OpenAPI document: no 'openapi' or 'swagger' version field");
+}

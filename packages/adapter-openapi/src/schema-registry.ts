@@ -1,0 +1,276 @@
+import type { JSONSchema } from '@cyrnel/sdk';
+import { pointerSegments, resolvePointer } from './json-pointer';
+import type { OpenApiDialect } from './parse-document';
+
+/** Converts OpenAPI schemas to JSON Schema and keeps every `$ref` target once, as a named definition. */
+export interface SchemaRegistry {
+  /** Convert one schema; the `$defs` names it references are added to `refs`. */
+  convert(schema: unknown, refs: Set<string>): JSONSchema;
+  /** Every definition reachable from `refs`, sorted by name (for a tool schema's `$defs`). */
+  defsFor(refs: ReadonlySet<string>): Record<string, JSONSchema>;
+  /** Follow `$ref` chains of a non-schema object (parameter, response, ...) to the object itself. */
+  deref(node: unknown): unknown;
+}
+
+/** Options of {@link createSchemaRegistry}. */
+export interface SchemaRegistryOptions {
+  /** The parsed document, for resolving local refs. */
+  readonly root: unknown;
+  /** Decides the 3.0/2.0 keyword conversions (`nullable`, boolean exclusive bounds). */
+  readonly dialect: OpenApiDialect;
+}
+
+/** What a multipart or binary body field accepts besides a plain text string. */
+export const FILE_OBJECT_SCHEMA: JSONSchema = {
+  type: 'object',
+  properties: {
+    base64: { type: 'string', description: 'File content, base64-encoded' },
+    filename: { type: 'string' },
+    contentType: { type: 'string' },
+  },
+  required: ['base64'],
+  additionalProperties: false,
+};
+
+const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
+const SCHEMA_VALUES = [
+  'items',
+  'additionalProperties',
+  'not',
+  'contains',
+  'propertyNames',
+  'if',
+  'then',
+  'else',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'additionalItems',
+];
+const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
+// Keywords that only add size, or change the base URI under our `$ref`s, or that validators cannot follow.
+const DROPPED = new Set([
+  'xml',
+  'externalDocs',
+  '$schema',
+  '$id',
+  '$anchor',
+  '$dynamicRef',
+  '$dynamicAnchor',
+  '$comment',
+]);
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function validPattern(pattern: unknown): boolean {
+  if (typeof pattern !== 'string') return false;
+  try {
+    new RegExp(pattern, 'u');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function defNameFor(ref: string): string {
+  const segments = pointerSegments(ref);
+  const isNamed =
+    (segments.length === 3 && segments[0] === 'components' && segments[1] === 'schemas') ||
+    (segments.length === 2 && segments[0] === 'definitions');
+  const raw = isNamed ? (segments.at(-1) ?? '') : segments.join('_');
+  return raw.replace(/[^A-Za-z0-9_.-]/g, '_') || 'schema';
+}
+
+/**
+ * Create the per-document schema registry. Every `$ref` becomes `{ $ref: '#/$defs/<name>' }` and its
+ * target is converted exactly once (a work list, not recursion), so recursive schemas stay finite and
+ * documents with thousands of schemas convert in linear time.
+ */
+export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegistry {
+  const { root, dialect } = options;
+  const legacy = dialect !== '3.1';
+  const nameByRef = new Map<string, string>();
+  const usedNames = new Set<string>();
+  const defs = new Map<string, JSONSchema>();
+  const deps = new Map<string, ReadonlySet<string>>();
+  const pending: Array<{ ref: string; name: string }> = [];
+
+  function nameOf(ref: string): string {
+    const known = nameByRef.get(ref);
+    if (known !== undefined) return known;
+    resolvePointer(root, ref); // fail early, naming the pointer
+    const base = defNameFor(ref);
+    let name = base;
+    for (let n = 2; usedNames.has(name.toLowerCase()); n++) name = `${base}_${n}`;
+    usedNames.add(name.toLowerCase());
+    nameByRef.set(ref, name);
+    pending.push({ ref, name });
+    return name;
+  }
+
+  function checkRefCycle(ref: string): void {
+    const seen = new Set<string>();
+    let current: unknown = { $ref: ref };
+    while (isRecord(current) && typeof current.$ref === 'string' && Object.keys(current).length === 1) {
+      if (seen.has(current.$ref)) throw new Error(`circular $ref chain at '${ref}'`);
+      seen.add(current.$ref);
+      current = resolvePointer(root, current.$ref);
+    }
+  }
+
+  function applyNullable(out: JSONSchema): JSONSchema {
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
+    if (typeof out.type === 'string') {
+      out.type = [out.type, 'null'];
+      return out;
+    }
+    if (Array.isArray(out.type)) {
+      if (!out.type.includes('null')) out.type = [...out.type, 'null'];
+      return out;
+    }
+    return { anyOf: [out, { type: 'null' }] };
+  }
+
+  function convert(schema: unknown, refs: Set<string>): JSONSchema {
+    if (typeof schema === 'boolean') return (schema ? {} : { not: {} }) as JSONSchema;
+    if (!isRecord(schema)) return {};
+    if (typeof schema.$ref === 'string') {
+      const name = nameOf(schema.$ref);
+      refs.add(name);
+      const out: JSONSchema = { $ref: `#/$defs/${name}` };
+      // 3.0 and 2.0 ignore $ref siblings; 3.1 keeps annotations next to it.
+      if (!legacy) {
+        for (const key of [
+          'description',
+          'title',
+          'deprecated',
+          'readOnly',
+          'writeOnly',
+          'default',
+          'examples',
+        ]) {
+          if (schema[key] !== undefined) out[key] = schema[key];
+        }
+      }
+      return out;
+    }
+    let out: JSONSchema = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (DROPPED.has(key) || key.startsWith('x-')) continue;
+      if (SCHEMA_MAPS.includes(key) && isRecord(value)) {
+        const map: Record<string, JSONSchema> = {};
+        for (const [name, sub] of Object.entries(value)) {
+          if (key === 'patternProperties' && !validPattern(name)) continue;
+          map[name] = convert(sub, refs);
+        }
+        out[key] = map;
+      } else if (SCHEMA_VALUES.includes(key) && (isRecord(value) || typeof value === 'boolean')) {
+        out[key] = convert(value, refs);
+      } else if ((SCHEMA_ARRAYS.includes(key) || key === 'items') && Array.isArray(value)) {
+        out[key] = value.map((sub) => convert(sub, refs));
+      } else if (key === 'discriminator' && isRecord(value)) {
+        out[key] = convertDiscriminator(value, refs);
+      } else if (key === 'pattern') {
+        // Patterns a JavaScript 'u' RegExp cannot compile would make every validation throw.
+        if (validPattern(value)) out[key] = value;
+      } else if (key === 'required') {
+        if (Array.isArray(value)) out[key] = value.filter((v) => typeof v === 'string');
+      } else if (key === 'type') {
+        const types = (Array.isArray(value) ? value : [value]).filter(
+          (t): t is string => typeof t === 'string' && JSON_TYPES.has(t),
+        );
+        if (value === 'file') Object.assign(out, { anyOf: [{ type: 'string' }, FILE_OBJECT_SCHEMA] });
+        else if (types.length > 0) out[key] = Array.isArray(value) ? types : types[0];
+      } else if (legacy && (key === 'nullable' || key === 'x-nullable')) {
+        // Handled below.
+      } else if (legacy && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum')) {
+        const bound = key === 'exclusiveMinimum' ? schema.minimum : schema.maximum;
+        if (value === true && typeof bound === 'number') out[key] = bound;
+        else if (typeof value === 'number') out[key] = value;
+      } else {
+        out[key] = value;
+      }
+    }
+    if (legacy && out.exclusiveMinimum !== undefined && out.minimum === out.exclusiveMinimum)
+      delete out.minimum;
+    if (legacy && out.exclusiveMaximum !== undefined && out.maximum === out.exclusiveMaximum)
+      delete out.maximum;
+    stripReadOnlyFromRequired(out);
+    if (out.type === 'string' && out.format === 'binary') {
+      const { type: _type, format: _format, ...rest } = out;
+      out = { ...rest, anyOf: [{ type: 'string' }, FILE_OBJECT_SCHEMA] };
+    }
+    if (legacy && (schema.nullable === true || schema['x-nullable'] === true)) out = applyNullable(out);
+    return out;
+  }
+
+  function convertDiscriminator(value: Record<string, unknown>, refs: Set<string>): JSONSchema {
+    const out: JSONSchema = { ...value };
+    if (isRecord(value.mapping)) {
+      const mapping: Record<string, unknown> = {};
+      for (const [tag, target] of Object.entries(value.mapping)) {
+        if (typeof target === 'string' && target.startsWith('#')) {
+          const name = nameOf(target);
+          refs.add(name);
+          mapping[tag] = `#/$defs/${name}`;
+        } else {
+          mapping[tag] = target;
+        }
+      }
+      out.mapping = mapping;
+    }
+    return out;
+  }
+
+  // A readOnly property listed as required would force clients to send it (OpenAPI: required applies
+  // to responses only); writeOnly the reverse. The input side matters more, so both are relaxed.
+  function stripReadOnlyFromRequired(out: JSONSchema): void {
+    if (!Array.isArray(out.required) || !isRecord(out.properties)) return;
+    const props = out.properties as Record<string, unknown>;
+    out.required = (out.required as string[]).filter((name) => {
+      const prop = props[name];
+      return !(isRecord(prop) && (prop.readOnly === true || prop.writeOnly === true));
+    });
+  }
+
+  function drain(): void {
+    for (let next = pending.shift(); next !== undefined; next = pending.shift()) {
+      checkRefCycle(next.ref);
+      const refs = new Set<string>();
+      defs.set(next.name, convert(resolvePointer(root, next.ref), refs));
+      deps.set(next.name, refs);
+    }
+  }
+
+  return {
+    convert(schema, refs) {
+      const out = convert(schema, refs);
+      drain();
+      return out;
+    },
+    defsFor(refs) {
+      const reachable = new Set<string>();
+      const queue = [...refs];
+      for (let name = queue.pop(); name !== undefined; name = queue.pop()) {
+        if (reachable.has(name)) continue;
+        reachable.add(name);
+        for (const dep of deps.get(name) ?? []) queue.push(dep);
+      }
+      const out: Record<string, JSONSchema> = {};
+      for (const name of [...reachable].sort()) out[name] = defs.get(name) ?? {};
+      return out;
+    },
+    deref(node) {
+      const seen = new Set<string>();
+      let current = node;
+      while (isRecord(current) && typeof current.$ref === 'string') {
+        if (seen.has(current.$ref)) throw new Error(`circular $ref chain at '${current.$ref}'`);
+        seen.add(current.$ref);
+        current = resolvePointer(root, current.$ref);
+      }
+      return current;
+    },
+  };
+}

@@ -1,0 +1,127 @@
+import type { ParameterPlan } from './operation-model';
+
+const RESERVED_ESCAPES = /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
+
+/** RFC 3986 percent-encoding of a component; `allowReserved` keeps reserved characters literal. */
+export function percentEncode(value: string, allowReserved = false): string {
+  const encoded = encodeURIComponent(value).replace(
+    /[!'()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return allowReserved ? encoded.replace(RESERVED_ESCAPES, (m) => decodeURIComponent(m)) : encoded;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The string form of a scalar; objects nested where a style has no notation for them become JSON. */
+function scalar(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+function contentValue(plan: ParameterPlan, value: unknown): string {
+  return typeof value === 'string' && !plan.contentType?.includes('json') ? value : JSON.stringify(value);
+}
+
+const DELIMITERS: Record<string, string> = { spaceDelimited: '%20', pipeDelimited: '|', tabDelimited: '%09' };
+
+/**
+ * Query pairs (`name=value`, already percent-encoded) per the OpenAPI 3.0.3 style table: form,
+ * spaceDelimited, pipeDelimited, deepObject, explode true/false, allowReserved.
+ */
+export function serializeQuery(plan: ParameterPlan, value: unknown): string[] {
+  if (value === undefined) return [];
+  const enc = (s: string) => percentEncode(s, plan.allowReserved === true);
+  const name = percentEncode(plan.name);
+  if (plan.contentType) return [`${name}=${enc(contentValue(plan, value))}`];
+  if (Array.isArray(value)) {
+    if (plan.explode) return value.map((item) => `${name}=${enc(scalar(item))}`);
+    return [`${name}=${value.map((item) => enc(scalar(item))).join(DELIMITERS[plan.style] ?? ',')}`];
+  }
+  if (isRecord(value)) {
+    if (plan.style === 'deepObject') return deepObjectPairs(name, value, enc);
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    if (plan.explode) return entries.map(([k, v]) => `${percentEncode(k)}=${enc(scalar(v))}`);
+    const flat = entries.flatMap(([k, v]) => [enc(k), enc(scalar(v))]);
+    return [`${name}=${flat.join(DELIMITERS[plan.style] ?? ',')}`];
+  }
+  return [`${name}=${enc(scalar(value))}`];
+}
+
+function deepObjectPairs(
+  prefix: string,
+  value: Record<string, unknown>,
+  enc: (s: string) => string,
+): string[] {
+  return Object.entries(value).flatMap(([key, item]) => {
+    const name = `${prefix}[${percentEncode(key)}]`;
+    if (item === undefined) return [];
+    if (isRecord(item)) return deepObjectPairs(name, item, enc);
+    if (Array.isArray(item)) return item.map((v) => `${name}=${enc(scalar(v))}`);
+    return [`${name}=${enc(scalar(item))}`];
+  });
+}
+
+/** A path segment (percent-encoded) per style simple, label or matrix. */
+export function serializePath(plan: ParameterPlan, value: unknown): string {
+  const enc = (s: string) => percentEncode(s);
+  if (plan.contentType) return enc(contentValue(plan, value));
+  const { style, explode } = plan;
+  const name = enc(plan.name);
+  if (Array.isArray(value)) {
+    const items = value.map((v) => enc(scalar(v)));
+    if (style === 'label') return `.${items.join('.')}`;
+    if (style === 'matrix')
+      return explode ? items.map((v) => `;${name}=${v}`).join('') : `;${name}=${items.join(',')}`;
+    return items.join(',');
+  }
+  if (isRecord(value)) {
+    const entries = Object.entries(value)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [enc(k), enc(scalar(v))] as const);
+    if (style === 'label')
+      return explode ? `.${entries.map(([k, v]) => `${k}=${v}`).join('.')}` : `.${entries.flat().join('.')}`;
+    if (style === 'matrix')
+      return explode
+        ? entries.map(([k, v]) => `;${k}=${v}`).join('')
+        : `;${name}=${entries.flat().join(',')}`;
+    return explode ? entries.map(([k, v]) => `${k}=${v}`).join(',') : entries.flat().join(',');
+  }
+  const text = enc(scalar(value));
+  if (style === 'label') return `.${text}`;
+  if (style === 'matrix') return text === '' ? `;${name}` : `;${name}=${text}`;
+  return text;
+}
+
+/** A header value per style simple (no percent-encoding: headers carry text). */
+export function serializeHeader(plan: ParameterPlan, value: unknown): string {
+  if (plan.contentType) return contentValue(plan, value);
+  if (Array.isArray(value)) return value.map(scalar).join(',');
+  if (isRecord(value)) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    return plan.explode
+      ? entries.map(([k, v]) => `${k}=${scalar(v)}`).join(',')
+      : entries.flatMap(([k, v]) => [k, scalar(v)]).join(',');
+  }
+  return scalar(value);
+}
+
+/** Cookie pairs (`name=value`) per style form; values percent-encoded so `;`, `,` and spaces survive. */
+export function serializeCookie(plan: ParameterPlan, value: unknown): string[] {
+  if (value === undefined) return [];
+  const enc = (s: string) => percentEncode(s);
+  if (plan.contentType) return [`${plan.name}=${enc(contentValue(plan, value))}`];
+  if (Array.isArray(value)) {
+    if (plan.explode) return value.map((v) => `${plan.name}=${enc(scalar(v))}`);
+    return [`${plan.name}=${value.map((v) => enc(scalar(v))).join(',')}`];
+  }
+  if (isRecord(value)) {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    if (plan.explode) return entries.map(([k, v]) => `${k}=${enc(scalar(v))}`);
+    return [`${plan.name}=${entries.flatMap(([k, v]) => [enc(k), enc(scalar(v))]).join(',')}`];
+  }
+  return [`${plan.name}=${enc(scalar(value))}`];
+}

@@ -1,0 +1,78 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** What the echo server saw on the wire. */
+export interface Echo {
+  method: string;
+  path: string;
+  rawQuery: string;
+  headers: Record<string, string | string[] | undefined>;
+  cookies: string;
+  body: string;
+  bodyBase64: string;
+}
+
+/** A running echo server on 127.0.0.1. */
+export interface EchoServer {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Start a server answering every request with a JSON echo of it. Special paths: `/status/<n>`
+ * answers with that status, `/redirect/<n>` redirects n times before echoing, `/bytes` answers binary,
+ * `/text` answers text/plain, `/empty` answers 204, `/slow` never answers.
+ */
+export async function startEchoServer(): Promise<EchoServer> {
+  const server: Server = createServer(async (req, res) => {
+    const body = await readBody(req);
+    const url = req.url ?? '/';
+    const [path = '/', rawQuery = ''] = url.split(/\?(.*)/s);
+    const redirect = /^\/redirect\/(\d+)(\/.*)?$/.exec(path);
+    if (redirect) {
+      const n = Number(redirect[1]);
+      res.writeHead(
+        n > 0 ? 302 : 200,
+        n > 0 ? { location: `/redirect/${n - 1}${redirect[2] ?? ''}${rawQuery ? `?${rawQuery}` : ''}` } : {},
+      );
+      if (n > 0) return res.end();
+    }
+    if (path === '/slow') return;
+    if (path === '/empty') return res.writeHead(204).end();
+    if (path === '/bytes')
+      return res
+        .writeHead(200, { 'content-type': 'application/octet-stream' })
+        .end(Buffer.from([0, 1, 2, 255]));
+    if (path === '/text')
+      return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello ✓');
+    const status = /^\/status\/(\d{3})$/.exec(path);
+    const echo: Echo = {
+      method: req.method ?? '',
+      path,
+      rawQuery,
+      headers: req.headers,
+      cookies: req.headers.cookie ?? '',
+      body: body.toString('utf8'),
+      bodyBase64: body.toString('base64'),
+    };
+    if (!res.headersSent)
+      res.writeHead(status ? Number(status[1]) : 200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(echo));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
