@@ -15,6 +15,8 @@ export interface Echo {
 /** A running echo server on 127.0.0.1. */
 export interface EchoServer {
   readonly url: string;
+  /** Requests received so far. */
+  readonly count: () => number;
   close(): Promise<void>;
 }
 
@@ -25,33 +27,32 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * Start a server answering every request with a JSON echo of it. Special paths: `/status/<n>`
+ * Start a server answering every request with a JSON echo of it. Special paths (matched at the end): `/status/<n>`
  * answers with that status, `/redirect/<n>` redirects n times before echoing, `/bytes` answers binary,
  * `/text` answers text/plain, `/empty` answers 204, `/slow` never answers.
  */
 export async function startEchoServer(): Promise<EchoServer> {
+  let received = 0;
   const server: Server = createServer(async (req, res) => {
+    received++;
     const body = await readBody(req);
     const url = req.url ?? '/';
     const [path = '/', rawQuery = ''] = url.split(/\?(.*)/s);
-    const redirect = /^\/redirect\/(\d+)(\/.*)?$/.exec(path);
-    if (redirect) {
-      const n = Number(redirect[1]);
-      res.writeHead(
-        n > 0 ? 302 : 200,
-        n > 0 ? { location: `/redirect/${n - 1}${redirect[2] ?? ''}${rawQuery ? `?${rawQuery}` : ''}` } : {},
-      );
-      if (n > 0) return res.end();
+    // Special endpoints match the end of the path, so they work under any server base path.
+    const redirect = /^(.*)\/redirect\/(\d+)$/.exec(path);
+    if (redirect && Number(redirect[2]) > 0) {
+      const next = `${redirect[1]}/redirect/${Number(redirect[2]) - 1}${rawQuery ? `?${rawQuery}` : ''}`;
+      return res.writeHead(302, { location: next }).end();
     }
-    if (path === '/slow') return;
-    if (path === '/empty') return res.writeHead(204).end();
-    if (path === '/bytes')
+    if (path.endsWith('/slow')) return;
+    if (path.endsWith('/empty')) return res.writeHead(204).end();
+    if (path.endsWith('/bytes'))
       return res
         .writeHead(200, { 'content-type': 'application/octet-stream' })
         .end(Buffer.from([0, 1, 2, 255]));
-    if (path === '/text')
+    if (path.endsWith('/text'))
       return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello ✓');
-    const status = /^\/status\/(\d{3})$/.exec(path);
+    const status = /\/status\/(\d{3})$/.exec(path);
     const echo: Echo = {
       method: req.method ?? '',
       path,
@@ -69,6 +70,7 @@ export async function startEchoServer(): Promise<EchoServer> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    count: () => received,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -1,0 +1,65 @@
+import { Validator } from '@cfworker/json-schema';
+import type { AdapterModule, ServiceDefinition } from '@cyrnel/sdk';
+import { expect } from 'vitest';
+import { instantiate } from '../src/index';
+import type { Echo } from './echo-server';
+
+/** An adapter with one installed, hydrated service. */
+export interface Installed {
+  readonly adapter: AdapterModule;
+  readonly definition: ServiceDefinition;
+  /** Validate the parameters against the tool's inputSchema (as the host would), then invoke. */
+  call(
+    toolId: string,
+    parameters: Record<string, unknown>,
+  ): Promise<{ status: number; headers: Record<string, string>; body: unknown }>;
+  /** Like `call`, returning the echo the server saw. */
+  echo(toolId: string, parameters: Record<string, unknown>): Promise<Echo>;
+}
+
+/** Assert `value` is valid against `schema` with @cfworker/json-schema (draft 2020-12). */
+export function expectValid(schema: unknown, value: unknown): void {
+  const result = new Validator(schema as never, '2020-12', false).validate(value);
+  expect(result.errors.map((e) => `${e.instanceLocation}: ${e.error}`)).toEqual([]);
+}
+
+/** Generate, hydrate (config defaults applied like the host does) and return helpers. */
+export async function install(
+  document: unknown,
+  config: Record<string, unknown> = {},
+  secrets: Record<string, unknown> = {},
+): Promise<Installed> {
+  const adapter = instantiate();
+  await adapter.setup({ config: {}, secrets: {}, logger: console as never });
+  const definition = await adapter.generateDefinition(
+    typeof document === 'string' ? document : JSON.stringify(document),
+  );
+  const defaults: Record<string, unknown> = {};
+  const props = (definition.configSchema.properties ?? {}) as Record<string, { default?: unknown }>;
+  for (const [key, prop] of Object.entries(props))
+    if (prop.default !== undefined) defaults[key] = prop.default;
+  const fullConfig = { ...defaults, ...config };
+  expectValid(definition.configSchema, fullConfig);
+  expectValid(definition.secretsSchema, secrets);
+  await adapter.hydrateService({
+    id: 'svc',
+    adapterDomain: definition.adapterDomain,
+    tools: Object.fromEntries(definition.tools.map((t) => [t.id, { adapterDomain: t.adapterDomain }])),
+    config: fullConfig,
+    secrets,
+  });
+  const call: Installed['call'] = async (toolId, parameters) => {
+    const tool = definition.tools.find((t) => t.id === toolId);
+    if (!tool) throw new Error(`test: no tool ${toolId} in ${definition.tools.map((t) => t.id).join(', ')}`);
+    expectValid(tool.inputSchema, parameters);
+    return (await adapter.invoke({ serviceId: 'svc', toolId, parameters })) as Awaited<
+      ReturnType<Installed['call']>
+    >;
+  };
+  return {
+    adapter,
+    definition,
+    call,
+    echo: async (toolId, parameters) => (await call(toolId, parameters)).body as Echo,
+  };
+}

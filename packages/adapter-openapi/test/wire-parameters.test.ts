@@ -1,0 +1,178 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type EchoServer, startEchoServer } from './echo-server';
+import { type Installed, install } from './harness';
+
+// The OpenAPI 3.0.3 style examples table: color = "blue", ["blue","black","brown"], {R:100,G:200,B:150}.
+const PRIMITIVE = 'blue';
+const ARRAY = ['blue', 'black', 'brown'];
+const OBJECT = { R: 100, G: 200, B: 150 };
+const ANY = { type: ['string', 'array', 'object'], items: { type: 'string' } };
+
+const cases = [
+  { in: 'path', style: 'simple', explode: false, expect: ['blue', 'blue,black,brown', 'R,100,G,200,B,150'] },
+  { in: 'path', style: 'simple', explode: true, expect: ['blue', 'blue,black,brown', 'R=100,G=200,B=150'] },
+  {
+    in: 'path',
+    style: 'label',
+    explode: false,
+    expect: ['.blue', '.blue.black.brown', '.R.100.G.200.B.150'],
+  },
+  { in: 'path', style: 'label', explode: true, expect: ['.blue', '.blue.black.brown', '.R=100.G=200.B=150'] },
+  {
+    in: 'path',
+    style: 'matrix',
+    explode: false,
+    expect: [';color=blue', ';color=blue,black,brown', ';color=R,100,G,200,B,150'],
+  },
+  {
+    in: 'path',
+    style: 'matrix',
+    explode: true,
+    expect: [';color=blue', ';color=blue;color=black;color=brown', ';R=100;G=200;B=150'],
+  },
+  {
+    in: 'query',
+    style: 'form',
+    explode: true,
+    expect: ['color=blue', 'color=blue&color=black&color=brown', 'R=100&G=200&B=150'],
+  },
+  {
+    in: 'query',
+    style: 'form',
+    explode: false,
+    expect: ['color=blue', 'color=blue,black,brown', 'color=R,100,G,200,B,150'],
+  },
+  {
+    in: 'query',
+    style: 'spaceDelimited',
+    explode: false,
+    expect: [null, 'color=blue%20black%20brown', 'color=R%20100%20G%20200%20B%20150'],
+  },
+  {
+    in: 'query',
+    style: 'pipeDelimited',
+    explode: false,
+    expect: [null, 'color=blue|black|brown', 'color=R|100|G|200|B|150'],
+  },
+  {
+    in: 'query',
+    style: 'deepObject',
+    explode: true,
+    expect: [null, null, 'color[R]=100&color[G]=200&color[B]=150'],
+  },
+  {
+    in: 'header',
+    style: 'simple',
+    explode: false,
+    expect: ['blue', 'blue,black,brown', 'R,100,G,200,B,150'],
+  },
+  { in: 'header', style: 'simple', explode: true, expect: ['blue', 'blue,black,brown', 'R=100,G=200,B=150'] },
+  {
+    in: 'cookie',
+    style: 'form',
+    explode: false,
+    expect: ['color=blue', 'color=blue,black,brown', 'color=R,100,G,200,B,150'],
+  },
+  {
+    in: 'cookie',
+    style: 'form',
+    explode: true,
+    expect: ['color=blue', 'color=blue; color=black; color=brown', 'R=100; G=200; B=150'],
+  },
+] as const;
+
+const slotOf = { path: 'path', query: 'query', header: 'headers', cookie: 'cookies' } as const;
+const nameOf = (c: (typeof cases)[number]) => `${c.in}_${c.style}_${c.explode}`;
+
+const paths: Record<string, unknown> = {};
+for (const c of cases) {
+  paths[`/${nameOf(c)}${c.in === 'path' ? '/{color}' : ''}`] = {
+    get: {
+      operationId: nameOf(c),
+      parameters: [
+        {
+          name: c.in === 'header' ? 'X-Color' : 'color',
+          in: c.in,
+          required: c.in === 'path',
+          style: c.style,
+          explode: c.explode,
+          schema: ANY,
+        },
+      ],
+      responses: { '200': { description: 'echo', content: { 'application/json': {} } } },
+    },
+  };
+}
+paths['/reserved'] = {
+  get: {
+    operationId: 'reserved',
+    parameters: [
+      { name: 'raw', in: 'query', allowReserved: true, schema: { type: 'string' } },
+      { name: 'plain', in: 'query', schema: { type: 'string' } },
+      { name: 'filter', in: 'query', content: { 'application/json': { schema: { type: 'object' } } } },
+      { name: 'Accept', in: 'header', schema: { type: 'string' } },
+      { name: 'number', in: 'query', schema: { type: 'integer' } },
+      { name: 'flag', in: 'query', schema: { type: 'boolean' } },
+    ],
+  },
+};
+
+let server: EchoServer;
+let service: Installed;
+
+beforeAll(async () => {
+  server = await startEchoServer();
+  service = await install({
+    openapi: '3.1.0',
+    info: { title: 'styles', version: '1' },
+    servers: [{ url: server.url }],
+    paths,
+  });
+});
+
+afterAll(async () => {
+  await service.adapter.teardown();
+  await server.close();
+});
+
+describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
+  for (const c of cases) {
+    it(`does serialise ${c.in} ${c.style} explode=${c.explode}`, async () => {
+      const values = [PRIMITIVE, ARRAY, OBJECT];
+      let checked = 0;
+      for (const [i, value] of values.entries()) {
+        const expected = c.expect[i];
+        if (expected === null || expected === undefined) continue;
+        const name = c.in === 'header' ? 'X-Color' : 'color';
+        const echo = await service.echo(nameOf(c), { [slotOf[c.in]]: { [name]: value } });
+        const seen =
+          c.in === 'path'
+            ? echo.path.slice(`/${nameOf(c)}/`.length)
+            : c.in === 'query'
+              ? echo.rawQuery
+              : c.in === 'header'
+                ? echo.headers['x-color']
+                : echo.cookies;
+        expect(seen).toBe(expected);
+        checked++;
+      }
+      expect(checked).toBeGreaterThan(0);
+    });
+  }
+
+  it('does percent-encode path values, keeping reserved characters out of the path', async () => {
+    const echo = await service.echo('path_simple_false', { path: { color: 'a b/c?d#e' } });
+    expect(echo.path).toBe('/path_simple_false/a%20b%2Fc%3Fd%23e');
+  });
+
+  it('does honour allowReserved, content parameters and scalars; ignores an Accept header parameter', async () => {
+    const echo = await service.echo('reserved', {
+      query: { raw: 'a/b?c=[d]', plain: 'a/b?c=[d] é', filter: { a: 1 }, number: 7, flag: false },
+    });
+    expect(echo.rawQuery).toBe(
+      'raw=a/b?c=[d]&plain=a%2Fb%3Fc%3D%5Bd%5D%20%C3%A9&filter=%7B%22a%22%3A1%7D&number=7&flag=false',
+    );
+    const tool = service.definition.tools.find((t) => t.id === 'reserved');
+    expect(Object.keys((tool?.inputSchema.properties as Record<string, unknown>) ?? {})).toEqual(['query']);
+  });
+});
