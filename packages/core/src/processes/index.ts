@@ -1,0 +1,19 @@
+export { createMemoryProcessStorage } from './memory-process-storage';
+export { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
+export { encodeProcessCursor } from './process-list-query';
+export {
+  createProcessManager,
+  INTERRUPTED_ERROR,
+  KILLED_ERROR,
+  type ProcessManager,
+  type ProcessManagerOptions,
+  SHUTDOWN_ERROR,
+} from './process-manager';
+export type {
+  NewProcess,
+  ProcessChange,
+  ProcessResults,
+  ProcessStorage,
+  ProcessStorageQuery,
+} from './process-storage';
+export { MAX_REF_LENGTH } from './validate-create-request';

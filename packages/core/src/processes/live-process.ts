@@ -1,0 +1,93 @@
+import type { ExecutionExitState } from '@cyrnel/sdk';
+import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { EnvironmentLease } from '../environment-provider';
+import { createOutputMerger, type OutputMerger } from './output-merger';
+import type { ProcessLimits } from './process-limits';
+import { createTextCapture, type TextCapture } from './text-capture';
+
+/** A listener of process events. */
+export type ProcessListener = (event: ProcessEvent) => void;
+
+/**
+ * One run of a process held in memory from dispatch until its end is persisted. While it is in
+ * the manager's table it is the source of truth for reads; the store may lag behind by the
+ * writes still queued on `persisted`.
+ */
+export class LiveProcess {
+  /** The record as it is now. */
+  record: ProcessRecord;
+  readonly stdout: TextCapture;
+  readonly stderr: TextCapture;
+  readonly output: OutputMerger;
+  readonly calls: ToolCallRecord[] = [];
+  /** Every event of this run, for replay to late subscribers. */
+  readonly events: ProcessEvent[] = [];
+  readonly listeners = new Set<ProcessListener>();
+  /** The message of `setError`, if any. */
+  error: string | null = null;
+  lease: EnvironmentLease | undefined;
+  /** Set once a kill or the deadline decided how the run ends. */
+  forced: { exitState: ExecutionExitState; error: string } | undefined;
+  /** The environment said the execution waits for a slot. */
+  reportedQueued = false;
+  finished = false;
+  timers: NodeJS.Timeout[] = [];
+  /** Tail of the chain of storage writes of this run (kept in order). */
+  persisted: Promise<void> = Promise.resolve();
+  /** Resolves once the end of the run is persisted. */
+  readonly settled: Promise<void>;
+  resolveSettled!: () => void;
+
+  constructor(
+    record: ProcessRecord,
+    readonly code: string,
+    limits: ProcessLimits,
+  ) {
+    this.record = record;
+    this.stdout = createTextCapture({ name: 'stdout', maxBytes: limits.maxStdoutBytes });
+    this.stderr = createTextCapture({ name: 'stderr', maxBytes: limits.maxStderrBytes });
+    this.output = createOutputMerger(limits.maxOutputBytes);
+    this.settled = new Promise((resolve) => {
+      this.resolveSettled = resolve;
+    });
+  }
+
+  /** Record an event and hand it to the subscribers; the stream ends after `exit`. */
+  emit(event: ProcessEvent): void {
+    this.events.push(event);
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch {
+        // A failing subscriber must not break the run or the other subscribers.
+      }
+    }
+    if (event.type === 'exit') this.listeners.clear();
+  }
+
+  /** Replay the events so far to `listener`, then keep it until `exit`. */
+  subscribe(listener: ProcessListener): () => void {
+    for (const event of this.events) listener(event);
+    if (this.finished) return () => {};
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Queue a storage write after the previous ones of this run. */
+  persist(write: () => Promise<void>, onError: (error: unknown) => void): Promise<void> {
+    this.persisted = this.persisted.then(write).catch(onError);
+    return this.persisted;
+  }
+
+  /** The results as they are now. */
+  result(): ProcessResult {
+    return {
+      ...this.record,
+      output: this.output.value(),
+      stdout: this.stdout.text(),
+      stderr: this.stderr.text(),
+    };
+  }
+}

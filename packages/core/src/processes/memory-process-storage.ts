@@ -1,0 +1,96 @@
+import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ProcessResults, ProcessStorage } from './process-storage';
+
+interface MemoryRow {
+  record: ProcessRecord;
+  readonly code: string;
+  results: ProcessResults;
+  calls: ToolCallRecord[];
+}
+
+const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
+
+/**
+ * A {@link ProcessStorage} in memory: nothing survives the process. For embedding the core
+ * without a database and for the core's own tests; servers use `@cyrnel/store`.
+ */
+export function createMemoryProcessStorage(): ProcessStorage {
+  const rows = new Map<number, MemoryRow>();
+  let nextId = 1;
+  const copy = (record: ProcessRecord): ProcessRecord => ({ ...record, envConfig: { ...record.envConfig } });
+
+  return {
+    async insert({ code, createdAt, ...rest }) {
+      const id = nextId++;
+      const record: ProcessRecord = {
+        id,
+        ...rest,
+        envConfig: { ...rest.envConfig },
+        exitState: null,
+        error: null,
+        createdAt,
+        updatedAt: createdAt,
+        startedAt: null,
+        completedAt: null,
+      };
+      rows.set(id, { record, code, results: emptyResults(), calls: [] });
+      return id;
+    },
+    async get(id) {
+      const row = rows.get(id);
+      return row && copy(row.record);
+    },
+    code: async (id) => rows.get(id)?.code,
+    results: async (id) => rows.get(id)?.results,
+    calls: async (id) => [...(rows.get(id)?.calls ?? [])],
+    async list({ state, exitState, ref, beforeId, limit }) {
+      const page: ProcessRecord[] = [];
+      const ids = [...rows.keys()].sort((a, b) => b - a);
+      for (const id of ids) {
+        const { record } = rows.get(id) as MemoryRow;
+        if (beforeId !== undefined && id >= beforeId) continue;
+        if (state !== undefined && record.state !== state) continue;
+        if (exitState !== undefined && record.exitState !== exitState) continue;
+        if (ref !== undefined && record.ref !== ref) continue;
+        page.push(copy(record));
+        if (page.length === limit) break;
+      }
+      return page;
+    },
+    async update(id, change) {
+      const row = rows.get(id);
+      if (row) row.record = { ...row.record, ...change };
+    },
+    async finish(id, change, results, calls) {
+      const row = rows.get(id);
+      if (!row) return;
+      row.record = { ...row.record, ...change };
+      row.results = { ...results, output: { ...results.output } };
+      row.calls = [...calls];
+    },
+    async reset(id, change) {
+      const row = rows.get(id);
+      if (!row) return;
+      row.record = { ...row.record, ...change };
+      row.results = emptyResults();
+      row.calls = [];
+    },
+    delete: async (id) => rows.delete(id),
+    async failInterrupted(error, at) {
+      let count = 0;
+      for (const row of rows.values()) {
+        if (row.record.state === 'idle') continue;
+        row.record = {
+          ...row.record,
+          state: 'idle',
+          exitState: 'failed',
+          error,
+          completedAt: at,
+          updatedAt: at,
+        };
+        count++;
+      }
+      return count;
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { PayloadTooLargeError, ValidationError } from '../errors';
+import { isPlainObject } from './validate-create-request';
+
+/** The merged `cyrnel.output` object of one run, with the size cap. */
+export interface OutputMerger {
+  /**
+   * Merge `patch` shallowly and answer it in its JSON form; throws when it is not an object or
+   * the result would exceed the cap (then nothing is merged).
+   */
+  merge(patch: unknown): Record<string, unknown>;
+  /** The merged object. */
+  value(): Record<string, unknown>;
+}
+
+/**
+ * Create a merger. Sizes are tracked per key so that a patch costs the size of the patch, not
+ * of the whole output: `{"k":v,...}` is 2 bytes plus, per key, its JSON key, a colon, its JSON
+ * value and a comma (one comma too many, which is conservative by one byte).
+ */
+export function createOutputMerger(maxBytes: number): OutputMerger {
+  const output: Record<string, unknown> = {};
+  const sizes = new Map<string, number>();
+  let total = 2;
+
+  return {
+    merge(patch) {
+      if (!isPlainObject(patch)) throw new ValidationError('output must be a plain object');
+      const next = new Map<string, string | undefined>();
+      let nextTotal = total;
+      for (const [key, value] of Object.entries(patch)) {
+        // undefined (and functions) have no JSON form: like JSON.stringify, drop the key.
+        const json = JSON.stringify(value) as string | undefined;
+        const size =
+          json === undefined ? 0 : Buffer.byteLength(JSON.stringify(key)) + Buffer.byteLength(json) + 2;
+        nextTotal += size - (sizes.get(key) ?? 0);
+        sizes.set(key, size);
+        next.set(key, json);
+      }
+      if (nextTotal > maxBytes) {
+        for (const key of next.keys()) sizes.delete(key);
+        for (const [key, value] of Object.entries(output)) {
+          sizes.set(
+            key,
+            Buffer.byteLength(JSON.stringify(key)) + Buffer.byteLength(JSON.stringify(value)) + 2,
+          );
+        }
+        throw new PayloadTooLargeError(`output exceeds the ${maxBytes}-byte cap`);
+      }
+      const applied: Record<string, unknown> = {};
+      for (const [key, json] of next) {
+        if (json === undefined) {
+          delete output[key];
+          sizes.delete(key);
+        } else {
+          // Stored as its JSON form: what is replayed live is exactly what is persisted.
+          const value: unknown = JSON.parse(json);
+          // A `__proto__` key must stay a plain own property, never a prototype swap.
+          const property = { value, enumerable: true, writable: true, configurable: true };
+          Object.defineProperty(output, key, property);
+          Object.defineProperty(applied, key, property);
+        }
+      }
+      total = nextTotal;
+      return applied;
+    },
+    value: () => output,
+  };
+}

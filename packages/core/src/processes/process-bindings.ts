@@ -1,0 +1,99 @@
+import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import { ConflictError, isCyrnelError, UpstreamError } from '../errors';
+import type { ToolGateway } from '../tool-gateway';
+import type { LiveProcess } from './live-process';
+import type { ProcessExecution } from './process-execution';
+
+/** Options of {@link createProcessBindings}. */
+export interface ProcessBindingsOptions {
+  readonly execution: ProcessExecution;
+  readonly tools: ToolGateway;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+}
+
+/** Longest `setError` message kept; the rest is cut. */
+const MAX_ERROR_LENGTH = 10_000;
+
+/**
+ * The host side of the environment bindings (SPEC §9): every call is routed by `eid` to the
+ * live run it belongs to. Calls for a run that already ended are ignored (an abandoned
+ * execution may keep talking after a kill).
+ */
+export function createProcessBindings(options: ProcessBindingsOptions): EnvironmentBindings {
+  const { execution, tools, logger, now } = options;
+
+  const running = (eid: number): LiveProcess | undefined => {
+    const run = execution.live.get(eid);
+    return run && !run.finished ? run : undefined;
+  };
+
+  return {
+    async invokeTool(eid, input) {
+      const run = running(eid);
+      if (!run) throw new ConflictError(`execution ${eid} is not running`);
+      const startedAt = now();
+      const serviceId = String(input?.serviceId);
+      const toolId = String(input?.toolId);
+      try {
+        const result = await tools.invoke(input);
+        const durationMs = now().getTime() - startedAt.getTime();
+        run.calls.push({
+          serviceId,
+          toolId,
+          startedAt: startedAt.toISOString(),
+          durationMs,
+          ok: true,
+          errorCode: null,
+        });
+        return result;
+      } catch (error) {
+        const typed = isCyrnelError(error)
+          ? error
+          : new UpstreamError(error instanceof Error ? error.message : 'the tool call failed', {
+              cause: error,
+            });
+        const durationMs = now().getTime() - startedAt.getTime();
+        run.calls.push({
+          serviceId,
+          toolId,
+          startedAt: startedAt.toISOString(),
+          durationMs,
+          ok: false,
+          errorCode: typed.code,
+        });
+        throw typed;
+      }
+    },
+    discoverServices: (_eid, query) => tools.discoverServices(query ?? {}),
+    discoverTools: (_eid, query) => tools.discoverTools(query ?? {}),
+    describeTool: (_eid, serviceId, toolId) => tools.describeTool(serviceId, toolId),
+    setState(eid, state) {
+      const run = running(eid);
+      if (!run) return;
+      if (state === 'queued') run.reportedQueued = true;
+      else if (state === 'running') execution.markRunning(run);
+      else logger.warn('process: unknown state reported', { id: eid, state: String(state) });
+    },
+    emitStdout(eid, chunk) {
+      const run = running(eid);
+      const text = run?.stdout.write(chunk);
+      if (run && text) run.emit({ type: 'stdout', data: { text } });
+    },
+    emitStderr(eid, chunk) {
+      const run = running(eid);
+      const text = run?.stderr.write(chunk);
+      if (run && text) run.emit({ type: 'stderr', data: { text } });
+    },
+    emitOutput(eid, patch) {
+      const run = running(eid);
+      if (!run) return;
+      const applied = run.output.merge(patch);
+      run.emit({ type: 'output', data: { patch: applied } });
+    },
+    setError(eid, message) {
+      const run = running(eid);
+      if (run) run.error = String(message).slice(0, MAX_ERROR_LENGTH);
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import { type ExecutionExitState, isExecutionExitState, type ModuleLogger } from '@cyrnel/sdk';
+import type { EnvironmentLease } from '../environment-provider';
+import type { LiveProcess } from './live-process';
+import type { ProcessLimits } from './process-limits';
+import type { ProcessStorage } from './process-storage';
+
+/** Options of {@link createProcessExecution}. */
+export interface ProcessExecutionOptions {
+  readonly storage: ProcessStorage;
+  readonly limits: ProcessLimits;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+}
+
+/** Drives runs through the environment: dispatch, states, the deadline, kills and the end. */
+export interface ProcessExecution {
+  /** Runs by process id, from dispatch until their end is persisted. */
+  readonly live: Map<number, LiveProcess>;
+  /** Runs not finished yet (what `maxLiveProcesses` counts). */
+  unfinished(): number;
+  /** Hand a run to the leased environment. */
+  start(run: LiveProcess, lease: EnvironmentLease): void;
+  /** The environment reports the execution is running. */
+  markRunning(run: LiveProcess): void;
+  /** End a run by force (kill, deadline, shutdown): `terminating`, environment kill, then idle. */
+  terminate(run: LiveProcess, exitState: ExecutionExitState, error: string): void;
+  /** Persist a change of the record of a run. */
+  persistChange(run: LiveProcess, change: Partial<LiveProcess['record']>): void;
+}
+
+/** Create the execution engine shared by the API and the bindings. */
+export function createProcessExecution(options: ProcessExecutionOptions): ProcessExecution {
+  const { storage, limits, logger, now } = options;
+  const live = new Map<number, LiveProcess>();
+  let unfinished = 0;
+
+  const onWriteError = (id: number) => (error: unknown) => {
+    logger.error('process: storage write failed', { id, error: String(error) });
+  };
+
+  const persistChange = (run: LiveProcess, change: Partial<LiveProcess['record']>): void => {
+    const updatedAt = now().toISOString();
+    run.record = { ...run.record, ...change, updatedAt };
+    const stored = { ...change, updatedAt };
+    run.persist(() => storage.update(run.record.id, stored), onWriteError(run.record.id));
+    if (change.state !== undefined) {
+      run.emit({ type: 'state', data: { state: run.record.state, exitState: run.record.exitState } });
+    }
+  };
+
+  const finish = (run: LiveProcess, exitState: ExecutionExitState, error: string | null): void => {
+    if (run.finished) return;
+    run.finished = true;
+    unfinished--;
+    for (const timer of run.timers) clearTimeout(timer);
+    run.timers = [];
+    const out = run.stdout.end();
+    if (out !== '') run.emit({ type: 'stdout', data: { text: out } });
+    const err = run.stderr.end();
+    if (err !== '') run.emit({ type: 'stderr', data: { text: err } });
+    run.lease?.release();
+    run.lease = undefined;
+    const at = now().toISOString();
+    const change = { state: 'idle', exitState, error, completedAt: at, updatedAt: at } as const;
+    run.record = { ...run.record, ...change };
+    run.emit({ type: 'state', data: { state: 'idle', exitState } });
+    run.emit({ type: 'exit', data: { exitState, error } });
+    const id = run.record.id;
+    const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
+    run
+      .persist(() => storage.finish(id, change, results, run.calls), onWriteError(id))
+      .then(() => {
+        if (live.get(id) === run) live.delete(id);
+        run.resolveSettled();
+      });
+  };
+
+  const errorFor = (run: LiveProcess, exitState: ExecutionExitState): string | null => {
+    if (exitState === 'success') return null;
+    if (run.error !== null) return run.error;
+    if (exitState === 'timeout') return `timed out after ${run.record.timeoutMs} ms`;
+    return exitState === 'canceled' ? 'canceled' : 'the process failed';
+  };
+
+  const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
+    if (run.forced) finish(run, run.forced.exitState, run.forced.error);
+    else finish(run, exitState, errorFor(run, exitState));
+  };
+
+  const markRunning = (run: LiveProcess): void => {
+    if (run.finished || run.record.state !== 'queued') return;
+    persistChange(run, { state: 'running', startedAt: now().toISOString() });
+    const { timeoutMs } = run.record;
+    if (timeoutMs !== null) {
+      // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
+      run.timers.push(
+        setTimeout(() => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`), timeoutMs),
+      );
+    }
+  };
+
+  const killInEnvironment = (run: LiveProcess): void => {
+    const environment = run.lease?.environment;
+    if (!environment) return;
+    const id = run.record.id;
+    try {
+      environment.kill(id).catch((error: unknown) => {
+        logger.warn('process: environment kill failed', { id, error: String(error) });
+      });
+    } catch (error) {
+      logger.warn('process: environment kill failed', { id, error: String(error) });
+    }
+  };
+
+  const terminate = (run: LiveProcess, exitState: ExecutionExitState, error: string): void => {
+    if (run.finished || run.forced) return;
+    run.forced = { exitState, error };
+    killInEnvironment(run);
+    if (run.record.state === 'queued') {
+      finish(run, exitState, error);
+      return;
+    }
+    persistChange(run, { state: 'terminating' });
+    // An environment that never returns from execute() is abandoned after the grace period.
+    run.timers.push(setTimeout(() => finish(run, exitState, error), limits.killGraceMs));
+  };
+
+  const start = (run: LiveProcess, lease: EnvironmentLease): void => {
+    const { id, timeoutMs, envConfig } = run.record;
+    run.lease = lease;
+    live.set(id, run);
+    unfinished++;
+    let execution: Promise<ExecutionExitState>;
+    try {
+      execution = lease.environment.execute({ eid: id, code: run.code, options: { timeoutMs }, envConfig });
+    } catch (error) {
+      execution = Promise.reject(error);
+    }
+    // An environment that does not report `queued` while dispatching is running now.
+    if (!run.reportedQueued) markRunning(run);
+    execution.then(
+      (exitState) => {
+        if (isExecutionExitState(exitState)) {
+          settle(run, exitState);
+          return;
+        }
+        run.error ??= `the environment answered an unknown exit state: ${String(exitState)}`;
+        settle(run, 'failed');
+      },
+      (error: unknown) => {
+        run.error ??= error instanceof Error ? error.message : String(error);
+        settle(run, 'failed');
+      },
+    );
+  };
+
+  return { live, unfinished: () => unfinished, start, markRunning, terminate, persistChange };
+}

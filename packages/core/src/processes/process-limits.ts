@@ -1,0 +1,28 @@
+/** Size and count limits of the process manager (SPEC §3, §9). */
+export interface ProcessLimits {
+  /** Largest accepted code, in UTF-8 bytes. */
+  readonly maxCodeBytes: number;
+  /** Stdout kept per process, in UTF-8 bytes; the rest is dropped behind a marker. */
+  readonly maxStdoutBytes: number;
+  /** Stderr kept per process, in UTF-8 bytes; the rest is dropped behind a marker. */
+  readonly maxStderrBytes: number;
+  /** Largest merged output, in bytes of its JSON text. */
+  readonly maxOutputBytes: number;
+  /** Most processes queued, running or terminating at once. */
+  readonly maxLiveProcesses: number;
+  /** `timeoutMs` of a process created without one. */
+  readonly defaultTimeoutMs: number;
+  /** How long a killed execution may take to return before the host records it anyway. */
+  readonly killGraceMs: number;
+}
+
+/** The defaults of SPEC §9. */
+export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
+  maxCodeBytes: 100 * 1024,
+  maxStdoutBytes: 1024 * 1024,
+  maxStderrBytes: 1024 * 1024,
+  maxOutputBytes: 4 * 1024 * 1024,
+  maxLiveProcesses: 1000,
+  defaultTimeoutMs: 30_000,
+  killGraceMs: 2_000,
+});

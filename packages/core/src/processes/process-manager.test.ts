@@ -1,0 +1,341 @@
+import type { ProcessEvent } from '@cyrnel/sdk/api';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryProcessStorage } from './memory-process-storage';
+import type { ProcessLimits } from './process-limits';
+import {
+  createProcessManager,
+  INTERRUPTED_ERROR,
+  KILLED_ERROR,
+  type ProcessManager,
+  SHUTDOWN_ERROR,
+} from './process-manager';
+import type { ProcessStorage } from './process-storage';
+import { createScriptEnvironment, type ScriptEnvironment } from './testing/script-environment';
+import { createMapToolGateway, createTestEnvironments } from './testing/test-host';
+
+const managers: ProcessManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
+});
+
+const logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+async function setup(
+  options: { env?: ScriptEnvironment | null; limits?: Partial<ProcessLimits>; storage?: ProcessStorage } = {},
+) {
+  const storage = options.storage ?? createMemoryProcessStorage();
+  const env = options.env === null ? undefined : (options.env ?? createScriptEnvironment());
+  const environments = createTestEnvironments(env);
+  let counter = 0;
+  const tools = createMapToolGateway(
+    new Map<string, (parameters: Record<string, unknown>) => Promise<unknown>>([
+      ['math.double', async (parameters) => ({ value: Number(parameters.n) * 2 })],
+      ['math.count', async () => ++counter],
+    ]),
+  );
+  const manager = createProcessManager({
+    storage,
+    environments,
+    tools,
+    logger,
+    limits: { killGraceMs: 50, ...options.limits },
+  });
+  managers.push(manager);
+  await env?.setup({ config: {}, secrets: {}, logger, bindings: manager.bindings } as never);
+  return { manager, api: manager.api, env: env as ScriptEnvironment, environments, storage };
+}
+
+const hangs = 'await new Promise(() => {})';
+
+describe('createProcessManager', () => {
+  it('runs a process to success and keeps its results and tool calls', async () => {
+    const { api, environments } = await setup();
+    const created = await api.create({
+      code: `
+      cyrnel.log('hello', 'world');
+      cyrnel.error('careful');
+      const { value } = await cyrnel.invoke('math', 'double', { n: 21 });
+      cyrnel.output({ value });
+      cyrnel.output({ done: true });
+    `,
+      ref: 'first',
+      envConfig: { a: 1 },
+    });
+    expect(created).toMatchObject({
+      state: 'queued',
+      exitState: null,
+      ref: 'first',
+      timeoutMs: 30000,
+      envConfig: { a: 1 },
+    });
+    const result = await api.wait(created.id);
+    expect(result).toMatchObject({
+      state: 'idle',
+      exitState: 'success',
+      error: null,
+      output: { value: 42, done: true },
+    });
+    expect(result.stdout).toBe('hello world\n');
+    expect(result.stderr).toBe('careful\n');
+    expect(result.startedAt).not.toBeNull();
+    expect(result.completedAt).not.toBeNull();
+    expect(await api.get(created.id)).toMatchObject({ state: 'idle', exitState: 'success' });
+    expect(await api.output(created.id)).toEqual({ value: 42, done: true });
+    expect(await api.stdout(created.id)).toBe('hello world\n');
+    expect(await api.stderr(created.id)).toBe('careful\n');
+    expect(await api.code(created.id)).toContain("cyrnel.log('hello'");
+    const calls = await api.calls(created.id);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).toMatchObject({ serviceId: 'math', toolId: 'double', ok: true, errorCode: null });
+    expect(environments.held()).toBe(0);
+  });
+
+  it('records failed with the error and failed tool calls with their code', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({
+      code: `
+      try { await cyrnel.invoke('nope', 'missing', {}); } catch (error) { cyrnel.log(error.status, error.code); }
+      throw new Error('boom');
+    `,
+    });
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ exitState: 'failed', error: 'boom', stdout: '404 not_found\n' });
+    expect(await api.calls(id)).toMatchObject([
+      { serviceId: 'nope', toolId: 'missing', ok: false, errorCode: 'not_found' },
+    ]);
+  });
+
+  it('enforces timeoutMs even when the environment never returns', async () => {
+    const env = createScriptEnvironment({ hang: true });
+    const { api, environments } = await setup({ env });
+    const { id } = await api.create({ code: 'anything', timeoutMs: 30 });
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ state: 'idle', exitState: 'timeout', error: 'timed out after 30 ms' });
+    expect(env.killed).toEqual([id]);
+    expect(environments.held()).toBe(0);
+  });
+
+  it('records timeout when the code runs past its deadline', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: `cyrnel.log('before'); ${hangs}`, timeoutMs: 30 });
+    const events: ProcessEvent[] = [];
+    await api.subscribe(id, (event) => events.push(event));
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ exitState: 'timeout', stdout: 'before\n' });
+    expect(events.filter((e) => e.type === 'state').map((e) => e.data.state)).toEqual([
+      'queued',
+      'running',
+      'terminating',
+      'idle',
+    ]);
+  });
+
+  it('kills a queued process without running it and a running one through terminating', async () => {
+    const env = createScriptEnvironment({ poolSize: 1 });
+    const { api } = await setup({ env });
+    const first = await api.create({ code: hangs, timeoutMs: null });
+    const second = await api.create({ code: 'cyrnel.log("never")' });
+    const killedQueued = await api.kill(second.id);
+    expect(killedQueued).toMatchObject({ state: 'idle', exitState: 'canceled', error: KILLED_ERROR });
+    await expect(api.kill(second.id)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(api.stdout(first.id)).rejects.toMatchObject({ code: 'conflict' });
+    const [a, b] = await Promise.all([api.kill(first.id), api.kill(first.id)]);
+    expect(a.state).toBe('terminating');
+    expect(b.state).toBe('terminating');
+    const result = await api.wait(first.id);
+    expect(result).toMatchObject({ state: 'idle', exitState: 'canceled', error: KILLED_ERROR });
+    expect(env.started).toEqual([first.id]);
+    expect((await api.wait(second.id)).stdout).toBe('');
+  });
+
+  it('re-runs an idle process, requiring force once it has results', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({
+      code: 'cyrnel.output({ n: await cyrnel.invoke("math", "count", {}) })',
+      autorun: false,
+    });
+    expect((await api.get(id)).state).toBe('idle');
+    expect(await api.run(id)).toMatchObject({ state: 'queued' });
+    expect((await api.wait(id)).output).toEqual({ n: 1 });
+    await expect(api.run(id)).rejects.toMatchObject({ code: 'conflict' });
+    await api.run(id, { force: true });
+    const second = await api.wait(id);
+    expect(second).toMatchObject({ exitState: 'success', output: { n: 2 } });
+    expect(await api.calls(id)).toHaveLength(1);
+  });
+
+  it('deletes idle processes only', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: hangs });
+    await expect(api.delete(id)).rejects.toMatchObject({ code: 'conflict' });
+    await api.kill(id);
+    await api.wait(id);
+    await api.delete(id);
+    await expect(api.get(id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(api.delete(id)).rejects.toMatchObject({ code: 'not_found' });
+    await expect(api.kill(999)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('lists newest first with filters and cursor pagination', async () => {
+    const { api } = await setup();
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      ids.push(
+        (await api.create({ code: `cyrnel.log(${i})`, ref: i % 2 ? 'odd' : 'even', autorun: i < 3 })).id,
+      );
+    }
+    await Promise.all(ids.slice(0, 3).map((id) => api.wait(id)));
+    const first = await api.list({ limit: 2 });
+    expect(first.items.map((p) => p.id)).toEqual([ids[4], ids[3]]);
+    expect(first.hasMore).toBe(true);
+    const second = await api.list({ limit: 2, cursor: first.nextCursor as string });
+    expect(second.items.map((p) => p.id)).toEqual([ids[2], ids[1]]);
+    const third = await api.list({ limit: 2, cursor: second.nextCursor as string });
+    expect(third).toMatchObject({ hasMore: false, nextCursor: null });
+    expect(third.items.map((p) => p.id)).toEqual([ids[0]]);
+    expect((await api.list({ ref: 'odd' })).items.map((p) => p.id)).toEqual([ids[3], ids[1]]);
+    expect((await api.list({ exitState: 'success' })).items).toHaveLength(3);
+    expect(
+      (await api.list({ state: 'idle', exitState: 'success', ref: 'even' })).items.map((p) => p.id),
+    ).toEqual([ids[2], ids[0]]);
+    expect((await api.list({ limit: 500 })).items).toHaveLength(5);
+    await expect(api.list({ cursor: 'garbage' })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api.list({ limit: 0 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api.list({ limit: 1.5 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(api.list({ state: 'done' as never })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('validates every create field and names it', async () => {
+    const { api } = await setup({ limits: { maxCodeBytes: 100 } });
+    const cases: [unknown, string][] = [
+      [{}, 'code'],
+      [{ code: '  ' }, 'code'],
+      [{ code: 'x', ref: 5 }, 'ref'],
+      [{ code: 'x', ref: 'r'.repeat(201) }, 'ref'],
+      [{ code: 'x', timeoutMs: 0 }, 'timeoutMs'],
+      [{ code: 'x', timeoutMs: 1.5 }, 'timeoutMs'],
+      [{ code: 'x', timeoutMs: '10' }, 'timeoutMs'],
+      [{ code: 'x', envConfig: [] }, 'envConfig'],
+      [{ code: 'x', autorun: 'yes' }, 'autorun'],
+    ];
+    for (const [request, field] of cases) {
+      await expect(api.create(request as never)).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: expect.stringContaining(field),
+      });
+    }
+    await expect(api.create({ code: 'é'.repeat(51) })).rejects.toMatchObject({ code: 'payload_too_large' });
+    expect((await api.create({ code: 'x', timeoutMs: null, autorun: false })).timeoutMs).toBeNull();
+  });
+
+  it('refuses runs without an active environment and beyond the live limit', async () => {
+    const none = await setup({ env: null });
+    await expect(none.api.create({ code: 'x' })).rejects.toMatchObject({ code: 'unavailable', status: 503 });
+    expect((await none.api.create({ code: 'x', autorun: false })).state).toBe('idle');
+    const { api } = await setup({ limits: { maxLiveProcesses: 2 } });
+    await api.create({ code: hangs });
+    await api.create({ code: hangs });
+    await expect(api.create({ code: 'x' })).rejects.toMatchObject({
+      code: 'too_many_processes',
+      status: 429,
+    });
+  });
+
+  it('reassembles split UTF-8, caps streams with a marker and caps the output', async () => {
+    const { api } = await setup({ limits: { maxStderrBytes: 8, maxOutputBytes: 64 } });
+    const { id } = await api.create({
+      code: `
+      cyrnel.bytes([0x68, 0xc3]); cyrnel.bytes([0xa9, 0xe2, 0x82]); cyrnel.bytes([0xac]);
+      cyrnel.error('0123456789abcdef');
+      cyrnel.error('dropped');
+      cyrnel.output({ small: 1 });
+      try { cyrnel.output({ big: 'x'.repeat(100) }); } catch (error) { cyrnel.log('', error.code); }
+    `,
+    });
+    const result = await api.wait(id);
+    expect(result.stdout).toBe('hé€ payload_too_large\n');
+    expect(result.stderr).toBe('01234567\n[cyrnel: stderr truncated at 8 bytes]\n');
+    expect(result.output).toEqual({ small: 1 });
+  });
+
+  it('streams events live and replays them after the end', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({
+      code: 'cyrnel.log("a"); await cyrnel.sleep(5); cyrnel.output({ k: 1 }); cyrnel.error("b")',
+    });
+    const live: ProcessEvent[] = [];
+    const done = new Promise<void>((resolve) => {
+      api.subscribe(id, (event) => {
+        live.push(event);
+        if (event.type === 'exit') resolve();
+      });
+    });
+    await done;
+    expect(live.map((e) => e.type)).toEqual([
+      'state',
+      'state',
+      'stdout',
+      'output',
+      'stderr',
+      'state',
+      'exit',
+    ]);
+    await api.wait(id);
+    const replay: ProcessEvent[] = [];
+    await api.subscribe(id, (event) => replay.push(event));
+    expect(replay).toEqual([
+      { type: 'state', data: { state: 'idle', exitState: 'success' } },
+      { type: 'stdout', data: { text: 'a\n' } },
+      { type: 'stderr', data: { text: 'b\n' } },
+      { type: 'output', data: { patch: { k: 1 } } },
+      { type: 'exit', data: { exitState: 'success', error: null } },
+    ]);
+    await expect(api.subscribe(999, () => {})).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('records processes a stopped host left unfinished as failed', async () => {
+    const storage = createMemoryProcessStorage();
+    const at = new Date().toISOString();
+    const id = await storage.insert({
+      code: 'x',
+      ref: null,
+      state: 'queued',
+      timeoutMs: null,
+      envConfig: {},
+      createdAt: at,
+    });
+    await storage.update(id, { state: 'running', startedAt: at, updatedAt: at });
+    const { manager, api } = await setup({ storage });
+    await manager.recover();
+    expect(await api.get(id)).toMatchObject({ state: 'idle', exitState: 'failed', error: INTERRUPTED_ERROR });
+  });
+
+  it('gives running processes a grace period on close, then kills and records them', async () => {
+    const { manager, api } = await setup();
+    const quick = await api.create({ code: 'await cyrnel.sleep(5); cyrnel.output({ ok: true })' });
+    const stuck = await api.create({ code: hangs, timeoutMs: null });
+    await manager.close({ graceMs: 50 });
+    expect(await api.wait(quick.id)).toMatchObject({ exitState: 'success', output: { ok: true } });
+    expect(await api.get(stuck.id)).toMatchObject({ exitState: 'canceled', error: SHUTDOWN_ERROR });
+    await expect(api.create({ code: 'x' })).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('runs two hundred concurrent processes through a pool of two without losing any', async () => {
+    const env = createScriptEnvironment({ poolSize: 2 });
+    const { api, environments } = await setup({ env });
+    const created = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        api.create({
+          code: `cyrnel.log('p${i}'); cyrnel.output({ i: ${i}, double: (await cyrnel.invoke('math', 'double', { n: ${i} })).value })`,
+        }),
+      ),
+    );
+    const results = await Promise.all(created.map(({ id }) => api.wait(id)));
+    results.forEach((result, i) => {
+      expect(result).toMatchObject({ exitState: 'success', stdout: `p${i}\n`, output: { i, double: i * 2 } });
+    });
+    expect(new Set(env.started).size).toBe(200);
+    expect(environments.held()).toBe(0);
+    expect((await api.list({ exitState: 'success', limit: 100 })).hasMore).toBe(true);
+  });
+});

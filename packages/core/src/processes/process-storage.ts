@@ -1,0 +1,79 @@
+import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
+import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
+
+/** A process as the manager inserts it. */
+export interface NewProcess {
+  readonly ref: string | null;
+  readonly code: string;
+  readonly state: 'idle' | 'queued';
+  readonly timeoutMs: number | null;
+  readonly envConfig: Record<string, unknown>;
+  /** ISO timestamp; also the first `updatedAt`. */
+  readonly createdAt: string;
+}
+
+/** Fields of a state change; absent fields are left as they are. */
+export interface ProcessChange {
+  readonly state?: ProcessState;
+  readonly exitState?: ExecutionExitState | null;
+  readonly error?: string | null;
+  readonly startedAt?: string | null;
+  readonly completedAt?: string | null;
+  /** ISO timestamp of the change. */
+  readonly updatedAt: string;
+}
+
+/** What a run leaves behind, persisted once when it ends. */
+export interface ProcessResults {
+  readonly output: Record<string, unknown>;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Filters and page of {@link ProcessStorage.list}, newest first. */
+export interface ProcessStorageQuery {
+  readonly state?: ProcessState;
+  readonly exitState?: ExecutionExitState;
+  readonly ref?: string;
+  /** Only ids strictly below this one (the cursor). */
+  readonly beforeId?: number;
+  readonly limit: number;
+}
+
+/**
+ * The storage port of the process manager. The core declares it so that it never depends on a
+ * database library; `@cyrnel/store` implements it with Kysely. Writes are few by design
+ * (insert, start, end): the hot path must stay cheap (issue 9).
+ */
+export interface ProcessStorage {
+  /** Insert a process and answer its new id (a positive integer, increasing). */
+  insert(process: NewProcess): Promise<number>;
+  /** The record, or undefined when unknown. */
+  get(id: number): Promise<ProcessRecord | undefined>;
+  /** The submitted code, or undefined when unknown. */
+  code(id: number): Promise<string | undefined>;
+  /** The stored results (empty before the first run ends), or undefined when unknown. */
+  results(id: number): Promise<ProcessResults | undefined>;
+  /** The tool calls of the last run, in call order. */
+  calls(id: number): Promise<ToolCallRecord[]>;
+  /** A page of records, newest first. */
+  list(query: ProcessStorageQuery): Promise<ProcessRecord[]>;
+  /** Persist a state change. */
+  update(id: number, change: ProcessChange): Promise<void>;
+  /** Persist the end of a run: the change, the results and the tool calls, atomically. */
+  finish(
+    id: number,
+    change: ProcessChange,
+    results: ProcessResults,
+    calls: readonly ToolCallRecord[],
+  ): Promise<void>;
+  /** Persist a re-run: the change, with results and tool calls cleared, atomically. */
+  reset(id: number, change: ProcessChange): Promise<void>;
+  /** Delete a process and its tool calls; false when unknown. */
+  delete(id: number): Promise<boolean>;
+  /**
+   * Record every process left `queued`, `running` or `terminating` as `idle`/`failed` with
+   * `error` (a host that stopped mid-run); answers how many were changed.
+   */
+  failInterrupted(error: string, at: string): Promise<number>;
+}

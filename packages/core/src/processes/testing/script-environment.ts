@@ -1,0 +1,108 @@
+import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState } from '@cyrnel/sdk';
+
+/** Options of {@link createScriptEnvironment}. */
+export interface ScriptEnvironmentOptions {
+  /** Executions running at once; the rest wait FIFO (reported `queued`). Default 2. */
+  readonly poolSize?: number;
+  /** Never resolve `execute` and ignore `kill` and timeouts: the host must cope alone. */
+  readonly hang?: boolean;
+}
+
+/** The test environment plus what the tests inspect. */
+export interface ScriptEnvironment extends EnvironmentModule {
+  /** Ids whose code actually started. */
+  readonly started: number[];
+  /** Ids `kill` was called with. */
+  readonly killed: number[];
+}
+
+type Script = (cyrnel: Record<string, unknown>) => Promise<unknown>;
+const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => Script;
+
+/**
+ * Test scaffolding for the host's environment port: runs code as an async function of a small
+ * `cyrnel` object in the test process itself. Not a sandbox; the real one is typescript-ivm.
+ */
+export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}): ScriptEnvironment {
+  const poolSize = options.poolSize ?? 2;
+  const queue: { start: () => void; canceled: boolean }[] = [];
+  const kills = new Map<number, () => void>();
+  const started: number[] = [];
+  const killed: number[] = [];
+  let bindings: EnvironmentBindings | undefined;
+  let busy = 0;
+
+  const release = () => {
+    busy--;
+    let next = queue.shift();
+    while (next?.canceled) next = queue.shift();
+    if (next) {
+      busy++;
+      next.start();
+    }
+  };
+
+  return {
+    started,
+    killed,
+    async setup(context) {
+      bindings = (context as { bindings: EnvironmentBindings }).bindings;
+    },
+    async teardown() {
+      bindings = undefined;
+    },
+    async execute({ eid, code }): Promise<ExecutionExitState> {
+      const host = bindings as EnvironmentBindings;
+      if (options.hang) {
+        host.setState(eid, 'running');
+        return new Promise<never>(() => {});
+      }
+      host.setState(eid, 'queued');
+      const killedWhileQueued = await new Promise<boolean>((resolve) => {
+        if (busy < poolSize) {
+          busy++;
+          resolve(false);
+          return;
+        }
+        const waiter = { start: () => resolve(false), canceled: false };
+        queue.push(waiter);
+        kills.set(eid, () => {
+          waiter.canceled = true;
+          resolve(true);
+        });
+      });
+      kills.delete(eid);
+      if (killedWhileQueued) return 'canceled';
+      started.push(eid);
+      host.setState(eid, 'running');
+      const cyrnel = {
+        output: (patch: Record<string, unknown>) => host.emitOutput(eid, patch),
+        log: (...args: unknown[]) => host.emitStdout(eid, `${args.join(' ')}\n`),
+        error: (...args: unknown[]) => host.emitStderr(eid, `${args.join(' ')}\n`),
+        bytes: (bytes: number[]) => host.emitStdout(eid, new Uint8Array(bytes)),
+        invoke: (serviceId: string, toolId: string, parameters: Record<string, unknown>) =>
+          host.invokeTool(eid, { serviceId, toolId, parameters }),
+        sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+      };
+      const killSignal = new Promise<ExecutionExitState>((resolve) => {
+        kills.set(eid, () => resolve('canceled'));
+      });
+      try {
+        const run = new AsyncFunction('cyrnel', code)(cyrnel).then(() => 'success' as const);
+        return await Promise.race([run, killSignal]);
+      } catch (error) {
+        host.setError(eid, error instanceof Error ? error.message : String(error));
+        return 'failed';
+      } finally {
+        kills.delete(eid);
+        release();
+      }
+    },
+    async kill(eid) {
+      killed.push(eid);
+      if (!options.hang) kills.get(eid)?.();
+    },
+    generateDocs: async () => '# script',
+    generateToolDocs: async ({ serviceId, toolId }) => `# ${serviceId}.${toolId}`,
+  };
+}
