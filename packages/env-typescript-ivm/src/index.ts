@@ -1,1 +1,23 @@
-export {};
+import { typescriptIvmModule } from './typescript-ivm-module';
+
+export { configSchema, type ResolvedConfig, resolveConfig, secretsSchema } from './config';
+export { exampleValue } from './example-value';
+export {
+  createIsolateRunner,
+  type HostCallKind,
+  type IsolateRunner,
+  type IsolateRunnerOptions,
+  type RunJob,
+  type RunnerHooks,
+  type RunResult,
+} from './isolate-runner';
+export { generateRuntimeDocs } from './runtime-docs';
+export { type RenderSchemaOptions, renderSchemaType } from './schema-type';
+export { generateToolDocs, toolPath } from './tool-docs';
+export { renderToolSignature } from './tool-signature';
+export { type TranspileResult, transpile } from './transpile';
+export { createTypescriptEnvironment, resolveChildPath, type TypescriptEnvironmentOptions } from './typescript-environment';
+export { instantiate, manifest, typescriptIvmModule } from './typescript-ivm-module';
+export { generateTypes } from './types-declaration';
+
+export default typescriptIvmModule;

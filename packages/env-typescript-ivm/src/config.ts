@@ -1,0 +1,59 @@
+import { availableParallelism } from 'node:os';
+import type { JSONSchema } from '@cyrnel/sdk';
+
+/** Module configuration with every default applied. */
+export interface ResolvedConfig {
+  /** Sandbox processes running executions in parallel; the rest queue FIFO. */
+  readonly poolSize: number;
+  /** Heap limit of each isolate, in MB. */
+  readonly memoryLimitMb: number;
+  /** Bytes of stdout kept per execution before truncation. */
+  readonly stdoutCapBytes: number;
+  /** Bytes of stderr kept per execution before truncation. */
+  readonly stderrCapBytes: number;
+  /** Bytes of merged `cyrnel.output` JSON allowed per execution. */
+  readonly outputCapBytes: number;
+  /** Deadline used when an execution arrives with `timeoutMs: null`. */
+  readonly defaultTimeoutMs: number;
+}
+
+/** Schema of the module configuration (the host validates and applies defaults). */
+export const configSchema: JSONSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    poolSize: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 256,
+      description: 'Sandbox processes; default: os.availableParallelism()',
+    },
+    memoryLimitMb: { type: 'integer', minimum: 8, maximum: 8192, default: 128 },
+    stdoutCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
+    stderrCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
+    outputCapBytes: { type: 'integer', minimum: 2, default: 4_194_304 },
+    defaultTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
+  },
+};
+
+/** The module has no secrets. */
+export const secretsSchema: JSONSchema = { type: 'object', additionalProperties: false, properties: {} };
+
+function intIn(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+    ? value
+    : fallback;
+}
+
+/** Apply defaults; values outside their range fall back to the default (the host validated already). */
+export function resolveConfig(config: Record<string, unknown> = {}): ResolvedConfig {
+  const cpus = Math.max(1, availableParallelism());
+  return {
+    poolSize: intIn(config.poolSize, 1, 256, cpus),
+    memoryLimitMb: intIn(config.memoryLimitMb, 8, 8192, 128),
+    stdoutCapBytes: intIn(config.stdoutCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
+    stderrCapBytes: intIn(config.stderrCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
+    outputCapBytes: intIn(config.outputCapBytes, 2, Number.MAX_SAFE_INTEGER, 4_194_304),
+    defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, 2_147_483_647, 30_000),
+  };
+}

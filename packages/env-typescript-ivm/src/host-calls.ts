@@ -1,0 +1,57 @@
+import type { EnvironmentBindings } from '@cyrnel/sdk';
+import type { HostCallKind } from './isolate-runner';
+import { renderToolSignature } from './tool-signature';
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function invalid(message: string): Error {
+  return Object.assign(new Error(message), { status: 400, code: 'invalid_request' });
+}
+
+function text(value: unknown, name: string): string {
+  if (typeof value !== 'string') throw invalid(`${name} must be a string`);
+  return value;
+}
+
+/**
+ * Route one sandbox host call to the bindings. Arguments come from untrusted code, so every
+ * shape is checked here before the host sees it.
+ */
+export async function performHostCall(
+  bindings: EnvironmentBindings,
+  eid: number,
+  kind: HostCallKind,
+  args: readonly unknown[],
+): Promise<unknown> {
+  switch (kind) {
+    case 'invoke': {
+      const [serviceId, toolId, parameters] = args;
+      if (!isRecord(parameters)) throw invalid('invoke expects a parameters object');
+      return bindings.invokeTool(eid, {
+        serviceId: text(serviceId, 'serviceId'),
+        toolId: text(toolId, 'toolId'),
+        parameters,
+      });
+    }
+    case 'discoverServices': {
+      const query = isRecord(args[0]) ? args[0] : {};
+      return bindings.discoverServices(eid, typeof query.query === 'string' ? { query: query.query } : {});
+    }
+    case 'discoverTools': {
+      const q = isRecord(args[0]) ? args[0] : {};
+      return bindings.discoverTools(eid, {
+        ...(typeof q.query === 'string' ? { query: q.query } : {}),
+        ...(typeof q.serviceId === 'string' ? { serviceId: q.serviceId } : {}),
+        ...(typeof q.limit === 'number' && Number.isFinite(q.limit) ? { limit: q.limit } : {}),
+      });
+    }
+    case 'describeTool': {
+      const description = await bindings.describeTool(eid, text(args[0], 'serviceId'), text(args[1], 'toolId'));
+      return { ...description, signature: renderToolSignature(description) };
+    }
+    default:
+      throw invalid(`Unknown host call ${String(kind)}`);
+  }
+}

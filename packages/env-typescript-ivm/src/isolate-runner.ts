@@ -1,0 +1,191 @@
+import type { ExecutionExitState } from '@cyrnel/sdk';
+import ivm from 'isolated-vm';
+import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
+import { BOOTSTRAP_SOURCE } from './sandbox-bootstrap';
+import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
+
+/** Host operations a sandbox may await (everything but timers goes to the bindings). */
+export type HostCallKind = 'invoke' | 'discoverServices' | 'discoverTools' | 'describeTool';
+
+/** Where a runner sends what the sandbox does. */
+export interface RunnerHooks {
+  /** Perform a host call; reject with an error carrying `status` and `code` to fail it in the sandbox. */
+  call(kind: HostCallKind, args: readonly unknown[]): Promise<unknown>;
+  /** Forward (already capped) stdout or stderr text. */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+  /** Forward an output patch as JSON text. */
+  output(json: string): void;
+}
+
+/** One execution as a runner receives it. */
+export interface RunJob extends OutputBudgetOptions {
+  readonly code: string;
+  readonly timeoutMs: number;
+}
+
+/** How a run ended, with the message for `setError` when it failed. */
+export interface RunResult {
+  readonly exit: ExecutionExitState;
+  readonly error?: string;
+}
+
+/** Runs executions one at a time in a warm isolate, replacing it after any abnormal end. */
+export interface IsolateRunner {
+  /** Run one execution to its end. */
+  run(job: RunJob, hooks: RunnerHooks): Promise<RunResult>;
+  /** Cancel the running execution (it ends `canceled`). */
+  kill(): void;
+  /** Release the isolate. */
+  dispose(): void;
+}
+
+/** Options of {@link createIsolateRunner}. */
+export interface IsolateRunnerOptions {
+  readonly memoryLimitMb: number;
+  /** Pending host calls and timers allowed per execution before further ones reject. */
+  readonly maxPendingCalls?: number;
+}
+
+const HOST_CALLS: ReadonlySet<string> = new Set(['invoke', 'discoverServices', 'discoverTools', 'describeTool']);
+
+function describeThrown(error: unknown): string {
+  if (!(error instanceof Error)) return `Uncaught ${String(error)}`;
+  const where = /process\.ts:(\d+):(\d+)/.exec(error.stack ?? '');
+  const suffix = where && !error.message.includes('process.ts') ? ` (line ${where[1]}, column ${where[2]})` : '';
+  return `${error.name}: ${error.message}${suffix}`;
+}
+
+function errorReply(error: unknown) {
+  const e = error as { message?: unknown; status?: unknown; code?: unknown };
+  return {
+    ok: false,
+    error: {
+      message: typeof e?.message === 'string' ? e.message : String(error),
+      status: typeof e?.status === 'number' ? e.status : 502,
+      code: typeof e?.code === 'string' ? e.code : 'upstream_error',
+    },
+  };
+}
+
+/** Create a runner holding one isolate of `memoryLimitMb`. */
+export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunner {
+  const maxPending = options.maxPendingCalls ?? 5000;
+  let isolate: ivm.Isolate | undefined;
+  let bootstrap: ivm.Script | undefined;
+  let stop: ((reason: 'timeout' | 'canceled') => void) | undefined;
+
+  const fresh = async () => {
+    if (!isolate || isolate.isDisposed) {
+      isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMb });
+      bootstrap = await isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'cyrnel-runtime.js' });
+    }
+    return { isolate, bootstrap: bootstrap as ivm.Script };
+  };
+  const retire = () => {
+    if (isolate && !isolate.isDisposed) isolate.dispose();
+    isolate = undefined;
+  };
+
+  return {
+    async run(job, hooks) {
+      const compiled = transpile(job.code);
+      if (!compiled.ok) return { exit: 'failed', error: compiled.message };
+      const { isolate: iso, bootstrap: boot } = await fresh();
+      const budget = createOutputBudget(job);
+      const timers = new Set<NodeJS.Timeout>();
+      let ended = false;
+      let pending = 0;
+      let reason: 'timeout' | 'canceled' | undefined;
+      const context = await iso.createContext();
+      const asyncHook = new ivm.Reference(async (kind: string, args: unknown[]) => {
+        if (ended) return errorReply({ message: 'The execution has ended', status: 409, code: 'conflict' });
+        if (pending >= maxPending) {
+          return errorReply({ message: `Too many pending calls (limit ${maxPending})`, status: 429, code: 'too_many_processes' });
+        }
+        pending++;
+        try {
+          if (kind === 'sleep') {
+            const ms = Math.min(Math.max(Number(args[0]) || 0, 0), 2_147_483_647);
+            await new Promise<void>((resolve) => {
+              const t = setTimeout(() => { timers.delete(t); resolve(); }, ms);
+              timers.add(t);
+            });
+            return { ok: true, value: null };
+          }
+          if (!HOST_CALLS.has(kind) || !Array.isArray(args)) throw new Error(`Unknown host call ${kind}`);
+          return { ok: true, value: await hooks.call(kind as HostCallKind, args) };
+        } catch (error) {
+          return errorReply(error);
+        } finally {
+          pending--;
+        }
+      });
+      const syncHook = new ivm.Callback((kind: string, payload: unknown) => {
+        if (ended) return kind === 'output' ? 'The execution has ended' : false;
+        if (kind === 'room') return budget.room(payload === 'stderr' ? 'stderr' : 'stdout');
+        if (kind === 'stdout' || kind === 'stderr') {
+          const text = budget.take(kind, String(payload));
+          if (text !== undefined) hooks.write(kind, text);
+          return budget.open(kind);
+        }
+        if (kind === 'output' && Array.isArray(payload)) {
+          const merged = budget.mergeOutput(payload as [string, string][]);
+          if ('error' in merged) return merged.error;
+          hooks.output(merged.json);
+          return '';
+        }
+        return 'Unknown host call';
+      });
+      const deadline = setTimeout(() => stop?.('timeout'), job.timeoutMs);
+      stop = (why) => {
+        reason ??= why;
+        if (!iso.isDisposed) iso.dispose();
+      };
+      try {
+        await context.global.set('__cyrnelSync', syncHook);
+        await context.global.set('__cyrnelAsync', asyncHook);
+        await boot.run(context);
+        const script = await iso.compileScript(compiled.js, {
+          filename: 'process.ts',
+          lineOffset: -WRAPPER_LINE_OFFSET,
+        });
+        await script.run(context, { promise: true });
+        return reason ? { exit: reason } : { exit: 'success' };
+      } catch (error) {
+        if (reason) return { exit: reason };
+        const message = error instanceof Error ? error.message : String(error);
+        if (iso.isDisposed || /memory limit/i.test(message)) {
+          return {
+            exit: 'failed',
+            error: `The execution hit the memory limit of ${options.memoryLimitMb} MB and was stopped`,
+          };
+        }
+        const described = describeThrown(error);
+        // Allocation failures surface as catchable RangeErrors; uncaught, they mean the limit was hit.
+        if (/Array buffer allocation failed|Invalid (string|array|typed array) length/.test(described)) {
+          return { exit: 'failed', error: `${described}: the memory limit of ${options.memoryLimitMb} MB was hit` };
+        }
+        return { exit: 'failed', error: described };
+      } finally {
+        ended = true;
+        stop = undefined;
+        clearTimeout(deadline);
+        for (const t of timers) clearTimeout(t);
+        asyncHook.release();
+        if (!iso.isDisposed) {
+          context.release();
+          const heap = iso.getHeapStatisticsSync();
+          if (reason || heap.used_heap_size > heap.heap_size_limit / 2) retire();
+        } else {
+          retire();
+        }
+      }
+    },
+    kill() {
+      stop?.('canceled');
+    },
+    dispose() {
+      retire();
+    },
+  };
+}

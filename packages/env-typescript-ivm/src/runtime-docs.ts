@@ -1,0 +1,38 @@
+import type { ResolvedConfig } from './config';
+
+/** Markdown describing the sandbox runtime for models and people: rules, globals, limits, patterns. */
+export function generateRuntimeDocs(config: ResolvedConfig): string {
+  const kib = (bytes: number) => `${Math.round(bytes / 1024)} KiB`;
+  return `# typescript-ivm runtime
+
+Your code is TypeScript, run in a fresh V8 isolate (no type check). It is the body of an async function: use top-level \`await\`, and \`return\` ends the program early. There is no \`import\`, \`require\`, \`process\`, \`fetch\`, filesystem or network: the only way out is \`cyrnel\`.
+
+## Globals
+- \`await cyrnel.services.<serviceId>.tools.<toolId>.invoke(params)\` calls a tool and resolves with its result (a copy).
+- \`cyrnel.output(obj)\` merges a plain JSON object into the process result (shallow; later keys overwrite). Only what you output reaches the caller — keep intermediate data in variables.
+- \`await cyrnel.discover.services({ query? })\`, \`await cyrnel.discover.tools({ query?, serviceId?, limit? })\`, \`await cyrnel.discover.tool(serviceId, toolId)\` (schemas and a TypeScript \`signature\`).
+- \`console.log/info/debug\` write a line to stdout, \`console.warn/error\` to stderr (strings as is, other values as JSON).
+- \`setTimeout\`/\`clearTimeout\`; timers still pending when your code finishes are dropped.
+
+## Limits
+- Time: the process timeout (default ${config.defaultTimeoutMs} ms) ends the run with \`timeout\`.
+- Memory: ${config.memoryLimitMb} MB; exceeding it ends the run \`failed\`.
+- stdout/stderr: ${kib(config.stdoutCapBytes)} / ${kib(config.stderrCapBytes)}, then truncated. Output: ${kib(config.outputCapBytes)} of JSON; \`cyrnel.output\` throws beyond it.
+- Un-awaited calls are abandoned when the program finishes: always \`await\`.
+- An uncaught error ends the run \`failed\` with its message.
+
+## Errors
+A failed tool call rejects with an \`Error\` carrying \`message\`, \`status\` (400 invalid parameters, 404 unknown tool, 409 disabled, 503 unavailable, 502 the service failed) and \`code\`.
+
+## Example
+\`\`\`ts
+try {
+  const user = await cyrnel.services.crm.tools.getUser({ id: 42 });
+  const orders = await cyrnel.services.shop.tools.listOrders({ email: user.email });
+  cyrnel.output({ openOrders: orders.filter((o) => o.status === 'open').length });
+} catch (err) {
+  cyrnel.output({ error: err.message, status: err.status });
+}
+\`\`\`
+`;
+}

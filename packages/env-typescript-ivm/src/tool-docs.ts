@@ -1,0 +1,54 @@
+import type { ToolDocsInput } from '@cyrnel/sdk';
+import { exampleValue } from './example-value';
+import { renderSchemaType } from './schema-type';
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/** `cyrnel.services.a.tools.b` (bracket notation when an id is not an identifier). */
+export function toolPath(serviceId: string, toolId: string): string {
+  const part = (id: string) => (IDENTIFIER.test(id) ? `.${id}` : `[${JSON.stringify(id)}]`);
+  return `cyrnel.services${part(serviceId)}.tools${part(toolId)}`;
+}
+
+/** Markdown for one tool: description, parameter and result types, an example call. Never throws. */
+export function generateToolDocs(input: ToolDocsInput): string {
+  const path = toolPath(input.serviceId, input.toolId);
+  const params = renderSchemaType(input.inputSchema, { comments: true });
+  const result = renderSchemaType(input.outputSchema, { comments: true });
+  let example: string;
+  try {
+    example = JSON.stringify(exampleValue(input.inputSchema) ?? {}, null, 2) ?? '{}';
+  } catch {
+    example = '{}';
+  }
+  return [
+    `# ${input.serviceId}.${input.toolId}`,
+    '',
+    input.description.trim() || '(no description)',
+    '',
+    '## Parameters',
+    '',
+    '```ts',
+    `type Parameters = ${params};`,
+    '```',
+    '',
+    '## Result',
+    '',
+    '```ts',
+    `type Result = ${result};`,
+    '```',
+    '',
+    '## Example',
+    '',
+    '```ts',
+    'try {',
+    `  const result = await ${path}.invoke(${example.replace(/\n/g, '\n  ')});`,
+    '  cyrnel.output({ result });',
+    '} catch (err) {',
+    '  // err.status: 400 invalid parameters, 404 unknown, 409 disabled, 503 unavailable, 502 upstream failure',
+    '  cyrnel.output({ error: err.message, status: err.status });',
+    '}',
+    '```',
+    '',
+  ].join('\n');
+}

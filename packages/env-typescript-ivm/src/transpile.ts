@@ -1,0 +1,27 @@
+import { transform } from 'sucrase';
+
+/** Result of {@link transpile}: runnable JavaScript or the transpiler's message. */
+export type TranspileResult =
+  | { readonly ok: true; readonly js: string }
+  | { readonly ok: false; readonly message: string };
+
+/**
+ * Line offset of user code inside the wrapper; the script origin compensates so stack traces and
+ * errors name the user's own line numbers.
+ */
+export const WRAPPER_LINE_OFFSET = 1;
+
+/**
+ * Strip TypeScript (no type check) and wrap the program in an async function so top-level
+ * `await` works. sucrase won the measured comparison (README) and keeps line numbers stable.
+ */
+export function transpile(code: string): TranspileResult {
+  let js: string;
+  try {
+    js = transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, message: `SyntaxError: ${message}` };
+  }
+  return { ok: true, js: `(async function () { 'use strict';\n${js}\n}).call(undefined)` };
+}

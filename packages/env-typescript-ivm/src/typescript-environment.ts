@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { type ResolvedConfig, resolveConfig } from './config';
+import { performHostCall } from './host-calls';
+import { generateRuntimeDocs } from './runtime-docs';
+import { createSandboxPool, type SandboxPool } from './sandbox-pool';
+import { generateToolDocs } from './tool-docs';
+import { generateTypes } from './types-declaration';
+
+/** Options of {@link createTypescriptEnvironment}. */
+export interface TypescriptEnvironmentOptions {
+  /** Path of the built sandbox child script; defaults to `sandbox-child.js` beside this file or in `dist/`. */
+  readonly childPath?: string;
+}
+
+/** Locate the built child entry: beside the bundle in `dist/`, or `../dist/` when running from `src/`. */
+export function resolveChildPath(): string {
+  const candidates = [new URL('./sandbox-child.js', import.meta.url), new URL('../dist/sandbox-child.js', import.meta.url)];
+  const found = candidates.find((url) => existsSync(fileURLToPath(url)));
+  if (!found) throw new Error('sandbox-child.js not found: build @cyrnel/env-typescript-ivm first (pnpm build)');
+  return fileURLToPath(found);
+}
+
+interface Active {
+  readonly bindings: EnvironmentBindings;
+  readonly config: ResolvedConfig;
+  readonly pool: SandboxPool;
+  readonly logger: ModuleLogger;
+}
+
+function guard(logger: ModuleLogger, what: string, fn: () => void) {
+  try {
+    fn();
+  } catch (error) {
+    logger.warn(`bindings.${what} threw`, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** Create a not yet set-up `typescript-ivm` environment. */
+export function createTypescriptEnvironment(options: TypescriptEnvironmentOptions = {}): EnvironmentModule {
+  let active: Active | undefined;
+
+  return {
+    async setup({ config, logger, bindings }) {
+      if (active) await active.pool.close();
+      const resolved = resolveConfig(config);
+      const pool = createSandboxPool({
+        size: resolved.poolSize,
+        memoryLimitMb: resolved.memoryLimitMb,
+        childPath: options.childPath ?? resolveChildPath(),
+        onCrash: () => logger.info('sandbox process exited; replaced'),
+      });
+      active = { bindings, config: resolved, pool, logger };
+    },
+
+    async execute(input): Promise<ExecutionExitState> {
+      const env = active;
+      if (!env) throw new Error('typescript-ivm: execute called before setup');
+      const { bindings, config, logger } = env;
+      const { eid } = input;
+      const requested = input.options?.timeoutMs;
+      const timeoutMs =
+        typeof requested === 'number' && Number.isFinite(requested) && requested > 0
+          ? Math.min(requested, 2_147_483_647)
+          : config.defaultTimeoutMs;
+      guard(logger, 'setState', () => bindings.setState(eid, 'queued'));
+      if (typeof input.code !== 'string') {
+        guard(logger, 'setError', () => bindings.setError(eid, 'code must be a string'));
+        return 'failed';
+      }
+      const result = await env.pool.run(
+        eid,
+        {
+          code: input.code,
+          timeoutMs,
+          stdoutCapBytes: config.stdoutCapBytes,
+          stderrCapBytes: config.stderrCapBytes,
+          outputCapBytes: config.outputCapBytes,
+        },
+        {
+          started: () => guard(logger, 'setState', () => bindings.setState(eid, 'running')),
+          call: (kind, args) => performHostCall(bindings, eid, kind, args),
+          write: (stream, text) =>
+            guard(logger, 'emit', () =>
+              stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
+            ),
+          output: (json) =>
+            guard(logger, 'emitOutput', () => bindings.emitOutput(eid, JSON.parse(json) as Record<string, unknown>)),
+        },
+      );
+      if (result.error !== undefined) {
+        const message = result.error;
+        guard(logger, 'setError', () => bindings.setError(eid, message));
+      }
+      return result.exit;
+    },
+
+    async kill(eid) {
+      active?.pool.kill(eid);
+    },
+
+    async generateDocs() {
+      return generateRuntimeDocs(active?.config ?? resolveConfig());
+    },
+
+    async generateToolDocs(input) {
+      return generateToolDocs(input);
+    },
+
+    async generateTypes(tools) {
+      return generateTypes(tools);
+    },
+
+    async teardown() {
+      const env = active;
+      active = undefined;
+      await env?.pool.close();
+    },
+  };
+}
