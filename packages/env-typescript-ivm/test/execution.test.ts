@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
+
+let sandbox: Awaited<ReturnType<typeof Start>>;
+
+beforeAll(async () => {
+  sandbox = await startEnvironment(
+    { poolSize: 1, stdoutCapBytes: 64 },
+    {
+      'math.add': (p) => (p.a as number) + (p.b as number),
+      'math.fail': () => {
+        throw Object.assign(new Error('upstream exploded'), { status: 502, code: 'upstream_error' });
+      },
+      'math.disabled': () => {
+        throw Object.assign(new Error('tool is disabled'), { status: 409, code: 'conflict' });
+      },
+    },
+  );
+});
+afterAll(() => sandbox.env.teardown());
+
+describe('execute', () => {
+  it('runs TypeScript with top-level await and reports queued then running', async () => {
+    const { exit, record } = await sandbox.run(`
+      interface Sum { total: number }
+      const sum: Sum = { total: await cyrnel.services.math.tools.add.invoke({ a: 2, b: 3 }) };
+      cyrnel.output(sum);
+    `);
+    expect(exit).toBe('success');
+    expect(record.states).toEqual(['queued', 'running']);
+    expect(record.output).toEqual({ total: 5 });
+    expect(record.calls).toEqual([{ serviceId: 'math', toolId: 'add', parameters: { a: 2, b: 3 } }]);
+  });
+
+  it('merges output calls shallowly and rejects non-plain values with a catchable error', async () => {
+    const { exit, record } = await sandbox.run(`
+      cyrnel.output({ a: 1, b: [1, 'x', null, { c: true }] });
+      cyrnel.output({ a: 2 });
+      const problems: string[] = [];
+      for (const bad of [new Map(), { d: new Date() }, { f: () => 1 }, { n: NaN }, [1], 'x']) {
+        try { cyrnel.output(bad as never); } catch (e) { problems.push((e as Error).message); }
+      }
+      const loop: Record<string, unknown> = {}; loop.self = loop;
+      try { cyrnel.output(loop); } catch (e) { problems.push((e as Error).message); }
+      cyrnel.output({ problems });
+    `);
+    expect(exit).toBe('success');
+    expect(record.output.a).toBe(2);
+    expect(record.output.b).toEqual([1, 'x', null, { c: true }]);
+    const problems = record.output.problems as string[];
+    expect(problems).toHaveLength(7);
+    expect(problems[0]).toContain('plain object');
+    expect(problems[1]).toContain('output.d is a Date');
+    expect(problems[6]).toContain('circular');
+  });
+
+  it('formats console lines: strings verbatim, values as compact JSON, warn/error to stderr', async () => {
+    const { record } = await sandbox.run(`
+      console.log('a', 1, { b: [2] }, undefined, null);
+      console.info('i'); console.debug('d');
+      console.warn('w', 10n); console.error(new TypeError('bad'));
+    `);
+    expect(record.stdout).toBe('a 1 {"b":[2]} undefined null\ni\nd\n');
+    expect(record.stderr).toBe('w 10\nTypeError: bad\n');
+  });
+
+  it('truncates stdout at the cap with a marker', async () => {
+    const { exit, record } = await sandbox.run(`for (let i = 0; i < 10000; i++) console.log('line ' + i);`);
+    expect(exit).toBe('success');
+    expect(record.stdout.startsWith('line 0\nline 1\n')).toBe(true);
+    expect(record.stdout).toContain('[stdout truncated: limit of 64 bytes reached]');
+    expect(record.stdout.length).toBeLessThan(200);
+  });
+
+  it('keeps UTF-8 intact in output, console and across the cap', async () => {
+    const { record } = await sandbox.run(`
+      const text = 'héllo wörld 日本語 🎉';
+      console.log(text);
+      console.log('🎉'.repeat(40));
+      cyrnel.output({ text, emoji: '👩‍💻' });
+    `);
+    expect(record.output).toEqual({ text: 'héllo wörld 日本語 🎉', emoji: '👩‍💻' });
+    expect(record.stdout.startsWith('héllo wörld 日本語 🎉\n🎉')).toBe(true);
+    expect(record.stdout).not.toContain('\uFFFD');
+  });
+
+  it('makes tool errors catchable with message, status and code', async () => {
+    const { exit, record } = await sandbox.run(`
+      const seen = [];
+      for (const tool of ['fail', 'disabled', 'missing']) {
+        try { await cyrnel.services.math.tools[tool].invoke({}); }
+        catch (err) { seen.push({ message: err.message, status: err.status, code: err.code, isError: err instanceof Error }); }
+      }
+      try { await cyrnel.services.math.tools.add.invoke('nope' as never); }
+      catch (err) { seen.push({ message: err.message, status: err.status, code: err.code, isError: true }); }
+      cyrnel.output({ seen });
+    `);
+    expect(exit).toBe('success');
+    expect(record.output.seen).toEqual([
+      { message: 'upstream exploded', status: 502, code: 'upstream_error', isError: true },
+      { message: 'tool is disabled', status: 409, code: 'conflict', isError: true },
+      { message: 'Unknown tool math.missing', status: 404, code: 'not_found', isError: true },
+      { message: 'invoke expects a parameters object', status: 400, code: 'invalid_request', isError: true },
+    ]);
+  });
+
+  it('offers discovery through the bindings, with a TypeScript signature', async () => {
+    const { record } = await sandbox.run(`
+      cyrnel.output({
+        services: await cyrnel.discover.services(),
+        tools: await cyrnel.discover.tools({ serviceId: 'math' }),
+        tool: await cyrnel.discover.tool('math', 'add'),
+      });
+    `);
+    expect(record.output.services).toEqual([{ id: 'math', name: 'Math', description: 'Arithmetic', toolCount: 1 }]);
+    expect(record.output.tools).toEqual([{ serviceId: 'math', toolId: 'add', name: 'Add', description: 'Adds' }]);
+    expect((record.output.tool as { signature: string }).signature).toBe(
+      '(parameters: {\n  a: number;\n  b: number;\n}) => Promise<number>',
+    );
+  });
+
+  it('supports setTimeout and clearTimeout', async () => {
+    const { record } = await sandbox.run(`
+      const order: string[] = [];
+      const cleared = setTimeout(() => order.push('never'), 5);
+      clearTimeout(cleared);
+      await new Promise<void>((resolve) => setTimeout(() => { order.push('late'); resolve(); }, 20));
+      setTimeout((x: string) => order.push(x), 0, 'arg');
+      await new Promise((r) => setTimeout(r, 10));
+      cyrnel.output({ order });
+    `);
+    expect(record.output.order).toEqual(['late', 'arg']);
+  });
+
+  it('fails on a syntax error with the transpiler message and line', async () => {
+    const { exit, record } = await sandbox.run('const ok = 1;\nconst broken = ;\n');
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toMatch(/^SyntaxError: .*\(2:16\)/);
+    expect(record.states).toEqual(['queued', 'running']);
+  });
+
+  it('fails on an uncaught error with its message and line', async () => {
+    const { exit, record } = await sandbox.run('const a = 1;\n\nthrow new RangeError("bad " + a);');
+    expect(exit).toBe('failed');
+    expect(record.errors).toEqual(['RangeError: bad 1 (line 3, column 7)']);
+  });
+
+  it('rejects import statements (there is no module loader)', async () => {
+    const { exit, record } = await sandbox.run("import fs from 'node:fs';\nconsole.log(fs);");
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toContain('SyntaxError');
+  });
+});

@@ -1,0 +1,86 @@
+import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { createTypescriptEnvironment } from '../src';
+
+/** A fake tool: answers with a value, or throws to reject the call. */
+export type FakeTool = (parameters: Record<string, unknown>) => unknown;
+
+/** Everything the environment reported, per execution id. */
+export interface Recorded {
+  states: string[];
+  stdout: string;
+  stderr: string;
+  output: Record<string, unknown>;
+  errors: string[];
+  calls: { serviceId: string; toolId: string; parameters: Record<string, unknown> }[];
+}
+
+/** Host-side bindings for tests: records every callback and answers tools from a map. */
+export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
+  const records = new Map<number, Recorded>();
+  const of = (eid: number): Recorded => {
+    let r = records.get(eid);
+    if (!r) {
+      r = { states: [], stdout: '', stderr: '', output: {}, errors: [], calls: [] };
+      records.set(eid, r);
+    }
+    return r;
+  };
+  const text = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+  const bindings: EnvironmentBindings = {
+    async invokeTool(eid, input) {
+      of(eid).calls.push(input);
+      const tool = tools[`${input.serviceId}.${input.toolId}`];
+      if (!tool) throw Object.assign(new Error(`Unknown tool ${input.serviceId}.${input.toolId}`), { status: 404, code: 'not_found' });
+      return tool(input.parameters);
+    },
+    async discoverServices() {
+      return [{ id: 'math', name: 'Math', description: 'Arithmetic', toolCount: 1 }];
+    },
+    async discoverTools(_eid, query) {
+      return [{ serviceId: query.serviceId ?? 'math', toolId: 'add', name: 'Add', description: 'Adds' }];
+    },
+    async describeTool(_eid, serviceId, toolId) {
+      return {
+        serviceId,
+        toolId,
+        name: toolId,
+        description: 'Adds two numbers',
+        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        outputSchema: { type: 'number' },
+      };
+    },
+    setState: (eid, state) => void of(eid).states.push(state),
+    emitStdout: (eid, chunk) => void (of(eid).stdout += text(chunk)),
+    emitStderr: (eid, chunk) => void (of(eid).stderr += text(chunk)),
+    emitOutput: (eid, patch) => void Object.assign(of(eid).output, patch),
+    setError: (eid, message) => void of(eid).errors.push(message),
+  };
+  return { bindings, of };
+}
+
+/** A logger that keeps quiet. */
+export const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A set-up environment plus a `run(code)` helper returning the exit state and the record. */
+export async function startEnvironment(
+  config: Record<string, unknown> = {},
+  tools: Record<string, FakeTool> = {},
+): Promise<{
+  env: EnvironmentModule;
+  of: (eid: number) => Recorded;
+  run(code: string, timeoutMs?: number): Promise<{ exit: ExecutionExitState; record: Recorded; eid: number }>;
+}> {
+  const env = createTypescriptEnvironment();
+  const { bindings, of } = createRecordingBindings(tools);
+  await env.setup({ config: { poolSize: 1, memoryLimitMb: 64, ...config }, secrets: {}, logger: silentLogger, bindings });
+  let next = 1;
+  return {
+    env,
+    of,
+    async run(code, timeoutMs = 5000) {
+      const eid = next++;
+      const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });
+      return { exit, record: of(eid), eid };
+    },
+  };
+}
