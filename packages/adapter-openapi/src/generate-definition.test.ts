@@ -1,0 +1,372 @@
+import { Validator } from '@cfworker/json-schema';
+import type { JSONSchema } from '@cyrnel/sdk';
+import { describe, expect, it } from 'vitest';
+import { generateDefinition } from './generate-definition';
+
+const info = { title: 'T', version: '1' };
+const ok = { '200': { description: 'ok' } };
+const gen = (doc: unknown) => generateDefinition(typeof doc === 'string' ? doc : JSON.stringify(doc));
+const valid = (schema: JSONSchema, value: unknown) =>
+  new Validator(schema as never, '2020-12', false).validate(value).valid;
+const tool = (doc: unknown, id: string) => {
+  const found = gen(doc).tools.find((t) => t.id === id);
+  if (!found) throw new Error(`no tool ${id}`);
+  return found;
+};
+
+describe('generateDefinition errors', () => {
+  it('does name what is wrong with the document', () => {
+    expect(() => gen('')).toThrow('definition is empty');
+    expect(() => gen('{"openapi": ')).toThrow('neither valid JSON nor valid YAML');
+    expect(() => gen('just text')).toThrow('not an OpenAPI document');
+    expect(() => gen({ info })).toThrow("not an OpenAPI document: no 'openapi' or 'swagger' version field");
+    expect(() => gen({ openapi: '4.0.0', info, paths: {} })).toThrow("unsupported OpenAPI version '4.0.0'");
+    expect(() => gen({ swagger: '1.2', info, paths: {} })).toThrow("unsupported Swagger version '1.2'");
+  });
+
+  it('does name unresolvable, external and circular $refs', () => {
+    const withSchema = (schema: unknown, components: unknown = {}) => ({
+      openapi: '3.0.0',
+      info,
+      components,
+      paths: {
+        '/x': { get: { operationId: 'x', parameters: [{ name: 'q', in: 'query', schema }], responses: ok } },
+      },
+    });
+    expect(() => gen(withSchema({ $ref: '#/components/schemas/Missing' }))).toThrow(
+      "GET /x: unresolvable $ref '#/components/schemas/Missing'",
+    );
+    expect(() => gen(withSchema({ $ref: 'other.yaml#/Pet' }))).toThrow("unsupported $ref 'other.yaml#/Pet'");
+    expect(() =>
+      gen(
+        withSchema(
+          { $ref: '#/components/schemas/A' },
+          { schemas: { A: { $ref: '#/components/schemas/B' }, B: { $ref: '#/components/schemas/A' } } },
+        ),
+      ),
+    ).toThrow('circular $ref chain');
+    expect(() => gen({ openapi: '3.0.0', info, paths: { '/x': { $ref: '#/paths/~1y' } } })).toThrow(
+      "unresolvable $ref '#/paths/~1y'",
+    );
+  });
+});
+
+describe('generateDefinition tools', () => {
+  it('does make one tool per operation with deterministic ids, names and descriptions', () => {
+    const def = gen({
+      openapi: '3.1.0',
+      info: { ...info, description: 'About' },
+      paths: {
+        '/jobs': { get: { summary: 'List jobs', responses: ok }, delete: { operationId: 'delete' } },
+        '/jobs/': { get: { description: 'Slash variant' } },
+        '/meta': {
+          get: { operationId: 'meta/root', summary: 'Root', description: 'Long' },
+          post: { operationId: 'Meta_Root' },
+        },
+        '/n': { put: { operationId: '1st' } },
+      },
+      webhooks: { hook: { post: { operationId: 'hook' } } },
+    });
+    expect([def.name, def.description]).toEqual(['T', 'About']);
+    expect(def.tools.map((t) => [t.id, t.name, t.description])).toEqual([
+      ['get_jobs', 'List jobs', 'List jobs'],
+      ['delete_', 'delete_', 'DELETE /jobs'],
+      ['get_jobs_2', 'get_jobs_2', 'Slash variant'],
+      ['meta_root', 'Root', 'Long'],
+      ['Meta_Root_2', 'Meta_Root_2', 'POST /meta'],
+      ['_1st', '_1st', 'PUT /n'],
+    ]);
+  });
+
+  it('does give a webhooks-only document no tools', () => {
+    expect(gen({ openapi: '3.1.0', info, webhooks: { a: { post: { responses: ok } } } }).tools).toEqual([]);
+  });
+
+  it('does merge path-level parameters (operation wins), drop Accept/Content-Type/Authorization and set required', () => {
+    const t = tool(
+      {
+        openapi: '3.0.3',
+        info,
+        components: { parameters: { limit: { name: 'limit', in: 'query', schema: { type: 'integer' } } } },
+        paths: {
+          '/a/{id}': {
+            parameters: [
+              { name: 'id', in: 'path', schema: { type: 'string' } },
+              { name: 'q', in: 'query', schema: { type: 'string' } },
+              { $ref: '#/components/parameters/limit' },
+            ],
+            post: {
+              operationId: 'a',
+              parameters: [
+                { name: 'q', in: 'query', required: true, schema: { type: 'integer' } },
+                { name: 'accept', in: 'header', schema: { type: 'string' } },
+                { name: 'Content-Type', in: 'header', schema: { type: 'string' } },
+                { name: 'Authorization', in: 'header', schema: { type: 'string' } },
+                { name: 'X-Req', in: 'header', schema: { type: 'string' } },
+                { name: 'c', in: 'cookie', content: { 'application/json': { schema: { type: 'object' } } } },
+              ],
+              requestBody: {
+                required: true,
+                content: { 'application/json': { schema: { type: 'object' } } },
+              },
+            },
+          },
+        },
+      },
+      'a',
+    );
+    expect(t.inputSchema).toEqual({
+      type: 'object',
+      properties: {
+        path: {
+          type: 'object',
+          properties: { id: { type: 'string' } },
+          required: ['id'],
+          additionalProperties: false,
+        },
+        query: {
+          type: 'object',
+          properties: { q: { type: 'integer' }, limit: { type: 'integer' } },
+          required: ['q'],
+          additionalProperties: false,
+        },
+        headers: { type: 'object', properties: { 'X-Req': { type: 'string' } }, additionalProperties: false },
+        cookies: { type: 'object', properties: { c: { type: 'object' } }, additionalProperties: false },
+        body: { type: 'object' },
+      },
+      required: ['path', 'query', 'body'],
+      additionalProperties: false,
+    });
+  });
+});
+
+describe('generateDefinition schemas', () => {
+  const components = {
+    schemas: {
+      Node: {
+        type: 'object',
+        required: ['name'],
+        properties: {
+          name: { type: 'string' },
+          children: { type: 'array', items: { $ref: '#/components/schemas/Node' } },
+        },
+      },
+      Pet: {
+        oneOf: [{ $ref: '#/components/schemas/Cat' }, { $ref: '#/components/schemas/Dog' }],
+        discriminator: {
+          propertyName: 'kind',
+          mapping: { cat: '#/components/schemas/Cat', dog: '#/components/schemas/Dog' },
+        },
+      },
+      Base: {
+        type: 'object',
+        required: ['kind', 'id'],
+        properties: { kind: { type: 'string' }, id: { type: 'integer', readOnly: true } },
+      },
+      Cat: {
+        allOf: [
+          { $ref: '#/components/schemas/Base' },
+          {
+            type: 'object',
+            properties: {
+              kind: { enum: ['cat'] },
+              lives: { type: 'integer', minimum: 0, exclusiveMinimum: true },
+            },
+          },
+        ],
+      },
+      Dog: {
+        allOf: [
+          { $ref: '#/components/schemas/Base' },
+          {
+            type: 'object',
+            required: ['bark'],
+            properties: {
+              kind: { enum: ['dog'] },
+              bark: { type: 'string', nullable: true, pattern: '(?<!x' },
+            },
+          },
+        ],
+      },
+      Maybe: { nullable: true, allOf: [{ $ref: '#/components/schemas/Node' }] },
+      Color: { type: 'string', enum: ['red'], nullable: true },
+    },
+  };
+  const doc = (schema: unknown, dialect = '3.0.3') => ({
+    openapi: dialect,
+    info,
+    components,
+    paths: {
+      '/x': {
+        post: {
+          operationId: 'x',
+          requestBody: { required: true, content: { 'application/json': { schema } } },
+          responses: ok,
+        },
+      },
+    },
+  });
+  const bodySchema = (schema: unknown, dialect?: string) => tool(doc(schema, dialect), 'x').inputSchema;
+  const withBody = (body: unknown) => ({ body });
+
+  it('does keep recursive schemas finite with $defs holding only reachable definitions', () => {
+    const schema = bodySchema({ $ref: '#/components/schemas/Node' });
+    expect(Object.keys(schema.$defs as object)).toEqual(['Node']);
+    expect(
+      (schema.$defs as Record<string, { properties: { children: unknown } }>).Node.properties.children,
+    ).toEqual({ type: 'array', items: { $ref: '#/$defs/Node' } });
+    expect(valid(schema, withBody({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }))).toBe(
+      true,
+    );
+    expect(valid(schema, withBody({ name: 'a', children: [{ children: [] }] }))).toBe(false);
+  });
+
+  it('does preserve oneOf/allOf/discriminator, relax readOnly required, and convert 3.0 keywords', () => {
+    const schema = bodySchema({ $ref: '#/components/schemas/Pet' });
+    expect(Object.keys(schema.$defs as object)).toEqual(['Base', 'Cat', 'Dog', 'Pet']);
+    expect((schema.$defs as Record<string, { discriminator: unknown }>).Pet.discriminator).toEqual({
+      propertyName: 'kind',
+      mapping: { cat: '#/$defs/Cat', dog: '#/$defs/Dog' },
+    });
+    expect(valid(schema, withBody({ kind: 'cat', lives: 9 }))).toBe(true);
+    expect(valid(schema, withBody({ kind: 'cat', lives: 0 }))).toBe(false);
+    expect(valid(schema, withBody({ kind: 'dog', bark: null }))).toBe(true);
+    expect(valid(schema, withBody({ kind: 'dog' }))).toBe(false);
+    expect(valid(schema, withBody({ kind: 'bird' }))).toBe(false);
+  });
+
+  it('does turn 3.0 nullable into type arrays, enum null or anyOf null', () => {
+    expect(valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody(null))).toBe(true);
+    expect(valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody({ name: 'n' }))).toBe(true);
+    expect(valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody(3))).toBe(false);
+    expect(valid(bodySchema({ $ref: '#/components/schemas/Color' }), withBody(null))).toBe(true);
+    expect(valid(bodySchema({ $ref: '#/components/schemas/Color' }), withBody('blue'))).toBe(false);
+    expect(bodySchema({ type: 'integer', nullable: true }).properties).toEqual({
+      body: { type: ['integer', 'null'] },
+    });
+  });
+
+  it('does keep 3.1 type arrays and boolean schemas', () => {
+    const schema = bodySchema(
+      { type: 'object', properties: { a: { type: ['string', 'null'] }, b: true, c: false } },
+      '3.1.0',
+    );
+    expect(valid(schema, withBody({ a: null, b: 1 }))).toBe(true);
+    expect(valid(schema, withBody({ a: 1 }))).toBe(false);
+    expect(valid(schema, withBody({ c: 1 }))).toBe(false);
+  });
+
+  it('does describe responses as a oneOf by status with 2XX and default mutually exclusive', () => {
+    const t = tool(
+      {
+        openapi: '3.0.3',
+        info,
+        paths: {
+          '/x': {
+            get: {
+              operationId: 'x',
+              responses: {
+                '200': {
+                  description: 'ok',
+                  content: {
+                    'application/json': {
+                      schema: { type: 'object', properties: { a: { type: 'integer' } } },
+                    },
+                  },
+                },
+                '204': { description: 'none' },
+                '2XX': {
+                  description: 'other 2xx',
+                  content: { 'text/plain': { schema: { type: 'string' } } },
+                },
+                default: { description: 'error', content: { 'application/octet-stream': {} } },
+              },
+            },
+          },
+        },
+      },
+      'x',
+    );
+    const out = t.outputSchema;
+    const headers = {};
+    expect(valid(out, { status: 200, headers, body: { a: 1 } })).toBe(true);
+    expect(valid(out, { status: 200, headers, body: { a: 'x' } })).toBe(false);
+    expect(valid(out, { status: 204, headers, body: null })).toBe(true);
+    expect(valid(out, { status: 201, headers, body: 'text' })).toBe(true);
+    expect(
+      valid(out, { status: 500, headers, body: { base64: 'AA==', contentType: 'application/octet-stream' } }),
+    ).toBe(true);
+    expect(valid(out, { status: 500, headers, body: 'text' })).toBe(false);
+    expect(t.adapterDomain.accept).toBe('application/json, text/plain, application/octet-stream');
+  });
+});
+
+describe('generateDefinition config and secrets', () => {
+  it('does derive baseUrl from servers with variables, and timeoutMs, headers, serverVariables', () => {
+    const def = gen({
+      openapi: '3.0.3',
+      info,
+      servers: [
+        {
+          url: 'https://{region}.example.com/{v}',
+          variables: { region: { default: 'eu', enum: ['eu', 'us'] }, v: { default: 'v1' } },
+        },
+      ],
+      paths: {},
+    });
+    expect(def.configSchema).toMatchObject({
+      properties: {
+        baseUrl: { type: 'string', default: 'https://eu.example.com/v1' },
+        timeoutMs: { type: 'integer', default: 30000 },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
+        serverVariables: {
+          properties: {
+            region: { type: 'string', enum: ['eu', 'us'], default: 'eu' },
+            v: { type: 'string', default: 'v1' },
+          },
+        },
+      },
+    });
+    expect(def.configSchema.required).toBeUndefined();
+  });
+
+  it('does require baseUrl when no absolute server is declared', () => {
+    expect(
+      gen({ openapi: '3.0.3', info, servers: [{ url: '/api/v3' }], paths: {} }).configSchema.required,
+    ).toEqual(['baseUrl']);
+    expect(gen({ swagger: '2.0', info, paths: {} }).configSchema.required).toEqual(['baseUrl']);
+    const swagger = gen({
+      swagger: '2.0',
+      info,
+      host: 'api.example.com',
+      basePath: '/v2',
+      schemes: ['http', 'https'],
+      paths: {},
+    });
+    expect((swagger.configSchema.properties as Record<string, { default?: string }>).baseUrl?.default).toBe(
+      'https://api.example.com/v2',
+    );
+  });
+
+  it('does give one secret per security scheme', () => {
+    const def = gen({
+      swagger: '2.0',
+      info,
+      securityDefinitions: {
+        basicAuth: { type: 'basic' },
+        key: { type: 'apiKey', in: 'header', name: 'X-Key' },
+        oauth: { type: 'oauth2', flow: 'implicit', authorizationUrl: 'https://x', scopes: {} },
+      },
+      paths: {},
+    });
+    expect(def.secretsSchema).toMatchObject({
+      type: 'object',
+      properties: {
+        basicAuth: { type: 'object', required: ['username', 'password'] },
+        key: { type: 'string' },
+        oauth: { type: 'string' },
+      },
+      additionalProperties: false,
+    });
+  });
+});
