@@ -224,7 +224,7 @@ describe('generateDefinition schemas', () => {
   it('does preserve oneOf/allOf/discriminator, relax readOnly required, and convert 3.0 keywords', () => {
     const schema = bodySchema({ $ref: '#/components/schemas/Pet' });
     expect(Object.keys(schema.$defs as object)).toEqual(['Base', 'Cat', 'Dog', 'Pet']);
-    expect((schema.$defs as Record<string, { discriminator: unknown }>).Pet.discriminator).toEqual({
+    expect((schema.$defs as Record<string, { discriminator: unknown }>).Pet?.discriminator).toEqual({
       propertyName: 'kind',
       mapping: { cat: '#/$defs/Cat', dog: '#/$defs/Dog' },
     });
