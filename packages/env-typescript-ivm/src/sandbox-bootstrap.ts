@@ -20,6 +20,10 @@ const freeze = O.freeze, getProto = O.getPrototypeOf, objectProto = O.prototype,
 const isArray = Array.isArray, stringify = JSON.stringify, apply = Reflect.apply;
 const ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String, ProxyCtor = Proxy;
 const refApply = asyncRef.apply;
+const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
+const push = uncurry(Array.prototype.push), pop = uncurry(Array.prototype.pop);
+const indexOf = uncurry(Array.prototype.indexOf), slice = uncurry(String.prototype.slice);
+const then = uncurry(Promise.prototype.then);
 const isFinite = Number.isFinite;
 const callOptions = freeze({ __proto__: null,
   arguments: freeze({ __proto__: null, copy: true }),
@@ -49,8 +53,8 @@ const plain = (v, path, seen) => {
     throw new TypeErrorCtor('cyrnel.output: ' + path + ' is ' + v + '; only finite numbers are JSON');
   }
   if (typeof v === 'object') {
-    if (seen.indexOf(v) !== -1) throw new TypeErrorCtor('cyrnel.output: ' + path + ' is a circular reference');
-    seen.push(v);
+    if (indexOf(seen, v) !== -1) throw new TypeErrorCtor('cyrnel.output: ' + path + ' is a circular reference');
+    push(seen, v);
     let copy;
     if (isArray(v)) {
       copy = [];
@@ -67,7 +71,7 @@ const plain = (v, path, seen) => {
         if (item !== undefined) copy[ks[i]] = plain(item, path + '.' + ks[i], seen);
       }
     }
-    seen.pop();
+    pop(seen);
     return copy;
   }
   throw new TypeErrorCtor('cyrnel.output: ' + path + ' is ' + describe(v) + ', which is not JSON-serialisable');
@@ -99,7 +103,7 @@ const write = (stream, args) => {
   let line = '';
   for (let i = 0; i < args.length; i++) line += (i === 0 ? '' : ' ') + format(args[i]);
   const room = syncCall('room', stream);
-  if (line.length + 1 > room) line = line.slice(0, room);
+  if (line.length + 1 > room) line = slice(line, 0, room);
   if (!syncCall(stream, line + '\n')) full[stream] = true;
 };
 const consoleObject = freeze({
@@ -108,18 +112,19 @@ const consoleObject = freeze({
 });
 
 let nextTimer = 1;
-const liveTimers = new Set();
+const liveTimers = { __proto__: null };
 const setTimeoutFn = (fn, ms, ...args) => {
   if (typeof fn !== 'function') throw new TypeErrorCtor('setTimeout expects a function');
   const id = nextTimer++;
-  liveTimers.add(id);
-  call('sleep', [+ms || 0]).then(() => {
-    if (!liveTimers.delete(id)) return;
+  liveTimers[id] = true;
+  then(call('sleep', [+ms || 0]), () => {
+    if (!liveTimers[id]) return;
+    delete liveTimers[id];
     try { apply(fn, undefined, args); } catch (err) { write('stderr', ['Uncaught error in setTimeout callback:', err]); }
-  }, () => { liveTimers.delete(id); });
+  }, () => { delete liveTimers[id]; });
   return id;
 };
-const clearTimeoutFn = (id) => { liveTimers.delete(id); };
+const clearTimeoutFn = (id) => { delete liveTimers[id]; };
 
 const toolsOf = (serviceId) => new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
   get: (_t, toolId) => typeof toolId !== 'string' ? undefined : freeze({ __proto__: null,
