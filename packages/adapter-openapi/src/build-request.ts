@@ -73,7 +73,13 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
       cookies.push(...serializeCookie(param, slot('cookies')[param.name]));
     }
   }
-  applySecurity(operation.security, service.securitySchemes, secrets, { headers, query, cookies });
+  const credentials: Record<string, string> = {};
+  applySecurity(operation.security, service.securitySchemes, secrets, {
+    headers: credentials,
+    query,
+    cookies,
+  });
+  Object.assign(headers, credentials);
   let body: Buffer | undefined;
   if (operation.body && parameters.body !== undefined) {
     const encoded = encodeBody(operation.body, parameters.body);
@@ -85,5 +91,6 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
   const url = new URL(`${base}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
   const timeoutMs =
     typeof config.timeoutMs === 'number' && config.timeoutMs > 0 ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
-  return { url, method: operation.method, headers, ...(body ? { body } : {}), timeoutMs };
+  const credentialHeaders = Object.keys(credentials);
+  return { url, method: operation.method, headers, ...(body ? { body } : {}), timeoutMs, credentialHeaders };
 }

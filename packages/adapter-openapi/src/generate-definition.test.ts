@@ -213,7 +213,7 @@ describe('generateDefinition schemas', () => {
     const schema = bodySchema({ $ref: '#/components/schemas/Node' });
     expect(Object.keys(schema.$defs as object)).toEqual(['Node']);
     expect(
-      (schema.$defs as Record<string, { properties: { children: unknown } }>).Node.properties.children,
+      (schema.$defs as Record<string, { properties: { children: unknown } }>).Node?.properties.children,
     ).toEqual({ type: 'array', items: { $ref: '#/$defs/Node' } });
     expect(valid(schema, withBody({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }))).toBe(
       true,

@@ -9,6 +9,8 @@ export interface TransportRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Buffer;
   readonly timeoutMs: number;
+  /** Headers that carry credentials: dropped when a redirect leaves the origin. */
+  readonly credentialHeaders?: readonly string[];
 }
 
 /** The raw response after redirects and content decoding. */
@@ -136,8 +138,8 @@ function redirect(previous: TransportRequest, status: number, url: URL): Transpo
     delete headers['content-length'];
   }
   if (url.origin !== previous.url.origin) {
-    delete headers.authorization;
-    delete headers.cookie;
+    for (const name of ['authorization', 'cookie', ...(previous.credentialHeaders ?? [])])
+      delete headers[name];
   }
   return { ...previous, url, headers, method: toGet ? 'GET' : method, ...(toGet ? { body: undefined } : {}) };
 }

@@ -47,6 +47,12 @@ const document = {
     '/alternatives': op('alternatives', [{ basic: [] }, { headerKey: [] }]),
     '/optional': op('optional', [{}, { headerKey: [] }]),
     '/none': op('none', []),
+    '/goto': {
+      get: {
+        ...op('goto', [{ headerKey: [], bearer: [], cookieKey: [] }]).get,
+        parameters: [{ name: 'to', in: 'query', schema: { type: 'string' } }],
+      },
+    },
   },
 };
 
@@ -120,6 +126,27 @@ describe('authentication on the wire', () => {
     await expect(service.call('alternatives', {})).rejects.toThrow("'basic' or 'headerKey'");
     await expect(service.call('documentDefault', {})).rejects.not.toThrow(/partial-secret/);
     expect(server.count()).toBe(before);
+    await service.adapter.teardown();
+  });
+
+  it('does keep credentials on same-origin redirects and drop them when a redirect leaves the origin', async () => {
+    const service = await install(document, { baseUrl: server.url }, SECRETS);
+    const same = await service.echo('goto', { query: { to: `${server.url}/landing` } });
+    expect([same.path, same.headers['x-api-key'], same.headers.authorization, same.cookies]).toEqual([
+      '/landing',
+      'hk-secret',
+      'Bearer bearer-secret',
+      'sid=ck%3Bsecret',
+    ]);
+    const other = await service.echo('goto', {
+      query: { to: `${server.url.replace('127.0.0.1', 'localhost')}/landing` },
+    });
+    expect([other.path, other.headers['x-api-key'], other.headers.authorization, other.cookies]).toEqual([
+      '/landing',
+      undefined,
+      undefined,
+      '',
+    ]);
     await service.adapter.teardown();
   });
 });
