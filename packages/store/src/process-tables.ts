@@ -1,0 +1,38 @@
+import type { Generated } from 'kysely';
+
+/** Row of `processes` (migration 0002): timestamps are ISO strings, JSON columns are text. */
+export interface ProcessesTable {
+  id: Generated<number>;
+  ref: string | null;
+  code: string;
+  state: string;
+  exit_state: string | null;
+  error: string | null;
+  timeout_ms: number | null;
+  env_config: string;
+  output: string;
+  stdout: string;
+  stderr: string;
+  created_at: string;
+  updated_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+}
+
+/** Row of `process_tool_calls` (migration 0002): `ok` is 0 or 1. */
+export interface ProcessToolCallsTable {
+  id: Generated<number>;
+  process_id: number;
+  service_id: string;
+  tool_id: string;
+  started_at: string;
+  duration_ms: number;
+  ok: number;
+  error_code: string | null;
+}
+
+/** The tables of the process store. */
+export interface ProcessTables {
+  processes: ProcessesTable;
+  process_tool_calls: ProcessToolCallsTable;
+}
