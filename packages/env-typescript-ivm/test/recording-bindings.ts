@@ -17,6 +17,7 @@ export interface Recorded {
 /** Host-side bindings for tests: records every callback and answers tools from a map. */
 export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
   const records = new Map<number, Recorded>();
+  const log: string[] = [];
   const of = (eid: number): Recorded => {
     let r = records.get(eid);
     if (!r) {
@@ -49,13 +50,16 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
         outputSchema: { type: 'number' },
       };
     },
-    setState: (eid, state) => void of(eid).states.push(state),
+    setState: (eid, state) => {
+      of(eid).states.push(state);
+      log.push(`${eid}:${state}`);
+    },
     emitStdout: (eid, chunk) => void (of(eid).stdout += text(chunk)),
     emitStderr: (eid, chunk) => void (of(eid).stderr += text(chunk)),
     emitOutput: (eid, patch) => void Object.assign(of(eid).output, patch),
     setError: (eid, message) => void of(eid).errors.push(message),
   };
-  return { bindings, of };
+  return { bindings, of, log };
 }
 
 /** A logger that keeps quiet. */
@@ -68,19 +72,30 @@ export async function startEnvironment(
 ): Promise<{
   env: EnvironmentModule;
   of: (eid: number) => Recorded;
+  log: string[];
   run(code: string, timeoutMs?: number): Promise<{ exit: ExecutionExitState; record: Recorded; eid: number }>;
 }> {
   const env = createTypescriptEnvironment();
-  const { bindings, of } = createRecordingBindings(tools);
+  const { bindings, of, log } = createRecordingBindings(tools);
   await env.setup({ config: { poolSize: 1, memoryLimitMb: 64, ...config }, secrets: {}, logger: silentLogger, bindings });
   let next = 1;
   return {
     env,
     of,
+    log,
     async run(code, timeoutMs = 5000) {
       const eid = next++;
       const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });
       return { exit, record: of(eid), eid };
     },
   };
+}
+
+/** Poll until `check()` is true (fails the test after `ms`). */
+export async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > until) throw new Error('waitFor: condition not met');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
+
+let sandbox: Awaited<ReturnType<typeof Start>>;
+let baselineRss = 0;
+
+beforeAll(async () => {
+  sandbox = await startEnvironment(
+    { poolSize: 1, memoryLimitMb: 32, stdoutCapBytes: 4096, outputCapBytes: 65_536 },
+    { 'svc.echo': (p) => p, 'svc.never': () => new Promise(() => {}) },
+  );
+  baselineRss = process.memoryUsage().rss;
+});
+afterAll(() => sandbox.env.teardown());
+
+async function expectHealthy() {
+  const { exit, record } = await sandbox.run(
+    'cyrnel.output({ ok: await cyrnel.services.svc.tools.echo.invoke({ v: 1 }) });',
+  );
+  expect(exit).toBe('success');
+  expect(record.output).toEqual({ ok: { v: 1 } });
+  expect(process.memoryUsage().rss).toBeLessThan(baselineRss + 256 * 1024 * 1024);
+}
+
+describe('resource attacks', () => {
+  it.each([
+    ['a synchronous infinite loop', 'for (;;) {}'],
+    ['an async infinite loop', 'for (;;) await null;'],
+    ['a loop awaiting host callbacks', 'for (;;) await cyrnel.services.svc.tools.echo.invoke({});'],
+    ['a loop awaiting timers', 'for (;;) await new Promise((r) => setTimeout(r, 0));'],
+    ['a promise that never settles', 'await new Promise(() => {});'],
+    ['a tool call that never answers', 'await cyrnel.services.svc.tools.never.invoke({});'],
+    ['a self-rescheduling timer', 'const f = () => setTimeout(f, 0); f(); await new Promise(() => {});'],
+  ])('ends %s at the deadline with timeout', async (_name, code) => {
+    const { exit, record } = await sandbox.run(code, 400);
+    expect(exit).toBe('timeout');
+    expect(record.states).toEqual(['queued', 'running']);
+    await expectHealthy();
+  });
+
+  it('fails deep recursion with a catchable stack overflow', async () => {
+    const { exit, record } = await sandbox.run('const f = (n: number): number => f(n + 1) + 1;\nf(0);');
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toContain('Maximum call stack size exceeded');
+    await expectHealthy();
+  });
+
+  it.each([
+    ['array', 'const a: unknown[] = []; for (;;) a.push({ x: Math.random() });'],
+    ['string', "const a: string[] = []; for (let i = 0; ; i++) a.push('x'.repeat(100000) + i);"],
+    ['string doubling', "let s = 'xy'; for (;;) s += s + Math.random();"],
+    ['Map', 'const m = new Map(); for (let i = 0; ; i++) m.set(i, i);'],
+    ['Set', 'const s = new Set(); for (let i = 0; ; i++) s.add(i);'],
+    ['dictionary', "const o: Record<string, number> = {}; for (let i = 0; ; i++) o['k' + i] = i;"],
+    ['ArrayBuffer', 'const a: ArrayBuffer[] = []; for (;;) a.push(new ArrayBuffer(1024 * 1024));'],
+    ['typed array', 'const a: Float64Array[] = []; for (;;) a.push(new Float64Array(1 << 20));'],
+  ])('fails a %s memory bomb saying the memory limit was hit', async (_kind, code) => {
+    const { exit, record } = await sandbox.run(code, 30_000);
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toMatch(/memory limit/i);
+    await expectHealthy();
+  });
+
+  it('rejects output beyond the cap with a catchable error', async () => {
+    const { exit, record } = await sandbox.run(`
+      cyrnel.output({ small: 1 });
+      try { cyrnel.output({ big: 'x'.repeat(100000) }); } catch (e) { cyrnel.output({ caught: (e as Error).message }); }
+    `);
+    expect(exit).toBe('success');
+    expect(record.output.small).toBe(1);
+    expect(record.output.big).toBeUndefined();
+    expect(record.output.caught).toMatch(/over the limit of 65536 bytes/);
+    await expectHealthy();
+  });
+
+  it('fails an uncaught oversized output', async () => {
+    const { exit, record } = await sandbox.run("cyrnel.output({ big: 'x'.repeat(100000) });");
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toMatch(/over the limit/);
+    await expectHealthy();
+  });
+
+  it('bounds a console flood to the cap', async () => {
+    const { exit, record } = await sandbox.run("for (;;) console.log('x'.repeat(1000));", 400);
+    expect(exit).toBe('timeout');
+    expect(Buffer.byteLength(record.stdout)).toBeLessThan(4096 + 100);
+    expect(record.stdout).toContain('[stdout truncated');
+    await expectHealthy();
+  });
+
+  it('bounds one enormous console line', async () => {
+    const { exit, record } = await sandbox.run("console.log('y'.repeat(5_000_000)); console.error('after');");
+    expect(exit).toBe('success');
+    expect(Buffer.byteLength(record.stdout)).toBeLessThan(4096 + 100);
+    expect(record.stderr).toBe('after\n');
+    await expectHealthy();
+  });
+
+  it('handles thousands of concurrent tool calls', async () => {
+    const { exit, record } = await sandbox.run(`
+      const results = await Promise.all(Array.from({ length: 3000 }, (_, i) => cyrnel.services.svc.tools.echo.invoke({ i })));
+      cyrnel.output({ count: results.length, last: results[2999] });
+    `);
+    expect(exit).toBe('success');
+    expect(record.output).toEqual({ count: 3000, last: { i: 2999 } });
+    await expectHealthy();
+  });
+
+  it('rejects pending calls beyond the limit and times out thousands that never answer', async () => {
+    const { exit, record } = await sandbox.run(
+      `
+      const calls = Array.from({ length: 6000 }, () => cyrnel.services.svc.tools.never.invoke({}).catch((e) => e.status));
+      const first = await Promise.race(calls);
+      console.log('first settled with', first);
+      await Promise.all(calls);
+    `,
+      1500,
+    );
+    expect(exit).toBe('timeout');
+    expect(record.stdout).toBe('first settled with 429\n');
+    await expectHealthy();
+  });
+});
