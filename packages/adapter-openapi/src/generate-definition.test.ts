@@ -246,6 +246,12 @@ describe('generateDefinition schemas', () => {
     });
   });
 
+  it('does keep 3.1 numeric exclusive bounds next to minimum', () => {
+    const schema = bodySchema({ type: 'integer', minimum: 1, exclusiveMaximum: 10 }, '3.1.0');
+    expect(schema.properties).toEqual({ body: { type: 'integer', minimum: 1, exclusiveMaximum: 10 } });
+    expect(valid(schema, withBody(10))).toBe(false);
+  });
+
   it('does keep 3.1 type arrays and boolean schemas', () => {
     const schema = bodySchema(
       { type: 'object', properties: { a: { type: ['string', 'null'] }, b: true, c: false } },

@@ -74,6 +74,10 @@ export function createHttpTransport(): HttpTransport {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
           res.on('error', reject);
+          // A connection cut mid-body (or aborted by the timeout) closes without 'end'.
+          res.on('close', () => {
+            if (!res.complete) reject(new Error('connection closed before the response was complete'));
+          });
           res.on('end', () => {
             try {
               const headers = lowerHeaders(res.headers);

@@ -183,9 +183,9 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
         );
         if (value === 'file') Object.assign(out, { anyOf: [{ type: 'string' }, FILE_OBJECT_SCHEMA] });
         else if (types.length > 0) out[key] = Array.isArray(value) ? types : types[0];
-      } else if (legacy && (key === 'nullable' || key === 'x-nullable')) {
-        // Handled below.
-      } else if (legacy && (key === 'exclusiveMinimum' || key === 'exclusiveMaximum')) {
+      } else if (key === 'nullable' || key === 'x-nullable') {
+        // Handled below (3.0 and Swagger 2.0 keywords; also honoured in 3.1 documents that still use them).
+      } else if (key === 'exclusiveMinimum' || key === 'exclusiveMaximum') {
         const bound = key === 'exclusiveMinimum' ? schema.minimum : schema.maximum;
         if (value === true && typeof bound === 'number') out[key] = bound;
         else if (typeof value === 'number') out[key] = value;
@@ -193,16 +193,14 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
         out[key] = value;
       }
     }
-    if (legacy && out.exclusiveMinimum !== undefined && out.minimum === out.exclusiveMinimum)
-      delete out.minimum;
-    if (legacy && out.exclusiveMaximum !== undefined && out.maximum === out.exclusiveMaximum)
-      delete out.maximum;
+    if (schema.exclusiveMinimum === true) delete out.minimum;
+    if (schema.exclusiveMaximum === true) delete out.maximum;
     stripReadOnlyFromRequired(out);
     if (out.type === 'string' && out.format === 'binary') {
       const { type: _type, format: _format, ...rest } = out;
       out = { ...rest, anyOf: [{ type: 'string' }, FILE_OBJECT_SCHEMA] };
     }
-    if (legacy && (schema.nullable === true || schema['x-nullable'] === true)) out = applyNullable(out);
+    if (schema.nullable === true || schema['x-nullable'] === true) out = applyNullable(out);
     return out;
   }
 

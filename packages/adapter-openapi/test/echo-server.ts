@@ -29,7 +29,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * Start a server answering every request with a JSON echo of it. Special paths (matched at the end): `/status/<n>`
  * answers with that status, `/redirect/<n>` redirects n times before echoing, `/bytes` answers binary,
- * `/text` answers text/plain, `/goto?to=<url>` answers 307 to that URL, `/empty` answers 204, `/slow` never answers.
+ * `/text` answers text/plain, `/goto?to=<url>` answers 307 to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body.
  */
 export async function startEchoServer(): Promise<EchoServer> {
   let received = 0;
@@ -47,6 +47,8 @@ export async function startEchoServer(): Promise<EchoServer> {
     if (path.endsWith('/goto'))
       return res.writeHead(307, { location: decodeURIComponent(rawQuery.replace(/^to=/, '')) }).end();
     if (path.endsWith('/slow')) return;
+    if (path.endsWith('/stall'))
+      return res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');
     if (path.endsWith('/empty')) return res.writeHead(204).end();
     if (path.endsWith('/bytes'))
       return res

@@ -37,6 +37,7 @@ const document = (port: number) => ({
     '/bytes': { get: { operationId: 'bytes' } },
     '/empty': { get: { operationId: 'empty' } },
     '/slow': { get: { operationId: 'slow' } },
+    '/stall': { get: { operationId: 'stall' } },
   },
 });
 
