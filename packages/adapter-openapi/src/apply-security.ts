@@ -1,3 +1,4 @@
+import { isRecord } from './is-record';
 import type { SecuritySchemePlan } from './operation-model';
 import { percentEncode } from './serialize-parameter';
 
@@ -6,10 +7,6 @@ export interface CredentialTarget {
   readonly headers: Record<string, string>;
   readonly query: string[];
   readonly cookies: string[];
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function satisfiable(scheme: SecuritySchemePlan | undefined, secret: unknown): boolean {

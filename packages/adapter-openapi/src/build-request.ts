@@ -1,6 +1,7 @@
 import { applySecurity } from './apply-security';
 import { encodeBody } from './encode-body';
 import type { TransportRequest } from './http-transport';
+import { isRecord } from './is-record';
 import type { OperationPlan, ServicePlan } from './operation-model';
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from './serialize-parameter';
 import { DEFAULT_TIMEOUT_MS, expandServerUrl } from './service-schemas';
@@ -12,10 +13,6 @@ export interface BuildRequestInput {
   readonly config: Readonly<Record<string, unknown>>;
   readonly secrets: Readonly<Record<string, unknown>>;
   readonly parameters: Readonly<Record<string, unknown>>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isAbsolute(url: string): boolean {

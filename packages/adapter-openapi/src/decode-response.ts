@@ -1,5 +1,5 @@
 import type { TransportResponse } from './http-transport';
-import { isJsonMediaType, isTextMediaType } from './output-schema';
+import { isJsonMediaType, isTextMediaType } from './media-types';
 
 /** What `invoke` returns (SPEC §9). */
 export interface ToolResult {

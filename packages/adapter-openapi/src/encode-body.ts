@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isRecord } from './is-record';
 import type { BodyPlan, ParameterPlan } from './operation-model';
 import { serializeQuery } from './serialize-parameter';
 
@@ -13,10 +14,6 @@ interface FileValue {
   base64: string;
   filename?: string;
   contentType?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isFileValue(value: unknown): value is FileValue {

@@ -1,18 +1,16 @@
 import type { ServiceDefinition, ToolDefinition } from '@cyrnel/sdk';
 import { buildInputSchema } from './input-schema';
+import { isRecord } from './is-record';
+import { isJsonMediaType } from './media-types';
 import { normalizeOperation } from './normalize-operation';
 import type { OperationPlan } from './operation-model';
-import { buildOutputSchema, isJsonMediaType } from './output-schema';
+import { buildOutputSchema } from './output-schema';
 import { parseDocument } from './parse-document';
 import { createSchemaRegistry } from './schema-registry';
 import { buildConfigSchema, buildSecretsSchema, buildServicePlan, serversOf } from './service-schemas';
 import { createToolIdAllocator, toolIdCandidate } from './tool-id';
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function securityOf(value: unknown): string[][] {
   if (!Array.isArray(value)) return [];

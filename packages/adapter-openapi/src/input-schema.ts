@@ -1,5 +1,7 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { bodyKindOf, type NormalizedOperation } from './normalize-operation';
+import { isRecord } from './is-record';
+import { bodyKindOf } from './media-types';
+import type { NormalizedOperation } from './normalize-operation';
 import type { BodyPlan, ParameterPlan, PropertyEncoding } from './operation-model';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
 
@@ -11,10 +13,6 @@ export interface InputPlan {
   readonly inputSchema: JSONSchema;
   readonly parameters: ParameterPlan[];
   readonly body?: BodyPlan;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isFileSchema(schema: unknown): boolean {

@@ -1,6 +1,13 @@
-import type { BodyKind, ParameterLocation, PropertyEncoding } from './operation-model';
+import { isRecord } from './is-record';
+import type { ParameterLocation, PropertyEncoding } from './operation-model';
 import type { OpenApiDialect } from './parse-document';
 import type { SchemaRegistry } from './schema-registry';
+import {
+  defaultStyle,
+  fromCollectionFormat,
+  swaggerFormBody,
+  swaggerParamSchema,
+} from './swagger-parameters';
 
 /** One parameter with its raw (unconverted) schema. */
 export interface NormalizedParameter {
@@ -36,57 +43,6 @@ export interface NormalizedOperation {
 
 const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function defaultStyle(location: string): string {
-  return location === 'query' || location === 'cookie' ? 'form' : 'simple';
-}
-
-// Swagger 2.0 collectionFormat → OpenAPI 3 style/explode.
-function fromCollectionFormat(format: unknown, location: string): { style: string; explode: boolean } {
-  switch (format) {
-    case 'multi':
-      return { style: 'form', explode: true };
-    case 'ssv':
-      return { style: 'spaceDelimited', explode: false };
-    case 'pipes':
-      return { style: 'pipeDelimited', explode: false };
-    case 'tsv':
-      return { style: 'tabDelimited', explode: false };
-    default:
-      return { style: defaultStyle(location), explode: false };
-  }
-}
-
-// Swagger 2.0 non-body parameters carry the schema keywords on the parameter itself.
-function swaggerParamSchema(param: Record<string, unknown>): Record<string, unknown> {
-  const schema: Record<string, unknown> = {};
-  for (const key of [
-    'type',
-    'format',
-    'items',
-    'enum',
-    'default',
-    'minimum',
-    'maximum',
-    'exclusiveMinimum',
-    'exclusiveMaximum',
-    'minLength',
-    'maxLength',
-    'pattern',
-    'minItems',
-    'maxItems',
-    'uniqueItems',
-    'multipleOf',
-    'x-nullable',
-  ]) {
-    if (param[key] !== undefined) schema[key] = param[key];
-  }
-  return schema;
-}
 
 function mediaOf(content: unknown): NormalizedMedia[] {
   if (!isRecord(content)) return [];
@@ -194,39 +150,6 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
   return { parameters, ...(body ? { body } : {}), responses: normalizeResponses(input) };
 }
 
-function swaggerFormBody(fields: Record<string, unknown>[], consumes: unknown): NormalizedOperation['body'] {
-  const hasFile = fields.some((f) => f.type === 'file');
-  const multipart =
-    hasFile ||
-    (Array.isArray(consumes) &&
-      consumes.includes('multipart/form-data') &&
-      !consumes.includes('application/x-www-form-urlencoded'));
-  const properties: Record<string, unknown> = {};
-  const required: string[] = [];
-  const encoding: Record<string, PropertyEncoding> = {};
-  for (const field of fields) {
-    const name = field.name as string;
-    properties[name] = {
-      ...swaggerParamSchema(field),
-      ...(typeof field.description === 'string' ? { description: field.description } : {}),
-    };
-    if (field.required === true) required.push(name);
-    const { style, explode } = fromCollectionFormat(field.collectionFormat, 'query');
-    encoding[name] = { style, explode, ...(field.type === 'file' ? { file: true } : {}) };
-  }
-  const schema = { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
-  return {
-    required: required.length > 0,
-    media: [
-      {
-        mediaType: multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded',
-        schema,
-        encoding,
-      },
-    ],
-  };
-}
-
 function normalizeResponses(input: NormalizeInput): NormalizedOperation['responses'] {
   const { dialect, registry, root, operation } = input;
   if (!isRecord(operation.responses)) return [];
@@ -249,14 +172,4 @@ function normalizeResponses(input: NormalizeInput): NormalizedOperation['respons
       }
       return { status, media: mediaOf(response.content) };
     });
-}
-
-/** Which encoder a request media type uses. */
-export function bodyKindOf(mediaType: string): BodyKind {
-  const type = mediaType.split(';')[0]?.trim().toLowerCase() ?? '';
-  if (type === 'application/json' || type.endsWith('+json') || type === '*/*+json') return 'json';
-  if (type === 'application/x-www-form-urlencoded') return 'form';
-  if (type.startsWith('multipart/')) return 'multipart';
-  if (type.startsWith('text/')) return 'text';
-  return 'binary';
 }

@@ -1,4 +1,5 @@
 import type { JSONSchema } from '@cyrnel/sdk';
+import { isJsonMediaType, isTextMediaType } from './media-types';
 import type { NormalizedOperation } from './normalize-operation';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
 
@@ -10,18 +11,6 @@ export const BINARY_BODY_SCHEMA: JSONSchema = {
   properties: { base64: { type: 'string' }, contentType: { type: 'string' } },
   required: ['base64', 'contentType'],
 };
-
-/** True for JSON media types (`application/json`, `*+json`). */
-export function isJsonMediaType(mediaType: string): boolean {
-  const type = mediaType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === 'application/json' || type.endsWith('+json');
-}
-
-/** True for media types `invoke` returns as a string. */
-export function isTextMediaType(mediaType: string): boolean {
-  const type = mediaType.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type.startsWith('text/') || type.endsWith('+xml') || type === 'application/xml';
-}
 
 function statusSchema(status: string, explicit: number[], ranges: string[]): JSONSchema {
   if (/^\d{3}$/.test(status)) return { const: Number(status) };

@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { isRecord } from './is-record';
 
 /** The OpenAPI dialects the adapter reads. */
 export type OpenApiDialect = '2.0' | '3.0' | '3.1';
@@ -9,10 +10,6 @@ export interface ParsedDocument {
   readonly dialect: OpenApiDialect;
   /** The raw parsed object (never mutated). */
   readonly root: Record<string, unknown>;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function parseText(text: string): unknown {

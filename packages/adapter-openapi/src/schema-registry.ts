@@ -1,6 +1,21 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { pointerSegments, resolvePointer } from './json-pointer';
+import { isRecord } from './is-record';
+import { resolvePointer } from './json-pointer';
 import type { OpenApiDialect } from './parse-document';
+import {
+  applyNullable,
+  DROPPED,
+  defNameFor,
+  FILE_OBJECT_SCHEMA,
+  JSON_TYPES,
+  SCHEMA_ARRAYS,
+  SCHEMA_MAPS,
+  SCHEMA_VALUES,
+  stripReadOnlyFromRequired,
+  validPattern,
+} from './schema-keywords';
+
+export { FILE_OBJECT_SCHEMA };
 
 /** Converts OpenAPI schemas to JSON Schema and keeps every `$ref` target once, as a named definition. */
 export interface SchemaRegistry {
@@ -18,69 +33,6 @@ export interface SchemaRegistryOptions {
   readonly root: unknown;
   /** Decides the 3.0/2.0 keyword conversions (`nullable`, boolean exclusive bounds). */
   readonly dialect: OpenApiDialect;
-}
-
-/** What a multipart or binary body field accepts besides a plain text string. */
-export const FILE_OBJECT_SCHEMA: JSONSchema = {
-  type: 'object',
-  properties: {
-    base64: { type: 'string', description: 'File content, base64-encoded' },
-    filename: { type: 'string' },
-    contentType: { type: 'string' },
-  },
-  required: ['base64'],
-  additionalProperties: false,
-};
-
-const SCHEMA_MAPS = ['properties', 'patternProperties', 'dependentSchemas', '$defs', 'definitions'];
-const SCHEMA_VALUES = [
-  'items',
-  'additionalProperties',
-  'not',
-  'contains',
-  'propertyNames',
-  'if',
-  'then',
-  'else',
-  'unevaluatedProperties',
-  'unevaluatedItems',
-  'additionalItems',
-];
-const SCHEMA_ARRAYS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
-// Keywords that only add size, or change the base URI under our `$ref`s, or that validators cannot follow.
-const DROPPED = new Set([
-  'xml',
-  'externalDocs',
-  '$schema',
-  '$id',
-  '$anchor',
-  '$dynamicRef',
-  '$dynamicAnchor',
-  '$comment',
-]);
-const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'array', 'object', 'null']);
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function validPattern(pattern: unknown): boolean {
-  if (typeof pattern !== 'string') return false;
-  try {
-    new RegExp(pattern, 'u');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function defNameFor(ref: string): string {
-  const segments = pointerSegments(ref);
-  const isNamed =
-    (segments.length === 3 && segments[0] === 'components' && segments[1] === 'schemas') ||
-    (segments.length === 2 && segments[0] === 'definitions');
-  const raw = isNamed ? (segments.at(-1) ?? '') : segments.join('_');
-  return raw.replace(/[^A-Za-z0-9_.-]/g, '_') || 'schema';
 }
 
 /**
@@ -118,19 +70,6 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
       seen.add(current.$ref);
       current = resolvePointer(root, current.$ref);
     }
-  }
-
-  function applyNullable(out: JSONSchema): JSONSchema {
-    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
-    if (typeof out.type === 'string') {
-      out.type = [out.type, 'null'];
-      return out;
-    }
-    if (Array.isArray(out.type)) {
-      if (!out.type.includes('null')) out.type = [...out.type, 'null'];
-      return out;
-    }
-    return { anyOf: [out, { type: 'null' }] };
   }
 
   function convert(schema: unknown, refs: Set<string>): JSONSchema {
@@ -220,17 +159,6 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
       out.mapping = mapping;
     }
     return out;
-  }
-
-  // A readOnly property listed as required would force clients to send it (OpenAPI: required applies
-  // to responses only); writeOnly the reverse. The input side matters more, so both are relaxed.
-  function stripReadOnlyFromRequired(out: JSONSchema): void {
-    if (!Array.isArray(out.required) || !isRecord(out.properties)) return;
-    const props = out.properties as Record<string, unknown>;
-    out.required = (out.required as string[]).filter((name) => {
-      const prop = props[name];
-      return !(isRecord(prop) && (prop.readOnly === true || prop.writeOnly === true));
-    });
   }
 
   function drain(): void {

@@ -1,3 +1,4 @@
+import { isRecord } from './is-record';
 import type { ParameterPlan } from './operation-model';
 
 const RESERVED_ESCAPES = /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
@@ -9,10 +10,6 @@ export function percentEncode(value: string, allowReserved = false): string {
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
   return allowReserved ? encoded.replace(RESERVED_ESCAPES, (m) => decodeURIComponent(m)) : encoded;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The string form of a scalar; objects nested where a style has no notation for them become JSON. */

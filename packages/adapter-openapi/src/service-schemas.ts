@@ -1,14 +1,11 @@
 import type { JSONSchema } from '@cyrnel/sdk';
+import { isRecord } from './is-record';
 import type { SecuritySchemePlan, ServerPlan, ServicePlan } from './operation-model';
 import type { ParsedDocument } from './parse-document';
 import type { SchemaRegistry } from './schema-registry';
 
 /** Default request timeout (SPEC §9). */
 export const DEFAULT_TIMEOUT_MS = 30_000;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Read a 3.x `servers` array into server plans. */
 export function serversOf(value: unknown): ServerPlan[] {
