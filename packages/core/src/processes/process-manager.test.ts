@@ -293,6 +293,33 @@ describe('createProcessManager', () => {
     await expect(api.subscribe(999, () => {})).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('lets subscribers of a never-run process follow its first run', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: 'cyrnel.log("ran")', autorun: false });
+    const events: ProcessEvent[] = [];
+    const exited = new Promise<void>((resolve) => {
+      api.subscribe(id, (event) => {
+        events.push(event);
+        if (event.type === 'exit') resolve();
+      });
+    });
+    await api.run(id);
+    await exited;
+    expect(events[0]).toEqual({ type: 'state', data: { state: 'idle', exitState: null } });
+    expect(events.at(-1)).toEqual({ type: 'exit', data: { exitState: 'success', error: null } });
+    expect(events).toContainEqual({ type: 'stdout', data: { text: 'ran\n' } });
+  });
+
+  it('gives up waiting after timeoutMs or when the signal aborts', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: hangs, timeoutMs: null });
+    await expect(api.wait(id, { timeoutMs: 10 })).rejects.toMatchObject({ code: 'timeout' });
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    await expect(api.wait(id, { signal: controller.signal })).rejects.toThrow('gone');
+    await expect(api.wait(12345)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('records processes a stopped host left unfinished as failed', async () => {
     const storage = createMemoryProcessStorage();
     const at = new Date().toISOString();

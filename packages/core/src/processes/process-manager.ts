@@ -1,16 +1,16 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
-import type { ProcessRecord, ProcessResult } from '@cyrnel/sdk/api';
+import type { ProcessRecord } from '@cyrnel/sdk/api';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
 import {
   ConflictError,
   NotFoundError,
-  TimeoutError,
   TooManyProcessesError,
   UnavailableError,
   ValidationError,
 } from '../errors';
 import type { ProcessesApi } from '../host';
 import type { ToolGateway } from '../tool-gateway';
+import { awaitSettled } from './await-settled';
 import { LiveProcess, type ProcessListener } from './live-process';
 import { createProcessBindings } from './process-bindings';
 import { createProcessExecution } from './process-execution';
@@ -112,11 +112,14 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     return undefined;
   };
 
+  const storedResults = async (id: number) =>
+    (await storage.results(id)) ?? { output: {}, stdout: '', stderr: '' };
+
   const idleResults = async (id: number) => {
     if (await activeRun(id)) throw new ConflictError(`process ${id} is not idle`);
     const record = await stored(id);
     if (record.state !== 'idle') throw new ConflictError(`process ${id} is not idle`);
-    return (await storage.results(id)) ?? { output: {}, stdout: '', stderr: '' };
+    return storedResults(id);
   };
 
   const api: ProcessesApi = {
@@ -153,35 +156,11 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       return record;
     },
 
-    async wait(id, waitOptions = {}) {
+    async wait(id, waitOptions) {
       const run = live.get(id);
-      if (!run) {
-        const record = await stored(id);
-        return { ...record, ...((await storage.results(id)) ?? { output: {}, stdout: '', stderr: '' }) };
-      }
-      const { timeoutMs, signal } = waitOptions;
-      const cleanups: (() => void)[] = [];
-      const stop = new Promise<never>((_, reject) => {
-        if (timeoutMs !== undefined) {
-          const timer = setTimeout(
-            () => reject(new TimeoutError(`process ${id} did not finish within ${timeoutMs} ms`)),
-            timeoutMs,
-          );
-          cleanups.push(() => clearTimeout(timer));
-        }
-        if (signal) {
-          const onAbort = () => reject(signal.reason);
-          if (signal.aborted) onAbort();
-          signal.addEventListener('abort', onAbort, { once: true });
-          cleanups.push(() => signal.removeEventListener('abort', onAbort));
-        }
-      });
-      try {
-        await Promise.race([run.settled, stop]);
-      } finally {
-        for (const cleanup of cleanups) cleanup();
-      }
-      return run.result() satisfies ProcessResult;
+      if (!run) return { ...(await stored(id)), ...(await storedResults(id)) };
+      await awaitSettled(run.settled, `process ${id}`, waitOptions);
+      return run.result();
     },
 
     async list(query) {
