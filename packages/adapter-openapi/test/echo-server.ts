@@ -17,6 +17,8 @@ export interface EchoServer {
   readonly url: string;
   /** Requests received so far. */
   readonly count: () => number;
+  /** Open TCP connections right now (keep-alive sockets included). */
+  readonly connections: () => number;
   close(): Promise<void>;
 }
 
@@ -70,11 +72,17 @@ export async function startEchoServer(): Promise<EchoServer> {
       res.writeHead(status ? Number(status[1]) : 200, { 'content-type': 'application/json' });
     res.end(JSON.stringify(echo));
   });
+  const sockets = new Set<unknown>();
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
     count: () => received,
+    connections: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
