@@ -283,6 +283,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     api,
     bindings,
     async recover() {
+      // Every non-idle row is a leftover only while this manager has started nothing.
+      if (live.size > 0) throw new ConflictError('recover() must run before any process starts');
       const count = await storage.failInterrupted(INTERRUPTED_ERROR, now().toISOString());
       if (count > 0) logger.warn('process: recorded interrupted processes as failed', { count });
     },
