@@ -54,7 +54,16 @@ export class LiveProcess {
 
   /** Record an event and hand it to the subscribers; the stream ends after `exit`. */
   emit(event: ProcessEvent): void {
-    this.events.push(event);
+    const last = this.events.at(-1);
+    if ((event.type === 'stdout' || event.type === 'stderr') && last?.type === event.type) {
+      // Consecutive chunks of one stream replay as one: the log stays small for chatty code.
+      this.events[this.events.length - 1] = {
+        type: event.type,
+        data: { text: last.data.text + event.data.text },
+      };
+    } else {
+      this.events.push(event);
+    }
     for (const listener of this.listeners) {
       try {
         listener(event);

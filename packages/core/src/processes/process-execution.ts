@@ -58,7 +58,11 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     if (out !== '') run.emit({ type: 'stdout', data: { text: out } });
     const err = run.stderr.end();
     if (err !== '') run.emit({ type: 'stderr', data: { text: err } });
-    run.lease?.release();
+    try {
+      run.lease?.release();
+    } catch (error) {
+      logger.warn('process: lease release failed', { id: run.record.id, error: String(error) });
+    }
     run.lease = undefined;
     const at = now().toISOString();
     const change = { state: 'idle', exitState, error, completedAt: at, updatedAt: at } as const;

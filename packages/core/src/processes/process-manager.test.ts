@@ -293,6 +293,24 @@ describe('createProcessManager', () => {
     await expect(api.subscribe(999, () => {})).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('replays consecutive chunks of a stream as one event', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: `cyrnel.log('a'); cyrnel.log('b'); ${hangs}`, timeoutMs: null });
+    const seen = new Promise<void>((resolve) => {
+      const texts: string[] = [];
+      api.subscribe(id, (event) => {
+        if (event.type === 'stdout') texts.push(event.data.text);
+        if (texts.join('') === 'a\nb\n') resolve();
+      });
+    });
+    await seen;
+    const replay: ProcessEvent[] = [];
+    await api.subscribe(id, (event) => replay.push(event));
+    expect(replay.filter((event) => event.type === 'stdout')).toEqual([
+      { type: 'stdout', data: { text: 'a\nb\n' } },
+    ]);
+  });
+
   it('lets subscribers of a never-run process follow its first run', async () => {
     const { api } = await setup();
     const { id } = await api.create({ code: 'cyrnel.log("ran")', autorun: false });

@@ -167,7 +167,9 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const storageQuery = toStorageQuery(query);
       const rows = await storage.list({ ...storageQuery, limit: storageQuery.limit + 1 });
       const hasMore = rows.length > storageQuery.limit;
-      const items = rows.slice(0, storageQuery.limit).map((row) => live.get(row.id)?.record ?? row);
+      const items = rows
+        .slice(0, storageQuery.limit)
+        .map((row) => ({ ...(live.get(row.id)?.record ?? row) }));
       const last = items.at(-1);
       return { items, hasMore, nextCursor: hasMore && last ? encodeProcessCursor(last.id) : null };
     },
