@@ -56,7 +56,15 @@ export function applySecurity(
   );
   if (!chosen) {
     const wanted = alternatives.map((names) => names.map((n) => `'${n}'`).join(' + ')).join(' or ');
-    throw new Error(`missing credentials: this operation requires the secret ${wanted}`);
+    const undeclared = [...new Set(alternatives.flat())].filter((name) => !Object.hasOwn(schemes, name));
+    const unsupported = [...new Set(alternatives.flat())].filter(
+      (name) => schemes[name]?.type === 'mutualTLS',
+    );
+    const list = (names: string[]) => names.map((n) => `'${n}'`).join(', ');
+    const note =
+      (undeclared.length > 0 ? ` (not declared in the document: ${list(undeclared)})` : '') +
+      (unsupported.length > 0 ? ` (mutual TLS is not supported: ${list(unsupported)})` : '');
+    throw new Error(`missing credentials: this operation requires the secret ${wanted}${note}`);
   }
   for (const name of chosen) apply(schemes[name] as SecuritySchemePlan, secrets[name], target);
 }

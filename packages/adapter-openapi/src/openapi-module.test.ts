@@ -79,4 +79,21 @@ describe('openapi module', () => {
       'not active',
     );
   });
+
+  it('does refuse to hydrate a service whose adapterDomain it did not generate', async () => {
+    const adapter = instantiate();
+    const definition = await adapter.generateDefinition(document);
+    const base = { id: 's', tools: {}, config: {}, secrets: {} };
+    await expect(adapter.hydrateService({ ...base, adapterDomain: {} })).rejects.toThrow(
+      "service 's' was not generated",
+    );
+    await expect(
+      adapter.hydrateService({
+        ...base,
+        adapterDomain: definition.adapterDomain,
+        tools: { ping: { adapterDomain: {} } },
+      }),
+    ).rejects.toThrow("tool 'ping' of service 's'");
+    await adapter.teardown();
+  });
 });

@@ -29,7 +29,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 /**
- * Start a server answering every request with a JSON echo of it. Special paths (matched at the end): `/status/<n>`
+ * Start a server answering every request with a JSON echo of it. Special paths (matched at the end, under `/_/` so real documents never hit them): `/_/status/<n>`
  * answers with that status, `/redirect/<n>` redirects n times before echoing, `/bytes` answers binary,
  * `/text` answers text/plain, `/goto?to=<url>` answers 307 to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body.
  */
@@ -41,24 +41,24 @@ export async function startEchoServer(): Promise<EchoServer> {
     const url = req.url ?? '/';
     const [path = '/', rawQuery = ''] = url.split(/\?(.*)/s);
     // Special endpoints match the end of the path, so they work under any server base path.
-    const redirect = /^(.*)\/redirect\/(\d+)$/.exec(path);
+    const redirect = /^(.*)\/_\/redirect\/(\d+)$/.exec(path);
     if (redirect && Number(redirect[2]) > 0) {
-      const next = `${redirect[1]}/redirect/${Number(redirect[2]) - 1}${rawQuery ? `?${rawQuery}` : ''}`;
+      const next = `${redirect[1]}/_/redirect/${Number(redirect[2]) - 1}${rawQuery ? `?${rawQuery}` : ''}`;
       return res.writeHead(302, { location: next }).end();
     }
-    if (path.endsWith('/goto'))
+    if (path.endsWith('/_/goto'))
       return res.writeHead(307, { location: decodeURIComponent(rawQuery.replace(/^to=/, '')) }).end();
-    if (path.endsWith('/slow')) return;
-    if (path.endsWith('/stall'))
+    if (path.endsWith('/_/slow')) return;
+    if (path.endsWith('/_/stall'))
       return res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');
-    if (path.endsWith('/empty')) return res.writeHead(204).end();
-    if (path.endsWith('/bytes'))
+    if (path.endsWith('/_/empty')) return res.writeHead(204).end();
+    if (path.endsWith('/_/bytes'))
       return res
         .writeHead(200, { 'content-type': 'application/octet-stream' })
         .end(Buffer.from([0, 1, 2, 255]));
-    if (path.endsWith('/text'))
+    if (path.endsWith('/_/text'))
       return res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end('hello ✓');
-    const status = /\/status\/(\d{3})$/.exec(path);
+    const status = /\/_\/status\/(\d{3})$/.exec(path);
     const echo: Echo = {
       method: req.method ?? '',
       path,

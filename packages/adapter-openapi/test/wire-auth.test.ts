@@ -47,7 +47,7 @@ const document = {
     '/alternatives': op('alternatives', [{ basic: [] }, { headerKey: [] }]),
     '/optional': op('optional', [{}, { headerKey: [] }]),
     '/none': op('none', []),
-    '/goto': {
+    '/_/goto': {
       get: {
         ...op('goto', [{ headerKey: [], bearer: [], cookieKey: [] }]).get,
         parameters: [{ name: 'to', in: 'query', schema: { type: 'string' } }],

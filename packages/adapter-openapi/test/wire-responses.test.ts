@@ -21,23 +21,23 @@ const document = (port: number) => ({
         responses: { '200': any },
       },
     },
-    '/status/{code}': {
+    '/_/status/{code}': {
       get: {
         operationId: 'status',
         parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'integer' } }],
       },
     },
-    '/redirect/{n}': {
+    '/_/redirect/{n}': {
       post: {
         operationId: 'redirect',
         parameters: [{ name: 'n', in: 'path', required: true, schema: { type: 'integer' } }],
       },
     },
-    '/text': { get: { operationId: 'text' } },
-    '/bytes': { get: { operationId: 'bytes' } },
-    '/empty': { get: { operationId: 'empty' } },
-    '/slow': { get: { operationId: 'slow' } },
-    '/stall': { get: { operationId: 'stall' } },
+    '/_/text': { get: { operationId: 'text' } },
+    '/_/bytes': { get: { operationId: 'bytes' } },
+    '/_/empty': { get: { operationId: 'empty' } },
+    '/_/slow': { get: { operationId: 'slow' } },
+    '/_/stall': { get: { operationId: 'stall' } },
   },
 });
 
@@ -76,7 +76,7 @@ describe('responses and transport', () => {
     const result = await service.call('status', { path: { code: 404 } });
     expect(result.status).toBe(404);
     expect(result.headers['content-type']).toBe('application/json');
-    expect((result.body as { path: string }).path).toBe('/v1/status/404');
+    expect((result.body as { path: string }).path).toBe('/v1/_/status/404');
     expect((await service.call('status', { path: { code: 500 } })).status).toBe(500);
   });
 
