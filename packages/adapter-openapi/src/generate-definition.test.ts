@@ -51,6 +51,26 @@ describe('generateDefinition errors', () => {
   });
 });
 
+describe('generateDefinition YAML', () => {
+  it('does read YAML with anchors, merge keys and duplicate keys', () => {
+    const yaml = [
+      'openapi: 3.0.3',
+      'info: {title: Y, version: "1"}',
+      'x-common: &common',
+      '  responses: {"200": {description: ok}}',
+      'paths:',
+      '  /a:',
+      '    get:',
+      '      <<: *common',
+      '      operationId: first',
+      '      operationId: second',
+    ].join('\n');
+    const def = gen(yaml);
+    expect(def.tools.map((t) => t.id)).toHaveLength(1);
+    expect(def.tools[0]?.outputSchema.oneOf).toHaveLength(1);
+  });
+});
+
 describe('generateDefinition tools', () => {
   it('does make one tool per operation with deterministic ids, names and descriptions', () => {
     const def = gen({

@@ -22,8 +22,15 @@ function parseText(text: string): unknown {
     }
   }
   try {
-    // Merge keys appear in hand-written YAML documents; aliases are unbounded on purpose for big specs.
-    return parseYaml(text, { merge: true, maxAliasCount: -1, prettyErrors: false });
+    // Merge keys appear in hand-written YAML documents; aliases are unbounded on purpose for big specs;
+    // duplicate keys (a common hand-editing slip) do not reject the whole document.
+    return parseYaml(text, {
+      merge: true,
+      maxAliasCount: -1,
+      uniqueKeys: false,
+      prettyErrors: false,
+      logLevel: 'error',
+    });
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new Error(`definition is neither valid JSON nor valid YAML: ${reason}`);

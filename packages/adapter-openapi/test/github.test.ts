@@ -32,7 +32,7 @@ describe("GitHub's REST description", () => {
 
   it('does stay within a sane size, with finite $defs per tool', () => {
     const size = JSON.stringify(first).length;
-    expect(size).toBeLessThan(64 * 1024 * 1024);
+    expect(size).toBeLessThan(16 * 1024 * 1024);
     const repos = first.tools.find((t) => t.id === 'repos_get');
     expect(Object.keys((repos?.outputSchema.$defs as object) ?? {})).toContain('full-repository');
   });
