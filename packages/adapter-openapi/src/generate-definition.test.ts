@@ -69,6 +69,28 @@ describe('generateDefinition YAML', () => {
     expect(def.tools.map((t) => t.id)).toHaveLength(1);
     expect(def.tools[0]?.outputSchema.oneOf).toHaveLength(1);
   });
+
+  it('does refuse a circular YAML alias instead of overflowing the stack', () => {
+    const yaml =
+      'openapi: 3.0.3\ninfo: {title: Y, version: "1"}\npaths:\n  /a: &loop\n    get:\n      x: *loop\n';
+    expect(() => gen(yaml)).toThrow('circular YAML alias');
+  });
+
+  it('does keep a property named __proto__ as a property', () => {
+    // A computed key makes an own property, so the JSON text really contains "__proto__".
+    const schema = { type: 'object', properties: { ['__proto__']: { type: 'string' } } };
+    const doc = {
+      openapi: '3.0.3',
+      info,
+      paths: {
+        '/a': { post: { operationId: 'a', requestBody: { content: { 'application/json': { schema } } } } },
+      },
+    };
+    expect(JSON.stringify(doc)).toContain('"__proto__"');
+    const body = (gen(doc).tools[0]?.inputSchema.properties as Record<string, { properties: object }>).body;
+    expect(Object.keys(body?.properties ?? {})).toEqual(['__proto__']);
+    expect(Object.getPrototypeOf(body?.properties)).toBe(Object.prototype);
+  });
 });
 
 describe('generateDefinition tools', () => {

@@ -4,6 +4,7 @@ import { bodyKindOf } from './media-types';
 import type { NormalizedOperation } from './normalize-operation';
 import type { BodyPlan, ParameterPlan, PropertyEncoding } from './operation-model';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
+import { setOwn } from './set-own';
 
 const SLOT_OF = { path: 'path', query: 'query', header: 'headers', cookie: 'cookies' } as const;
 const BODY_PREFERENCE = ['json', 'form', 'multipart', 'text', 'binary'] as const;
@@ -37,7 +38,7 @@ export function buildInputSchema(op: NormalizedOperation, registry: SchemaRegist
     if (param.description !== undefined && schema.description === undefined)
       schema = { ...schema, description: param.description };
     if (param.deprecated) schema = { ...schema, deprecated: true };
-    slot.properties[param.name] = schema;
+    setOwn(slot.properties, param.name, schema);
     if (param.required) slot.required.push(param.name);
     parameters.push({
       name: param.name,

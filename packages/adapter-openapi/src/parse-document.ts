@@ -1,4 +1,5 @@
 import { parse as parseYaml } from 'yaml';
+import { assertAcyclic } from './assert-acyclic';
 import { isRecord } from './is-record';
 
 /** The OpenAPI dialects the adapter reads. */
@@ -21,10 +22,11 @@ function parseText(text: string): unknown {
       // Not strict JSON: YAML is a superset and may still read it (comments, trailing commas are errors there too).
     }
   }
+  let value: unknown;
   try {
     // Merge keys appear in hand-written YAML documents; aliases are unbounded on purpose for big specs;
     // duplicate keys (a common hand-editing slip) do not reject the whole document.
-    return parseYaml(text, {
+    value = parseYaml(text, {
       merge: true,
       maxAliasCount: -1,
       uniqueKeys: false,
@@ -35,6 +37,8 @@ function parseText(text: string): unknown {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new Error(`definition is neither valid JSON nor valid YAML: ${reason}`);
   }
+  assertAcyclic(value);
+  return value;
 }
 
 /**

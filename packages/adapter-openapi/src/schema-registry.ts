@@ -14,6 +14,7 @@ import {
   stripReadOnlyFromRequired,
   validPattern,
 } from './schema-keywords';
+import { setOwn } from './set-own';
 
 export { FILE_OBJECT_SCHEMA };
 
@@ -102,7 +103,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
         const map: Record<string, JSONSchema> = {};
         for (const [name, sub] of Object.entries(value)) {
           if (key === 'patternProperties' && !validPattern(name)) continue;
-          map[name] = convert(sub, refs);
+          setOwn(map, name, convert(sub, refs));
         }
         out[key] = map;
       } else if (SCHEMA_VALUES.includes(key) && (isRecord(value) || typeof value === 'boolean')) {
@@ -129,7 +130,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
         if (value === true && typeof bound === 'number') out[key] = bound;
         else if (typeof value === 'number') out[key] = value;
       } else {
-        out[key] = value;
+        setOwn(out, key, value);
       }
     }
     if (schema.exclusiveMinimum === true) delete out.minimum;
