@@ -87,7 +87,7 @@ describe('generateDefinition YAML', () => {
       },
     };
     expect(JSON.stringify(doc)).toContain('"__proto__"');
-    const body = (gen(doc).tools[0]?.inputSchema.properties as Record<string, { properties: object }>).body;
+    const body = (tool(doc, 'a').inputSchema.properties as Record<string, { properties: object }>).body;
     expect(Object.keys(body?.properties ?? {})).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(body?.properties)).toBe(Object.prototype);
   });
