@@ -1,0 +1,83 @@
+import type { CyrnelHost } from '@cyrnel/core';
+import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
+import { Hono } from 'hono';
+import type { AppEnv, HttpLogger } from './app-env';
+import { createAddressGuard } from './download/address-guard';
+import { errorResponse } from './error-response';
+import { accessLog } from './middleware/access-log';
+import { bearerAuth } from './middleware/bearer-auth';
+import { requestId } from './middleware/request-id';
+import { moduleRoutes } from './routes/module-routes';
+import { processRoutes } from './routes/process-routes';
+import { createRouteContext } from './routes/route-context';
+import { serviceRoutes } from './routes/service-routes';
+import { toolRoutes } from './routes/tool-routes';
+
+/** Options of {@link createApp}. */
+export interface CreateAppOptions {
+  /** When set, every route but `/health` needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** Access logs and failures; silent by default. */
+  logger?: HttpLogger;
+  /** Largest request body in bytes (413 beyond). Default 64 MiB. */
+  maxBodyBytes?: number;
+  /** Largest downloaded definition in bytes (413 beyond). Default 64 MiB. */
+  maxDefinitionBytes?: number;
+  /** Definition download deadline (504 beyond). Default 30000. */
+  downloadTimeoutMs?: number;
+  /** Let definition downloads reach private, loopback and link-local addresses. Default false. */
+  allowPrivateUrls?: boolean;
+  /** CIDR blocks downloads may reach even though they are private. */
+  allowCidrs?: readonly string[];
+  /** CIDR blocks downloads may never reach (wins over every allow). */
+  denyCidrs?: readonly string[];
+  /** Time `wait:true` gives a process beyond its timeout. Default 5000. */
+  waitMarginMs?: number;
+  /** Interval of SSE heartbeat comments. Default 15000. */
+  heartbeatMs?: number;
+}
+
+const MIB = 1024 * 1024;
+const SILENT: HttpLogger = { info() {}, warn() {}, error() {} };
+
+/**
+ * Build the cyrnel HTTP API (SPEC §6) over a core host.
+ *
+ * @example
+ * const app = createApp(host, { apiKey: process.env.CYRNEL_API_KEY });
+ * serve({ fetch: app.fetch, port: 9371, hostname: '127.0.0.1' });
+ */
+export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hono<AppEnv> {
+  const logger = options.logger ?? SILENT;
+  const ctx = createRouteContext({
+    host,
+    logger,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
+    maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
+    downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
+    guard: createAddressGuard({
+      ...(options.allowPrivateUrls === undefined ? {} : { allowPrivateUrls: options.allowPrivateUrls }),
+      ...(options.allowCidrs === undefined ? {} : { allowCidrs: options.allowCidrs }),
+      ...(options.denyCidrs === undefined ? {} : { denyCidrs: options.denyCidrs }),
+    }),
+    waitMarginMs: options.waitMarginMs ?? 5000,
+    heartbeatMs: options.heartbeatMs ?? 15_000,
+  });
+  const app = new Hono<AppEnv>();
+  app.use(requestId());
+  app.use(accessLog(logger));
+  if (options.apiKey !== undefined && options.apiKey !== '') app.use(bearerAuth(options.apiKey));
+  app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
+  app.route('/modules', moduleRoutes(ctx));
+  app.route('/services', serviceRoutes(ctx));
+  app.route('/processes', processRoutes(ctx));
+  app.route('/', toolRoutes(ctx));
+  app.notFound((c) =>
+    c.json(
+      { error: `no route for ${c.req.method} ${c.req.path}`, code: 'not_found' } satisfies ErrorBody,
+      404,
+    ),
+  );
+  app.onError((error, c) => errorResponse(error, c, logger));
+  return app;
+}

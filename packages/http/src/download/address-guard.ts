@@ -1,0 +1,67 @@
+import { ForbiddenError } from '@cyrnel/core';
+import { anyCidrContains, type Cidr, type ParsedAddress, parseAddress, parseCidr } from './cidr';
+
+/**
+ * Ranges a definition download may not reach by default: loopback, private, link-local,
+ * unique-local, carrier-grade NAT, cloud metadata, unspecified, multicast, reserved.
+ */
+export const BLOCKED_CIDRS: readonly string[] = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+  '::/128',
+  '::1/128',
+  '64:ff9b::/96',
+  'fc00::/7',
+  'fe80::/10',
+  'fec0::/10',
+  'ff00::/8',
+  'fd00:ec2::254/128',
+];
+
+/** Options of {@link createAddressGuard}. */
+export interface AddressGuardOptions {
+  /** Allow every address (local development, tests). Deny rules still apply. */
+  allowPrivateUrls?: boolean;
+  /** Blocks allowed even though they are private. */
+  allowCidrs?: readonly string[];
+  /** Blocks always refused; deny wins over every allow. */
+  denyCidrs?: readonly string[];
+}
+
+/** Decides whether a download may connect to an address. */
+export interface AddressGuard {
+  /** Throws `forbidden` (403) when `address` may not be reached. */
+  check(address: string, hostname: string): void;
+}
+
+/** Create the private-address guard of SPEC §6; throws on malformed CIDR lists. */
+export function createAddressGuard(options: AddressGuardOptions = {}): AddressGuard {
+  const blocked: readonly Cidr[] = BLOCKED_CIDRS.map(parseCidr);
+  const allow: readonly Cidr[] = (options.allowCidrs ?? []).map(parseCidr);
+  const deny: readonly Cidr[] = (options.denyCidrs ?? []).map(parseCidr);
+  const allowAll = options.allowPrivateUrls === true;
+  const allowed = (address: ParsedAddress): boolean => {
+    if (anyCidrContains(deny, address)) return false;
+    if (allowAll || anyCidrContains(allow, address)) return true;
+    return !anyCidrContains(blocked, address);
+  };
+  return {
+    check(address, hostname) {
+      const parsed = parseAddress(address);
+      if (!parsed || !allowed(parsed)) {
+        throw new ForbiddenError(
+          `refusing to download from ${hostname}: address ${address} is not allowed (private, loopback, link-local, metadata or denied)`,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import {
+  isCyrnelError,
+  PayloadTooLargeError,
+  TimeoutError,
+  UpstreamError,
+  ValidationError,
+} from '@cyrnel/core';
+import type { AddressGuard } from './address-guard';
+import { parseAddress } from './cidr';
+
+/** Options of {@link downloadDefinition}. */
+export interface DownloadDefinitionOptions {
+  /** Decides which addresses may be reached. */
+  guard: AddressGuard;
+  /** Largest accepted body in bytes (413 beyond). */
+  maxBytes: number;
+  /** Whole-download deadline (504 beyond). Default 30000. */
+  timeoutMs?: number;
+  /** Redirects followed, each hop re-checked. Default 5. */
+  maxRedirects?: number;
+  /** Aborts the download, e.g. when the client leaves. */
+  signal?: AbortSignal;
+}
+
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * Download a service definition for install/update by URL (SPEC §6): http(s) only, every
+ * resolved address and every redirect hop checked by the guard, the connection pinned to
+ * the checked addresses (the guard runs inside the socket's DNS lookup, so a rebinding
+ * answer cannot slip in between check and connect).
+ */
+export async function downloadDefinition(url: string, options: DownloadDefinitionOptions): Promise<string> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
+  let target = parseUrl(url);
+  for (let hop = 0; ; hop++) {
+    const response = await fetchOnce(target, options.guard, signal, timeoutMs);
+    const location = response.headers.location;
+    if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
+      response.destroy();
+      if (hop >= maxRedirects)
+        throw new UpstreamError(`download of ${url} failed: more than ${maxRedirects} redirects`);
+      target = parseUrl(new URL(location, target).href);
+      continue;
+    }
+    const status = response.statusCode ?? 0;
+    if (status < 200 || status > 299) {
+      response.destroy();
+      throw new UpstreamError(`download of ${target.href} failed: the server answered ${status}`);
+    }
+    const text = await readBody(response, target, options.maxBytes, signal, timeoutMs);
+    if (text.trim() === '')
+      throw new ValidationError(`download of ${target.href} returned an empty definition`);
+    return text;
+  }
+}
+
+function parseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ValidationError('url is not a valid URL', [{ path: 'url', message: 'not a valid URL' }]);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ValidationError('url must be http or https', [
+      { path: 'url', message: 'must be http or https' },
+    ]);
+  }
+  return url;
+}
+
+function guardedLookup(guard: AddressGuard): LookupFunction {
+  return (hostname, lookupOptions, callback) => {
+    dnsLookup(
+      hostname,
+      { all: true, family: lookupOptions.family ?? 0 },
+      (error, addresses: LookupAddress[]) => {
+        if (error || addresses.length === 0) {
+          callback(new UpstreamError(`could not resolve ${hostname}`, { cause: error }), '', 4);
+          return;
+        }
+        try {
+          // Every answer is checked, so whichever one the socket picks was vetted.
+          for (const entry of addresses) guard.check(entry.address, hostname);
+        } catch (refused) {
+          callback(refused as NodeJS.ErrnoException, '', 4);
+          return;
+        }
+        const first = addresses[0] as LookupAddress;
+        if (lookupOptions.all)
+          (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        else callback(null, first.address, first.family);
+      },
+    );
+  };
+}
+
+function fetchOnce(
+  url: URL,
+  guard: AddressGuard,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<IncomingMessage> {
+  const literal = parseAddress(url.hostname);
+  if (literal) guard.check(url.hostname.replace(/^\[|\]$/g, ''), url.hostname);
+  const requestOptions: RequestOptions = {
+    method: 'GET',
+    headers: { accept: 'application/json, application/yaml, text/yaml, text/plain, */*' },
+    agent: false,
+    signal,
+    ...(literal ? {} : { lookup: guardedLookup(guard) }),
+  };
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const request = send(url, requestOptions, resolve);
+    request.on('error', (error) => reject(translate(error, url, signal, timeoutMs)));
+    request.end();
+  });
+}
+
+function readBody(
+  response: IncomingMessage,
+  url: URL,
+  maxBytes: number,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<string> {
+  const declared = Number(response.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    response.destroy();
+    return Promise.reject(tooLarge(maxBytes));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const fail = (error: Error) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+      response.destroy();
+    };
+    response.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) fail(tooLarge(maxBytes));
+      else chunks.push(chunk);
+    });
+    response.on('end', () => {
+      if (settled) return;
+      settled = true;
+      resolve(Buffer.concat(chunks).toString('utf8'));
+    });
+    response.on('error', (error) => fail(translate(error, url, signal, timeoutMs)));
+    response.on('aborted', () => fail(translate(new Error('connection aborted'), url, signal, timeoutMs)));
+  });
+}
+
+function tooLarge(maxBytes: number): PayloadTooLargeError {
+  return new PayloadTooLargeError(`the definition is larger than ${maxBytes} bytes`);
+}
+
+function translate(error: unknown, url: URL, signal: AbortSignal, timeoutMs: number): Error {
+  if (isCyrnelError(error)) return error;
+  if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
+    return new TimeoutError(`download of the definition timed out after ${timeoutMs} ms`);
+  }
+  if (signal.aborted) return new UpstreamError('download of the definition was aborted');
+  const message = error instanceof Error ? error.message : String(error);
+  return new UpstreamError(`download of the definition from ${url.host} failed: ${message}`, {
+    cause: error,
+  });
+}

@@ -1,0 +1,41 @@
+import { isCyrnelError } from '@cyrnel/core';
+import type { ErrorBody } from '@cyrnel/sdk/api';
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { AppEnv, HttpLogger } from './app-env';
+
+/**
+ * Turn any thrown value into the error envelope `{error, code, details?}`. Typed errors keep
+ * their message and status; anything else is a 500 with a generic message, logged with
+ * the request id (never the stack to the client).
+ */
+export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLogger): Response {
+  if (isCyrnelError(error)) {
+    const body: ErrorBody = { error: error.message, code: error.code };
+    if (error.details !== undefined) body.details = error.details;
+    if (error.status >= 500) {
+      logger.warn('request failed', {
+        requestId: c.get('requestId'),
+        code: error.code,
+        error: error.message,
+      });
+    }
+    return c.json(body, error.status as ContentfulStatusCode);
+  }
+  if (error instanceof HTTPException && error.status === 413) {
+    return c.json(
+      { error: 'the request body is too large', code: 'payload_too_large' } satisfies ErrorBody,
+      413,
+    );
+  }
+  logger.error('unhandled error', {
+    requestId: c.get('requestId'),
+    error: error instanceof Error ? error.message : String(error),
+    stack: error instanceof Error ? error.stack : undefined,
+  });
+  return c.json(
+    { error: `internal error (request id ${c.get('requestId')})`, code: 'internal' } satisfies ErrorBody,
+    500,
+  );
+}

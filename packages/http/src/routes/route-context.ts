@@ -1,0 +1,39 @@
+import type { CyrnelHost } from '@cyrnel/core';
+import type { Context } from 'hono';
+import type { AppEnv, HttpLogger } from '../app-env';
+import type { AddressGuard } from '../download/address-guard';
+import { readJsonBody } from '../validation/read-json-body';
+
+/** What every route group needs: the host, resolved options and a body reader. */
+export interface RouteContext {
+  /** The core host the routes call. */
+  readonly host: CyrnelHost;
+  /** Access and failure logger. */
+  readonly logger: HttpLogger;
+  /** Largest request body in bytes. */
+  readonly maxBodyBytes: number;
+  /** Largest downloaded definition in bytes. */
+  readonly maxDefinitionBytes: number;
+  /** Definition download deadline. */
+  readonly downloadTimeoutMs: number;
+  /** Private-address guard for downloads. */
+  readonly guard: AddressGuard;
+  /** Extra time `wait:true` gives a process beyond its own timeout. */
+  readonly waitMarginMs: number;
+  /** Interval of SSE heartbeat comments. */
+  readonly heartbeatMs: number;
+  /** Read the request's JSON body under the size limit. */
+  body(c: Context<AppEnv>, emptyAs?: unknown): Promise<unknown>;
+}
+
+/** Build the shared {@link RouteContext}. */
+export function createRouteContext(fields: Omit<RouteContext, 'body'>): RouteContext {
+  return {
+    ...fields,
+    body: (c, emptyAs) =>
+      readJsonBody(c.req.raw, {
+        maxBytes: fields.maxBodyBytes,
+        ...(emptyAs === undefined ? {} : { emptyAs }),
+      }),
+  };
+}

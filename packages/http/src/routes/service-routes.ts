@@ -1,0 +1,94 @@
+import type {
+  InstallServiceRequest,
+  ServiceListQuery,
+  SetEnabledRequest,
+  UpdateServiceRequest,
+} from '@cyrnel/sdk/api';
+import { Hono } from 'hono';
+import type { AppEnv } from '../app-env';
+import { validateBody } from '../validation/body-schema';
+import { validateJsonPatch } from '../validation/json-patch';
+import { PAGE_QUERY, parseQuery } from '../validation/query';
+import { resolveDefinition } from './definition-source';
+import { ENABLED_BODY } from './module-routes';
+import type { RouteContext } from './route-context';
+
+const LIST_QUERY = {
+  ...PAGE_QUERY,
+  query: { type: 'string' },
+  enabled: { type: 'boolean' },
+  adapter: { type: 'string' },
+} as const;
+
+const INSTALL_BODY = {
+  id: { type: 'string', required: true },
+  adapter: { type: 'string', required: true },
+  url: { type: 'string' },
+  definition: { type: 'string' },
+  config: { type: 'object' },
+  secrets: { type: 'object' },
+  enabled: { type: 'boolean' },
+} as const;
+
+const UPDATE_BODY = { url: { type: 'string' }, definition: { type: 'string' } } as const;
+
+/** `/services` routes (SPEC §6). */
+export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
+  const { host } = ctx;
+  const app = new Hono<AppEnv>();
+  app.get('/', async (c) =>
+    c.json(await host.services.list(parseQuery<ServiceListQuery>(c.req.url, LIST_QUERY))),
+  );
+  app.post('/', async (c) => {
+    const body = validateBody<InstallServiceRequest>(await ctx.body(c), INSTALL_BODY);
+    const { definition, source } = await resolveDefinition(ctx, c, body);
+    const service = await host.services.install({
+      id: body.id,
+      adapter: body.adapter,
+      definition,
+      source,
+      ...(body.config === undefined ? {} : { config: body.config }),
+      ...(body.secrets === undefined ? {} : { secrets: body.secrets }),
+      ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
+    });
+    return c.json(service, 201);
+  });
+  app.get('/:serviceId', async (c) => c.json(await host.services.get(c.req.param('serviceId'))));
+  app.patch('/:serviceId', async (c) => {
+    const body = validateBody<UpdateServiceRequest>(await ctx.body(c), UPDATE_BODY);
+    // Unknown services are refused before anything is downloaded.
+    await host.services.get(c.req.param('serviceId'));
+    const { definition, source } = await resolveDefinition(ctx, c, body);
+    return c.json(await host.services.update(c.req.param('serviceId'), { definition, source }));
+  });
+  app.delete('/:serviceId', async (c) => {
+    await host.services.delete(c.req.param('serviceId'));
+    return c.body(null, 204);
+  });
+  app.post('/:serviceId/enabled', async (c) => {
+    const { enabled } = validateBody<SetEnabledRequest>(await ctx.body(c), ENABLED_BODY);
+    return c.json(await host.services.setEnabled(c.req.param('serviceId'), enabled));
+  });
+  app.get('/:serviceId/config', async (c) =>
+    c.json({ config: await host.services.getConfig(c.req.param('serviceId')) }),
+  );
+  app.patch('/:serviceId/config', async (c) => {
+    const patch = validateJsonPatch(await ctx.body(c));
+    return c.json({ config: await host.services.patchConfig(c.req.param('serviceId'), patch) });
+  });
+  app.get('/:serviceId/secrets', async (c) =>
+    c.json({ present: await host.services.getSecretsPresent(c.req.param('serviceId')) }),
+  );
+  app.patch('/:serviceId/secrets', async (c) => {
+    const patch = validateJsonPatch(await ctx.body(c));
+    await host.services.patchSecrets(c.req.param('serviceId'), patch);
+    return c.json({ updated: true });
+  });
+  app.get('/:serviceId/config/schema', async (c) =>
+    c.json((await host.services.get(c.req.param('serviceId'))).configSchema),
+  );
+  app.get('/:serviceId/secrets/schema', async (c) =>
+    c.json((await host.services.get(c.req.param('serviceId'))).secretsSchema),
+  );
+  return app;
+}

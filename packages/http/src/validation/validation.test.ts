@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { validateBody } from './body-schema';
+import { validateJsonPatch } from './json-patch';
+import { parseProcessId } from './params';
+import { PAGE_QUERY, parseQuery } from './query';
+import { readJsonBody } from './read-json-body';
+
+const query = (search: string) =>
+  parseQuery<Record<string, unknown>>(`http://x/p?${search}`, {
+    ...PAGE_QUERY,
+    enabled: { type: 'boolean' },
+    type: { type: 'enum', values: ['adapter', 'environment'] },
+  });
+
+describe('parseQuery', () => {
+  it('defaults limit to 20, clamps above 100 and parses booleans and enums', () => {
+    expect(query('')).toEqual({ limit: 20 });
+    expect(query('limit=500&enabled=false&type=adapter&cursor=abc')).toEqual({
+      limit: 100,
+      enabled: false,
+      type: 'adapter',
+      cursor: 'abc',
+    });
+  });
+
+  it.each([
+    'limit=0',
+    'limit=-1',
+    'limit=1.5',
+    'limit=abc',
+    'enabled=1',
+    'enabled=TRUE',
+    'type=other',
+    'nope=1',
+    'limit=1&limit=2',
+  ])('refuses %s with invalid_request naming the parameter', (search) => {
+    expect(() => query(search)).toThrowError(expect.objectContaining({ code: 'invalid_request' }));
+    try {
+      query(search);
+    } catch (error) {
+      expect((error as Error).message).toContain(search.split('=')[0]);
+    }
+  });
+});
+
+describe('validateBody', () => {
+  const schema = { enabled: { type: 'boolean', required: true }, name: { type: 'string' } } as const;
+
+  it('accepts valid bodies', () => {
+    expect(validateBody({ enabled: true }, schema)).toEqual({ enabled: true });
+  });
+
+  it('refuses unknown fields, wrong types, missing fields and non-objects naming the field', () => {
+    expect(() => validateBody({ enabled: true, extra: 1 }, schema)).toThrow(/extra unknown field/);
+    expect(() => validateBody({ enabled: 'true' }, schema)).toThrow(/enabled must be a boolean/);
+    expect(() => validateBody({}, schema)).toThrow(/enabled is required/);
+    expect(() => validateBody([], schema)).toThrow(/JSON object/);
+    try {
+      validateBody({ enabled: 1, name: 2 }, schema);
+    } catch (error) {
+      expect(error).toMatchObject({
+        code: 'invalid_request',
+        details: [
+          { path: 'enabled', message: expect.any(String) },
+          { path: 'name', message: 'must be a string' },
+        ],
+      });
+    }
+  });
+});
+
+describe('validateJsonPatch', () => {
+  it('accepts RFC 6902 operations', () => {
+    const patch = [
+      { op: 'add', path: '/a', value: 1 },
+      { op: 'remove', path: '/b' },
+      { op: 'move', from: '/c', path: '/d' },
+    ];
+    expect(validateJsonPatch(patch)).toBe(patch);
+  });
+
+  it('refuses non-arrays, unknown ops, missing and unknown members', () => {
+    expect(() => validateJsonPatch({ op: 'add' })).toThrow(/array/);
+    expect(() => validateJsonPatch([{ op: 'merge', path: '/a' }])).toThrow(/\/0\/op/);
+    expect(() => validateJsonPatch([{ op: 'add', path: '/a' }])).toThrow(/\/0\/value is required/);
+    expect(() => validateJsonPatch([{ op: 'remove', path: 'a' }])).toThrow(/JSON pointer/);
+    expect(() => validateJsonPatch([{ op: 'remove', path: '/a', value: 1 }])).toThrow(/unknown field/);
+  });
+});
+
+describe('parseProcessId', () => {
+  it('accepts positive integers and refuses anything else', () => {
+    expect(parseProcessId('42')).toBe(42);
+    for (const bad of ['0', '-1', '1.5', 'abc', '01', '99999999999999999999']) {
+      expect(() => parseProcessId(bad), bad).toThrow(/positive integer/);
+    }
+  });
+});
+
+describe('readJsonBody', () => {
+  const post = (body: string | ReadableStream | null, headers: Record<string, string> = {}) =>
+    new Request('http://x/', {
+      method: 'POST',
+      body,
+      headers,
+      ...(body ? { duplex: 'half' } : {}),
+    } as RequestInit);
+
+  it('parses JSON and uses emptyAs for empty bodies', async () => {
+    await expect(readJsonBody(post('{"a":1}'), { maxBytes: 100 })).resolves.toEqual({ a: 1 });
+    await expect(readJsonBody(post(null), { maxBytes: 100, emptyAs: {} })).resolves.toEqual({});
+  });
+
+  it('refuses malformed, missing and oversized bodies', async () => {
+    await expect(readJsonBody(post('{"a":'), { maxBytes: 100 })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/malformed JSON/),
+    });
+    await expect(readJsonBody(post(null), { maxBytes: 100 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(readJsonBody(post('x'.repeat(101)), { maxBytes: 100 })).rejects.toMatchObject({
+      code: 'payload_too_large',
+      status: 413,
+    });
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('x'.repeat(60)));
+        controller.enqueue(new TextEncoder().encode('x'.repeat(60)));
+        controller.close();
+      },
+    });
+    await expect(readJsonBody(post(stream), { maxBytes: 100 })).rejects.toMatchObject({
+      code: 'payload_too_large',
+    });
+  });
+});
