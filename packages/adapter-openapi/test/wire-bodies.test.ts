@@ -154,6 +154,7 @@ describe('request bodies on the wire', () => {
     const echo = await v3.echo('json', { body: { a: null } });
     expect(echo.headers['content-type']).toBe('application/json');
     expect(echo.body).toBe('{"a":null}');
+    expect([echo.headers['content-length'], echo.headers['transfer-encoding']]).toEqual(['10', undefined]);
     const vendor = await v3.echo('vendorJson', { body: { data: [] } });
     expect(vendor.headers['content-type']).toBe('application/vnd.api+json');
     expect(vendor.body).toBe('{"data":[]}');
