@@ -31,16 +31,25 @@ export interface HttpTransport {
 /** Redirects followed per request (SPEC §9). */
 export const MAX_REDIRECTS = 5;
 
-function decode(encoding: string | undefined, body: Buffer): Buffer {
+/** Largest response body kept in memory (after decompression), like the host's 64 MiB body limit. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/** Options of {@link createHttpTransport}. */
+export interface HttpTransportOptions {
+  /** Response bodies beyond this many bytes fail the call (default {@link DEFAULT_MAX_RESPONSE_BYTES}). */
+  readonly maxResponseBytes?: number;
+}
+
+function decode(encoding: string | undefined, body: Buffer, maxOutputLength: number): Buffer {
   if (body.length === 0) return body;
   switch (encoding?.trim().toLowerCase()) {
     case 'gzip':
     case 'x-gzip':
-      return gunzipSync(body);
+      return gunzipSync(body, { maxOutputLength });
     case 'deflate':
-      return inflateSync(body);
+      return inflateSync(body, { maxOutputLength });
     case 'br':
-      return brotliDecompressSync(body);
+      return brotliDecompressSync(body, { maxOutputLength });
     default:
       return body;
   }
@@ -55,7 +64,8 @@ function lowerHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
 }
 
 /** Create the per-service pool (node:http and node:https agents with keep-alive). */
-export function createHttpTransport(): HttpTransport {
+export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
+  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   function once(request: TransportRequest, signal: AbortSignal): Promise<TransportResponse> {
@@ -72,19 +82,26 @@ export function createHttpTransport(): HttpTransport {
         },
         (res) => {
           const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let received = 0;
+          res.on('data', (chunk: Buffer) => {
+            received += chunk.length;
+            if (received <= maxBytes) return void chunks.push(chunk);
+            reject(new Error(`response body larger than ${maxBytes} bytes`));
+            req.destroy();
+          });
           res.on('error', reject);
           // A connection cut mid-body (or aborted by the timeout) closes without 'end'.
           res.on('close', () => {
             if (!res.complete) reject(new Error('connection closed before the response was complete'));
           });
           res.on('end', () => {
+            if (received > maxBytes) return;
             try {
               const headers = lowerHeaders(res.headers);
               resolve({
                 status: res.statusCode ?? 0,
                 headers,
-                body: decode(headers['content-encoding'], Buffer.concat(chunks)),
+                body: decode(headers['content-encoding'], Buffer.concat(chunks), maxBytes),
               });
             } catch (error) {
               reject(error);
