@@ -1,0 +1,170 @@
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseCidr } from '@cyrnel/http';
+import { type FlagSpec, SERVER_FLAGS } from './server-flags';
+
+/** Log levels, quietest last. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+/** A log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Everything the server reads from flags and `CYRNEL_*` variables, validated. */
+export interface ServerConfig {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** Path of the SQLite database file. */
+  readonly databasePath: string;
+  readonly apiKey: string | undefined;
+  readonly insecure: boolean;
+  readonly secretsKey: string | undefined;
+  readonly secretsPreviousKeys: readonly string[];
+  readonly logLevel: LogLevel;
+  readonly maxBodyBytes: number;
+  readonly maxLiveProcesses: number;
+  readonly shutdownTimeoutMs: number;
+  readonly allowPrivateUrls: boolean;
+  readonly urlAllowCidrs: readonly string[];
+  readonly urlDenyCidrs: readonly string[];
+}
+
+/** What the command line asked for: run with a config, or print help / the version. */
+export type ParsedCommandLine =
+  | { action: 'run'; config: ServerConfig }
+  | { action: 'help' }
+  | { action: 'version' };
+
+/** A refused flag or variable; the binary prints the message and exits with code 2. */
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parse `argv` (without node and the script) and the environment into a {@link ServerConfig}.
+ * `--flag value` and `--flag=value` both work; a flag wins over its variable.
+ */
+export function parseServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+  const raw = new Map<string, { value: string; source: string }>();
+  for (const spec of SERVER_FLAGS) {
+    const value = env[spec.env];
+    if (value !== undefined && value !== '') raw.set(spec.flag, { value, source: spec.env });
+  }
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string;
+    if (arg === '--help' || arg === '-h') return { action: 'help' };
+    if (arg === '--version' || arg === '-v') return { action: 'version' };
+    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}" (see --help)`);
+    const eq = arg.indexOf('=');
+    const name = arg.slice(2, eq < 0 ? undefined : eq);
+    const spec = SERVER_FLAGS.find((candidate) => candidate.flag === name);
+    if (!spec) throw new ConfigError(`unknown flag --${name} (see --help)`);
+    let value: string | undefined = eq < 0 ? undefined : arg.slice(eq + 1);
+    if (value === undefined) {
+      const next = argv[index + 1];
+      if (spec.kind === 'boolean' && (next === undefined || next.startsWith('--'))) value = 'true';
+      else if (next === undefined) throw new ConfigError(`--${name} needs a value`);
+      else {
+        value = next;
+        index++;
+      }
+    }
+    raw.set(spec.flag, { value, source: `--${spec.flag}` });
+  }
+  return { action: 'run', config: buildConfig(raw) };
+}
+
+function buildConfig(raw: Map<string, { value: string; source: string }>): ServerConfig {
+  const get = <T>(flag: string, fallback: T): T | string | number | boolean | string[] => {
+    const entry = raw.get(flag);
+    const spec = SERVER_FLAGS.find((candidate) => candidate.flag === flag) as FlagSpec;
+    return entry === undefined ? fallback : parseValue(spec, entry.value, entry.source);
+  };
+  const dataDir = expandHome(get('data-dir', join(homedir(), '.cyrnel')) as string);
+  const databaseUrl = get('database-url', undefined) as string | undefined;
+  return {
+    port: get('port', 9371) as number,
+    host: get('host', '127.0.0.1') as string,
+    dataDir,
+    databasePath: databaseUrl === undefined ? join(dataDir, 'cyrnel.db') : sqlitePath(databaseUrl),
+    apiKey: get('api-key', undefined) as string | undefined,
+    insecure: get('insecure', false) as boolean,
+    secretsKey: get('secrets-key', undefined) as string | undefined,
+    secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
+    logLevel: get('log-level', 'info') as LogLevel,
+    maxBodyBytes: get('max-body-bytes', 64 * 1024 * 1024) as number,
+    maxLiveProcesses: get('max-live-processes', 1000) as number,
+    shutdownTimeoutMs: get('shutdown-timeout-ms', 10_000) as number,
+    allowPrivateUrls: get('allow-private-urls', false) as boolean,
+    urlAllowCidrs: get('url-allow-cidrs', []) as string[],
+    urlDenyCidrs: get('url-deny-cidrs', []) as string[],
+  };
+}
+
+function parseValue(spec: FlagSpec, value: string, source: string): string | number | boolean | string[] {
+  const refuse = (why: string) => new ConfigError(`invalid value for ${source}: ${why}`);
+  switch (spec.kind) {
+    case 'string':
+      if (value.trim() === '') throw refuse('must not be empty');
+      if (spec.flag === 'secrets-key' && !isSecretsKey(value)) throw refuse('must be base64 of 32 bytes');
+      return value;
+    case 'port':
+      if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw refuse('must be a port number 0..65535');
+      return Number(value);
+    case 'positiveInteger':
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
+        throw refuse('must be a positive integer');
+      }
+      return Number(value);
+    case 'boolean':
+      if (value !== 'true' && value !== 'false') throw refuse('must be true or false');
+      return value === 'true';
+    case 'list': {
+      const items = value
+        .split(',')
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+      if (spec.flag.endsWith('cidrs')) {
+        for (const item of items) {
+          try {
+            parseCidr(item);
+          } catch (error) {
+            throw refuse((error as Error).message);
+          }
+        }
+      }
+      if (spec.flag === 'secrets-previous-keys' && !items.every(isSecretsKey)) {
+        throw refuse('every key must be base64 of 32 bytes');
+      }
+      return items;
+    }
+    case 'logLevel':
+      if (!(LOG_LEVELS as readonly string[]).includes(value))
+        throw refuse(`must be one of ${LOG_LEVELS.join(', ')}`);
+      return value;
+  }
+}
+
+function expandHome(path: string): string {
+  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
+  return resolve(path);
+}
+
+function sqlitePath(url: string): string {
+  if (!url.startsWith('sqlite:')) {
+    const scheme = url.split(':')[0] ?? url;
+    throw new ConfigError(
+      `invalid value for --database-url: only sqlite:<path> is supported for now (got a "${scheme}:" URL)`,
+    );
+  }
+  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  if (path === '') throw new ConfigError('invalid value for --database-url: sqlite: needs a file path');
+  return expandHome(path);
+}
+
+/** True for base64 text decoding to exactly 32 bytes (SPEC §3 secrets key). */
+export function isSecretsKey(value: string): boolean {
+  return /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}

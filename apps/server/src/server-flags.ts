@@ -1,0 +1,137 @@
+/** How a flag's value is parsed. */
+export type FlagKind = 'string' | 'port' | 'positiveInteger' | 'boolean' | 'list' | 'logLevel';
+
+/** One command-line flag with its environment variable. */
+export interface FlagSpec {
+  /** Long flag name without dashes, e.g. `port`. */
+  readonly flag: string;
+  /** Environment variable, e.g. `CYRNEL_PORT`. */
+  readonly env: string;
+  /** Value type. */
+  readonly kind: FlagKind;
+  /** One-line help. */
+  readonly help: string;
+  /** Default as shown in `--help`. */
+  readonly shownDefault?: string;
+}
+
+/** Every flag of `cyrnel-server`, in `--help` order. */
+export const SERVER_FLAGS: readonly FlagSpec[] = [
+  {
+    flag: 'port',
+    env: 'CYRNEL_PORT',
+    kind: 'port',
+    help: 'TCP port to listen on (0 = any free port)',
+    shownDefault: '9371',
+  },
+  { flag: 'host', env: 'CYRNEL_HOST', kind: 'string', help: 'address to bind', shownDefault: '127.0.0.1' },
+  {
+    flag: 'data-dir',
+    env: 'CYRNEL_DATA_DIR',
+    kind: 'string',
+    help: 'data directory (database, modules/, secrets.key)',
+    shownDefault: '~/.cyrnel',
+  },
+  {
+    flag: 'database-url',
+    env: 'CYRNEL_DATABASE_URL',
+    kind: 'string',
+    help: 'database; only sqlite:<path> for now',
+    shownDefault: 'sqlite:<data-dir>/cyrnel.db',
+  },
+  {
+    flag: 'api-key',
+    env: 'CYRNEL_API_KEY',
+    kind: 'string',
+    help: 'require Authorization: Bearer <key> on every route but /health',
+  },
+  {
+    flag: 'insecure',
+    env: 'CYRNEL_INSECURE',
+    kind: 'boolean',
+    help: 'allow binding a non-loopback address without an API key',
+    shownDefault: 'false',
+  },
+  {
+    flag: 'secrets-key',
+    env: 'CYRNEL_SECRETS_KEY',
+    kind: 'string',
+    help: 'base64 of 32 bytes encrypting secrets at rest',
+    shownDefault: 'generated <data-dir>/secrets.key',
+  },
+  {
+    flag: 'secrets-previous-keys',
+    env: 'CYRNEL_SECRETS_PREVIOUS_KEYS',
+    kind: 'list',
+    help: 'comma-separated older keys that still decrypt',
+  },
+  {
+    flag: 'log-level',
+    env: 'CYRNEL_LOG_LEVEL',
+    kind: 'logLevel',
+    help: 'debug, info, warn, error or silent',
+    shownDefault: 'info',
+  },
+  {
+    flag: 'max-body-bytes',
+    env: 'CYRNEL_MAX_BODY_BYTES',
+    kind: 'positiveInteger',
+    help: 'largest request body and downloaded definition',
+    shownDefault: '67108864',
+  },
+  {
+    flag: 'max-live-processes',
+    env: 'CYRNEL_MAX_LIVE_PROCESSES',
+    kind: 'positiveInteger',
+    help: 'queued + running + terminating processes before 429',
+    shownDefault: '1000',
+  },
+  {
+    flag: 'shutdown-timeout-ms',
+    env: 'CYRNEL_SHUTDOWN_TIMEOUT_MS',
+    kind: 'positiveInteger',
+    help: 'grace given to running processes on SIGINT/SIGTERM',
+    shownDefault: '10000',
+  },
+  {
+    flag: 'allow-private-urls',
+    env: 'CYRNEL_ALLOW_PRIVATE_URLS',
+    kind: 'boolean',
+    help: 'let definition downloads reach private/loopback addresses',
+    shownDefault: 'false',
+  },
+  {
+    flag: 'url-allow-cidrs',
+    env: 'CYRNEL_URL_ALLOW_CIDRS',
+    kind: 'list',
+    help: 'comma-separated CIDR blocks downloads may reach even if private',
+  },
+  {
+    flag: 'url-deny-cidrs',
+    env: 'CYRNEL_URL_DENY_CIDRS',
+    kind: 'list',
+    help: 'comma-separated CIDR blocks downloads may never reach (wins)',
+  },
+];
+
+/** The `--help` text: usage plus every flag with its environment variable and default. */
+export function helpText(): string {
+  const rows = SERVER_FLAGS.map((spec) => {
+    const value = spec.kind === 'boolean' ? '' : ' <value>';
+    const left = `  --${spec.flag}${value}`;
+    const fallback = spec.shownDefault ? ` (default ${spec.shownDefault})` : '';
+    return `${left.padEnd(34)} ${spec.env.padEnd(30)} ${spec.help}${fallback}`;
+  });
+  return [
+    'Usage: cyrnel-server [flags]',
+    '',
+    'Starts the cyrnel server. Every flag can also be set with its CYRNEL_* environment',
+    'variable; a flag wins over the variable. Prefer the variables for keys (flags show in ps).',
+    '',
+    `  ${'flag'.padEnd(32)} ${'variable'.padEnd(30)} meaning`,
+    ...rows,
+    `  ${'--help'.padEnd(32)} ${''.padEnd(30)} show this help`,
+    `  ${'--version'.padEnd(32)} ${''.padEnd(30)} print the version`,
+    '',
+  ].join('\n');
+}

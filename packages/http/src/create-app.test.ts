@@ -1,0 +1,123 @@
+import type { CyrnelHost } from '@cyrnel/core';
+import { NotFoundError } from '@cyrnel/core';
+import { describe, expect, it } from 'vitest';
+import { createApp } from './create-app';
+
+// The route-by-route suite runs against the real host in apps/server. These cases cover
+// what the HTTP layer decides on its own, before or instead of the host: a host whose
+// every method throws stands in, so a passing case proves the host was not needed.
+const throwingHost = (error: () => unknown): CyrnelHost => {
+  const group = new Proxy({}, { get: () => async () => Promise.reject(error()) });
+  return new Proxy({} as CyrnelHost, { get: () => group });
+};
+
+describe('createApp', () => {
+  const logs: Record<string, unknown>[] = [];
+  const logger = {
+    info: (msg: string, fields?: Record<string, unknown>) => logs.push({ msg, ...fields }),
+    warn: (msg: string, fields?: Record<string, unknown>) => logs.push({ msg, ...fields }),
+    error: (msg: string, fields?: Record<string, unknown>) => logs.push({ msg, ...fields }),
+  };
+  const app = createApp(
+    throwingHost(() => new Error('database exploded at /secret/path')),
+    { apiKey: 'sesame', logger, maxBodyBytes: 100 },
+  );
+  const auth = { authorization: 'Bearer sesame' };
+
+  it('serves /health without a key and echoes a sane request id', async () => {
+    const response = await app.request('/health', { headers: { 'x-request-id': 'abc-123' } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(response.headers.get('x-request-id')).toBe('abc-123');
+  });
+
+  it('replaces an insane request id with a generated one', async () => {
+    const response = await app.request('/health', { headers: { 'x-request-id': 'bad id\twith spaces' } });
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers 401 in the envelope without or with a wrong key', async () => {
+    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic sesame' }]) {
+      const response = await app.request('/modules', { headers });
+      expect(response.status).toBe(401);
+      expect(await response.json()).toEqual({ error: expect.any(String), code: 'unauthorized' });
+      expect(response.headers.get('x-request-id')).toBeTruthy();
+    }
+  });
+
+  it('answers unknown routes and methods with a 404 envelope', async () => {
+    for (const [method, path] of [
+      ['GET', '/nope'],
+      ['PUT', '/modules'],
+      ['DELETE', '/tools'],
+    ] as const) {
+      const response = await app.request(path, { method, headers: auth });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({ error: `no route for ${method} ${path}`, code: 'not_found' });
+    }
+  });
+
+  it('turns unexpected errors into a generic 500 and logs them with the request id', async () => {
+    const response = await app.request('/modules', { headers: { ...auth, 'x-request-id': 'req-500' } });
+    expect(response.status).toBe(500);
+    const body = (await response.json()) as { error: string; code: string };
+    expect(body).toEqual({ error: 'internal error (request id req-500)', code: 'internal' });
+    expect(JSON.stringify(body)).not.toContain('secret');
+    expect(logs).toContainEqual(expect.objectContaining({ msg: 'unhandled error', requestId: 'req-500' }));
+    expect(logs).toContainEqual(
+      expect.objectContaining({
+        msg: 'request',
+        method: 'GET',
+        path: '/modules',
+        status: 500,
+        requestId: 'req-500',
+      }),
+    );
+  });
+
+  it('maps typed errors to their status and code', async () => {
+    const typed = createApp(throwingHost(() => new NotFoundError('service x not found')));
+    const response = await typed.request('/services/x');
+    expect(response.status).toBe(404);
+    expect(await response.json()).toEqual({ error: 'service x not found', code: 'not_found' });
+  });
+
+  it('validates bodies and queries before reaching the host', async () => {
+    const cases: [string, RequestInit, number, string][] = [
+      ['/modules?limit=0', {}, 400, 'limit'],
+      ['/tools?enabled=yes', {}, 400, 'enabled'],
+      ['/processes?state=sleeping', {}, 400, 'state'],
+      ['/processes/abc', {}, 400, 'id'],
+      ['/services/x/enabled', { method: 'POST', body: '{"enabled":"true"}' }, 400, 'enabled'],
+      ['/services/x/enabled', { method: 'POST', body: '{"enabled":true,"x":1}' }, 400, 'x'],
+      ['/services/x/enabled', { method: 'POST', body: '{"enabled":' }, 400, 'malformed JSON'],
+      ['/services/x/config', { method: 'PATCH', body: '{"a":1}' }, 400, 'JSON Patch'],
+      ['/processes', { method: 'POST', body: JSON.stringify({ code: 'x'.repeat(200) }) }, 413, 'larger'],
+      ['/processes', { method: 'POST', body: '{"code":1}' }, 400, 'code'],
+      ['/processes', { method: 'POST', body: '{"code":"","timeoutMs":0}' }, 400, 'timeoutMs'],
+      ['/services', { method: 'POST', body: '{"id":"a","adapter":"openapi"}' }, 400, 'url or definition'],
+      [
+        '/services',
+        { method: 'POST', body: '{"id":"a","adapter":"o","url":"u","definition":"d"}' },
+        400,
+        'not both',
+      ],
+    ];
+    for (const [path, init, status, needle] of cases) {
+      const response = await app.request(path, { ...init, headers: auth });
+      const body = (await response.json()) as { error: string; code: string };
+      expect({ path, status: response.status }).toEqual({ path, status });
+      expect(body.error).toContain(needle);
+    }
+  });
+
+  it('refuses definition URLs pointing at private addresses with 403 before the host is asked', async () => {
+    const response = await app.request('/services', {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ id: 'a', adapter: 'openapi', url: 'http://169.254.169.254/latest' }),
+    });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ code: 'forbidden' });
+  });
+});
