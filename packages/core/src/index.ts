@@ -1,3 +1,16 @@
+export type {
+  CatalogStorage,
+  ModuleChange,
+  ModuleRow,
+  NewService,
+  NewTool,
+  ServiceDefinitionFields,
+  ServiceRow,
+  ServiceRowQuery,
+  ToolDetailRow,
+  ToolRow,
+  ToolRowQuery,
+} from './catalog-storage';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
 export {
   ConflictError,
@@ -13,6 +26,7 @@ export {
   UpstreamError,
   ValidationError,
 } from './errors';
+export { fillDefaults } from './fill-defaults';
 export type {
   CyrnelHost,
   EnvironmentApi,
@@ -23,4 +37,16 @@ export type {
   ToolsApi,
   UpdateServiceInput,
 } from './host';
+export { applyJsonPatch } from './json-patch';
+export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
+export * from './processes/index';
+export {
+  createSecretsCipher,
+  decodeSecretsKey,
+  type SealedSecrets,
+  type SecretsCipher,
+  type SecretsCipherOptions,
+  secretsKeyId,
+} from './secrets-cipher';
+export { isValidRange, satisfiesRange } from './semver-range';
 export type { ToolGateway } from './tool-gateway';

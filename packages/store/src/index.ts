@@ -1,1 +1,3 @@
-export {};
+export { createCatalogStore } from './catalog-store';
+export { type OpenStoreOptions, openStore, type Store } from './open-store';
+export { runMigrations } from './run-migrations';

@@ -1,0 +1,171 @@
+import type { JSONSchema, ModuleType } from '@cyrnel/sdk';
+import type { SealedSecrets } from './secrets-cipher';
+
+/** A row of the modules table. Timestamps are ISO strings. */
+export interface ModuleRow {
+  readonly id: string;
+  readonly type: ModuleType;
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+  readonly isBuiltin: boolean;
+  readonly enabled: boolean;
+  /** The module's code was not found at the last scan. */
+  readonly missing: boolean;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** Fields of a module row that change; absent fields stay. */
+export interface ModuleChange {
+  readonly type?: ModuleType;
+  readonly name?: string;
+  readonly description?: string;
+  readonly version?: string;
+  readonly isBuiltin?: boolean;
+  readonly enabled?: boolean;
+  readonly missing?: boolean;
+  readonly updatedAt: string;
+}
+
+/** A service row with its derived tool counts (no definition text). */
+export interface ServiceRow {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly adapter: string;
+  readonly enabled: boolean;
+  readonly hash: string;
+  readonly source: string | null;
+  readonly configSchema: JSONSchema;
+  readonly secretsSchema: JSONSchema;
+  readonly adapterDomain: Record<string, unknown>;
+  readonly toolCount: number;
+  readonly enabledToolCount: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+/** A tool as stored. */
+export interface ToolRow {
+  readonly serviceId: string;
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  /** The owning service's flag. */
+  readonly serviceEnabled: boolean;
+  /** The owning service's adapter id. */
+  readonly adapter: string;
+}
+
+/** A tool with its schemas and adapter data. */
+export interface ToolDetailRow extends ToolRow {
+  readonly inputSchema: JSONSchema;
+  readonly outputSchema: JSONSchema;
+  readonly adapterDomain: Record<string, unknown>;
+}
+
+/** A tool to insert. */
+export interface NewTool {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly enabled: boolean;
+  readonly inputSchema: JSONSchema;
+  readonly outputSchema: JSONSchema;
+  readonly adapterDomain: Record<string, unknown>;
+}
+
+/** The definition-derived fields of a service. */
+export interface ServiceDefinitionFields {
+  readonly name: string;
+  readonly description: string;
+  readonly hash: string;
+  readonly source: string | null;
+  /** The definition text, kept for updates and audits. */
+  readonly definition: string;
+  readonly configSchema: JSONSchema;
+  readonly secretsSchema: JSONSchema;
+  readonly adapterDomain: Record<string, unknown>;
+  readonly tools: readonly NewTool[];
+}
+
+/** A service to insert with its tools, config and secrets, in one transaction. */
+export interface NewService extends ServiceDefinitionFields {
+  readonly id: string;
+  readonly adapter: string;
+  readonly enabled: boolean;
+  readonly config: Record<string, unknown>;
+  readonly secrets: SealedSecrets | null;
+  readonly createdAt: string;
+}
+
+/** Filters of {@link CatalogStorage.listServices}, ordered by id. */
+export interface ServiceRowQuery {
+  /** Case-insensitive substring of id, name or description. */
+  readonly query?: string;
+  readonly enabled?: boolean;
+  readonly adapter?: string;
+  /** Only ids after this one. */
+  readonly afterId?: string;
+  /** At most this many rows (all when absent). */
+  readonly limit?: number;
+}
+
+/** Filters of {@link CatalogStorage.listTools}, ordered by (serviceId, id). */
+export interface ToolRowQuery {
+  readonly serviceId?: string;
+  /** Case-insensitive substring of name or description. */
+  readonly query?: string;
+  /** The tool's own flag. */
+  readonly enabled?: boolean;
+  /** The owning service's flag. */
+  readonly serviceEnabled?: boolean;
+  /** Only tools after this position. */
+  readonly after?: { readonly serviceId: string; readonly toolId: string };
+  readonly limit?: number;
+}
+
+/**
+ * The storage port of modules, services, tools, config and secrets. The core declares it and
+ * never imports a database library; `@cyrnel/store` implements it with Kysely. Multi-row
+ * changes are single transactions. Implementations throw `ConflictError` on a duplicate id.
+ */
+export interface CatalogStorage {
+  listModules(): Promise<ModuleRow[]>;
+  insertModule(row: ModuleRow): Promise<void>;
+  updateModule(id: string, change: ModuleChange): Promise<void>;
+  /** Stored module config, or undefined when never set. */
+  getModuleConfig(id: string): Promise<Record<string, unknown> | undefined>;
+  setModuleConfig(id: string, config: Record<string, unknown>, at: string): Promise<void>;
+  getModuleSecrets(id: string): Promise<SealedSecrets | undefined>;
+  setModuleSecrets(id: string, secrets: SealedSecrets, at: string): Promise<void>;
+
+  listServices(query: ServiceRowQuery): Promise<ServiceRow[]>;
+  getService(id: string): Promise<ServiceRow | undefined>;
+  /** Insert the service, its tools, config and secrets; `ConflictError` when the id exists. */
+  insertService(service: NewService): Promise<void>;
+  /** Replace the definition fields and all tools, and set `enabled`, in one transaction. */
+  replaceServiceDefinition(
+    id: string,
+    fields: ServiceDefinitionFields,
+    enabled: boolean,
+    at: string,
+  ): Promise<void>;
+  /** False when the service does not exist. */
+  setServiceEnabled(id: string, enabled: boolean, at: string): Promise<boolean>;
+  /** Delete the service with its tools, config and secrets; false when it did not exist. */
+  deleteService(id: string): Promise<boolean>;
+  getServiceConfig(id: string): Promise<Record<string, unknown> | undefined>;
+  setServiceConfig(id: string, config: Record<string, unknown>, at: string): Promise<void>;
+  getServiceSecrets(id: string): Promise<SealedSecrets | undefined>;
+  setServiceSecrets(id: string, secrets: SealedSecrets, at: string): Promise<void>;
+
+  listTools(query: ToolRowQuery): Promise<ToolRow[]>;
+  /** Every tool of a service with schemas and adapter data, ordered by id. */
+  listServiceTools(serviceId: string): Promise<ToolDetailRow[]>;
+  getTool(serviceId: string, toolId: string): Promise<ToolDetailRow | undefined>;
+  /** False when the tool does not exist. */
+  setToolEnabled(serviceId: string, toolId: string, enabled: boolean, at: string): Promise<boolean>;
+}

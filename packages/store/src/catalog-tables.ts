@@ -1,0 +1,70 @@
+/** Row of `modules` (migration 0001). Booleans are 0/1 integers, portable across SQLite and PostgreSQL. */
+export interface ModulesTable {
+  id: string;
+  type: string;
+  name: string;
+  description: string;
+  version: string;
+  is_builtin: number;
+  enabled: number;
+  missing: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Row of `module_config` and `service_config`: the JSON text of the object. */
+export interface ConfigTable {
+  owner_id: string;
+  config: string;
+  updated_at: string;
+}
+
+/** Row of `module_secrets` and `service_secrets`: AES-256-GCM ciphertext, never plaintext. */
+export interface SecretsTable {
+  owner_id: string;
+  key_id: string;
+  iv: string;
+  tag: string;
+  ciphertext: string;
+  updated_at: string;
+}
+
+/** Row of `services`. JSON columns are text. */
+export interface ServicesTable {
+  id: string;
+  name: string;
+  description: string;
+  adapter: string;
+  enabled: number;
+  hash: string;
+  source: string | null;
+  definition: string;
+  config_schema: string;
+  secrets_schema: string;
+  adapter_domain: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Row of `tools`; primary key `(service_id, id)`. */
+export interface ToolsTable {
+  service_id: string;
+  id: string;
+  name: string;
+  description: string;
+  enabled: number;
+  input_schema: string;
+  output_schema: string;
+  adapter_domain: string;
+}
+
+/** The tables of the catalog (modules, services, tools, config, secrets). */
+export interface CatalogTables {
+  modules: ModulesTable;
+  module_config: ConfigTable;
+  module_secrets: SecretsTable;
+  services: ServicesTable;
+  tools: ToolsTable;
+  service_config: ConfigTable;
+  service_secrets: SecretsTable;
+}

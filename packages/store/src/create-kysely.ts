@@ -1,0 +1,25 @@
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect } from 'kysely';
+import type { Database } from './database';
+
+/** Options of {@link createKysely}. */
+export interface CreateKyselyOptions {
+  /** The SQLite file (created when absent). */
+  readonly filename: string;
+  /** How long a writer waits for a lock held by another connection; default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+/**
+ * Open a SQLite file with the settings cyrnel relies on: WAL (readers never block the writer),
+ * foreign keys on (cascades), a busy timeout (a second process waits instead of failing).
+ * Internal to the store package: the process store uses it too.
+ */
+export function createKysely(options: CreateKyselyOptions): Kysely<Database> {
+  const sqlite = new SqliteDatabase(options.filename);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
+  sqlite.pragma('synchronous = NORMAL');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+}

@@ -1,0 +1,5 @@
+import type { CatalogTables } from './catalog-tables';
+import type { ProcessTables } from './process-tables';
+
+/** Every table of the cyrnel database, for `Kysely<Database>` (internal to this package). */
+export interface Database extends CatalogTables, ProcessTables {}

@@ -1,0 +1,9 @@
+import type { Migration } from 'kysely/migration';
+import * as catalog from './0001-catalog';
+import * as processes from './0002-processes';
+
+/** Every migration this version knows, keyed by name; names sort in the order they run. */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '0001-catalog': catalog,
+  '0002-processes': processes,
+};

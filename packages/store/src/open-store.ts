@@ -1,0 +1,58 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { CatalogStorage } from '@cyrnel/core';
+import { createCatalogStore } from './catalog-store';
+import { createKysely } from './create-kysely';
+import { runMigrations } from './run-migrations';
+
+/** Options of {@link openStore}: a data directory (`data.db` inside it) or an explicit file. */
+export interface OpenStoreOptions {
+  /** The data directory; the database is `data.db` in it. */
+  readonly dataDir?: string;
+  /** The database file; wins over `dataDir`. */
+  readonly filename?: string;
+  /** SQLite busy timeout; default 5000 ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+/** An open cyrnel database: the storage ports of `@cyrnel/core`, and `close()`. */
+export interface Store {
+  /** Modules, services, tools, config and secrets. */
+  readonly catalog: CatalogStorage;
+  /** The database file. */
+  readonly filename: string;
+  /** Close the database; the ports must not be used afterwards. */
+  close(): Promise<void>;
+}
+
+/**
+ * Open (creating when needed) and migrate the cyrnel database.
+ *
+ * @example
+ * ```ts
+ * const store = await openStore({ dataDir: '/var/lib/cyrnel' });
+ * const host = await createHost({ storage: store, ... });
+ * ```
+ */
+export async function openStore(options: OpenStoreOptions): Promise<Store> {
+  const filename = options.filename ?? (options.dataDir ? join(options.dataDir, 'data.db') : undefined);
+  if (!filename) throw new Error('openStore needs a dataDir or a filename');
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const db = createKysely({ filename, busyTimeoutMs: options.busyTimeoutMs });
+  try {
+    await runMigrations(db);
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+  let closed: Promise<void> | undefined;
+  return {
+    catalog: createCatalogStore(db),
+    // The process store attaches here: `processes: createProcessStore(db)`.
+    filename,
+    close: () => {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
+}

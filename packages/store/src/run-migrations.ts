@@ -1,0 +1,47 @@
+import { type Kysely, sql } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+import { migrations as knownMigrations } from './migrations/index';
+
+const MIGRATION_TABLE = 'cyrnel_migration';
+const MIGRATION_LOCK_TABLE = 'cyrnel_migration_lock';
+
+/** Names recorded in the migration table, or none when it does not exist yet. */
+async function executedMigrations<DB>(db: Kysely<DB>): Promise<string[]> {
+  const tables = await db.introspection.getTables();
+  if (!tables.some((table) => table.name === MIGRATION_TABLE)) return [];
+  const rows = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  return rows.rows.map((row) => row.name);
+}
+
+/**
+ * Bring the database to this version's schema. A database that ran migrations this version
+ * does not know was written by a newer cyrnel: it is refused rather than used half-understood.
+ */
+export async function runMigrations<DB>(
+  db: Kysely<DB>,
+  migrations: Readonly<Record<string, Migration>> = knownMigrations,
+): Promise<void> {
+  const unknown = (await executedMigrations(db)).filter((name) => !Object.hasOwn(migrations, name));
+  if (unknown.length > 0) {
+    throw new Error(
+      `the database was written by a newer version of cyrnel (unknown migrations: ${unknown.join(', ')}); ` +
+        'upgrade cyrnel or use another data directory',
+    );
+  }
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => ({ ...migrations }) },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error')?.migrationName;
+    throw new Error(
+      `database migration ${failed ?? ''} failed: ${(error as Error).message}`.replace('  ', ' '),
+      {
+        cause: error,
+      },
+    );
+  }
+}

@@ -1,0 +1,251 @@
+import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow } from '@cyrnel/core';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import type { Database } from './database';
+import { toSealed } from './module-rows';
+import { containsText, flag, parseObject } from './sql-helpers';
+import { isUniqueViolation } from './unique-violation';
+
+type ServiceMethods = Pick<
+  CatalogStorage,
+  | 'listServices'
+  | 'getService'
+  | 'insertService'
+  | 'replaceServiceDefinition'
+  | 'setServiceEnabled'
+  | 'deleteService'
+  | 'getServiceConfig'
+  | 'setServiceConfig'
+  | 'getServiceSecrets'
+  | 'setServiceSecrets'
+>;
+
+function selectServices(db: Kysely<Database>) {
+  return db
+    .selectFrom('services')
+    .select([
+      'id',
+      'name',
+      'description',
+      'adapter',
+      'enabled',
+      'hash',
+      'source',
+      'config_schema',
+      'secrets_schema',
+      'adapter_domain',
+      'created_at',
+      'updated_at',
+    ])
+    .select((eb) => [
+      eb
+        .selectFrom('tools')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('tools.service_id', '=', 'services.id')
+        .as('tool_count'),
+      eb
+        .selectFrom('tools')
+        .select(eb.fn.countAll<number>().as('n'))
+        .whereRef('tools.service_id', '=', 'services.id')
+        .where('tools.enabled', '=', 1)
+        .as('enabled_tool_count'),
+    ]);
+}
+
+type SelectedService = Awaited<ReturnType<ReturnType<typeof selectServices>['executeTakeFirstOrThrow']>>;
+
+function toServiceRow(row: SelectedService): ServiceRow {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    adapter: row.adapter,
+    enabled: row.enabled === 1,
+    hash: row.hash,
+    source: row.source,
+    configSchema: parseObject(row.config_schema),
+    secretsSchema: parseObject(row.secrets_schema),
+    adapterDomain: parseObject(row.adapter_domain),
+    toolCount: Number(row.tool_count ?? 0),
+    enabledToolCount: Number(row.enabled_tool_count ?? 0),
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+async function insertTools(trx: Transaction<Database>, serviceId: string, tools: readonly NewTool[]) {
+  // Chunked: SQLite caps bound parameters per statement.
+  for (let i = 0; i < tools.length; i += 100) {
+    await trx
+      .insertInto('tools')
+      .values(
+        tools.slice(i, i + 100).map((tool) => ({
+          service_id: serviceId,
+          id: tool.id,
+          name: tool.name,
+          description: tool.description,
+          enabled: flag(tool.enabled),
+          input_schema: JSON.stringify(tool.inputSchema),
+          output_schema: JSON.stringify(tool.outputSchema),
+          adapter_domain: JSON.stringify(tool.adapterDomain),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** The service half of the catalog port. */
+export function createServiceRows(db: Kysely<Database>): ServiceMethods {
+  return {
+    async listServices(query) {
+      let select = selectServices(db).orderBy('id');
+      if (query.enabled !== undefined) select = select.where('enabled', '=', flag(query.enabled));
+      if (query.adapter !== undefined) select = select.where('adapter', '=', query.adapter);
+      if (query.afterId !== undefined) select = select.where('id', '>', query.afterId);
+      if (query.query) {
+        const text = query.query;
+        select = select.where((eb) =>
+          eb.or([
+            containsText(sql.ref('id'), text),
+            containsText(sql.ref('name'), text),
+            containsText(sql.ref('description'), text),
+          ]),
+        );
+      }
+      if (query.limit !== undefined) select = select.limit(query.limit);
+      return (await select.execute()).map(toServiceRow);
+    },
+    async getService(id) {
+      const row = await selectServices(db).where('id', '=', id).executeTakeFirst();
+      return row ? toServiceRow(row) : undefined;
+    },
+    async insertService(service) {
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('services')
+            .values({
+              id: service.id,
+              name: service.name,
+              description: service.description,
+              adapter: service.adapter,
+              enabled: flag(service.enabled),
+              hash: service.hash,
+              source: service.source,
+              definition: service.definition,
+              config_schema: JSON.stringify(service.configSchema),
+              secrets_schema: JSON.stringify(service.secretsSchema),
+              adapter_domain: JSON.stringify(service.adapterDomain),
+              created_at: service.createdAt,
+              updated_at: service.createdAt,
+            })
+            .execute();
+          await insertTools(trx, service.id, service.tools);
+          await trx
+            .insertInto('service_config')
+            .values({
+              owner_id: service.id,
+              config: JSON.stringify(service.config),
+              updated_at: service.createdAt,
+            })
+            .execute();
+          if (service.secrets) {
+            const { keyId, iv, tag, ciphertext } = service.secrets;
+            await trx
+              .insertInto('service_secrets')
+              .values({
+                owner_id: service.id,
+                key_id: keyId,
+                iv,
+                tag,
+                ciphertext,
+                updated_at: service.createdAt,
+              })
+              .execute();
+          }
+        });
+      } catch (error) {
+        if (isUniqueViolation(error)) {
+          throw new ConflictError(`service ${service.id} already exists`, { cause: error });
+        }
+        throw error;
+      }
+    },
+    async replaceServiceDefinition(id, fields, enabled, at) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('services')
+          .set({
+            name: fields.name,
+            description: fields.description,
+            hash: fields.hash,
+            source: fields.source,
+            definition: fields.definition,
+            config_schema: JSON.stringify(fields.configSchema),
+            secrets_schema: JSON.stringify(fields.secretsSchema),
+            adapter_domain: JSON.stringify(fields.adapterDomain),
+            enabled: flag(enabled),
+            updated_at: at,
+          })
+          .where('id', '=', id)
+          .execute();
+        await trx.deleteFrom('tools').where('service_id', '=', id).execute();
+        await insertTools(trx, id, fields.tools);
+      });
+    },
+    async setServiceEnabled(id, enabled, at) {
+      const result = await db
+        .updateTable('services')
+        .set({ enabled: flag(enabled), updated_at: at })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async deleteService(id) {
+      return db.transaction().execute(async (trx) => {
+        // Children first and explicitly: correct even where foreign keys are not enforced.
+        await trx.deleteFrom('tools').where('service_id', '=', id).execute();
+        await trx.deleteFrom('service_config').where('owner_id', '=', id).execute();
+        await trx.deleteFrom('service_secrets').where('owner_id', '=', id).execute();
+        const result = await trx.deleteFrom('services').where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
+    },
+    async getServiceConfig(id) {
+      const row = await db
+        .selectFrom('service_config')
+        .select('config')
+        .where('owner_id', '=', id)
+        .executeTakeFirst();
+      return row ? parseObject(row.config) : undefined;
+    },
+    async setServiceConfig(id, config, at) {
+      const text = JSON.stringify(config);
+      await db
+        .insertInto('service_config')
+        .values({ owner_id: id, config: text, updated_at: at })
+        .onConflict((oc) => oc.column('owner_id').doUpdateSet({ config: text, updated_at: at }))
+        .execute();
+    },
+    async getServiceSecrets(id) {
+      const row = await db
+        .selectFrom('service_secrets')
+        .selectAll()
+        .where('owner_id', '=', id)
+        .executeTakeFirst();
+      return row ? toSealed(row) : undefined;
+    },
+    async setServiceSecrets(id, secrets, at) {
+      const values = {
+        key_id: secrets.keyId,
+        iv: secrets.iv,
+        tag: secrets.tag,
+        ciphertext: secrets.ciphertext,
+      };
+      await db
+        .insertInto('service_secrets')
+        .values({ owner_id: id, ...values, updated_at: at })
+        .onConflict((oc) => oc.column('owner_id').doUpdateSet({ ...values, updated_at: at }))
+        .execute();
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import type { CatalogStorage, ToolDetailRow, ToolRow } from '@cyrnel/core';
+import { type Kysely, sql } from 'kysely';
+import type { Database } from './database';
+import { containsText, flag, parseObject } from './sql-helpers';
+
+type ToolMethods = Pick<CatalogStorage, 'listTools' | 'listServiceTools' | 'getTool' | 'setToolEnabled'>;
+
+function selectTools(db: Kysely<Database>) {
+  return db
+    .selectFrom('tools')
+    .innerJoin('services', 'services.id', 'tools.service_id')
+    .select([
+      'tools.service_id as service_id',
+      'tools.id as id',
+      'tools.name as name',
+      'tools.description as description',
+      'tools.enabled as enabled',
+      'services.enabled as service_enabled',
+      'services.adapter as adapter',
+    ]);
+}
+
+interface ToolBase {
+  service_id: string;
+  id: string;
+  name: string;
+  description: string;
+  enabled: number;
+  service_enabled: number;
+  adapter: string;
+}
+
+function toToolRow(row: ToolBase): ToolRow {
+  return {
+    serviceId: row.service_id,
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    enabled: row.enabled === 1,
+    serviceEnabled: row.service_enabled === 1,
+    adapter: row.adapter,
+  };
+}
+
+function selectDetails(db: Kysely<Database>) {
+  return selectTools(db).select([
+    'tools.input_schema as input_schema',
+    'tools.output_schema as output_schema',
+    'tools.adapter_domain as adapter_domain',
+  ]);
+}
+
+function toDetailRow(
+  row: ToolBase & { input_schema: string; output_schema: string; adapter_domain: string },
+): ToolDetailRow {
+  return {
+    ...toToolRow(row),
+    inputSchema: parseObject(row.input_schema),
+    outputSchema: parseObject(row.output_schema),
+    adapterDomain: parseObject(row.adapter_domain),
+  };
+}
+
+/** The tool half of the catalog port. */
+export function createToolRows(db: Kysely<Database>): ToolMethods {
+  return {
+    async listTools(query) {
+      let select = selectTools(db).orderBy('tools.service_id').orderBy('tools.id');
+      if (query.serviceId !== undefined) select = select.where('tools.service_id', '=', query.serviceId);
+      if (query.enabled !== undefined) select = select.where('tools.enabled', '=', flag(query.enabled));
+      if (query.serviceEnabled !== undefined) {
+        select = select.where('services.enabled', '=', flag(query.serviceEnabled));
+      }
+      if (query.after) {
+        const { serviceId, toolId } = query.after;
+        select = select.where((eb) =>
+          eb.or([
+            eb('tools.service_id', '>', serviceId),
+            eb.and([eb('tools.service_id', '=', serviceId), eb('tools.id', '>', toolId)]),
+          ]),
+        );
+      }
+      if (query.query) {
+        const text = query.query;
+        select = select.where((eb) =>
+          eb.or([
+            containsText(sql.ref('tools.name'), text),
+            containsText(sql.ref('tools.description'), text),
+          ]),
+        );
+      }
+      if (query.limit !== undefined) select = select.limit(query.limit);
+      return (await select.execute()).map(toToolRow);
+    },
+    async listServiceTools(serviceId) {
+      const rows = await selectDetails(db)
+        .where('tools.service_id', '=', serviceId)
+        .orderBy('tools.id')
+        .execute();
+      return rows.map(toDetailRow);
+    },
+    async getTool(serviceId, toolId) {
+      const row = await selectDetails(db)
+        .where('tools.service_id', '=', serviceId)
+        .where('tools.id', '=', toolId)
+        .executeTakeFirst();
+      return row ? toDetailRow(row) : undefined;
+    },
+    async setToolEnabled(serviceId, toolId, enabled, at) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('tools')
+          .set({ enabled: flag(enabled) })
+          .where('service_id', '=', serviceId)
+          .where('id', '=', toolId)
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
+        await trx.updateTable('services').set({ updated_at: at }).where('id', '=', serviceId).execute();
+        return true;
+      });
+    },
+  };
+}
