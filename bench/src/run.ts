@@ -1,1 +1,81 @@
-console.log('benchmarks: not implemented yet');
+// Entry point of `pnpm bench` (`--quick` for the reduced CI run). Measures, prints a table,
+// writes results/latest.json and latest.md, and always exits 0: a part that cannot run is
+// reported with its reason instead of failing the run.
+import { mkdir, writeFile } from 'node:fs/promises';
+import { benchConfig } from './bench-config.ts';
+import { markdownReport, textTable } from './harness/format-table.ts';
+import { machineInfo } from './harness/machine-info.ts';
+import { createReport } from './harness/report.ts';
+import { createResources } from './harness/resources.ts';
+import { runCyrnel } from './suites/cyrnel-suite.ts';
+import { runFetchFloors, runLatencyFloors } from './suites/floor-suite.ts';
+import { runPeer } from './suites/peer-suite.ts';
+import { SECTIONS, type SuiteContext } from './suites/suite-context.ts';
+import { startUpstream } from './upstream.ts';
+
+const started = Date.now();
+const config = benchConfig(process.argv.slice(2));
+const report = createReport();
+const resources = createResources();
+const log = (text: string) =>
+  process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1)}s] ${text}\n`);
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    log(`${signal}: stopping`);
+    resources.closeAll().finally(() => process.exit(130));
+  });
+}
+
+async function part(section: string, fn: () => Promise<void>): Promise<void> {
+  try {
+    await fn();
+  } catch (error) {
+    log(`${section}: could not run: ${error instanceof Error ? error.message : error}`);
+    report.skip(section, error);
+  }
+}
+
+async function main(): Promise<void> {
+  log(`mode ${config.mode}`);
+  const upstream = await startUpstream();
+  resources.defer(() => upstream.close());
+  const ctx: SuiteContext = { config, report, resources, upstream, log };
+  await part('floors: process latency', () => runLatencyFloors(ctx));
+  await part('floors: fetch', () => runFetchFloors(ctx));
+  await part('peer (@utcp/code-mode)', () => runPeer(ctx));
+  await part('cyrnel', () => runCyrnel(ctx));
+}
+
+async function finish(): Promise<void> {
+  const machine = machineInfo();
+  const order = (section: string) => SECTIONS.indexOf(section as (typeof SECTIONS)[number]);
+  report.rows.sort((x, y) => order(x.section) - order(y.section));
+  const mode = `${config.mode} (${((Date.now() - started) / 1000).toFixed(0)} s)`;
+  const dir = new URL('../results/', import.meta.url);
+  await mkdir(dir, { recursive: true });
+  const json = {
+    mode: config.mode,
+    machine,
+    config,
+    rows: report.rows,
+    notes: report.notes,
+    skips: report.skips,
+  };
+  await writeFile(new URL('latest.json', dir), `${JSON.stringify(json, null, 2)}\n`);
+  await writeFile(new URL('latest.md', dir), markdownReport(report, machine, mode));
+  process.stdout.write(`\n${textTable(report.rows)}\n\n`);
+  for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
+  for (const skip of report.skips) process.stdout.write(`could not run: ${skip.section}: ${skip.reason}\n`);
+  process.stdout.write(`\nresults written to bench/results/latest.json and latest.md (${mode})\n`);
+}
+
+try {
+  await main();
+} catch (error) {
+  report.skip('bench', error);
+} finally {
+  await resources.closeAll();
+  await finish().catch((error: unknown) => log(`could not write results: ${error}`));
+}
+process.exit(0);

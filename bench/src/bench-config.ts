@@ -1,0 +1,51 @@
+/** Repetition counts of one run; `--quick` shrinks every one of them. */
+export interface BenchConfig {
+  readonly mode: 'full' | 'quick';
+  readonly warmup: number;
+  /** Sequential single requests (trivial process, echo, in-process isolate, peer call). */
+  readonly latencyReps: number;
+  /** Repetitions of a 1,000-call chain. */
+  readonly chainReps: number;
+  /** Repetitions of a 100-call parallel batch. */
+  readonly batchReps: number;
+  readonly throughputSeconds: number;
+  readonly concurrencies: readonly number[];
+  /** Trivial processes run for the leak check. */
+  readonly leakProcesses: number;
+  /** How many copies of the GitHub description to install (each ≈ 1,100 tools). */
+  readonly githubCopies: number;
+  readonly searchReps: number;
+  readonly peerReps: number;
+}
+
+/** The configuration for the given command-line arguments. */
+export function benchConfig(argv: readonly string[]): BenchConfig {
+  const quick = argv.includes('--quick');
+  return quick
+    ? {
+        mode: 'quick',
+        warmup: 20,
+        latencyReps: 100,
+        chainReps: 1,
+        batchReps: 5,
+        throughputSeconds: 2,
+        concurrencies: [1, 8, 32, 128],
+        leakProcesses: 1_000,
+        githubCopies: 2,
+        searchReps: 30,
+        peerReps: 30,
+      }
+    : {
+        mode: 'full',
+        warmup: 100,
+        latencyReps: 1_000,
+        chainReps: 5,
+        batchReps: 30,
+        throughputSeconds: 10,
+        concurrencies: [1, 8, 32, 128],
+        leakProcesses: 10_000,
+        githubCopies: 9,
+        searchReps: 200,
+        peerReps: 200,
+      };
+}
