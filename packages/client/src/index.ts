@@ -1,1 +1,16 @@
-export {};
+export { type ClientOptions, type CyrnelClient, createClient } from './create-client';
+export type { EnvironmentApi } from './environment-api';
+export {
+  CyrnelError,
+  CyrnelNetworkError,
+  CyrnelProcessError,
+  CyrnelTimeoutError,
+  type UnknownErrorCode,
+} from './errors';
+export type { ModulesApi } from './modules-api';
+export type { ProcessEventsOptions } from './process-events';
+export type { ProcessesApi, RunProcessOptions } from './processes-api';
+export type { RequestOptions } from './request-options';
+export type { InstallServiceInput, ServicesApi } from './services-api';
+export { parseSse, type SseMessage } from './sse-parser';
+export type { ToolsApi } from './tools-api';

@@ -1,0 +1,46 @@
+import type { HealthResponse } from '@cyrnel/sdk/api';
+import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
+import { createModulesApi, type ModulesApi } from './modules-api';
+import { createProcessesApi, type ProcessesApi } from './processes-api';
+import type { RequestOptions } from './request-options';
+import { createServicesApi, type ServicesApi } from './services-api';
+import { createToolsApi, type ToolsApi } from './tools-api';
+import { createTransport, type TransportOptions } from './transport';
+
+/** Options of {@link createClient}. */
+export type ClientOptions = TransportOptions;
+
+/** A typed client of the cyrnel HTTP API: one method per endpoint, grouped by resource. */
+export interface CyrnelClient {
+  /** `GET /health` (no auth). */
+  health(options?: RequestOptions): Promise<HealthResponse>;
+  /** Adapter and environment modules. */
+  readonly modules: ModulesApi;
+  /** Installed services, their config and secrets. */
+  readonly services: ServicesApi;
+  /** Tools of the installed services. */
+  readonly tools: ToolsApi;
+  /** Docs and type declarations of the active environment. */
+  readonly environment: EnvironmentApi;
+  /** Processes: submitted code, its results and events. */
+  readonly processes: ProcessesApi;
+}
+
+/**
+ * Create a client. Uses `fetch` only, so it runs in Node 24 and in browsers.
+ *
+ * @example
+ * const client = createClient({ baseUrl: 'http://127.0.0.1:9371', apiKey: process.env.CYRNEL_API_KEY });
+ * const { output } = await client.processes.run('cyrnel.output({ hello: "world" })');
+ */
+export function createClient(options: ClientOptions): CyrnelClient {
+  const transport = createTransport(options);
+  return {
+    health: (call) => transport.json({ method: 'GET', path: '/health', options: call }),
+    modules: createModulesApi(transport),
+    services: createServicesApi(transport),
+    tools: createToolsApi(transport),
+    environment: createEnvironmentApi(transport),
+    processes: createProcessesApi(transport),
+  };
+}

@@ -1,0 +1,89 @@
+import type { ProcessEvent, ProcessEventMap } from '@cyrnel/sdk/api';
+import { CyrnelError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
+import type { RequestOptions } from './request-options';
+import { sleep } from './sleep';
+import { parseSse } from './sse-parser';
+import type { OpenStream, Transport } from './transport';
+import { url } from './url-path';
+
+/** Options of `processes.events()`. */
+export interface ProcessEventsOptions extends RequestOptions {
+  /** Consecutive failed (re)connections before the iterator throws. Default 5. */
+  maxRetries?: number;
+  /** First reconnection delay in ms, doubled per consecutive failure up to 5 s. Default 250. */
+  retryDelayMs?: number;
+}
+
+const EVENT_NAMES: ReadonlySet<string> = new Set<keyof ProcessEventMap>([
+  'state',
+  'stdout',
+  'stderr',
+  'output',
+  'exit',
+]);
+const MAX_DELAY_MS = 5000;
+
+/**
+ * The events of one process as an async iterator that ends after `exit`. When the connection
+ * drops it reconnects; the server replays every event from the start on each connection
+ * (SPEC §9), so the events already yielded are counted and skipped rather than repeated.
+ */
+export async function* processEvents(
+  transport: Transport,
+  id: number,
+  options: ProcessEventsOptions = {},
+): AsyncGenerator<ProcessEvent, void, undefined> {
+  const { signal, maxRetries = 5 } = options;
+  let delay = options.retryDelayMs ?? 250;
+  let yielded = 0;
+  let failures = 0;
+  for (;;) {
+    let stream: OpenStream | undefined;
+    let drop: Error;
+    try {
+      stream = await transport.stream({
+        method: 'GET',
+        path: url`/processes/${id}/events`,
+        options: {
+          ...(signal ? { signal } : {}),
+          ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+        },
+      });
+      let seen = 0;
+      for await (const message of parseSse(stream.body)) {
+        if (message.retry !== undefined) delay = message.retry;
+        if (!EVENT_NAMES.has(message.event)) continue;
+        seen += 1;
+        if (seen <= yielded) continue;
+        const event = { type: message.event, data: parseData(message.data, id) } as ProcessEvent;
+        yielded += 1;
+        failures = 0;
+        yield event;
+        if (event.type === 'exit') return;
+      }
+      drop = new CyrnelNetworkError(`the event stream of process ${id} ended before its exit event`);
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason;
+      if (error instanceof CyrnelError) throw error;
+      drop =
+        error instanceof CyrnelNetworkError || error instanceof CyrnelTimeoutError
+          ? error
+          : new CyrnelNetworkError(`the event stream of process ${id} broke: ${String(error)}`, {
+              cause: error,
+            });
+    } finally {
+      stream?.close();
+    }
+    failures += 1;
+    if (failures > maxRetries) throw drop;
+    await sleep(Math.min(delay * 2 ** (failures - 1), MAX_DELAY_MS), signal);
+  }
+}
+
+function parseData(data: string, id: number): unknown {
+  try {
+    return JSON.parse(data);
+  } catch {
+    throw new CyrnelError(200, undefined, `process ${id}: an event carried data that is not JSON`);
+  }
+}

@@ -1,0 +1,119 @@
+import type {
+  CreateProcessRequest,
+  CreateProcessResponse,
+  ListResponse,
+  ProcessCallsResponse,
+  ProcessEvent,
+  ProcessListQuery,
+  ProcessOutput,
+  ProcessRecord,
+  ProcessResult,
+  RunProcessRequest,
+} from '@cyrnel/sdk/api';
+import { CyrnelProcessError } from './errors';
+import { paginate } from './paginate';
+import { type ProcessEventsOptions, processEvents } from './process-events';
+import type { RequestOptions } from './request-options';
+import type { Transport } from './transport';
+import { url } from './url-path';
+
+/** Options of `processes.run()`: the process options, an abort signal, and whether failures throw. */
+export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'autorun'> & {
+  /** Aborts the wait (the process itself keeps running on the server; kill it if needed). */
+  signal?: AbortSignal;
+  /** Throw a {@link CyrnelProcessError} when the process ends `failed` or `timeout`. Default false. */
+  throwOnFailure?: boolean;
+};
+
+/** `/processes` endpoints plus `run()` and `events()`. */
+export interface ProcessesApi {
+  /** `POST /processes` with `wait:true`: answers once idle, with output, stdout, stderr and error. */
+  create(request: CreateProcessRequest & { wait: true }, options?: RequestOptions): Promise<ProcessResult>;
+  /** `POST /processes`: the new process, queued (or idle with `autorun:false`). */
+  create(request: CreateProcessRequest & { wait?: false }, options?: RequestOptions): Promise<ProcessRecord>;
+  /** `POST /processes`. */
+  create(request: CreateProcessRequest, options?: RequestOptions): Promise<CreateProcessResponse>;
+  /**
+   * Run code and wait for its result (`POST /processes` with `wait:true`).
+   * @example
+   * const { output } = await client.processes.run('cyrnel.output({ sum: 1 + 2 })', { throwOnFailure: true });
+   */
+  run(code: string, options?: RunProcessOptions): Promise<ProcessResult>;
+  /** `GET /processes`: one page, newest first. */
+  list(query?: ProcessListQuery, options?: RequestOptions): Promise<ListResponse<ProcessRecord>>;
+  /** Every process matching `query`, newest first, page after page. */
+  iterate(query?: ProcessListQuery, options?: RequestOptions): AsyncGenerator<ProcessRecord, void, undefined>;
+  /** `GET /processes/:id`. */
+  get(id: number, options?: RequestOptions): Promise<ProcessRecord>;
+  /** `GET /processes/:id/code`. */
+  code(id: number, options?: RequestOptions): Promise<string>;
+  /** `GET /processes/:id/stdout` (409 while not idle). */
+  stdout(id: number, options?: RequestOptions): Promise<string>;
+  /** `GET /processes/:id/stderr` (409 while not idle). */
+  stderr(id: number, options?: RequestOptions): Promise<string>;
+  /** `GET /processes/:id/output` (409 while not idle). */
+  output(id: number, options?: RequestOptions): Promise<ProcessOutput>;
+  /** `GET /processes/:id/calls`: the tool calls it made. */
+  calls(id: number, options?: RequestOptions): Promise<ProcessCallsResponse>;
+  /** `GET /processes/:id/events` as an async iterator ending after `exit`; reconnects with replay. */
+  events(id: number, options?: ProcessEventsOptions): AsyncGenerator<ProcessEvent, void, undefined>;
+  /** `POST /processes/:id/signals/run`: run an idle process (again; `force` when it has results). */
+  start(id: number, request?: RunProcessRequest, options?: RequestOptions): Promise<ProcessRecord>;
+  /** `POST /processes/:id/signals/kill`: idempotent while live; 409 once idle. */
+  kill(id: number, options?: RequestOptions): Promise<ProcessRecord>;
+  /** `DELETE /processes/:id` (idle only, 204). */
+  delete(id: number, options?: RequestOptions): Promise<void>;
+}
+
+/** Server default of `timeoutMs` (SPEC §3). */
+const SERVER_DEFAULT_TIMEOUT_MS = 30_000;
+/** Slack above the process timeout: the server itself waits its timeout plus a margin. */
+const WAIT_SLACK_MS = 15_000;
+
+/** Build the `processes` group over a transport. */
+export function createProcessesApi(transport: Transport): ProcessesApi {
+  const list: ProcessesApi['list'] = (query, options) =>
+    transport.json({ method: 'GET', path: '/processes', query, options });
+
+  // A waiting create must outlive the process, so its deadline follows the process timeout
+  // rather than the client default (none when the process has none).
+  const waitDeadline = (request: CreateProcessRequest): number =>
+    request.timeoutMs === null ? 0 : (request.timeoutMs ?? SERVER_DEFAULT_TIMEOUT_MS) + WAIT_SLACK_MS;
+
+  const create = <T>(request: CreateProcessRequest, options: RequestOptions = {}): Promise<T> =>
+    transport.json<T>({
+      method: 'POST',
+      path: '/processes',
+      body: request,
+      options:
+        request.wait === true && options.timeoutMs === undefined
+          ? { ...options, timeoutMs: waitDeadline(request) }
+          : options,
+    });
+
+  return {
+    create,
+    run: async (code, options = {}) => {
+      const { signal, throwOnFailure, ...rest } = options;
+      const result = await create<ProcessResult>({ ...rest, code, wait: true }, signal ? { signal } : {});
+      if (throwOnFailure === true && (result.exitState === 'failed' || result.exitState === 'timeout')) {
+        throw new CyrnelProcessError(result);
+      }
+      return result;
+    },
+    list,
+    iterate: (query = {}, options) => paginate(list, query, options),
+    get: (id, options) => transport.json({ method: 'GET', path: url`/processes/${id}`, options }),
+    code: (id, options) => transport.text({ method: 'GET', path: url`/processes/${id}/code`, options }),
+    stdout: (id, options) => transport.text({ method: 'GET', path: url`/processes/${id}/stdout`, options }),
+    stderr: (id, options) => transport.text({ method: 'GET', path: url`/processes/${id}/stderr`, options }),
+    output: (id, options) => transport.json({ method: 'GET', path: url`/processes/${id}/output`, options }),
+    calls: (id, options) => transport.json({ method: 'GET', path: url`/processes/${id}/calls`, options }),
+    events: (id, options) => processEvents(transport, id, options),
+    start: (id, request = {}, options) =>
+      transport.json({ method: 'POST', path: url`/processes/${id}/signals/run`, body: request, options }),
+    kill: (id, options) =>
+      transport.json({ method: 'POST', path: url`/processes/${id}/signals/kill`, body: {}, options }),
+    delete: (id, options) => transport.empty({ method: 'DELETE', path: url`/processes/${id}`, options }),
+  };
+}

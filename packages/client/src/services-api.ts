@@ -1,0 +1,101 @@
+import type {
+  ConfigResponse,
+  InstallServiceRequest,
+  JsonPatch,
+  ListResponse,
+  SchemaResponse,
+  SecretsPresenceResponse,
+  SecretsUpdatedResponse,
+  ServiceDetail,
+  ServiceListQuery,
+  ServiceRecord,
+  UpdateServiceRequest,
+} from '@cyrnel/sdk/api';
+import { paginate } from './paginate';
+import type { RequestOptions } from './request-options';
+import type { Transport } from './transport';
+import { url } from './url-path';
+
+/**
+ * What `services.install()` takes: the wire request with exactly one of `url` and
+ * `definition`; a definition may also be given as a parsed document (sent as JSON text).
+ */
+export type InstallServiceInput = Omit<InstallServiceRequest, 'url' | 'definition'> &
+  ({ url: string; definition?: never } | { definition: string | object; url?: never });
+
+/** `/services` endpoints. */
+export interface ServicesApi {
+  /** `GET /services`: one page. */
+  list(query?: ServiceListQuery, options?: RequestOptions): Promise<ListResponse<ServiceRecord>>;
+  /** Every service matching `query`, page after page. */
+  iterate(query?: ServiceListQuery, options?: RequestOptions): AsyncGenerator<ServiceRecord, void, undefined>;
+  /** `GET /services/:serviceId`. */
+  get(serviceId: string, options?: RequestOptions): Promise<ServiceDetail>;
+  /** `POST /services`: install from a URL or a definition (201). */
+  install(input: InstallServiceInput, options?: RequestOptions): Promise<ServiceDetail>;
+  /** `PATCH /services/:serviceId`: a new definition by URL or inline. */
+  update(serviceId: string, input: UpdateServiceRequest, options?: RequestOptions): Promise<ServiceDetail>;
+  /** `DELETE /services/:serviceId` (204). */
+  delete(serviceId: string, options?: RequestOptions): Promise<void>;
+  /** `POST /services/:serviceId/enabled`; a hydration failure is a 502 `CyrnelError`. */
+  setEnabled(serviceId: string, enabled: boolean, options?: RequestOptions): Promise<ServiceDetail>;
+  /** `GET /services/:serviceId/config`. */
+  getConfig(serviceId: string, options?: RequestOptions): Promise<ConfigResponse>;
+  /** `PATCH /services/:serviceId/config` with a JSON Patch. */
+  patchConfig(serviceId: string, patch: JsonPatch, options?: RequestOptions): Promise<ConfigResponse>;
+  /** `GET /services/:serviceId/secrets`: which secrets are set, never their values. */
+  getSecrets(serviceId: string, options?: RequestOptions): Promise<SecretsPresenceResponse>;
+  /** `PATCH /services/:serviceId/secrets` with a JSON Patch. */
+  patchSecrets(
+    serviceId: string,
+    patch: JsonPatch,
+    options?: RequestOptions,
+  ): Promise<SecretsUpdatedResponse>;
+  /** `GET /services/:serviceId/config/schema`. */
+  configSchema(serviceId: string, options?: RequestOptions): Promise<SchemaResponse>;
+  /** `GET /services/:serviceId/secrets/schema`. */
+  secretsSchema(serviceId: string, options?: RequestOptions): Promise<SchemaResponse>;
+}
+
+/** Build the `services` group over a transport. */
+export function createServicesApi(transport: Transport): ServicesApi {
+  const list: ServicesApi['list'] = (query, options) =>
+    transport.json({ method: 'GET', path: '/services', query, options });
+  return {
+    list,
+    iterate: (query = {}, options) => paginate(list, query, options),
+    get: (serviceId, options) =>
+      transport.json({ method: 'GET', path: url`/services/${serviceId}`, options }),
+    install: (input, options) => {
+      const { definition, ...rest } = input;
+      const body: InstallServiceRequest =
+        definition === undefined
+          ? rest
+          : { ...rest, definition: typeof definition === 'string' ? definition : JSON.stringify(definition) };
+      return transport.json({ method: 'POST', path: '/services', body, options });
+    },
+    update: (serviceId, input, options) =>
+      transport.json({ method: 'PATCH', path: url`/services/${serviceId}`, body: input, options }),
+    delete: (serviceId, options) =>
+      transport.empty({ method: 'DELETE', path: url`/services/${serviceId}`, options }),
+    setEnabled: (serviceId, enabled, options) =>
+      transport.json({
+        method: 'POST',
+        path: url`/services/${serviceId}/enabled`,
+        body: { enabled },
+        options,
+      }),
+    getConfig: (serviceId, options) =>
+      transport.json({ method: 'GET', path: url`/services/${serviceId}/config`, options }),
+    patchConfig: (serviceId, patch, options) =>
+      transport.json({ method: 'PATCH', path: url`/services/${serviceId}/config`, body: patch, options }),
+    getSecrets: (serviceId, options) =>
+      transport.json({ method: 'GET', path: url`/services/${serviceId}/secrets`, options }),
+    patchSecrets: (serviceId, patch, options) =>
+      transport.json({ method: 'PATCH', path: url`/services/${serviceId}/secrets`, body: patch, options }),
+    configSchema: (serviceId, options) =>
+      transport.json({ method: 'GET', path: url`/services/${serviceId}/config/schema`, options }),
+    secretsSchema: (serviceId, options) =>
+      transport.json({ method: 'GET', path: url`/services/${serviceId}/secrets/schema`, options }),
+  };
+}

@@ -1,0 +1,111 @@
+import type {
+  ConfigResponse,
+  CreateProcessResponse,
+  HealthResponse,
+  ListResponse,
+  ModuleDetail,
+  ModuleRecord,
+  ProcessCallsResponse,
+  ProcessEvent,
+  ProcessOutput,
+  ProcessRecord,
+  ProcessResult,
+  ReloadModulesResponse,
+  SchemaResponse,
+  SecretsPresenceResponse,
+  SecretsUpdatedResponse,
+  ServiceDetail,
+  ServiceRecord,
+  ToolDetail,
+  ToolRecord,
+} from '@cyrnel/sdk/api';
+import { describe, expectTypeOf, it } from 'vitest';
+import { type CyrnelError, createClient } from '../src/index';
+
+const client = createClient({ baseUrl: 'http://127.0.0.1:9371' });
+
+describe('createClient types', () => {
+  it('returns the exact wire type of every endpoint', () => {
+    expectTypeOf(client.health()).resolves.toEqualTypeOf<HealthResponse>();
+
+    expectTypeOf(client.modules.list()).resolves.toEqualTypeOf<ListResponse<ModuleRecord>>();
+    expectTypeOf(client.modules.get('openapi')).resolves.toEqualTypeOf<ModuleDetail>();
+    expectTypeOf(client.modules.setEnabled('openapi', true)).resolves.toEqualTypeOf<ModuleDetail>();
+    expectTypeOf(client.modules.reload()).resolves.toEqualTypeOf<ReloadModulesResponse>();
+    expectTypeOf(client.modules.getConfig('m')).resolves.toEqualTypeOf<ConfigResponse>();
+    expectTypeOf(client.modules.patchConfig('m', [])).resolves.toEqualTypeOf<ConfigResponse>();
+    expectTypeOf(client.modules.getSecrets('m')).resolves.toEqualTypeOf<SecretsPresenceResponse>();
+    expectTypeOf(client.modules.patchSecrets('m', [])).resolves.toEqualTypeOf<SecretsUpdatedResponse>();
+    expectTypeOf(client.modules.configSchema('m')).resolves.toEqualTypeOf<SchemaResponse>();
+    expectTypeOf(client.modules.secretsSchema('m')).resolves.toEqualTypeOf<SchemaResponse>();
+
+    expectTypeOf(client.services.list()).resolves.toEqualTypeOf<ListResponse<ServiceRecord>>();
+    expectTypeOf(client.services.get('s')).resolves.toEqualTypeOf<ServiceDetail>();
+    expectTypeOf(
+      client.services.install({ id: 's', adapter: 'openapi', url: 'http://x' }),
+    ).resolves.toEqualTypeOf<ServiceDetail>();
+    expectTypeOf(client.services.update('s', { definition: '{}' })).resolves.toEqualTypeOf<ServiceDetail>();
+    expectTypeOf(client.services.delete('s')).resolves.toEqualTypeOf<void>();
+    expectTypeOf(client.services.setEnabled('s', false)).resolves.toEqualTypeOf<ServiceDetail>();
+    expectTypeOf(client.services.getConfig('s')).resolves.toEqualTypeOf<ConfigResponse>();
+    expectTypeOf(
+      client.services.patchConfig('s', [{ op: 'add', path: '/a', value: 1 }]),
+    ).resolves.toEqualTypeOf<ConfigResponse>();
+    expectTypeOf(client.services.getSecrets('s')).resolves.toEqualTypeOf<SecretsPresenceResponse>();
+    expectTypeOf(
+      client.services.patchSecrets('s', [{ op: 'remove', path: '/a' }]),
+    ).resolves.toEqualTypeOf<SecretsUpdatedResponse>();
+    expectTypeOf(client.services.configSchema('s')).resolves.toEqualTypeOf<SchemaResponse>();
+    expectTypeOf(client.services.secretsSchema('s')).resolves.toEqualTypeOf<SchemaResponse>();
+
+    expectTypeOf(client.tools.list()).resolves.toEqualTypeOf<ListResponse<ToolRecord>>();
+    expectTypeOf(client.tools.get('s', 't')).resolves.toEqualTypeOf<ToolDetail>();
+    expectTypeOf(client.tools.docs('s', 't')).resolves.toEqualTypeOf<string>();
+    expectTypeOf(client.tools.setEnabled('s', 't', true)).resolves.toEqualTypeOf<ToolDetail>();
+
+    expectTypeOf(client.environment.docs()).resolves.toEqualTypeOf<string>();
+    expectTypeOf(client.environment.types()).resolves.toEqualTypeOf<string>();
+
+    expectTypeOf(client.processes.create({ code: '' })).resolves.toEqualTypeOf<ProcessRecord>();
+    expectTypeOf(client.processes.create({ code: '', wait: true })).resolves.toEqualTypeOf<ProcessResult>();
+    const wait = Math.random() > 0.5;
+    expectTypeOf(client.processes.create({ code: '', wait })).resolves.toEqualTypeOf<CreateProcessResponse>();
+    expectTypeOf(client.processes.run('')).resolves.toEqualTypeOf<ProcessResult>();
+    expectTypeOf(client.processes.list()).resolves.toEqualTypeOf<ListResponse<ProcessRecord>>();
+    expectTypeOf(client.processes.get(1)).resolves.toEqualTypeOf<ProcessRecord>();
+    expectTypeOf(client.processes.code(1)).resolves.toEqualTypeOf<string>();
+    expectTypeOf(client.processes.stdout(1)).resolves.toEqualTypeOf<string>();
+    expectTypeOf(client.processes.stderr(1)).resolves.toEqualTypeOf<string>();
+    expectTypeOf(client.processes.output(1)).resolves.toEqualTypeOf<ProcessOutput>();
+    expectTypeOf(client.processes.calls(1)).resolves.toEqualTypeOf<ProcessCallsResponse>();
+    expectTypeOf(client.processes.start(1, { force: true })).resolves.toEqualTypeOf<ProcessRecord>();
+    expectTypeOf(client.processes.kill(1)).resolves.toEqualTypeOf<ProcessRecord>();
+    expectTypeOf(client.processes.delete(1)).resolves.toEqualTypeOf<void>();
+  });
+
+  it('iterates lists and events with their item types', () => {
+    expectTypeOf(client.modules.iterate()).toEqualTypeOf<AsyncGenerator<ModuleRecord, void, undefined>>();
+    expectTypeOf(client.services.iterate({ enabled: true })).toEqualTypeOf<
+      AsyncGenerator<ServiceRecord, void, undefined>
+    >();
+    expectTypeOf(client.tools.iterate({ serviceId: 's' })).toEqualTypeOf<
+      AsyncGenerator<ToolRecord, void, undefined>
+    >();
+    expectTypeOf(client.processes.iterate()).toEqualTypeOf<AsyncGenerator<ProcessRecord, void, undefined>>();
+    expectTypeOf(client.processes.events(1)).toEqualTypeOf<AsyncGenerator<ProcessEvent, void, undefined>>();
+  });
+
+  it('refuses an install with both or neither of url and definition', () => {
+    // @ts-expect-error both sources
+    client.services.install({ id: 's', adapter: 'openapi', url: 'http://x', definition: '{}' });
+    // @ts-expect-error no source
+    client.services.install({ id: 's', adapter: 'openapi' });
+  });
+
+  it('narrows event payloads by type and exposes error fields', () => {
+    const event = {} as ProcessEvent;
+    if (event.type === 'stdout') expectTypeOf(event.data).toEqualTypeOf<{ text: string }>();
+    expectTypeOf<CyrnelError['status']>().toEqualTypeOf<number>();
+    expectTypeOf<CyrnelError['code']>().toEqualTypeOf<import('@cyrnel/sdk/api').ErrorCode | 'unknown'>();
+  });
+});
