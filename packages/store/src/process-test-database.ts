@@ -1,38 +1,31 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { Kysely, SqliteDialect } from 'kysely';
-import { up } from './migrations/0002-processes';
-import type { ProcessTables } from './process-tables';
+import type { Kysely } from 'kysely';
+import { createKysely } from './create-kysely';
+import type { Database } from './database';
+import { runMigrations } from './run-migrations';
 
 /** A SQLite file in a fresh temp directory, for the process tests. */
 export interface ProcessTestDatabase {
   readonly file: string;
-  /** Open a connection to the file (migrating it on first open). */
-  open(): Promise<Kysely<ProcessTables>>;
+  /** Open a migrated connection to the file; call again to simulate a host restart. */
+  open(): Promise<Kysely<Database>>;
   /** Close every connection and remove the directory. */
   dispose(): Promise<void>;
 }
 
-/** Create a test database; `open()` may be called again to simulate a host restart. */
+/** Create a test database with the settings and migrations `openStore` uses. */
 export function createProcessTestDatabase(): ProcessTestDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'cyrnel-processes-'));
   const file = join(dir, 'cyrnel.db');
-  const opened: Kysely<ProcessTables>[] = [];
-  let migrated = false;
+  const opened: Kysely<Database>[] = [];
   return {
     file,
     async open() {
-      const sqlite = new Database(file);
-      sqlite.pragma('journal_mode = WAL');
-      sqlite.pragma('foreign_keys = ON');
-      const db = new Kysely<ProcessTables>({ dialect: new SqliteDialect({ database: sqlite }) });
+      const db = createKysely({ filename: file });
       opened.push(db);
-      if (!migrated) {
-        await up(db);
-        migrated = true;
-      }
+      await runMigrations(db);
       return db;
     },
     async dispose() {

@@ -1,0 +1,246 @@
+import {
+  createProcessManager,
+  type EnvironmentProvider,
+  INTERRUPTED_ERROR,
+  KILLED_ERROR,
+  NotFoundError,
+  type ProcessManager,
+  type ToolGateway,
+} from '@cyrnel/core';
+import { createTypescriptEnvironment } from '@cyrnel/env-typescript-ivm';
+import type { EnvironmentModule } from '@cyrnel/sdk';
+import type { Kysely } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Database } from './database';
+import { createProcessStore } from './process-store';
+import { createProcessTestDatabase, type ProcessTestDatabase } from './process-test-database';
+
+const logger = { debug() {}, info() {}, warn() {}, error() {} };
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** Test scaffolding for the host's tool port: two tools in a Map. */
+function mapTools(): ToolGateway {
+  let count = 0;
+  const tools = new Map<string, (parameters: Record<string, unknown>) => unknown>([
+    ['math.double', (parameters) => ({ value: Number(parameters.n) * 2 })],
+    ['math.count', () => ++count],
+  ]);
+  const find = (serviceId: string, toolId: string) => {
+    const tool = tools.get(`${serviceId}.${toolId}`);
+    if (!tool) throw new NotFoundError(`tool ${serviceId}.${toolId} not found`);
+    return tool;
+  };
+  return {
+    invoke: async ({ serviceId, toolId, parameters }) => find(serviceId, toolId)(parameters),
+    discoverServices: async () => [{ id: 'math', name: 'math', description: '', toolCount: tools.size }],
+    discoverTools: async () => [],
+    describeTool: async (serviceId, toolId) => {
+      find(serviceId, toolId);
+      return { serviceId, toolId, name: toolId, description: '', inputSchema: {}, outputSchema: {} };
+    },
+  };
+}
+
+/** Test scaffolding: an environment that reports running and then ignores everything. */
+const neverReturns: EnvironmentModule = {
+  async setup() {},
+  async teardown() {},
+  execute: ({ eid }) => {
+    bindingsOf.get(neverReturns)?.setState(eid, 'running');
+    return new Promise(() => {});
+  },
+  async kill() {},
+  generateDocs: async () => '',
+  generateToolDocs: async () => '',
+};
+const bindingsOf = new Map<EnvironmentModule, ProcessManager['bindings']>();
+
+interface Started {
+  readonly manager: ProcessManager;
+  readonly db: Kysely<Database>;
+  readonly leases: () => number;
+}
+
+async function start(
+  database: ProcessTestDatabase,
+  options: { environment?: EnvironmentModule; poolSize?: number } = {},
+): Promise<Started> {
+  const db = await database.open();
+  const environment = options.environment ?? createTypescriptEnvironment();
+  let held = 0;
+  const environments: EnvironmentProvider = {
+    active: () => environment,
+    lease: () => {
+      held++;
+      return { moduleId: 'test', environment, release: () => void held-- };
+    },
+  };
+  const manager = createProcessManager({
+    storage: createProcessStore(db),
+    environments,
+    tools: mapTools(),
+    logger,
+    limits: { killGraceMs: 100 },
+  });
+  bindingsOf.set(environment, manager.bindings);
+  await environment.setup({
+    config: { poolSize: options.poolSize ?? 2 },
+    secrets: {},
+    logger,
+    bindings: manager.bindings,
+  } as never);
+  await manager.recover();
+  cleanups.push(async () => {
+    await manager.close({ graceMs: 0 });
+    await environment.teardown();
+  });
+  return { manager, db, leases: () => held };
+}
+
+async function setup(options: { environment?: EnvironmentModule; poolSize?: number } = {}) {
+  const database = createProcessTestDatabase();
+  cleanups.push(() => database.dispose());
+  return { database, ...(await start(database, options)) };
+}
+
+describe('processes with typescript-ivm and SQLite', () => {
+  it('runs the full lifecycle and persists the results and tool calls', async () => {
+    const { manager, leases } = await setup();
+    const { api } = manager;
+    const { id, state } = await api.create({
+      ref: 'lifecycle',
+      code: `
+        const doubled = await cyrnel.services.math.tools.double.invoke({ n: 21 });
+        console.log('double is', doubled.value);
+        console.error('to stderr');
+        cyrnel.output({ value: doubled.value });
+        cyrnel.output({ done: true });
+      `,
+    });
+    expect(state).toBe('queued');
+    const result = await api.wait(id);
+    expect(result).toMatchObject({
+      state: 'idle',
+      exitState: 'success',
+      error: null,
+      output: { value: 42, done: true },
+      stdout: 'double is 42\n',
+      stderr: 'to stderr\n',
+    });
+    expect(await api.get(id)).toMatchObject({ ref: 'lifecycle', exitState: 'success' });
+    expect(await api.calls(id)).toMatchObject([{ serviceId: 'math', toolId: 'double', ok: true }]);
+    expect(leases()).toBe(0);
+  });
+
+  it('records failed, timeout and canceled', async () => {
+    const { manager } = await setup({ poolSize: 1 });
+    const { api } = manager;
+    const failed = await api.wait((await api.create({ code: 'throw new Error("boom")' })).id);
+    expect(failed).toMatchObject({ exitState: 'failed', error: expect.stringContaining('boom') });
+    const timedOut = await api.wait((await api.create({ code: 'while (true) {}', timeoutMs: 200 })).id);
+    expect(timedOut.exitState).toBe('timeout');
+    const running = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
+    const queued = await api.create({ code: 'console.log("never")' });
+    expect(await api.kill(queued.id)).toMatchObject({
+      state: 'idle',
+      exitState: 'canceled',
+      error: KILLED_ERROR,
+    });
+    await expect(api.kill(queued.id)).rejects.toMatchObject({ code: 'conflict' });
+    await api.kill(running.id);
+    expect(await api.kill(running.id)).toMatchObject({ state: 'terminating' });
+    expect(await api.wait(running.id)).toMatchObject({ state: 'idle', exitState: 'canceled' });
+    expect((await api.wait(queued.id)).stdout).toBe('');
+  });
+
+  it('times out an execution whose environment never returns', async () => {
+    const { manager, leases } = await setup({ environment: neverReturns });
+    const { id } = await manager.api.create({ code: 'x', timeoutMs: 50 });
+    expect(await manager.api.wait(id)).toMatchObject({
+      exitState: 'timeout',
+      error: 'timed out after 50 ms',
+    });
+    expect(leases()).toBe(0);
+  });
+
+  it('re-runs with force only, clearing the previous results', async () => {
+    const { manager } = await setup();
+    const { api } = manager;
+    const { id } = await api.create({
+      code: 'cyrnel.output({ n: await cyrnel.services.math.tools.count.invoke({}) })',
+    });
+    expect((await api.wait(id)).output).toEqual({ n: 1 });
+    await expect(api.run(id)).rejects.toMatchObject({ code: 'conflict' });
+    await api.run(id, { force: true });
+    expect((await api.wait(id)).output).toEqual({ n: 2 });
+    expect(await api.calls(id)).toHaveLength(1);
+    await api.delete(id);
+    await expect(api.get(id)).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('filters and paginates newest first', async () => {
+    const { manager } = await setup();
+    const { api } = manager;
+    const ids: number[] = [];
+    for (let i = 0; i < 5; i++)
+      ids.push((await api.create({ code: 'x', ref: `r${i % 2}`, autorun: false })).id);
+    const page = await api.list({ limit: 3, ref: 'r0' });
+    expect(page.items.map((p) => p.id)).toEqual([ids[4], ids[2], ids[0]]);
+    expect(page.hasMore).toBe(false);
+    const first = await api.list({ limit: 2, state: 'idle' });
+    const second = await api.list({ limit: 2, state: 'idle', cursor: first.nextCursor as string });
+    expect([...first.items, ...second.items].map((p) => p.id)).toEqual([ids[4], ids[3], ids[2], ids[1]]);
+  });
+
+  it('records a process left running by a stopped host as failed on restart', async () => {
+    const { database, db } = await setup({ environment: neverReturns });
+    const at = new Date().toISOString();
+    const row = await db
+      .insertInto('processes')
+      .values({
+        code: 'x',
+        ref: null,
+        state: 'running',
+        timeout_ms: null,
+        env_config: '{}',
+        output: '{}',
+        stdout: '',
+        stderr: '',
+        created_at: at,
+        updated_at: at,
+        started_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const restarted = await start(database, { environment: neverReturns });
+    expect(await restarted.manager.api.get(row.id)).toMatchObject({
+      state: 'idle',
+      exitState: 'failed',
+      error: INTERRUPTED_ERROR,
+    });
+  });
+
+  it('runs two hundred concurrent processes through a pool of two', async () => {
+    const { manager, leases } = await setup({ poolSize: 2 });
+    const { api } = manager;
+    const created = await Promise.all(
+      Array.from({ length: 200 }, (_, i) =>
+        api.create({
+          code: `const r = await cyrnel.services.math.tools.double.invoke({ n: ${i} }); console.log('p${i}'); cyrnel.output({ i: ${i}, double: r.value });`,
+        }),
+      ),
+    );
+    const results = await Promise.all(created.map(({ id }) => api.wait(id)));
+    results.forEach((result, i) => {
+      expect(result).toMatchObject({ exitState: 'success', stdout: `p${i}\n`, output: { i, double: i * 2 } });
+    });
+    const stored = await api.list({ exitState: 'success', limit: 100 });
+    expect(stored.items).toHaveLength(100);
+    expect(stored.hasMore).toBe(true);
+    expect(await api.output(created[199]?.id as number)).toEqual({ i: 199, double: 398 });
+    expect(leases()).toBe(0);
+  });
+});

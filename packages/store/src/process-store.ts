@@ -1,0 +1,229 @@
+import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
+import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
+import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
+import type { ProcessesTable, ProcessTables } from './process-tables';
+
+const RECORD_COLUMNS = [
+  'id',
+  'ref',
+  'state',
+  'exit_state',
+  'error',
+  'timeout_ms',
+  'env_config',
+  'created_at',
+  'updated_at',
+  'started_at',
+  'completed_at',
+] as const;
+
+type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
+
+/** Rows per multi-row insert of tool calls: 8 parameters each stays far below SQLite's limit. */
+const CALLS_PER_INSERT = 500;
+
+const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'terminating'];
+
+function toRecord(row: RecordRow): ProcessRecord {
+  return {
+    id: Number(row.id),
+    ref: row.ref,
+    state: row.state as ProcessState,
+    exitState: row.exit_state as ExecutionExitState | null,
+    error: row.error,
+    timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
+    envConfig: JSON.parse(row.env_config) as Record<string, unknown>,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    startedAt: row.started_at,
+    completedAt: row.completed_at,
+  };
+}
+
+function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
+  const columns: Updateable<ProcessesTable> = { updated_at: change.updatedAt };
+  if (change.state !== undefined) columns.state = change.state;
+  if (change.exitState !== undefined) columns.exit_state = change.exitState;
+  if (change.error !== undefined) columns.error = change.error;
+  if (change.startedAt !== undefined) columns.started_at = change.startedAt;
+  if (change.completedAt !== undefined) columns.completed_at = change.completedAt;
+  return columns;
+}
+
+/**
+ * The process manager's storage port (`ProcessStorage` of `@cyrnel/core`) over the tables of
+ * migration 0002. Takes any Kysely instance whose database has those tables. A run costs three
+ * writes: the insert, the start and the end (results and tool calls in one transaction).
+ *
+ * @example
+ * ```ts
+ * const manager = createProcessManager({ storage: createProcessStore(db), environments, tools });
+ * ```
+ */
+export function createProcessStore<Database>(database: Kysely<Database>): ProcessStorage {
+  const db = database as unknown as Kysely<ProcessTables>;
+  // Hot statements are compiled once per column set: compiling costs about a quarter of a write.
+  const compiledUpdates = new Map<string, CompiledQuery>();
+  let compiledInsert: CompiledQuery | undefined;
+
+  const update = (
+    executor: Kysely<ProcessTables>,
+    id: number,
+    columns: Updateable<ProcessesTable>,
+  ): Promise<unknown> => {
+    const key = Object.keys(columns).join();
+    let compiled = compiledUpdates.get(key);
+    if (!compiled) {
+      compiled = db.updateTable('processes').set(columns).where('id', '=', id).compile();
+      compiledUpdates.set(key, compiled);
+    }
+    return executor.executeQuery({ ...compiled, parameters: [...Object.values(columns), id] });
+  };
+
+  const insertCalls = async (trx: Kysely<ProcessTables>, id: number, calls: readonly ToolCallRecord[]) => {
+    for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
+      const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => ({
+        process_id: id,
+        service_id: call.serviceId,
+        tool_id: call.toolId,
+        started_at: call.startedAt,
+        duration_ms: Math.round(call.durationMs),
+        ok: call.ok ? 1 : 0,
+        error_code: call.errorCode,
+      }));
+      await trx.insertInto('process_tool_calls').values(rows).execute();
+    }
+  };
+
+  return {
+    async insert(process) {
+      const values = {
+        ref: process.ref,
+        code: process.code,
+        state: process.state,
+        timeout_ms: process.timeoutMs,
+        env_config: JSON.stringify(process.envConfig),
+        output: '{}',
+        stdout: '',
+        stderr: '',
+        created_at: process.createdAt,
+        updated_at: process.createdAt,
+      };
+      compiledInsert ??= db.insertInto('processes').values(values).returning('id').compile();
+      const { rows } = await db.executeQuery<{ id: number }>({
+        ...compiledInsert,
+        parameters: Object.values(values),
+      });
+      const row = rows[0];
+      if (!row) throw new Error('insert into processes returned no id');
+      return Number(row.id);
+    },
+
+    async get(id) {
+      const row = await db
+        .selectFrom('processes')
+        .select(RECORD_COLUMNS)
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row && toRecord(row);
+    },
+
+    async code(id) {
+      const row = await db.selectFrom('processes').select('code').where('id', '=', id).executeTakeFirst();
+      return row?.code;
+    },
+
+    async results(id) {
+      const row = await db
+        .selectFrom('processes')
+        .select(['output', 'stdout', 'stderr'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return (
+        row && {
+          output: JSON.parse(row.output) as Record<string, unknown>,
+          stdout: row.stdout,
+          stderr: row.stderr,
+        }
+      );
+    },
+
+    async calls(id) {
+      const rows = await db
+        .selectFrom('process_tool_calls')
+        .select(['service_id', 'tool_id', 'started_at', 'duration_ms', 'ok', 'error_code'])
+        .where('process_id', '=', id)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({
+        serviceId: row.service_id,
+        toolId: row.tool_id,
+        startedAt: row.started_at,
+        durationMs: Number(row.duration_ms),
+        ok: Number(row.ok) === 1,
+        errorCode: row.error_code,
+      }));
+    },
+
+    async list({ state, exitState, ref, beforeId, limit }) {
+      let query = db.selectFrom('processes').select(RECORD_COLUMNS);
+      if (state !== undefined) query = query.where('state', '=', state);
+      if (exitState !== undefined) query = query.where('exit_state', '=', exitState);
+      if (ref !== undefined) query = query.where('ref', '=', ref);
+      if (beforeId !== undefined) query = query.where('id', '<', beforeId);
+      const rows = await query.orderBy('id', 'desc').limit(limit).execute();
+      return rows.map(toRecord);
+    },
+
+    async update(id, change) {
+      await update(db, id, toColumns(change));
+    },
+
+    async finish(id, change, results, calls) {
+      const columns = {
+        ...toColumns(change),
+        output: JSON.stringify(results.output),
+        stdout: results.stdout,
+        stderr: results.stderr,
+      };
+      if (calls.length === 0) {
+        await update(db, id, columns);
+        return;
+      }
+      await db.transaction().execute(async (trx) => {
+        await update(trx, id, columns);
+        await insertCalls(trx, id, calls);
+      });
+    },
+
+    async reset(id, change) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .updateTable('processes')
+          .set({ ...toColumns(change), output: '{}', stdout: '', stderr: '' })
+          .where('id', '=', id)
+          .execute();
+        await trx.deleteFrom('process_tool_calls').where('process_id', '=', id).execute();
+      });
+    },
+
+    async delete(id) {
+      return db.transaction().execute(async (trx) => {
+        // Explicit rather than trusting ON DELETE CASCADE: SQLite enforces it only with a pragma.
+        await trx.deleteFrom('process_tool_calls').where('process_id', '=', id).execute();
+        const result = await trx.deleteFrom('processes').where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
+    },
+
+    async failInterrupted(error, at) {
+      const result = await db
+        .updateTable('processes')
+        .set({ state: 'idle', exit_state: 'failed', error, completed_at: at, updated_at: at })
+        .where('state', 'in', LIVE_STATES)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
