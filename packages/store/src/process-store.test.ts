@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStore as openCyrnelStore } from './open-store';
 import { createProcessStore } from './process-store';
 import { createProcessTestDatabase, type ProcessTestDatabase } from './process-test-database';
 
@@ -162,5 +164,23 @@ describe('createProcessStore', () => {
         });
       else expect(record).toMatchObject({ state: 'idle', exitState: null, error: null });
     }
+  });
+
+  it('is attached to openStore and keeps its rows across reopening', async () => {
+    const { database } = await openStore();
+    const filename = join(database.file, '..', 'opened.db');
+    const first = await openCyrnelStore({ filename });
+    const id = await first.processes.insert({
+      ref: null,
+      code: 'x',
+      state: 'idle',
+      timeoutMs: 1,
+      envConfig: {},
+      createdAt: at(0),
+    });
+    await first.close();
+    const second = await openCyrnelStore({ filename });
+    expect(await second.processes.code(id)).toBe('x');
+    await second.close();
   });
 });
