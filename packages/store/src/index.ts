@@ -1,3 +1,4 @@
 export { createCatalogStore } from './catalog-store';
 export { type OpenStoreOptions, openStore, type Store } from './open-store';
+export { createProcessStore } from './process-store';
 export { runMigrations } from './run-migrations';

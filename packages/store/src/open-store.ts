@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CatalogStorage } from '@cyrnel/core';
+import type { CatalogStorage, ProcessStorage } from '@cyrnel/core';
 import { createCatalogStore } from './catalog-store';
 import { createKysely } from './create-kysely';
+import { createProcessStore } from './process-store';
 import { runMigrations } from './run-migrations';
 
 /** Options of {@link openStore}: a data directory (`data.db` inside it) or an explicit file. */
@@ -19,6 +20,8 @@ export interface OpenStoreOptions {
 export interface Store {
   /** Modules, services, tools, config and secrets. */
   readonly catalog: CatalogStorage;
+  /** Processes and their tool calls. */
+  readonly processes: ProcessStorage;
   /** The database file. */
   readonly filename: string;
   /** Close the database; the ports must not be used afterwards. */
@@ -48,7 +51,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   let closed: Promise<void> | undefined;
   return {
     catalog: createCatalogStore(db),
-    // The process store attaches here: `processes: createProcessStore(db)`.
+    processes: createProcessStore(db),
     filename,
     close: () => {
       closed ??= db.destroy();
