@@ -1,6 +1,37 @@
+import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { startServerProcess } from '../cyrnel/server-process.ts';
+import { runCyrnelInstall } from './cyrnel-install.ts';
+import { runCyrnelLatency } from './cyrnel-latency.ts';
+import { recordIdleMemory, recordWarmMemory, runLeakCheck } from './cyrnel-memory.ts';
+import { runCyrnelThroughput } from './cyrnel-throughput.ts';
+import { runCyrnelToolCalls } from './cyrnel-tool-calls.ts';
 import type { SuiteContext } from './suite-context.ts';
 
-/** The real server, spawned from its built binary, measured against the floors and the peer. */
-export async function runCyrnel(_ctx: SuiteContext): Promise<void> {
-  throw new Error('not implemented yet');
+/**
+ * The real server, spawned from its built binary, measured against the floors and the peer.
+ * Order matters: idle memory first, the GitHub installs last (they grow the heap for good).
+ */
+export async function runCyrnel(ctx: SuiteContext): Promise<void> {
+  ctx.log('cyrnel: starting the server');
+  const server = await startServerProcess(ctx.resources);
+  const api = createCyrnelApi(server.url);
+  const part = async (section: string, fn: () => Promise<void>) => {
+    try {
+      await fn();
+    } catch (error) {
+      ctx.log(`${section}: could not run: ${error instanceof Error ? error.message : error}`);
+      ctx.report.skip(section, error);
+    }
+  };
+  try {
+    await part('cyrnel: idle memory', () => recordIdleMemory(ctx, server));
+    await part('cyrnel: process latency', () => runCyrnelLatency(ctx, api));
+    await part('cyrnel: warm memory', async () => recordWarmMemory(ctx, server));
+    await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
+    await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api));
+    await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
+    await part('cyrnel: install at scale', () => runCyrnelInstall(ctx, api, server));
+  } finally {
+    await server.stop();
+  }
 }

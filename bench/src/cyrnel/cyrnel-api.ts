@@ -1,0 +1,44 @@
+/** The few HTTP calls the bench makes to cyrnel, with fetch (the same client as the floors). */
+export interface CyrnelApi {
+  readonly url: string;
+  /** `POST /processes {code, wait:true}`; throws unless the process exits with `success`. */
+  run(code: string, timeoutMs?: number): Promise<Record<string, unknown>>;
+  /** `POST <path>` with a JSON body; throws on a non-2xx answer. */
+  post(path: string, body: unknown): Promise<unknown>;
+  /** `GET <path>`; throws on a non-2xx answer. */
+  get(path: string): Promise<unknown>;
+}
+
+async function json(res: Response, what: string): Promise<unknown> {
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
+  return text === '' ? null : JSON.parse(text);
+}
+
+/** A client of the server at `url`. */
+export function createCyrnelApi(url: string): CyrnelApi {
+  const post = async (path: string, body: unknown) =>
+    json(
+      await fetch(`${url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }),
+      `POST ${path}`,
+    );
+  return {
+    url,
+    post,
+    get: async (path) => json(await fetch(`${url}${path}`), `GET ${path}`),
+    async run(code, timeoutMs) {
+      const body = timeoutMs === undefined ? { code, wait: true } : { code, wait: true, timeoutMs };
+      const proc = (await post('/processes', body)) as Record<string, unknown>;
+      if (proc.exitState !== 'success') {
+        throw new Error(
+          `process ended ${String(proc.exitState)}: ${String(proc.error ?? proc.stderr ?? '')}`,
+        );
+      }
+      return proc;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { type TreeMemory, treeMemory } from '../cyrnel/proc-memory.ts';
+import type { ServerProcess } from '../cyrnel/server-process.ts';
+import { TRIVIAL } from '../programs.ts';
+import type { SuiteContext } from './suite-context.ts';
+
+const IDLE_TARGET_MB = 120;
+// RSS may grow this much over the first checkpoint of the leak run before it counts as growth.
+const LEAK_BOUND = 1.25;
+
+function describe(m: TreeMemory): string {
+  return `server ${m.mainMb.toFixed(0)} MB + ${m.children} child process(es) ${m.childrenMb.toFixed(0)} MB`;
+}
+
+/** Idle RSS of the server just after start, before any process ran. */
+export async function recordIdleMemory(ctx: SuiteContext, server: ServerProcess): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  const m = treeMemory(server.pid);
+  ctx.report.add({
+    section: 'memory',
+    metric: 'cyrnel: idle RSS, server process',
+    unit: 'MB',
+    value: m.mainMb,
+    target: `≤ ${IDLE_TARGET_MB} MB`,
+    met: m.mainMb <= IDLE_TARGET_MB,
+  });
+  ctx.report.add({
+    section: 'memory',
+    metric: 'cyrnel: idle RSS, server + sandbox children',
+    unit: 'MB',
+    value: m.totalMb,
+    target: `≤ ${IDLE_TARGET_MB} MB`,
+    met: m.totalMb <= IDLE_TARGET_MB,
+    note: describe(m),
+  });
+}
+
+/** RSS with the sandbox pool warm, and the RSS of one sandbox child (one isolate each). */
+export function recordWarmMemory(ctx: SuiteContext, server: ServerProcess): void {
+  const m = treeMemory(server.pid);
+  ctx.report.add({
+    section: 'memory',
+    metric: 'cyrnel: RSS with the pool warm',
+    unit: 'MB',
+    value: m.totalMb,
+    note: describe(m),
+  });
+  if (m.children > 0) {
+    ctx.report.add({
+      section: 'memory',
+      metric: 'cyrnel: per-isolate cost (RSS of one sandbox child)',
+      unit: 'MB',
+      value: m.childrenMb / m.children,
+      note: `${m.children} children; each is a Node process holding its isolate`,
+    });
+  }
+}
+
+/** Runs many trivial processes (8 at a time) and checks RSS does not keep growing. */
+export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: ServerProcess): Promise<void> {
+  const total = ctx.config.leakProcesses;
+  ctx.log(`cyrnel: ${total} trivial processes for the leak check`);
+  const checkpoints: number[] = [];
+  let started = 0;
+  let done = 0;
+  const step = Math.max(1, Math.floor(total / 10));
+  const worker = async () => {
+    while (started < total) {
+      started++;
+      await api.run(TRIVIAL);
+      done++;
+      if (done % step === 0) checkpoints.push(treeMemory(server.pid).totalMb);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  const end = treeMemory(server.pid);
+  const first = checkpoints[0] ?? Number.NaN;
+  const ratio = end.totalMb / first;
+  ctx.report.add({
+    section: 'memory',
+    metric: `cyrnel: RSS after ${total.toLocaleString('en-US')} more processes`,
+    unit: 'MB',
+    value: end.totalMb,
+    baseline: { label: `after ${step.toLocaleString('en-US')}`, value: first },
+    ratio,
+    target: `≤ ${LEAK_BOUND}× (no leak)`,
+    met: Number.isNaN(ratio) ? null : ratio <= LEAK_BOUND,
+    note: `${describe(end)}; checkpoints every ${step}: ${checkpoints.map((c) => c.toFixed(0)).join(', ')} MB`,
+  });
+}
