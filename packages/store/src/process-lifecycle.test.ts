@@ -144,6 +144,11 @@ describe('processes with typescript-ivm and SQLite', () => {
     expect(timedOut.exitState).toBe('timeout');
     const running = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
     const queued = await api.create({ code: 'console.log("never")' });
+    await new Promise<void>((resolve) => {
+      api.subscribe(running.id, (event) => {
+        if (event.type === 'state' && event.data.state === 'running') resolve();
+      });
+    });
     expect(await api.kill(queued.id)).toMatchObject({
       state: 'idle',
       exitState: 'canceled',

@@ -47,6 +47,15 @@ async function setup(
 
 const hangs = 'await new Promise(() => {})';
 
+/** Resolve once process `id` reports `running`. */
+function runningOf(api: ProcessManager['api'], id: number): Promise<void> {
+  return new Promise((resolve) => {
+    api.subscribe(id, (event) => {
+      if (event.type === 'state' && event.data.state === 'running') resolve();
+    });
+  });
+}
+
 describe('createProcessManager', () => {
   it('runs a process to success and keeps its results and tool calls', async () => {
     const { api, environments } = await setup();
@@ -135,6 +144,7 @@ describe('createProcessManager', () => {
     const { api } = await setup({ env });
     const first = await api.create({ code: hangs, timeoutMs: null });
     const second = await api.create({ code: 'cyrnel.log("never")' });
+    await runningOf(api, first.id);
     const killedQueued = await api.kill(second.id);
     expect(killedQueued).toMatchObject({ state: 'idle', exitState: 'canceled', error: KILLED_ERROR });
     await expect(api.kill(second.id)).rejects.toMatchObject({ code: 'conflict' });
@@ -359,7 +369,7 @@ describe('createProcessManager', () => {
     const { manager, api } = await setup();
     const quick = await api.create({ code: 'await cyrnel.sleep(5); cyrnel.output({ ok: true })' });
     const stuck = await api.create({ code: hangs, timeoutMs: null });
-    await manager.close({ graceMs: 50 });
+    await manager.close({ graceMs: 1000 });
     expect(await api.wait(quick.id)).toMatchObject({ exitState: 'success', output: { ok: true } });
     expect(await api.get(stuck.id)).toMatchObject({ exitState: 'canceled', error: SHUTDOWN_ERROR });
     await expect(api.create({ code: 'x' })).rejects.toMatchObject({ code: 'unavailable' });
