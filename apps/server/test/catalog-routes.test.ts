@@ -1,0 +1,327 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../src/index';
+import { apiClient, type Json, shopSpec, startUpstream, tempDir, type Upstream } from './helpers';
+
+const expectError = (response: { status: number; body: Json }, status: number, code: string) => {
+  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+  expect(typeof response.body.error).toBe('string');
+};
+
+describe('catalog routes (modules, services, tools, environment)', () => {
+  let server: RunningServer;
+  let upstream: Upstream;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let api: ReturnType<typeof apiClient>;
+  let spec: string;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    upstream = await startUpstream();
+    server = await startServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: 'catalog-key',
+      urlAllowCidrs: ['127.0.0.1/32'],
+      maxBodyBytes: 256 * 1024,
+    });
+    api = apiClient(server.url, 'catalog-key');
+    spec = JSON.stringify(shopSpec(upstream.url));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await dir?.remove();
+  });
+
+  describe('auth, health, envelopes', () => {
+    it('serves /health without a key and refuses other routes without the right one', async () => {
+      const health = await apiClient(server.url)('GET', '/health');
+      expect(health).toMatchObject({ status: 200, body: { status: 'ok' } });
+      expect(health.headers.get('x-request-id')).toBeTruthy();
+      expectError(await apiClient(server.url)('GET', '/services'), 401, 'unauthorized');
+      expectError(await apiClient(server.url, 'wrong')('GET', '/services'), 401, 'unauthorized');
+    });
+
+    it('answers unknown routes with 404 and oversized or malformed bodies with 413 and 400', async () => {
+      expectError(await api('GET', '/nowhere'), 404, 'not_found');
+      expectError(await api('PUT', '/services'), 404, 'not_found');
+      expectError(await api('POST', '/services', 'x'.repeat(300 * 1024)), 413, 'payload_too_large');
+      expectError(await api('POST', '/services', '{"id":'), 400, 'invalid_request');
+    });
+  });
+
+  describe('modules', () => {
+    it('lists the built-in modules with filters and pagination', async () => {
+      const all = await api('GET', '/modules');
+      expect(all.status).toBe(200);
+      expect(all.body).toMatchObject({ hasMore: false, nextCursor: null });
+      expect(all.body.items.map((m: { id: string }) => m.id).sort()).toEqual(['openapi', 'typescript-ivm']);
+      const adapters = await api('GET', '/modules?type=adapter&isBuiltin=true&enabled=true');
+      expect(adapters.body.items).toEqual([
+        expect.objectContaining({ id: 'openapi', type: 'adapter', status: 'active' }),
+      ]);
+      const page = await api('GET', '/modules?limit=1');
+      expect(page.body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+      const next = await api('GET', `/modules?limit=1&cursor=${encodeURIComponent(page.body.nextCursor)}`);
+      expect(next.body.items).toHaveLength(1);
+      expect(next.body.items[0].id).not.toBe(page.body.items[0].id);
+      expectError(await api('GET', '/modules?type=plugin'), 400, 'invalid_request');
+      expectError(await api('GET', '/modules?limit=0'), 400, 'invalid_request');
+      expectError(await api('GET', '/modules?cursor=garbage'), 400, 'invalid_request');
+    });
+
+    it('shows a module with its schemas, config and secrets', async () => {
+      const detail = await api('GET', '/modules/openapi');
+      expect(detail.body).toMatchObject({ id: 'openapi', isBuiltin: true, configSchema: expect.anything() });
+      expect((await api('GET', '/modules/openapi/config/schema')).status).toBe(200);
+      expect((await api('GET', '/modules/openapi/secrets/schema')).status).toBe(200);
+      expect(await api('GET', '/modules/openapi/config')).toMatchObject({
+        status: 200,
+        body: { config: expect.any(Object) },
+      });
+      expect(await api('GET', '/modules/openapi/secrets')).toMatchObject({
+        status: 200,
+        body: { present: [] },
+      });
+      expectError(await api('GET', '/modules/nope'), 404, 'not_found');
+      expectError(await api('PATCH', '/modules/openapi/config', { op: 'add' }), 400, 'invalid_request');
+    });
+
+    it('disables and re-enables an adapter, strictly typed', async () => {
+      expectError(
+        await api('POST', '/modules/openapi/enabled', { enabled: 'false' }),
+        400,
+        'invalid_request',
+      );
+      expectError(await api('POST', '/modules/openapi/enabled', {}), 400, 'invalid_request');
+      const off = await api('POST', '/modules/openapi/enabled', { enabled: false });
+      expect(off.body).toMatchObject({ id: 'openapi', enabled: false });
+      const on = await api('POST', '/modules/openapi/enabled', { enabled: true });
+      expect(on.body).toMatchObject({ id: 'openapi', enabled: true, status: 'active' });
+    });
+
+    it('reloads the modules directory', async () => {
+      const reloaded = await api('POST', '/modules/reload');
+      expect(reloaded).toMatchObject({ status: 200, body: { loaded: expect.any(Array), skipped: [] } });
+    });
+  });
+
+  describe('services', () => {
+    it('installs inline, refuses duplicates, bad adapters, bad definitions and bad bodies', async () => {
+      const installed = await api('POST', '/services', { id: 'shop', adapter: 'openapi', definition: spec });
+      expect(installed.status).toBe(201);
+      expect(installed.body).toMatchObject({
+        id: 'shop',
+        name: 'Shop',
+        description: 'Users and their orders',
+        enabled: false,
+        toolCount: 2,
+        hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+        createdAt: expect.any(String),
+      });
+      expectError(
+        await api('POST', '/services', { id: 'shop', adapter: 'openapi', definition: spec }),
+        409,
+        'conflict',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'x', adapter: 'nope', definition: spec }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'x', adapter: 'openapi', definition: 'hello' }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'bad-id', adapter: 'openapi', definition: spec }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'x', adapter: 'openapi', definition: spec, extra: 1 }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'x', adapter: 'openapi', definition: spec, url: upstream.url }),
+        400,
+        'invalid_request',
+      );
+    });
+
+    it('installs by URL with the download errors of SPEC §6', async () => {
+      const byUrl = await api('POST', '/services', {
+        id: 'remote',
+        adapter: 'openapi',
+        url: `${upstream.url}/spec.json`,
+      });
+      expect(byUrl).toMatchObject({
+        status: 201,
+        body: { id: 'remote', source: `${upstream.url}/spec.json` },
+      });
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: `${upstream.url}/missing` }),
+        502,
+        'upstream_error',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: `${upstream.url}/empty` }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: 'http://169.254.169.254/' }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: 'http://[::1]:1/' }),
+        403,
+        'forbidden',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: 'ftp://x/' }),
+        400,
+        'invalid_request',
+      );
+      expect((await api('DELETE', '/services/remote')).status).toBe(204);
+    });
+
+    it('lists with filters and pagination', async () => {
+      await api('POST', '/services', { id: 'shop2', adapter: 'openapi', definition: spec });
+      const all = await api('GET', '/services');
+      expect(all.body.items.map((s: { id: string }) => s.id)).toEqual(
+        expect.arrayContaining(['shop', 'shop2']),
+      );
+      expect((await api('GET', '/services?query=SHOP2')).body.items.map((s: { id: string }) => s.id)).toEqual(
+        ['shop2'],
+      );
+      expect((await api('GET', '/services?enabled=true')).body.items).toEqual([]);
+      expect((await api('GET', '/services?adapter=nope')).body.items).toEqual([]);
+      const first = await api('GET', '/services?limit=1');
+      expect(first.body).toMatchObject({ hasMore: true, items: [expect.any(Object)] });
+      const second = await api(
+        'GET',
+        `/services?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`,
+      );
+      expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
+      expectError(await api('GET', '/services?enabled=yes'), 400, 'invalid_request');
+      expectError(await api('GET', '/services?limit=2.5'), 400, 'invalid_request');
+      expect((await api('GET', '/services?limit=1000')).status).toBe(200);
+      expect((await api('DELETE', '/services/shop2')).status).toBe(204);
+    });
+
+    it('reads and patches config and secrets with JSON Patch, never returning secret values', async () => {
+      const detail = await api('GET', '/services/shop');
+      expect(detail.body).toMatchObject({
+        id: 'shop',
+        toolCount: 2,
+        configSchema: expect.any(Object),
+        secretsSchema: expect.any(Object),
+      });
+      expect((await api('GET', '/services/shop/config/schema')).body).toEqual(detail.body.configSchema);
+      expect((await api('GET', '/services/shop/secrets/schema')).body).toEqual(detail.body.secretsSchema);
+      const patched = await api('PATCH', '/services/shop/config', [
+        { op: 'add', path: '/timeoutMs', value: 5000 },
+      ]);
+      expect(patched).toMatchObject({ status: 200, body: { config: { timeoutMs: 5000 } } });
+      expect((await api('GET', '/services/shop/config')).body.config).toMatchObject({ timeoutMs: 5000 });
+      expectError(
+        await api('PATCH', '/services/shop/config', [{ op: 'add', path: '/timeoutMs', value: 'soon' }]),
+        400,
+        'invalid_request',
+      );
+      const secret = await api('PATCH', '/services/shop/secrets', [
+        { op: 'add', path: '/shopKey', value: 'hush' },
+      ]);
+      expect(secret.body).toEqual({ updated: true });
+      const present = await api('GET', '/services/shop/secrets');
+      expect(present.body).toEqual({ present: ['/shopKey'] });
+      expect(present.text).not.toContain('hush');
+      expectError(await api('GET', '/services/nope/config'), 404, 'not_found');
+    });
+
+    it('enables and disables strictly, updates and deletes', async () => {
+      expectError(await api('POST', '/services/shop/enabled', { enabled: 1 }), 400, 'invalid_request');
+      expect((await api('POST', '/services/shop/enabled', { enabled: true })).body).toMatchObject({
+        enabled: true,
+      });
+      const same = await api('PATCH', '/services/shop', { definition: spec });
+      expect(same).toMatchObject({ status: 200, body: { id: 'shop', enabled: true } });
+      const changed = JSON.parse(spec);
+      changed.info.title = 'Shop v2';
+      const updated = await api('PATCH', '/services/shop', { definition: JSON.stringify(changed) });
+      expect(updated).toMatchObject({ status: 200, body: { name: 'Shop v2', enabled: false } });
+      expectError(await api('PATCH', '/services/shop', {}), 400, 'invalid_request');
+      expectError(await api('PATCH', '/services/nope', { definition: spec }), 404, 'not_found');
+      expect((await api('POST', '/services/shop/enabled', { enabled: true })).status).toBe(200);
+    });
+  });
+
+  describe('tools and environment', () => {
+    it('lists tools with filters, no schemas, and effectivelyEnabled', async () => {
+      const tools = await api('GET', '/tools?serviceId=shop');
+      expect(tools.body.items).toEqual([
+        expect.objectContaining({
+          serviceId: 'shop',
+          id: 'getUser',
+          enabled: true,
+          effectivelyEnabled: true,
+        }),
+        expect.objectContaining({ serviceId: 'shop', id: 'listOrders' }),
+      ]);
+      expect(tools.body.items[0]).not.toHaveProperty('inputSchema');
+      expect((await api('GET', '/tools?query=orders')).body.items.map((t: { id: string }) => t.id)).toEqual([
+        'listOrders',
+      ]);
+      expectError(await api('GET', '/tools?serviceId=nope'), 404, 'not_found');
+      expectError(await api('GET', '/tools?enabled=maybe'), 400, 'invalid_request');
+    });
+
+    it('shows a tool with schemas and Markdown docs, and toggles it', async () => {
+      const tool = await api('GET', '/tools/shop/getUser');
+      expect(tool.body).toMatchObject({
+        id: 'getUser',
+        inputSchema: expect.any(Object),
+        outputSchema: expect.any(Object),
+      });
+      const docs = await api('GET', '/tools/shop/getUser/docs');
+      expect(docs.status).toBe(200);
+      expect(docs.headers.get('content-type')).toContain('text/markdown');
+      expect(docs.text).toContain('cyrnel.services.shop.tools.getUser.invoke');
+      const off = await api('POST', '/tools/shop/getUser/enabled', { enabled: false });
+      expect(off.body).toMatchObject({ enabled: false, effectivelyEnabled: false });
+      expect((await api('GET', '/tools?enabled=false')).body.items.map((t: { id: string }) => t.id)).toEqual([
+        'getUser',
+      ]);
+      expect((await api('POST', '/tools/shop/getUser/enabled', { enabled: true })).body.enabled).toBe(true);
+      expectError(await api('GET', '/tools/shop/nope'), 404, 'not_found');
+      expectError(
+        await api('POST', '/tools/shop/getUser/enabled', { enabled: null }),
+        400,
+        'invalid_request',
+      );
+    });
+
+    it('serves the environment docs as Markdown and the types as text', async () => {
+      const docs = await api('GET', '/environment/docs');
+      expect(docs.status).toBe(200);
+      expect(docs.headers.get('content-type')).toContain('text/markdown');
+      expect(docs.text.length).toBeGreaterThan(0);
+      const types = await api('GET', '/environment/types');
+      expect(types.headers.get('content-type')).toContain('text/plain');
+      expect(types.text).toContain('declare const cyrnel');
+      expect(types.text).toContain('getUser');
+    });
+
+    it('deletes a service with its tools', async () => {
+      expect((await api('DELETE', '/services/shop')).status).toBe(204);
+      expectError(await api('GET', '/services/shop'), 404, 'not_found');
+      expectError(await api('GET', '/tools/shop/getUser'), 404, 'not_found');
+      expectError(await api('DELETE', '/services/shop'), 404, 'not_found');
+    });
+  });
+});

@@ -1,0 +1,179 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** A fresh temporary directory and its removal. */
+export async function tempDir(prefix = 'cyrnel-server-'): Promise<{ path: string; remove(): Promise<void> }> {
+  const path = await mkdtemp(join(tmpdir(), prefix));
+  return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** The API key the upstream demands in `x-api-key`. */
+export const UPSTREAM_KEY = 'upstream-secret-key';
+
+/** A small shop API on 127.0.0.1 that the OpenAPI adapter calls for real. */
+export interface Upstream {
+  readonly url: string;
+  /** Requests received, as `METHOD path?query`. */
+  readonly requests: string[];
+  close(): Promise<void>;
+}
+
+/** Start the shop upstream: `GET /users/:id`, `GET /orders?userId=`, `GET /spec.json`, `GET /empty`. */
+export async function startUpstream(): Promise<Upstream> {
+  const requests: string[] = [];
+  let base = '';
+  const server: Server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    requests.push(`${request.method} ${url.pathname}${url.search}`);
+    const json = (status: number, body: unknown) => {
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (url.pathname === '/spec.json') return json(200, shopSpec(base));
+    if (url.pathname === '/empty') return response.end('');
+    if (url.pathname === '/missing') return json(404, { message: 'no' });
+    if (url.pathname === '/redirect') return response.writeHead(302, { location: '/spec.json' }).end();
+    if (request.headers['x-api-key'] !== UPSTREAM_KEY) return json(401, { message: 'bad key' });
+    const user = /^\/users\/(\d+)$/.exec(url.pathname);
+    if (user) return json(200, { id: Number(user[1]), name: `user-${user[1]}` });
+    if (url.pathname === '/orders') {
+      const userId = Number(url.searchParams.get('userId'));
+      return json(200, [
+        { id: 1, userId, amount: 5 },
+        { id: 2, userId, amount: 7 },
+      ]);
+    }
+    return json(404, { message: 'not found' });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url: base,
+    requests,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+/** OpenAPI 3.0 document of the shop upstream, served from `baseUrl`. */
+export function shopSpec(baseUrl: string): Record<string, unknown> {
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Shop', description: 'Users and their orders', version: '1.0.0' },
+    servers: [{ url: baseUrl }],
+    components: {
+      securitySchemes: { shopKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: {
+        User: { type: 'object', properties: { id: { type: 'integer' }, name: { type: 'string' } } },
+        Order: {
+          type: 'object',
+          properties: { id: { type: 'integer' }, userId: { type: 'integer' }, amount: { type: 'number' } },
+        },
+      },
+    },
+    security: [{ shopKey: [] }],
+    paths: {
+      '/users/{id}': {
+        get: {
+          operationId: 'getUser',
+          summary: 'Get a user',
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+          responses: {
+            '200': {
+              description: 'ok',
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/User' } } },
+            },
+          },
+        },
+      },
+      '/orders': {
+        get: {
+          operationId: 'listOrders',
+          summary: 'List orders of a user',
+          parameters: [{ name: 'userId', in: 'query', required: true, schema: { type: 'integer' } }],
+          responses: {
+            '200': {
+              description: 'ok',
+              content: {
+                'application/json': {
+                  schema: { type: 'array', items: { $ref: '#/components/schemas/Order' } },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
+
+/** The process code of the agent flow: two tool calls, one combined output. */
+export const AGENT_CODE = `
+const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
+const orders = await cyrnel.services.shop.tools.listOrders.invoke({ query: { userId: 7 } });
+console.log('fetched', user.status, orders.status);
+console.error('a warning');
+const total: number = orders.body.reduce((sum: number, order: { amount: number }) => sum + order.amount, 0);
+cyrnel.output({ name: user.body.name });
+cyrnel.output({ orderCount: orders.body.length, total });
+`;
+
+/** Parsed JSON of a response: tests index into it freely. */
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are arbitrary JSON read by assertions
+export type Json = any;
+
+/** A JSON (or text) response read whole. */
+export interface ApiResponse<T = Json> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+/** A tiny client bound to a base URL and key. */
+export function apiClient(baseUrl: string, apiKey?: string) {
+  return async <T = Json>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    const isJson = response.headers.get('content-type')?.includes('application/json');
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      body: isJson ? JSON.parse(text) : text,
+    } as ApiResponse<T>;
+  };
+}
+
+/** Parse a whole SSE stream into `{event, data}` pairs (comments dropped). */
+export function parseSse(text: string): { event: string; data: Json }[] {
+  return text
+    .split('\n\n')
+    .map((block) => block.split('\n').filter((line) => line !== '' && !line.startsWith(':')))
+    .filter((lines) => lines.length > 0)
+    .map((lines) => {
+      const event = lines.find((line) => line.startsWith('event: '))?.slice(7) ?? 'message';
+      const data = lines
+        .filter((line) => line.startsWith('data: '))
+        .map((line) => line.slice(6))
+        .join('\n');
+      return { event, data: JSON.parse(data) };
+    });
+}

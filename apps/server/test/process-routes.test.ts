@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../src/index';
+import { apiClient, type Json, parseSse, tempDir } from './helpers';
+
+const expectError = (response: { status: number; body: Json }, status: number, code: string) => {
+  expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
+};
+
+const SLOW = 'await new Promise((resolve) => setTimeout(resolve, 20000)); cyrnel.output({ late: true });';
+
+describe('process routes', () => {
+  let server: RunningServer;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    server = await startServer({ dataDir: dir.path, port: 0, heartbeatMs: 50 });
+    api = apiClient(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await dir?.remove();
+  });
+
+  it('creates a process (201) and reads it back when idle', async () => {
+    const created = await api('POST', '/processes', {
+      code: 'console.log("hi"); cyrnel.output({ a: 1 });',
+      ref: 'r1',
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ id: expect.any(Number), ref: 'r1', timeoutMs: 30000 });
+    expect(created.body).not.toHaveProperty('code');
+    const id = created.body.id as number;
+    const events = parseSse(await (await fetch(`${server.url}/processes/${id}/events`)).text());
+    expect(events.at(-1)?.event).toBe('exit');
+    const record = await api('GET', `/processes/${id}`);
+    expect(record.body).toMatchObject({
+      id,
+      state: 'idle',
+      exitState: 'success',
+      startedAt: expect.any(String),
+      completedAt: expect.any(String),
+    });
+    const code = await api('GET', `/processes/${id}/code`);
+    expect(code.headers.get('content-type')).toContain('text/plain');
+    expect(code.text).toBe('console.log("hi"); cyrnel.output({ a: 1 });');
+    const stdout = await api('GET', `/processes/${id}/stdout`);
+    expect(stdout.headers.get('content-type')).toContain('text/plain');
+    expect(stdout.text).toBe('hi\n');
+    expect((await api('GET', `/processes/${id}/stderr`)).text).toBe('');
+    expect((await api('GET', `/processes/${id}/output`)).body).toEqual({ a: 1 });
+    expect((await api('GET', `/processes/${id}/calls`)).body).toEqual({ items: [] });
+  });
+
+  it('answers wait:true with the result, including failures', async () => {
+    const failed = await api('POST', '/processes', { code: 'throw new Error("boom")', wait: true });
+    expect(failed.status).toBe(201);
+    expect(failed.body).toMatchObject({
+      state: 'idle',
+      exitState: 'failed',
+      error: expect.stringContaining('boom'),
+      output: {},
+      stdout: '',
+      stderr: expect.any(String),
+    });
+    const timedOut = await api('POST', '/processes', { code: 'while (true) {}', timeoutMs: 300, wait: true });
+    expect(timedOut.body).toMatchObject({ state: 'idle', exitState: 'timeout' });
+  });
+
+  it('validates create bodies strictly', async () => {
+    expectError(await api('POST', '/processes', {}), 400, 'invalid_request');
+    expectError(await api('POST', '/processes', { code: 'x', unknown: true }), 400, 'invalid_request');
+    expectError(await api('POST', '/processes', { code: 'x', timeoutMs: -1 }), 400, 'invalid_request');
+    expectError(await api('POST', '/processes', { code: 'x', autorun: 'no' }), 400, 'invalid_request');
+    expectError(await api('POST', '/processes', { code: 'x', envConfig: [] }), 400, 'invalid_request');
+    expectError(
+      await api('POST', '/processes', { code: 'x', wait: true, autorun: false }),
+      400,
+      'invalid_request',
+    );
+    expectError(await api('POST', '/processes', { code: 'x'.repeat(200 * 1024) }), 413, 'payload_too_large');
+  });
+
+  it('kills a running process, refuses outputs while it runs, and streams its events with heartbeats', async () => {
+    const created = await api('POST', '/processes', { code: `console.log('started'); ${SLOW}` });
+    const id = created.body.id as number;
+    const stream = await fetch(`${server.url}/processes/${id}/events`);
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    while (!text.includes('started') || !text.includes(': heartbeat')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(text).toContain('event: stdout');
+    expect(text).toContain(': heartbeat');
+    expectError(await api('GET', `/processes/${id}/stdout`), 409, 'conflict');
+    expectError(await api('GET', `/processes/${id}/output`), 409, 'conflict');
+    expectError(await api('DELETE', `/processes/${id}`), 409, 'conflict');
+    const killed = await api('POST', `/processes/${id}/signals/kill`);
+    expect(killed.status).toBe(200);
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+    expect(parseSse(text).at(-1)).toEqual({
+      event: 'exit',
+      data: { exitState: 'canceled', error: expect.any(String) },
+    });
+    expect((await api('GET', `/processes/${id}`)).body).toMatchObject({
+      state: 'idle',
+      exitState: 'canceled',
+    });
+    expectError(await api('POST', `/processes/${id}/signals/kill`), 409, 'conflict');
+  });
+
+  it('creates idle processes with autorun:false and runs them on signal, force needed for re-runs', async () => {
+    const created = await api('POST', '/processes', {
+      code: 'cyrnel.output({ n: 1 })',
+      autorun: false,
+      ref: 'later',
+    });
+    expect(created.body).toMatchObject({ state: 'idle', exitState: null });
+    const id = created.body.id as number;
+    expect((await api('POST', `/processes/${id}/signals/run`)).status).toBe(200);
+    const events = parseSse(await (await fetch(`${server.url}/processes/${id}/events`)).text());
+    expect(events.at(-1)).toMatchObject({ event: 'exit', data: { exitState: 'success' } });
+    expectError(await api('POST', `/processes/${id}/signals/run`, {}), 409, 'conflict');
+    expectError(await api('POST', `/processes/${id}/signals/run`, { force: 'yes' }), 400, 'invalid_request');
+    expect((await api('POST', `/processes/${id}/signals/run`, { force: true })).status).toBe(200);
+  });
+
+  it('lists newest first with filters and pagination', async () => {
+    const all = await api('GET', '/processes');
+    const ids = all.body.items.map((p: { id: number }) => p.id);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => b - a));
+    expect((await api('GET', '/processes?ref=r1')).body.items).toHaveLength(1);
+    expect((await api('GET', '/processes?exitState=canceled')).body.items.length).toBeGreaterThanOrEqual(1);
+    const page = await api('GET', '/processes?limit=2');
+    expect(page.body).toMatchObject({ hasMore: true, nextCursor: expect.any(String) });
+    const next = await api('GET', `/processes?limit=2&cursor=${encodeURIComponent(page.body.nextCursor)}`);
+    expect(next.body.items[0].id).toBeLessThan(page.body.items[1].id);
+    expectError(await api('GET', '/processes?state=sleeping'), 400, 'invalid_request');
+    expectError(await api('GET', '/processes?exitState=ok'), 400, 'invalid_request');
+    expectError(await api('GET', '/processes?limit=-5'), 400, 'invalid_request');
+    expectError(await api('GET', '/processes?cursor=%%%'), 400, 'invalid_request');
+  });
+
+  it('deletes idle processes and answers 404/400 for unknown or bad ids', async () => {
+    const created = await api('POST', '/processes', { code: '1', wait: true });
+    const id = created.body.id as number;
+    expect((await api('DELETE', `/processes/${id}`)).status).toBe(204);
+    expectError(await api('GET', `/processes/${id}`), 404, 'not_found');
+    expectError(await api('GET', '/processes/999999/events'), 404, 'not_found');
+    expectError(await api('GET', '/processes/abc'), 400, 'invalid_request');
+    expectError(await api('GET', '/processes/0/code'), 400, 'invalid_request');
+  });
+});
