@@ -1,6 +1,5 @@
 export { createMemoryProcessStorage } from './memory-process-storage';
 export { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
-export { encodeProcessCursor } from './process-list-query';
 export {
   createProcessManager,
   INTERRUPTED_ERROR,

@@ -1,5 +1,5 @@
 import { PayloadTooLargeError, ValidationError } from '../errors';
-import { isPlainObject } from './validate-create-request';
+import { isPlainObject } from '../json-values';
 
 /** The merged `cyrnel.output` object of one run, with the size cap. */
 export interface OutputMerger {

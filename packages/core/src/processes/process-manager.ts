@@ -15,7 +15,7 @@ import { LiveProcess, type ProcessListener } from './live-process';
 import { createProcessBindings } from './process-bindings';
 import { createProcessExecution } from './process-execution';
 import { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
-import { encodeProcessCursor, toStorageQuery } from './process-list-query';
+import { toProcessPage, toStorageQuery } from './process-list-query';
 import type { ProcessStorage } from './process-storage';
 import { storedEvents } from './stored-events';
 import { validateCreateRequest } from './validate-create-request';
@@ -166,12 +166,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     async list(query) {
       const storageQuery = toStorageQuery(query);
       const rows = await storage.list({ ...storageQuery, limit: storageQuery.limit + 1 });
-      const hasMore = rows.length > storageQuery.limit;
-      const items = rows
-        .slice(0, storageQuery.limit)
-        .map((row) => ({ ...(live.get(row.id)?.record ?? row) }));
-      const last = items.at(-1);
-      return { items, hasMore, nextCursor: hasMore && last ? encodeProcessCursor(last.id) : null };
+      return toProcessPage(rows, storageQuery.limit, (row) => ({ ...(live.get(row.id)?.record ?? row) }));
     },
 
     async get(id) {

@@ -1,5 +1,6 @@
 import type { CreateProcessRequest } from '@cyrnel/sdk/api';
 import { PayloadTooLargeError, ValidationError } from '../errors';
+import { optionalBoolean, optionalObject, requireObject, requireString } from '../input';
 import type { ProcessLimits } from './process-limits';
 
 /** Longest accepted `ref` label, in characters. */
@@ -14,15 +15,8 @@ export interface ValidCreateRequest {
   readonly autorun: boolean;
 }
 
-/** True for `{}`-style objects (not arrays, dates, class instances or null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== 'object' || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
-
 function invalid(field: string, message: string): never {
-  throw new ValidationError(`${field} ${message}`, [{ path: `/${field}`, message }]);
+  throw new ValidationError(`${field} ${message}`, [{ path: field, message }]);
 }
 
 /** Validate `POST /processes` input field by field; errors name the field. */
@@ -30,30 +24,30 @@ export function validateCreateRequest(
   request: unknown,
   limits: Pick<ProcessLimits, 'maxCodeBytes' | 'defaultTimeoutMs'>,
 ): ValidCreateRequest {
-  if (!isPlainObject(request)) invalid('body', 'must be an object');
-  const { code, ref, timeoutMs, envConfig, autorun } = request as Partial<CreateProcessRequest>;
-  if (typeof code !== 'string') invalid('code', 'must be a string');
-  if (code.trim() === '') invalid('code', 'must not be empty');
-  // Cheap upper bound first: a UTF-8 byte is at most 3 per UTF-16 unit.
-  if (code.length * 3 > limits.maxCodeBytes && Buffer.byteLength(code) > limits.maxCodeBytes) {
+  const { code, ref, timeoutMs, envConfig, autorun } = requireObject(request, 'body') as Record<
+    keyof CreateProcessRequest,
+    unknown
+  >;
+  const source = requireString(code, 'code');
+  if (source.trim() === '') invalid('code', 'must not be empty');
+  // Cheap bound first: a UTF-16 unit is at most 3 UTF-8 bytes.
+  if (source.length * 3 > limits.maxCodeBytes && Buffer.byteLength(source) > limits.maxCodeBytes) {
     throw new PayloadTooLargeError(`code exceeds ${limits.maxCodeBytes} bytes`);
   }
-  if (ref !== undefined && ref !== null) {
-    if (typeof ref !== 'string') invalid('ref', 'must be a string');
-    if (ref.length > MAX_REF_LENGTH) invalid('ref', `must be at most ${MAX_REF_LENGTH} characters`);
+  const label = ref === undefined || ref === null ? null : requireString(ref, 'ref');
+  if (label !== null && label.length > MAX_REF_LENGTH) {
+    invalid('ref', `must be at most ${MAX_REF_LENGTH} characters`);
   }
   if (timeoutMs !== undefined && timeoutMs !== null) {
     if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
       invalid('timeoutMs', 'must be a positive integer or null');
     }
   }
-  if (envConfig !== undefined && !isPlainObject(envConfig)) invalid('envConfig', 'must be an object');
-  if (autorun !== undefined && typeof autorun !== 'boolean') invalid('autorun', 'must be a boolean');
   return {
-    code,
-    ref: ref ?? null,
-    timeoutMs: timeoutMs === undefined ? limits.defaultTimeoutMs : timeoutMs,
-    envConfig: envConfig ?? {},
-    autorun: autorun ?? true,
+    code: source,
+    ref: label,
+    timeoutMs: timeoutMs === undefined ? limits.defaultTimeoutMs : (timeoutMs as number | null),
+    envConfig: optionalObject(envConfig, 'envConfig') ?? {},
+    autorun: optionalBoolean(autorun, 'autorun') ?? true,
   };
 }
