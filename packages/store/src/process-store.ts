@@ -2,7 +2,9 @@ import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
 import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
-import type { ProcessesTable, ProcessTables } from './process-tables';
+import type { Database } from './database';
+import type { ProcessesTable } from './process-tables';
+import { flag, parseObject } from './sql-helpers';
 
 const RECORD_COLUMNS = [
   'id',
@@ -33,7 +35,7 @@ function toRecord(row: RecordRow): ProcessRecord {
     exitState: row.exit_state as ExecutionExitState | null,
     error: row.error,
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
-    envConfig: JSON.parse(row.env_config) as Record<string, unknown>,
+    envConfig: parseObject(row.env_config),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     startedAt: row.started_at,
@@ -53,22 +55,21 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
 
 /**
  * The process manager's storage port (`ProcessStorage` of `@cyrnel/core`) over the tables of
- * migration 0002. Takes any Kysely instance whose database has those tables. A run costs three
- * writes: the insert, the start and the end (results and tool calls in one transaction).
+ * migration 0002. A run costs three writes: the insert, the start and the end (results and tool
+ * calls in one transaction).
  *
  * @example
  * ```ts
  * const manager = createProcessManager({ storage: createProcessStore(db), environments, tools });
  * ```
  */
-export function createProcessStore<Database>(database: Kysely<Database>): ProcessStorage {
-  const db = database as unknown as Kysely<ProcessTables>;
+export function createProcessStore(db: Kysely<Database>): ProcessStorage {
   // Hot statements are compiled once per column set: compiling costs about a quarter of a write.
   const compiledUpdates = new Map<string, CompiledQuery>();
   let compiledInsert: CompiledQuery | undefined;
 
   const update = (
-    executor: Kysely<ProcessTables>,
+    executor: Kysely<Database>,
     id: number,
     columns: Updateable<ProcessesTable>,
   ): Promise<unknown> => {
@@ -81,7 +82,7 @@ export function createProcessStore<Database>(database: Kysely<Database>): Proces
     return executor.executeQuery({ ...compiled, parameters: [...Object.values(columns), id] });
   };
 
-  const insertCalls = async (trx: Kysely<ProcessTables>, id: number, calls: readonly ToolCallRecord[]) => {
+  const insertCalls = async (trx: Kysely<Database>, id: number, calls: readonly ToolCallRecord[]) => {
     for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
       const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => ({
         process_id: id,
@@ -89,7 +90,7 @@ export function createProcessStore<Database>(database: Kysely<Database>): Proces
         tool_id: call.toolId,
         started_at: call.startedAt,
         duration_ms: Math.round(call.durationMs),
-        ok: call.ok ? 1 : 0,
+        ok: flag(call.ok),
         error_code: call.errorCode,
       }));
       await trx.insertInto('process_tool_calls').values(rows).execute();
@@ -142,7 +143,7 @@ export function createProcessStore<Database>(database: Kysely<Database>): Proces
         .executeTakeFirst();
       return (
         row && {
-          output: JSON.parse(row.output) as Record<string, unknown>,
+          output: parseObject(row.output),
           stdout: row.stdout,
           stderr: row.stderr,
         }
