@@ -12,7 +12,7 @@ export interface BenchConfig {
   readonly concurrencies: readonly number[];
   /** Trivial processes run for the leak check. */
   readonly leakProcesses: number;
-  /** How many copies of the GitHub description to install (each ≈ 1,100 tools). */
+  /** How many copies of the GitHub description to install (each 1,223 tools). */
   readonly githubCopies: number;
   readonly searchReps: number;
   readonly peerReps: number;
@@ -24,7 +24,7 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
   return quick
     ? {
         mode: 'quick',
-        warmup: 20,
+        warmup: 50,
         latencyReps: 100,
         chainReps: 1,
         batchReps: 5,
@@ -44,7 +44,7 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
         throughputSeconds: 10,
         concurrencies: [1, 8, 32, 128],
         leakProcesses: 10_000,
-        githubCopies: 9,
+        githubCopies: 8,
         searchReps: 200,
         peerReps: 200,
       };
