@@ -16,6 +16,10 @@ export interface BenchConfig {
   readonly githubCopies: number;
   readonly searchReps: number;
   readonly peerReps: number;
+  /** Stop installing more GitHub copies once installs took this long in total. */
+  readonly installBudgetMs: number;
+  /** The whole run is cut (results still written, exit 0) after this long. */
+  readonly watchdogMs: number;
 }
 
 /** The configuration for the given command-line arguments. */
@@ -34,6 +38,8 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
         githubCopies: 2,
         searchReps: 30,
         peerReps: 30,
+        installBudgetMs: 20_000,
+        watchdogMs: 110_000,
       }
     : {
         mode: 'full',
@@ -47,5 +53,7 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
         githubCopies: 8,
         searchReps: 200,
         peerReps: 200,
+        installBudgetMs: 240_000,
+        watchdogMs: 1_200_000,
       };
 }

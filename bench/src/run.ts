@@ -27,6 +27,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// Whatever happens, the run ends with its results written and exit code 0.
+const watchdog = setTimeout(() => {
+  log(`watchdog: the run exceeded ${config.watchdogMs / 1000} s, stopping`);
+  report.skip('bench', new Error(`the run was cut after ${config.watchdogMs / 1000} s; later parts did not run`));
+  resources
+    .closeAll()
+    .then(finish)
+    .finally(() => process.exit(0));
+}, config.watchdogMs);
+watchdog.unref();
+
 async function part(section: string, fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
@@ -76,6 +87,7 @@ try {
   report.skip('bench', error);
 } finally {
   await resources.closeAll();
+  clearTimeout(watchdog);
   await finish().catch((error: unknown) => log(`could not write results: ${error}`));
 }
 process.exit(0);

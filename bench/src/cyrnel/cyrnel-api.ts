@@ -9,6 +9,9 @@ export interface CyrnelApi {
   get(path: string): Promise<unknown>;
 }
 
+// Long enough for a 1,000-call chain on a slow machine; a hung server must not hang the bench.
+const REQUEST_TIMEOUT_MS = 180_000;
+
 async function json(res: Response, what: string): Promise<unknown> {
   const text = await res.text();
   if (!res.ok) throw new Error(`${what} answered ${res.status}: ${text.slice(0, 300)}`);
@@ -23,13 +26,15 @@ export function createCyrnelApi(url: string): CyrnelApi {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: typeof body === 'string' ? body : JSON.stringify(body),
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       }),
       `POST ${path}`,
     );
   return {
     url,
     post,
-    get: async (path) => json(await fetch(`${url}${path}`), `GET ${path}`),
+    get: async (path) =>
+      json(await fetch(`${url}${path}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }), `GET ${path}`),
     async run(code, timeoutMs) {
       const body = timeoutMs === undefined ? { code, wait: true } : { code, wait: true, timeoutMs };
       const proc = (await post('/processes', body)) as Record<string, unknown>;

@@ -24,6 +24,10 @@ export async function runCyrnelInstall(
   let tools = 0;
   let hwmAfterFirst = Number.NaN;
   for (let i = 0; i < config.githubCopies; i++) {
+    if (times.reduce((a, b) => a + b, 0) > config.installBudgetMs) {
+      report.note(`GitHub installs stopped after ${i} copies: the install time budget (${config.installBudgetMs / 1000} s) was spent`);
+      break;
+    }
     ctx.log(`cyrnel: installing GitHub's description, copy ${i + 1} of ${config.githubCopies}`);
     const payload = body(`github${i}`);
     const { ms, value } = await timeOnce(() => api.post('/services', payload));
