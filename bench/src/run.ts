@@ -30,7 +30,10 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 // Whatever happens, the run ends with its results written and exit code 0.
 const watchdog = setTimeout(() => {
   log(`watchdog: the run exceeded ${config.watchdogMs / 1000} s, stopping`);
-  report.skip('bench', new Error(`the run was cut after ${config.watchdogMs / 1000} s; later parts did not run`));
+  report.skip(
+    'bench',
+    new Error(`the run was cut after ${config.watchdogMs / 1000} s; later parts did not run`),
+  );
   resources
     .closeAll()
     .then(finish)

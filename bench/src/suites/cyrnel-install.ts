@@ -25,7 +25,9 @@ export async function runCyrnelInstall(
   let hwmAfterFirst = Number.NaN;
   for (let i = 0; i < config.githubCopies; i++) {
     if (times.reduce((a, b) => a + b, 0) > config.installBudgetMs) {
-      report.note(`GitHub installs stopped after ${i} copies: the install time budget (${config.installBudgetMs / 1000} s) was spent`);
+      report.note(
+        `GitHub installs stopped after ${i} copies: the install time budget (${config.installBudgetMs / 1000} s) was spent`,
+      );
       break;
     }
     ctx.log(`cyrnel: installing GitHub's description, copy ${i + 1} of ${config.githubCopies}`);
