@@ -11,6 +11,7 @@ export type {
   ToolRow,
   ToolRowQuery,
 } from './catalog-storage';
+export { type CreateHostOptions, createHost, HOST_VERSION, type HostStorage } from './create-host';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
 export {
   ConflictError,
@@ -50,3 +51,4 @@ export {
 } from './secrets-cipher';
 export { isValidRange, satisfiesRange } from './semver-range';
 export type { ToolGateway } from './tool-gateway';
+export { createToolGateway, type ToolGatewayOptions } from './tool-gateway-impl';

@@ -108,12 +108,19 @@ function applyOne(document: unknown, operation: Record<string, unknown>): unknow
  * applyJsonPatch({ a: 1 }, [{ op: 'add', path: '/b', value: 2 }]); // { a: 1, b: 2 }
  * ```
  */
-export function applyJsonPatch(document: unknown, patch: unknown, field = 'patch'): unknown {
+export function applyJsonPatch(
+  document: unknown,
+  patch: unknown,
+  field = 'patch',
+  options: { allowTest?: boolean } = {},
+): unknown {
   if (!Array.isArray(patch)) throw new ValidationError(`${field} must be a JSON Patch array`);
   let result = structuredClone(document);
   patch.forEach((operation: unknown, index) => {
     try {
       if (!isPlainObject(operation)) fail('operation must be an object');
+      // Secrets refuse `test`: its outcome would reveal whether a stored secret equals a guess.
+      if (operation.op === 'test' && options.allowTest === false) fail('test is not allowed here');
       result = applyOne(result, operation);
     } catch (error) {
       if (!(error instanceof PatchFailure)) throw error;

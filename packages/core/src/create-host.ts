@@ -1,0 +1,123 @@
+import { join } from 'node:path';
+import type { BuiltinModule, ModuleLogger } from '@cyrnel/sdk';
+import type { CatalogStorage } from './catalog-storage';
+import { createEnvironmentApi } from './environment-api';
+import type { CyrnelHost } from './host';
+import { createModuleRegistry } from './module-registry';
+import { createModulesApi } from './modules-api';
+import { createProcessManager, type ProcessLimits, type ProcessStorage } from './processes/index';
+import { silentLogger } from './scoped-logger';
+import { createSecretsCipher } from './secrets-cipher';
+import { createSecretsVault } from './secrets-vault';
+import { createServicesApi } from './services-api';
+import { createToolGateway } from './tool-gateway-impl';
+import { createToolsApi } from './tools-api';
+
+/** The version custom modules' `engines.cyrnel` ranges are checked against by default. */
+export const HOST_VERSION = '0.1.0';
+
+/** The storage ports the host needs (`openStore()` of `@cyrnel/store` returns them). */
+export interface HostStorage {
+  readonly catalog: CatalogStorage;
+  readonly processes: ProcessStorage;
+}
+
+/** Options of {@link createHost}. */
+export interface CreateHostOptions {
+  readonly storage: HostStorage;
+  /** Built-in modules, registered before custom ones (they win id collisions). */
+  readonly builtins?: readonly BuiltinModule[];
+  /** The data directory; custom modules are scanned in `$dataDir/modules`. */
+  readonly dataDir?: string;
+  /** Overrides `$dataDir/modules`. */
+  readonly modulesDir?: string;
+  /** 32-byte secrets key (raw or base64); see `loadSecretsKey`. */
+  readonly secretsKey: Uint8Array | string;
+  /** Keys that still decrypt; records read with them are re-encrypted with `secretsKey`. */
+  readonly previousSecretsKeys?: readonly (Uint8Array | string)[];
+  readonly logger?: ModuleLogger;
+  /** Checked against custom modules' `engines.cyrnel`; default {@link HOST_VERSION}. */
+  readonly hostVersion?: string;
+  /** Process limits (SPEC §9 defaults) and the deadline of one adapter call. */
+  readonly limits?: Partial<ProcessLimits> & { readonly invokeTimeoutMs?: number };
+  /** Clock, for tests. */
+  readonly now?: () => Date;
+}
+
+/**
+ * Create the host engine: register and activate modules, recover interrupted processes, and
+ * answer the {@link CyrnelHost} API. `close()` releases everything.
+ *
+ * @example
+ * ```ts
+ * const store = await openStore({ dataDir });
+ * const { key, previousKeys } = loadSecretsKey({ dataDir, env: process.env, logger });
+ * const host = await createHost({ storage: store, builtins: [openapi, typescriptIvm], dataDir,
+ *   secretsKey: key, previousSecretsKeys: previousKeys, logger });
+ * ```
+ */
+export async function createHost(options: CreateHostOptions): Promise<CyrnelHost> {
+  const { storage } = options;
+  const { catalog } = storage;
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? (() => new Date());
+  const { invokeTimeoutMs, ...processLimits } = options.limits ?? {};
+  const cipher = createSecretsCipher({ key: options.secretsKey, previousKeys: options.previousSecretsKeys });
+  const vault = createSecretsVault(catalog, cipher, now);
+  // The registry is created after the gateway and the process manager, which reach it lazily.
+  const adapter = (id: string) => registry.adapter(id);
+  const gateway = createToolGateway({ catalog, adapter, invokeTimeoutMs, logger });
+  const environments = {
+    lease: () => registry.environments.lease(),
+    active: () => registry.environments.active(),
+  };
+  const processes = createProcessManager({
+    storage: storage.processes,
+    environments,
+    tools: gateway,
+    limits: processLimits,
+    logger,
+    now,
+  });
+  const services = createServicesApi({
+    catalog,
+    vault,
+    registry: { adapter, isKnownAdapter: (id) => registry.isKnownAdapter(id) },
+    logger,
+    now,
+  });
+  const registry = createModuleRegistry({
+    catalog,
+    vault,
+    builtins: options.builtins ?? [],
+    modulesDir: options.modulesDir ?? (options.dataDir ? join(options.dataDir, 'modules') : undefined),
+    hostVersion: options.hostVersion ?? HOST_VERSION,
+    logger,
+    bindings: processes.bindings,
+    now,
+    onAdapterActive: (id, instance) => services.hydrateAdapter(id, instance),
+  });
+  await processes.recover();
+  await registry.start();
+  const tools = createToolsApi({
+    catalog,
+    isAdapterActive: (id) => registry.adapter(id) !== undefined,
+    environments,
+    now,
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    modules: createModulesApi(registry),
+    services,
+    tools,
+    environment: createEnvironmentApi(environments, tools),
+    processes: processes.api,
+    close(closeOptions) {
+      closing ??= (async () => {
+        await processes.close(closeOptions);
+        await registry.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import { MODULE_TYPES, type ModuleType } from '@cyrnel/sdk';
+import type { ModuleDetail, ModuleRecord } from '@cyrnel/sdk/api';
+import { ValidationError } from './errors';
+import type { ModulesApi } from './host';
+import { optionalBoolean, optionalString, queryObject, requireBoolean, requireModuleId } from './input';
+import type { ModuleRegistry } from './module-registry';
+import { decodeCursor, pageLimit, toPage } from './page';
+
+function toRecord(detail: ModuleDetail): ModuleRecord {
+  const { configSchema: _config, secretsSchema: _secrets, ...record } = detail;
+  return record;
+}
+
+/** The modules API over the registry, validating every client-passable input. */
+export function createModulesApi(registry: ModuleRegistry): ModulesApi {
+  return {
+    async list(rawQuery) {
+      const query = queryObject(rawQuery);
+      const limit = pageLimit(query.limit);
+      if (query.type !== undefined && !(MODULE_TYPES as readonly unknown[]).includes(query.type)) {
+        throw new ValidationError(`type must be one of ${MODULE_TYPES.join(', ')}`, [
+          { path: 'type', message: `must be one of ${MODULE_TYPES.join(', ')}` },
+        ]);
+      }
+      const type = query.type as ModuleType | undefined;
+      const enabled = optionalBoolean(query.enabled, 'enabled');
+      const isBuiltin = optionalBoolean(query.isBuiltin, 'isBuiltin');
+      const text = optionalString(query.query, 'query')?.toLowerCase();
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
+      const rows = (await registry.details()).filter(
+        (module) =>
+          (type === undefined || module.type === type) &&
+          (enabled === undefined || module.enabled === enabled) &&
+          (isBuiltin === undefined || module.isBuiltin === isBuiltin) &&
+          (!text ||
+            [module.id, module.name, module.description].some((field) =>
+              field.toLowerCase().includes(text),
+            )) &&
+          (after === undefined || module.id > after),
+      );
+      return toPage(rows.slice(0, limit + 1), limit, (module) => [module.id], toRecord);
+    },
+    get: async (id) => registry.detail(requireModuleId(id)),
+    setEnabled: async (id, enabled) =>
+      registry.setEnabled(requireModuleId(id), requireBoolean(enabled, 'enabled')),
+    reload: () => registry.reload(),
+    getConfig: async (id) => registry.getConfig(requireModuleId(id)),
+    patchConfig: async (id, patch) => registry.patchConfig(requireModuleId(id), patch),
+    getSecretsPresent: async (id) => registry.getSecretsPresent(requireModuleId(id)),
+    patchSecrets: async (id, patch) => registry.patchSecrets(requireModuleId(id), patch),
+  };
+}

@@ -1,0 +1,313 @@
+import { createHash } from 'node:crypto';
+import type { AdapterModule, ModuleLogger, ServiceDefinition } from '@cyrnel/sdk';
+import type { ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
+import type { CatalogStorage, ServiceRow } from './catalog-storage';
+import { checkDefinition } from './check-definition';
+import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { fillDefaults } from './fill-defaults';
+import type { ServicesApi } from './host';
+import {
+  optionalBoolean,
+  optionalObject,
+  optionalString,
+  queryObject,
+  requireIdentifier,
+  requireModuleId,
+  requireObject,
+  requireString,
+} from './input';
+import { presentPointers } from './json-pointer';
+import { createKeyedLock } from './keyed-lock';
+import type { ModuleRegistry } from './module-registry';
+import { patchObject } from './module-settings';
+import { decodeCursor, pageLimit, toPage } from './page';
+import { validateAgainstSchema } from './schema-validation';
+import { errorMessage } from './scoped-logger';
+import type { SecretsVault } from './secrets-vault';
+import { createServiceSettings } from './service-settings';
+
+/** Options of {@link createServicesApi}. */
+export interface ServicesApiOptions {
+  readonly catalog: CatalogStorage;
+  readonly vault: SecretsVault;
+  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+}
+
+/** The services API plus the hook the registry calls when an adapter becomes active. */
+export interface ServicesEngine extends ServicesApi {
+  /** Hydrate every enabled service of a freshly set-up adapter (failures are logged). */
+  hydrateAdapter(adapterId: string, adapter: AdapterModule): Promise<void>;
+}
+
+/** The service record of the wire API (no schemas). */
+export function toServiceRecord(row: ServiceRow): ServiceRecord {
+  const { id, name, description, adapter, enabled, hash, source, toolCount, createdAt, updatedAt } = row;
+  return { id, name, description, adapter, enabled, hash, source, toolCount, createdAt, updatedAt };
+}
+
+function toServiceDetail(row: ServiceRow): ServiceDetail {
+  return { ...toServiceRecord(row), configSchema: row.configSchema, secretsSchema: row.secretsSchema };
+}
+
+/** Create the services engine (SPEC §3 "Services", seeds 000/001 for the adapter call order). */
+export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
+  const { catalog, vault, registry, logger, now } = options;
+  const settings = createServiceSettings(catalog, vault);
+  const lock = createKeyedLock();
+  const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
+
+  const find = async (id: string): Promise<ServiceRow> => {
+    const row = await catalog.getService(id);
+    if (!row) throw new NotFoundError(`service ${id} not found`);
+    return row;
+  };
+
+  const activeAdapter = (adapterId: string): AdapterModule => {
+    if (!registry.isKnownAdapter(adapterId))
+      throw new ValidationError(`unknown adapter ${adapterId}`, [
+        { path: 'adapter', message: 'no adapter module with this id' },
+      ]);
+    const adapter = registry.adapter(adapterId);
+    if (!adapter) throw new UnavailableError(`adapter ${adapterId} is not active`);
+    return adapter;
+  };
+
+  const generate = async (
+    adapter: AdapterModule,
+    adapterId: string,
+    text: string,
+  ): Promise<ServiceDefinition> => {
+    let raw: unknown;
+    try {
+      raw = await adapter.generateDefinition(text);
+    } catch (error) {
+      throw new ValidationError(`adapter ${adapterId} refused the definition: ${errorMessage(error)}`, [
+        { path: 'definition', message: errorMessage(error) },
+      ]);
+    }
+    return checkDefinition(raw, adapterId);
+  };
+
+  const dehydrate = async (row: ServiceRow): Promise<void> => {
+    const adapter = registry.adapter(row.adapter);
+    if (!adapter) return;
+    await adapter.dehydrateService(row.id).catch((error: unknown) => {
+      logger.warn('dehydrateService failed', { service: row.id, error: errorMessage(error) });
+    });
+  };
+
+  const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
+    const state = await settings.state(row);
+    try {
+      await adapter.hydrateService(state);
+    } catch (error) {
+      throw new UpstreamError(
+        `adapter ${row.adapter} failed to hydrate service ${row.id}: ${errorMessage(error)}`,
+      );
+    }
+  };
+
+  /** Enable with rollback (SPEC §3): validate, flag on, hydrate; a failed hydration turns the flag off again. */
+  const enable = async (row: ServiceRow): Promise<void> => {
+    const adapter = activeAdapter(row.adapter);
+    await settings.state(row);
+    await catalog.setServiceEnabled(row.id, true, now().toISOString());
+    try {
+      await hydrate(row, adapter);
+    } catch (error) {
+      await catalog.setServiceEnabled(row.id, false, now().toISOString());
+      throw error;
+    }
+  };
+
+  /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
+  const rehydrate = async (row: ServiceRow, restore: () => Promise<void>): Promise<void> => {
+    const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+    if (!adapter) return;
+    try {
+      await hydrate(row, adapter);
+    } catch (error) {
+      await restore();
+      await hydrate(row, adapter).catch(() => undefined);
+      throw error;
+    }
+  };
+
+  const serviceId = (id: unknown) => requireIdentifier(id, 'serviceId');
+
+  return {
+    async list(rawQuery) {
+      const query = queryObject(rawQuery);
+      const limit = pageLimit(query.limit);
+      const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
+      const rows = await catalog.listServices({
+        query: optionalString(query.query, 'query'),
+        enabled: optionalBoolean(query.enabled, 'enabled'),
+        adapter: optionalString(query.adapter, 'adapter'),
+        afterId,
+        limit: limit + 1,
+      });
+      return toPage(rows, limit, (row) => [row.id], toServiceRecord);
+    },
+    async get(id) {
+      return toServiceDetail(await find(serviceId(id)));
+    },
+    async install(rawInput) {
+      const input = requireObject(rawInput, 'body');
+      const id = requireIdentifier(input.id, 'id');
+      const adapterId = requireModuleId(input.adapter, 'adapter');
+      const text = requireString(input.definition, 'definition', { nonEmpty: true });
+      const source = input.source === null ? null : (optionalString(input.source, 'source') ?? null);
+      const config = optionalObject(input.config, 'config');
+      const secrets = optionalObject(input.secrets, 'secrets');
+      const enabled = optionalBoolean(input.enabled, 'enabled') ?? false;
+      return locked(id, async () => {
+        if (await catalog.getService(id)) throw new ConflictError(`service ${id} already exists`);
+        const definition = await generate(activeAdapter(adapterId), adapterId, text);
+        // Given values must validate; absent ones are stored as defaults and checked when enabling.
+        const storedConfig = config
+          ? validateAgainstSchema(definition.configSchema, config, { field: 'config', applyDefaults: true })
+          : fillDefaults(definition.configSchema, {});
+        const storedSecrets = secrets
+          ? validateAgainstSchema(definition.secretsSchema, secrets, {
+              field: 'secrets',
+              applyDefaults: true,
+              redact: true,
+            })
+          : undefined;
+        const at = now().toISOString();
+        await catalog.insertService({
+          id,
+          adapter: adapterId,
+          enabled: false,
+          name: definition.name,
+          description: definition.description,
+          hash: createHash('sha256').update(text, 'utf8').digest('hex'),
+          source,
+          definition: text,
+          configSchema: definition.configSchema,
+          secretsSchema: definition.secretsSchema,
+          adapterDomain: definition.adapterDomain,
+          tools: definition.tools.map((tool) => ({ ...tool, enabled: true })),
+          config: storedConfig,
+          secrets: storedSecrets ? vault.seal('service', id, storedSecrets) : null,
+          createdAt: at,
+        });
+        if (enabled) await enable(await find(id));
+        return toServiceDetail(await find(id));
+      });
+    },
+    async update(rawId, rawInput) {
+      const id = serviceId(rawId);
+      const input = requireObject(rawInput, 'body');
+      const text = requireString(input.definition, 'definition', { nonEmpty: true });
+      const source = input.source === null ? null : optionalString(input.source, 'source');
+      return locked(id, async () => {
+        const row = await find(id);
+        const hash = createHash('sha256').update(text, 'utf8').digest('hex');
+        if (hash === row.hash) return toServiceDetail(row);
+        const definition = await generate(activeAdapter(row.adapter), row.adapter, text);
+        const previous = new Map(
+          (await catalog.listTools({ serviceId: id })).map((tool) => [tool.id, tool.enabled]),
+        );
+        // Seed 001: dehydrate immediately before the new tools are inserted; the service stays disabled.
+        await dehydrate(row);
+        await catalog.replaceServiceDefinition(
+          id,
+          {
+            name: definition.name,
+            description: definition.description,
+            hash,
+            source: source === undefined ? row.source : source,
+            definition: text,
+            configSchema: definition.configSchema,
+            secretsSchema: definition.secretsSchema,
+            adapterDomain: definition.adapterDomain,
+            tools: definition.tools.map((tool) => ({ ...tool, enabled: previous.get(tool.id) ?? true })),
+          },
+          false,
+          now().toISOString(),
+        );
+        return toServiceDetail(await find(id));
+      });
+    },
+    async delete(rawId) {
+      const id = serviceId(rawId);
+      await locked(id, async () => {
+        const row = await find(id);
+        await dehydrate(row);
+        await catalog.deleteService(id);
+      });
+    },
+    async setEnabled(rawId, rawEnabled) {
+      const id = serviceId(rawId);
+      const enabled = optionalBoolean(rawEnabled, 'enabled');
+      if (enabled === undefined)
+        throw new ValidationError('enabled must be a boolean', [
+          { path: 'enabled', message: 'must be a boolean' },
+        ]);
+      return locked(id, async () => {
+        const row = await find(id);
+        if (row.enabled === enabled) return toServiceDetail(row);
+        if (enabled) await enable(row);
+        else {
+          await catalog.setServiceEnabled(id, false, now().toISOString());
+          await dehydrate(row);
+        }
+        return toServiceDetail(await find(id));
+      });
+    },
+    async getConfig(rawId) {
+      return settings.config(await find(serviceId(rawId)));
+    },
+    async patchConfig(rawId, patch) {
+      const id = serviceId(rawId);
+      return locked(id, async () => {
+        const row = await find(id);
+        const previous = (await catalog.getServiceConfig(id)) ?? {};
+        const next = patchObject(previous, patch, 'config');
+        const config = validateAgainstSchema(row.configSchema, next, {
+          field: 'config',
+          applyDefaults: true,
+        });
+        await catalog.setServiceConfig(id, config, now().toISOString());
+        await rehydrate(row, () => catalog.setServiceConfig(id, previous, now().toISOString()));
+        return config;
+      });
+    },
+    async getSecretsPresent(rawId) {
+      const id = serviceId(rawId);
+      return locked(id, async () => {
+        await find(id);
+        return presentPointers(await vault.read('service', id));
+      });
+    },
+    async patchSecrets(rawId, patch) {
+      const id = serviceId(rawId);
+      await locked(id, async () => {
+        const row = await find(id);
+        const previous = await vault.read('service', id);
+        const next = patchObject(previous, patch, 'secrets');
+        const secrets = validateAgainstSchema(row.secretsSchema, next, {
+          field: 'secrets',
+          applyDefaults: true,
+          redact: true,
+        });
+        await vault.write('service', id, secrets);
+        await rehydrate(row, () => vault.write('service', id, previous));
+      });
+    },
+    async hydrateAdapter(adapterId, adapter) {
+      for (const row of await catalog.listServices({ adapter: adapterId, enabled: true })) {
+        await hydrate(row, adapter).catch((error: unknown) => {
+          logger.error('service failed to hydrate on adapter activation', {
+            service: row.id,
+            error: errorMessage(error),
+          });
+        });
+      }
+    },
+  };
+}

@@ -1,0 +1,180 @@
+import type { Validator } from '@cfworker/json-schema';
+import type {
+  AdapterModule,
+  DiscoveredService,
+  DiscoveredTool,
+  InvokeInput,
+  ModuleLogger,
+  ToolDescription,
+} from '@cyrnel/sdk';
+import type { CatalogStorage, ToolDetailRow } from './catalog-storage';
+import {
+  ConflictError,
+  NotFoundError,
+  TimeoutError,
+  UnavailableError,
+  UpstreamError,
+  ValidationError,
+} from './errors';
+import { isPlainObject } from './json-values';
+import { rankTools } from './rank-tools';
+import { checkWithValidator, compileSchema } from './schema-validation';
+import { errorMessage } from './scoped-logger';
+
+/** Options of {@link createToolGateway}. */
+export interface ToolGatewayOptions {
+  readonly catalog: CatalogStorage;
+  /** The active adapter instance of an adapter id. */
+  readonly adapter: (adapterId: string) => AdapterModule | undefined;
+  /** Deadline of one `adapter.invoke`; default 60000 ms. */
+  readonly invokeTimeoutMs?: number;
+  readonly logger: ModuleLogger;
+}
+
+const MAX_DISCOVERED = 100;
+const MAX_VALIDATORS = 1000;
+
+/** The invocation gate and discovery (SPEC §3 "Tools", §4), as the `ToolGateway` port. */
+export interface ToolGatewayEngine {
+  invoke(input: InvokeInput): Promise<unknown>;
+  discoverServices(query: unknown): Promise<DiscoveredService[]>;
+  discoverTools(query: unknown): Promise<DiscoveredTool[]>;
+  describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+/** Create the tool gateway. */
+export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngine {
+  const { catalog, logger } = options;
+  const timeoutMs = options.invokeTimeoutMs ?? 60_000;
+  // Compiled input schemas, keyed by tool and service hash (an update changes the hash).
+  const validators = new Map<string, Validator>();
+
+  const validatorOf = (tool: ToolDetailRow, hash: string): Validator => {
+    const key = `${tool.serviceId}\u0000${tool.id}\u0000${hash}`;
+    let validator = validators.get(key);
+    if (!validator) {
+      if (validators.size >= MAX_VALIDATORS) validators.clear();
+      validator = compileSchema(tool.inputSchema, `the inputSchema of ${tool.serviceId}.${tool.id}`);
+      validators.set(key, validator);
+    }
+    return validator;
+  };
+
+  const effectiveTools = async (serviceId?: string) => {
+    const rows = await catalog.listTools({ serviceId, enabled: true, serviceEnabled: true });
+    return rows.filter((row) => options.adapter(row.adapter) !== undefined);
+  };
+
+  return {
+    async invoke(input) {
+      if (!isPlainObject(input)) throw new ValidationError('invoke input must be an object');
+      const { serviceId, toolId, parameters = {} } = input as Partial<InvokeInput>;
+      if (typeof serviceId !== 'string')
+        throw new ValidationError('serviceId must be a string', [
+          { path: 'serviceId', message: 'must be a string' },
+        ]);
+      if (typeof toolId !== 'string')
+        throw new ValidationError('toolId must be a string', [
+          { path: 'toolId', message: 'must be a string' },
+        ]);
+      // The gate, in SPEC §3 order: 404, 409, 503, 400; only then the adapter.
+      const service = await catalog.getService(serviceId);
+      if (!service) throw new NotFoundError(`service ${serviceId} not found`);
+      const tool = await catalog.getTool(serviceId, toolId);
+      if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
+      if (!service.enabled) throw new ConflictError(`service ${serviceId} is disabled`);
+      if (!tool.enabled) throw new ConflictError(`tool ${serviceId}.${toolId} is disabled`);
+      const adapter = options.adapter(service.adapter);
+      if (!adapter)
+        throw new UnavailableError(`adapter ${service.adapter} of service ${serviceId} is not active`);
+      if (!isPlainObject(parameters)) {
+        throw new ValidationError('parameters must be an object', [
+          { path: 'parameters', message: 'must be an object' },
+        ]);
+      }
+      checkWithValidator(validatorOf(tool, service.hash), parameters, { field: 'parameters' });
+      try {
+        return await withTimeout(
+          adapter.invoke({ serviceId, toolId, parameters }),
+          timeoutMs,
+          `tool ${serviceId}.${toolId}`,
+        );
+      } catch (error) {
+        if (error instanceof TimeoutError) throw error;
+        logger.debug('tool invocation failed', {
+          service: serviceId,
+          tool: toolId,
+          error: errorMessage(error),
+        });
+        throw new UpstreamError(errorMessage(error) || `tool ${serviceId}.${toolId} failed`);
+      }
+    },
+    async discoverServices(rawQuery) {
+      const query = rawQuery === undefined ? {} : rawQuery;
+      if (!isPlainObject(query)) throw new ValidationError('query must be an object');
+      const text = query.query;
+      if (text !== undefined && typeof text !== 'string')
+        throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
+      const counts = new Map<string, number>();
+      for (const tool of await effectiveTools())
+        counts.set(tool.serviceId, (counts.get(tool.serviceId) ?? 0) + 1);
+      const services = await catalog.listServices({ enabled: true, query: text || undefined });
+      return services
+        .filter((service) => options.adapter(service.adapter) !== undefined)
+        .map((service) => ({
+          id: service.id,
+          name: service.name,
+          description: service.description,
+          toolCount: counts.get(service.id) ?? 0,
+        }));
+    },
+    async discoverTools(rawQuery) {
+      const query = rawQuery === undefined ? {} : rawQuery;
+      if (!isPlainObject(query)) throw new ValidationError('query must be an object');
+      const { query: text, serviceId, limit } = query;
+      if (text !== undefined && typeof text !== 'string')
+        throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
+      if (serviceId !== undefined && typeof serviceId !== 'string')
+        throw new ValidationError('serviceId must be a string', [
+          { path: 'serviceId', message: 'must be a string' },
+        ]);
+      if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+        throw new ValidationError('limit must be a positive integer', [
+          { path: 'limit', message: 'must be a positive integer' },
+        ]);
+      }
+      const ranked = rankTools(await effectiveTools(serviceId), text ?? '');
+      return ranked.slice(0, Math.min(limit ?? 20, MAX_DISCOVERED)).map((tool) => ({
+        serviceId: tool.serviceId,
+        toolId: tool.id,
+        name: tool.name,
+        description: tool.description,
+      }));
+    },
+    async describeTool(serviceId, toolId) {
+      const tool =
+        typeof serviceId === 'string' && typeof toolId === 'string'
+          ? await catalog.getTool(serviceId, toolId)
+          : undefined;
+      if (!tool || !tool.enabled || !tool.serviceEnabled || !options.adapter(tool.adapter)) {
+        throw new NotFoundError(`tool ${String(serviceId)}.${String(toolId)} not found`);
+      }
+      return {
+        serviceId: tool.serviceId,
+        toolId: tool.id,
+        name: tool.name,
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        outputSchema: tool.outputSchema,
+      };
+    },
+  };
+}
