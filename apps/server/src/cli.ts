@@ -1,1 +1,33 @@
-export {};
+#!/usr/bin/env node
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+// isolated-vm crashes on Node's startup snapshot, so the server must run with
+// --no-node-snapshot. When launched without it, run main.js in a child that has it,
+// with stdio inherited, signals forwarded and the exit code passed through.
+const FLAG = '--no-node-snapshot';
+const mainUrl = new URL('./main.js', import.meta.url);
+
+if (process.execArgv.includes(FLAG)) {
+  await import(mainUrl.href);
+} else {
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, FLAG, fileURLToPath(mainUrl), ...process.argv.slice(2)],
+    { stdio: 'inherit' },
+  );
+  const forward = (signal: NodeJS.Signals) => () => {
+    child.kill(signal);
+  };
+  process.on('SIGINT', forward('SIGINT'));
+  process.on('SIGTERM', forward('SIGTERM'));
+  child.on('error', (error) => {
+    process.stderr.write(`cyrnel-server: could not start ${process.execPath}: ${error.message}\n`);
+    process.exit(1);
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== null) process.exit(code);
+    process.removeAllListeners(signal ?? 'SIGTERM');
+    process.kill(process.pid, signal ?? 'SIGTERM');
+  });
+}

@@ -1,1 +1,70 @@
-export {};
+import { readFileSync } from 'node:fs';
+import { assertSafeBind } from './assert-safe-bind';
+import { createLogger } from './create-logger';
+import { ConfigError, parseServerConfig } from './server-config';
+import { helpText } from './server-flags';
+import type { RunningServer } from './start-server';
+
+// The binary's top level: the only place that turns errors into exit codes
+// (2 for refused configuration, 1 for failures at start).
+async function main(): Promise<void> {
+  let parsed: ReturnType<typeof parseServerConfig>;
+  try {
+    parsed = parseServerConfig(process.argv.slice(2), process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`cyrnel-server: ${error.message}\n`);
+    process.exit(2);
+  }
+  if (parsed.action === 'help') {
+    process.stdout.write(helpText());
+    return;
+  }
+  if (parsed.action === 'version') {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    process.stdout.write(`${pkg.version}\n`);
+    return;
+  }
+  const { config } = parsed;
+  const pretty = process.stdout.isTTY === true;
+  const logger = createLogger({ level: config.logLevel, pretty });
+  let server: RunningServer;
+  try {
+    assertSafeBind(config.host, config.apiKey, config.insecure);
+    // Loaded only now, so --help and refused flags never load the database or isolated-vm.
+    const { startServer } = await import('./start-server');
+    server = await startServer({ ...config, logger });
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`cyrnel-server: ${error.message}\n`);
+      process.exit(2);
+    }
+    logger.error('failed to start', { error: error instanceof Error ? error.message : String(error) });
+    process.exit(1);
+  }
+  if (pretty)
+    process.stdout.write(`\ncyrnel is listening on ${server.url}\ndata directory: ${config.dataDir}\n\n`);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    // A terminal's Ctrl-C reaches both the launcher and this process: one shutdown is enough.
+    if (stopping) return;
+    stopping = true;
+    logger.info('shutting down', { signal, graceMs: config.shutdownTimeoutMs });
+    server.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}
+
+await main();

@@ -18,7 +18,7 @@ describe('parseServerConfig', () => {
       port: 9371,
       host: '127.0.0.1',
       dataDir: join(homedir(), '.cyrnel'),
-      databasePath: join(homedir(), '.cyrnel', 'cyrnel.db'),
+      databasePath: join(homedir(), '.cyrnel', 'data.db'),
       apiKey: undefined,
       insecure: false,
       logLevel: 'info',
@@ -48,7 +48,7 @@ describe('parseServerConfig', () => {
       logLevel: 'debug',
       insecure: true,
       dataDir: '/tmp/x',
-      databasePath: '/tmp/x/cyrnel.db',
+      databasePath: '/tmp/x/data.db',
       urlAllowCidrs: ['127.0.0.0/8', '::1/128'],
       allowPrivateUrls: true,
     });

@@ -88,7 +88,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     port: get('port', 9371) as number,
     host: get('host', '127.0.0.1') as string,
     dataDir,
-    databasePath: databaseUrl === undefined ? join(dataDir, 'cyrnel.db') : sqlitePath(databaseUrl),
+    databasePath: databaseUrl === undefined ? join(dataDir, 'data.db') : sqlitePath(databaseUrl),
     apiKey: get('api-key', undefined) as string | undefined,
     insecure: get('insecure', false) as boolean,
     secretsKey: get('secrets-key', undefined) as string | undefined,

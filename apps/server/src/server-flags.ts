@@ -37,7 +37,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     env: 'CYRNEL_DATABASE_URL',
     kind: 'string',
     help: 'database; only sqlite:<path> for now',
-    shownDefault: 'sqlite:<data-dir>/cyrnel.db',
+    shownDefault: 'sqlite:<data-dir>/data.db',
   },
   {
     flag: 'api-key',

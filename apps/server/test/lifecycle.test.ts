@@ -34,8 +34,10 @@ function launch(dataDir: string, extraEnv: Record<string, string> = {}): Promise
     child.stdout?.on('data', (chunk: Buffer) => {
       buffer += chunk.toString('utf8');
       for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
-        const line = JSON.parse(buffer.slice(0, nl)) as Record<string, unknown>;
+        const text = buffer.slice(0, nl);
         buffer = buffer.slice(nl + 1);
+        // Tolerate a stray non-JSON line (a dependency's console output); assertions use the JSON ones.
+        const line = text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text };
         lines.push(line);
         if (line.msg === 'listening') resolve({ child, url: line.url as string, lines, exited });
       }
