@@ -104,7 +104,7 @@ describe('cyrnel-server binary', () => {
 
   it('starts, announces the URL and data dir, shuts down on SIGTERM recording a running process, and restarts with everything kept', async () => {
     const dir = await tempDir();
-    const first = await launch(dir.path);
+    const first = await launch(dir.path, { CYRNEL_SHUTDOWN_TIMEOUT_MS: '1000' });
     launched.push(first.child);
     const listening = first.lines.find((line) => line.msg === 'listening');
     expect(listening).toMatchObject({ url: first.url, dataDir: dir.path });
