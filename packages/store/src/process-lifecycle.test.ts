@@ -117,7 +117,11 @@ describe('processes with typescript-ivm and SQLite', () => {
         console.log('double is', doubled.value);
         console.error('to stderr');
         cyrnel.output({ value: doubled.value });
-        cyrnel.output({ done: true });
+        const services = await cyrnel.discover.services({});
+        const described = await cyrnel.discover.tool('math', 'double');
+        let missing = 0;
+        try { await cyrnel.discover.tool('math', 'nope'); } catch (error) { missing = error.status; }
+        cyrnel.output({ done: true, services: services.map((s) => s.id), described: described.toolId, missing });
       `,
     });
     expect(state).toBe('queued');
@@ -126,7 +130,7 @@ describe('processes with typescript-ivm and SQLite', () => {
       state: 'idle',
       exitState: 'success',
       error: null,
-      output: { value: 42, done: true },
+      output: { value: 42, done: true, services: ['math'], described: 'double', missing: 404 },
       stdout: 'double is 42\n',
       stderr: 'to stderr\n',
     });
