@@ -20,12 +20,14 @@ export function createMemoryProcessStorage(): ProcessStorage {
   const copy = (record: ProcessRecord): ProcessRecord => ({ ...record, envConfig: { ...record.envConfig } });
 
   return {
-    async insert({ code, createdAt, ...rest }) {
+    async insert({ code, ref, state, timeoutMs, envConfig, createdAt }) {
       const id = nextId++;
       const record: ProcessRecord = {
         id,
-        ...rest,
-        envConfig: { ...rest.envConfig },
+        ref,
+        state,
+        timeoutMs,
+        envConfig: { ...envConfig },
         exitState: null,
         error: null,
         createdAt,

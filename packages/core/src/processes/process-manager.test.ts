@@ -88,7 +88,14 @@ describe('createProcessManager', () => {
     expect(result.stderr).toBe('careful\n');
     expect(result.startedAt).not.toBeNull();
     expect(result.completedAt).not.toBeNull();
-    expect(await api.get(created.id)).toMatchObject({ state: 'idle', exitState: 'success' });
+    expect(await api.get(created.id)).toEqual({
+      ...created,
+      state: 'idle',
+      exitState: 'success',
+      updatedAt: result.updatedAt,
+      startedAt: result.startedAt,
+      completedAt: result.completedAt,
+    });
     expect(await api.output(created.id)).toEqual({ value: 42, done: true });
     expect(await api.stdout(created.id)).toBe('hello world\n');
     expect(await api.stderr(created.id)).toBe('careful\n');

@@ -132,7 +132,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const state = lease ? 'queued' : 'idle';
       let id: number;
       try {
-        id = await storage.insert({ ...valid, state, createdAt });
+        const { code, ref, timeoutMs, envConfig } = valid;
+        id = await storage.insert({ code, ref, timeoutMs, envConfig, state, createdAt });
       } catch (error) {
         lease?.release();
         throw error;
