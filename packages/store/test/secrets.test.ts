@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { secretsKeyId } from '@cyrnel/core';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './support/harness';
+import { createProbe, createTestAdapter, definition } from './support/test-adapter';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+function secretRows(h: Harness): { owner_id: string; key_id: string; iv: string; ciphertext: string }[] {
+  const db = new Database(join(h.dataDir, 'data.db'), { readonly: true });
+  try {
+    return db.prepare('select * from service_secrets').all() as never;
+  } finally {
+    db.close();
+  }
+}
+
+const text = definition({
+  tools: ['ping'],
+  secretsSchema: {
+    type: 'object',
+    properties: {
+      token: { type: 'string' },
+      basic: { type: 'object' },
+      scope: { type: 'string', default: 'read' },
+    },
+  },
+});
+
+describe('service secrets', () => {
+  it('stores ciphertext only, with a fresh IV per write, and reports only present pointers', async () => {
+    const probe = createProbe();
+    const key = randomBytes(32);
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)], secretsKey: key });
+    const { host } = harness;
+    await host.services.install({
+      id: 'svc',
+      adapter: 'test',
+      definition: text,
+      secrets: { token: 'hunter2-token' },
+    });
+    const [first] = secretRows(harness);
+    expect(first?.key_id).toBe(secretsKeyId(key));
+    for (const file of ['data.db', 'data.db-wal'].map((name) => join(harness?.dataDir ?? '', name))) {
+      if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from('hunter2-token'))).toBe(false);
+    }
+    expect(JSON.stringify(first)).not.toContain('hunter2');
+    await host.services.patchSecrets('svc', [
+      { op: 'add', path: '/basic', value: { username: 'u', password: 'p' } },
+    ]);
+    const [second] = secretRows(harness);
+    expect(second?.iv).not.toBe(first?.iv);
+    expect(await host.services.getSecretsPresent('svc')).toEqual([
+      '/basic/password',
+      '/basic/username',
+      '/scope',
+      '/token',
+    ]);
+    await host.services.setEnabled('svc', true);
+    expect(probe.states.get('svc')?.secrets).toEqual({
+      token: 'hunter2-token',
+      basic: { username: 'u', password: 'p' },
+      scope: 'read',
+    });
+  });
+
+  it('never echoes secret values in validation errors and refuses test operations', async () => {
+    const probe = createProbe();
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)] });
+    const { host } = harness;
+    await host.services.install({ id: 'svc', adapter: 'test', definition: text, secrets: { token: 'abc' } });
+    const invalid = await host.services
+      .patchSecrets('svc', [{ op: 'replace', path: '/token', value: 12345678 }])
+      .catch((e: unknown) => e);
+    expect(invalid).toMatchObject({ code: 'invalid_request' });
+    expect(
+      JSON.stringify({
+        message: (invalid as Error).message,
+        details: (invalid as { details: unknown }).details,
+      }),
+    ).not.toContain('12345678');
+    await expect(
+      host.services.patchSecrets('svc', [{ op: 'test', path: '/token', value: 'abc' }]),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('decrypts with a previous key and re-encrypts with the current one', async () => {
+    const probe = createProbe();
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)], secretsKey: oldKey });
+    await harness.host.services.install({
+      id: 'svc',
+      adapter: 'test',
+      definition: text,
+      secrets: { token: 't' },
+    });
+    expect(secretRows(harness)[0]?.key_id).toBe(secretsKeyId(oldKey));
+    await harness.restart({
+      secretsKey: newKey.toString('base64'),
+      previousSecretsKeys: [oldKey.toString('base64')],
+    });
+    expect(await harness.host.services.getSecretsPresent('svc')).toEqual(['/scope', '/token']);
+    expect(secretRows(harness)[0]?.key_id).toBe(secretsKeyId(newKey));
+    await harness.restart({ secretsKey: newKey, previousSecretsKeys: [] });
+    await harness.host.services.setEnabled('svc', true);
+    expect(probe.states.get('svc')?.secrets).toMatchObject({ token: 't' });
+  });
+
+  it('fails clearly, without the key, when the key is unknown', async () => {
+    const probe = createProbe();
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)] });
+    await harness.host.services.install({
+      id: 'svc',
+      adapter: 'test',
+      definition: text,
+      secrets: { token: 't' },
+    });
+    await harness.restart({ secretsKey: randomBytes(32) });
+    await expect(harness.host.services.getSecretsPresent('svc')).rejects.toMatchObject({
+      code: 'internal',
+      message: expect.stringContaining('unknown key'),
+    });
+  });
+});

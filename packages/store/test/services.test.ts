@@ -1,0 +1,303 @@
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { ConflictError, isCyrnelError } from '@cyrnel/core';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './support/harness';
+import { type AdapterProbe, createProbe, createTestAdapter, definition } from './support/test-adapter';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function start(probe: AdapterProbe, extra: Parameters<typeof createHarness>[0] = {}) {
+  harness = await createHarness({ builtins: [createTestAdapter('test', probe)], ...extra });
+  probe.calls.length = 0;
+  return harness;
+}
+
+function rows(h: Harness, query: string): unknown[] {
+  const db = new Database(join(h.dataDir, 'data.db'), { readonly: true });
+  try {
+    return db.prepare(query).all();
+  } finally {
+    db.close();
+  }
+}
+
+const twoTools = definition({ tools: ['listPets', 'getPet'] });
+
+describe('services', () => {
+  it('installs disabled by default, without any hydration', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    const service = await host.services.install({ id: 'pets', adapter: 'test', definition: twoTools });
+    expect(service).toMatchObject({
+      id: 'pets',
+      adapter: 'test',
+      enabled: false,
+      toolCount: 2,
+      source: null,
+    });
+    expect(service.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(probe.calls).toEqual(['generateDefinition']);
+    expect((await host.tools.list({ serviceId: 'pets' })).items.map((tool) => tool.id)).toEqual([
+      'getPet',
+      'listPets',
+    ]);
+  });
+
+  it('installs enabled with config defaults applied and hydrates once', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    const text = definition({
+      tools: ['ping'],
+      configSchema: { type: 'object', properties: { timeoutMs: { type: 'integer', default: 30000 } } },
+    });
+    const service = await host.services.install({
+      id: 'svc',
+      adapter: 'test',
+      definition: text,
+      enabled: true,
+    });
+    expect(service.enabled).toBe(true);
+    expect(probe.calls).toEqual(['generateDefinition', 'hydrate:svc']);
+    expect(probe.states.get('svc')).toMatchObject({
+      id: 'svc',
+      config: { timeoutMs: 30000 },
+      secrets: {},
+      adapterDomain: { kind: 'test' },
+      tools: { ping: { adapterDomain: { route: '/ping' } } },
+    });
+    expect(await host.services.getConfig('svc')).toEqual({ timeoutMs: 30000 });
+  });
+
+  it('refuses invalid service and tool ids, unknown adapters and refused definitions', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    await expect(
+      host.services.install({ id: 'delete', adapter: 'test', definition: twoTools }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('id'),
+    });
+    await expect(
+      host.services.install({ id: 'ok', adapter: 'test', definition: definition({ tools: ['bad-id'] }) }),
+    ).rejects.toMatchObject({ code: 'invalid_request', details: [{ path: '/tools/0/id' }] });
+    await expect(
+      host.services.install({ id: 'ok', adapter: 'nope', definition: twoTools }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: 'unknown adapter nope',
+    });
+    await expect(
+      host.services.install({ id: 'ok', adapter: 'test', definition: '{not json' }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('refused the definition'),
+    });
+    await expect(
+      host.services.install({ id: 'ok', adapter: 'test', definition: twoTools, enabled: 'yes' as never }),
+    ).rejects.toMatchObject({ code: 'invalid_request', details: [{ path: 'enabled' }] });
+    expect((await host.services.list()).items).toEqual([]);
+  });
+
+  it('enables with hydrate, disables with dehydrate, and rolls back a failed hydration (502)', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    await host.services.install({ id: 'pets', adapter: 'test', definition: twoTools });
+    await host.services.setEnabled('pets', true);
+    await host.services.setEnabled('pets', true);
+    await host.services.setEnabled('pets', false);
+    expect(probe.calls).toEqual(['generateDefinition', 'hydrate:pets', 'dehydrate:pets']);
+    probe.failHydrate = 'upstream refused the credentials';
+    const error = await host.services.setEnabled('pets', true).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'upstream_error', status: 502 });
+    expect((error as Error).message).toContain('upstream refused the credentials');
+    expect((await host.services.get('pets')).enabled).toBe(false);
+  });
+
+  it('updates: unchanged hash is a no-op; a change dehydrates, keeps tool flags, adds new tools enabled, disables', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    await host.services.install({ id: 'pets', adapter: 'test', definition: twoTools, enabled: true });
+    await host.tools.setEnabled('pets', 'getPet', false);
+    probe.calls.length = 0;
+    const same = await host.services.update('pets', { definition: twoTools });
+    expect(same.enabled).toBe(true);
+    expect(probe.calls).toEqual([]);
+    const updated = await host.services.update('pets', {
+      definition: definition({ tools: ['getPet', 'createPet'] }),
+      source: 'https://example.test/pets.json',
+    });
+    expect(probe.calls).toEqual(['generateDefinition', 'dehydrate:pets']);
+    expect(updated).toMatchObject({ enabled: false, toolCount: 2, source: 'https://example.test/pets.json' });
+    const tools = (await host.tools.list({ serviceId: 'pets' })).items;
+    expect(tools.map((tool) => [tool.id, tool.enabled])).toEqual([
+      ['createPet', true],
+      ['getPet', false],
+    ]);
+  });
+
+  it('deletes with dehydrate and cascades to tools, config and secrets', async () => {
+    const probe = createProbe();
+    const h = await start(probe);
+    await h.host.services.install({
+      id: 'pets',
+      adapter: 'test',
+      definition: twoTools,
+      config: { a: 1 },
+      secrets: { token: 's3cret' },
+      enabled: true,
+    });
+    await h.host.services.delete('pets');
+    expect(probe.calls).toEqual(['generateDefinition', 'hydrate:pets', 'dehydrate:pets']);
+    for (const table of ['services', 'tools', 'service_config', 'service_secrets']) {
+      expect(rows(h, `select * from ${table}`)).toEqual([]);
+    }
+    await expect(h.host.services.get('pets')).rejects.toMatchObject({ code: 'not_found' });
+    await expect(h.host.services.delete('pets')).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('patches config with JSON Patch, validates with defaults, and re-hydrates an enabled service', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    const text = definition({
+      tools: ['ping'],
+      configSchema: {
+        type: 'object',
+        properties: { baseUrl: { type: 'string' }, retries: { type: 'integer', default: 3 } },
+        additionalProperties: false,
+      },
+    });
+    await host.services.install({ id: 'svc', adapter: 'test', definition: text, enabled: true });
+    probe.calls.length = 0;
+    const config = await host.services.patchConfig('svc', [
+      { op: 'add', path: '/baseUrl', value: 'https://x.test' },
+    ]);
+    expect(config).toEqual({ baseUrl: 'https://x.test', retries: 3 });
+    expect(probe.calls).toEqual(['hydrate:svc']);
+    expect(probe.states.get('svc')?.config).toEqual({ baseUrl: 'https://x.test', retries: 3 });
+    await expect(
+      host.services.patchConfig('svc', [{ op: 'add', path: '/baseUrl', value: 42 }]),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: [expect.objectContaining({ path: '/baseUrl' })],
+    });
+    await expect(host.services.patchConfig('svc', [{ op: 'remove', path: '/nope' }])).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('operation 0'),
+    });
+    expect(await host.services.getConfig('svc')).toEqual({ baseUrl: 'https://x.test', retries: 3 });
+  });
+
+  it('restores the previous config when re-hydration fails', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    await host.services.install({
+      id: 'svc',
+      adapter: 'test',
+      definition: twoTools,
+      enabled: true,
+      config: { a: 1 },
+    });
+    probe.failHydrate = 'bad config';
+    await expect(
+      host.services.patchConfig('svc', [{ op: 'replace', path: '/a', value: 2 }]),
+    ).rejects.toMatchObject({
+      code: 'upstream_error',
+    });
+    expect(await host.services.getConfig('svc')).toEqual({ a: 1 });
+  });
+
+  it('keeps two concurrent installs of one id consistent: one wins, one conflicts', async () => {
+    const probe = createProbe();
+    const h = await start(probe);
+    const results = await Promise.allSettled([
+      h.host.services.install({ id: 'pets', adapter: 'test', definition: twoTools }),
+      h.host.services.install({ id: 'pets', adapter: 'test', definition: definition({ tools: ['other'] }) }),
+    ]);
+    const fulfilled = results.filter((result) => result.status === 'fulfilled');
+    const rejected = results.filter(
+      (result): result is PromiseRejectedResult => result.status === 'rejected',
+    );
+    expect(fulfilled).toHaveLength(1);
+    expect(rejected).toHaveLength(1);
+    expect(rejected[0]?.reason).toBeInstanceOf(ConflictError);
+    expect(rows(h, 'select id from services')).toEqual([{ id: 'pets' }]);
+    expect(rows(h, 'select service_id, id from tools order by id')).toEqual([
+      { service_id: 'pets', id: 'getPet' },
+      { service_id: 'pets', id: 'listPets' },
+    ]);
+  });
+
+  it('reports a duplicate id across hosts on one database as a conflict from the store', async () => {
+    const probe = createProbe();
+    const h = await start(probe);
+    await h.host.services.install({ id: 'pets', adapter: 'test', definition: twoTools });
+    const error = await h.store.catalog
+      .insertService({
+        id: 'pets',
+        adapter: 'test',
+        enabled: false,
+        name: 'x',
+        description: '',
+        hash: 'h',
+        source: null,
+        definition: '{}',
+        configSchema: {},
+        secretsSchema: {},
+        adapterDomain: {},
+        tools: [],
+        config: {},
+        secrets: null,
+        createdAt: new Date().toISOString(),
+      })
+      .catch((e: unknown) => e);
+    expect(isCyrnelError(error) && error.code).toBe('conflict');
+  });
+
+  it('lists services with filters and stable cursor pages', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    for (const id of ['alpha', 'beta', 'gamma', 'delta', 'epsilon']) {
+      await host.services.install({
+        id,
+        adapter: 'test',
+        definition: definition({ name: `Svc ${id}`, tools: ['t'] }),
+      });
+    }
+    await host.services.setEnabled('beta', true);
+    const first = await host.services.list({ limit: 2 });
+    expect(first.items.map((s) => s.id)).toEqual(['alpha', 'beta']);
+    expect(first.hasMore).toBe(true);
+    const second = await host.services.list({ limit: 2, cursor: first.nextCursor ?? '' });
+    expect(second.items.map((s) => s.id)).toEqual(['delta', 'epsilon']);
+    const third = await host.services.list({ limit: 2, cursor: second.nextCursor ?? '' });
+    expect(third).toEqual({
+      items: [expect.objectContaining({ id: 'gamma' })],
+      nextCursor: null,
+      hasMore: false,
+    });
+    expect((await host.services.list({ enabled: true })).items.map((s) => s.id)).toEqual(['beta']);
+    expect((await host.services.list({ query: 'SVC GAM' })).items.map((s) => s.id)).toEqual(['gamma']);
+    expect((await host.services.list({ query: 'svc_gam' })).items).toEqual([]);
+    expect((await host.services.list({ query: '%' })).items).toEqual([]);
+    await expect(host.services.list({ cursor: 'garbage' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(host.services.list({ limit: 0 })).rejects.toMatchObject({ details: [{ path: 'limit' }] });
+    expect((await host.services.list({ limit: 1000 })).items).toHaveLength(5);
+  });
+
+  it('hydrates enabled services again when the host restarts', async () => {
+    const probe = createProbe();
+    const h = await start(probe, { secretsKey: randomBytes(32) });
+    await h.host.services.install({ id: 'pets', adapter: 'test', definition: twoTools, enabled: true });
+    probe.calls.length = 0;
+    await h.restart();
+    expect(probe.calls).toEqual(['teardown', 'setup', 'hydrate:pets']);
+  });
+});
