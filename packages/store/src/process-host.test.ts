@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type CyrnelHost, createHost, INTERRUPTED_ERROR } from '@cyrnel/core';
+import { typescriptIvmModule } from '@cyrnel/env-typescript-ivm';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from './open-store';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function startHost(dataDir: string): Promise<{ host: CyrnelHost; store: Store }> {
+  const store = await openStore({ dataDir });
+  const host = await createHost({
+    storage: store,
+    builtins: [typescriptIvmModule],
+    dataDir,
+    secretsKey: randomBytes(32),
+  });
+  cleanups.push(async () => {
+    await host.close({ graceMs: 0 });
+    await store.close();
+  });
+  return { host, store };
+}
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-host-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe('processes through createHost and openStore', () => {
+  it('runs code on the built-in typescript-ivm environment and keeps the results', async () => {
+    const { host } = await startHost(tempDir());
+    const { id } = await host.processes.create({
+      code: 'const n: number = 6 * 7; console.log(n); cyrnel.output({ n })',
+    });
+    expect(await host.processes.wait(id)).toMatchObject({
+      exitState: 'success',
+      stdout: '42\n',
+      output: { n: 42 },
+    });
+    await expect(
+      host.processes.wait(
+        (await host.processes.create({ code: 'await cyrnel.services.none.tools.x.invoke({})' })).id,
+      ),
+    ).resolves.toMatchObject({ exitState: 'failed', error: expect.stringContaining('none') });
+  });
+
+  it('records a process interrupted by a stop as failed when the host starts again', async () => {
+    const dataDir = tempDir();
+    const first = await startHost(dataDir);
+    const { id } = await first.host.processes.create({
+      code: 'await new Promise(() => {})',
+      timeoutMs: null,
+    });
+    // Simulate a crash: the row stays `queued`/`running` because close() is never reached.
+    const at = new Date().toISOString();
+    await first.store.processes.update(id, { state: 'running', startedAt: at, updatedAt: at });
+    const second = await startHost(dataDir);
+    expect(await second.host.processes.get(id)).toMatchObject({
+      state: 'idle',
+      exitState: 'failed',
+      error: INTERRUPTED_ERROR,
+    });
+  });
+});
