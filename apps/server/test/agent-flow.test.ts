@@ -24,7 +24,7 @@ describe('agent flow', () => {
       dataDir: dir.path,
       port: 0,
       apiKey: 'agent-key',
-      urlAllowCidrs: ['127.0.0.1/32'],
+      allowPrivateUrls: true,
     });
     api = apiClient(server.url, 'agent-key');
   });

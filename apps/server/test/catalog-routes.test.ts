@@ -255,6 +255,16 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       changed.info.title = 'Shop v2';
       const updated = await api('PATCH', '/services/shop', { definition: JSON.stringify(changed) });
       expect(updated).toMatchObject({ status: 200, body: { name: 'Shop v2', enabled: false } });
+      const byUrl = await api('PATCH', '/services/shop', { url: `${upstream.url}/spec.json` });
+      expect(byUrl).toMatchObject({
+        status: 200,
+        body: { name: 'Shop', source: `${upstream.url}/spec.json` },
+      });
+      expectError(
+        await api('PATCH', '/services/shop', { url: 'http://10.0.0.1/spec.json' }),
+        403,
+        'forbidden',
+      );
       expectError(await api('PATCH', '/services/shop', {}), 400, 'invalid_request');
       expectError(await api('PATCH', '/services/nope', { definition: spec }), 404, 'not_found');
       expect((await api('POST', '/services/shop/enabled', { enabled: true })).status).toBe(200);

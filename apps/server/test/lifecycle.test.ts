@@ -130,15 +130,27 @@ describe('cyrnel-server binary', () => {
       wait: true,
     });
     expect(done.body).toMatchObject({ exitState: 'success' });
-    const running = await api('POST', '/processes', {
+    // A client waiting on a running process when the signal arrives gets the recorded result.
+    const waiting = api('POST', '/processes', {
       code: 'console.log("waiting"); await new Promise((r) => setTimeout(r, 60000));',
       timeoutMs: 120000,
+      ref: 'interrupted',
+      wait: true,
     });
-    // Wait until it really runs before signalling.
+    let runningId: number | undefined;
     for (let state = ''; state !== 'running'; await sleep(50)) {
-      state = (await api('GET', `/processes/${running.body.id}`)).body.state;
+      const listed = await api('GET', '/processes?ref=interrupted');
+      runningId = listed.body.items[0]?.id;
+      state = listed.body.items[0]?.state ?? '';
     }
+    const running = { body: { id: runningId as number } };
     first.child.kill('SIGTERM');
+    const answered = await waiting;
+    expect(answered).toMatchObject({
+      status: 201,
+      body: { id: running.body.id, state: 'idle', stdout: 'waiting\n' },
+    });
+    expect(answered.body.exitState).toMatch(/canceled|failed/);
     expect(await first.exited).toBe(0);
     expect(first.lines.map((line) => line.msg)).toEqual(expect.arrayContaining(['shutting down', 'stopped']));
 

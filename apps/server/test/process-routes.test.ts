@@ -160,3 +160,44 @@ describe('process routes', () => {
     expectError(await api('GET', '/processes/0/code'), 400, 'invalid_request');
   });
 });
+
+describe('process routes under limits and without an environment', () => {
+  let server: RunningServer;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    server = await startServer({ dataDir: dir.path, port: 0, maxLiveProcesses: 1 });
+    api = apiClient(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await dir?.remove();
+  });
+
+  it('answers 429 beyond the live-process limit', async () => {
+    const first = await api('POST', '/processes', { code: SLOW });
+    expect(first.status).toBe(201);
+    expectError(await api('POST', '/processes', { code: '1' }), 429, 'too_many_processes');
+    await api('POST', `/processes/${first.body.id}/signals/kill`);
+    await fetch(`${server.url}/processes/${first.body.id}/events`).then((response) => response.text());
+    expect((await api('POST', '/processes', { code: '1', wait: true })).body).toMatchObject({
+      exitState: 'success',
+    });
+  });
+
+  it('answers 503 for running processes and docs while no environment is active', async () => {
+    expect((await api('POST', '/modules/typescript-ivm/enabled', { enabled: false })).status).toBe(200);
+    expectError(await api('GET', '/environment/docs'), 503, 'unavailable');
+    expectError(await api('GET', '/environment/types'), 503, 'unavailable');
+    expectError(await api('POST', '/processes', { code: '1' }), 503, 'unavailable');
+    expect((await api('POST', '/modules/typescript-ivm/enabled', { enabled: true })).body).toMatchObject({
+      status: 'active',
+    });
+    expect((await api('POST', '/processes', { code: '1', wait: true })).body).toMatchObject({
+      exitState: 'success',
+    });
+  });
+});
