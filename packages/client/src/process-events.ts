@@ -1,5 +1,6 @@
 import type { ProcessEvent, ProcessEventMap } from '@cyrnel/sdk/api';
 import { CyrnelError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
+import { createReplayFilter } from './replay-filter';
 import type { RequestOptions } from './request-options';
 import { sleep } from './sleep';
 import { parseSse } from './sse-parser';
@@ -26,7 +27,8 @@ const MAX_DELAY_MS = 5000;
 /**
  * The events of one process as an async iterator that ends after `exit`. When the connection
  * drops it reconnects; the server replays every event from the start on each connection
- * (SPEC §9), so the events already yielded are counted and skipped rather than repeated.
+ * (SPEC §9), and what was already yielded is skipped rather than repeated (see
+ * {@link createReplayFilter} for why this is not a plain count).
  */
 export async function* processEvents(
   transport: Transport,
@@ -35,7 +37,7 @@ export async function* processEvents(
 ): AsyncGenerator<ProcessEvent, void, undefined> {
   const { signal, maxRetries = 5 } = options;
   let delay = options.retryDelayMs ?? 250;
-  let yielded = 0;
+  const filter = createReplayFilter();
   let failures = 0;
   for (;;) {
     let stream: OpenStream | undefined;
@@ -49,14 +51,15 @@ export async function* processEvents(
           ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
         },
       });
-      let seen = 0;
+      filter.reconnect();
       for await (const message of parseSse(stream.body)) {
         if (message.retry !== undefined) delay = message.retry;
         if (!EVENT_NAMES.has(message.event)) continue;
-        seen += 1;
-        if (seen <= yielded) continue;
-        const event = { type: message.event, data: parseData(message.data, id) } as ProcessEvent;
-        yielded += 1;
+        const event = filter.accept({
+          type: message.event,
+          data: parseData(message.data, id),
+        } as ProcessEvent);
+        if (event === undefined) continue;
         failures = 0;
         yield event;
         if (event.type === 'exit') return;

@@ -71,6 +71,52 @@ describe('processes.events', () => {
     expect(connections).toBe(3);
   });
 
+  it('yields only the unseen tail when the replay coalesces chunks or synthesizes a finished run', async () => {
+    const replays: ProcessEvent[][] = [
+      [
+        { type: 'state', data: { state: 'queued', exitState: null } },
+        { type: 'state', data: { state: 'running', exitState: null } },
+        { type: 'stdout', data: { text: 'a' } },
+        { type: 'stdout', data: { text: 'b' } },
+        { type: 'output', data: { patch: { a: 1 } } },
+      ],
+      [
+        { type: 'state', data: { state: 'queued', exitState: null } },
+        { type: 'state', data: { state: 'running', exitState: null } },
+        { type: 'stdout', data: { text: 'abc' } },
+        { type: 'output', data: { patch: { a: 1 } } },
+      ],
+      [
+        { type: 'state', data: { state: 'idle', exitState: 'success' } },
+        { type: 'stdout', data: { text: 'abcd' } },
+        { type: 'output', data: { patch: { a: 1, b: 2 } } },
+        { type: 'exit', data: { exitState: 'success', error: null } },
+      ],
+    ];
+    let connection = 0;
+    server = await startWireServer((_req, res) => {
+      openStream(res);
+      writeEvents(res, replays[connection] ?? []);
+      connection += 1;
+      res.end();
+    });
+    const events = await collect(
+      createClient({ baseUrl: server.baseUrl }).processes.events(1, { retryDelayMs: 1 }),
+    );
+    expect(events).toEqual([
+      { type: 'state', data: { state: 'queued', exitState: null } },
+      { type: 'state', data: { state: 'running', exitState: null } },
+      { type: 'stdout', data: { text: 'a' } },
+      { type: 'stdout', data: { text: 'b' } },
+      { type: 'output', data: { patch: { a: 1 } } },
+      { type: 'stdout', data: { text: 'c' } },
+      { type: 'state', data: { state: 'idle', exitState: 'success' } },
+      { type: 'stdout', data: { text: 'd' } },
+      { type: 'output', data: { patch: { a: 1, b: 2 } } },
+      { type: 'exit', data: { exitState: 'success', error: null } },
+    ]);
+  });
+
   it('gives up with CyrnelNetworkError after maxRetries consecutive drops', async () => {
     server = await startWireServer((_req, res) => res.destroy());
     const error = await collect(
