@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import type {
   AdapterModule,
   BuiltinModule,
@@ -242,7 +243,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       if (taken.has(module.info.id)) {
         // First registration wins (SPEC §3): built-ins, then directories in name order.
         skipped.push({
-          dir: module.dir ?? module.info.id,
+          dir: module.dir ? basename(module.dir) : module.info.id,
           error: `module id ${module.info.id} is already registered`,
         });
         continue;

@@ -66,7 +66,7 @@ export function createModuleSettings(
       return { config, secrets };
     },
     async patchConfig(id, definition, patch) {
-      const next = patchObject(await stored(id), patch, 'config');
+      const next = patchObject(fillDefaults(definition.configSchema, await stored(id)), patch, 'config');
       const config = validateAgainstSchema(definition.configSchema, next, {
         field: 'config',
         applyDefaults: true,

@@ -267,7 +267,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       return locked(id, async () => {
         const row = await find(id);
         const previous = (await catalog.getServiceConfig(id)) ?? {};
-        const next = patchObject(previous, patch, 'config');
+        const next = patchObject(fillDefaults(row.configSchema, previous), patch, 'config');
         const config = validateAgainstSchema(row.configSchema, next, {
           field: 'config',
           applyDefaults: true,
