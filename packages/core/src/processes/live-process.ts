@@ -20,6 +20,8 @@ export class LiveProcess {
   readonly stderr: TextCapture;
   readonly output: OutputMerger;
   readonly calls: ToolCallRecord[] = [];
+  /** Calls still waiting for their answer, with their start in epoch milliseconds. */
+  readonly pendingCalls = new Map<ToolCallRecord, number>();
   /** Every event of this run, for replay to late subscribers. */
   readonly events: ProcessEvent[] = [];
   readonly listeners = new Set<ProcessListener>();

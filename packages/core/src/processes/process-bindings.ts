@@ -1,4 +1,5 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import { ConflictError, isCyrnelError, UpstreamError } from '../errors';
 import type { ToolGateway } from '../tool-gateway';
 import type { LiveProcess } from './live-process';
@@ -32,20 +33,22 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     async invokeTool(eid, input) {
       const run = running(eid);
       if (!run) throw new ConflictError(`execution ${eid} is not running`);
-      const startedAt = now();
-      const serviceId = String(input?.serviceId);
-      const toolId = String(input?.toolId);
+      const started = now();
+      // Recorded at the call, completed at the answer: a call still in flight when the run
+      // ends is kept (ok false, no error code, duration up to the end) for the audit.
+      const call: ToolCallRecord = {
+        serviceId: String(input?.serviceId),
+        toolId: String(input?.toolId),
+        startedAt: started.toISOString(),
+        durationMs: 0,
+        ok: false,
+        errorCode: null,
+      };
+      run.calls.push(call);
+      run.pendingCalls.set(call, started.getTime());
       try {
         const result = await tools.invoke(input);
-        const durationMs = now().getTime() - startedAt.getTime();
-        run.calls.push({
-          serviceId,
-          toolId,
-          startedAt: startedAt.toISOString(),
-          durationMs,
-          ok: true,
-          errorCode: null,
-        });
+        call.ok = true;
         return result;
       } catch (error) {
         const typed = isCyrnelError(error)
@@ -53,16 +56,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
           : new UpstreamError(error instanceof Error ? error.message : 'the tool call failed', {
               cause: error,
             });
-        const durationMs = now().getTime() - startedAt.getTime();
-        run.calls.push({
-          serviceId,
-          toolId,
-          startedAt: startedAt.toISOString(),
-          durationMs,
-          ok: false,
-          errorCode: typed.code,
-        });
+        call.errorCode = typed.code;
         throw typed;
+      } finally {
+        call.durationMs = now().getTime() - started.getTime();
+        run.pendingCalls.delete(call);
       }
     },
     discoverServices: (_eid, query) => tools.discoverServices(query ?? {}),

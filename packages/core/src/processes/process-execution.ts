@@ -71,8 +71,12 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     run.emit({ type: 'exit', data: { exitState, error } });
     const id = run.record.id;
     const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
+    const end = Date.parse(at);
+    for (const [call, start] of run.pendingCalls) call.durationMs = end - start;
+    // A snapshot: a call answering after the end must not change what was persisted.
+    const calls = run.calls.map((call) => ({ ...call }));
     run
-      .persist(() => storage.finish(id, change, results, run.calls), onWriteError(id))
+      .persist(() => storage.finish(id, change, results, calls), onWriteError(id))
       .then(() => {
         if (live.get(id) === run) live.delete(id);
         run.resolveSettled();

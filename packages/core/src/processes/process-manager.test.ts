@@ -31,6 +31,7 @@ async function setup(
     new Map<string, (parameters: Record<string, unknown>) => Promise<unknown>>([
       ['math.double', async (parameters) => ({ value: Number(parameters.n) * 2 })],
       ['math.count', async () => ++counter],
+      ['math.hang', () => new Promise(() => {})],
     ]),
   );
   const manager = createProcessManager({
@@ -163,6 +164,18 @@ describe('createProcessManager', () => {
     expect(result).toMatchObject({ state: 'idle', exitState: 'canceled', error: KILLED_ERROR });
     expect(env.started).toEqual([first.id]);
     expect((await api.wait(second.id)).stdout).toBe('');
+  });
+
+  it('keeps a tool call still in flight when the run is killed', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: "await cyrnel.invoke('math', 'hang', {})", timeoutMs: null });
+    await runningOf(api, id);
+    expect(await api.calls(id)).toMatchObject([{ toolId: 'hang', ok: false, errorCode: null }]);
+    await api.kill(id);
+    await api.wait(id);
+    expect(await api.calls(id)).toMatchObject([
+      { serviceId: 'math', toolId: 'hang', ok: false, errorCode: null },
+    ]);
   });
 
   it('re-runs an idle process, requiring force once it has results', async () => {

@@ -189,7 +189,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
 
     async calls(id) {
       const run = await activeRun(id);
-      if (run) return [...run.calls];
+      if (run) return run.calls.map((call) => ({ ...call }));
       await stored(id);
       return storage.calls(id);
     },
