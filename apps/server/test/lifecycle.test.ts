@@ -1,5 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFile, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -99,6 +101,20 @@ describe('cyrnel-server binary', () => {
     );
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/refusing to bind 0\.0\.0\.0 without an API key/);
+    await dir.remove();
+  });
+
+  it('exits 1 with a logged reason when the port is taken', async () => {
+    const dir = await tempDir();
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = String((blocker.address() as AddressInfo).port);
+    const result = spawnSync(process.execPath, [CLI, '--port', port, '--data-dir', dir.path], {
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/"msg":"failed to start".*EADDRINUSE/);
+    await new Promise((resolve) => blocker.close(resolve));
     await dir.remove();
   });
 

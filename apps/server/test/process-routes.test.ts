@@ -201,3 +201,49 @@ describe('process routes under limits and without an environment', () => {
     });
   });
 });
+
+describe('process routes when clients leave', () => {
+  let server: RunningServer;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    server = await startServer({ dataDir: dir.path, port: 0, heartbeatMs: 20 });
+    api = apiClient(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await dir?.remove();
+  });
+
+  it('keeps serving after an events client and a wait:true client disconnect', async () => {
+    const created = await api('POST', '/processes', { code: `console.log('tick'); ${SLOW}`, ref: 'left' });
+    const id = created.body.id as number;
+    const events = new AbortController();
+    const stream = await fetch(`${server.url}/processes/${id}/events`, { signal: events.signal });
+    const reader = stream.body?.getReader();
+    await reader?.read();
+    events.abort();
+    const waiting = new AbortController();
+    const waited = fetch(`${server.url}/processes`, {
+      method: 'POST',
+      body: JSON.stringify({ code: SLOW, wait: true, ref: 'left' }),
+      signal: waiting.signal,
+    }).catch((error: unknown) => error);
+    for (let count = 0; count < 2; await new Promise((resolve) => setTimeout(resolve, 50))) {
+      count = (await api('GET', '/processes?ref=left')).body.items.length;
+    }
+    waiting.abort();
+    expect(await waited).toMatchObject({ name: 'AbortError' });
+    // Heartbeats to the departed client must not disturb the server.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await api('GET', '/health')).body).toEqual({ status: 'ok' });
+    for (const item of (await api('GET', '/processes?ref=left')).body.items) {
+      expect((await api('POST', `/processes/${item.id}/signals/kill`)).status).toBe(200);
+    }
+    const record = await api('GET', `/processes/${id}`);
+    expect(record.body.state).toMatch(/terminating|idle/);
+  });
+});

@@ -42,7 +42,12 @@ export async function processEvents(ctx: RouteContext, c: Context<AppEnv>, id: n
           });
           continue;
         }
-        await stream.writeSSE({ event: event.type, data: JSON.stringify(event.data) });
+        try {
+          await stream.writeSSE({ event: event.type, data: JSON.stringify(event.data) });
+        } catch {
+          // The client went away mid-write: nothing left to deliver to.
+          break;
+        }
         if (event.type === 'exit') break;
       }
     } finally {
