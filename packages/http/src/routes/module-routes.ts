@@ -2,12 +2,10 @@ import type { ModuleListQuery, SetEnabledRequest } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { validateBody } from '../validation/body-schema';
+import { ENABLED_BODY } from '../validation/enabled-body';
 import { validateJsonPatch } from '../validation/json-patch';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
 import type { RouteContext } from './route-context';
-
-/** Body schema of every `POST .../enabled` route. */
-export const ENABLED_BODY = { enabled: { type: 'boolean', required: true } } as const;
 
 const LIST_QUERY = {
   ...PAGE_QUERY,

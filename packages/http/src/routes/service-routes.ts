@@ -7,10 +7,10 @@ import type {
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { validateBody } from '../validation/body-schema';
+import { ENABLED_BODY } from '../validation/enabled-body';
 import { validateJsonPatch } from '../validation/json-patch';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
 import { resolveDefinition } from './definition-source';
-import { ENABLED_BODY } from './module-routes';
 import type { RouteContext } from './route-context';
 
 const LIST_QUERY = {

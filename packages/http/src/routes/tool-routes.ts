@@ -2,8 +2,8 @@ import type { SetEnabledRequest, ToolListQuery } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { validateBody } from '../validation/body-schema';
+import { ENABLED_BODY } from '../validation/enabled-body';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
-import { ENABLED_BODY } from './module-routes';
 import type { RouteContext } from './route-context';
 
 const LIST_QUERY = {
