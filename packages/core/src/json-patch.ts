@@ -82,6 +82,7 @@ function applyOne(document: unknown, operation: Record<string, unknown>): unknow
       return remove(document, path);
     case 'replace':
       resolve(document, path);
+      if (path.length === 0) return structuredClone(operation.value);
       return add(remove(document, path), path, structuredClone(operation.value));
     case 'test':
       if (!isDeepEqual(resolve(document, path), operation.value)) fail('test failed: values differ');

@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { ToolRow } from './catalog-storage';
+import { rankTools } from './rank-tools';
+
+const tool = (serviceId: string, id: string, name: string, description: string): ToolRow => ({
+  serviceId,
+  id,
+  name,
+  description,
+  enabled: true,
+  serviceEnabled: true,
+  adapter: 'openapi',
+});
+
+const tools = [
+  tool('github', 'listIssues', 'List issues', 'Lists issues of a repository'),
+  tool('github', 'issues', 'Issues', 'Everything about issues'),
+  tool('jira', 'search', 'Search', 'Find issues with JQL'),
+  tool('weather', 'forecast', 'Forecast', 'Weather for a city'),
+];
+
+describe('rankTools', () => {
+  it('puts an exact id match first, then id, name and description matches', () => {
+    expect(rankTools(tools, 'issues').map((t) => t.id)).toEqual(['issues', 'listIssues', 'search']);
+    expect(rankTools(tools, 'github.listissues').map((t) => t.id)).toEqual(['listIssues']);
+  });
+
+  it('matches every word of a multi-word query', () => {
+    expect(rankTools(tools, 'weather city').map((t) => t.id)).toEqual(['forecast']);
+    expect(rankTools(tools, 'weather repository')).toEqual([]);
+  });
+
+  it('keeps the stable order for an empty query', () => {
+    expect(rankTools(tools, '  ').map((t) => t.id)).toEqual(['listIssues', 'issues', 'search', 'forecast']);
+  });
+});
