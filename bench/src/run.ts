@@ -14,6 +14,7 @@ import { SECTIONS, type SuiteContext } from './suites/suite-context.ts';
 import { startUpstream } from './upstream.ts';
 
 const started = Date.now();
+const machine = machineInfo();
 const config = benchConfig(process.argv.slice(2));
 const report = createReport();
 const resources = createResources();
@@ -62,7 +63,6 @@ async function main(): Promise<void> {
 }
 
 async function finish(): Promise<void> {
-  const machine = machineInfo();
   const order = (section: string) => SECTIONS.indexOf(section as (typeof SECTIONS)[number]);
   report.rows.sort((x, y) => order(x.section) - order(y.section));
   const mode = `${config.mode} (${((Date.now() - started) / 1000).toFixed(0)} s)`;

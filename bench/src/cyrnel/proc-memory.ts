@@ -51,6 +51,26 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+// Linux reports utime/stime in clock ticks of 1/100 s on every mainstream architecture.
+const TICK_MS = 10;
+
+/** User + system CPU milliseconds a process has used so far (0 when it is gone). */
+export function procCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // After the command name: state is field 3, utime field 14 and stime field 15 (1-based).
+    return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU milliseconds used so far by a process and, separately, by its live descendants. */
+export function treeCpuMs(pid: number): { readonly mainMs: number; readonly childrenMs: number } {
+  return { mainMs: procCpuMs(pid), childrenMs: descendants(pid).reduce((sum, p) => sum + procCpuMs(p), 0) };
+}
+
 /** RSS of a process and of all its descendants, in MB. */
 export interface TreeMemory {
   readonly mainMb: number;

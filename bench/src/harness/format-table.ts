@@ -64,7 +64,7 @@ export function markdownReport(report: Report, machine: MachineInfo, mode: strin
     '',
     `Mode: **${mode}** · ${machine.date}`,
     '',
-    `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}, Node ${machine.node}`,
+    `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}, Node ${machine.node}; load average ${machine.loadAverage} at start (other work on the machine skews every number)`,
     '',
     markdownTable(report.rows),
     '',

@@ -8,6 +8,8 @@ export interface MachineInfo {
   readonly platform: string;
   readonly node: string;
   readonly date: string;
+  /** 1-minute load average when the run started: other work on the machine skews every number. */
+  readonly loadAverage: number;
 }
 
 /** Reads CPU model, logical cores, total memory, OS, Node version and the current date. */
@@ -20,5 +22,6 @@ export function machineInfo(): MachineInfo {
     platform: `${os.type()} ${os.release()} ${os.arch()}`,
     node: process.version,
     date: new Date().toISOString(),
+    loadAverage: Math.round((os.loadavg()[0] ?? 0) * 100) / 100,
   };
 }

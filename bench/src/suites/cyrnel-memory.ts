@@ -1,5 +1,5 @@
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
-import { type TreeMemory, treeMemory } from '../cyrnel/proc-memory.ts';
+import { type TreeMemory, treeCpuMs, treeMemory } from '../cyrnel/proc-memory.ts';
 import type { ServerProcess } from '../cyrnel/server-process.ts';
 import { TRIVIAL } from '../programs.ts';
 import type { SuiteContext } from './suite-context.ts';
@@ -64,6 +64,9 @@ export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: Se
   let started = 0;
   let done = 0;
   const step = Math.max(1, Math.floor(total / 10));
+  const cpuBefore = treeCpuMs(server.pid);
+  const clientBefore = process.cpuUsage();
+  const startedAt = performance.now();
   const worker = async () => {
     while (started < total) {
       started++;
@@ -73,7 +76,26 @@ export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: Se
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
+  const seconds = (performance.now() - startedAt) / 1000;
+  const cpuAfter = treeCpuMs(server.pid);
+  const client = process.cpuUsage(clientBefore);
   const end = treeMemory(server.pid);
+  const mainMs = (cpuAfter.mainMs - cpuBefore.mainMs) / total;
+  const childMs = (cpuAfter.childrenMs - cpuBefore.childrenMs) / total;
+  ctx.report.add({
+    section: 'throughput',
+    metric: 'cyrnel: server CPU per trivial process',
+    unit: 'ms',
+    value: mainMs,
+    note: `user+system CPU of the server process over ${total} processes run 8 at a time (${(total / seconds).toFixed(0)}/s); one core caps the server at about ${(1000 / mainMs).toFixed(0)} processes/s`,
+  });
+  ctx.report.add({
+    section: 'throughput',
+    metric: 'cyrnel: sandbox children CPU per trivial process',
+    unit: 'ms',
+    value: childMs,
+    note: `the bench client itself used ${((client.user + client.system) / 1000 / total).toFixed(2)} ms of CPU per process (fetch, JSON) on the same machine`,
+  });
   const first = checkpoints[0] ?? Number.NaN;
   const ratio = end.totalMb / first;
   ctx.report.add({
