@@ -61,6 +61,8 @@ export interface ToolRow {
 
 /** A tool with its schemas and adapter data. */
 export interface ToolDetailRow extends ToolRow {
+  /** The owning service's definition hash (changes on every update). */
+  readonly serviceHash: string;
   readonly inputSchema: JSONSchema;
   readonly outputSchema: JSONSchema;
   readonly adapterDomain: Record<string, unknown>;

@@ -177,6 +177,15 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
               redact: true,
             })
           : undefined;
+        if (enabled) {
+          // Asked to enable: a config or secrets problem is a 400 before anything is stored.
+          validateAgainstSchema(definition.configSchema, storedConfig, { field: 'config' });
+          validateAgainstSchema(definition.secretsSchema, storedSecrets ?? {}, {
+            field: 'secrets',
+            applyDefaults: true,
+            redact: true,
+          });
+        }
         const at = now().toISOString();
         await catalog.insertService({
           id,

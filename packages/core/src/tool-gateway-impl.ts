@@ -57,8 +57,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
   // Compiled input schemas, keyed by tool and service hash (an update changes the hash).
   const validators = new Map<string, Validator>();
 
-  const validatorOf = (tool: ToolDetailRow, hash: string): Validator => {
-    const key = `${tool.serviceId}\u0000${tool.id}\u0000${hash}`;
+  const validatorOf = (tool: ToolDetailRow): Validator => {
+    const key = `${tool.serviceId}\u0000${tool.id}\u0000${tool.serviceHash}`;
     let validator = validators.get(key);
     if (!validator) {
       if (validators.size >= MAX_VALIDATORS) validators.clear();
@@ -86,21 +86,23 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           { path: 'toolId', message: 'must be a string' },
         ]);
       // The gate, in SPEC §3 order: 404, 409, 503, 400; only then the adapter.
-      const service = await catalog.getService(serviceId);
-      if (!service) throw new NotFoundError(`service ${serviceId} not found`);
+      // One query on the hot path: the tool row carries its service's flag, adapter and hash.
       const tool = await catalog.getTool(serviceId, toolId);
-      if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
-      if (!service.enabled) throw new ConflictError(`service ${serviceId} is disabled`);
+      if (!tool) {
+        if (!(await catalog.getService(serviceId))) throw new NotFoundError(`service ${serviceId} not found`);
+        throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
+      }
+      if (!tool.serviceEnabled) throw new ConflictError(`service ${serviceId} is disabled`);
       if (!tool.enabled) throw new ConflictError(`tool ${serviceId}.${toolId} is disabled`);
-      const adapter = options.adapter(service.adapter);
+      const adapter = options.adapter(tool.adapter);
       if (!adapter)
-        throw new UnavailableError(`adapter ${service.adapter} of service ${serviceId} is not active`);
+        throw new UnavailableError(`adapter ${tool.adapter} of service ${serviceId} is not active`);
       if (!isPlainObject(parameters)) {
         throw new ValidationError('parameters must be an object', [
           { path: 'parameters', message: 'must be an object' },
         ]);
       }
-      checkWithValidator(validatorOf(tool, service.hash), parameters, { field: 'parameters' });
+      checkWithValidator(validatorOf(tool), parameters, { field: 'parameters' });
       try {
         return await withTimeout(
           adapter.invoke({ serviceId, toolId, parameters }),
@@ -164,7 +166,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         typeof serviceId === 'string' && typeof toolId === 'string'
           ? await catalog.getTool(serviceId, toolId)
           : undefined;
-      if (!tool || !tool.enabled || !tool.serviceEnabled || !options.adapter(tool.adapter)) {
+      if (!tool?.enabled || !tool.serviceEnabled || !options.adapter(tool.adapter)) {
         throw new NotFoundError(`tool ${String(serviceId)}.${String(toolId)} not found`);
       }
       return {

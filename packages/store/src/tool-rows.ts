@@ -47,14 +47,21 @@ function selectDetails(db: Kysely<Database>) {
     'tools.input_schema as input_schema',
     'tools.output_schema as output_schema',
     'tools.adapter_domain as adapter_domain',
+    'services.hash as service_hash',
   ]);
 }
 
 function toDetailRow(
-  row: ToolBase & { input_schema: string; output_schema: string; adapter_domain: string },
+  row: ToolBase & {
+    input_schema: string;
+    output_schema: string;
+    adapter_domain: string;
+    service_hash: string;
+  },
 ): ToolDetailRow {
   return {
     ...toToolRow(row),
+    serviceHash: row.service_hash,
     inputSchema: parseObject(row.input_schema),
     outputSchema: parseObject(row.output_schema),
     adapterDomain: parseObject(row.adapter_domain),

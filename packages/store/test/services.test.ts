@@ -104,6 +104,28 @@ describe('services', () => {
     expect((await host.services.list()).items).toEqual([]);
   });
 
+  it('refuses an enabled install whose config does not validate, storing nothing', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    const text = definition({
+      tools: ['ping'],
+      configSchema: { type: 'object', properties: { baseUrl: { type: 'string' } }, required: ['baseUrl'] },
+    });
+    await expect(
+      host.services.install({ id: 'svc', adapter: 'test', definition: text, enabled: true }),
+    ).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringContaining('config'),
+    });
+    expect((await host.services.list()).items).toEqual([]);
+    expect(probe.calls).toEqual(['generateDefinition']);
+    const installed = await host.services.install({ id: 'svc', adapter: 'test', definition: text });
+    expect(installed.enabled).toBe(false);
+    await expect(host.services.setEnabled('svc', true)).rejects.toMatchObject({ code: 'invalid_request' });
+    await host.services.patchConfig('svc', [{ op: 'add', path: '/baseUrl', value: 'https://x.test' }]);
+    expect((await host.services.setEnabled('svc', true)).enabled).toBe(true);
+  });
+
   it('enables with hydrate, disables with dehydrate, and rolls back a failed hydration (502)', async () => {
     const probe = createProbe();
     const { host } = await start(probe);
