@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { type CyrnelClient, createClient } from '@cyrnel/client';
+import { freePort } from './free-port';
+import { answers, type Program, startProgram } from './program';
+
+const CLI = fileURLToPath(new URL('../../apps/server/dist/cli.js', import.meta.url));
+
+/** The real server binary from the build, on a free port of 127.0.0.1. */
+export interface CyrnelServer {
+  /** Base URL. */
+  readonly url: string;
+  /** A client for it. */
+  readonly client: CyrnelClient;
+  /** The process. */
+  readonly program: Program;
+}
+
+/**
+ * Start `apps/server/dist/cli.js` on `dataDir`. It runs with `--no-node-snapshot` directly, so
+ * the launcher does not re-exec and a signal (SIGKILL included) reaches the server itself.
+ */
+export async function startCyrnel(dataDir: string, env: Record<string, string> = {}): Promise<CyrnelServer> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const program = await startProgram({
+    name: 'cyrnel-server',
+    command: process.execPath,
+    args: ['--no-node-snapshot', CLI, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    env: { CYRNEL_ALLOW_PRIVATE_URLS: 'true', CYRNEL_LOG_LEVEL: 'info', ...env },
+    ready: answers(`${url}/health`),
+  });
+  return { url, client: createClient({ baseUrl: url }), program };
+}
