@@ -32,8 +32,10 @@ const PYTHONS = ['/usr/bin/python3', 'python3'];
 /**
  * Debian's `python3-httpbin` when some python can import it (scripts/ci-system-deps.sh installs
  * it), else a node:http server answering the same shape, so the suite runs either way.
+ * `CYRNEL_E2E_ECHO=node` forces the node server (to exercise the fallback).
  */
 export async function startEchoUpstream(): Promise<EchoUpstream> {
+  if (process.env.CYRNEL_E2E_ECHO === 'node') return startNodeEcho();
   const python = PYTHONS.find(
     (bin) => spawnSync(bin, ['-c', 'import httpbin.core'], { stdio: 'ignore' }).status === 0,
   );
