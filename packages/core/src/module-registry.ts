@@ -1,20 +1,15 @@
 import { basename } from 'node:path';
-import type {
-  AdapterModule,
-  BuiltinModule,
-  EnvironmentBindings,
-  EnvironmentModule,
-  ModuleLogger,
-} from '@cyrnel/sdk';
-import type { JsonPatch, ModuleDetail, ModuleStatus, ReloadModulesResponse } from '@cyrnel/sdk/api';
+import type { AdapterModule, BuiltinModule, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import type { JsonPatch, ModuleDetail, ReloadModulesResponse } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
-import { createEnvironmentSlot } from './environment-slot';
 import { ConflictError, NotFoundError, UpstreamError } from './errors';
 import { createKeyedLock } from './keyed-lock';
 import { type RegisteredModule, registerBuiltin, scanModules } from './module-loader';
+import { createModuleRuntimes } from './module-runtimes';
 import { createModuleSettings } from './module-settings';
-import { errorMessage, scopedLogger } from './scoped-logger';
+import { reconcileModules } from './reconcile-modules';
+import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
 
 /** Options of {@link createModuleRegistry}. */
@@ -31,14 +26,6 @@ export interface ModuleRegistryOptions {
   readonly now: () => Date;
   /** Called after an adapter's `setup`: hydrate its enabled services. */
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
-}
-
-interface Runtime {
-  /** The code, or undefined while the module is missing. */
-  module: RegisteredModule | undefined;
-  adapter: AdapterModule | undefined;
-  failed: boolean;
-  error: string | null;
 }
 
 /** Modules: registration, reconciliation with the table, activation, draining (SPEC §3). */
@@ -61,33 +48,20 @@ export interface ModuleRegistry {
   close(): Promise<void>;
 }
 
-/** Create the module registry. */
+/** Create the module registry; every change is serialized. */
 export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegistry {
   const { catalog, logger, now } = options;
-  const slot = createEnvironmentSlot(logger);
   const settings = createModuleSettings(catalog, options.vault, now);
-  const runtimes = new Map<string, Runtime>();
+  const runtimes = createModuleRuntimes({
+    settings,
+    logger,
+    bindings: options.bindings,
+    onAdapterActive: options.onAdapterActive,
+  });
   const lock = createKeyedLock();
   const serial = <T>(task: () => Promise<T>) => lock.run('modules', task);
   const builtins = options.builtins.map(registerBuiltin);
-
-  const runtimeOf = (id: string): Runtime => {
-    let runtime = runtimes.get(id);
-    if (!runtime) {
-      runtime = { module: undefined, adapter: undefined, failed: false, error: null };
-      runtimes.set(id, runtime);
-    }
-    return runtime;
-  };
-
-  const statusOf = (row: ModuleRow, runtime: Runtime | undefined): ModuleStatus => {
-    if (!runtime?.module || row.missing) return 'missing';
-    if (row.type === 'environment') {
-      if (slot.activeId() === row.id) return 'active';
-      if (slot.isDraining(row.id)) return 'draining';
-    } else if (runtime.adapter) return 'active';
-    return runtime.failed ? 'failed' : 'inactive';
-  };
+  const at = () => now().toISOString();
 
   const toDetail = (row: ModuleRow): ModuleDetail => {
     const runtime = runtimes.get(row.id);
@@ -100,7 +74,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       version: row.version,
       isBuiltin: row.isBuiltin,
       enabled: row.enabled,
-      status: statusOf(row, runtime),
+      status: runtimes.status(row),
       error: row.missing ? 'the module code was not found at the last scan' : (runtime?.error ?? null),
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
@@ -121,116 +95,38 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     return module;
   };
 
-  /** Instantiate and set up; records and rethrows failures. */
-  const activate = async (id: string): Promise<void> => {
-    const runtime = runtimeOf(id);
-    const module = runtime.module;
-    if (!module) return;
+  /** Re-activate an enabled module with new settings: an adapter is torn down first; an environment drains. */
+  const reactivate = async (row: ModuleRow): Promise<void> => {
+    if (!row.enabled) return;
+    if (row.type === 'adapter') await runtimes.deactivate(row.id);
     try {
-      const { config, secrets } = await settings.forSetup(id, module.definition);
-      const instance = await module.definition.instantiate();
-      const context = { config, secrets, logger: scopedLogger(logger, { module: id }) };
-      if (module.info.type === 'adapter') {
-        const adapter = instance as AdapterModule;
-        await adapter.setup(context);
-        Object.assign(runtime, { adapter, failed: false, error: null });
-        await options.onAdapterActive(id, adapter);
-      } else {
-        const environment = instance as EnvironmentModule;
-        await environment.setup({ ...context, bindings: options.bindings });
-        slot.activate(id, environment);
-        Object.assign(runtime, { failed: false, error: null });
-      }
-      logger.info('module activated', { module: id });
+      await runtimes.activate(row.id);
     } catch (error) {
-      Object.assign(runtime, { failed: true, error: errorMessage(error) });
-      logger.error('module failed to activate', { module: id, error: errorMessage(error) });
-      throw error;
-    }
-  };
-
-  const deactivate = async (id: string): Promise<void> => {
-    const runtime = runtimes.get(id);
-    if (!runtime) return;
-    const adapter = runtime.adapter;
-    Object.assign(runtime, { adapter: undefined, failed: false, error: null });
-    slot.deactivate(id);
-    if (adapter) {
-      await adapter.teardown().catch((error: unknown) => {
-        logger.error('adapter teardown failed', { module: id, error: errorMessage(error) });
+      throw new UpstreamError(`saved, but module ${row.id} failed to re-activate: ${errorMessage(error)}`, {
+        cause: error,
       });
     }
   };
 
-  const tryActivate = (id: string) => activate(id).catch(() => undefined);
-
-  const otherEnabledEnvironments = async (id: string) =>
-    (await catalog.listModules()).filter((row) => row.type === 'environment' && row.enabled && row.id !== id);
-
-  /** Reconcile the table with the registered modules (SPEC §3, §9 "Modules"). */
-  const reconcile = async (registered: readonly RegisteredModule[]): Promise<void> => {
-    const rows = new Map((await catalog.listModules()).map((row) => [row.id, row]));
-    const at = now().toISOString();
-    const ids = new Set(registered.map((module) => module.info.id));
-    const enabledEnvironments = registered
-      .map((module) => rows.get(module.info.id))
-      .filter((row): row is ModuleRow => row?.type === 'environment' && row.enabled);
-    const keep = enabledEnvironments.find((row) => row.id === slot.activeId()) ?? enabledEnvironments[0];
-    let environmentEnabled = keep !== undefined;
-    for (const module of registered) {
-      const { id, type, name, description, version } = module.info;
-      let row = rows.get(id);
-      const runtime = runtimeOf(id);
-      if (!row) {
-        const enabled = type === 'adapter' || !environmentEnabled;
-        if (type === 'environment' && enabled) environmentEnabled = true;
-        row = {
-          id,
-          type,
-          name,
-          description,
-          version,
-          isBuiltin: module.isBuiltin,
-          enabled,
-          missing: false,
-          createdAt: at,
-          updatedAt: at,
-        };
-        await catalog.insertModule(row);
-        runtime.module = module;
-        if (enabled) await tryActivate(id);
-        continue;
-      }
-      const metadataChanged =
-        row.type !== type || row.name !== name || row.description !== description || row.version !== version;
-      let enabled = row.enabled;
-      if (type === 'environment' && enabled && keep && keep.id !== id) enabled = false;
-      if (metadataChanged || row.missing || row.isBuiltin !== module.isBuiltin || enabled !== row.enabled) {
-        await catalog.updateModule(id, {
-          type,
-          name,
-          description,
-          version,
-          isBuiltin: module.isBuiltin,
-          enabled,
-          missing: false,
-          updatedAt: at,
-        });
-      }
-      const previous = runtime.module;
-      if (previous && previous.codeKey === module.codeKey && previous.info.type === type && !row.missing) {
-        if (!enabled) await deactivate(id);
-        continue;
-      }
-      if (previous) await deactivate(id);
-      runtime.module = module;
-      if (enabled) await tryActivate(id);
+  const enable = async (row: ModuleRow): Promise<void> => {
+    presentModule(row);
+    if (row.enabled && runtimes.status(row) === 'active') return;
+    await catalog.updateModule(row.id, { enabled: true, updatedAt: at() });
+    try {
+      await runtimes.activate(row.id);
+    } catch (error) {
+      await catalog.updateModule(row.id, { enabled: false, updatedAt: at() });
+      runtimes.of(row.id).failed = false;
+      throw new UpstreamError(`module ${row.id} failed to activate: ${errorMessage(error)}`, {
+        cause: error,
+      });
     }
-    for (const row of rows.values()) {
-      if (ids.has(row.id)) continue;
-      if (!row.missing) await catalog.updateModule(row.id, { missing: true, updatedAt: at });
-      await deactivate(row.id);
-      runtimeOf(row.id).module = undefined;
+    if (row.type !== 'environment') return;
+    // The previous environment is draining now; its flag goes off too.
+    for (const other of await catalog.listModules()) {
+      if (other.type === 'environment' && other.enabled && other.id !== row.id) {
+        await catalog.updateModule(other.id, { enabled: false, updatedAt: at() });
+      }
     }
   };
 
@@ -251,7 +147,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       taken.add(module.info.id);
       registered.push(module);
     }
-    await reconcile(registered);
+    await reconcileModules(catalog, runtimes, registered, at());
     for (const entry of skipped) logger.warn('module skipped', { ...entry });
     return {
       loaded: registered.filter((module) => !module.isBuiltin).map((module) => module.info.id),
@@ -260,7 +156,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
   };
 
   return {
-    environments: slot.provider,
+    environments: runtimes.environments,
     start: () => serial(scanAndReconcile),
     reload: () => serial(scanAndReconcile),
     details: async () => (await catalog.listModules()).map(toDetail),
@@ -268,29 +164,10 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     setEnabled: (id, enabled) =>
       serial(async () => {
         const row = await findRow(id);
-        const at = () => now().toISOString();
-        if (!enabled) {
+        if (enabled) await enable(row);
+        else {
           if (row.enabled) await catalog.updateModule(id, { enabled: false, updatedAt: at() });
-          await deactivate(id);
-          return toDetail(await findRow(id));
-        }
-        presentModule(row);
-        if (row.enabled && statusOf(row, runtimes.get(id)) === 'active') return toDetail(row);
-        await catalog.updateModule(id, { enabled: true, updatedAt: at() });
-        try {
-          await activate(id);
-        } catch (error) {
-          await catalog.updateModule(id, { enabled: false, updatedAt: at() });
-          runtimeOf(id).failed = false;
-          throw new UpstreamError(`module ${id} failed to activate: ${errorMessage(error)}`, {
-            cause: error,
-          });
-        }
-        if (row.type === 'environment') {
-          // The previous environment was moved to draining by the slot; its flag goes off too.
-          for (const other of await otherEnabledEnvironments(id)) {
-            await catalog.updateModule(other.id, { enabled: false, updatedAt: at() });
-          }
+          await runtimes.deactivate(id);
         }
         return toDetail(await findRow(id));
       }),
@@ -302,10 +179,12 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         await reactivate(row);
         return config;
       }),
-    getSecretsPresent: async (id) => {
-      presentModule(await findRow(id));
-      return settings.secretsPresent(id);
-    },
+    // Serialized: reading may re-encrypt a record found under a previous key.
+    getSecretsPresent: (id) =>
+      serial(async () => {
+        presentModule(await findRow(id));
+        return settings.secretsPresent(id);
+      }),
     patchSecrets: (id, patch) =>
       serial(async () => {
         const row = await findRow(id);
@@ -314,28 +193,6 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       }),
     adapter: (id) => runtimes.get(id)?.adapter,
     isKnownAdapter: (id) => runtimes.get(id)?.module?.info.type === 'adapter',
-    async close() {
-      await serial(async () => {
-        for (const id of runtimes.keys()) {
-          const adapter = runtimes.get(id)?.adapter;
-          if (adapter) await deactivate(id);
-        }
-        await slot.close();
-      });
-    },
+    close: () => serial(() => runtimes.close()),
   };
-
-  /** Re-activate an enabled module with its new settings: teardown (or drain), then setup. */
-  async function reactivate(row: ModuleRow): Promise<void> {
-    if (!row.enabled) return;
-    if (row.type === 'adapter') await deactivate(row.id);
-    try {
-      // An environment is not torn down first: activating the new instance drains the old one.
-      await activate(row.id);
-    } catch (error) {
-      throw new UpstreamError(`saved, but module ${row.id} failed to re-activate: ${errorMessage(error)}`, {
-        cause: error,
-      });
-    }
-  }
 }

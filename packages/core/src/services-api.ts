@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { AdapterModule, ModuleLogger, ServiceDefinition } from '@cyrnel/sdk';
+import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
 import type { ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
-import { checkDefinition } from './check-definition';
-import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { ConflictError, ValidationError } from './errors';
 import { fillDefaults } from './fill-defaults';
 import type { ServicesApi } from './host';
 import {
@@ -24,6 +23,7 @@ import { decodeCursor, pageLimit, toPage } from './page';
 import { validateAgainstSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
+import { createServiceLifecycle } from './service-lifecycle';
 import { createServiceSettings } from './service-settings';
 
 /** Options of {@link createServicesApi}. */
@@ -58,82 +58,13 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const lock = createKeyedLock();
   const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
 
-  const find = async (id: string): Promise<ServiceRow> => {
-    const row = await catalog.getService(id);
-    if (!row) throw new NotFoundError(`service ${id} not found`);
-    return row;
-  };
-
-  const activeAdapter = (adapterId: string): AdapterModule => {
-    if (!registry.isKnownAdapter(adapterId))
-      throw new ValidationError(`unknown adapter ${adapterId}`, [
-        { path: 'adapter', message: 'no adapter module with this id' },
-      ]);
-    const adapter = registry.adapter(adapterId);
-    if (!adapter) throw new UnavailableError(`adapter ${adapterId} is not active`);
-    return adapter;
-  };
-
-  const generate = async (
-    adapter: AdapterModule,
-    adapterId: string,
-    text: string,
-  ): Promise<ServiceDefinition> => {
-    let raw: unknown;
-    try {
-      raw = await adapter.generateDefinition(text);
-    } catch (error) {
-      throw new ValidationError(`adapter ${adapterId} refused the definition: ${errorMessage(error)}`, [
-        { path: 'definition', message: errorMessage(error) },
-      ]);
-    }
-    return checkDefinition(raw, adapterId);
-  };
-
-  const dehydrate = async (row: ServiceRow): Promise<void> => {
-    const adapter = registry.adapter(row.adapter);
-    if (!adapter) return;
-    await adapter.dehydrateService(row.id).catch((error: unknown) => {
-      logger.warn('dehydrateService failed', { service: row.id, error: errorMessage(error) });
-    });
-  };
-
-  const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
-    const state = await settings.state(row);
-    try {
-      await adapter.hydrateService(state);
-    } catch (error) {
-      throw new UpstreamError(
-        `adapter ${row.adapter} failed to hydrate service ${row.id}: ${errorMessage(error)}`,
-      );
-    }
-  };
-
-  /** Enable with rollback (SPEC §3): validate, flag on, hydrate; a failed hydration turns the flag off again. */
-  const enable = async (row: ServiceRow): Promise<void> => {
-    const adapter = activeAdapter(row.adapter);
-    await settings.state(row);
-    await catalog.setServiceEnabled(row.id, true, now().toISOString());
-    try {
-      await hydrate(row, adapter);
-    } catch (error) {
-      await catalog.setServiceEnabled(row.id, false, now().toISOString());
-      throw error;
-    }
-  };
-
-  /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
-  const rehydrate = async (row: ServiceRow, restore: () => Promise<void>): Promise<void> => {
-    const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
-    if (!adapter) return;
-    try {
-      await hydrate(row, adapter);
-    } catch (error) {
-      await restore();
-      await hydrate(row, adapter).catch(() => undefined);
-      throw error;
-    }
-  };
+  const { find, activeAdapter, generate, dehydrate, enable, rehydrate, hydrate } = createServiceLifecycle({
+    catalog,
+    settings,
+    registry,
+    logger,
+    now,
+  });
 
   const serviceId = (id: unknown) => requireIdentifier(id, 'serviceId');
 

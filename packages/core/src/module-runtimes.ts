@@ -1,0 +1,124 @@
+import type { AdapterModule, EnvironmentBindings, EnvironmentModule, ModuleLogger } from '@cyrnel/sdk';
+import type { ModuleStatus } from '@cyrnel/sdk/api';
+import type { ModuleRow } from './catalog-storage';
+import type { EnvironmentProvider } from './environment-provider';
+import { createEnvironmentSlot } from './environment-slot';
+import type { RegisteredModule } from './module-loader';
+import type { ModuleSettings } from './module-settings';
+import { errorMessage, scopedLogger } from './scoped-logger';
+
+/** What the host knows about one module id at runtime. */
+export interface ModuleRuntime {
+  /** The code, or undefined while the module is missing. */
+  module: RegisteredModule | undefined;
+  /** The set-up adapter instance while the adapter is active. */
+  adapter: AdapterModule | undefined;
+  /** The last activation failed. */
+  failed: boolean;
+  error: string | null;
+}
+
+/** Options of {@link createModuleRuntimes}. */
+export interface ModuleRuntimesOptions {
+  readonly settings: ModuleSettings;
+  readonly logger: ModuleLogger;
+  readonly bindings: EnvironmentBindings;
+  readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
+}
+
+/** Module instances: activation (setup), deactivation (teardown or draining) and status. */
+export interface ModuleRuntimes {
+  readonly environments: EnvironmentProvider;
+  /** The runtime of `id`, created empty on first use. */
+  of(id: string): ModuleRuntime;
+  get(id: string): ModuleRuntime | undefined;
+  status(row: ModuleRow): ModuleStatus;
+  /** Instantiate and set up; records the failure on the runtime and rethrows it. */
+  activate(id: string): Promise<void>;
+  /** Activate, logging (not throwing) a failure: used at start and on reload. */
+  tryActivate(id: string): Promise<void>;
+  /** Tear an adapter down, or move an environment to draining. */
+  deactivate(id: string): Promise<void>;
+  activeEnvironmentId(): string | undefined;
+  close(): Promise<void>;
+}
+
+/** Create the module runtimes. */
+export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRuntimes {
+  const { settings, logger } = options;
+  const slot = createEnvironmentSlot(logger);
+  const runtimes = new Map<string, ModuleRuntime>();
+
+  const of = (id: string): ModuleRuntime => {
+    let runtime = runtimes.get(id);
+    if (!runtime) {
+      runtime = { module: undefined, adapter: undefined, failed: false, error: null };
+      runtimes.set(id, runtime);
+    }
+    return runtime;
+  };
+
+  const activate = async (id: string): Promise<void> => {
+    const runtime = of(id);
+    const module = runtime.module;
+    if (!module) return;
+    try {
+      const { config, secrets } = await settings.forSetup(id, module.definition);
+      const instance = await module.definition.instantiate();
+      const context = { config, secrets, logger: scopedLogger(logger, { module: id }) };
+      if (module.info.type === 'adapter') {
+        const adapter = instance as AdapterModule;
+        await adapter.setup(context);
+        Object.assign(runtime, { adapter, failed: false, error: null });
+        await options.onAdapterActive(id, adapter);
+      } else {
+        const environment = instance as EnvironmentModule;
+        await environment.setup({ ...context, bindings: options.bindings });
+        // The previous environment, if any, drains from here on (SPEC §3).
+        slot.activate(id, environment);
+        Object.assign(runtime, { failed: false, error: null });
+      }
+      logger.info('module activated', { module: id });
+    } catch (error) {
+      Object.assign(runtime, { failed: true, error: errorMessage(error) });
+      logger.error('module failed to activate', { module: id, error: errorMessage(error) });
+      throw error;
+    }
+  };
+
+  const deactivate = async (id: string): Promise<void> => {
+    const runtime = runtimes.get(id);
+    if (!runtime) return;
+    const adapter = runtime.adapter;
+    Object.assign(runtime, { adapter: undefined, failed: false, error: null });
+    slot.deactivate(id);
+    if (adapter) {
+      await adapter.teardown().catch((error: unknown) => {
+        logger.error('adapter teardown failed', { module: id, error: errorMessage(error) });
+      });
+    }
+  };
+
+  return {
+    environments: slot.provider,
+    of,
+    get: (id) => runtimes.get(id),
+    status(row) {
+      const runtime = runtimes.get(row.id);
+      if (!runtime?.module || row.missing) return 'missing';
+      if (row.type === 'environment') {
+        if (slot.activeId() === row.id) return 'active';
+        if (slot.isDraining(row.id)) return 'draining';
+      } else if (runtime.adapter) return 'active';
+      return runtime.failed ? 'failed' : 'inactive';
+    },
+    activate,
+    tryActivate: (id) => activate(id).catch(() => undefined),
+    deactivate,
+    activeEnvironmentId: () => slot.activeId(),
+    async close() {
+      for (const [id, runtime] of runtimes) if (runtime.adapter) await deactivate(id);
+      await slot.close();
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import type { AdapterModule, ModuleLogger, ServiceDefinition } from '@cyrnel/sdk';
+import type { CatalogStorage, ServiceRow } from './catalog-storage';
+import { checkDefinition } from './check-definition';
+import { NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import type { ModuleRegistry } from './module-registry';
+import { errorMessage } from './scoped-logger';
+import type { ServiceSettings } from './service-settings';
+
+/** Options of {@link createServiceLifecycle}. */
+export interface ServiceLifecycleOptions {
+  readonly catalog: CatalogStorage;
+  readonly settings: ServiceSettings;
+  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+}
+
+/** The adapter calls of a service's life, in the order of seeds 000/001. */
+export interface ServiceLifecycle {
+  /** The service row; `NotFoundError` when unknown. */
+  find(id: string): Promise<ServiceRow>;
+  /** The active adapter; unknown id → 400, not active → 503. */
+  activeAdapter(adapterId: string): AdapterModule;
+  /** `generateDefinition`, checked; a refusal is a 400 with the adapter's message. */
+  generate(adapter: AdapterModule, adapterId: string, text: string): Promise<ServiceDefinition>;
+  /** `dehydrateService` when the adapter is active; failures are logged (it must be idempotent). */
+  dehydrate(row: ServiceRow): Promise<void>;
+  /** `hydrateService` with the validated state; a throw becomes a 502. */
+  hydrate(row: ServiceRow, adapter: AdapterModule): Promise<void>;
+  /** Enable with rollback (SPEC §3): validate, flag on, hydrate; a failed hydration turns the flag off again. */
+  enable(row: ServiceRow): Promise<void>;
+  /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
+  rehydrate(row: ServiceRow, restore: () => Promise<void>): Promise<void>;
+}
+
+/** Create the {@link ServiceLifecycle}. */
+export function createServiceLifecycle(options: ServiceLifecycleOptions): ServiceLifecycle {
+  const { catalog, settings, registry, logger, now } = options;
+
+  const find = async (id: string): Promise<ServiceRow> => {
+    const row = await catalog.getService(id);
+    if (!row) throw new NotFoundError(`service ${id} not found`);
+    return row;
+  };
+
+  const activeAdapter = (adapterId: string): AdapterModule => {
+    if (!registry.isKnownAdapter(adapterId))
+      throw new ValidationError(`unknown adapter ${adapterId}`, [
+        { path: 'adapter', message: 'no adapter module with this id' },
+      ]);
+    const adapter = registry.adapter(adapterId);
+    if (!adapter) throw new UnavailableError(`adapter ${adapterId} is not active`);
+    return adapter;
+  };
+
+  const generate = async (
+    adapter: AdapterModule,
+    adapterId: string,
+    text: string,
+  ): Promise<ServiceDefinition> => {
+    let raw: unknown;
+    try {
+      raw = await adapter.generateDefinition(text);
+    } catch (error) {
+      throw new ValidationError(`adapter ${adapterId} refused the definition: ${errorMessage(error)}`, [
+        { path: 'definition', message: errorMessage(error) },
+      ]);
+    }
+    return checkDefinition(raw, adapterId);
+  };
+
+  const dehydrate = async (row: ServiceRow): Promise<void> => {
+    const adapter = registry.adapter(row.adapter);
+    if (!adapter) return;
+    await adapter.dehydrateService(row.id).catch((error: unknown) => {
+      logger.warn('dehydrateService failed', { service: row.id, error: errorMessage(error) });
+    });
+  };
+
+  const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
+    const state = await settings.state(row);
+    try {
+      await adapter.hydrateService(state);
+    } catch (error) {
+      throw new UpstreamError(
+        `adapter ${row.adapter} failed to hydrate service ${row.id}: ${errorMessage(error)}`,
+      );
+    }
+  };
+
+  const enable = async (row: ServiceRow): Promise<void> => {
+    const adapter = activeAdapter(row.adapter);
+    await settings.state(row);
+    await catalog.setServiceEnabled(row.id, true, now().toISOString());
+    try {
+      await hydrate(row, adapter);
+    } catch (error) {
+      await catalog.setServiceEnabled(row.id, false, now().toISOString());
+      throw error;
+    }
+  };
+
+  const rehydrate = async (row: ServiceRow, restore: () => Promise<void>): Promise<void> => {
+    const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+    if (!adapter) return;
+    try {
+      await hydrate(row, adapter);
+    } catch (error) {
+      await restore();
+      await hydrate(row, adapter).catch(() => undefined);
+      throw error;
+    }
+  };
+
+  return { find, activeAdapter, generate, dehydrate, hydrate, enable, rehydrate };
+}
