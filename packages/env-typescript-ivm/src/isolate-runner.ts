@@ -90,13 +90,27 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
     async run(job, hooks) {
       const compiled = transpile(job.code);
       if (!compiled.ok) return { exit: 'failed', error: compiled.message };
+      let reason: 'timeout' | 'canceled' | undefined;
+      let current: ivm.Isolate | undefined;
+      // Armed before any await so a kill or deadline during isolate start-up is not lost.
+      stop = (why) => {
+        reason ??= why;
+        if (current && !current.isDisposed) current.dispose();
+      };
+      const deadline = setTimeout(() => stop?.('timeout'), job.timeoutMs);
       const { isolate: iso, bootstrap: boot } = await fresh();
+      current = iso;
+      if (reason) {
+        clearTimeout(deadline);
+        stop = undefined;
+        retire();
+        return { exit: reason };
+      }
       const budget = createOutputBudget(job);
       const timers = new Set<NodeJS.Timeout>();
       let ended = false;
       let pending = 0;
-      let reason: 'timeout' | 'canceled' | undefined;
-      const context = await iso.createContext();
+      let context: ivm.Context | undefined;
       const asyncHook = new ivm.Reference(async (kind: string, args: unknown[]) => {
         if (ended) return errorReply({ message: 'The execution has ended', status: 409, code: 'conflict' });
         if (pending >= maxPending) {
@@ -136,12 +150,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         }
         return 'Unknown host call';
       });
-      const deadline = setTimeout(() => stop?.('timeout'), job.timeoutMs);
-      stop = (why) => {
-        reason ??= why;
-        if (!iso.isDisposed) iso.dispose();
-      };
       try {
+        context = await iso.createContext();
         await context.global.set('__cyrnelSync', syncHook);
         await context.global.set('__cyrnelAsync', asyncHook);
         await boot.run(context);
@@ -173,7 +183,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         for (const t of timers) clearTimeout(t);
         asyncHook.release();
         if (!iso.isDisposed) {
-          context.release();
+          context?.release();
           const heap = iso.getHeapStatisticsSync();
           if (reason || heap.used_heap_size > heap.heap_size_limit / 2) retire();
         } else {
