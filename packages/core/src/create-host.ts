@@ -97,8 +97,15 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     now,
     onAdapterActive: (id, instance) => services.hydrateAdapter(id, instance),
   });
-  await processes.recover();
-  await registry.start();
+  try {
+    await processes.recover();
+    await registry.start();
+  } catch (error) {
+    // Leave nothing running when the host cannot start.
+    await processes.close({ graceMs: 0 }).catch(() => undefined);
+    await registry.close().catch(() => undefined);
+    throw error;
+  }
   const tools = createToolsApi({
     catalog,
     isAdapterActive: (id) => registry.adapter(id) !== undefined,

@@ -72,6 +72,24 @@ describe('invocation gate', () => {
     expect(probe.calls.filter((call) => call.startsWith('invoke'))).toEqual([]);
   });
 
+  it('refuses malformed calls and queries with 400', async () => {
+    const probe = createProbe();
+    const host = await start(probe);
+    const { tools } = gatewayOf(host);
+    await expect(tools.invoke({ serviceId: 1, toolId: 'x' } as never)).rejects.toMatchObject({ status: 400 });
+    await expect(
+      tools.invoke({ serviceId: 'store', toolId: 'listPets', parameters: [1] as never }),
+    ).rejects.toMatchObject({ status: 400, details: [{ path: 'parameters' }] });
+    await expect(tools.discoverTools({ limit: 0 })).rejects.toMatchObject({ status: 400 });
+    await expect(tools.discoverTools({ query: 5 } as never)).rejects.toMatchObject({ status: 400 });
+    await expect(host.tools.setEnabled('store', 'getPet', 'false' as never)).rejects.toMatchObject({
+      status: 400,
+    });
+    await expect(host.tools.get('store', 'no such')).rejects.toMatchObject({ status: 400 });
+    await expect(host.tools.get('store', 'missing')).rejects.toMatchObject({ status: 404 });
+    expect(probe.calls).toEqual([]);
+  });
+
   it('turns adapter failures into 502 with the adapter message', async () => {
     const probe = createProbe();
     const host = await start(probe);

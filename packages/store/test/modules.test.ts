@@ -176,6 +176,39 @@ describe('module registry', () => {
     expect(await host.modules.get('flaky')).toMatchObject({ enabled: false, status: 'inactive' });
   });
 
+  it('lists an adapter whose setup fails at start as failed, with 503 for its tools', async () => {
+    const probe = createProbe();
+    const environment = createTestEnvironment('env', createEnvironmentProbe());
+    harness = await createHarness({ builtins: [createTestAdapter('flaky', probe), environment] });
+    await harness.host.services.install({
+      id: 'svc',
+      adapter: 'flaky',
+      definition: '{"tools":["ping"]}',
+      enabled: true,
+    });
+    probe.failSetup = 'license expired';
+    await harness.restart();
+    const { host } = harness;
+    expect(await host.modules.get('flaky')).toMatchObject({
+      enabled: true,
+      status: 'failed',
+      error: 'license expired',
+    });
+    const { tools } = gatewayOf(host);
+    await expect(tools.invoke({ serviceId: 'svc', toolId: 'ping', parameters: {} })).rejects.toMatchObject({
+      status: 503,
+    });
+    await expect(
+      host.services.install({ id: 'other', adapter: 'flaky', definition: '{"tools":[]}' }),
+    ).rejects.toMatchObject({
+      status: 503,
+    });
+    probe.failSetup = undefined;
+    probe.calls.length = 0;
+    expect(await host.modules.setEnabled('flaky', true)).toMatchObject({ status: 'active', error: null });
+    expect(probe.calls).toEqual(['setup', 'hydrate:svc']);
+  });
+
   it('filters and pages the module list', async () => {
     const host = await start({
       builtins: [
