@@ -69,6 +69,17 @@ export function markdownReport(report: Report, machine: MachineInfo, mode: strin
     markdownTable(report.rows),
     '',
   ];
+  const targeted = report.rows.filter((r) => r.target !== undefined);
+  if (targeted.length) {
+    parts.push('## Targets (issue 9)', '');
+    for (const row of targeted) {
+      const cell = cells(row);
+      const reached = row.ratio !== undefined ? `${cell[5]} (${cell[1]})` : cell[1];
+      const verdict = row.met === null ? 'not judged' : row.met ? 'met' : 'missed';
+      parts.push(`- ${row.target} — ${row.metric}: ${reached || 'no value'} → **${verdict}**`);
+    }
+    parts.push('', 'What stands in the way of the missed ones: see "Findings" in bench/README.md.', '');
+  }
   const rowNotes = report.rows.filter((r) => r.note);
   if (rowNotes.length) {
     parts.push('## Row notes', '');

@@ -60,7 +60,7 @@ export function recordWarmMemory(ctx: SuiteContext, server: ServerProcess): void
 export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: ServerProcess): Promise<void> {
   const total = ctx.config.leakProcesses;
   ctx.log(`cyrnel: ${total} trivial processes for the leak check`);
-  const checkpoints: number[] = [];
+  const checkpoints: TreeMemory[] = [];
   let started = 0;
   let done = 0;
   const step = Math.max(1, Math.floor(total / 10));
@@ -72,7 +72,7 @@ export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: Se
       started++;
       await api.run(TRIVIAL);
       done++;
-      if (done % step === 0) checkpoints.push(treeMemory(server.pid).totalMb);
+      if (done % step === 0) checkpoints.push(treeMemory(server.pid));
     }
   };
   await Promise.all(Array.from({ length: 8 }, worker));
@@ -96,7 +96,15 @@ export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: Se
     value: childMs,
     note: `the bench client itself used ${((client.user + client.system) / 1000 / total).toFixed(2)} ms of CPU per process (fetch, JSON) on the same machine`,
   });
-  const first = checkpoints[0] ?? Number.NaN;
+  const first = checkpoints[0]?.totalMb ?? Number.NaN;
+  const half = checkpoints.slice(Math.floor(checkpoints.length / 2));
+  const slope =
+    half.length > 1
+      ? (((half[half.length - 1] as TreeMemory).totalMb - (half[0] as TreeMemory).totalMb) /
+          ((half.length - 1) * step)) *
+        1000
+      : Number.NaN;
+  const series = (pick: (m: TreeMemory) => number) => checkpoints.map((c) => pick(c).toFixed(0)).join(', ');
   const ratio = end.totalMb / first;
   ctx.report.add({
     section: 'memory',
@@ -107,6 +115,6 @@ export async function runLeakCheck(ctx: SuiteContext, api: CyrnelApi, server: Se
     ratio,
     target: `≤ ${LEAK_BOUND}× (no leak)`,
     met: Number.isNaN(ratio) ? null : ratio <= LEAK_BOUND,
-    note: `${describe(end)}; checkpoints every ${step}: ${checkpoints.map((c) => c.toFixed(0)).join(', ')} MB`,
+    note: `${describe(end)}; checkpoints every ${step} (MB): total ${series((m) => m.totalMb)}; server ${series((m) => m.mainMb)}; children ${series((m) => m.childrenMb)}; second half grows ${slope.toFixed(1)} MB per 1,000 processes`,
   });
 }
