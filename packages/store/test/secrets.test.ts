@@ -93,6 +93,45 @@ describe('service secrets', () => {
     });
   });
 
+  it('keeps secret values out of logs, records and errors across a whole service life', async () => {
+    const probe = createProbe();
+    const entries: unknown[] = [];
+    const record = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+      entries.push({ level, message, fields });
+    harness = await createHarness({
+      builtins: [createTestAdapter('test', probe)],
+      logger: { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error') },
+    });
+    const { host } = harness;
+    const secret = 'tok-98765-very-secret';
+    const installed = await host.services.install({
+      id: 'svc',
+      adapter: 'test',
+      definition: text,
+      secrets: { token: secret },
+    });
+    await host.services.setEnabled('svc', true);
+    probe.failHydrate = 'upstream said no';
+    const errors = await Promise.all([
+      host.services
+        .patchSecrets('svc', [{ op: 'replace', path: '/token', value: `${secret}-2` }])
+        .catch((e) => e),
+      host.services.patchSecrets('svc', [{ op: 'replace', path: '/token', value: 42 }]).catch((e) => e),
+    ]);
+    const seen = JSON.stringify({
+      entries,
+      installed,
+      detail: await host.services.get('svc'),
+      present: await host.services.getSecretsPresent('svc'),
+      errors: errors.map((e: { message: string; details?: unknown }) => ({
+        message: e.message,
+        details: e.details,
+      })),
+    });
+    expect(seen).not.toContain(secret);
+    expect(probe.states.get('svc')?.secrets.token).toBe(secret);
+  });
+
   it('decrypts with a previous key and re-encrypts with the current one', async () => {
     const probe = createProbe();
     const oldKey = randomBytes(32);
