@@ -48,7 +48,11 @@ export async function performHostCall(
       });
     }
     case 'describeTool': {
-      const description = await bindings.describeTool(eid, text(args[0], 'serviceId'), text(args[1], 'toolId'));
+      const description = await bindings.describeTool(
+        eid,
+        text(args[0], 'serviceId'),
+        text(args[1], 'toolId'),
+      );
       return { ...description, signature: renderToolSignature(description) };
     }
     default:

@@ -16,8 +16,12 @@ export { type RenderSchemaOptions, renderSchemaType } from './schema-type';
 export { generateToolDocs, toolPath } from './tool-docs';
 export { renderToolSignature } from './tool-signature';
 export { type TranspileResult, transpile } from './transpile';
-export { createTypescriptEnvironment, resolveChildPath, type TypescriptEnvironmentOptions } from './typescript-environment';
-export { instantiate, manifest, typescriptIvmModule } from './typescript-ivm-module';
 export { generateTypes } from './types-declaration';
+export {
+  createTypescriptEnvironment,
+  resolveChildPath,
+  type TypescriptEnvironmentOptions,
+} from './typescript-environment';
+export { instantiate, manifest, typescriptIvmModule } from './typescript-ivm-module';
 
 export default typescriptIvmModule;

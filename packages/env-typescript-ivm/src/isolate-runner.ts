@@ -46,12 +46,18 @@ export interface IsolateRunnerOptions {
   readonly maxPendingCalls?: number;
 }
 
-const HOST_CALLS: ReadonlySet<string> = new Set(['invoke', 'discoverServices', 'discoverTools', 'describeTool']);
+const HOST_CALLS: ReadonlySet<string> = new Set([
+  'invoke',
+  'discoverServices',
+  'discoverTools',
+  'describeTool',
+]);
 
 function describeThrown(error: unknown): string {
   if (!(error instanceof Error)) return `Uncaught ${String(error)}`;
   const where = /process\.ts:(\d+):(\d+)/.exec(error.stack ?? '');
-  const suffix = where && !error.message.includes('process.ts') ? ` (line ${where[1]}, column ${where[2]})` : '';
+  const suffix =
+    where && !error.message.includes('process.ts') ? ` (line ${where[1]}, column ${where[2]})` : '';
   return `${error.name}: ${error.message}${suffix}`;
 }
 
@@ -114,14 +120,21 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
       const asyncHook = new ivm.Reference(async (kind: string, args: unknown[]) => {
         if (ended) return errorReply({ message: 'The execution has ended', status: 409, code: 'conflict' });
         if (pending >= maxPending) {
-          return errorReply({ message: `Too many pending calls (limit ${maxPending})`, status: 429, code: 'too_many_processes' });
+          return errorReply({
+            message: `Too many pending calls (limit ${maxPending})`,
+            status: 429,
+            code: 'too_many_processes',
+          });
         }
         pending++;
         try {
           if (kind === 'sleep') {
             const ms = Math.min(Math.max(Number(args[0]) || 0, 0), 2_147_483_647);
             await new Promise<void>((resolve) => {
-              const t = setTimeout(() => { timers.delete(t); resolve(); }, ms);
+              const t = setTimeout(() => {
+                timers.delete(t);
+                resolve();
+              }, ms);
               timers.add(t);
             });
             return { ok: true, value: null };
@@ -173,7 +186,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         const described = describeThrown(error);
         // Allocation failures surface as catchable RangeErrors; uncaught, they mean the limit was hit.
         if (/Array buffer allocation failed|Invalid (string|array|typed array) length/.test(described)) {
-          return { exit: 'failed', error: `${described}: the memory limit of ${options.memoryLimitMb} MB was hit` };
+          return {
+            exit: 'failed',
+            error: `${described}: the memory limit of ${options.memoryLimitMb} MB was hit`,
+          };
         }
         return { exit: 'failed', error: described };
       } finally {

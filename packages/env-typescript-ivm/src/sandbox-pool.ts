@@ -69,7 +69,10 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       const next = queue.shift() as Waiting;
       const child = idle.shift() as SandboxProcess;
       // The child enforces the deadline itself; this backstop covers a child that stopped answering.
-      const backstop = setTimeout(() => child.stop(next.eid, 'timeout', graceMs), next.job.timeoutMs + graceMs);
+      const backstop = setTimeout(
+        () => child.stop(next.eid, 'timeout', graceMs),
+        next.job.timeoutMs + graceMs,
+      );
       busy.set(next.eid, { process: child, backstop });
       next.handlers.started();
       void child.run(next.eid, next.job, next.handlers).then((result) => {

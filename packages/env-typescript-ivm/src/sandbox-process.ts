@@ -33,8 +33,17 @@ export interface SandboxProcessOptions {
   readonly onExit: (process: SandboxProcess) => void;
 }
 
-function crashMessage(signal: NodeJS.Signals | null, code: number | null, stderrTail: string, limitMb: number) {
-  if (signal === 'SIGABRT' || /out of memory|heap limit|allocation failed/i.test(stderrTail) || code === 134) {
+function crashMessage(
+  signal: NodeJS.Signals | null,
+  code: number | null,
+  stderrTail: string,
+  limitMb: number,
+) {
+  if (
+    signal === 'SIGABRT' ||
+    /out of memory|heap limit|allocation failed/i.test(stderrTail) ||
+    code === 134
+  ) {
     return `The sandbox ran out of memory (memory limit ${limitMb} MB hit); the execution was stopped and the sandbox restarted`;
   }
   return `The sandbox process exited unexpectedly (${signal ?? `code ${code}`}); the execution was stopped and the sandbox restarted`;
@@ -52,7 +61,12 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   let alive = true;
   let stderrTail = '';
   let current:
-    | { eid: number; handlers: ExecutionHandlers; settle(result: RunResult): void; forced?: 'timeout' | 'canceled' }
+    | {
+        eid: number;
+        handlers: ExecutionHandlers;
+        settle(result: RunResult): void;
+        forced?: 'timeout' | 'canceled';
+      }
     | undefined;
   let killTimer: NodeJS.Timeout | undefined;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -64,7 +78,16 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     } catch {
       // A value the bindings returned that cannot be cloned: answer the call with an error instead.
       if (message.t === 'reply') {
-        child.send({ t: 'reply', id: message.id, ok: false, error: { message: 'The tool result could not be copied into the sandbox', status: 502, code: 'upstream_error' } });
+        child.send({
+          t: 'reply',
+          id: message.id,
+          ok: false,
+          error: {
+            message: 'The tool result could not be copied into the sandbox',
+            status: 502,
+            code: 'upstream_error',
+          },
+        });
       }
     }
   };
@@ -82,12 +105,26 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
         (value) => post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => {
           const e = error as { message?: unknown; status?: unknown; code?: unknown };
-          post({ t: 'reply', id: message.id, ok: false, error: { message: typeof e?.message === 'string' ? e.message : String(error), status: typeof e?.status === 'number' ? e.status : 502, code: typeof e?.code === 'string' ? e.code : 'upstream_error' } });
+          post({
+            t: 'reply',
+            id: message.id,
+            ok: false,
+            error: {
+              message: typeof e?.message === 'string' ? e.message : String(error),
+              status: typeof e?.status === 'number' ? e.status : 502,
+              code: typeof e?.code === 'string' ? e.code : 'upstream_error',
+            },
+          });
         },
       );
     } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
     else if (message.t === 'output') job.handlers.output(message.json);
-    else if (message.t === 'done') finish(job.forced ? { exit: job.forced } : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) });
+    else if (message.t === 'done')
+      finish(
+        job.forced
+          ? { exit: job.forced }
+          : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) },
+      );
   };
 
   child.stderr?.on('data', (chunk: Buffer) => {
@@ -101,7 +138,12 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   child.once('exit', (code, signal) => {
     alive = false;
     const job = current;
-    if (job) finish(job.forced ? { exit: job.forced } : { exit: 'failed', error: crashMessage(signal, code, stderrTail, options.memoryLimitMb) });
+    if (job)
+      finish(
+        job.forced
+          ? { exit: job.forced }
+          : { exit: 'failed', error: crashMessage(signal, code, stderrTail, options.memoryLimitMb) },
+      );
     options.onExit(self);
   });
 

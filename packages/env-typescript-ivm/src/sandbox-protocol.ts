@@ -8,13 +8,25 @@ export interface ChildSettings {
 /** Host → child messages. */
 export type HostMessage =
   | { readonly t: 'run'; readonly eid: number; readonly job: RunJob }
-  | { readonly t: 'reply'; readonly id: number; readonly ok: boolean; readonly value?: unknown; readonly error?: unknown }
+  | {
+      readonly t: 'reply';
+      readonly id: number;
+      readonly ok: boolean;
+      readonly value?: unknown;
+      readonly error?: unknown;
+    }
   | { readonly t: 'kill'; readonly eid: number };
 
 /** Child → host messages; the child sends them in batches (`{ t: 'batch', m: [...] }`). */
 export type ChildMessage =
   | { readonly t: 'ready' }
-  | { readonly t: 'call'; readonly eid: number; readonly id: number; readonly kind: HostCallKind; readonly args: readonly unknown[] }
+  | {
+      readonly t: 'call';
+      readonly eid: number;
+      readonly id: number;
+      readonly kind: HostCallKind;
+      readonly args: readonly unknown[];
+    }
   | { readonly t: 'stdout' | 'stderr'; readonly eid: number; readonly text: string }
   | { readonly t: 'output'; readonly eid: number; readonly json: string }
   | ({ readonly t: 'done'; readonly eid: number } & RunResult);

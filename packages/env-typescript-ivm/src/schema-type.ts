@@ -1,5 +1,3 @@
-import type { JSONSchema } from '@cyrnel/sdk';
-
 /** Options of {@link renderSchemaType}. */
 export interface RenderSchemaOptions {
   /** Indentation of the first line's nested members (two spaces per level). */
@@ -51,17 +49,25 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     return isRecord(defs) ? defs[name] : undefined;
   };
 
+  let depth = 0;
   const render = (node: unknown, level: number, refs: readonly string[]): string => {
     if (node === true || node === undefined) return 'unknown';
     if (node === false) return 'never';
-    if (!isRecord(node) || level > MAX_DEPTH) return 'unknown';
-    const type = renderInner(node, level, refs);
-    return node.nullable === true && type !== 'unknown' && type !== 'null' ? union([type, 'null']) : type;
+    if (!isRecord(node) || depth > MAX_DEPTH) return 'unknown';
+    depth++;
+    try {
+      const type = renderInner(node, level, refs);
+      return node.nullable === true && type !== 'unknown' && type !== 'null' ? union([type, 'null']) : type;
+    } finally {
+      depth--;
+    }
   };
 
   const renderObject = (node: Record<string, unknown>, level: number, refs: readonly string[]): string => {
     const props = isRecord(node.properties) ? node.properties : {};
-    const required = new Set(Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : []);
+    const required = new Set(
+      Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : [],
+    );
     const pad = '  '.repeat(level + 1);
     const lines: string[] = [];
     for (const [key, value] of Object.entries(props)) {
@@ -71,7 +77,10 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       lines.push(`${pad}${name}${required.has(key) ? '' : '?'}: ${render(value, level + 1, refs)};`);
     }
     const extra = node.additionalProperties;
-    if (isRecord(extra) || (extra === undefined && lines.length === 0 && node.patternProperties === undefined)) {
+    if (
+      isRecord(extra) ||
+      (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
+    ) {
       lines.push(`${pad}[key: string]: ${render(isRecord(extra) ? extra : true, level + 1, refs)};`);
     } else if (extra === true || isRecord(node.patternProperties)) {
       lines.push(`${pad}[key: string]: unknown;`);
@@ -93,7 +102,13 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       if (Array.isArray(options) && options.length > 0) {
         const base = { ...node, [key]: undefined };
         const hasBase = base.type !== undefined || base.properties !== undefined;
-        const parts = options.map((option) => render(isRecord(option) && hasBase ? { ...base, ...option, [key]: undefined } : option, level, refs));
+        const parts = options.map((option) =>
+          render(
+            isRecord(option) && hasBase ? { ...base, ...option, [key]: undefined } : option,
+            level,
+            refs,
+          ),
+        );
         return union(parts);
       }
     }
@@ -103,14 +118,20 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     }
     const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     if (types.length === 0) {
-      if (node.properties !== undefined || node.additionalProperties !== undefined) return renderObject(node, level, refs);
+      if (node.properties !== undefined || node.additionalProperties !== undefined)
+        return renderObject(node, level, refs);
       if (node.items !== undefined) return renderOne('array', node, level, refs);
       return 'unknown';
     }
     return union(types.map((t) => renderOne(t, node, level, refs)));
   };
 
-  const renderOne = (type: unknown, node: Record<string, unknown>, level: number, refs: readonly string[]): string => {
+  const renderOne = (
+    type: unknown,
+    node: Record<string, unknown>,
+    level: number,
+    refs: readonly string[],
+  ): string => {
     switch (type) {
       case 'string':
         return 'string';
@@ -124,7 +145,11 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       case 'object':
         return renderObject(node, level, refs);
       case 'array': {
-        const tuple = Array.isArray(node.prefixItems) ? node.prefixItems : Array.isArray(node.items) ? node.items : undefined;
+        const tuple = Array.isArray(node.prefixItems)
+          ? node.prefixItems
+          : Array.isArray(node.items)
+            ? node.items
+            : undefined;
         if (tuple) return `[${tuple.map((item) => render(item, level, refs)).join(', ')}]`;
         return `${wrap(render(node.items ?? true, level, refs))}[]`;
       }

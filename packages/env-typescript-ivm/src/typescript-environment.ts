@@ -16,9 +16,13 @@ export interface TypescriptEnvironmentOptions {
 
 /** Locate the built child entry: beside the bundle in `dist/`, or `../dist/` when running from `src/`. */
 export function resolveChildPath(): string {
-  const candidates = [new URL('./sandbox-child.js', import.meta.url), new URL('../dist/sandbox-child.js', import.meta.url)];
+  const candidates = [
+    new URL('./sandbox-child.js', import.meta.url),
+    new URL('../dist/sandbox-child.js', import.meta.url),
+  ];
   const found = candidates.find((url) => existsSync(fileURLToPath(url)));
-  if (!found) throw new Error('sandbox-child.js not found: build @cyrnel/env-typescript-ivm first (pnpm build)');
+  if (!found)
+    throw new Error('sandbox-child.js not found: build @cyrnel/env-typescript-ivm first (pnpm build)');
   return fileURLToPath(found);
 }
 
@@ -86,7 +90,9 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
               stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
             ),
           output: (json) =>
-            guard(logger, 'emitOutput', () => bindings.emitOutput(eid, JSON.parse(json) as Record<string, unknown>)),
+            guard(logger, 'emitOutput', () =>
+              bindings.emitOutput(eid, JSON.parse(json) as Record<string, unknown>),
+            ),
         },
       );
       if (result.error !== undefined) {

@@ -10,7 +10,7 @@ function holdingTools() {
   return { held, tools };
 }
 
-const HOLD = "cyrnel.output({ r: await cyrnel.services.gate.tools.hold.invoke({}) });";
+const HOLD = 'cyrnel.output({ r: await cyrnel.services.gate.tools.hold.invoke({}) });';
 
 describe('pool', () => {
   it('runs at most poolSize executions at once and starts queued ones in FIFO order', async () => {

@@ -112,8 +112,12 @@ describe('execute', () => {
         tool: await cyrnel.discover.tool('math', 'add'),
       });
     `);
-    expect(record.output.services).toEqual([{ id: 'math', name: 'Math', description: 'Arithmetic', toolCount: 1 }]);
-    expect(record.output.tools).toEqual([{ serviceId: 'math', toolId: 'add', name: 'Add', description: 'Adds' }]);
+    expect(record.output.services).toEqual([
+      { id: 'math', name: 'Math', description: 'Arithmetic', toolCount: 1 },
+    ]);
+    expect(record.output.tools).toEqual([
+      { serviceId: 'math', toolId: 'add', name: 'Add', description: 'Adds' },
+    ]);
     expect((record.output.tool as { signature: string }).signature).toBe(
       '(parameters: {\n  a: number;\n  b: number;\n}) => Promise<number>',
     );

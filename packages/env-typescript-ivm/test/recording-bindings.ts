@@ -26,12 +26,17 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
     }
     return r;
   };
-  const text = (chunk: string | Uint8Array) => (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+  const text = (chunk: string | Uint8Array) =>
+    typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
   const bindings: EnvironmentBindings = {
     async invokeTool(eid, input) {
       of(eid).calls.push(input);
       const tool = tools[`${input.serviceId}.${input.toolId}`];
-      if (!tool) throw Object.assign(new Error(`Unknown tool ${input.serviceId}.${input.toolId}`), { status: 404, code: 'not_found' });
+      if (!tool)
+        throw Object.assign(new Error(`Unknown tool ${input.serviceId}.${input.toolId}`), {
+          status: 404,
+          code: 'not_found',
+        });
       return tool(input.parameters);
     },
     async discoverServices() {
@@ -46,7 +51,11 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
         toolId,
         name: toolId,
         description: 'Adds two numbers',
-        inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        inputSchema: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+        },
         outputSchema: { type: 'number' },
       };
     },
@@ -54,8 +63,12 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
       of(eid).states.push(state);
       log.push(`${eid}:${state}`);
     },
-    emitStdout: (eid, chunk) => void (of(eid).stdout += text(chunk)),
-    emitStderr: (eid, chunk) => void (of(eid).stderr += text(chunk)),
+    emitStdout: (eid, chunk) => {
+      of(eid).stdout += text(chunk);
+    },
+    emitStderr: (eid, chunk) => {
+      of(eid).stderr += text(chunk);
+    },
     emitOutput: (eid, patch) => void Object.assign(of(eid).output, patch),
     setError: (eid, message) => void of(eid).errors.push(message),
   };
@@ -77,7 +90,12 @@ export async function startEnvironment(
 }> {
   const env = createTypescriptEnvironment();
   const { bindings, of, log } = createRecordingBindings(tools);
-  await env.setup({ config: { poolSize: 1, memoryLimitMb: 64, ...config }, secrets: {}, logger: silentLogger, bindings });
+  await env.setup({
+    config: { poolSize: 1, memoryLimitMb: 64, ...config },
+    secrets: {},
+    logger: silentLogger,
+    bindings,
+  });
   let next = 1;
   return {
     env,

@@ -43,7 +43,16 @@ describe('sandbox escape', () => {
       for (const t of tries) { try { const r = t(); results.push(String(r instanceof Promise ? 'promise' : r)); } catch (e) { results.push('threw'); } }
       cyrnel.output({ results });
     `);
-    expect(output.results).toEqual(['undefined', 'undefined', 'undefined', 'promise', 'undefined', 'undefined', 'undefined', 'true']);
+    expect(output.results).toEqual([
+      'undefined',
+      'undefined',
+      'undefined',
+      'promise',
+      'undefined',
+      'undefined',
+      'undefined',
+      'true',
+    ]);
   });
 
   it('gives copies from tool results, not host objects', async () => {

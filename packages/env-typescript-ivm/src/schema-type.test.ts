@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { renderSchemaType } from './schema-type';
+
+describe('renderSchemaType', () => {
+  it('renders objects with required and optional members and comments', () => {
+    expect(
+      renderSchemaType(
+        {
+          type: 'object',
+          properties: {
+            id: { type: 'integer', description: 'The id' },
+            'x-trace': { type: 'string' },
+            tags: { type: 'array', items: { type: 'string' } },
+          },
+          required: ['id'],
+          additionalProperties: false,
+        },
+        { comments: true },
+      ),
+    ).toMatchInlineSnapshot(`
+      "{
+        /** The id */
+        id: number;
+        "x-trace"?: string;
+        tags?: string[];
+      }"
+    `);
+  });
+
+  it('renders enums, const, unions, nullable and type arrays', () => {
+    expect(renderSchemaType({ enum: ['a', 'b', 3, null] })).toBe('"a" | "b" | 3 | null');
+    expect(renderSchemaType({ const: 'fixed' })).toBe('"fixed"');
+    expect(renderSchemaType({ anyOf: [{ type: 'string' }, { type: 'number' }] })).toBe('string | number');
+    expect(renderSchemaType({ oneOf: [{ type: 'boolean' }, { type: 'null' }] })).toBe('boolean | null');
+    expect(renderSchemaType({ type: 'string', nullable: true })).toBe('string | null');
+    expect(renderSchemaType({ type: ['string', 'null'] })).toBe('string | null');
+    expect(
+      renderSchemaType({ type: 'array', items: { anyOf: [{ type: 'string' }, { type: 'number' }] } }),
+    ).toBe('(string | number)[]');
+    expect(renderSchemaType({ type: 'array', prefixItems: [{ type: 'string' }, { type: 'number' }] })).toBe(
+      '[string, number]',
+    );
+  });
+
+  it('renders open objects as index signatures and intersections for allOf', () => {
+    expect(renderSchemaType({ type: 'object' })).toMatchInlineSnapshot(`
+      "{
+        [key: string]: unknown;
+      }"
+    `);
+    expect(
+      renderSchemaType({ type: 'object', additionalProperties: { type: 'number' } }),
+    ).toMatchInlineSnapshot(`
+      "{
+        [key: string]: number;
+      }"
+    `);
+    expect(
+      renderSchemaType({
+        allOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { type: 'object', properties: { b: { type: 'number' } }, additionalProperties: false },
+        ],
+      }),
+    ).toMatchInlineSnapshot(`
+      "{
+        a: string;
+      } & {
+        b?: number;
+      }"
+    `);
+  });
+
+  it('follows local $refs into $defs and definitions and stops at cycles', () => {
+    const schema = {
+      type: 'object',
+      properties: { node: { $ref: '#/$defs/Node' }, legacy: { $ref: '#/definitions/Id' } },
+      required: ['node'],
+      additionalProperties: false,
+      $defs: {
+        Node: {
+          type: 'object',
+          properties: { value: { type: 'string' }, next: { $ref: '#/$defs/Node' } },
+          additionalProperties: false,
+        },
+      },
+      definitions: { Id: { type: 'integer' } },
+    };
+    expect(renderSchemaType(schema)).toMatchInlineSnapshot(`
+      "{
+        node: {
+          value?: string;
+          next?: unknown;
+        };
+        legacy?: number;
+      }"
+    `);
+  });
+
+  it('renders OpenAPI-style response unions', () => {
+    const schema = {
+      oneOf: [
+        {
+          type: 'object',
+          properties: { status: { const: 200 }, body: { type: 'array', items: { type: 'string' } } },
+          required: ['status', 'body'],
+          additionalProperties: false,
+        },
+        {
+          type: 'object',
+          properties: { status: { const: 404 }, body: { type: 'null' } },
+          required: ['status', 'body'],
+          additionalProperties: false,
+        },
+      ],
+    };
+    expect(renderSchemaType(schema)).toMatchInlineSnapshot(`
+      "{
+        status: 200;
+        body: string[];
+      } | {
+        status: 404;
+        body: null;
+      }"
+    `);
+  });
+
+  it('degrades unknown constructs to unknown and never throws', () => {
+    expect(renderSchemaType(undefined)).toBe('unknown');
+    expect(renderSchemaType(null)).toBe('unknown');
+    expect(renderSchemaType('string')).toBe('unknown');
+    expect(renderSchemaType(true)).toBe('unknown');
+    expect(renderSchemaType(false)).toBe('never');
+    expect(renderSchemaType({ $ref: 'https://example.com/x.json' })).toBe('unknown');
+    expect(renderSchemaType({ type: 'weird' })).toBe('unknown');
+    expect(renderSchemaType({ enum: [{ a: 1 }] })).toBe('unknown');
+    expect(renderSchemaType({ type: 'object', properties: 'nope', required: 'x' })).toMatchInlineSnapshot(`
+      "{
+        [key: string]: unknown;
+      }"
+    `);
+    let deep: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 100; i++) deep = { type: 'array', items: deep };
+    expect(renderSchemaType(deep)).toContain('unknown');
+  });
+});
