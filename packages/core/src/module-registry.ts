@@ -43,7 +43,7 @@ export interface ModuleRegistry {
   patchSecrets(id: string, patch: JsonPatch): Promise<void>;
   /** The active adapter instance of `id`. */
   adapter(id: string): AdapterModule | undefined;
-  /** Whether a (present) adapter module of this id is registered. */
+  /** Whether an adapter module of this id is registered (present or missing). */
   isKnownAdapter(id: string): boolean;
   close(): Promise<void>;
 }
@@ -192,7 +192,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         await reactivate(row);
       }),
     adapter: (id) => runtimes.get(id)?.adapter,
-    isKnownAdapter: (id) => runtimes.get(id)?.module?.info.type === 'adapter',
+    isKnownAdapter: (id) => runtimes.get(id)?.type === 'adapter',
     close: () => serial(() => runtimes.close()),
   };
 }

@@ -1,4 +1,10 @@
-import type { AdapterModule, EnvironmentBindings, EnvironmentModule, ModuleLogger } from '@cyrnel/sdk';
+import type {
+  AdapterModule,
+  EnvironmentBindings,
+  EnvironmentModule,
+  ModuleLogger,
+  ModuleType,
+} from '@cyrnel/sdk';
 import type { ModuleStatus } from '@cyrnel/sdk/api';
 import type { ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
@@ -9,6 +15,8 @@ import { errorMessage, scopedLogger } from './scoped-logger';
 
 /** What the host knows about one module id at runtime. */
 export interface ModuleRuntime {
+  /** The module's type, kept while it is missing (its services answer 503, not 400). */
+  type: ModuleType | undefined;
   /** The code, or undefined while the module is missing. */
   module: RegisteredModule | undefined;
   /** The set-up adapter instance while the adapter is active. */
@@ -52,7 +60,7 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
   const of = (id: string): ModuleRuntime => {
     let runtime = runtimes.get(id);
     if (!runtime) {
-      runtime = { module: undefined, adapter: undefined, failed: false, error: null };
+      runtime = { type: undefined, module: undefined, adapter: undefined, failed: false, error: null };
       runtimes.set(id, runtime);
     }
     return runtime;

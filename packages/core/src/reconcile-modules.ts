@@ -27,6 +27,7 @@ export async function reconcileModules(
     const { id, type, name, description, version } = module.info;
     const row = rows.get(id);
     const runtime = runtimes.of(id);
+    runtime.type = type;
     if (!row) {
       const enabled = type === 'adapter' || !environmentEnabled;
       if (type === 'environment' && enabled) environmentEnabled = true;
@@ -80,6 +81,6 @@ export async function reconcileModules(
     if (ids.has(row.id)) continue;
     if (!row.missing) await catalog.updateModule(row.id, { missing: true, updatedAt: at });
     await runtimes.deactivate(row.id);
-    runtimes.of(row.id).module = undefined;
+    Object.assign(runtimes.of(row.id), { module: undefined, type: row.type });
   }
 }

@@ -91,6 +91,16 @@ describe('module registry', () => {
       status: 503,
     });
     await expect(host.modules.setEnabled('custom', true)).rejects.toMatchObject({ code: 'conflict' });
+    await expect(
+      host.services.install({ id: 'more', adapter: 'custom', definition: 'x' }),
+    ).rejects.toMatchObject({
+      status: 503,
+    });
+    await expect(
+      host.services.install({ id: 'more', adapter: 'envless', definition: 'x' }),
+    ).rejects.toMatchObject({
+      status: 400,
+    });
     expect((await host.tools.get('svc', 'hello')).effectivelyEnabled).toBe(false);
     moduleCalls().length = 0;
     modules.write('good', manifest('custom'), { 'index.mjs': adapterSource('custom', 'v2') });
