@@ -9,6 +9,8 @@ const CLI = fileURLToPath(new URL('../../apps/server/dist/cli.js', import.meta.u
 export interface CyrnelServer {
   /** Base URL. */
   readonly url: string;
+  /** Its port (to restart on the same address). */
+  readonly port: number;
   /** A client for it. */
   readonly client: CyrnelClient;
   /** The process. */
@@ -18,9 +20,14 @@ export interface CyrnelServer {
 /**
  * Start `apps/server/dist/cli.js` on `dataDir`. It runs with `--no-node-snapshot` directly, so
  * the launcher does not re-exec and a signal (SIGKILL included) reaches the server itself.
+ * `port` reuses an address (a restart that clients reconnect to); default: a free one.
  */
-export async function startCyrnel(dataDir: string, env: Record<string, string> = {}): Promise<CyrnelServer> {
-  const port = await freePort();
+export async function startCyrnel(
+  dataDir: string,
+  env: Record<string, string> = {},
+  port?: number,
+): Promise<CyrnelServer> {
+  port ??= await freePort();
   const url = `http://127.0.0.1:${port}`;
   const program = await startProgram({
     name: 'cyrnel-server',
@@ -29,5 +36,5 @@ export async function startCyrnel(dataDir: string, env: Record<string, string> =
     env: { CYRNEL_ALLOW_PRIVATE_URLS: 'true', CYRNEL_LOG_LEVEL: 'info', ...env },
     ready: answers(`${url}/health`),
   });
-  return { url, client: createClient({ baseUrl: url }), program };
+  return { url, port, client: createClient({ baseUrl: url }), program };
 }

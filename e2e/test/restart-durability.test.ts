@@ -94,18 +94,30 @@ describe('restart durability', () => {
   });
 
   it('keeps everything across a SIGKILL mid-run and fails the interrupted run with a clear error', async () => {
-    const running = await startHanging(cyrnel!.client);
+    const { id } = await cyrnel!.client.processes.create({ code: HANGS, timeoutMs: 120_000 });
+    // A follower that outlives the crash: it reconnects to the restarted server on the same
+    // port and yields only what it has not seen yet.
+    const follower = cyrnel!.client.processes.events(id, { retryDelayMs: 200, maxRetries: 10 });
+    const seen = [];
+    for (;;) {
+      const next = await follower.next();
+      if (next.done) throw new Error('the event stream ended before the process wrote anything');
+      seen.push(next.value);
+      if (next.value.type === 'stdout') break;
+    }
 
     expect(await cyrnel!.program.stop('SIGKILL')).toBe('SIGKILL');
-    cyrnel = await startCyrnel(dataDir, ENV);
+    cyrnel = await startCyrnel(dataDir, ENV, cyrnel!.port);
 
     expect(await snapshot(cyrnel.client)).toEqual(before);
-    const interrupted = await cyrnel.client.processes.get(running);
+    const interrupted = await cyrnel.client.processes.get(id);
     expect(interrupted).toMatchObject({ state: 'idle', exitState: 'failed' });
     expect(interrupted.error).toMatch(/interrupted/);
-    const events = [];
-    for await (const event of cyrnel.client.processes.events(running)) events.push(event);
-    expect(events.at(-1)).toEqual({ type: 'exit', data: { exitState: 'failed', error: interrupted.error } });
+    for await (const event of follower) seen.push(event);
+    expect(seen.filter((e) => e.type === 'stdout')).toEqual([
+      { type: 'stdout', data: { text: 'started\n' } },
+    ]);
+    expect(seen.at(-1)).toEqual({ type: 'exit', data: { exitState: 'failed', error: interrupted.error } });
   });
 
   it('still runs code that calls the restored service with its restored secrets', async () => {
