@@ -1,0 +1,85 @@
+// `pnpm --filter @cyrnel/bench profile`: runs the server under V8's CPU profiler for two
+// workloads (trivial processes, sequential tool calls) and writes where its main thread
+// spends time to results/profile.md. Separate from `pnpm bench` so profiling never skews it.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
+import { startServerProcess } from './cyrnel/server-process.ts';
+import { machineInfo } from './harness/machine-info.ts';
+import { createResources } from './harness/resources.ts';
+import { formatProfileSummary, summarizeCpuProfile } from './profile/cpu-profile-summary.ts';
+import { sequentialCallsProgram, TRIVIAL } from './programs.ts';
+import { startUpstream } from './upstream.ts';
+
+const PROCESSES = 1_500;
+const CHAINS = 5;
+const resources = createResources();
+const machine = machineInfo();
+
+async function profiled(
+  title: string,
+  units: number,
+  work: (api: ReturnType<typeof createCyrnelApi>) => Promise<void>,
+) {
+  const dir = await mkdtemp(join(tmpdir(), 'cyrnel-profile-'));
+  resources.defer(() => rm(dir, { recursive: true, force: true }));
+  const server = await startServerProcess(resources, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
+  try {
+    await work(createCyrnelApi(server.url));
+  } finally {
+    await server.stop();
+  }
+  const file = (await readdir(dir)).find((f) => f.includes(`.${server.pid}.`));
+  if (!file) throw new Error(`the server wrote no profile for ${title}`);
+  return formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units));
+}
+
+const parts = [
+  '# Where the cyrnel server spends its time',
+  '',
+  `${machine.date} · ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverage} at start`,
+  '',
+  'V8 CPU profile of the server process (sandbox children not included); module loading at start is spread over the units.',
+  'V8 samples wall-clock time on the thread: when the server is descheduled inside a system call (a pipe write that wakes the',
+  'sandbox child on a busy machine), the time lands on that frame; `writeChannelMessage` is mostly that, not serialization.',
+  'For true CPU per process see the "CPU per trivial process" rows of latest.md (from /proc).',
+  '',
+];
+try {
+  const upstream = await startUpstream();
+  resources.defer(() => upstream.close());
+  parts.push(
+    await profiled(
+      `${PROCESSES} sequential trivial processes (unit: one process)`,
+      PROCESSES,
+      async (api) => {
+        for (let i = 0; i < PROCESSES; i++) await api.run(TRIVIAL);
+      },
+    ),
+  );
+  parts.push(
+    await profiled(
+      `${CHAINS} processes of 1,000 sequential tool calls (unit: one tool call)`,
+      CHAINS * 1_000,
+      async (api) => {
+        await api.post('/services', {
+          id: 'upstream',
+          adapter: 'openapi',
+          definition: upstream.openapi,
+          enabled: true,
+        });
+        const code = sequentialCallsProgram('upstream', 1_000);
+        for (let i = 0; i < CHAINS; i++) await api.run(code, 120_000);
+      },
+    ),
+  );
+} catch (error) {
+  parts.push(`Could not profile: ${error instanceof Error ? error.message : error}`);
+} finally {
+  await resources.closeAll();
+}
+const text = parts.join('\n');
+await writeFile(new URL('../results/profile.md', import.meta.url), text);
+process.stdout.write(`${text}\nwritten to bench/results/profile.md\n`);
+process.exit(0);

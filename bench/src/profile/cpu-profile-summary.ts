@@ -1,0 +1,106 @@
+import { readFileSync } from 'node:fs';
+
+interface CallFrame {
+  readonly functionName: string;
+  readonly url: string;
+}
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: CallFrame;
+  readonly children?: readonly number[];
+}
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** Where the server's busy time goes, per unit of work (a process or a tool call). */
+export interface ProfileSummary {
+  readonly busyMsPerUnit: number;
+  /** Inclusive milliseconds per unit and share of busy time, per area. */
+  readonly areas: ReadonlyArray<{
+    readonly area: string;
+    readonly msPerUnit: number;
+    readonly share: number;
+  }>;
+  /** The functions with the most self time, per unit. */
+  readonly hottest: ReadonlyArray<{ readonly fn: string; readonly msPerUnit: number }>;
+}
+
+// Areas overlap (kysely runs inside the store, which runs inside core): each is inclusive.
+const AREAS: ReadonlyArray<readonly [string, (cf: CallFrame) => boolean]> = [
+  [
+    'HTTP in (node:http server + hono + @cyrnel/http)',
+    (cf) => /_http_server|\/hono\/|hono\+node-server|packages\/http\//.test(cf.url),
+  ],
+  ['core (gate, processes, tools)', (cf) => cf.url.includes('core/dist')],
+  ['store (kysely + better-sqlite3)', (cf) => /store\/dist|\/kysely\/|better-sqlite3/.test(cf.url)],
+  [
+    '  of which better-sqlite3 prepare',
+    (cf) => cf.functionName === 'prepare' && cf.url.includes('better-sqlite3'),
+  ],
+  ['environment host side (env-typescript-ivm)', (cf) => cf.url.includes('env-typescript-ivm')],
+  ['  of which IPC writes to the sandbox child', (cf) => cf.functionName === 'writeChannelMessage'],
+  ['adapter-openapi', (cf) => cf.url.includes('adapter-openapi')],
+  ['  of which outbound node:http client', (cf) => cf.url.includes('_http_client')],
+  ['garbage collector', (cf) => cf.functionName === '(garbage collector)'],
+];
+
+function short(cf: CallFrame): string {
+  return `${cf.functionName || '(anonymous)'} ${cf.url.split('/').slice(-2).join('/')}`;
+}
+
+/** Summarizes a V8 `.cpuprofile` over `units` units of work (module loading at start included). */
+export function summarizeCpuProfile(path: string, units: number): ProfileSummary {
+  const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map<number, number>();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const inclusive = new Map<string, number>();
+  const self = new Map<string, number>();
+  let busy = 0;
+  profile.samples.forEach((sample, i) => {
+    const delta = profile.timeDeltas[i] ?? 0;
+    const leaf = byId.get(sample);
+    if (!leaf || leaf.callFrame.functionName === '(idle)' || leaf.callFrame.functionName === '(program)')
+      return;
+    busy += delta;
+    self.set(short(leaf.callFrame), (self.get(short(leaf.callFrame)) ?? 0) + delta);
+    const hit = new Set<string>();
+    for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
+      const cf = (byId.get(id) as ProfileNode).callFrame;
+      for (const [area, matches] of AREAS) if (matches(cf)) hit.add(area);
+    }
+    for (const area of hit) inclusive.set(area, (inclusive.get(area) ?? 0) + delta);
+  });
+  const perUnit = (us: number) => us / 1000 / units;
+  return {
+    busyMsPerUnit: perUnit(busy),
+    areas: AREAS.map(([area]) => ({
+      area,
+      msPerUnit: perUnit(inclusive.get(area) ?? 0),
+      share: busy ? (inclusive.get(area) ?? 0) / busy : 0,
+    })),
+    hottest: [...self]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 12)
+      .map(([fn, us]) => ({ fn, msPerUnit: perUnit(us) })),
+  };
+}
+
+/** The summary as plain text lines. */
+export function formatProfileSummary(title: string, summary: ProfileSummary): string {
+  const lines = [
+    `## ${title}`,
+    '',
+    `server main thread busy: ${summary.busyMsPerUnit.toFixed(3)} ms per unit`,
+    '',
+  ];
+  lines.push('| area (inclusive) | ms per unit | share of busy |', '|---|---|---|');
+  for (const a of summary.areas)
+    lines.push(`| ${a.area} | ${a.msPerUnit.toFixed(3)} | ${(a.share * 100).toFixed(0)} % |`);
+  lines.push('', '| hottest functions (self) | ms per unit |', '|---|---|');
+  for (const h of summary.hottest) lines.push(`| \`${h.fn}\` | ${h.msPerUnit.toFixed(3)} |`);
+  return `${lines.join('\n')}\n`;
+}
