@@ -102,8 +102,11 @@ const write = (stream, args) => {
   if (full[stream]) return;
   let line = '';
   for (let i = 0; i < args.length; i++) line += (i === 0 ? '' : ' ') + format(args[i]);
-  const room = syncCall('room', stream);
-  if (line.length + 1 > room) line = slice(line, 0, room);
+  // Short lines go straight through (the host cuts them); only long ones ask for the room left first.
+  if (line.length > 4096) {
+    const room = syncCall('room', stream);
+    if (line.length + 1 > room) line = slice(line, 0, room);
+  }
   if (!syncCall(stream, line + '\n')) full[stream] = true;
 };
 const consoleObject = freeze({
