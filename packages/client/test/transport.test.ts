@@ -188,6 +188,30 @@ describe('transport', () => {
     });
   });
 
+  it('gives a waiting run the process timeout as its deadline, not the client default', async () => {
+    const { baseUrl } = await serve((req, res) => {
+      const answer = () =>
+        sendJson(res, req.method === 'POST' ? 201 : 200, { ...PROCESS, output: {}, stdout: '', stderr: '' });
+      setTimeout(answer, 150);
+    });
+    const client = createClient({ baseUrl, timeoutMs: 50 });
+    await expect(client.processes.get(3)).rejects.toBeInstanceOf(CyrnelTimeoutError);
+    await expect(client.processes.run('cyrnel.output({})')).resolves.toMatchObject({ id: 3 });
+    await expect(client.processes.create({ code: '', wait: true, timeoutMs: null })).resolves.toMatchObject({
+      id: 3,
+    });
+  });
+
+  it('aborts a waiting run with its signal', async () => {
+    const { baseUrl } = await serve(() => {
+      // Never answers.
+    });
+    const controller = new AbortController();
+    const pending = createClient({ baseUrl }).processes.run('1', { signal: controller.signal });
+    controller.abort(new Error('user gave up'));
+    await expect(pending).rejects.toThrow('user gave up');
+  });
+
   it('walks every page of a list with the cursor', async () => {
     const { baseUrl, seen } = await serve((req, res) => {
       const cursor = new URL(req.url, 'http://x').searchParams.get('cursor');
