@@ -44,6 +44,8 @@ export interface IsolateRunnerOptions {
   readonly memoryLimitMb: number;
   /** Pending host calls and timers allowed per execution before further ones reject. */
   readonly maxPendingCalls?: number;
+  /** Called when V8 lost control of an isolate (isolated-vm advises ending the process). */
+  readonly onCatastrophicError?: (message: string) => void;
 }
 
 const HOST_CALLS: ReadonlySet<string> = new Set([
@@ -82,7 +84,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
 
   const fresh = async () => {
     if (!isolate || isolate.isDisposed) {
-      isolate = new ivm.Isolate({ memoryLimit: options.memoryLimitMb });
+      isolate = new ivm.Isolate({
+        memoryLimit: options.memoryLimitMb,
+        ...(options.onCatastrophicError ? { onCatastrophicError: options.onCatastrophicError } : {}),
+      });
       bootstrap = await isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'cyrnel-runtime.js' });
     }
     return { isolate, bootstrap: bootstrap as ivm.Script };

@@ -6,7 +6,11 @@ import { createIsolateRunner } from './isolate-runner';
 import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from './sandbox-protocol';
 
 const settings = JSON.parse(process.argv[2] ?? '{}') as ChildSettings;
-const runner = createIsolateRunner({ memoryLimitMb: settings.memoryLimitMb || 128 });
+// isolated-vm asks the owner to end the process when V8 lost control of an isolate.
+const runner = createIsolateRunner({
+  memoryLimitMb: settings.memoryLimitMb || 128,
+  onCatastrophicError: () => process.abort(),
+});
 const replies = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
 const outbox: ChildMessage[] = [];
 let flushing = false;
@@ -27,16 +31,21 @@ function send(message: ChildMessage) {
 
 async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
   current = eid;
-  const result = await runner.run(job, {
-    call: (kind, args) =>
-      new Promise((resolve, reject) => {
-        const id = nextCall++;
-        replies.set(id, { resolve, reject });
-        send({ t: 'call', eid, id, kind, args });
-      }),
-    write: (stream, text) => send({ t: stream, eid, text }),
-    output: (json) => send({ t: 'output', eid, json }),
-  });
+  const result = await runner
+    .run(job, {
+      call: (kind, args) =>
+        new Promise((resolve, reject) => {
+          const id = nextCall++;
+          replies.set(id, { resolve, reject });
+          send({ t: 'call', eid, id, kind, args });
+        }),
+      write: (stream, text) => send({ t: stream, eid, text }),
+      output: (json) => send({ t: 'output', eid, json }),
+    })
+    .catch((error: unknown) => ({
+      exit: 'failed' as const,
+      error: `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
+    }));
   current = undefined;
   for (const [id, waiter] of replies) {
     replies.delete(id);

@@ -44,8 +44,11 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const queue: Waiting[] = [];
   const children = new Set<SandboxProcess>();
   let closed = false;
+  let quickDeaths = 0;
+  let respawn: NodeJS.Timeout | undefined;
 
   const spawn = () => {
+    const bornAt = Date.now();
     const child = spawnSandboxProcess({
       childPath: options.childPath,
       memoryLimitMb: options.memoryLimitMb,
@@ -53,11 +56,16 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         children.delete(dead);
         const at = idle.indexOf(dead);
         if (at >= 0) idle.splice(at, 1);
-        if (!closed) {
-          options.onCrash?.(undefined);
+        if (closed) return;
+        options.onCrash?.(undefined);
+        // A child that cannot even start (broken install) must not become a fork loop: back off.
+        quickDeaths = Date.now() - bornAt < 1000 ? quickDeaths + 1 : 0;
+        const delay = quickDeaths > 1 ? Math.min(5000, 50 * 2 ** quickDeaths) : 0;
+        respawn = setTimeout(() => {
+          if (closed) return;
           spawn();
           pump();
-        }
+        }, delay);
       },
     });
     children.add(child);
@@ -106,6 +114,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     },
     async close() {
       closed = true;
+      clearTimeout(respawn);
       for (const waiting of queue.splice(0)) waiting.settle({ exit: 'canceled' });
       for (const [eid, { process }] of busy) process.stop(eid, 'canceled', 0);
       await Promise.all([...children].map((child) => child.destroy()));

@@ -1,6 +1,7 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
-import { startEnvironment, waitFor } from './recording-bindings';
+import { createTypescriptEnvironment } from '../src';
+import { createRecordingBindings, silentLogger, startEnvironment, waitFor } from './recording-bindings';
 
 function holdingTools() {
   const held: (() => void)[] = [];
@@ -115,6 +116,23 @@ describe('pool', () => {
       expect(results.every((r) => r.exit === 'success')).toBe(true);
     } finally {
       await sandbox.env.teardown();
+    }
+  });
+
+  it('fails executions cleanly when the sandbox child cannot start', async () => {
+    const env = createTypescriptEnvironment({ childPath: '/nonexistent/sandbox-child.js' });
+    const { bindings, of } = createRecordingBindings();
+    await env.setup({ config: { poolSize: 1 }, secrets: {}, logger: silentLogger, bindings });
+    try {
+      const exits = await Promise.all(
+        [1, 2].map((eid) =>
+          env.execute({ eid, code: 'cyrnel.output({});', options: { timeoutMs: 5000 }, envConfig: {} }),
+        ),
+      );
+      expect(exits).toEqual(['failed', 'failed']);
+      expect(of(1).errors[0]).toMatch(/exited unexpectedly/);
+    } finally {
+      await env.teardown();
     }
   });
 });
