@@ -19,7 +19,7 @@ Your code is TypeScript, run in a fresh V8 isolate (no type check). It is the bo
 - Memory: ${config.memoryLimitMb} MB; exceeding it ends the run \`failed\`.
 - stdout/stderr: ${kib(config.stdoutCapBytes)} / ${kib(config.stderrCapBytes)}, then truncated. Output: ${kib(config.outputCapBytes)} of JSON; \`cyrnel.output\` throws beyond it.
 - Un-awaited calls are abandoned when the program finishes: always \`await\`.
-- An uncaught error ends the run \`failed\` with its message.
+- An uncaught error or an unhandled promise rejection ends the run \`failed\` with its message.
 
 ## Errors
 A failed tool call rejects with an \`Error\` carrying \`message\`, \`status\` (400 invalid parameters, 404 unknown tool, 409 disabled, 503 unavailable, 502 the service failed) and \`code\`.

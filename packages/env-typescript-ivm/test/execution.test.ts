@@ -149,9 +149,38 @@ describe('execute', () => {
     expect(record.errors).toEqual(['RangeError: bad 1 (line 3, column 7)']);
   });
 
+  it('fails on an unhandled promise rejection', async () => {
+    const { exit, record } = await sandbox.run("Promise.reject(new Error('nobody listens'));");
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toContain('Error: nobody listens');
+  });
+
+  it('ends early on a top-level return', async () => {
+    const { exit, record } = await sandbox.run(
+      'cyrnel.output({ a: 1 });\nif (true) return;\ncyrnel.output({ b: 2 });',
+    );
+    expect(exit).toBe('success');
+    expect(record.output).toEqual({ a: 1 });
+  });
+
   it('rejects import statements (there is no module loader)', async () => {
     const { exit, record } = await sandbox.run("import fs from 'node:fs';\nconsole.log(fs);");
     expect(exit).toBe('failed');
     expect(record.errors[0]).toContain('SyntaxError');
+  });
+
+  it('applies the configured default timeout when timeoutMs is null', async () => {
+    const short = await startEnvironment({ poolSize: 1, defaultTimeoutMs: 300 });
+    try {
+      const exit = await short.env.execute({
+        eid: 1,
+        code: 'for (;;) {}',
+        options: { timeoutMs: null },
+        envConfig: {},
+      });
+      expect(exit).toBe('timeout');
+    } finally {
+      await short.env.teardown();
+    }
   });
 });
