@@ -8,7 +8,7 @@ import { machineInfo } from './harness/machine-info.ts';
 import { createReport } from './harness/report.ts';
 import { createResources } from './harness/resources.ts';
 import { runCyrnel } from './suites/cyrnel-suite.ts';
-import { runFetchFloors, runLatencyFloors } from './suites/floor-suite.ts';
+import { runFetchFloors, runLatencyFloors, runThroughputFloor } from './suites/floor-suite.ts';
 import { runPeer } from './suites/peer-suite.ts';
 import { SECTIONS, type SuiteContext } from './suites/suite-context.ts';
 import { startUpstream } from './upstream.ts';
@@ -58,6 +58,7 @@ async function main(): Promise<void> {
   const ctx: SuiteContext = { config, report, resources, upstream, log };
   await part('floors: process latency', () => runLatencyFloors(ctx));
   await part('floors: fetch', () => runFetchFloors(ctx));
+  await part('floors: throughput', () => runThroughputFloor(ctx));
   await part('peer (@utcp/code-mode)', () => runPeer(ctx));
   await part('cyrnel', () => runCyrnel(ctx));
 }

@@ -1,7 +1,8 @@
-import autocannon from 'autocannon';
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { compare } from '../harness/compare.ts';
+import { loadTest } from '../harness/load-test.ts';
 import { TRIVIAL } from '../programs.ts';
-import type { SuiteContext } from './suite-context.ts';
+import { floorThroughputMetric, type SuiteContext } from './suite-context.ts';
 
 const TARGET_PER_SECOND = 2_000;
 
@@ -12,32 +13,30 @@ export async function runCyrnelThroughput(ctx: SuiteContext, api: CyrnelApi): Pr
   let best: { readonly perSecond: number; readonly connections: number } | undefined;
   for (const connections of config.concurrencies) {
     ctx.log(`cyrnel: throughput at concurrency ${connections}`);
-    const result = await autocannon({
-      url: `${api.url}/processes`,
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body,
-      connections,
-      duration: config.throughputSeconds,
-      timeout: 30,
-    });
-    const ok = result['2xx'];
-    const errors = result.errors + result.timeouts + result.non2xx;
-    const perSecond = ok / result.duration;
-    if (errors === 0 && (!best || perSecond > best.perSecond)) best = { perSecond, connections };
-    report.add({
+    const load = await loadTest(`${api.url}/processes`, body, connections, config.throughputSeconds);
+    if (load.errors === 0 && (!best || load.perSecond > best.perSecond))
+      best = { perSecond: load.perSecond, connections };
+    compare(report, {
       section: 'throughput',
       metric: `cyrnel: processes/s at concurrency ${connections}`,
       unit: 'proc/s',
-      value: perSecond,
-      note: `${ok} ok, ${errors} errors (${result.non2xx} non-2xx, ${result.timeouts} timeouts); request latency p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`,
+      value: load.perSecond,
+      baseline: floorThroughputMetric(connections),
+      label: 'floor',
+      note: load.detail,
     });
   }
+  const floors = config.concurrencies
+    .map((c) => report.find(floorThroughputMetric(c))?.value)
+    .filter((v): v is number => v !== undefined);
+  const floorBest = floors.length ? Math.max(...floors) : undefined;
   report.add({
     section: 'throughput',
     metric: 'cyrnel: best throughput with 0 errors',
     unit: 'proc/s',
     ...(best ? { value: best.perSecond } : {}),
+    ...(floorBest === undefined ? {} : { baseline: { label: 'floor best', value: floorBest } }),
+    ...(floorBest === undefined || !best ? {} : { ratio: best.perSecond / floorBest }),
     target: `≥ ${TARGET_PER_SECOND.toLocaleString('en-US')}/s, 0 errors`,
     met: best ? best.perSecond >= TARGET_PER_SECOND : false,
     note: best

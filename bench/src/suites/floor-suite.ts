@@ -1,9 +1,11 @@
 import { parallelFetches, sequentialFetches } from '../floors/fetch-calls.ts';
+import { startFloorServer } from '../floors/floor-server-process.ts';
 import { startHonoEcho } from '../floors/hono-echo.ts';
 import { createIvmFloor } from '../floors/ivm-context.ts';
+import { loadTest } from '../harness/load-test.ts';
 import { measure } from '../harness/measure.ts';
 import { TRIVIAL } from '../programs.ts';
-import { METRIC, type SuiteContext } from './suite-context.ts';
+import { floorThroughputMetric, METRIC, type SuiteContext } from './suite-context.ts';
 
 /** The process-latency floors (a) hono echo and (b) in-process isolate, and their sum. */
 export async function runLatencyFloors(ctx: SuiteContext): Promise<void> {
@@ -55,4 +57,26 @@ export async function runFetchFloors(ctx: SuiteContext): Promise<void> {
   report.add({ section: 'tool calls', metric: METRIC.fetchSeq, unit: 'ms', stats: seq });
   const par = await measure(() => parallelFetches(upstream.url, 100), { warmup: 3, reps: config.batchReps });
   report.add({ section: 'tool calls', metric: METRIC.fetchPar, unit: 'ms', stats: par });
+}
+
+/** Throughput of floor (a)+(b) as one service in its own process, at each concurrency. */
+export async function runThroughputFloor(ctx: SuiteContext): Promise<void> {
+  const { config, report } = ctx;
+  const server = await startFloorServer(ctx.resources);
+  const body = JSON.stringify({ code: TRIVIAL, wait: true });
+  try {
+    for (const connections of config.concurrencies) {
+      ctx.log(`floor (a)+(b) service: throughput at concurrency ${connections}`);
+      const load = await loadTest(`${server.url}/processes`, body, connections, config.throughputSeconds);
+      report.add({
+        section: 'throughput',
+        metric: floorThroughputMetric(connections),
+        unit: 'proc/s',
+        value: load.perSecond,
+        note: `hono + one pooled isolate in a separate process; ${load.detail}`,
+      });
+    }
+  } finally {
+    await server.stop();
+  }
 }

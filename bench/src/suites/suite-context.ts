@@ -27,3 +27,8 @@ export const METRIC = {
   peerSeq: 'peer: 1,000 sequential tool calls',
   peerPar: 'peer: 100 tool calls under Promise.all',
 } as const;
+
+/** Metric name of the floor (a)+(b) service's throughput at one concurrency. */
+export function floorThroughputMetric(connections: number): string {
+  return `floor (a)+(b) service: requests/s at concurrency ${connections}`;
+}
