@@ -1,5 +1,6 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
+import { toCallError } from './call-error';
 import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
 import { BOOTSTRAP_SOURCE } from './sandbox-bootstrap';
 import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
@@ -64,15 +65,7 @@ function describeThrown(error: unknown): string {
 }
 
 function errorReply(error: unknown) {
-  const e = error as { message?: unknown; status?: unknown; code?: unknown };
-  return {
-    ok: false,
-    error: {
-      message: typeof e?.message === 'string' ? e.message : String(error),
-      status: typeof e?.status === 'number' ? e.status : 502,
-      code: typeof e?.code === 'string' ? e.code : 'upstream_error',
-    },
-  };
+  return { ok: false, error: toCallError(error) };
 }
 
 /** Create a runner holding one isolate of `memoryLimitMb`. */

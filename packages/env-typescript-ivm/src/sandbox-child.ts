@@ -2,71 +2,7 @@
  * Entry of a sandbox child process (forked by the pool). It owns the isolate, so a V8 abort
  * (Map/Set/dictionary growth ignores isolated-vm's memoryLimit) kills only this process.
  */
-import { createIsolateRunner } from './isolate-runner';
-import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from './sandbox-protocol';
+import type { ChildSettings } from './sandbox-protocol';
+import { serveSandbox } from './sandbox-server';
 
-const settings = JSON.parse(process.argv[2] ?? '{}') as ChildSettings;
-// isolated-vm asks the owner to end the process when V8 lost control of an isolate.
-const runner = createIsolateRunner({
-  memoryLimitMb: settings.memoryLimitMb || 128,
-  onCatastrophicError: () => process.abort(),
-});
-const replies = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
-const outbox: ChildMessage[] = [];
-let flushing = false;
-let nextCall = 1;
-let current: number | undefined;
-
-// One IPC message per event-loop turn keeps a console flood from becoming a message flood.
-function send(message: ChildMessage) {
-  outbox.push(message);
-  if (flushing) return;
-  flushing = true;
-  setImmediate(() => {
-    flushing = false;
-    const batch: ChildBatch = { t: 'batch', m: outbox.splice(0) };
-    process.send?.(batch);
-  });
-}
-
-async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
-  current = eid;
-  const result = await runner
-    .run(job, {
-      call: (kind, args) =>
-        new Promise((resolve, reject) => {
-          const id = nextCall++;
-          replies.set(id, { resolve, reject });
-          send({ t: 'call', eid, id, kind, args });
-        }),
-      write: (stream, text) => send({ t: stream, eid, text }),
-      output: (json) => send({ t: 'output', eid, json }),
-    })
-    .catch((error: unknown) => ({
-      exit: 'failed' as const,
-      error: `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
-    }));
-  current = undefined;
-  for (const [id, waiter] of replies) {
-    replies.delete(id);
-    waiter.reject(new Error('The execution has ended'));
-  }
-  send({ t: 'done', eid, ...result });
-}
-
-process.on('message', (message: HostMessage) => {
-  if (message.t === 'run') void run(message.eid, message.job);
-  else if (message.t === 'kill' && message.eid === current) runner.kill();
-  else if (message.t === 'reply') {
-    const waiter = replies.get(message.id);
-    if (!waiter) return;
-    replies.delete(message.id);
-    if (message.ok) waiter.resolve(message.value);
-    else waiter.reject(message.error);
-  }
-});
-process.on('disconnect', () => {
-  runner.dispose();
-  process.exit(0);
-});
-send({ t: 'ready' });
+serveSandbox(JSON.parse(process.argv[2] ?? '{}') as ChildSettings);

@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import { toCallError } from './call-error';
 import type { RunJob, RunResult } from './isolate-runner';
 import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from './sandbox-protocol';
 
@@ -103,19 +104,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     if (message.t === 'call') {
       job.handlers.call(message.kind, message.args).then(
         (value) => post({ t: 'reply', id: message.id, ok: true, value }),
-        (error: unknown) => {
-          const e = error as { message?: unknown; status?: unknown; code?: unknown };
-          post({
-            t: 'reply',
-            id: message.id,
-            ok: false,
-            error: {
-              message: typeof e?.message === 'string' ? e.message : String(error),
-              status: typeof e?.status === 'number' ? e.status : 502,
-              code: typeof e?.code === 'string' ? e.code : 'upstream_error',
-            },
-          });
-        },
+        (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
     } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
     else if (message.t === 'output') job.handlers.output(message.json);
