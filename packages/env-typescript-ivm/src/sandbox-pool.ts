@@ -29,6 +29,9 @@ export interface SandboxPoolOptions {
   readonly onCrash?: (error: string | undefined) => void;
 }
 
+/** Longest delay Node timers accept; longer ones fire at once. */
+const MAX_TIMER_MS = 2_147_483_647;
+
 interface Waiting {
   readonly eid: number;
   readonly job: RunJob;
@@ -79,7 +82,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       // The child enforces the deadline itself; this backstop covers a child that stopped answering.
       const backstop = setTimeout(
         () => child.stop(next.eid, 'timeout', graceMs),
-        next.job.timeoutMs + graceMs,
+        Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_MS),
       );
       busy.set(next.eid, { process: child, backstop });
       next.handlers.started();

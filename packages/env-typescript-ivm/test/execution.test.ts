@@ -149,6 +149,11 @@ describe('execute', () => {
     expect(record.errors).toEqual(['RangeError: bad 1 (line 3, column 7)']);
   });
 
+  it('accepts timeouts longer than Node timers allow', async () => {
+    const { exit } = await sandbox.run('cyrnel.output({ ok: 1 });', 1e12);
+    expect(exit).toBe('success');
+  });
+
   it('fails on an unhandled promise rejection', async () => {
     const { exit, record } = await sandbox.run("Promise.reject(new Error('nobody listens'));");
     expect(exit).toBe('failed');
