@@ -8,7 +8,7 @@ import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
 import { startServerProcess } from './cyrnel/server-process.ts';
 import { machineInfo } from './harness/machine-info.ts';
 import { createResources } from './harness/resources.ts';
-import { formatProfileSummary, summarizeCpuProfile } from './profile/cpu-profile-summary.ts';
+import { CHILD_AREAS, formatProfileSummary, summarizeCpuProfile } from './profile/cpu-profile-summary.ts';
 import { sequentialCallsProgram, TRIVIAL } from './programs.ts';
 import { startUpstream } from './upstream.ts';
 
@@ -35,12 +35,40 @@ async function profiled(
   return formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units));
 }
 
+// The sandbox children write their profiles only when they exit on their own, which they do
+// when the server's IPC channel closes: so this run ends the server with SIGKILL.
+async function profiledChildren(units: number): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'cyrnel-profile-'));
+  resources.defer(() => rm(dir, { recursive: true, force: true }));
+  const server = await startServerProcess(resources, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
+  try {
+    const api = createCyrnelApi(server.url);
+    for (let i = 0; i < units; i++) await api.run(TRIVIAL);
+    process.kill(server.pid, 'SIGKILL');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  } finally {
+    await server.stop();
+  }
+  const files = (await readdir(dir)).filter(
+    (f) => f.endsWith('.cpuprofile') && !f.includes(`.${server.pid}.`),
+  );
+  if (!files.length) throw new Error('the sandbox children wrote no profile');
+  // Work is spread over the children: summarize each over its share, then report the busiest.
+  const summaries = files.map((f) => summarizeCpuProfile(join(dir, f), units / files.length, CHILD_AREAS));
+  const busiest = summaries.reduce((a, b) => (b.busyMsPerUnit > a.busyMsPerUnit ? b : a));
+  return formatProfileSummary(
+    `${units} sequential trivial processes, sandbox child (unit: one process; ${files.length} children share them)`,
+    busiest,
+    'sandbox child',
+  );
+}
+
 const parts = [
   '# Where the cyrnel server spends its time',
   '',
   `${machine.date} · ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverage} at start`,
   '',
-  'V8 CPU profile of the server process (sandbox children not included); module loading at start is spread over the units.',
+  'V8 CPU profiles of the server process and, last, of a sandbox child; module loading at start is spread over the units.',
   'V8 samples wall-clock time on the thread: when the server is descheduled inside a system call (a pipe write that wakes the',
   'sandbox child on a busy machine), the time lands on that frame; `writeChannelMessage` is mostly that, not serialization.',
   'For true CPU per process see the "CPU per trivial process" rows of latest.md (from /proc).',
@@ -74,6 +102,7 @@ try {
       },
     ),
   );
+  parts.push(await profiledChildren(PROCESSES));
 } catch (error) {
   parts.push(`Could not profile: ${error instanceof Error ? error.message : error}`);
 } finally {

@@ -28,8 +28,11 @@ export interface ProfileSummary {
   readonly hottest: ReadonlyArray<{ readonly fn: string; readonly msPerUnit: number }>;
 }
 
-// Areas overlap (kysely runs inside the store, which runs inside core): each is inclusive.
-const AREAS: ReadonlyArray<readonly [string, (cf: CallFrame) => boolean]> = [
+/** Named areas of a profile, each matched by a predicate on a call frame. */
+export type ProfileAreas = ReadonlyArray<readonly [string, (cf: CallFrame) => boolean]>;
+
+/** Areas of the server process. They overlap (kysely runs inside the store, inside core): each is inclusive. */
+export const SERVER_AREAS: ProfileAreas = [
   [
     'HTTP in (node:http server + hono + @cyrnel/http)',
     (cf) => /_http_server|\/hono\/|hono\+node-server|packages\/http\//.test(cf.url),
@@ -47,12 +50,25 @@ const AREAS: ReadonlyArray<readonly [string, (cf: CallFrame) => boolean]> = [
   ['garbage collector', (cf) => cf.functionName === '(garbage collector)'],
 ];
 
+/** Areas of a sandbox child process (the environment's worker). */
+export const CHILD_AREAS: ProfileAreas = [
+  ['transpile (sucrase)', (cf) => cf.url.includes('/sucrase/')],
+  ['  of which option checks (ts-interface-checker)', (cf) => cf.url.includes('ts-interface-checker')],
+  ['isolate work (env-typescript-ivm runner, isolated-vm)', (cf) => cf.url.includes('env-typescript-ivm')],
+  ['IPC (child_process serialization and pipe)', (cf) => /child_process|stream_base_commons/.test(cf.url)],
+  ['garbage collector', (cf) => cf.functionName === '(garbage collector)'],
+];
+
 function short(cf: CallFrame): string {
   return `${cf.functionName || '(anonymous)'} ${cf.url.split('/').slice(-2).join('/')}`;
 }
 
 /** Summarizes a V8 `.cpuprofile` over `units` units of work (module loading at start included). */
-export function summarizeCpuProfile(path: string, units: number): ProfileSummary {
+export function summarizeCpuProfile(
+  path: string,
+  units: number,
+  areas: ProfileAreas = SERVER_AREAS,
+): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
@@ -70,14 +86,14 @@ export function summarizeCpuProfile(path: string, units: number): ProfileSummary
     const hit = new Set<string>();
     for (let id: number | undefined = sample; id !== undefined; id = parent.get(id)) {
       const cf = (byId.get(id) as ProfileNode).callFrame;
-      for (const [area, matches] of AREAS) if (matches(cf)) hit.add(area);
+      for (const [area, matches] of areas) if (matches(cf)) hit.add(area);
     }
     for (const area of hit) inclusive.set(area, (inclusive.get(area) ?? 0) + delta);
   });
   const perUnit = (us: number) => us / 1000 / units;
   return {
     busyMsPerUnit: perUnit(busy),
-    areas: AREAS.map(([area]) => ({
+    areas: areas.map(([area]) => ({
       area,
       msPerUnit: perUnit(inclusive.get(area) ?? 0),
       share: busy ? (inclusive.get(area) ?? 0) / busy : 0,
@@ -90,13 +106,12 @@ export function summarizeCpuProfile(path: string, units: number): ProfileSummary
 }
 
 /** The summary as plain text lines. */
-export function formatProfileSummary(title: string, summary: ProfileSummary): string {
-  const lines = [
-    `## ${title}`,
-    '',
-    `server main thread busy: ${summary.busyMsPerUnit.toFixed(3)} ms per unit`,
-    '',
-  ];
+export function formatProfileSummary(
+  title: string,
+  summary: ProfileSummary,
+  who = 'server main thread',
+): string {
+  const lines = [`## ${title}`, '', `${who} busy: ${summary.busyMsPerUnit.toFixed(3)} ms per unit`, ''];
   lines.push('| area (inclusive) | ms per unit | share of busy |', '|---|---|---|');
   for (const a of summary.areas)
     lines.push(`| ${a.area} | ${a.msPerUnit.toFixed(3)} | ${(a.share * 100).toFixed(0)} % |`);
