@@ -37,16 +37,26 @@ export async function runCyrnelInstall(
     tools += Number((value as { toolCount?: number }).toolCount ?? 0);
     if (i === 0) hwmAfterFirst = procMemory(server.pid)?.hwmMb ?? Number.NaN;
   }
-  const installs = summarize(times);
+  const size = `${(definition.length / 2 ** 20).toFixed(1)} MiB, ${Math.round(tools / times.length)} tools`;
+  const first = times[0] ?? Number.NaN;
   report.add({
     section: 'install',
-    metric: `cyrnel: install GitHub REST description (${(definition.length / 2 ** 20).toFixed(1)} MiB, ${Math.round(tools / config.githubCopies)} tools)`,
+    metric: `cyrnel: install GitHub REST description, first (${size})`,
     unit: 'ms',
-    stats: installs,
+    value: first,
     target: '≤ 1,000 ms',
-    met: installs.p50 <= 1_000,
-    note: `POST /services with the inline definition, ${installs.n} installs under different ids; first ${times[0]?.toFixed(0)} ms`,
+    met: first <= 1_000,
+    note: 'POST /services with the inline definition, on a server that has not parsed a definition this large before (cold JIT for the adapter), as an operator would',
   });
+  if (times.length > 1) {
+    report.add({
+      section: 'install',
+      metric: 'cyrnel: install GitHub REST description, later copies',
+      unit: 'ms',
+      stats: summarize(times.slice(1)),
+      note: `${times.length - 1} more installs of the same text under other service ids`,
+    });
+  }
   report.add({
     section: 'install',
     metric: 'cyrnel: server peak RSS after the first GitHub install',
