@@ -74,7 +74,8 @@ export function markdownReport(report: Report, machine: MachineInfo, mode: strin
     parts.push('## Targets (issue 9)', '');
     for (const row of targeted) {
       const cell = cells(row);
-      const reached = row.ratio !== undefined ? `${cell[5]} (${cell[1]})` : cell[1];
+      const reached =
+        row.ratio !== undefined && row.target?.includes('×') ? `${cell[5]} (${cell[1]})` : cell[1];
       const verdict = row.met === null ? 'not judged' : row.met ? 'met' : 'missed';
       parts.push(`- ${row.target} — ${row.metric}: ${reached || 'no value'} → **${verdict}**`);
     }

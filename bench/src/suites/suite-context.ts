@@ -30,5 +30,5 @@ export const METRIC = {
 
 /** Metric name of the floor (a)+(b) service's throughput at one concurrency. */
 export function floorThroughputMetric(connections: number): string {
-  return `floor (a)+(b) service: requests/s at concurrency ${connections}`;
+  return `floor (a)+(b) service: processes/s at concurrency ${connections}`;
 }
