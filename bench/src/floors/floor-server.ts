@@ -1,12 +1,14 @@
 // Floor (a)+(b) as a service, for throughput: a hono app whose `POST /processes` runs the
-// program in the pooled isolate of floor (b) and answers its output. Run as its own process
+// program in floor (b)'s isolate pool (one per core) and answers its output. Run as its own process
 // (`node --no-node-snapshot floor-server.ts`) so the load generator does not share its thread;
 // it prints `listening <url>` once ready.
+import { availableParallelism } from 'node:os';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { createIvmFloor } from './ivm-context.ts';
 
-const floor = createIvmFloor();
+// One isolate per core, as cyrnel's sandbox pool defaults to.
+const floor = createIvmFloor({ isolates: availableParallelism() });
 const app = new Hono();
 app.post('/processes', async (c) => {
   const { code } = await c.req.json<{ code: string }>();

@@ -52,4 +52,19 @@ describe('floors', () => {
       floor.close();
     }
   });
+
+  it('queues runs beyond its isolates and replaces an isolate that ran out of memory', async () => {
+    const floor = createIvmFloor({ isolates: 2 });
+    try {
+      const outputs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => floor.run(`cyrnel.output({ i: ${i} });`)),
+      );
+      expect(outputs).toEqual(Array.from({ length: 20 }, (_, i) => ({ i })));
+      await expect(floor.run('const a = []; for (;;) a.push(new Array(1e6).fill(1));')).rejects.toThrow();
+      expect(await floor.run(TRIVIAL)).toEqual({ ok: true });
+      expect(await floor.run(TRIVIAL)).toEqual({ ok: true });
+    } finally {
+      floor.close();
+    }
+  });
 });

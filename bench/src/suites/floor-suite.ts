@@ -73,7 +73,7 @@ export async function runThroughputFloor(ctx: SuiteContext): Promise<void> {
         metric: floorThroughputMetric(connections),
         unit: 'proc/s',
         value: load.perSecond,
-        note: `hono + one pooled isolate in a separate process; ${load.detail}`,
+        note: `hono + floor (b) with one isolate per core, in a separate process; ${load.detail}`,
       });
     }
   } finally {
