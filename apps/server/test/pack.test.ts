@@ -1,10 +1,12 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers';
 
+const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 // Every workspace package the server needs at run time, including itself.
 const PACKAGES = [
@@ -17,6 +19,19 @@ const PACKAGES = [
   'apps/server',
 ];
 
+/**
+ * The environment of a user's shell: without the `npm_*` variables that `pnpm run` sets for the
+ * test (pnpm's own rc file as npm's global config, its node-gyp, its user agent), which would make
+ * npm behave unlike the npm a user runs. Variables a user sets (`NPM_CONFIG_*`) are kept.
+ */
+function userEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('npm_')) env[name] = value;
+  }
+  return env;
+}
+
 describe('packed tarballs', () => {
   let child: ChildProcess | undefined;
   const dirs: { remove(): Promise<void> }[] = [];
@@ -26,32 +41,35 @@ describe('packed tarballs', () => {
     for (const dir of dirs) await dir.remove();
   });
 
-  it('install with npm in an empty folder and serve /health from the bin', { timeout: 240_000 }, async () => {
+  it('install with npm in an empty folder and serve /health from the bin', { timeout: 300_000 }, async () => {
     const tarballs = await tempDir('cyrnel-tarballs-');
     const project = await tempDir('cyrnel-install-');
     const data = await tempDir('cyrnel-data-');
     dirs.push(tarballs, project, data);
     for (const pkg of PACKAGES) {
-      execFileSync('pnpm', ['pack', '--pack-destination', tarballs.path], {
-        cwd: join(ROOT, pkg),
-        stdio: 'pipe',
-      });
+      await run('pnpm', ['pack', '--pack-destination', tarballs.path], { cwd: join(ROOT, pkg), timeout: 60_000 });
     }
     const files = readdirSync(tarballs.path).filter((file) => file.endsWith('.tgz'));
     expect(files).toHaveLength(PACKAGES.length);
     writeFileSync(join(project.path, 'package.json'), JSON.stringify({ name: 'try-cyrnel', private: true }));
-    // One command, so npm satisfies the @cyrnel/* ranges pnpm wrote from these tarballs.
-    execFileSync(
+    // One command, so npm satisfies the @cyrnel/* ranges pnpm wrote from these tarballs. Asynchronous
+    // with a deadline (and few retries), so a registry that cannot be reached fails this test with
+    // npm's own message instead of blocking the worker.
+    await run(
       'npm',
       [
         'install',
         '--no-audit',
         '--no-fund',
         '--loglevel=error',
+        '--fetch-retries=1',
+        '--fetch-timeout=60000',
         ...files.map((file) => join(tarballs.path, file)),
       ],
-      { cwd: project.path, stdio: 'pipe', env: { ...process.env, npm_config_update_notifier: 'false' } },
-    );
+      { cwd: project.path, timeout: 240_000, env: { ...userEnv(), npm_config_update_notifier: 'false' } },
+    ).catch((error: Error & { stderr?: string }) => {
+      throw new Error(`npm install failed: ${error.message}\n${error.stderr ?? ''}`);
+    });
     const bin = join(project.path, 'node_modules', '.bin', 'cyrnel-server');
     child = spawn(bin, ['--port', '0', '--data-dir', data.path], { stdio: ['ignore', 'pipe', 'pipe'] });
     const url = await new Promise<string>((resolve, reject) => {
