@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The whole test suite on a fresh machine: provision Node 24 + pnpm, install, build, test.
+# The whole test suite on a fresh machine: provision Node 24 + pnpm, install, build, then every
+# package's tests and the end-to-end suite against the built server and real peers.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/toolchain.sh)"
 pnpm install --frozen-lockfile
 pnpm build
 pnpm test
+pnpm test:e2e

@@ -47,7 +47,10 @@ describe('packed tarballs', () => {
     const data = await tempDir('cyrnel-data-');
     dirs.push(tarballs, project, data);
     for (const pkg of PACKAGES) {
-      await run('pnpm', ['pack', '--pack-destination', tarballs.path], { cwd: join(ROOT, pkg), timeout: 60_000 });
+      await run('pnpm', ['pack', '--pack-destination', tarballs.path], {
+        cwd: join(ROOT, pkg),
+        timeout: 60_000,
+      });
     }
     const files = readdirSync(tarballs.path).filter((file) => file.endsWith('.tgz'));
     expect(files).toHaveLength(PACKAGES.length);
