@@ -1,6 +1,7 @@
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database';
+import { cacheStatements } from './statement-cache';
 
 /** Options of {@link createKysely}. */
 export interface CreateKyselyOptions {
@@ -21,5 +22,5 @@ export function createKysely(options: CreateKyselyOptions): Kysely<Database> {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database: cacheStatements(sqlite) }) });
 }
