@@ -107,7 +107,14 @@ export function isModuleManifest(value: unknown): value is ModuleManifest {
   return validateModuleManifest(value).length === 0;
 }
 
-/** True when `value` has the shape of a {@link ModuleDefinition} (an `instantiate` function). */
-export function isModuleDefinition(value: unknown): value is ModuleDefinition {
+/**
+ * True when `value` has an `instantiate` function, the one member a module file cannot do
+ * without. The schemas are left for the host to check (it treats a missing one as an empty
+ * object schema), so the guard narrows only to what it checked.
+ */
+export function isModuleDefinition(
+  value: unknown,
+): value is Pick<ModuleDefinition, 'instantiate'> &
+  Partial<Pick<ModuleDefinition, 'configSchema' | 'secretsSchema'>> {
   return isRecord(value) && typeof value.instantiate === 'function';
 }
