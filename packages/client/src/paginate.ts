@@ -9,7 +9,9 @@ export type ListPage<T, Q extends PageQuery> = (
 
 /**
  * Walk every page of a list endpoint lazily, following `nextCursor` until `hasMore` is false.
- * Pages are fetched only as the consumer asks for more items.
+ * Pages are fetched only as the consumer asks for more items. An abort stops the walk at the
+ * next item, not only at the next page fetch: a consumer that gave up should not keep
+ * receiving the rest of a page it already holds.
  */
 export async function* paginate<T, Q extends PageQuery>(
   list: ListPage<T, Q>,
@@ -18,7 +20,10 @@ export async function* paginate<T, Q extends PageQuery>(
 ): AsyncGenerator<T, void, undefined> {
   let page = await list(query, options);
   for (;;) {
-    yield* page.items;
+    for (const item of page.items) {
+      options?.signal?.throwIfAborted();
+      yield item;
+    }
     if (!page.hasMore || page.nextCursor === null) return;
     page = await list({ ...query, cursor: page.nextCursor }, options);
   }

@@ -7,7 +7,11 @@ import { parseSse } from './sse-parser';
 import type { OpenStream, Transport } from './transport';
 import { url } from './url-path';
 
-/** Options of `processes.events()`. */
+/**
+ * Options of `processes.events()`. `timeoutMs` bounds only each connection's wait for the
+ * response headers (`0`: no deadline, like every call); the stream itself may stay open as
+ * long as the process runs.
+ */
 export interface ProcessEventsOptions extends RequestOptions {
   /** Consecutive failed (re)connections before the iterator throws. Default 5. */
   maxRetries?: number;
@@ -48,7 +52,8 @@ export async function* processEvents(
         path: url`/processes/${id}/events`,
         options: {
           ...(signal ? { signal } : {}),
-          ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+          // `0` is a real choice (no deadline for the headers), so only undefined falls back.
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         },
       });
       filter.reconnect();

@@ -17,10 +17,19 @@ import type { RequestOptions } from './request-options';
 import type { Transport } from './transport';
 import { url } from './url-path';
 
-/** Options of `processes.run()`: the process options, an abort signal, and whether failures throw. */
+/**
+ * Options of `processes.run()`: the process options (`timeoutMs` here is the **process**
+ * timeout the server enforces, as in `POST /processes`), an abort signal, the HTTP deadline
+ * and whether failures throw.
+ */
 export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'autorun'> & {
   /** Aborts the wait (the process itself keeps running on the server; kill it if needed). */
   signal?: AbortSignal;
+  /**
+   * Deadline of the waiting HTTP call (`0`: none). Default: the process timeout plus 15 s,
+   * none when `timeoutMs` is `null`, since the server answers only once the process is idle.
+   */
+  requestTimeoutMs?: number;
   /** Throw a {@link CyrnelProcessError} when the process ends `failed` or `timeout`. Default false. */
   throwOnFailure?: boolean;
 };
@@ -94,8 +103,14 @@ export function createProcessesApi(transport: Transport): ProcessesApi {
   return {
     create,
     run: async (code, options = {}) => {
-      const { signal, throwOnFailure, ...rest } = options;
-      const result = await create<ProcessResult>({ ...rest, code, wait: true }, signal ? { signal } : {});
+      const { signal, throwOnFailure, requestTimeoutMs, ...rest } = options;
+      const result = await create<ProcessResult>(
+        { ...rest, code, wait: true },
+        {
+          ...(signal ? { signal } : {}),
+          ...(requestTimeoutMs !== undefined ? { timeoutMs: requestTimeoutMs } : {}),
+        },
+      );
       if (throwOnFailure === true && (result.exitState === 'failed' || result.exitState === 'timeout')) {
         throw new CyrnelProcessError(result);
       }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CyrnelError, CyrnelNetworkError, createClient } from '../src/index';
+import { CyrnelError, CyrnelNetworkError, CyrnelTimeoutError, createClient } from '../src/index';
 import { sendJson, startWireServer, type WireServer } from './wire-server';
 
 let server: WireServer | undefined;
@@ -136,6 +136,21 @@ describe('processes.events', () => {
     expect(error).toBeInstanceOf(CyrnelError);
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
     expect(server.seen).toHaveLength(1);
+  });
+
+  it('bounds the wait for headers by timeoutMs, and 0 means no deadline', async () => {
+    server = await startWireServer((_req, res) => {
+      // Headers come late: past a 50 ms client deadline.
+      setTimeout(() => {
+        openStream(res);
+        writeEvents(res, EVENTS);
+      }, 150);
+    });
+    const client = createClient({ baseUrl: server.baseUrl, timeoutMs: 50 });
+    const late = await collect(client.processes.events(4, { maxRetries: 0 })).catch((e: unknown) => e);
+    expect(late).toBeInstanceOf(CyrnelTimeoutError);
+    expect(late).toMatchObject({ timeoutMs: 50 });
+    expect(await collect(client.processes.events(4, { timeoutMs: 0 }))).toEqual(EVENTS);
   });
 
   it('stops with the abort reason when the signal aborts mid-stream', async () => {

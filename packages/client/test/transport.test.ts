@@ -202,6 +202,19 @@ describe('transport', () => {
     });
   });
 
+  it('bounds a waiting run by requestTimeoutMs, separate from the process timeoutMs it sends', async () => {
+    const { baseUrl, seen } = await serve(() => {
+      // Never answers.
+    });
+    const error = await createClient({ baseUrl })
+      .processes.run('1', { timeoutMs: 60_000, requestTimeoutMs: 50 })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CyrnelTimeoutError);
+    expect(error).toMatchObject({ timeoutMs: 50 });
+    // The process timeout travels to the server; the HTTP deadline does not.
+    expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ code: '1', timeoutMs: 60_000, wait: true });
+  });
+
   it('aborts a waiting run with its signal', async () => {
     const { baseUrl } = await serve(() => {
       // Never answers.
@@ -228,5 +241,53 @@ describe('transport', () => {
       '/services?limit=2&enabled=false',
       '/services?limit=2&enabled=false&cursor=c2',
     ]);
+  });
+
+  it('stops a paginated walk at the next item once aborted, without fetching another page', async () => {
+    const { baseUrl, seen } = await serve((req, res) => {
+      const cursor = new URL(req.url, 'http://x').searchParams.get('cursor');
+      sendJson(res, 200, {
+        items: [{ id: `${cursor ?? 'p1'}-a` }, { id: `${cursor ?? 'p1'}-b` }],
+        nextCursor: 'p2',
+        hasMore: true,
+      });
+    });
+    const client = createClient({ baseUrl });
+    const controller = new AbortController();
+    const ids: string[] = [];
+    const error = await (async () => {
+      for await (const tool of client.tools.iterate({ limit: 2 }, { signal: controller.signal })) {
+        ids.push(tool.id);
+        controller.abort(new Error('enough'));
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: 'enough' });
+    // The rest of the page already held was not yielded, and no further page was asked for.
+    expect(ids).toEqual(['p1-a']);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('cancels the page request on the wire when a paginated walk is aborted', async () => {
+    const paging = new AbortController();
+    const { baseUrl, seen } = await serve((req, res) => {
+      if (new URL(req.url, 'http://x').searchParams.get('cursor') === null) {
+        sendJson(res, 200, { items: [{ id: 'a' }], nextCursor: 'p2', hasMore: true });
+      } else {
+        // The second page is on the wire and never answers: the consumer gives up now.
+        paging.abort(new Error('gave up waiting'));
+      }
+    });
+    const walked: string[] = [];
+    const error = await (async () => {
+      for await (const process of createClient({ baseUrl }).processes.iterate(
+        {},
+        { signal: paging.signal },
+      )) {
+        walked.push(String(process.id));
+      }
+    })().catch((e: unknown) => e);
+    expect(error).toMatchObject({ message: 'gave up waiting' });
+    expect(walked).toEqual(['a']);
+    expect(seen.map((r) => r.url)).toEqual(['/processes', '/processes?cursor=p2']);
   });
 });
