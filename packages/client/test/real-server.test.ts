@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
@@ -39,6 +39,43 @@ function petsDocument(baseUrl: string) {
     },
   };
 }
+
+// A custom adapter module for the modules directory: schemas to read, nothing to call.
+const GREETER_CONFIG_SCHEMA = {
+  type: 'object',
+  properties: { greeting: { type: 'string', default: 'hi' } },
+  additionalProperties: false,
+};
+const GREETER_SECRETS_SCHEMA = {
+  type: 'object',
+  properties: { token: { type: 'string' } },
+  additionalProperties: false,
+};
+const GREETER_MANIFEST = {
+  id: 'greeter',
+  name: 'Greeter',
+  description: 'a custom adapter of the client tests',
+  type: 'adapter',
+  main: 'index.mjs',
+  version: '1.0.0',
+};
+const GREETER_SOURCE = `export default {
+  configSchema: ${JSON.stringify(GREETER_CONFIG_SCHEMA)},
+  secretsSchema: ${JSON.stringify(GREETER_SECRETS_SCHEMA)},
+  instantiate() {
+    return {
+      async setup() {},
+      async teardown() {},
+      async generateDefinition() {
+        return { name: 'Greeter', description: '', configSchema: {}, secretsSchema: {}, adapterDomain: {}, tools: [] };
+      },
+      async hydrateService() {},
+      async dehydrateService() {},
+      async invoke() { return {}; },
+    };
+  },
+};
+`;
 
 const PETS = [
   { id: 1, name: 'Rex' },
@@ -121,6 +158,55 @@ describe('createClient against the real server', () => {
     ]);
   });
 
+  it("reads the service's config and secrets schemas and one tool with its schemas", async () => {
+    const config = await client.services.configSchema('pets');
+    expect(Object.keys(config.properties ?? {}).sort()).toEqual([
+      'baseUrl',
+      'headers',
+      'serverVariables',
+      'timeoutMs',
+    ]);
+    // The secret is named after the document's security scheme.
+    const secrets = await client.services.secretsSchema('pets');
+    expect(Object.keys(secrets.properties ?? {})).toEqual(['key']);
+
+    const tool = await client.tools.get('pets', 'getPet');
+    expect(tool).toMatchObject({
+      serviceId: 'pets',
+      id: 'getPet',
+      name: 'Get a pet',
+      enabled: true,
+      effectivelyEnabled: true,
+    });
+    expect(JSON.stringify(tool.inputSchema)).toContain('petId');
+    expect(tool.outputSchema).toBeTypeOf('object');
+  });
+
+  it('re-runs a finished process only with force, replacing its results', async () => {
+    const first = await client.processes.run(
+      `const list = await cyrnel.services.pets.tools.listPets.invoke({ query: { limit: 1 } });
+       console.log('listed', list.body.length);
+       cyrnel.output({ count: list.body.length });`,
+      { ref: 'rerun', throwOnFailure: true },
+    );
+    expect(first).toMatchObject({ exitState: 'success', stdout: 'listed 2\n' });
+    const seenBefore = upstream.seen.filter((r) => r.url === '/pets?limit=1').length;
+
+    await expect(client.processes.start(first.id)).rejects.toMatchObject({ status: 409, code: 'conflict' });
+    const restarted = await client.processes.start(first.id, { force: true });
+    expect(restarted.id).toBe(first.id);
+    expect(['queued', 'running', 'idle']).toContain(restarted.state);
+    let exit: ProcessEvent | undefined;
+    for await (const event of client.processes.events(first.id)) exit = event;
+    expect(exit).toEqual({ type: 'exit', data: { exitState: 'success', error: null } });
+
+    // It really ran again: the upstream got a second call, and the results are the new run's.
+    expect(upstream.seen.filter((r) => r.url === '/pets?limit=1').length).toBe(seenBefore + 1);
+    expect(await client.processes.stdout(first.id)).toBe('listed 2\n');
+    expect(await client.processes.output(first.id)).toEqual({ count: 2 });
+    expect((await client.processes.calls(first.id)).items.map((c) => c.toolId)).toEqual(['listPets']);
+  });
+
   it('throws CyrnelProcessError for a failed run when asked, and returns it otherwise', async () => {
     const failed = await client.processes.run('throw new Error("boom")');
     expect(failed.exitState).toBe('failed');
@@ -192,6 +278,53 @@ describe('createClient against the real server', () => {
     await expect(client.tools.get('pets', 'nope')).rejects.toMatchObject({ status: 404, code: 'not_found' });
     await client.services.delete('pets');
     expect((await client.services.list()).items.map((s) => s.id)).not.toContain('pets');
+  });
+
+  it('reloads the modules directory and manages a custom module: enable, config, secrets, schemas', async () => {
+    // A real custom adapter module on disk, found by a rescan (SPEC §3).
+    const dir = join(dataDir, 'modules', 'greeter');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'module.json'), JSON.stringify(GREETER_MANIFEST));
+    await writeFile(join(dir, 'index.mjs'), GREETER_SOURCE);
+    const reloaded = await client.modules.reload();
+    expect(reloaded).toEqual({ loaded: ['greeter'], skipped: [] });
+    expect(await client.modules.get('greeter')).toMatchObject({
+      type: 'adapter',
+      isBuiltin: false,
+      enabled: true,
+      status: 'active',
+    });
+
+    expect(await client.modules.configSchema('greeter')).toEqual(GREETER_CONFIG_SCHEMA);
+    expect(await client.modules.secretsSchema('greeter')).toEqual(GREETER_SECRETS_SCHEMA);
+    expect(await client.modules.getConfig('greeter')).toEqual({ config: { greeting: 'hi' } });
+    expect(
+      await client.modules.patchConfig('greeter', [{ op: 'replace', path: '/greeting', value: 'hello' }]),
+    ).toEqual({ config: { greeting: 'hello' } });
+    await expect(
+      client.modules.patchConfig('greeter', [{ op: 'add', path: '/greeting', value: 42 }]),
+    ).rejects.toMatchObject({ status: 400, code: 'invalid_request' });
+    expect(await client.modules.getConfig('greeter')).toEqual({ config: { greeting: 'hello' } });
+
+    expect(await client.modules.getSecrets('greeter')).toEqual({ present: [] });
+    expect(
+      await client.modules.patchSecrets('greeter', [{ op: 'add', path: '/token', value: 'module-sekret' }]),
+    ).toEqual({ updated: true });
+    expect(await client.modules.getSecrets('greeter')).toEqual({ present: ['/token'] });
+
+    expect(await client.modules.setEnabled('greeter', false)).toMatchObject({
+      enabled: false,
+      status: 'inactive',
+    });
+    expect(await client.modules.setEnabled('greeter', true)).toMatchObject({
+      enabled: true,
+      status: 'active',
+    });
+    expect(JSON.stringify(await client.modules.get('greeter'))).not.toContain('module-sekret');
+    await expect(client.modules.setEnabled('nope', true)).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+    });
   });
 
   it('is refused without the API key when the server requires one', async () => {
