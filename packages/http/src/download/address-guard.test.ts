@@ -44,6 +44,35 @@ describe('createAddressGuard', () => {
     }
   });
 
+  it('refuses IPv6 transition addresses that carry a refused IPv4 address, lets public ones through', () => {
+    const guard = createAddressGuard();
+    for (const [address, blocked] of [
+      ['2002:a00:1::', true], // 6to4 of 10.0.0.1
+      ['2002:7f00:1::1', true], // 6to4 of 127.0.0.1
+      ['2002:a9fe:a9fe::', true], // 6to4 of the metadata address
+      ['2002:808:808::1', false], // 6to4 of 8.8.8.8
+      ['2001:0:7f00:1:8000:63bf:f7f7:fbfb', true], // Teredo, server 127.0.0.1
+      ['2001:0:4136:e378:8000:63bf:3f57:fefe', true], // Teredo, client 192.168.1.1 (inverted)
+      ['2001:0:4136:e378:8000:63bf:f7f7:fbfb', false], // Teredo, server 65.54.227.120, client 8.8.4.4
+      ['::10.0.0.1', true], // IPv4-compatible
+      ['::a9fe:a9fe', true], // IPv4-compatible metadata address, hex form
+      ['::ffff:0:10.0.0.1', true], // SIIT IPv4-translated
+      ['::ffff:a00:1', true], // IPv4-mapped, hex form
+      ['64:ff9b:1::a00:1', true], // local-use NAT64
+      ['::8.8.8.8', false],
+    ] as const) {
+      expect(refused(guard, address), address).toBe(blocked);
+    }
+  });
+
+  it('applies deny lists to the carried IPv4 address and keeps explicit allows of the literal', () => {
+    const deny = createAddressGuard({ allowPrivateUrls: true, denyCidrs: ['10.0.0.0/8'] });
+    expect(refused(deny, '2002:a00:1::')).toBe(true);
+    expect(refused(deny, '::ffff:10.1.2.3')).toBe(true);
+    expect(refused(createAddressGuard({ allowCidrs: ['::1/128'] }), '::1')).toBe(false);
+    expect(refused(createAddressGuard({ allowCidrs: ['10.0.0.0/8'] }), '2002:a00:1::')).toBe(false);
+  });
+
   it('allows private blocks listed in allowCidrs, or everything with allowPrivateUrls', () => {
     const allowLoopback = createAddressGuard({ allowCidrs: ['127.0.0.0/8'] });
     expect(refused(allowLoopback, '127.0.0.1')).toBe(false);

@@ -1,9 +1,12 @@
 import { ForbiddenError } from '@cyrnel/core';
 import { anyCidrContains, type Cidr, type ParsedAddress, parseAddress, parseCidr } from './cidr';
+import { embeddedIPv4 } from './embedded-ipv4';
 
 /**
  * Ranges a definition download may not reach by default: loopback, private, link-local,
- * unique-local, carrier-grade NAT, cloud metadata, unspecified, multicast, reserved.
+ * unique-local, carrier-grade NAT, cloud metadata, unspecified, multicast, reserved, NAT64.
+ * IPv6 transition addresses (IPv4-mapped, IPv4-compatible, 6to4, Teredo) are also refused when
+ * the IPv4 address they carry is in one of these blocks (see `embeddedIPv4`).
  */
 export const BLOCKED_CIDRS: readonly string[] = [
   '0.0.0.0/8',
@@ -20,6 +23,7 @@ export const BLOCKED_CIDRS: readonly string[] = [
   '::/128',
   '::1/128',
   '64:ff9b::/96',
+  '64:ff9b:1::/48',
   'fc00::/7',
   'fe80::/10',
   'fec0::/10',
@@ -50,9 +54,13 @@ export function createAddressGuard(options: AddressGuardOptions = {}): AddressGu
   const deny: readonly Cidr[] = (options.denyCidrs ?? []).map(parseCidr);
   const allowAll = options.allowPrivateUrls === true;
   const allowed = (address: ParsedAddress): boolean => {
-    if (anyCidrContains(deny, address)) return false;
+    const carried = [address, ...embeddedIPv4(address)];
+    if (carried.some((candidate) => anyCidrContains(deny, candidate))) return false;
     if (allowAll || anyCidrContains(allow, address)) return true;
-    return !anyCidrContains(blocked, address);
+    // Every address the packet could end up at must be public or explicitly allowed.
+    return carried.every(
+      (candidate) => anyCidrContains(allow, candidate) || !anyCidrContains(blocked, candidate),
+    );
   };
   return {
     check(address, hostname) {
