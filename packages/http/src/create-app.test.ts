@@ -92,6 +92,8 @@ describe('createApp', () => {
       ['/services/x/enabled', { method: 'POST', body: '{"enabled":true,"x":1}' }, 400, 'x'],
       ['/services/x/enabled', { method: 'POST', body: '{"enabled":' }, 400, 'malformed JSON'],
       ['/services/x/config', { method: 'PATCH', body: '{"a":1}' }, 400, 'JSON Patch'],
+      ['/modules/reload', { method: 'POST', body: '{"force":true}' }, 400, 'force unknown field'],
+      ['/modules/reload', { method: 'POST', body: '[]' }, 400, 'JSON object'],
       ['/processes', { method: 'POST', body: JSON.stringify({ code: 'x'.repeat(200) }) }, 413, 'larger'],
       ['/processes', { method: 'POST', body: '{"code":1}' }, 400, 'code'],
       ['/processes', { method: 'POST', body: '{"code":"","timeoutMs":0}' }, 400, 'timeoutMs'],

@@ -22,7 +22,11 @@ export function moduleRoutes(ctx: RouteContext): Hono<AppEnv> {
   app.get('/', async (c) =>
     c.json(await host.modules.list(parseQuery<ModuleListQuery>(c.req.url, LIST_QUERY))),
   );
-  app.post('/reload', async (c) => c.json(await host.modules.reload()));
+  app.post('/reload', async (c) => {
+    // No fields are defined: an empty body or `{}` only, like every other strict route.
+    validateBody(await ctx.body(c, {}), {});
+    return c.json(await host.modules.reload());
+  });
   app.get('/:moduleId', async (c) => c.json(await host.modules.get(c.req.param('moduleId'))));
   app.post('/:moduleId/enabled', async (c) => {
     const { enabled } = validateBody<SetEnabledRequest>(await ctx.body(c), ENABLED_BODY);
