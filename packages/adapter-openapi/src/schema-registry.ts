@@ -1,4 +1,5 @@
 import type { JSONSchema } from '@cyrnel/sdk';
+import { type DiscriminatedUnion, discriminatedUnion, mappingRef } from './discriminated-union';
 import { isRecord } from './is-record';
 import { resolvePointer } from './json-pointer';
 import type { OpenApiDialect } from './parse-document';
@@ -133,6 +134,8 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
         setOwn(out, key, value);
       }
     }
+    const union = discriminatedUnion(schema, root);
+    if (union) out = selectByTag(out, union, refs);
     if (schema.exclusiveMinimum === true) delete out.minimum;
     if (schema.exclusiveMaximum === true) delete out.maximum;
     stripReadOnlyFromRequired(out);
@@ -144,22 +147,48 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
     return out;
   }
 
+  function defRef(ref: string, refs: Set<string>): string {
+    const name = nameOf(ref);
+    refs.add(name);
+    return `#/$defs/${name}`;
+  }
+
   function convertDiscriminator(value: Record<string, unknown>, refs: Set<string>): JSONSchema {
     const out: JSONSchema = { ...value };
     if (isRecord(value.mapping)) {
       const mapping: Record<string, unknown> = {};
       for (const [tag, target] of Object.entries(value.mapping)) {
-        if (typeof target === 'string' && target.startsWith('#')) {
-          const name = nameOf(target);
-          refs.add(name);
-          mapping[tag] = `#/$defs/${name}`;
-        } else {
-          mapping[tag] = target;
-        }
+        const ref = mappingRef(target, root);
+        setOwn(mapping, tag, ref === undefined ? target : defRef(ref, refs));
       }
       out.mapping = mapping;
     }
     return out;
+  }
+
+  // JSON Schema validators ignore `discriminator`, and branches that overlap (allOf inheritance, open
+  // objects) make a `oneOf` match twice and reject valid bodies. So the union becomes an `anyOf` and the
+  // tag selects its branch: one `if tag = value then $ref` clause per tag.
+  function selectByTag(out: JSONSchema, union: DiscriminatedUnion, refs: Set<string>): JSONSchema {
+    const { propertyName, tags } = union;
+    const result: JSONSchema = { ...out };
+    const allOf = Array.isArray(out.allOf) ? [...(out.allOf as JSONSchema[])] : [];
+    if (Array.isArray(out.oneOf)) {
+      delete result.oneOf;
+      if (Array.isArray(out.anyOf)) allOf.push({ anyOf: out.oneOf });
+      else result.anyOf = out.oneOf;
+    }
+    for (const [tag, ref] of tags) {
+      const properties: Record<string, JSONSchema> = {};
+      setOwn(properties, propertyName, { const: tag });
+      allOf.push({
+        if: { type: 'object', properties, required: [propertyName] },
+        // biome-ignore lint/suspicious/noThenProperty: the JSON Schema keyword; a nested schema, never awaited.
+        then: { $ref: defRef(ref, refs) },
+      });
+    }
+    result.allOf = allOf;
+    return result;
   }
 
   function drain(): void {
