@@ -1,7 +1,7 @@
 // The client tour: install a service from an OpenAPI file, set its secret, enable it, run code
 // that calls two tools, print the output. Needs a running cyrnel and examples/upstream.mjs:
 //
-//   CYRNEL_ALLOW_PRIVATE_URLS=true node apps/server/dist/cli.js --data-dir ./.cyrnel-demo
+//   CYRNEL_ALLOW_PRIVATE_URLS=true node apps/server/dist/cli.js --data-dir /tmp/cyrnel-demo
 //   node examples/upstream.mjs
 //   node examples/client-usage.mjs
 //
@@ -54,6 +54,7 @@ cyrnel.output({ city: forecast.body.city, summary: forecast.body.summary, fahren
 try {
   const result = await client.processes.run(code, { timeoutMs: 10_000, throwOnFailure: true });
   console.log('output:', JSON.stringify(result.output));
+  // output: {"city":"Paris","summary":"sunny","fahrenheit":70.7}
   console.log('stdout:', result.stdout.trim());
   const calls = await client.processes.calls(result.id);
   console.log(
