@@ -28,6 +28,25 @@ export interface EchoBody {
 }
 
 const PYTHONS = ['/usr/bin/python3', 'python3'];
+/** The system python that `scripts/ci-system-deps.sh` installs `python3-httpbin` for. */
+const SYSTEM_PYTHON = '/usr/bin/python3';
+
+/** Whether `python` can import httpbin. */
+function importsHttpbin(python: string): boolean {
+  return spawnSync(python, ['-c', 'import httpbin.core'], { stdio: 'ignore' }).status === 0;
+}
+
+/**
+ * Whether the run must use httpbin rather than the node fallback: on CI (the `CI` variable
+ * set) when Debian's httpbin is importable by the system python and the fallback was not
+ * forced. A CI that could not install it keeps the fallback; one that did must use it, so a
+ * broken detection cannot silently downgrade the suite.
+ */
+export function httpbinRequired(env: NodeJS.ProcessEnv = process.env): boolean {
+  return (
+    env.CI !== undefined && env.CI !== '' && env.CYRNEL_E2E_ECHO !== 'node' && importsHttpbin(SYSTEM_PYTHON)
+  );
+}
 
 /**
  * Debian's `python3-httpbin` when some python can import it (scripts/ci-system-deps.sh installs
@@ -36,9 +55,7 @@ const PYTHONS = ['/usr/bin/python3', 'python3'];
  */
 export async function startEchoUpstream(): Promise<EchoUpstream> {
   if (process.env.CYRNEL_E2E_ECHO === 'node') return startNodeEcho();
-  const python = PYTHONS.find(
-    (bin) => spawnSync(bin, ['-c', 'import httpbin.core'], { stdio: 'ignore' }).status === 0,
-  );
+  const python = PYTHONS.find(importsHttpbin);
   if (python === undefined) return startNodeEcho();
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;

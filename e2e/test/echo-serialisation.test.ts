@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -5,7 +6,12 @@ import { fileURLToPath } from 'node:url';
 import type { CyrnelClient } from '@cyrnel/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-import { type EchoBody, type EchoUpstream, startEchoUpstream } from '../support/echo-upstream';
+import {
+  type EchoBody,
+  type EchoUpstream,
+  httpbinRequired,
+  startEchoUpstream,
+} from '../support/echo-upstream';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 const SECRETS = {
@@ -80,8 +86,22 @@ afterAll(async () => {
 });
 
 describe('serialisation through the whole stack', () => {
-  it('talks to the echo upstream', () => {
+  it('talks to the echo upstream: httpbin whenever CI has it', () => {
+    // Which upstream ran is part of the result: the node fallback proves less (it is ours).
+    console.info(`echo upstream: ${echo.kind} (${echo.url})`);
     expect(['httpbin', 'node']).toContain(echo.kind);
+    if (httpbinRequired()) expect(echo.kind).toBe('httpbin');
+    // httpbin's access log shows the calls the process made really reached it.
+    if (echo.kind === 'httpbin') expect(echo.output()).toMatch(/POST \/anything\/items\//);
+  });
+
+  it('requires httpbin only on CI with an importable system httpbin, unless the fallback is forced', () => {
+    expect(httpbinRequired({})).toBe(false);
+    expect(httpbinRequired({ CI: '' })).toBe(false);
+    expect(httpbinRequired({ CI: 'true', CYRNEL_E2E_ECHO: 'node' })).toBe(false);
+    // On CI it follows what the system python can import.
+    const systemHttpbin = spawnSync('/usr/bin/python3', ['-c', 'import httpbin.core']).status === 0;
+    expect(httpbinRequired({ CI: 'true' })).toBe(systemHttpbin);
   });
 
   it('encodes path parameters and serialises query styles', () => {

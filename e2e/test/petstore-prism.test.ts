@@ -66,6 +66,21 @@ async function runCrud(): Promise<Crud> {
   return result.output as unknown as Crud;
 }
 
+/**
+ * Prism's log since `from`, once it holds `count` lines matching `pattern`: Prism writes its
+ * log after answering, so reading it right after a response can miss the last lines. Gives up
+ * after 10 s and returns what is there (the caller's assertion then shows it).
+ */
+async function logOf(program: Program, from: number, pattern: RegExp, count = 1): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const log = program.output().slice(from);
+    const seen = log.split('\n').filter((line) => pattern.test(line)).length;
+    if (seen >= count || Date.now() > deadline) return log;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
 function violations(output: string): string[] {
   return output.split('\n').filter((line) => /✖|Violation|UNPROCESSABLE|UNAUTHORIZED/.test(line));
 }
@@ -118,7 +133,7 @@ describe('petstore through Prism', () => {
     expect(crud.updated).toEqual({ id: crud.id, name: 'Nemo', tag: 'fish', status: 'sold' });
     expect(crud.fish).toEqual([crud.updated]);
 
-    const log = proxy.output().slice(before);
+    const log = await logOf(proxy, before, /Forwarding "\w+" request/, 5);
     expect(violations(log)).toEqual([]);
     expect(log.match(/Forwarding "\w+" request/g)).toHaveLength(5);
 
@@ -137,13 +152,14 @@ describe('petstore through Prism', () => {
     const before = mock.output().length;
     const crud = await runCrud();
     expect(crud.statuses).toEqual([201, 200, 200, 200, 200]);
-    const log = mock.output().slice(before);
+    const log = await logOf(mock, before, /The request passed the validation rules/, 5);
     expect(violations(log)).toEqual([]);
     expect(log.match(/The request passed the validation rules/g)).toHaveLength(5);
   });
 
   it('is checked by a Prism that does see violations, and gates bad input before the wire', async () => {
-    // The same Prism refuses a request without the key and with a body off the schema.
+    // The mock refuses a body off the schema, and logs it as a violation.
+    const mockStart = mock.output().length;
     const bad = await fetch(`${mockUrl}/pets`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
@@ -151,6 +167,29 @@ describe('petstore through Prism', () => {
     });
     expect(bad.status).toBe(422);
     await bad.body?.cancel();
+    // "Request terminated" is the last line Prism logs for a refused request.
+    const mockRefusal = violations(await logOf(mock, mockStart, /Request terminated with error/));
+    expect(mockRefusal).toContainEqual(expect.stringMatching(/status must be equal to one of/));
+    expect(mockRefusal).toContainEqual(expect.stringMatching(/UNPROCESSABLE_ENTITY/));
+
+    // The proxy too: an invalid request is refused with a validation problem, logged as a
+    // violation, and never reaches json-server.
+    const stored = await (await fetch(`${jsonServerUrl}/pets`)).text();
+    const proxyBefore = proxy.output().length;
+    const refused = await fetch(`${proxyUrl}/pets`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': API_KEY },
+      body: JSON.stringify({ name: 'x', status: 'flying' }),
+    });
+    expect(refused.status).toBe(422);
+    const problem = (await refused.json()) as { type?: string; validation?: { location: string[] }[] };
+    expect(problem.type).toMatch(/UNPROCESSABLE_ENTITY/);
+    expect(problem.validation?.map((v) => v.location.join('.'))).toContain('body.status');
+    // The same check the CRUD test runs finds this violation, so its empty result means something.
+    const proxyLog = await logOf(proxy, proxyBefore, /Request terminated with error/);
+    expect(violations(proxyLog)).toContainEqual(expect.stringMatching(/UNPROCESSABLE_ENTITY/));
+    expect(proxyLog).not.toMatch(/Forwarding/);
+    expect(await (await fetch(`${jsonServerUrl}/pets`)).text()).toBe(stored);
 
     const before = mock.output().length;
     const result = await client.processes.run(
@@ -161,6 +200,11 @@ describe('petstore through Prism', () => {
       }`,
     );
     expect(result.output).toEqual({ status: 400, code: 'invalid_request' });
-    expect(mock.output().slice(before)).not.toMatch(/Request received/);
+    // Prism logs in order: once a probe sent afterwards is logged, nothing from the run is due.
+    const probe = await fetch(`${mockUrl}/pets`, { headers: { 'x-api-key': API_KEY } });
+    await probe.body?.cancel();
+    const mockLog = await logOf(mock, before, /Request received/);
+    expect(mockLog.match(/Request received/g)).toHaveLength(1);
+    expect(mockLog).toMatch(/get \/pets/);
   });
 });
