@@ -20,6 +20,7 @@ import type {
   ToolListQuery,
   ToolRecord,
 } from '@cyrnel/sdk/api';
+import type { WaitOptions } from './processes/process-input';
 
 /** Install request as the core sees it: the definition text already downloaded by the caller. */
 export interface InstallServiceInput {
@@ -93,8 +94,13 @@ export interface EnvironmentApi {
 /** Process operations (SPEC §3 "Processes"). */
 export interface ProcessesApi {
   create(request: Omit<CreateProcessRequest, 'wait'>): Promise<ProcessRecord>;
-  /** Resolves with the results once the process is idle, or rejects after `timeoutMs`. */
-  wait(id: number, options?: { timeoutMs?: number; signal?: AbortSignal }): Promise<ProcessResult>;
+  /**
+   * Resolves with the results once the process is idle. Rejects with a `timeout` error (its
+   * `details` hold `{ processId }`) after `timeoutMs`, or once the process has run its own
+   * timeout plus `marginMs` (time queued does not count; a process without a timeout is waited
+   * for until it ends), and with the signal's reason when `signal` aborts.
+   */
+  wait(id: number, options?: WaitOptions): Promise<ProcessResult>;
   list(query?: ProcessListQuery): Promise<ListResponse<ProcessRecord>>;
   get(id: number): Promise<ProcessRecord>;
   code(id: number): Promise<string>;

@@ -1,7 +1,9 @@
 export { createMemoryProcessStorage } from './memory-process-storage';
+export type { WaitOptions } from './process-input';
 export { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
 export {
   createProcessManager,
+  DELETED_ERROR,
   INTERRUPTED_ERROR,
   KILLED_ERROR,
   type ProcessManager,
@@ -15,4 +17,4 @@ export type {
   ProcessStorage,
   ProcessStorageQuery,
 } from './process-storage';
-export { MAX_REF_LENGTH } from './validate-create-request';
+export { MAX_REF_LENGTH, MAX_TIMEOUT_MS } from './validate-create-request';

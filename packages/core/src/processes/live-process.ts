@@ -34,11 +34,16 @@ export class LiveProcess {
   reportedQueued = false;
   finished = false;
   timers: NodeJS.Timeout[] = [];
+  /** The backstop of a run the environment keeps `queued` (cleared once it runs). */
+  queueTimer: NodeJS.Timeout | undefined;
   /** Tail of the chain of storage writes of this run (kept in order). */
   persisted: Promise<void> = Promise.resolve();
   /** Resolves once the end of the run is persisted. */
   readonly settled: Promise<void>;
   resolveSettled!: () => void;
+  /** Resolves with the `performance.now()` time the run started running; never if it does not. */
+  readonly running: Promise<number>;
+  resolveRunning!: (at: number) => void;
 
   constructor(
     record: ProcessRecord,
@@ -51,6 +56,9 @@ export class LiveProcess {
     this.output = createOutputMerger(limits.maxOutputBytes);
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
+    });
+    this.running = new Promise((resolve) => {
+      this.resolveRunning = resolve;
     });
   }
 

@@ -1,5 +1,6 @@
 import { type ExecutionExitState, isExecutionExitState, type ModuleLogger } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environment-provider';
+import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessStorage } from './process-storage';
@@ -32,7 +33,14 @@ export interface ProcessExecution {
 export function createProcessExecution(options: ProcessExecutionOptions): ProcessExecution {
   const { storage, limits, logger, now } = options;
   const live = new Map<number, LiveProcess>();
+  /** When each environment last started or ended a run (`performance.now()`), for the queue backstop. */
+  const lastActivity = new WeakMap<object, number>();
   let unfinished = 0;
+
+  const noteActivity = (run: LiveProcess): void => {
+    const environment = run.lease?.environment;
+    if (environment) lastActivity.set(environment, performance.now());
+  };
 
   const onWriteError = (id: number) => (error: unknown) => {
     logger.error('process: storage write failed', { id, error: String(error) });
@@ -52,8 +60,11 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     if (run.finished) return;
     run.finished = true;
     unfinished--;
+    noteActivity(run);
     for (const timer of run.timers) clearTimeout(timer);
     run.timers = [];
+    clearTimeout(run.queueTimer);
+    run.queueTimer = undefined;
     const out = run.stdout.end();
     if (out !== '') run.emit({ type: 'stdout', data: { text: out } });
     const err = run.stderr.end();
@@ -97,14 +108,52 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
 
   const markRunning = (run: LiveProcess): void => {
     if (run.finished || run.record.state !== 'queued') return;
+    clearTimeout(run.queueTimer);
+    run.queueTimer = undefined;
+    noteActivity(run);
     persistChange(run, { state: 'running', startedAt: now().toISOString() });
+    run.resolveRunning(performance.now());
     const { timeoutMs } = run.record;
     if (timeoutMs !== null) {
       // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
       run.timers.push(
-        setTimeout(() => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`), timeoutMs),
+        setTimeout(() => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`), timerDelay(timeoutMs)),
       );
     }
+  };
+
+  /** True while another run of `run`'s environment is running or being killed: the queue moves. */
+  const environmentBusy = (run: LiveProcess): boolean => {
+    const environment = run.lease?.environment;
+    for (const other of live.values()) {
+      if (other === run || other.finished || other.lease?.environment !== environment) continue;
+      if (other.record.state === 'running' || other.record.state === 'terminating') return true;
+    }
+    return false;
+  };
+
+  /**
+   * The deadline of a run the environment keeps `queued` (it reported `queued` and never
+   * `running`): past its own timeout plus `queueStallMs`, it ends with `timeout` as soon as its
+   * environment has run nothing for `queueStallMs`. Time waiting behind busy slots never counts.
+   */
+  const armQueueBackstop = (run: LiveProcess, delayMs: number, queuedAt: number): void => {
+    run.queueTimer = setTimeout(() => {
+      run.queueTimer = undefined;
+      if (run.finished || run.record.state !== 'queued') return;
+      const environment = run.lease?.environment;
+      const quietMs = performance.now() - ((environment && lastActivity.get(environment)) ?? queuedAt);
+      // Floored: with a tiny `queueStallMs`, a long busy spell must not become a spinning timer.
+      if (environmentBusy(run)) return armQueueBackstop(run, Math.max(limits.queueStallMs, 50), queuedAt);
+      if (quietMs < limits.queueStallMs)
+        return armQueueBackstop(run, limits.queueStallMs - quietMs, queuedAt);
+      const waitedMs = Math.round(performance.now() - queuedAt);
+      terminate(
+        run,
+        'timeout',
+        `timed out after ${waitedMs} ms queued: the environment ran nothing for ${limits.queueStallMs} ms`,
+      );
+    }, timerDelay(delayMs));
   };
 
   const killInEnvironment = (run: LiveProcess): void => {
@@ -130,7 +179,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
     persistChange(run, { state: 'terminating' });
     // An environment that never returns from execute() is abandoned after the grace period.
-    run.timers.push(setTimeout(() => finish(run, exitState, error), limits.killGraceMs));
+    run.timers.push(setTimeout(() => finish(run, exitState, error), timerDelay(limits.killGraceMs)));
   };
 
   const start = (run: LiveProcess, lease: EnvironmentLease): void => {
@@ -146,6 +195,9 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
     // An environment that does not report `queued` while dispatching is running now.
     if (!run.reportedQueued) markRunning(run);
+    else if (run.record.state === 'queued' && timeoutMs !== null) {
+      armQueueBackstop(run, timeoutMs + limits.queueStallMs, performance.now());
+    }
     execution.then(
       (exitState) => {
         if (isExecutionExitState(exitState)) {

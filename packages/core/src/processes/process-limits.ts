@@ -14,6 +14,12 @@ export interface ProcessLimits {
   readonly defaultTimeoutMs: number;
   /** How long a killed execution may take to return before the host records it anyway. */
   readonly killGraceMs: number;
+  /**
+   * The backstop for an environment that reports `queued` and then stalls: a run still queued
+   * past its own `timeoutMs` plus this is ended with `timeout` once its environment has run
+   * nothing (no run of it running, started or ended) for this long. A busy pool never trips it.
+   */
+  readonly queueStallMs: number;
 }
 
 /** The defaults of SPEC §9. */
@@ -25,4 +31,5 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxLiveProcesses: 1000,
   defaultTimeoutMs: 30_000,
   killGraceMs: 2_000,
+  queueStallMs: 60_000,
 });

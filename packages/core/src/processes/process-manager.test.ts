@@ -1,49 +1,27 @@
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryProcessStorage } from './memory-process-storage';
-import type { ProcessLimits } from './process-limits';
 import {
-  createProcessManager,
+  DELETED_ERROR,
   INTERRUPTED_ERROR,
   KILLED_ERROR,
   type ProcessManager,
   SHUTDOWN_ERROR,
 } from './process-manager';
 import type { ProcessStorage } from './process-storage';
-import { createScriptEnvironment, type ScriptEnvironment } from './testing/script-environment';
-import { createMapToolGateway, createTestEnvironments } from './testing/test-host';
+import { createScriptEnvironment } from './testing/script-environment';
+import { createTestManager, type TestManagerOptions } from './testing/test-manager';
+import { MAX_TIMEOUT_MS } from './validate-create-request';
 
 const managers: ProcessManager[] = [];
 afterEach(async () => {
   await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
 });
 
-const logger = { debug() {}, info() {}, warn() {}, error() {} };
-
-async function setup(
-  options: { env?: ScriptEnvironment | null; limits?: Partial<ProcessLimits>; storage?: ProcessStorage } = {},
-) {
-  const storage = options.storage ?? createMemoryProcessStorage();
-  const env = options.env === null ? undefined : (options.env ?? createScriptEnvironment());
-  const environments = createTestEnvironments(env);
-  let counter = 0;
-  const tools = createMapToolGateway(
-    new Map<string, (parameters: Record<string, unknown>) => Promise<unknown>>([
-      ['math.double', async (parameters) => ({ value: Number(parameters.n) * 2 })],
-      ['math.count', async () => ++counter],
-      ['math.hang', () => new Promise(() => {})],
-    ]),
-  );
-  const manager = createProcessManager({
-    storage,
-    environments,
-    tools,
-    logger,
-    limits: { killGraceMs: 50, ...options.limits },
-  });
-  managers.push(manager);
-  await env?.setup({ config: {}, secrets: {}, logger, bindings: manager.bindings } as never);
-  return { manager, api: manager.api, env: env as ScriptEnvironment, environments, storage };
+async function setup(options: TestManagerOptions = {}) {
+  const started = await createTestManager(options);
+  managers.push(started.manager);
+  return started;
 }
 
 const hangs = 'await new Promise(() => {})';
@@ -245,6 +223,8 @@ describe('createProcessManager', () => {
       [{ code: 'x', timeoutMs: 0 }, 'timeoutMs'],
       [{ code: 'x', timeoutMs: 1.5 }, 'timeoutMs'],
       [{ code: 'x', timeoutMs: '10' }, 'timeoutMs'],
+      [{ code: 'x', timeoutMs: MAX_TIMEOUT_MS + 1 }, 'timeoutMs'],
+      [{ code: 'x', timeoutMs: Number.MAX_SAFE_INTEGER }, 'timeoutMs'],
       [{ code: 'x', envConfig: [] }, 'envConfig'],
       [{ code: 'x', autorun: 'yes' }, 'autorun'],
     ];
@@ -256,6 +236,8 @@ describe('createProcessManager', () => {
     }
     await expect(api.create({ code: 'é'.repeat(51) })).rejects.toMatchObject({ code: 'payload_too_large' });
     expect((await api.create({ code: 'x', timeoutMs: null, autorun: false })).timeoutMs).toBeNull();
+    const longest = await api.create({ code: 'x', timeoutMs: MAX_TIMEOUT_MS, autorun: false });
+    expect(longest.timeoutMs).toBe(MAX_TIMEOUT_MS);
   });
 
   it('refuses runs without an active environment and beyond the live limit', async () => {
@@ -361,7 +343,10 @@ describe('createProcessManager', () => {
   it('gives up waiting after timeoutMs or when the signal aborts', async () => {
     const { api } = await setup();
     const { id } = await api.create({ code: hangs, timeoutMs: null });
-    await expect(api.wait(id, { timeoutMs: 10 })).rejects.toMatchObject({ code: 'timeout' });
+    await expect(api.wait(id, { timeoutMs: 10 })).rejects.toMatchObject({
+      code: 'timeout',
+      details: { processId: id },
+    });
     const controller = new AbortController();
     controller.abort(new Error('gone'));
     await expect(api.wait(id, { signal: controller.signal })).rejects.toThrow('gone');
@@ -391,8 +376,67 @@ describe('createProcessManager', () => {
     const stuck = await api.create({ code: hangs, timeoutMs: null });
     await manager.close({ graceMs: 1000 });
     expect(await api.wait(quick.id)).toMatchObject({ exitState: 'success', output: { ok: true } });
-    expect(await api.get(stuck.id)).toMatchObject({ exitState: 'canceled', error: SHUTDOWN_ERROR });
+    expect(await api.get(stuck.id)).toMatchObject({ exitState: 'failed', error: SHUTDOWN_ERROR });
     await expect(api.create({ code: 'x' })).rejects.toMatchObject({ code: 'unavailable' });
+  });
+
+  it('records what the shutdown interrupts, running or queued, as failed', async () => {
+    const env = createScriptEnvironment({ poolSize: 1 });
+    const { manager, api, environments } = await setup({ env });
+    const running = await api.create({ code: hangs, timeoutMs: null });
+    const queued = await api.create({ code: 'cyrnel.log("never")' });
+    await runningOf(api, running.id);
+    await manager.close({ graceMs: 0 });
+    for (const { id } of [running, queued]) {
+      expect(await api.get(id)).toMatchObject({ state: 'idle', exitState: 'failed', error: SHUTDOWN_ERROR });
+    }
+    expect(env.started).toEqual([running.id]);
+    expect(environments.held()).toBe(0);
+  });
+
+  it('lists only what matches its filters while a finished run is still being written', async () => {
+    const memory = createMemoryProcessStorage();
+    let open: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    // The end of a run reaches the store late: the run is idle in memory, `running` when stored.
+    const storage: ProcessStorage = {
+      ...memory,
+      finish: async (...args) => {
+        await gate;
+        return memory.finish(...args);
+      },
+    };
+    const { api } = await setup({ storage });
+    const { id } = await api.create({ code: 'cyrnel.log("done")' });
+    await new Promise<void>((resolve) => {
+      api.subscribe(id, (event) => {
+        if (event.type === 'exit') resolve();
+      });
+    });
+    expect((await api.get(id)).state).toBe('idle');
+    expect((await memory.get(id))?.state).toBe('running');
+    const listing = api.list({ state: 'running' });
+    open();
+    const { items } = await listing;
+    expect(items.filter((item) => item.state !== 'running')).toEqual([]);
+    expect((await api.list({ state: 'idle' })).items).toMatchObject([
+      { id, state: 'idle', exitState: 'success' },
+    ]);
+  });
+
+  it('ends the subscriptions of a never-run process when it is deleted', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: 'x', autorun: false });
+    const events: ProcessEvent[] = [];
+    await api.subscribe(id, (event) => events.push(event));
+    await api.delete(id);
+    expect(events).toEqual([
+      { type: 'state', data: { state: 'idle', exitState: null } },
+      { type: 'exit', data: { exitState: 'canceled', error: DELETED_ERROR } },
+    ]);
+    await expect(api.subscribe(id, () => {})).rejects.toMatchObject({ code: 'not_found' });
   });
 
   it('runs two hundred concurrent processes through a pool of two without losing any', async () => {

@@ -1,19 +1,15 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ProcessRecord } from '@cyrnel/sdk/api';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
-import {
-  ConflictError,
-  NotFoundError,
-  TooManyProcessesError,
-  UnavailableError,
-  ValidationError,
-} from '../errors';
+import { ConflictError, NotFoundError, TooManyProcessesError, UnavailableError } from '../errors';
 import type { ProcessesApi } from '../host';
+import { timerDelay } from '../timer-delay';
 import type { ToolGateway } from '../tool-gateway';
 import { awaitSettled } from './await-settled';
 import { LiveProcess, type ProcessListener } from './live-process';
 import { createProcessBindings } from './process-bindings';
 import { createProcessExecution } from './process-execution';
+import { requireProcessId, validateRunOptions, validateWaitOptions } from './process-input';
 import { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
 import { toProcessPage, toStorageQuery } from './process-list-query';
 import type { ProcessStorage } from './process-storage';
@@ -24,8 +20,10 @@ import { validateCreateRequest } from './validate-create-request';
 export const INTERRUPTED_ERROR = 'interrupted: the host stopped before the process finished';
 /** The error recorded on processes ended by a kill. */
 export const KILLED_ERROR = 'canceled by a kill request';
-/** The error recorded on processes still running when the shutdown grace period ended. */
-export const SHUTDOWN_ERROR = 'canceled: the host shut down before the process finished';
+/** The error recorded (exit `failed`) on processes still live when the shutdown grace period ended. */
+export const SHUTDOWN_ERROR = 'interrupted: the host shut down before the process finished';
+/** The error of the `exit` event that ends the subscriptions of a never-run process when it is deleted. */
+export const DELETED_ERROR = 'the process was deleted before it ran';
 
 /** Options of {@link createProcessManager}. */
 export interface ProcessManagerOptions {
@@ -49,7 +47,7 @@ export interface ProcessManager {
   readonly bindings: EnvironmentBindings;
   /** Record processes a previous host left unfinished as failed; call once before serving. */
   recover(): Promise<void>;
-  /** Stop accepting runs, give running ones `graceMs` (default 10 s), then kill and record them. */
+  /** Stop accepting runs, give running ones `graceMs` (default 10 s), then kill them and record them `failed`. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
@@ -157,25 +155,47 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       return record;
     },
 
-    async wait(id, waitOptions) {
+    async wait(rawId, rawOptions) {
+      const id = requireProcessId(rawId);
+      const { timeoutMs, marginMs, signal } = validateWaitOptions(rawOptions);
       const run = live.get(id);
       if (!run) return { ...(await stored(id)), ...(await storedResults(id)) };
-      await awaitSettled(run.settled, `process ${id}`, waitOptions);
+      const limit = run.record.timeoutMs;
+      // The margin bound starts when the run does: time queued behind a busy pool never counts.
+      const after =
+        marginMs === undefined || limit === null
+          ? undefined
+          : {
+              start: run.running,
+              ms: limit + marginMs,
+              message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
+            };
+      await awaitSettled(run.settled, `process ${id}`, {
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...(signal === undefined ? {} : { signal }),
+        ...(after === undefined ? {} : { after }),
+        details: { processId: id },
+      });
       return run.result();
     },
 
     async list(query) {
       const storageQuery = toStorageQuery(query);
+      // The store catches up with the runs in memory first, then answers alone: filtering on
+      // stored states while showing live ones could list a `running` filter's match as idle.
+      await Promise.all([...live.values()].map((run) => run.persisted));
       const rows = await storage.list({ ...storageQuery, limit: storageQuery.limit + 1 });
-      return toProcessPage(rows, storageQuery.limit, (row) => ({ ...(live.get(row.id)?.record ?? row) }));
+      return toProcessPage(rows, storageQuery.limit, (row) => row);
     },
 
-    async get(id) {
+    async get(rawId) {
+      const id = requireProcessId(rawId);
       const run = live.get(id);
       return run ? { ...run.record } : stored(id);
     },
 
-    async code(id) {
+    async code(rawId) {
+      const id = requireProcessId(rawId);
       const run = live.get(id);
       if (run) return run.code;
       const code = await storage.code(id);
@@ -183,18 +203,20 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       return code;
     },
 
-    stdout: async (id) => (await idleResults(id)).stdout,
-    stderr: async (id) => (await idleResults(id)).stderr,
-    output: async (id) => (await idleResults(id)).output,
+    stdout: async (id) => (await idleResults(requireProcessId(id))).stdout,
+    stderr: async (id) => (await idleResults(requireProcessId(id))).stderr,
+    output: async (id) => (await idleResults(requireProcessId(id))).output,
 
-    async calls(id) {
+    async calls(rawId) {
+      const id = requireProcessId(rawId);
       const run = await activeRun(id);
       if (run) return run.calls.map((call) => ({ ...call }));
       await stored(id);
       return storage.calls(id);
     },
 
-    async subscribe(id, listener) {
+    async subscribe(rawId, listener) {
+      const id = requireProcessId(rawId);
       const run = live.get(id);
       if (run) return run.subscribe(listener);
       const record = await stored(id);
@@ -213,13 +235,9 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       };
     },
 
-    async run(id, runOptions = {}) {
-      const force = runOptions.force ?? false;
-      if (typeof force !== 'boolean') {
-        throw new ValidationError('force must be a boolean', [
-          { path: '/force', message: 'must be a boolean' },
-        ]);
-      }
+    async run(rawId, runOptions) {
+      const id = requireProcessId(rawId);
+      const { force } = validateRunOptions(runOptions);
       if (await activeRun(id)) throw new ConflictError(`process ${id} is not idle`);
       const record = await stored(id);
       if (record.state !== 'idle') throw new ConflictError(`process ${id} is not idle`);
@@ -247,7 +265,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       return { ...record, ...change };
     },
 
-    async kill(id) {
+    async kill(rawId) {
+      const id = requireProcessId(rawId);
       const run = await activeRun(id);
       if (run) {
         execution.terminate(run, 'canceled', KILLED_ERROR);
@@ -268,12 +287,22 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       return { ...record, ...change };
     },
 
-    async delete(id) {
+    async delete(rawId) {
+      const id = requireProcessId(rawId);
       if (await activeRun(id)) throw new ConflictError(`process ${id} is not idle`);
       const record = await stored(id);
       if (record.state !== 'idle') throw new ConflictError(`process ${id} is not idle`);
       await storage.delete(id);
+      // Followers of a process that never ran would wait for a run that cannot come: end them.
+      const followers = waiting.get(id) ?? new Set();
       waiting.delete(id);
+      for (const listener of followers) {
+        try {
+          listener({ type: 'exit', data: { exitState: 'canceled', error: DELETED_ERROR } });
+        } catch {
+          // A failing subscriber must not fail the delete.
+        }
+      }
     },
   };
 
@@ -291,11 +320,12 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const settledAll = () => Promise.all([...live.values()].map((run) => run.settled));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, graceMs);
+        timer = setTimeout(resolve, timerDelay(graceMs));
       });
       await Promise.race([settledAll(), grace]);
       clearTimeout(timer);
-      for (const run of live.values()) execution.terminate(run, 'canceled', SHUTDOWN_ERROR);
+      // Issue 8: a run the shutdown interrupts is `failed`, as after a crash, not `canceled`.
+      for (const run of live.values()) execution.terminate(run, 'failed', SHUTDOWN_ERROR);
       await settledAll();
     },
   };

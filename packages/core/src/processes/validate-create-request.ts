@@ -1,10 +1,17 @@
 import type { CreateProcessRequest } from '@cyrnel/sdk/api';
 import { PayloadTooLargeError, ValidationError } from '../errors';
 import { optionalBoolean, optionalObject, requireObject, requireString } from '../input';
+import { MAX_TIMER_DELAY_MS } from '../timer-delay';
 import type { ProcessLimits } from './process-limits';
 
 /** Longest accepted `ref` label, in characters. */
 export const MAX_REF_LENGTH = 200;
+
+/**
+ * Largest accepted `timeoutMs` (about 24.8 days): the longest delay a Node timer honours, so the
+ * host's deadline can always be armed as asked.
+ */
+export const MAX_TIMEOUT_MS = MAX_TIMER_DELAY_MS;
 
 /** A create request after validation, defaults applied. */
 export interface ValidCreateRequest {
@@ -39,8 +46,13 @@ export function validateCreateRequest(
     invalid('ref', `must be at most ${MAX_REF_LENGTH} characters`);
   }
   if (timeoutMs !== undefined && timeoutMs !== null) {
-    if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs <= 0) {
-      invalid('timeoutMs', 'must be a positive integer or null');
+    if (
+      typeof timeoutMs !== 'number' ||
+      !Number.isSafeInteger(timeoutMs) ||
+      timeoutMs <= 0 ||
+      timeoutMs > MAX_TIMEOUT_MS
+    ) {
+      invalid('timeoutMs', `must be a positive integer of at most ${MAX_TIMEOUT_MS} or null`);
     }
   }
   return {

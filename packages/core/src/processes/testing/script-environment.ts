@@ -6,6 +6,8 @@ export interface ScriptEnvironmentOptions {
   readonly poolSize?: number;
   /** Never resolve `execute` and ignore `kill` and timeouts: the host must cope alone. */
   readonly hang?: boolean;
+  /** Report `queued`, then never start, never resolve `execute` and ignore `kill`. */
+  readonly stall?: boolean;
 }
 
 /** The test environment plus what the tests inspect. */
@@ -57,6 +59,10 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
         host.setState(eid, 'running');
         return new Promise<never>(() => {});
       }
+      if (options.stall) {
+        host.setState(eid, 'queued');
+        return new Promise<never>(() => {});
+      }
       host.setState(eid, 'queued');
       const killedWhileQueued = await new Promise<boolean>((resolve) => {
         if (busy < poolSize) {
@@ -100,7 +106,7 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
     },
     async kill(eid) {
       killed.push(eid);
-      if (!options.hang) kills.get(eid)?.();
+      if (!options.hang && !options.stall) kills.get(eid)?.();
     },
     generateDocs: async () => '# script',
     generateToolDocs: async ({ serviceId, toolId }) => `# ${serviceId}.${toolId}`,

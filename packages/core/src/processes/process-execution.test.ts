@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProcessManager } from './process-manager';
+import { createScriptEnvironment } from './testing/script-environment';
+import { createTestManager, type TestManagerOptions } from './testing/test-manager';
+import { MAX_TIMEOUT_MS } from './validate-create-request';
+
+const managers: ProcessManager[] = [];
+afterEach(async () => {
+  await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
+});
+
+async function setup(options: TestManagerOptions = {}) {
+  const started = await createTestManager(options);
+  managers.push(started.manager);
+  return started;
+}
+
+const hangs = 'await new Promise(() => {})';
+
+/** Resolve once process `id` reports `running`. */
+function runningOf(api: ProcessManager['api'], id: number): Promise<void> {
+  return new Promise((resolve) => {
+    api.subscribe(id, (event) => {
+      if (event.type === 'state' && event.data.state === 'running') resolve();
+    });
+  });
+}
+
+describe('the host deadline', () => {
+  it('lets a run with a timeout beyond what a Node timer holds run to its end', async () => {
+    // An operator default above 2^31-1 ms once made Node fire the deadline after 1 ms.
+    const { api } = await setup({ limits: { defaultTimeoutMs: 2 ** 40 } });
+    const { id } = await api.create({ code: 'await cyrnel.sleep(20); cyrnel.output({ ok: true })' });
+    expect(await api.wait(id)).toMatchObject({ exitState: 'success', output: { ok: true } });
+  });
+
+  it('waits out the queue and the run of a process with the largest timeout', async () => {
+    const { api } = await setup({ env: createScriptEnvironment({ poolSize: 1 }) });
+    const first = await api.create({ code: 'await cyrnel.sleep(20)', timeoutMs: MAX_TIMEOUT_MS });
+    const second = await api.create({
+      code: 'await cyrnel.sleep(20); cyrnel.output({ ok: true })',
+      timeoutMs: MAX_TIMEOUT_MS,
+    });
+    // Both bounds exceed a timer's range (timeout plus the queue allowance, timeout plus margin).
+    expect(await api.wait(second.id, { marginMs: 1000 })).toMatchObject({
+      exitState: 'success',
+      output: { ok: true },
+    });
+    expect(await api.wait(first.id)).toMatchObject({ exitState: 'success' });
+  });
+
+  it('ends a run the environment keeps queued and never starts', async () => {
+    const env = createScriptEnvironment({ stall: true });
+    const { api, environments } = await setup({ env, limits: { queueStallMs: 20 } });
+    const { id } = await api.create({ code: 'cyrnel.log("never")', timeoutMs: 30 });
+    expect((await api.get(id)).state).toBe('queued');
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ state: 'idle', exitState: 'timeout', startedAt: null });
+    expect(result.error).toMatch(/queued: the environment ran nothing for 20 ms/);
+    expect(env.killed).toEqual([id]);
+    expect(environments.held()).toBe(0);
+  });
+
+  it('never ends a run that waits behind busy slots, however long it stays queued', async () => {
+    const env = createScriptEnvironment({ poolSize: 1 });
+    const { api } = await setup({ env, limits: { queueStallMs: 20 } });
+    const slow = await api.create({ code: 'await cyrnel.sleep(200)', timeoutMs: null });
+    const queued = await api.create({ code: 'cyrnel.output({ ran: true })', timeoutMs: 30 });
+    expect(await api.wait(queued.id)).toMatchObject({ exitState: 'success', output: { ran: true } });
+    expect(await api.wait(slow.id)).toMatchObject({ exitState: 'success' });
+    expect(env.started).toEqual([slow.id, queued.id]);
+  });
+});
+
+describe('waiting with a margin', () => {
+  it('counts the margin from the start of the run, not from the time queued', async () => {
+    const env = createScriptEnvironment({ poolSize: 1 });
+    const { api } = await setup({ env });
+    // Five runs of ~60 ms through one slot: the last one waits ~240 ms, beyond its 150 ms timeout.
+    const created = [];
+    for (let i = 0; i < 5; i++) {
+      created.push(
+        await api.create({ code: `await cyrnel.sleep(60); cyrnel.output({ i: ${i} })`, timeoutMs: 150 }),
+      );
+    }
+    const last = created.at(-1)?.id as number;
+    // What bounding by timeout plus margin from creation did: the last one gave up while queued.
+    await expect(api.wait(last, { timeoutMs: 170 })).rejects.toMatchObject({
+      code: 'timeout',
+      status: 504,
+      details: { processId: last },
+    });
+    const results = await Promise.all(created.map(({ id }) => api.wait(id, { marginMs: 20 })));
+    expect(results.map((result) => [result.exitState, result.output])).toEqual(
+      created.map((_, i) => ['success', { i }]),
+    );
+  });
+
+  it('gives up once a run has had its timeout plus the margin, naming the process', async () => {
+    // The environment ignores the kill and the grace outlives the wait: the run stays terminating.
+    const env = createScriptEnvironment({ hang: true });
+    const { api } = await setup({ env, limits: { killGraceMs: 300 } });
+    const { id } = await api.create({ code: 'x', timeoutMs: 30 });
+    const error = await api.wait(id, { marginMs: 10 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'timeout', details: { processId: id } });
+    expect((error as Error).message).toBe(
+      `process ${id} did not finish within its timeout of 30 ms plus 10 ms`,
+    );
+    expect((await api.get(id)).state).toBe('terminating');
+  });
+
+  it('waits for a process without a timeout until it ends, whatever the margin', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: hangs, timeoutMs: null });
+    const waiting = api.wait(id, { marginMs: 1 });
+    await runningOf(api, id);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    await api.kill(id);
+    expect(await waiting).toMatchObject({ state: 'idle', exitState: 'canceled' });
+    const controller = new AbortController();
+    const again = await api.create({ code: hangs, timeoutMs: null });
+    const left = api.wait(again.id, { marginMs: 1, signal: controller.signal });
+    controller.abort(new Error('the client left'));
+    await expect(left).rejects.toThrow('the client left');
+  });
+});

@@ -1,0 +1,54 @@
+import { createMemoryProcessStorage } from '../memory-process-storage';
+import type { ProcessLimits } from '../process-limits';
+import { createProcessManager, type ProcessManager } from '../process-manager';
+import type { ProcessStorage } from '../process-storage';
+import { createScriptEnvironment, type ScriptEnvironment } from './script-environment';
+import { createMapToolGateway, createTestEnvironments, type TestEnvironments } from './test-host';
+
+/** Options of {@link createTestManager}. */
+export interface TestManagerOptions {
+  /** The environment; default a script environment with a pool of 2, `null` for none. */
+  readonly env?: ScriptEnvironment | null;
+  /** Limits over `{ killGraceMs: 50 }`. */
+  readonly limits?: Partial<ProcessLimits>;
+  /** Default: a fresh memory storage. */
+  readonly storage?: ProcessStorage;
+}
+
+/** A process manager on test scaffolding, and what the tests inspect. */
+export interface TestManager {
+  readonly manager: ProcessManager;
+  readonly api: ProcessManager['api'];
+  readonly env: ScriptEnvironment;
+  readonly environments: TestEnvironments;
+  readonly storage: ProcessStorage;
+}
+
+const logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/**
+ * Test scaffolding: a process manager whose environment is set up with its bindings, and the
+ * `math` tools (`double`, `count`, `hang`). The caller closes `manager`.
+ */
+export async function createTestManager(options: TestManagerOptions = {}): Promise<TestManager> {
+  const storage = options.storage ?? createMemoryProcessStorage();
+  const env = options.env === null ? undefined : (options.env ?? createScriptEnvironment());
+  const environments = createTestEnvironments(env);
+  let counter = 0;
+  const tools = createMapToolGateway(
+    new Map<string, (parameters: Record<string, unknown>) => Promise<unknown>>([
+      ['math.double', async (parameters) => ({ value: Number(parameters.n) * 2 })],
+      ['math.count', async () => ++counter],
+      ['math.hang', () => new Promise(() => {})],
+    ]),
+  );
+  const manager = createProcessManager({
+    storage,
+    environments,
+    tools,
+    logger,
+    limits: { killGraceMs: 50, ...options.limits },
+  });
+  await env?.setup({ config: {}, secrets: {}, logger, bindings: manager.bindings } as never);
+  return { manager, api: manager.api, env: env as ScriptEnvironment, environments, storage };
+}
