@@ -37,7 +37,7 @@ api "$CYRNEL/services" -d "$request" | jq -c '{id, enabled, toolCount, secrets: 
 api "$CYRNEL/tools?serviceId=weather" | jq -c '[.items[].id]'
 # ["celsiusToFahrenheit","getForecast"]
 api "$CYRNEL/tools/weather/getForecast/docs" | grep 'invoke('
-#   const result = await cyrnel.services.weather.tools.getForecast.invoke({
+#   ... await cyrnel.services.weather.tools.getForecast.invoke({   (the docs' example)
 
 # 2. Set the secret: a JSON Patch; stored encrypted, never returned (only which are set).
 api -X PATCH "$CYRNEL/services/weather/secrets" -d '[{"op": "add", "path": "/apiKey", "value": "demo-key"}]' | jq -c .
