@@ -1,4 +1,5 @@
 import type { ServiceDefinition, ToolDefinition } from '@cyrnel/sdk';
+import { createDefinitionBudget } from './definition-budget';
 import { buildInputSchema } from './input-schema';
 import { isRecord } from './is-record';
 import { isJsonMediaType } from './media-types';
@@ -33,6 +34,7 @@ export function generateDefinition(text: string): ServiceDefinition {
   const registry = createSchemaRegistry({ root, dialect });
   const servicePlan = buildServicePlan(doc, registry);
   const allocate = createToolIdAllocator();
+  const budget = createDefinitionBudget();
   const info = isRecord(root.info) ? root.info : {};
   const tools: ToolDefinition[] = [];
   const paths = isRecord(root.paths) ? root.paths : {};
@@ -44,7 +46,9 @@ export function generateDefinition(text: string): ServiceDefinition {
       if (!METHODS.has(method) || !isRecord(operation)) continue;
       const id = allocate.allocate(toolIdCandidate(operation.operationId, method, path));
       try {
-        tools.push(buildTool({ id, method, path, pathItem, operation }));
+        const tool = buildTool({ id, method, path, pathItem, operation });
+        budget.charge(tool);
+        tools.push(tool);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         throw new Error(`${method.toUpperCase()} ${path}: ${reason}`, { cause: error });

@@ -35,7 +35,16 @@ export interface SchemaRegistryOptions {
   readonly root: unknown;
   /** Decides the 3.0/2.0 keyword conversions (`nullable`, boolean exclusive bounds). */
   readonly dialect: OpenApiDialect;
+  /** Schema objects converted per document before refusing it (default {@link MAX_SCHEMA_NODES}). */
+  readonly maxNodes?: number;
 }
+
+/**
+ * Schema objects one document may convert. Each `$ref` target is converted once, but a schema reached
+ * through a shared parameter, body or response component is converted once per operation, and a YAML
+ * alias once per use; this bounds the work (GitHub's 1,223 operations convert about 20,000).
+ */
+export const MAX_SCHEMA_NODES = 1_000_000;
 
 /**
  * Create the per-document schema registry. Every `$ref` becomes `{ $ref: '#/$defs/<name>' }` and its
@@ -43,7 +52,8 @@ export interface SchemaRegistryOptions {
  * documents with thousands of schemas convert in linear time.
  */
 export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegistry {
-  const { root, dialect } = options;
+  const { root, dialect, maxNodes = MAX_SCHEMA_NODES } = options;
+  let converted = 0;
   const legacy = dialect !== '3.1';
   const nameByRef = new Map<string, string>();
   const usedNames = new Set<string>();
@@ -75,6 +85,11 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
   }
 
   function convert(schema: unknown, refs: Set<string>): JSONSchema {
+    if (++converted > maxNodes) {
+      throw new Error(
+        `schemas too large: more than ${maxNodes} schema objects after expanding shared components and YAML aliases; refused`,
+      );
+    }
     if (typeof schema === 'boolean') return (schema ? {} : { not: {} }) as JSONSchema;
     if (!isRecord(schema)) return {};
     if (typeof schema.$ref === 'string') {
