@@ -1,3 +1,4 @@
+import { Validator } from '@cfworker/json-schema';
 import { describe, expect, it } from 'vitest';
 import { parseDocument } from './parse-document';
 import { createSchemaRegistry } from './schema-registry';
@@ -22,5 +23,24 @@ describe('createSchemaRegistry', () => {
     }).toThrow(
       'schemas too large: more than 1000 schema objects after expanding shared components and YAML aliases',
     );
+  });
+
+  it('does keep nullable beside a $ref (3.0 nullable, 2.0 x-nullable) as anyOf with null', () => {
+    for (const [dialect, keyword, components] of [
+      ['3.0', 'nullable', { components: { schemas: { Pet: { type: 'object' } } } }],
+      ['2.0', 'x-nullable', { definitions: { Pet: { type: 'object' } } }],
+    ] as const) {
+      const root = { ...components };
+      const ref = dialect === '2.0' ? '#/definitions/Pet' : '#/components/schemas/Pet';
+      const registry = createSchemaRegistry({ root, dialect });
+      const refs = new Set<string>();
+      const schema = registry.convert({ $ref: ref, [keyword]: true }, refs);
+      expect(schema).toEqual({ anyOf: [{ $ref: '#/$defs/Pet' }, { type: 'null' }] });
+      const full = { ...schema, $defs: registry.defsFor(refs) };
+      expect(new Validator(full as never, '2020-12').validate(null).valid).toBe(true);
+      expect(new Validator(full as never, '2020-12').validate({ a: 1 }).valid).toBe(true);
+      expect(new Validator(full as never, '2020-12').validate('text').valid).toBe(false);
+      expect(registry.convert({ $ref: ref }, new Set())).toEqual({ $ref: '#/$defs/Pet' });
+    }
   });
 });

@@ -110,6 +110,10 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
           if (schema[key] !== undefined) out[key] = schema[key];
         }
       }
+      // `nullable` beside a `$ref` is how 3.0 documents (and `x-nullable` in 2.0) make a reference
+      // nullable; dropping it as an ignored sibling would refuse the nulls servers send and accept.
+      if (schema.nullable === true || schema['x-nullable'] === true)
+        return { anyOf: [out, { type: 'null' }] };
       return out;
     }
     let out: JSONSchema = {};
