@@ -71,6 +71,53 @@ describe('renderSchemaType', () => {
     `);
   });
 
+  it('brackets unions and intersections where TypeScript needs it', () => {
+    const a = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] };
+    const b = { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] };
+    expect(renderSchemaType({ type: 'array', items: { ...a, nullable: true } })).toMatchInlineSnapshot(`
+      "({
+        a: string;
+      } | null)[]"
+    `);
+    expect(renderSchemaType({ type: 'array', items: { oneOf: [a, b] } })).toMatchInlineSnapshot(`
+      "({
+        a: string;
+      } | {
+        b: number;
+      })[]"
+    `);
+    expect(renderSchemaType({ allOf: [{ ...a, nullable: true }, b] })).toMatchInlineSnapshot(`
+      "({
+        a: string;
+      } | null) & {
+        b: number;
+      }"
+    `);
+    expect(renderSchemaType({ type: 'array', items: { allOf: [a, b] } })).toMatchInlineSnapshot(`
+      "({
+        a: string;
+      } & {
+        b: number;
+      })[]"
+    `);
+    expect(renderSchemaType({ anyOf: [{ allOf: [a, b] }, { type: 'null' }] })).toMatchInlineSnapshot(`
+      "{
+        a: string;
+      } & {
+        b: number;
+      } | null"
+    `);
+    expect(
+      renderSchemaType({ anyOf: [{ type: ['string', 'null'] }, { type: 'number' }], nullable: true }),
+    ).toBe('string | null | number');
+    expect(
+      renderSchemaType({
+        type: 'array',
+        items: { type: 'array', items: { type: 'string', nullable: true } },
+      }),
+    ).toBe('(string | null)[][]');
+  });
+
   it('follows local $refs into $defs and definitions and stops at cycles', () => {
     const schema = {
       type: 'object',

@@ -13,19 +13,50 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function literal(value: unknown): string {
-  if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return JSON.stringify(value);
-  return 'unknown';
+function literal(value: unknown): Rendered {
+  if (value === null || ['string', 'number', 'boolean'].includes(typeof value))
+    return atom(JSON.stringify(value));
+  return UNKNOWN;
 }
 
-function union(parts: readonly string[]): string {
-  const unique = [...new Set(parts)];
-  if (unique.includes('unknown')) return 'unknown';
-  return unique.length === 0 ? 'never' : unique.join(' | ');
+/**
+ * A rendered type and how tightly it binds, so composing types can bracket exactly where TypeScript
+ * needs it: `A | B` inside `[]` or `&`, `A & B` inside `[]`.
+ */
+interface Rendered {
+  readonly text: string;
+  readonly kind: 'atom' | 'union' | 'intersection';
+  /** The members of a union (flattened, so nested unions and `| null` never repeat). */
+  readonly members?: readonly string[];
 }
 
-function wrap(type: string): string {
-  return /[|&]/.test(type) && !/^[{[]/.test(type) ? `(${type})` : type;
+const UNKNOWN: Rendered = { text: 'unknown', kind: 'atom' };
+
+function atom(text: string): Rendered {
+  return { text, kind: 'atom' };
+}
+
+function union(parts: readonly Rendered[]): Rendered {
+  const members = [...new Set(parts.flatMap((part) => part.members ?? [part.text]))];
+  if (members.includes('unknown')) return UNKNOWN;
+  if (members.length === 0) return atom('never');
+  if (members.length === 1)
+    return parts.find((part) => part.text === members[0]) ?? atom(members[0] as string);
+  return { text: members.join(' | '), kind: 'union', members };
+}
+
+function intersection(parts: readonly Rendered[]): Rendered {
+  const unique = parts.filter((part, i) => parts.findIndex((p) => p.text === part.text) === i);
+  if (unique.length === 1) return unique[0] as Rendered;
+  return {
+    text: unique.map((part) => (part.kind === 'union' ? `(${part.text})` : part.text)).join(' & '),
+    kind: 'intersection',
+  };
+}
+
+/** Bracket anything but an atom (for `T[]`). */
+function element(type: Rendered): string {
+  return type.kind === 'atom' ? type.text : `(${type.text})`;
 }
 
 function commentText(text: string): string {
@@ -50,20 +81,20 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
   };
 
   let depth = 0;
-  const render = (node: unknown, level: number, refs: readonly string[]): string => {
-    if (node === true || node === undefined) return 'unknown';
-    if (node === false) return 'never';
-    if (!isRecord(node) || depth > MAX_DEPTH) return 'unknown';
+  const render = (node: unknown, level: number, refs: readonly string[]): Rendered => {
+    if (node === true || node === undefined) return UNKNOWN;
+    if (node === false) return atom('never');
+    if (!isRecord(node) || depth > MAX_DEPTH) return UNKNOWN;
     depth++;
     try {
       const type = renderInner(node, level, refs);
-      return node.nullable === true && type !== 'unknown' && type !== 'null' ? union([type, 'null']) : type;
+      return node.nullable === true ? union([type, atom('null')]) : type;
     } finally {
       depth--;
     }
   };
 
-  const renderObject = (node: Record<string, unknown>, level: number, refs: readonly string[]): string => {
+  const renderObject = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {
     const props = isRecord(node.properties) ? node.properties : {};
     const required = new Set(
       Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : [],
@@ -74,26 +105,26 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       const description = isRecord(value) && typeof value.description === 'string' ? value.description : '';
       if (comments && description) lines.push(`${pad}/** ${commentText(description)} */`);
       const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
-      lines.push(`${pad}${name}${required.has(key) ? '' : '?'}: ${render(value, level + 1, refs)};`);
+      lines.push(`${pad}${name}${required.has(key) ? '' : '?'}: ${render(value, level + 1, refs).text};`);
     }
     const extra = node.additionalProperties;
     if (
       isRecord(extra) ||
       (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
     ) {
-      lines.push(`${pad}[key: string]: ${render(isRecord(extra) ? extra : true, level + 1, refs)};`);
+      lines.push(`${pad}[key: string]: ${render(isRecord(extra) ? extra : true, level + 1, refs).text};`);
     } else if (extra === true || isRecord(node.patternProperties)) {
       lines.push(`${pad}[key: string]: unknown;`);
     }
-    if (lines.length === 0) return 'Record<string, never>';
-    return `{\n${lines.join('\n')}\n${'  '.repeat(level)}}`;
+    if (lines.length === 0) return atom('Record<string, never>');
+    return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
   };
 
-  const renderInner = (node: Record<string, unknown>, level: number, refs: readonly string[]): string => {
+  const renderInner = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {
     if (typeof node.$ref === 'string') {
-      if (refs.includes(node.$ref)) return 'unknown';
+      if (refs.includes(node.$ref)) return UNKNOWN;
       const target = resolve(node.$ref);
-      return target === undefined ? 'unknown' : render(target, level, [...refs, node.$ref]);
+      return target === undefined ? UNKNOWN : render(target, level, [...refs, node.$ref]);
     }
     if ('const' in node) return literal(node.const);
     if (Array.isArray(node.enum)) return union(node.enum.map(literal));
@@ -113,15 +144,15 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       }
     }
     if (Array.isArray(node.allOf) && node.allOf.length > 0) {
-      const parts = node.allOf.map((part) => render(part, level, refs)).filter((p) => p !== 'unknown');
-      return parts.length === 0 ? 'unknown' : [...new Set(parts)].map(wrap).join(' & ');
+      const parts = node.allOf.map((part) => render(part, level, refs)).filter((p) => p.text !== 'unknown');
+      return parts.length === 0 ? UNKNOWN : intersection(parts);
     }
     const types = Array.isArray(node.type) ? node.type : node.type === undefined ? [] : [node.type];
     if (types.length === 0) {
       if (node.properties !== undefined || node.additionalProperties !== undefined)
         return renderObject(node, level, refs);
       if (node.items !== undefined) return renderOne('array', node, level, refs);
-      return 'unknown';
+      return UNKNOWN;
     }
     return union(types.map((t) => renderOne(t, node, level, refs)));
   };
@@ -131,17 +162,17 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     node: Record<string, unknown>,
     level: number,
     refs: readonly string[],
-  ): string => {
+  ): Rendered => {
     switch (type) {
       case 'string':
-        return 'string';
+        return atom('string');
       case 'number':
       case 'integer':
-        return 'number';
+        return atom('number');
       case 'boolean':
-        return 'boolean';
+        return atom('boolean');
       case 'null':
-        return 'null';
+        return atom('null');
       case 'object':
         return renderObject(node, level, refs);
       case 'array': {
@@ -150,13 +181,13 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
           : Array.isArray(node.items)
             ? node.items
             : undefined;
-        if (tuple) return `[${tuple.map((item) => render(item, level, refs)).join(', ')}]`;
-        return `${wrap(render(node.items ?? true, level, refs))}[]`;
+        if (tuple) return atom(`[${tuple.map((item) => render(item, level, refs).text).join(', ')}]`);
+        return atom(`${element(render(node.items ?? true, level, refs))}[]`);
       }
       default:
-        return 'unknown';
+        return UNKNOWN;
     }
   };
 
-  return render(schema, options.indent ?? 0, []);
+  return render(schema, options.indent ?? 0, []).text;
 }
