@@ -135,7 +135,17 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           secrets: storedSecrets ? vault.seal('service', id, storedSecrets) : null,
           createdAt: at,
         });
-        if (enabled) await enable(await find(id));
+        if (enabled) {
+          const row = await find(id);
+          try {
+            await enable(row);
+          } catch (error) {
+            // A failed install stores nothing: undo it the way a delete would, so a retry can succeed.
+            await dehydrate(row);
+            await catalog.deleteService(id);
+            throw error;
+          }
+        }
         return toServiceDetail(await find(id));
       });
     },
@@ -154,22 +164,36 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         );
         // Seed 001: dehydrate immediately before the new tools are inserted; the service stays disabled.
         await dehydrate(row);
-        await catalog.replaceServiceDefinition(
-          id,
-          {
-            name: definition.name,
-            description: definition.description,
-            hash,
-            source: source === undefined ? row.source : source,
-            definition: text,
-            configSchema: definition.configSchema,
-            secretsSchema: definition.secretsSchema,
-            adapterDomain: definition.adapterDomain,
-            tools: definition.tools.map((tool) => ({ ...tool, enabled: previous.get(tool.id) ?? true })),
-          },
-          false,
-          now().toISOString(),
-        );
+        try {
+          await catalog.replaceServiceDefinition(
+            id,
+            {
+              name: definition.name,
+              description: definition.description,
+              hash,
+              source: source === undefined ? row.source : source,
+              definition: text,
+              configSchema: definition.configSchema,
+              secretsSchema: definition.secretsSchema,
+              adapterDomain: definition.adapterDomain,
+              tools: definition.tools.map((tool) => ({ ...tool, enabled: previous.get(tool.id) ?? true })),
+            },
+            false,
+            now().toISOString(),
+          );
+        } catch (error) {
+          // Nothing was written: the row still says enabled, so the adapter must hold it again.
+          const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+          if (adapter) {
+            await hydrate(row, adapter).catch((rehydrateError: unknown) => {
+              logger.error('service failed to hydrate again after a failed update', {
+                service: id,
+                error: errorMessage(rehydrateError),
+              });
+            });
+          }
+          throw error;
+        }
         return toServiceDetail(await find(id));
       });
     },
@@ -240,10 +264,15 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       });
     },
     async hydrateAdapter(adapterId, adapter) {
-      for (const row of await catalog.listServices({ adapter: adapterId, enabled: true })) {
-        await hydrate(row, adapter).catch((error: unknown) => {
+      for (const { id } of await catalog.listServices({ adapter: adapterId, enabled: true })) {
+        // Under the service's lock, on a fresh row: reading secrets may re-encrypt them, which
+        // must not overwrite a concurrent patch, and a service disabled meanwhile stays dropped.
+        await locked(id, async () => {
+          const row = await catalog.getService(id);
+          if (row?.enabled) await hydrate(row, adapter);
+        }).catch((error: unknown) => {
           logger.error('service failed to hydrate on adapter activation', {
-            service: row.id,
+            service: id,
             error: errorMessage(error),
           });
         });

@@ -8,25 +8,19 @@ import type {
   ToolDescription,
 } from '@cyrnel/sdk';
 import type { CatalogStorage, ToolDetailRow } from './catalog-storage';
-import {
-  ConflictError,
-  NotFoundError,
-  TimeoutError,
-  UnavailableError,
-  UpstreamError,
-  ValidationError,
-} from './errors';
+import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
 import { rankTools } from './rank-tools';
 import { checkWithValidator, compileSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
+import { timerDelay } from './timer-delay';
 
 /** Options of {@link createToolGateway}. */
 export interface ToolGatewayOptions {
   readonly catalog: CatalogStorage;
   /** The active adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
-  /** Deadline of one `adapter.invoke`; default 60000 ms. */
+  /** Deadline of one `adapter.invoke`; default 60000 ms (past it: 502 `upstream_error`). */
   readonly invokeTimeoutMs?: number;
   readonly logger: ModuleLogger;
 }
@@ -42,10 +36,13 @@ export interface ToolGatewayEngine {
   describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
 }
 
+/** The adapter call that missed its deadline: an adapter failure, 502 like any other (SPEC §9). */
+class AdapterTimeout extends UpstreamError {}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new TimeoutError(`${what} timed out after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new AdapterTimeout(`${what} timed out after ${ms} ms`)), timerDelay(ms));
   });
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
@@ -110,7 +107,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           `tool ${serviceId}.${toolId}`,
         );
       } catch (error) {
-        if (error instanceof TimeoutError) throw error;
+        if (error instanceof AdapterTimeout) throw error;
         logger.debug('tool invocation failed', {
           service: serviceId,
           tool: toolId,

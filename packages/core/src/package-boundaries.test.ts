@@ -1,0 +1,55 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..');
+
+/** Static imports and re-exports (also multi-line), side-effect imports, dynamic `import()`. */
+const IMPORT_PATTERNS = [
+  /^\s*(?:import|export)\s[^'"]*?\sfrom\s*['"]([^'"]+)['"]/gm,
+  /^\s*import\s*['"]([^'"]+)['"]/gm,
+  /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
+];
+
+/** Every module specifier imported or re-exported by the TypeScript files under `dir`. */
+function importsUnder(dir: string): { file: string; specifier: string }[] {
+  const found: { file: string; specifier: string }[] = [];
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const file = join(entry.parentPath, entry.name);
+    const text = readFileSync(file, 'utf8');
+    for (const pattern of IMPORT_PATTERNS) {
+      for (const match of text.matchAll(pattern)) {
+        found.push({ file: file.slice(root.length + 1), specifier: match[1] as string });
+      }
+    }
+  }
+  return found;
+}
+
+describe('@cyrnel/core package boundaries', () => {
+  it('never imports a database library: storage is reached through its own ports', () => {
+    const imports = importsUnder(join(root, 'src'));
+    expect(imports.length).toBeGreaterThan(50);
+    const database = imports.filter(({ specifier }) =>
+      /^(kysely|better-sqlite3|pg|postgres|mysql2?|sqlite3?)(\/|$)/.test(specifier),
+    );
+    expect(database).toEqual([]);
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as Record<
+      string,
+      Record<string, string> | undefined
+    >;
+    const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
+    expect(dependencies.sort()).toEqual(['@cfworker/json-schema', '@cyrnel/sdk']);
+  });
+
+  it('imports only node built-ins, its SPEC §2 dependencies and its own files', () => {
+    const outside = importsUnder(join(root, 'src')).filter(
+      ({ specifier }) =>
+        !specifier.startsWith('.') &&
+        !specifier.startsWith('node:') &&
+        !/^(@cyrnel\/sdk|@cfworker\/json-schema|vitest)(\/|$)/.test(specifier),
+    );
+    expect(outside).toEqual([]);
+  });
+});
