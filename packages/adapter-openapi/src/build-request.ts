@@ -3,6 +3,7 @@ import { encodeBody } from './encode-body';
 import type { TransportRequest } from './http-transport';
 import { isRecord } from './is-record';
 import type { OperationPlan, ServicePlan } from './operation-model';
+import { requestTarget } from './request-target';
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from './serialize-parameter';
 import { DEFAULT_TIMEOUT_MS, expandServerUrl } from './service-schemas';
 
@@ -86,8 +87,22 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
   if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
   const base = resolveBaseUrl(service, operation, config).replace(/\/+$/, '');
   const url = new URL(`${base}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
+  const target = requestTarget({
+    basePath: new URL(base).pathname,
+    template: operation.path,
+    path,
+    search: url.search,
+  });
   const timeoutMs =
     typeof config.timeoutMs === 'number' && config.timeoutMs > 0 ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
   const credentialHeaders = Object.keys(credentials);
-  return { url, method: operation.method, headers, ...(body ? { body } : {}), timeoutMs, credentialHeaders };
+  return {
+    url,
+    target,
+    method: operation.method,
+    headers,
+    ...(body ? { body } : {}),
+    timeoutMs,
+    credentialHeaders,
+  };
 }

@@ -4,7 +4,13 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 /** One outgoing request. */
 export interface TransportRequest {
+  /** Where the request goes; its host and origin also decide redirects and messages. */
   readonly url: URL;
+  /**
+   * The path and query sent as is (default: the URL's). `URL` removes dot segments, so a target built
+   * from parameter values travels here instead (see `requestTarget`).
+   */
+  readonly target?: string;
   readonly method: string;
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Buffer;
@@ -79,6 +85,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           headers: request.headers,
           agent: secure ? agents.https : agents.http,
           signal,
+          ...(request.target === undefined ? {} : { path: request.target }),
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -162,5 +169,6 @@ function redirect(previous: TransportRequest, status: number, url: URL): Transpo
     for (const name of ['authorization', 'cookie', ...(previous.credentialHeaders ?? [])])
       delete headers[name];
   }
-  return { ...previous, url, headers, method: toGet ? 'GET' : method, ...(toGet ? { body: undefined } : {}) };
+  const { target: _sentTarget, ...rest } = previous;
+  return { ...rest, url, headers, method: toGet ? 'GET' : method, ...(toGet ? { body: undefined } : {}) };
 }

@@ -117,6 +117,19 @@ paths['/reserved'] = {
   },
 };
 
+paths['/files/{name}'] = {
+  get: {
+    operationId: 'file',
+    parameters: [{ name: 'name', in: 'path', required: true, schema: { type: 'string' } }],
+  },
+};
+paths['/labels/{name}'] = {
+  get: {
+    operationId: 'label',
+    parameters: [{ name: 'name', in: 'path', required: true, style: 'label', schema: { type: 'string' } }],
+  },
+};
+
 let server: EchoServer;
 let service: Installed;
 
@@ -163,6 +176,19 @@ describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
   it('does percent-encode path values, keeping reserved characters out of the path', async () => {
     const echo = await service.echo('path_simple_false', { path: { color: 'a b/c?d#e' } });
     expect(echo.path).toBe('/path_simple_false/a%20b%2Fc%3Fd%23e');
+  });
+
+  it('does send a path value that is a dot segment as one ordinary segment, never resolved away', async () => {
+    const seen = async (toolId: string, name: string) =>
+      (await service.echo(toolId, { path: { name } })).path;
+    expect(await seen('file', '..')).toBe('/files/%2E%2E');
+    expect(await seen('file', '.')).toBe('/files/%2E');
+    expect(await seen('file', '%2E%2E')).toBe('/files/%252E%252E');
+    expect(await seen('file', 'a..b')).toBe('/files/a..b');
+    expect(await seen('file', '../admin')).toBe('/files/..%2Fadmin');
+    // Label style prefixes a '.', so the value '.' would make '..'.
+    expect(await seen('label', '.')).toBe('/labels/%2E%2E');
+    expect(await seen('label', 'x')).toBe('/labels/.x');
   });
 
   it('does honour allowReserved, content parameters and scalars; ignores an Accept header parameter', async () => {
