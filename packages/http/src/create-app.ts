@@ -35,6 +35,12 @@ export interface CreateAppOptions {
   waitMarginMs?: number;
   /** Interval of SSE heartbeat comments. Default 15000. */
   heartbeatMs?: number;
+  /**
+   * Event JSON one `/processes/:id/events` stream may hold unsent (a client reading slower than
+   * the process writes) before the stream is dropped. Default 32 MiB, above the replay of a
+   * finished process with the default stdout, stderr and output caps.
+   */
+  maxEventQueueBytes?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -62,6 +68,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     }),
     waitMarginMs: options.waitMarginMs ?? 5000,
     heartbeatMs: options.heartbeatMs ?? 15_000,
+    maxEventQueueBytes: options.maxEventQueueBytes ?? 32 * MIB,
   });
   const app = new Hono<AppEnv>();
   app.use(requestId());

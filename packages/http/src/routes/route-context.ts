@@ -22,6 +22,8 @@ export interface RouteContext {
   readonly waitMarginMs: number;
   /** Interval of SSE heartbeat comments. */
   readonly heartbeatMs: number;
+  /** JSON text one events stream may hold unsent before it is dropped. */
+  readonly maxEventQueueBytes: number;
   /** Read the request's JSON body under the size limit. */
   body(c: Context<AppEnv>, emptyAs?: unknown): Promise<unknown>;
 }
