@@ -3,6 +3,7 @@ import { type CyrnelHost, createHost } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import { openStore } from '@cyrnel/store';
 import type { ServerLogger } from './create-logger';
+import { withConfigDefaults } from './with-config-defaults';
 
 /** Options of {@link composeHost}. */
 export interface ComposeHostOptions {
@@ -10,18 +11,33 @@ export interface ComposeHostOptions {
   readonly databasePath: string;
   readonly secretsKey: Buffer;
   readonly secretsPreviousKeys: readonly Buffer[];
-  readonly maxLiveProcesses: number;
+  readonly limits: ProcessLimitOptions;
   readonly logger: ServerLogger;
+}
+
+/** The process limits of SPEC §3 the server sets from its flags. */
+export interface ProcessLimitOptions {
+  readonly maxCodeBytes: number;
+  readonly maxStdoutBytes: number;
+  readonly maxStderrBytes: number;
+  readonly maxOutputBytes: number;
+  readonly maxLiveProcesses: number;
 }
 
 /** The core host on the SQLite store, with the built-in modules, and how to close both. */
 export interface ComposedHost {
   readonly host: CyrnelHost;
-  /** Close the host (processes get `graceMs`), then the database. */
-  close(options: { graceMs: number }): Promise<void>;
+  /** Close the host: running processes get `graceMs`, then are killed and recorded. */
+  closeHost(options: { graceMs: number }): Promise<void>;
+  /** Close the database; only once nothing uses the host any more. */
+  closeStore(): Promise<void>;
 }
 
-/** Wire the store, the built-in modules and the core host (the core never imports them itself). */
+/**
+ * Wire the store, the built-in modules and the core host (the core never imports them itself).
+ * The core enforces the limits; the sandbox gets the same caps as its config defaults so it
+ * cuts output at the same point before sending it (the smaller of the two wins).
+ */
 export async function composeHost(options: ComposeHostOptions): Promise<ComposedHost> {
   const store = await openStore({ filename: options.databasePath });
   let host: CyrnelHost;
@@ -29,11 +45,18 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
     host = await createHost({
       storage: store,
       dataDir: options.dataDir,
-      builtins: [openapi, typescriptIvm],
+      builtins: [
+        openapi,
+        withConfigDefaults(typescriptIvm, {
+          stdoutCapBytes: options.limits.maxStdoutBytes,
+          stderrCapBytes: options.limits.maxStderrBytes,
+          outputCapBytes: options.limits.maxOutputBytes,
+        }),
+      ],
       secretsKey: options.secretsKey,
       previousSecretsKeys: [...options.secretsPreviousKeys],
       logger: options.logger.child({ component: 'core' }),
-      limits: { maxLiveProcesses: options.maxLiveProcesses },
+      limits: { ...options.limits },
     });
   } catch (error) {
     await store.close();
@@ -41,12 +64,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   }
   return {
     host,
-    close: async ({ graceMs }) => {
-      try {
-        await host.close({ graceMs });
-      } finally {
-        await store.close();
-      }
-    },
+    closeHost: ({ graceMs }) => host.close({ graceMs }),
+    closeStore: () => store.close(),
   };
 }

@@ -29,4 +29,21 @@ describe('createLogger', () => {
     createLogger({ level: 'silent', write: (line) => silent.push(line) }).error('x');
     expect(silent).toEqual([]);
   });
+
+  it('writes announcements at every level, even silent, as info lines', () => {
+    for (const level of ['warn', 'error', 'silent'] as const) {
+      const lines: string[] = [];
+      const logger = createLogger({ level, write: (line) => lines.push(line) }).child({ component: 'x' });
+      logger.info('dropped');
+      logger.announce('listening', { url: 'http://127.0.0.1:1' });
+      expect(lines.map((line) => JSON.parse(line))).toEqual([
+        expect.objectContaining({
+          level: 'info',
+          msg: 'listening',
+          url: 'http://127.0.0.1:1',
+          component: 'x',
+        }),
+      ]);
+    }
+  });
 });

@@ -9,6 +9,11 @@ export interface ServerLogger {
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
+  /**
+   * An `info` line written whatever the level, even `silent`: the readiness announcement
+   * (SPEC §7 "prints the URL it listens on") is the binary's output, not a log to filter.
+   */
+  announce(message: string, fields?: LogFields): void;
   /** A logger adding `fields` to every line. */
   child(fields: LogFields): ServerLogger;
 }
@@ -23,14 +28,24 @@ export interface CreateLoggerOptions {
   write?: (line: string) => void;
 }
 
+/** A logger that writes nothing at all, announcements included (the default of embedders). */
+export function createSilentLogger(): ServerLogger {
+  return createLogger({ level: 'silent', write: () => {} });
+}
+
 const RANK: Readonly<Record<LogLevel, number>> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
 
 /** Create a logger writing one JSON object per line (`time`, `level`, `msg`, fields). */
 export function createLogger(options: CreateLoggerOptions, bound: LogFields = {}): ServerLogger {
   const threshold = RANK[options.level];
   const write = options.write ?? ((line: string) => process.stdout.write(line));
-  const emit = (level: Exclude<LogLevel, 'silent'>, message: string, fields: LogFields = {}) => {
-    if (RANK[level] < threshold) return;
+  const emit = (
+    level: Exclude<LogLevel, 'silent'>,
+    message: string,
+    fields: LogFields = {},
+    always = false,
+  ) => {
+    if (RANK[level] < threshold && !always) return;
     const time = new Date().toISOString();
     const all = { ...bound, ...fields };
     if (options.pretty) {
@@ -48,6 +63,7 @@ export function createLogger(options: CreateLoggerOptions, bound: LogFields = {}
     info: (message, fields) => emit('info', message, fields),
     warn: (message, fields) => emit('warn', message, fields),
     error: (message, fields) => emit('error', message, fields),
+    announce: (message, fields) => emit('info', message, fields, true),
     child: (fields) => createLogger(options, { ...bound, ...fields }),
   };
 }

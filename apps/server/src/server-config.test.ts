@@ -23,6 +23,12 @@ describe('parseServerConfig', () => {
       insecure: false,
       logLevel: 'info',
       maxBodyBytes: 64 * 1024 * 1024,
+      maxDefinitionBytes: 64 * 1024 * 1024,
+      downloadTimeoutMs: 30_000,
+      maxCodeBytes: 100 * 1024,
+      maxStdoutBytes: 1024 * 1024,
+      maxStderrBytes: 1024 * 1024,
+      maxOutputBytes: 4 * 1024 * 1024,
       maxLiveProcesses: 1000,
       shutdownTimeoutMs: 10_000,
       allowPrivateUrls: false,
@@ -54,6 +60,43 @@ describe('parseServerConfig', () => {
     });
   });
 
+  it('reads every limit from its flag or variable', () => {
+    const config = run(
+      [
+        '--max-code-bytes',
+        '2048',
+        '--max-stdout-bytes=10',
+        '--max-output-bytes',
+        '2',
+        '--download-timeout-ms',
+        '2147483647',
+      ],
+      {
+        CYRNEL_MAX_STDERR_BYTES: '20',
+        CYRNEL_MAX_DEFINITION_BYTES: '4096',
+        CYRNEL_MAX_CODE_BYTES: '1',
+        CYRNEL_SHUTDOWN_TIMEOUT_MS: '500',
+      },
+    );
+    expect(config).toMatchObject({
+      maxCodeBytes: 2048,
+      maxStdoutBytes: 10,
+      maxStderrBytes: 20,
+      maxOutputBytes: 2,
+      maxDefinitionBytes: 4096,
+      downloadTimeoutMs: 2_147_483_647,
+      shutdownTimeoutMs: 500,
+    });
+  });
+
+  it('accepts IP addresses and host names for --host, bracketed IPv6 unwrapped', () => {
+    expect(run(['--host', '0.0.0.0']).host).toBe('0.0.0.0');
+    expect(run(['--host', '[::1]']).host).toBe('::1');
+    expect(run(['--host', '::']).host).toBe('::');
+    expect(run(['--host', 'localhost']).host).toBe('localhost');
+    expect(run([], { CYRNEL_HOST: 'api.internal-1.example' }).host).toBe('api.internal-1.example');
+  });
+
   it('accepts sqlite: database URLs and refuses every other scheme', () => {
     expect(run(['--database-url', 'sqlite:/var/db/c.db']).databasePath).toBe('/var/db/c.db');
     expect(run(['--database-url', 'sqlite:///var/db/c.db']).databasePath).toBe('/var/db/c.db');
@@ -69,6 +112,18 @@ describe('parseServerConfig', () => {
     [['--insecure=yes'], /--insecure/],
     [['--secrets-key', 'c2hvcnQ='], /--secrets-key/],
     [['--url-deny-cidrs', '10.0.0.0/99'], /--url-deny-cidrs/],
+    [['--host', 'not a host'], /invalid value for --host: must be an IP address or a host name/],
+    [['--host', '300.1.1.1'], /--host/],
+    [['--host', '-bad.example'], /--host/],
+    [['--host', '[localhost]'], /--host/],
+    [['--host', 'http://127.0.0.1'], /--host/],
+    [['--max-code-bytes', '0'], /--max-code-bytes: must be a positive integer/],
+    [['--max-stdout-bytes', '1e6'], /--max-stdout-bytes/],
+    [['--max-stderr-bytes', '-1'], /--max-stderr-bytes/],
+    [['--max-output-bytes', '1'], /--max-output-bytes: must be between 2 and/],
+    [['--max-definition-bytes', 'lots'], /--max-definition-bytes/],
+    [['--download-timeout-ms', '2147483648'], /--download-timeout-ms: must be between 1 and 2147483647/],
+    [['--shutdown-timeout-ms', '9999999999'], /--shutdown-timeout-ms/],
     [['--nope'], /unknown flag --nope/],
     [['--port'], /--port needs a value/],
     [['stray'], /unexpected argument/],
@@ -79,6 +134,8 @@ describe('parseServerConfig', () => {
 
   it('names the variable when the bad value came from the environment', () => {
     expect(() => run([], { CYRNEL_MAX_LIVE_PROCESSES: '-3' })).toThrow(/CYRNEL_MAX_LIVE_PROCESSES/);
+    expect(() => run([], { CYRNEL_HOST: 'bad_host' })).toThrow(/CYRNEL_HOST/);
+    expect(() => run([], { CYRNEL_MAX_OUTPUT_BYTES: '1' })).toThrow(/CYRNEL_MAX_OUTPUT_BYTES/);
   });
 
   it('recognises --help and --version', () => {
@@ -88,11 +145,29 @@ describe('parseServerConfig', () => {
 });
 
 describe('helpText', () => {
-  it('lists every flag with its variable', () => {
+  it('lists every flag with its variable and default', () => {
     const text = helpText();
     for (const spec of SERVER_FLAGS) {
       expect(text).toContain(`--${spec.flag}`);
       expect(text).toContain(spec.env);
+      if (spec.shownDefault) expect(text).toContain(`(default ${spec.shownDefault})`);
     }
+  });
+
+  it('covers every configurable limit of SPEC §3 and §9', () => {
+    const flags = SERVER_FLAGS.map((spec) => spec.flag);
+    expect(flags).toEqual(
+      expect.arrayContaining([
+        'max-body-bytes',
+        'max-definition-bytes',
+        'download-timeout-ms',
+        'max-code-bytes',
+        'max-stdout-bytes',
+        'max-stderr-bytes',
+        'max-output-bytes',
+        'max-live-processes',
+        'shutdown-timeout-ms',
+      ]),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCidr } from '@cyrnel/http';
@@ -21,6 +22,12 @@ export interface ServerConfig {
   readonly secretsPreviousKeys: readonly string[];
   readonly logLevel: LogLevel;
   readonly maxBodyBytes: number;
+  readonly maxDefinitionBytes: number;
+  readonly downloadTimeoutMs: number;
+  readonly maxCodeBytes: number;
+  readonly maxStdoutBytes: number;
+  readonly maxStderrBytes: number;
+  readonly maxOutputBytes: number;
   readonly maxLiveProcesses: number;
   readonly shutdownTimeoutMs: number;
   readonly allowPrivateUrls: boolean;
@@ -76,6 +83,8 @@ export function parseServerConfig(argv: readonly string[], env: NodeJS.ProcessEn
   return { action: 'run', config: buildConfig(raw) };
 }
 
+const MIB = 1024 * 1024;
+
 function buildConfig(raw: Map<string, { value: string; source: string }>): ServerConfig {
   const get = <T>(flag: string, fallback: T): T | string | number | boolean | string[] => {
     const entry = raw.get(flag);
@@ -94,7 +103,13 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     secretsKey: get('secrets-key', undefined) as string | undefined,
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,
-    maxBodyBytes: get('max-body-bytes', 64 * 1024 * 1024) as number,
+    maxBodyBytes: get('max-body-bytes', 64 * MIB) as number,
+    maxDefinitionBytes: get('max-definition-bytes', 64 * MIB) as number,
+    downloadTimeoutMs: get('download-timeout-ms', 30_000) as number,
+    maxCodeBytes: get('max-code-bytes', 100 * 1024) as number,
+    maxStdoutBytes: get('max-stdout-bytes', MIB) as number,
+    maxStderrBytes: get('max-stderr-bytes', MIB) as number,
+    maxOutputBytes: get('max-output-bytes', 4 * MIB) as number,
     maxLiveProcesses: get('max-live-processes', 1000) as number,
     shutdownTimeoutMs: get('shutdown-timeout-ms', 10_000) as number,
     allowPrivateUrls: get('allow-private-urls', false) as boolean,
@@ -113,11 +128,20 @@ function parseValue(spec: FlagSpec, value: string, source: string): string | num
     case 'port':
       if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw refuse('must be a port number 0..65535');
       return Number(value);
-    case 'positiveInteger':
+    case 'host': {
+      const bare = /^\[.*\]$/.test(value) ? value.slice(1, -1) : value;
+      if (isIP(bare) === 0 && !isHostName(value)) throw refuse('must be an IP address or a host name');
+      return bare;
+    }
+    case 'positiveInteger': {
+      const min = spec.min ?? 1;
+      const max = spec.max ?? Number.MAX_SAFE_INTEGER;
       if (!/^\d+$/.test(value) || !Number.isSafeInteger(Number(value)) || Number(value) < 1) {
         throw refuse('must be a positive integer');
       }
+      if (Number(value) < min || Number(value) > max) throw refuse(`must be between ${min} and ${max}`);
       return Number(value);
+    }
     case 'boolean':
       if (value !== 'true' && value !== 'false') throw refuse('must be true or false');
       return value === 'true';
@@ -145,6 +169,16 @@ function parseValue(spec: FlagSpec, value: string, source: string): string | num
         throw refuse(`must be one of ${LOG_LEVELS.join(', ')}`);
       return value;
   }
+}
+
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+
+/** RFC 1123 host names: dot-separated labels of letters, digits and inner hyphens, the last one not all digits (so `300.1.1.1` is no name). */
+function isHostName(value: string): boolean {
+  const labels = value.split('.');
+  return (
+    value.length <= 253 && labels.every((label) => LABEL.test(label)) && !/^\d+$/.test(labels.at(-1) ?? '')
+  );
 }
 
 function expandHome(path: string): string {

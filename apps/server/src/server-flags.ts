@@ -1,5 +1,5 @@
 /** How a flag's value is parsed. */
-export type FlagKind = 'string' | 'port' | 'positiveInteger' | 'boolean' | 'list' | 'logLevel';
+export type FlagKind = 'string' | 'host' | 'port' | 'positiveInteger' | 'boolean' | 'list' | 'logLevel';
 
 /** One command-line flag with its environment variable. */
 export interface FlagSpec {
@@ -13,7 +13,14 @@ export interface FlagSpec {
   readonly help: string;
   /** Default as shown in `--help`. */
   readonly shownDefault?: string;
+  /** Smallest value of a `positiveInteger` flag (default 1). */
+  readonly min?: number;
+  /** Largest value of a `positiveInteger` flag (default `Number.MAX_SAFE_INTEGER`). */
+  readonly max?: number;
 }
+
+/** Largest delay a Node timer honours; beyond it Node fires after 1 ms instead. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Every flag of `cyrnel-server`, in `--help` order. */
 export const SERVER_FLAGS: readonly FlagSpec[] = [
@@ -24,7 +31,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     help: 'TCP port to listen on (0 = any free port)',
     shownDefault: '9371',
   },
-  { flag: 'host', env: 'CYRNEL_HOST', kind: 'string', help: 'address to bind', shownDefault: '127.0.0.1' },
+  {
+    flag: 'host',
+    env: 'CYRNEL_HOST',
+    kind: 'host',
+    help: 'address to bind (an IP address or a host name)',
+    shownDefault: '127.0.0.1',
+  },
   {
     flag: 'data-dir',
     env: 'CYRNEL_DATA_DIR',
@@ -76,8 +89,52 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     flag: 'max-body-bytes',
     env: 'CYRNEL_MAX_BODY_BYTES',
     kind: 'positiveInteger',
-    help: 'largest request body and downloaded definition',
+    help: 'largest request body',
     shownDefault: '67108864',
+  },
+  {
+    flag: 'max-definition-bytes',
+    env: 'CYRNEL_MAX_DEFINITION_BYTES',
+    kind: 'positiveInteger',
+    help: 'largest definition downloaded by install/update by URL',
+    shownDefault: '67108864',
+  },
+  {
+    flag: 'download-timeout-ms',
+    env: 'CYRNEL_DOWNLOAD_TIMEOUT_MS',
+    kind: 'positiveInteger',
+    help: 'deadline of a definition download (504 beyond)',
+    shownDefault: '30000',
+    max: MAX_TIMER_MS,
+  },
+  {
+    flag: 'max-code-bytes',
+    env: 'CYRNEL_MAX_CODE_BYTES',
+    kind: 'positiveInteger',
+    help: 'largest process code in UTF-8 bytes (413 beyond)',
+    shownDefault: '102400',
+  },
+  {
+    flag: 'max-stdout-bytes',
+    env: 'CYRNEL_MAX_STDOUT_BYTES',
+    kind: 'positiveInteger',
+    help: 'stdout kept per process, then truncated with a marker',
+    shownDefault: '1048576',
+  },
+  {
+    flag: 'max-stderr-bytes',
+    env: 'CYRNEL_MAX_STDERR_BYTES',
+    kind: 'positiveInteger',
+    help: 'stderr kept per process, then truncated with a marker',
+    shownDefault: '1048576',
+  },
+  {
+    flag: 'max-output-bytes',
+    env: 'CYRNEL_MAX_OUTPUT_BYTES',
+    kind: 'positiveInteger',
+    help: 'largest merged output JSON of a process (cyrnel.output throws beyond)',
+    shownDefault: '4194304',
+    min: 2,
   },
   {
     flag: 'max-live-processes',
@@ -90,8 +147,9 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     flag: 'shutdown-timeout-ms',
     env: 'CYRNEL_SHUTDOWN_TIMEOUT_MS',
     kind: 'positiveInteger',
-    help: 'grace given to running processes on SIGINT/SIGTERM',
+    help: 'grace given to requests and running processes on SIGINT/SIGTERM',
     shownDefault: '10000',
+    max: MAX_TIMER_MS,
   },
   {
     flag: 'allow-private-urls',

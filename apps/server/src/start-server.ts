@@ -6,17 +6,20 @@ import { createApp } from '@cyrnel/http';
 import { serve } from '@hono/node-server';
 import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
-import { createLogger, type ServerLogger } from './create-logger';
+import { createSilentLogger, type ServerLogger } from './create-logger';
+import { createRequestTracker, type FetchHandler } from './request-tracker';
 import type { ServerConfig } from './server-config';
 
 /** Options of {@link startServer}: any {@link ServerConfig} field (defaults as the binary's), plus a logger. */
 export interface StartServerOptions extends Partial<ServerConfig> {
   /** Data directory (required: tests and embedders must choose one). */
   dataDir: string;
-  /** Logger; silent when omitted. */
+  /** Logger; silent when omitted (the `listening` announcement included). */
   logger?: ServerLogger;
   /** Interval of SSE heartbeats. Default 15000. */
   heartbeatMs?: number;
+  /** Unsent event JSON one events stream may hold before it is dropped. Default 32 MiB. */
+  maxEventQueueBytes?: number;
 }
 
 /** A running server. */
@@ -25,7 +28,10 @@ export interface RunningServer {
   readonly url: string;
   /** The bound port (useful with port 0). */
   readonly port: number;
-  /** Stop accepting connections, give processes the shutdown grace, record the rest, close the database. */
+  /**
+   * Stop accepting requests, give requests in flight and running processes the shutdown grace,
+   * kill and record the rest, close the database.
+   */
   close(): Promise<void>;
 }
 
@@ -39,7 +45,7 @@ export interface RunningServer {
  * await server.close();
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const logger = options.logger ?? createLogger({ level: 'silent' });
+  const logger = options.logger ?? createSilentLogger();
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey === '' ? undefined : options.apiKey;
   assertSafeBind(host, apiKey, options.insecure === true);
@@ -53,47 +59,68 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     },
     logger,
   });
+  const databasePath = options.databasePath ?? join(dataDir, 'data.db');
   const composed = await composeHost({
     dataDir,
-    databasePath: options.databasePath ?? join(dataDir, 'data.db'),
+    databasePath,
     secretsKey: secrets.key,
     secretsPreviousKeys: secrets.previousKeys,
-    maxLiveProcesses: options.maxLiveProcesses ?? 1000,
+    limits: {
+      maxCodeBytes: options.maxCodeBytes ?? 100 * KIB,
+      maxStdoutBytes: options.maxStdoutBytes ?? MIB,
+      maxStderrBytes: options.maxStderrBytes ?? MIB,
+      maxOutputBytes: options.maxOutputBytes ?? 4 * MIB,
+      maxLiveProcesses: options.maxLiveProcesses ?? 1000,
+    },
     logger,
   });
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024 * 1024;
   const app = createApp(composed.host, {
     ...(apiKey === undefined ? {} : { apiKey }),
     logger: logger.child({ component: 'http' }),
-    maxBodyBytes,
-    maxDefinitionBytes: maxBodyBytes,
+    maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
+    maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
+    downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
     allowCidrs: options.urlAllowCidrs ?? [],
     denyCidrs: options.urlDenyCidrs ?? [],
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.maxEventQueueBytes === undefined ? {} : { maxEventQueueBytes: options.maxEventQueueBytes }),
   });
-  const server = await listen(app.fetch, options.port ?? 9371, host).catch(async (error: unknown) => {
-    await composed.close({ graceMs: 0 });
+  const requests = createRequestTracker(app.fetch);
+  const server = await listen(requests.fetch, options.port ?? 9371, host).catch(async (error: unknown) => {
+    await composed.closeHost({ graceMs: 0 });
+    await composed.closeStore();
     throw error;
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
-  logger.info('listening', {
-    url,
-    dataDir,
-    pid: process.pid,
-    database: options.databasePath ?? join(dataDir, 'data.db'),
-  });
+  logger.announce('listening', { url, dataDir, pid: process.pid, database: databasePath });
+  const graceMs = options.shutdownTimeoutMs ?? 10_000;
   let closing: Promise<void> | undefined;
   const close = async () => {
+    const deadline = Date.now() + graceMs;
+    requests.startDraining();
     const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    await composed.close({ graceMs: options.shutdownTimeoutMs ?? 10_000 });
-    // Requests waiting on processes were answered when the host recorded them; give the
-    // answers a moment to flush, then cut whatever is left (SSE streams, slow clients).
-    const flushed = await Promise.race([stopped.then(() => true), delay(1000).then(() => false)]);
+    // Requests in flight (an install mid-download, a client waiting on a process) finish with
+    // the host and the database still there, within the grace.
+    if (requests.pending() > 0) {
+      logger.info('waiting for requests in flight', { count: requests.pending(), graceMs });
+      await requests.drained(graceMs);
+    }
+    // Running processes get what is left of the grace, then are killed and recorded, which
+    // answers the clients still waiting on them.
+    await composed.closeHost({ graceMs: Math.max(0, deadline - Date.now()) });
+    // Give those answers a moment to flush, then cut whatever is left (SSE streams, slow clients).
+    const flushed = await Promise.race([stopped.then(() => true), delay(FLUSH_MS).then(() => false)]);
     if (!flushed) server.closeAllConnections();
     await stopped;
+    // A handler whose client was cut sees its request signal abort; let it end before the
+    // database goes, so it fails cleanly instead of on a closed connection.
+    if (!(await requests.drained(FLUSH_MS))) {
+      logger.warn('closing the database with requests still running', { count: requests.pending() });
+    }
+    await composed.closeStore();
   };
   return {
     url,
@@ -105,7 +132,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   };
 }
 
-type FetchHandler = Parameters<typeof serve>[0]['fetch'];
+const KIB = 1024;
+const MIB = 1024 * KIB;
+/** Time answers get to reach their clients after the host closed, and cut handlers get to end. */
+const FLUSH_MS = 1000;
 
 function listen(fetch: FetchHandler, port: number, hostname: string) {
   return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
