@@ -1,10 +1,13 @@
 #!/usr/bin/env node
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { ForwardedSignal, ForwardedSignalName } from './forwarded-signal';
 
 // isolated-vm crashes on Node's startup snapshot, so the server must run with
-// --no-node-snapshot. When launched without it, run main.js in a child that has it,
-// with stdio inherited, signals forwarded and the exit code passed through.
+// --no-node-snapshot. When launched without it, run main.js in a child that has it, with
+// stdio inherited, signals forwarded and the exit code passed through. The IPC channel
+// carries the forwarded signals and, when this launcher dies (even by SIGKILL), closes:
+// the server sees `disconnect` and shuts down instead of lingering on its port.
 const FLAG = '--no-node-snapshot';
 const mainUrl = new URL('./main.js', import.meta.url);
 
@@ -14,10 +17,17 @@ if (process.execArgv.includes(FLAG)) {
   const child = spawn(
     process.execPath,
     [...process.execArgv, FLAG, fileURLToPath(mainUrl), ...process.argv.slice(2)],
-    { stdio: 'inherit' },
+    { stdio: ['inherit', 'inherit', 'inherit', 'ipc'] },
   );
-  const forward = (signal: NodeJS.Signals) => () => {
-    child.kill(signal);
+  const forward = (signal: ForwardedSignalName) => () => {
+    const message: ForwardedSignal = { type: 'cyrnel:signal', signal };
+    if (!child.connected) {
+      child.kill(signal);
+      return;
+    }
+    child.send(message, (error) => {
+      if (error) child.kill(signal);
+    });
   };
   process.on('SIGINT', forward('SIGINT'));
   process.on('SIGTERM', forward('SIGTERM'));

@@ -1,13 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { assertSafeBind } from './assert-safe-bind';
 import { createLogger } from './create-logger';
+import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
 import { ConfigError, parseServerConfig } from './server-config';
 import { helpText } from './server-flags';
+import { createShutdownRequests, type ShutdownSource } from './shutdown-requests';
 import type { RunningServer } from './start-server';
 
 // The binary's top level: the only place that turns errors into exit codes
-// (2 for refused configuration, 1 for failures at start).
+// (2 for refused configuration, 1 for failures at start, 128 + signal for a forced exit).
 async function main(): Promise<void> {
+  // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
+  process.channel?.unref();
   let parsed: ReturnType<typeof parseServerConfig>;
   try {
     parsed = parseServerConfig(process.argv.slice(2), process.env);
@@ -46,11 +50,15 @@ async function main(): Promise<void> {
   }
   if (pretty)
     process.stdout.write(`\ncyrnel is listening on ${server.url}\ndata directory: ${config.dataDir}\n\n`);
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    // A terminal's Ctrl-C reaches both the launcher and this process: one shutdown is enough.
-    if (stopping) return;
-    stopping = true;
+  const requests = createShutdownRequests();
+  const stop = (source: ShutdownSource, signal: ForwardedSignalName) => {
+    const decision = requests.request(source);
+    logger.info('shutdown requested', { signal, source, decision });
+    if (decision === 'force') {
+      logger.warn('forced exit: second signal during shutdown', { signal });
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    }
+    if (decision === 'ignore') return;
     logger.info('shutting down', { signal, graceMs: config.shutdownTimeoutMs });
     server.close().then(
       () => {
@@ -63,8 +71,19 @@ async function main(): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  process.on('SIGINT', () => stop('signal', 'SIGINT'));
+  process.on('SIGTERM', () => stop('signal', 'SIGTERM'));
+  if (process.channel) {
+    process.on('message', (message: unknown) => {
+      if (isForwardedSignal(message)) stop('launcher', message.signal);
+    });
+    // The launcher died without forwarding anything (SIGKILL, a crash): shut down gracefully
+    // rather than keep the port with nobody to stop us.
+    process.on('disconnect', () => {
+      logger.warn('the launcher is gone: shutting down');
+      stop('orphaned', 'SIGTERM');
+    });
+  }
 }
 
 await main();
