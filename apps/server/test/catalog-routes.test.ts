@@ -1,6 +1,17 @@
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, shopSpec, startUpstream, tempDir, type Upstream } from './helpers';
+import {
+  adapterManifest,
+  apiClient,
+  FLAKY_ADAPTER,
+  type Json,
+  shopSpec,
+  startUpstream,
+  tempDir,
+  type Upstream,
+  writeModule,
+} from './helpers';
 
 const expectError = (response: { status: number; body: Json }, status: number, code: string) => {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
@@ -17,12 +28,17 @@ describe('catalog routes (modules, services, tools, environment)', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
+    // Custom modules found in the data directory at start (SPEC §3).
+    await writeModule(dir.path, 'flaky', adapterManifest('flaky'), FLAKY_ADAPTER);
+    await writeModule(dir.path, 'gone', adapterManifest('gone'), FLAKY_ADAPTER);
     server = await startServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'catalog-key',
       urlAllowCidrs: ['127.0.0.1/32'],
       maxBodyBytes: 256 * 1024,
+      maxDefinitionBytes: 64 * 1024,
+      downloadTimeoutMs: 1500,
     });
     api = apiClient(server.url, 'catalog-key');
     spec = JSON.stringify(shopSpec(upstream.url));
@@ -41,6 +57,12 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       expect(health.headers.get('x-request-id')).toBeTruthy();
       expectError(await apiClient(server.url)('GET', '/services'), 401, 'unauthorized');
       expectError(await apiClient(server.url, 'wrong')('GET', '/services'), 401, 'unauthorized');
+      // The events stream is refused before anything is looked up or streamed.
+      for (const client of [apiClient(server.url), apiClient(server.url, 'wrong')]) {
+        const events = await client('GET', '/processes/1/events');
+        expectError(events, 401, 'unauthorized');
+        expect(events.headers.get('content-type')).toContain('application/json');
+      }
     });
 
     it('answers unknown routes with 404 and oversized or malformed bodies with 413 and 400', async () => {
@@ -56,7 +78,12 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       const all = await api('GET', '/modules');
       expect(all.status).toBe(200);
       expect(all.body).toMatchObject({ hasMore: false, nextCursor: null });
-      expect(all.body.items.map((m: { id: string }) => m.id).sort()).toEqual(['openapi', 'typescript-ivm']);
+      expect(all.body.items.map((m: { id: string }) => m.id).sort()).toEqual([
+        'flaky',
+        'gone',
+        'openapi',
+        'typescript-ivm',
+      ]);
       const adapters = await api('GET', '/modules?type=adapter&isBuiltin=true&enabled=true');
       expect(adapters.body.items).toEqual([
         expect.objectContaining({ id: 'openapi', type: 'adapter', status: 'active' }),
@@ -101,9 +128,87 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       expect(on.body).toMatchObject({ id: 'openapi', enabled: true, status: 'active' });
     });
 
-    it('reloads the modules directory', async () => {
+    it('reloads the modules directory, refusing unknown body fields', async () => {
       const reloaded = await api('POST', '/modules/reload');
-      expect(reloaded).toMatchObject({ status: 200, body: { loaded: expect.any(Array), skipped: [] } });
+      expect(reloaded).toMatchObject({ status: 200, body: { loaded: ['flaky', 'gone'], skipped: [] } });
+      expect((await api('POST', '/modules/reload', {})).status).toBe(200);
+      expectError(await api('POST', '/modules/reload', { force: true }), 400, 'invalid_request');
+    });
+
+    it('serves a custom module loaded from the data directory, with its config and secrets', async () => {
+      expect((await api('GET', '/modules/flaky')).body).toMatchObject({
+        id: 'flaky',
+        type: 'adapter',
+        isBuiltin: false,
+        enabled: true,
+        status: 'active',
+        configSchema: { properties: { greeting: expect.any(Object) } },
+      });
+      expect((await api('GET', '/modules/flaky/config')).body).toEqual({ config: { greeting: 'hello' } });
+      const patched = await api('PATCH', '/modules/flaky/config', [
+        { op: 'replace', path: '/greeting', value: 'hi' },
+      ]);
+      expect(patched).toMatchObject({ status: 200, body: { config: { greeting: 'hi' } } });
+      expect((await api('GET', '/modules/flaky')).body.status).toBe('active');
+      expectError(
+        await api('PATCH', '/modules/flaky/config', [{ op: 'add', path: '/unknown', value: 1 }]),
+        400,
+        'invalid_request',
+      );
+      const secret = await api('PATCH', '/modules/flaky/secrets', [
+        { op: 'add', path: '/token', value: 'module-secret' },
+      ]);
+      expect(secret).toMatchObject({ status: 200, body: { updated: true } });
+      const present = await api('GET', '/modules/flaky/secrets');
+      expect(present.body).toEqual({ present: ['/token'] });
+      expect(present.text).not.toContain('module-secret');
+      expectError(
+        await api('PATCH', '/modules/flaky/secrets', [{ op: 'replace', path: '/token', value: 42 }]),
+        400,
+        'invalid_request',
+      );
+      expectError(await api('PATCH', '/modules/flaky/secrets', { op: 'add' }), 400, 'invalid_request');
+    });
+
+    it('answers 404 on every route of an unknown module', async () => {
+      for (const [method, path, body] of [
+        ['GET', '/modules/nope/config'],
+        ['PATCH', '/modules/nope/config', []],
+        ['GET', '/modules/nope/secrets'],
+        ['PATCH', '/modules/nope/secrets', []],
+        ['GET', '/modules/nope/config/schema'],
+        ['GET', '/modules/nope/secrets/schema'],
+        ['POST', '/modules/nope/enabled', { enabled: true }],
+      ] as const) {
+        const response = await api(method, path, body);
+        expect({ path: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
+          path: `${method} ${path}`,
+          status: 404,
+          code: 'not_found',
+        });
+      }
+    });
+
+    it('marks a removed module missing on reload (409 on enable) and skips a bad manifest with its reason', async () => {
+      await rm(`${dir.path}/modules/gone`, { recursive: true });
+      await writeModule(dir.path, 'broken', '{ not json', 'export default {}');
+      await writeModule(
+        dir.path,
+        'escaping',
+        { ...adapterManifest('escaping'), main: '../flaky/index.mjs' },
+        '',
+      );
+      const reloaded = await api('POST', '/modules/reload');
+      expect(reloaded.status).toBe(200);
+      expect(reloaded.body.loaded).toEqual(['flaky']);
+      expect(reloaded.body.skipped).toEqual([
+        { dir: 'broken', error: 'module.json is not valid JSON' },
+        { dir: 'escaping', error: 'main must be a file inside the module directory' },
+      ]);
+      expect((await api('GET', '/modules/gone')).body).toMatchObject({ id: 'gone', status: 'missing' });
+      expectError(await api('POST', '/modules/gone/enabled', { enabled: true }), 409, 'conflict');
+      await rm(`${dir.path}/modules/broken`, { recursive: true });
+      await rm(`${dir.path}/modules/escaping`, { recursive: true });
     });
   });
 
@@ -187,6 +292,27 @@ describe('catalog routes (modules, services, tools, environment)', () => {
         400,
         'invalid_request',
       );
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: `${upstream.url}/big.json` }),
+        413,
+        'payload_too_large',
+      );
+      expectError(
+        await api('POST', '/services', { id: 'r2', adapter: 'openapi', url: `${upstream.url}/stall` }),
+        504,
+        'timeout',
+      );
+      // The first hop is allowed (127.0.0.1), the redirect to the metadata address is not.
+      expectError(
+        await api('POST', '/services', {
+          id: 'r2',
+          adapter: 'openapi',
+          url: `${upstream.url}/redirect-metadata`,
+        }),
+        403,
+        'forbidden',
+      );
+      expectError(await api('GET', '/services/r2'), 404, 'not_found');
       expect((await api('DELETE', '/services/remote')).status).toBe(204);
     });
 
@@ -267,7 +393,70 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       );
       expectError(await api('PATCH', '/services/shop', {}), 400, 'invalid_request');
       expectError(await api('PATCH', '/services/nope', { definition: spec }), 404, 'not_found');
+      expectError(
+        await api('PATCH', '/services/shop', { definition: spec, name: 'x' }),
+        400,
+        'invalid_request',
+      );
+      expectError(
+        await api('PATCH', '/services/shop', { definition: spec, url: `${upstream.url}/spec.json` }),
+        400,
+        'invalid_request',
+      );
       expect((await api('POST', '/services/shop/enabled', { enabled: true })).status).toBe(200);
+    });
+
+    it('refuses bad secrets patches with 400, storing nothing', async () => {
+      expectError(
+        await api('PATCH', '/services/shop/secrets', [{ op: 'replace', path: '/shopKey', value: 42 }]),
+        400,
+        'invalid_request',
+      );
+      expectError(await api('PATCH', '/services/shop/secrets', { shopKey: 'x' }), 400, 'invalid_request');
+      expectError(
+        await api('PATCH', '/services/shop/secrets', [{ op: 'remove', path: '/absent' }]),
+        400,
+        'invalid_request',
+      );
+      expect((await api('GET', '/services/shop/secrets')).body).toEqual({ present: ['/shopKey'] });
+    });
+
+    it('answers 404 on every route of an unknown service', async () => {
+      for (const [method, path, body] of [
+        ['GET', '/services/nope'],
+        ['DELETE', '/services/nope'],
+        ['POST', '/services/nope/enabled', { enabled: true }],
+        ['GET', '/services/nope/config'],
+        ['PATCH', '/services/nope/config', []],
+        ['GET', '/services/nope/secrets'],
+        ['PATCH', '/services/nope/secrets', []],
+        ['GET', '/services/nope/config/schema'],
+        ['GET', '/services/nope/secrets/schema'],
+      ] as const) {
+        const response = await api(method, path, body);
+        expect({ path: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
+          path: `${method} ${path}`,
+          status: 404,
+          code: 'not_found',
+        });
+      }
+    });
+
+    it('answers 502 when hydrating a service fails and leaves it disabled', async () => {
+      const installed = await api('POST', '/services', {
+        id: 'fragile',
+        adapter: 'flaky',
+        definition: 'one',
+      });
+      expect(installed).toMatchObject({
+        status: 201,
+        body: { id: 'fragile', name: 'Flaky one', enabled: false },
+      });
+      const enabled = await api('POST', '/services/fragile/enabled', { enabled: true });
+      expectError(enabled, 502, 'upstream_error');
+      expect(enabled.body.error).toContain('the flaky backend refused to connect');
+      expect((await api('GET', '/services/fragile')).body).toMatchObject({ enabled: false });
+      expect((await api('DELETE', '/services/fragile')).status).toBe(204);
     });
   });
 
@@ -314,6 +503,22 @@ describe('catalog routes (modules, services, tools, environment)', () => {
         400,
         'invalid_request',
       );
+    });
+
+    it('answers 404 for unknown tools and 503 for docs while no environment is active', async () => {
+      expectError(await api('GET', '/tools/shop/nope/docs'), 404, 'not_found');
+      expectError(await api('GET', '/tools/nope/getUser/docs'), 404, 'not_found');
+      expectError(await api('POST', '/tools/shop/nope/enabled', { enabled: true }), 404, 'not_found');
+      expectError(await api('POST', '/tools/nope/getUser/enabled', { enabled: true }), 404, 'not_found');
+      expect((await api('POST', '/modules/typescript-ivm/enabled', { enabled: false })).status).toBe(200);
+      try {
+        expectError(await api('GET', '/tools/shop/getUser/docs'), 503, 'unavailable');
+      } finally {
+        expect((await api('POST', '/modules/typescript-ivm/enabled', { enabled: true })).body).toMatchObject({
+          status: 'active',
+        });
+      }
+      expect((await api('GET', '/tools/shop/getUser/docs')).status).toBe(200);
     });
 
     it('serves the environment docs as Markdown and the types as text', async () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,20 +18,44 @@ export interface Upstream {
   readonly url: string;
   /** Requests received, as `METHOD path?query`. */
   readonly requests: string[];
+  /** Resolves when a request for `path` has arrived (at once if one did). */
+  arrived(path: string): Promise<void>;
+  /** Let the requests held on `/held-spec.json` answer with the spec. */
+  release(): void;
   close(): Promise<void>;
 }
 
-/** Start the shop upstream: `GET /users/:id`, `GET /orders?userId=`, `GET /spec.json`, `GET /empty`. */
+/**
+ * Start the shop upstream: `GET /users/:id`, `GET /orders?userId=`, and for definition downloads
+ * `/spec.json`, `/empty`, `/missing` (404), `/redirect` (to `/spec.json`), `/redirect-metadata`
+ * (to 169.254.169.254), `/big.json` (200 KiB), `/stall` (never answers) and `/held-spec.json`
+ * (answers once {@link Upstream.release} is called).
+ */
 export async function startUpstream(): Promise<Upstream> {
   const requests: string[] = [];
+  const waiters: { path: string; resolve: () => void }[] = [];
+  let released = false;
+  const held: (() => void)[] = [];
   let base = '';
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://localhost');
     requests.push(`${request.method} ${url.pathname}${url.search}`);
+    for (const waiter of waiters.filter((candidate) => candidate.path === url.pathname)) waiter.resolve();
     const json = (status: number, body: unknown) => {
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
     if (url.pathname === '/spec.json') return json(200, shopSpec(base));
+    if (url.pathname === '/big.json') return response.end('x'.repeat(200 * 1024));
+    if (url.pathname === '/stall') return;
+    if (url.pathname === '/held-spec.json') {
+      const answer = () => json(200, { ...shopSpec(base), info: { title: 'Held', version: '1.0.0' } });
+      if (released) answer();
+      else held.push(answer);
+      return;
+    }
+    if (url.pathname === '/redirect-metadata') {
+      return response.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data' }).end();
+    }
     if (url.pathname === '/empty') return response.end('');
     if (url.pathname === '/missing') return json(404, { message: 'no' });
     if (url.pathname === '/redirect') return response.writeHead(302, { location: '/spec.json' }).end();
@@ -52,6 +76,14 @@ export async function startUpstream(): Promise<Upstream> {
   return {
     url: base,
     requests,
+    arrived: (path) =>
+      requests.some((line) => line.split(' ')[1]?.split('?')[0] === path)
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ path, resolve })),
+    release: () => {
+      released = true;
+      for (const answer of held.splice(0)) answer();
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -176,4 +208,75 @@ export function parseSse(text: string): { event: string; data: Json }[] {
         .join('\n');
       return { event, data: JSON.parse(data) };
     });
+}
+
+/** Write a custom module into `<dataDir>/modules/<dir>/`: its `module.json` and `index.mjs`. */
+export async function writeModule(
+  dataDir: string,
+  dir: string,
+  manifest: Record<string, unknown> | string,
+  source: string,
+): Promise<string> {
+  const path = join(dataDir, 'modules', dir);
+  await mkdir(path, { recursive: true });
+  await writeFile(
+    join(path, 'module.json'),
+    typeof manifest === 'string' ? manifest : JSON.stringify(manifest),
+  );
+  await writeFile(join(path, 'index.mjs'), source);
+  return path;
+}
+
+/**
+ * A custom adapter whose `hydrateService` always throws (SPEC §3: enabling rolls back, 502). Its
+ * definitions have one tool `ping`; its module config and secrets have one field each.
+ */
+export const FLAKY_ADAPTER = `
+export default {
+  configSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { greeting: { type: 'string', default: 'hello' } },
+  },
+  secretsSchema: {
+    type: 'object',
+    additionalProperties: false,
+    properties: { token: { type: 'string' } },
+  },
+  instantiate() {
+    return {
+      async setup() {},
+      async teardown() {},
+      async generateDefinition(text) {
+        return {
+          name: 'Flaky ' + text.trim(),
+          description: 'a service that cannot be hydrated',
+          configSchema: { type: 'object' },
+          secretsSchema: { type: 'object' },
+          tools: [{ id: 'ping', name: 'ping', description: 'answers pong', inputSchema: { type: 'object' }, outputSchema: {}, adapterDomain: {} }],
+          adapterDomain: {},
+        };
+      },
+      async hydrateService() {
+        throw new Error('the flaky backend refused to connect');
+      },
+      async dehydrateService() {},
+      async invoke() {
+        return 'pong';
+      },
+    };
+  },
+};
+`;
+
+/** The `module.json` of a custom adapter module. */
+export function adapterManifest(id: string): Record<string, unknown> {
+  return {
+    id,
+    name: id,
+    description: `custom adapter ${id}`,
+    type: 'adapter',
+    main: 'index.mjs',
+    version: '1.0.0',
+  };
 }

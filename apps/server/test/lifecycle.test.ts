@@ -6,27 +6,43 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SERVER_FLAGS } from '../src/server-flags';
 import { apiClient, shopSpec, startUpstream, tempDir, type Upstream } from './helpers';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'lifecycle-key';
 
 interface Launched {
+  /** The launcher (`cli.js`). */
   child: ChildProcess;
+  /** The server process the launcher re-executed, from the `listening` line. */
+  serverPid: number;
   url: string;
   lines: Record<string, unknown>[];
   exited: Promise<number | null>;
+  /** Resolves when the stdout pipe closes: every process holding it (the server too) is gone. */
+  closed: Promise<void>;
+}
+
+interface LaunchOptions {
+  env?: Record<string, string>;
+  args?: string[];
+  /** Own process group, so a test can signal the group like a terminal's Ctrl-C does. */
+  detached?: boolean;
 }
 
 // Launch the built binary the way a user does (plain `node`, so the launcher must re-exec
 // with --no-node-snapshot) and wait for its "listening" line.
-function launch(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Launched> {
-  const child = spawn(process.execPath, [CLI, '--port', '0', '--data-dir', dataDir, '--log-level', 'info'], {
-    env: { ...process.env, CYRNEL_API_KEY: KEY, NODE_OPTIONS: '', ...extraEnv },
+function launch(dataDir: string, options: LaunchOptions = {}): Promise<Launched> {
+  const args = options.args ?? ['--log-level', 'info'];
+  const child = spawn(process.execPath, [CLI, '--port', '0', '--data-dir', dataDir, ...args], {
+    env: { ...process.env, CYRNEL_API_KEY: KEY, NODE_OPTIONS: '', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.detached === true,
   });
   const lines: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const closed = new Promise<void>((resolve) => child.stdout?.on('close', resolve));
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
@@ -41,11 +57,29 @@ function launch(dataDir: string, extraEnv: Record<string, string> = {}): Promise
         // Tolerate a stray non-JSON line (a dependency's console output); assertions use the JSON ones.
         const line = text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text };
         lines.push(line);
-        if (line.msg === 'listening') resolve({ child, url: line.url as string, lines, exited });
+        if (line.msg === 'listening') {
+          const serverPid = line.pid as number;
+          servers.push(serverPid);
+          resolve({ child, serverPid, url: line.url as string, lines, exited, closed });
+        }
       }
     });
     exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
   });
+}
+
+/** Pids of servers started by {@link launch}, killed after each test with their launchers. */
+const servers: number[] = [];
+
+/** True while `pid` runs (a zombie waiting to be reaped counts as gone). */
+async function isRunning(pid: number): Promise<boolean> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return stat !== undefined && !/^\d+ \(.*\) Z /.test(stat);
+}
+
+/** Resolves once a line with `msg` has been logged. */
+async function logged(lines: Record<string, unknown>[], msg: string, count = 1): Promise<void> {
+  while (lines.filter((line) => line.msg === msg).length < count) await sleep(20);
 }
 
 describe('cyrnel-server binary', () => {
@@ -58,18 +92,27 @@ describe('cyrnel-server binary', () => {
 
   afterEach(() => {
     for (const child of launched.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+    for (const pid of servers.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
   });
 
   afterAll(async () => {
     await upstream?.close();
   });
 
-  it('prints every flag with its variable on --help', () => {
+  it('prints every flag of the flag table with its variable on --help', () => {
     const result = spawnSync(process.execPath, [CLI, '--help'], { encoding: 'utf8' });
     expect(result.status).toBe(0);
-    expect(result.stdout).toContain('--data-dir');
-    expect(result.stdout).toContain('CYRNEL_DATA_DIR');
-    expect(result.stdout).toContain('CYRNEL_SHUTDOWN_TIMEOUT_MS');
+    const listed = [...result.stdout.matchAll(/^ {2}--([a-z-]+)/gm)].map((match) => match[1]);
+    expect(listed).toEqual([...SERVER_FLAGS.map((spec) => spec.flag), 'help', 'version']);
+    for (const spec of SERVER_FLAGS) {
+      expect(result.stdout).toMatch(new RegExp(`--${spec.flag}\\b.*${spec.env}`));
+    }
   });
 
   it('refuses invalid values with exit code 2 and a message naming the flag', () => {
@@ -87,6 +130,15 @@ describe('cyrnel-server binary', () => {
     });
     expect(postgres.status).toBe(2);
     expect(postgres.stderr).toContain('only sqlite');
+    const badHost = spawnSync(process.execPath, [CLI, '--host', 'my host'], { encoding: 'utf8' });
+    expect(badHost.status).toBe(2);
+    expect(badHost.stderr).toContain('invalid value for --host');
+    const badLimit = spawnSync(process.execPath, [CLI], {
+      encoding: 'utf8',
+      env: { ...process.env, CYRNEL_MAX_STDOUT_BYTES: '0' },
+    });
+    expect(badLimit.status).toBe(2);
+    expect(badLimit.stderr).toContain('CYRNEL_MAX_STDOUT_BYTES');
   });
 
   it('refuses a non-loopback bind without an API key unless --insecure', async () => {
@@ -101,6 +153,101 @@ describe('cyrnel-server binary', () => {
     );
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/refusing to bind 0\.0\.0\.0 without an API key/);
+    await dir.remove();
+  });
+
+  it('binds 0.0.0.0 without a key with --insecure, announces readiness at --log-level warn, and applies limit variables', async () => {
+    const dir = await tempDir();
+    const server = await launch(dir.path, {
+      args: ['--host', '0.0.0.0', '--insecure', '--log-level', 'warn'],
+      env: { CYRNEL_API_KEY: '', CYRNEL_MAX_CODE_BYTES: '64' },
+    });
+    launched.push(server.child);
+    expect(server.lines.find((line) => line.msg === 'listening')).toMatchObject({
+      level: 'info',
+      url: expect.stringMatching(/^http:\/\/0\.0\.0\.0:\d+$/),
+      dataDir: dir.path,
+    });
+    const api = apiClient(server.url.replace('0.0.0.0', '127.0.0.1'));
+    expect((await api('GET', '/services')).status).toBe(200);
+    const tooLong = await api('POST', '/processes', { code: `// ${'x'.repeat(64)}` });
+    expect({ status: tooLong.status, code: tooLong.body.code }).toEqual({
+      status: 413,
+      code: 'payload_too_large',
+    });
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    // Below warn: no access-log lines, no shutdown chatter; the announcement is the one info line.
+    expect(server.lines.filter((line) => line.level === 'info').map((line) => line.msg)).toEqual([
+      'listening',
+    ]);
+    expect(server.lines.map((line) => line.level)).not.toContain('debug');
+    await dir.remove();
+  });
+
+  it('shuts the server down when the launcher is SIGKILLed, freeing the port', async () => {
+    const dir = await tempDir();
+    const server = await launch(dir.path);
+    launched.push(server.child);
+    const port = Number(new URL(server.url).port);
+    expect(await isRunning(server.serverPid)).toBe(true);
+    server.child.kill('SIGKILL');
+    await server.closed;
+    while (await isRunning(server.serverPid)) await sleep(20);
+    expect(server.lines.map((line) => line.msg)).toEqual(
+      expect.arrayContaining(['the launcher is gone: shutting down', 'stopped']),
+    );
+    const probe = createServer();
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen(port, '127.0.0.1', resolve);
+    });
+    await new Promise((resolve) => probe.close(resolve));
+    await dir.remove();
+  });
+
+  it('shuts down once for a Ctrl-C reaching the launcher and the server, and exits at once on a second one', async () => {
+    const dir = await tempDir();
+    const server = await launch(dir.path, {
+      detached: true,
+      env: {
+        CYRNEL_SHUTDOWN_TIMEOUT_MS: '60000',
+        CYRNEL_DOWNLOAD_TIMEOUT_MS: '60000',
+        CYRNEL_URL_ALLOW_CIDRS: '127.0.0.1/32',
+      },
+    });
+    launched.push(server.child);
+    const api = apiClient(server.url, KEY);
+    // A download that never finishes keeps the shutdown waiting (60 s grace). A running process
+    // would not: its sandbox is in the same process group and dies of the same Ctrl-C.
+    const stalled = api('POST', '/services', {
+      id: 'stalled',
+      adapter: 'openapi',
+      url: `${upstream.url}/stall`,
+    }).then(
+      (response) => response,
+      (error: unknown) => error,
+    );
+    await upstream.arrived('/stall');
+    // Like a terminal: the signal goes to the whole process group.
+    process.kill(-(server.child.pid as number), 'SIGINT');
+    await logged(server.lines, 'waiting for requests in flight');
+    await logged(server.lines, 'shutdown requested', 2);
+    expect(server.lines.filter((line) => line.msg === 'shutdown requested')).toEqual([
+      expect.objectContaining({ signal: 'SIGINT', decision: 'stop' }),
+      expect.objectContaining({ signal: 'SIGINT', decision: 'ignore' }),
+    ]);
+    expect(new Set(server.lines.map((line) => line.source).filter(Boolean))).toEqual(
+      new Set(['signal', 'launcher']),
+    );
+    expect(await isRunning(server.serverPid)).toBe(true);
+    expect(server.child.exitCode).toBeNull();
+    process.kill(-(server.child.pid as number), 'SIGINT');
+    expect(await server.exited).toBe(130);
+    expect(server.lines.map((line) => line.msg)).toContain('forced exit: second signal during shutdown');
+    expect(server.lines.map((line) => line.msg)).not.toContain('stopped');
+    // Its client loses the connection: the forced exit answers nothing.
+    expect(await stalled).toBeInstanceOf(Error);
     await dir.remove();
   });
 
@@ -120,7 +267,7 @@ describe('cyrnel-server binary', () => {
 
   it('starts, announces the URL and data dir, shuts down on SIGTERM recording a running process, and restarts with everything kept', async () => {
     const dir = await tempDir();
-    const first = await launch(dir.path, { CYRNEL_SHUTDOWN_TIMEOUT_MS: '1000' });
+    const first = await launch(dir.path, { env: { CYRNEL_SHUTDOWN_TIMEOUT_MS: '1000' } });
     launched.push(first.child);
     const listening = first.lines.find((line) => line.msg === 'listening');
     expect(listening).toMatchObject({ url: first.url, dataDir: dir.path });

@@ -32,12 +32,31 @@ function userEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
+/** A JSON log line as an object, or undefined for anything else (a dependency's stray output). */
+function readJsonLine(line: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 describe('packed tarballs', () => {
   let child: ChildProcess | undefined;
+  let serverPid: number | undefined;
   const dirs: { remove(): Promise<void> }[] = [];
 
   afterAll(async () => {
+    // The bin is the launcher; the server it re-executed is another process.
     if (child && child.exitCode === null) child.kill('SIGKILL');
+    if (serverPid !== undefined) {
+      try {
+        process.kill(serverPid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }
     for (const dir of dirs) await dir.remove();
   });
 
@@ -74,7 +93,10 @@ describe('packed tarballs', () => {
       throw new Error(`npm install failed: ${error.message}\n${error.stderr ?? ''}`);
     });
     const bin = join(project.path, 'node_modules', '.bin', 'cyrnel-server');
-    child = spawn(bin, ['--port', '0', '--data-dir', data.path], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(bin, ['--port', '0', '--data-dir', data.path], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: userEnv(),
+    });
     const url = await new Promise<string>((resolve, reject) => {
       let buffer = '';
       let stderr = '';
@@ -83,8 +105,15 @@ describe('packed tarballs', () => {
       });
       child?.stdout?.on('data', (chunk: Buffer) => {
         buffer += chunk.toString('utf8');
-        const match = /"msg":"listening","url":"([^"]+)"/.exec(buffer);
-        if (match?.[1]) resolve(match[1]);
+        for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          const entry = readJsonLine(line);
+          if (entry?.msg === 'listening' && typeof entry.url === 'string') {
+            serverPid = typeof entry.pid === 'number' ? entry.pid : undefined;
+            resolve(entry.url);
+          }
+        }
       });
       child?.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
     });

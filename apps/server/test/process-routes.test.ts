@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { apiClient, type Json, parseSse, tempDir } from './helpers';
@@ -7,6 +8,17 @@ const expectError = (response: { status: number; body: Json }, status: number, c
 };
 
 const SLOW = 'await new Promise((resolve) => setTimeout(resolve, 20000)); cyrnel.output({ late: true });';
+
+/** Pids of the sandbox processes the environment forked from this test process (Linux /proc). */
+async function sandboxChildren(): Promise<number[]> {
+  const listed = await readFile(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8');
+  const pids: number[] = [];
+  for (const pid of listed.split(/\s+/).filter(Boolean).map(Number)) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (cmdline.includes('sandbox-child')) pids.push(pid);
+  }
+  return pids;
+}
 
 describe('process routes', () => {
   let server: RunningServer;
@@ -98,6 +110,8 @@ describe('process routes', () => {
     expect(text).toContain('event: stdout');
     expect(text).toContain(': heartbeat');
     expectError(await api('GET', `/processes/${id}/stdout`), 409, 'conflict');
+    expectError(await api('GET', `/processes/${id}/stderr`), 409, 'conflict');
+    expect((await api('GET', `/processes/${id}/code`)).text).toContain("console.log('started')");
     expectError(await api('GET', `/processes/${id}/output`), 409, 'conflict');
     expectError(await api('DELETE', `/processes/${id}`), 409, 'conflict');
     const killed = await api('POST', `/processes/${id}/signals/kill`);
@@ -148,6 +162,61 @@ describe('process routes', () => {
     expectError(await api('GET', '/processes?exitState=ok'), 400, 'invalid_request');
     expectError(await api('GET', '/processes?limit=-5'), 400, 'invalid_request');
     expectError(await api('GET', '/processes?cursor=%%%'), 400, 'invalid_request');
+  });
+
+  it('answers 404 on every route of an unknown process', async () => {
+    for (const [method, path] of [
+      ['GET', '/processes/999999'],
+      ['GET', '/processes/999999/code'],
+      ['GET', '/processes/999999/stdout'],
+      ['GET', '/processes/999999/stderr'],
+      ['GET', '/processes/999999/output'],
+      ['GET', '/processes/999999/calls'],
+      ['GET', '/processes/999999/events'],
+      ['POST', '/processes/999999/signals/run'],
+      ['POST', '/processes/999999/signals/kill'],
+      ['DELETE', '/processes/999999'],
+    ] as const) {
+      const response = await api(method, path);
+      expect({ path: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
+        path: `${method} ${path}`,
+        status: 404,
+        code: 'not_found',
+      });
+    }
+  });
+
+  it('answers kill with 200 again while the process is terminating, then 409 once it is idle', async () => {
+    const created = await api('POST', '/processes', { code: SLOW });
+    const id = created.body.id as number;
+    for (let state = ''; state !== 'running'; await new Promise((resolve) => setTimeout(resolve, 20))) {
+      state = (await api('GET', `/processes/${id}`)).body.state;
+    }
+    // A sandbox that does not answer the kill (stopped here) keeps the process terminating
+    // until the environment's backstop replaces the sandbox.
+    const sandboxes = await sandboxChildren();
+    expect(sandboxes.length).toBeGreaterThan(0);
+    for (const pid of sandboxes) process.kill(pid, 'SIGSTOP');
+    try {
+      const first = await api('POST', `/processes/${id}/signals/kill`);
+      expect(first).toMatchObject({ status: 200, body: { id, state: 'terminating' } });
+      const second = await api('POST', `/processes/${id}/signals/kill`);
+      expect(second).toMatchObject({ status: 200, body: { id, state: 'terminating' } });
+    } finally {
+      for (const pid of sandboxes) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // Already replaced by the environment's backstop.
+        }
+      }
+    }
+    const events = parseSse(await (await fetch(`${server.url}/processes/${id}/events`)).text());
+    expect(events.at(-1)).toMatchObject({ event: 'exit', data: { exitState: 'canceled' } });
+    expectError(await api('POST', `/processes/${id}/signals/kill`), 409, 'conflict');
+    expect((await api('POST', '/processes', { code: '1', wait: true })).body).toMatchObject({
+      exitState: 'success',
+    });
   });
 
   it('deletes idle processes and answers 404/400 for unknown or bad ids', async () => {
@@ -209,7 +278,12 @@ describe('process routes when clients leave', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, heartbeatMs: 20 });
+    server = await startServer({
+      dataDir: dir.path,
+      port: 0,
+      heartbeatMs: 20,
+      maxEventQueueBytes: 64 * 1024,
+    });
     api = apiClient(server.url);
   });
 
@@ -245,5 +319,71 @@ describe('process routes when clients leave', () => {
     }
     const record = await api('GET', `/processes/${id}`);
     expect(record.body.state).toMatch(/terminating|idle/);
+  });
+
+  it('drops an events stream whose unsent events exceed the queue bound, and keeps serving', async () => {
+    const big = await api('POST', '/processes', { code: "console.log('x'.repeat(100 * 1024))", wait: true });
+    expect(big.body).toMatchObject({ exitState: 'success' });
+    // The replay alone (100 KiB of stdout) is over the 64 KiB bound: the stream ends without it.
+    const dropped = await fetch(`${server.url}/processes/${big.body.id}/events`);
+    expect(dropped.status).toBe(200);
+    const events = parseSse(await dropped.text());
+    expect(events.map((event) => event.event)).not.toContain('exit');
+    expect(events.map((event) => event.event)).not.toContain('stdout');
+    const small = await api('POST', '/processes', { code: "console.log('small')", wait: true });
+    const whole = parseSse(await (await fetch(`${server.url}/processes/${small.body.id}/events`)).text());
+    expect(whole.map((event) => event.event)).toEqual(['state', 'stdout', 'exit']);
+  });
+});
+
+describe('process routes under lowered limits', () => {
+  let server: RunningServer;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let api: ReturnType<typeof apiClient>;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    server = await startServer({
+      dataDir: dir.path,
+      port: 0,
+      maxCodeBytes: 200,
+      maxStdoutBytes: 16,
+      maxStderrBytes: 8,
+      maxOutputBytes: 32,
+    });
+    api = apiClient(server.url);
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    await dir?.remove();
+  });
+
+  it('answers 413 for code over the code-size limit, counted in UTF-8 bytes', async () => {
+    expectError(await api('POST', '/processes', { code: `// ${'x'.repeat(200)}` }), 413, 'payload_too_large');
+    // 102 characters, 201 bytes.
+    expectError(await api('POST', '/processes', { code: `//${'é'.repeat(99)}x` }), 413, 'payload_too_large');
+    expect((await api('POST', '/processes', { code: '1', wait: true })).body).toMatchObject({
+      exitState: 'success',
+    });
+  });
+
+  it('truncates stdout and stderr at their caps with a marker, and refuses output over its cap', async () => {
+    const result = await api('POST', '/processes', {
+      code: "console.log('a'.repeat(40)); console.error('b'.repeat(40)); cyrnel.output({ k: 'c'.repeat(40) });",
+      wait: true,
+    });
+    expect(result.body).toMatchObject({ state: 'idle', exitState: 'failed', output: {} });
+    expect(result.body.stdout.startsWith(`${'a'.repeat(16)}\n`)).toBe(true);
+    expect(result.body.stdout).toMatch(/truncated/);
+    expect(result.body.stdout).not.toContain('a'.repeat(17));
+    expect(result.body.stderr.startsWith(`${'b'.repeat(8)}\n`)).toBe(true);
+    expect(result.body.error).toMatch(/32/);
+    // The sandbox received the same caps as its config defaults (nothing stored).
+    expect((await api('GET', '/modules/typescript-ivm/config')).body.config).toMatchObject({
+      stdoutCapBytes: 16,
+      stderrCapBytes: 8,
+      outputCapBytes: 32,
+    });
   });
 });
