@@ -30,8 +30,14 @@ export interface TransportResponse {
 export interface HttpTransport {
   /** Send a request, following at most {@link MAX_REDIRECTS} redirects. */
   send(request: TransportRequest): Promise<TransportResponse>;
-  /** Close every pooled connection. */
+  /** Close every pooled connection now, failing requests in flight (dehydrate, teardown). */
   close(): void;
+  /**
+   * Close once the requests in flight have finished (re-hydration: a config or secrets change must
+   * not fail the calls already running on the old pool). Idle connections close at once. Resolves
+   * when the pool is closed (by this or by `close`).
+   */
+  closeWhenIdle(): Promise<void>;
 }
 
 /** Redirects followed per request (SPEC §9). */
@@ -73,6 +79,18 @@ function lowerHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
 export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  let inFlight = 0;
+  let retiring = false;
+  let closed: () => void = () => {};
+  const whenClosed = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
+
+  function destroy(): void {
+    agents.http.destroy();
+    agents.https.destroy();
+    closed();
+  }
 
   function once(request: TransportRequest, signal: AbortSignal): Promise<TransportResponse> {
     const { url } = request;
@@ -126,6 +144,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), request.timeoutMs);
       let current = request;
+      inFlight++;
       try {
         for (let hop = 0; ; hop++) {
           const host = current.url.host;
@@ -147,11 +166,15 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         }
       } finally {
         clearTimeout(timer);
+        inFlight--;
+        if (retiring && inFlight === 0) destroy();
       }
     },
-    close() {
-      agents.http.destroy();
-      agents.https.destroy();
+    close: destroy,
+    closeWhenIdle() {
+      retiring = true;
+      if (inFlight === 0) destroy();
+      return whenClosed;
     },
   };
 }

@@ -12,7 +12,8 @@ interface HydratedService {
 
 /**
  * Create the `openapi` adapter: OpenAPI 3.0/3.1 and Swagger 2.0 documents in, one tool per operation
- * out; each hydrated service gets its own keep-alive connection pool, closed on dehydrate and teardown.
+ * out; each hydrated service gets its own keep-alive connection pool, closed on dehydrate and teardown
+ * (on re-hydration, once the calls running on it are done).
  *
  * @example
  * ```ts
@@ -22,6 +23,8 @@ interface HydratedService {
  */
 export function createOpenApiAdapter(): AdapterModule {
   const services = new Map<string, HydratedService>();
+  // Pools replaced by a re-hydration whose calls are still running; teardown closes them too.
+  const retiring = new Set<HttpTransport>();
 
   function drop(id: string): void {
     services.get(id)?.transport.close();
@@ -32,6 +35,8 @@ export function createOpenApiAdapter(): AdapterModule {
     async setup() {},
     async teardown() {
       for (const id of [...services.keys()]) drop(id);
+      for (const transport of retiring) transport.close();
+      retiring.clear();
     },
     async generateDefinition(input: string): Promise<ServiceDefinition> {
       return generateDefinition(input);
@@ -55,8 +60,13 @@ export function createOpenApiAdapter(): AdapterModule {
           );
         }
       }
-      drop(state.id);
+      // Calls already running keep the previous state and pool; the pool closes when they are done.
+      const previous = services.get(state.id);
       services.set(state.id, { state, transport: createHttpTransport() });
+      if (previous) {
+        retiring.add(previous.transport);
+        void previous.transport.closeWhenIdle().then(() => retiring.delete(previous.transport));
+      }
     },
     async dehydrateService(id) {
       drop(id);

@@ -7,7 +7,10 @@ import openapi, { configSchema, instantiate, manifest, secretsSchema } from './i
 const document = JSON.stringify({
   openapi: '3.0.3',
   info: { title: 'Pool', version: '1' },
-  paths: { '/ping': { get: { operationId: 'ping', responses: { '200': { description: 'ok' } } } } },
+  paths: {
+    '/ping': { get: { operationId: 'ping', responses: { '200': { description: 'ok' } } } },
+    '/_/hold': { get: { operationId: 'hold', responses: { '200': { description: 'ok' } } } },
+  },
 });
 
 async function until(predicate: () => boolean): Promise<boolean> {
@@ -78,6 +81,43 @@ describe('openapi module', () => {
     await expect(adapter.invoke({ serviceId: 'two', toolId: 'ping', parameters: {} })).rejects.toThrow(
       'not active',
     );
+  });
+
+  it('does let calls in flight finish when a service is re-hydrated (config or secrets changed)', async () => {
+    const adapter = instantiate();
+    const definition = await adapter.generateDefinition(document);
+    const hydrate = (headers: Record<string, string>) =>
+      adapter.hydrateService({
+        id: 'svc',
+        adapterDomain: definition.adapterDomain,
+        tools: Object.fromEntries(definition.tools.map((t) => [t.id, { adapterDomain: t.adapterDomain }])),
+        config: { baseUrl: server.url, timeoutMs: 10000, headers },
+        secrets: {},
+      });
+    await hydrate({ 'x-config': 'old' });
+    const inFlight = adapter.invoke({ serviceId: 'svc', toolId: 'hold', parameters: {} });
+    await server.held();
+    await hydrate({ 'x-config': 'new' });
+    const next = (await adapter.invoke({ serviceId: 'svc', toolId: 'ping', parameters: {} })) as {
+      body: { headers: Record<string, string> };
+    };
+    expect(next.body.headers['x-config']).toBe('new');
+    server.release();
+    const held = (await inFlight) as {
+      status: number;
+      body: { path: string; headers: Record<string, string> };
+    };
+    expect([held.status, held.body.path, held.body.headers['x-config']]).toEqual([200, '/_/hold', 'old']);
+    // The old pool closes once its call is done; the new one keeps its single connection.
+    expect(await until(() => server.connections() === 1)).toBe(true);
+    // Teardown does not wait: a replaced pool still running a call is closed too.
+    const stuck = adapter.invoke({ serviceId: 'svc', toolId: 'hold', parameters: {} });
+    await server.held();
+    await hydrate({ 'x-config': 'newer' });
+    await adapter.teardown();
+    await expect(stuck).rejects.toThrow('failed');
+    expect(await until(() => server.connections() === 0)).toBe(true);
+    server.release();
   });
 
   it('does refuse to hydrate a service whose adapterDomain it did not generate', async () => {

@@ -19,6 +19,10 @@ export interface EchoServer {
   readonly count: () => number;
   /** Open TCP connections right now (keep-alive sockets included). */
   readonly connections: () => number;
+  /** Resolves once a request to `/_/hold` is waiting (at once if one already is). */
+  readonly held: () => Promise<void>;
+  /** Answer every waiting `/_/hold` request with its echo. */
+  readonly release: () => void;
   close(): Promise<void>;
 }
 
@@ -31,10 +35,13 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * Start a server answering every request with a JSON echo of it. Special paths (matched at the end, under `/_/` so real documents never hit them): `/_/status/<n>`
  * answers with that status, `/redirect/<n>` redirects n times before echoing, `/bytes` answers binary,
- * `/text` answers text/plain, `/goto?to=<url>` answers 307 to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body.
+ * `/text` answers text/plain, `/goto?to=<url>` answers 307 to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body,
+ * `/hold` answers when the test calls `release()`.
  */
 export async function startEchoServer(): Promise<EchoServer> {
   let received = 0;
+  let holding: Array<() => void> = [];
+  let onHeld: Array<() => void> = [];
   const server: Server = createServer(async (req, res) => {
     received++;
     const body = await readBody(req);
@@ -68,9 +75,15 @@ export async function startEchoServer(): Promise<EchoServer> {
       body: body.toString('utf8'),
       bodyBase64: body.toString('base64'),
     };
-    if (!res.headersSent)
-      res.writeHead(status ? Number(status[1]) : 200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(echo));
+    const answer = () => {
+      if (!res.headersSent)
+        res.writeHead(status ? Number(status[1]) : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(echo));
+    };
+    if (!path.endsWith('/_/hold')) return answer();
+    holding.push(answer);
+    for (const notify of onHeld) notify();
+    onHeld = [];
   });
   const sockets = new Set<unknown>();
   server.on('connection', (socket) => {
@@ -83,6 +96,13 @@ export async function startEchoServer(): Promise<EchoServer> {
     url: `http://127.0.0.1:${port}`,
     count: () => received,
     connections: () => sockets.size,
+    held: () =>
+      holding.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => onHeld.push(resolve)),
+    release: () => {
+      const waiting = holding;
+      holding = [];
+      for (const answer of waiting) answer();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
