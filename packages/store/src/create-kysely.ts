@@ -1,6 +1,8 @@
+import { realpathSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from './database';
+import { lockPerFile } from './file-lock';
 import { cacheStatements } from './statement-cache';
 
 /** Options of {@link createKysely}. */
@@ -13,7 +15,8 @@ export interface CreateKyselyOptions {
 
 /**
  * Open a SQLite file with the settings cyrnel relies on: WAL (readers never block the writer),
- * foreign keys on (cascades), a busy timeout (a second process waits instead of failing).
+ * foreign keys on (cascades), a busy timeout (a second process waits instead of failing), and
+ * connections of this process to the same file taking turns.
  * Internal to the store package: the process store uses it too.
  */
 export function createKysely(options: CreateKyselyOptions): Kysely<Database> {
@@ -22,5 +25,8 @@ export function createKysely(options: CreateKyselyOptions): Kysely<Database> {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   sqlite.pragma('synchronous = NORMAL');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database: cacheStatements(sqlite) }) });
+  const dialect = new SqliteDialect({ database: cacheStatements(sqlite) });
+  if (sqlite.memory) return new Kysely<Database>({ dialect });
+  // Connections of this process to one file take turns (see lockPerFile): keyed by the real path.
+  return new Kysely<Database>({ dialect: lockPerFile(dialect, realpathSync(options.filename)) });
 }

@@ -1,13 +1,57 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createKysely } from './create-kysely';
 import { openStore } from './open-store';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Hold the write lock of `filename` from another thread for `holdMs`; resolves once it is held.
+ * Another thread, since better-sqlite3 busy-waits synchronously and would block this one.
+ */
+async function lockFromAnotherThread(filename: string, holdMs: number) {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     const Database = require(workerData.driver);
+     const db = new Database(workerData.filename);
+     db.exec('begin immediate');
+     parentPort.postMessage('locked');
+     setTimeout(() => { db.exec('commit'); db.close(); parentPort.postMessage('released'); }, workerData.holdMs);`,
+    {
+      eval: true,
+      workerData: { filename, holdMs, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    },
+  );
+  const released = new Promise<void>((resolve, reject) => {
+    worker.on('error', reject);
+    worker.on('message', (message: string) => {
+      if (message === 'released') resolve();
+    });
+  });
+  await new Promise<void>((resolve) => worker.once('message', () => resolve()));
+  return { released, stop: () => worker.terminate() };
+}
+
+const moduleRow = (id: string) => ({
+  id,
+  type: 'adapter' as const,
+  name: id,
+  description: '',
+  version: '1.0.0',
+  isBuiltin: true,
+  enabled: true,
+  missing: false,
+  createdAt: 'now',
+  updatedAt: 'now',
 });
 
 function tempDir() {
@@ -87,5 +131,38 @@ describe('openStore', () => {
 
   it('needs a data directory or a file name', async () => {
     await expect(openStore({})).rejects.toThrow('dataDir or a filename');
+  });
+
+  it('sets the busy timeout on its connection (5 s by default)', async () => {
+    const filename = join(tempDir(), 'x.db');
+    const configured = createKysely({ filename, busyTimeoutMs: 1234 });
+    const defaults = createKysely({ filename });
+    try {
+      expect((await sql`pragma busy_timeout`.execute(configured)).rows).toEqual([{ timeout: 1234 }]);
+      expect((await sql`pragma busy_timeout`.execute(defaults)).rows).toEqual([{ timeout: 5000 }]);
+    } finally {
+      await configured.destroy();
+      await defaults.destroy();
+    }
+  });
+
+  it('waits for a write lock held by another connection, as long as its busy timeout allows', async () => {
+    const filename = join(tempDir(), 'x.db');
+    const patient = await openStore({ filename });
+    const impatient = await openStore({ filename, busyTimeoutMs: 0 });
+    try {
+      const lock = await lockFromAnotherThread(filename, 200);
+      await expect(impatient.catalog.insertModule(moduleRow('a'))).rejects.toMatchObject({
+        code: 'SQLITE_BUSY',
+      });
+      // The default busy timeout (5 s) outlasts the 200 ms hold: the write waits, then succeeds.
+      await patient.catalog.insertModule(moduleRow('b'));
+      await lock.released;
+      await lock.stop();
+      expect((await patient.catalog.listModules()).map((row) => row.id)).toEqual(['b']);
+    } finally {
+      await patient.close();
+      await impatient.close();
+    }
   });
 });

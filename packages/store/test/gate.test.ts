@@ -104,7 +104,7 @@ describe('invocation gate', () => {
     });
   });
 
-  it('times an adapter call out with 504', async () => {
+  it('answers an adapter call past its deadline as an adapter failure: 502 saying it timed out', async () => {
     const probe = createProbe();
     const host = await start(probe, { limits: { invokeTimeoutMs: 20 } });
     const { tools } = gatewayOf(host);
@@ -112,7 +112,9 @@ describe('invocation gate', () => {
     await expect(
       tools.invoke({ serviceId: 'store', toolId: 'listPets', parameters: {} }),
     ).rejects.toMatchObject({
-      status: 504,
+      status: 502,
+      code: 'upstream_error',
+      message: 'tool store.listPets timed out after 20 ms',
     });
   });
 });

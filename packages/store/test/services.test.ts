@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ConflictError, isCyrnelError } from '@cyrnel/core';
+import { ConflictError, createHost, isCyrnelError } from '@cyrnel/core';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore } from '../src/index';
 import { createHarness, type Harness } from './support/harness';
 import { type AdapterProbe, createProbe, createTestAdapter, definition } from './support/test-adapter';
 
@@ -321,5 +322,123 @@ describe('services', () => {
     probe.calls.length = 0;
     await h.restart();
     expect(probe.calls).toEqual(['teardown', 'setup', 'hydrate:pets']);
+  });
+
+  it('stores nothing when an install asking to enable fails to hydrate, so a retry succeeds', async () => {
+    const probe = createProbe();
+    const h = await start(probe);
+    const input = {
+      id: 'pets',
+      adapter: 'test',
+      definition: twoTools,
+      config: { region: 'eu' },
+      secrets: { token: 's3cret' },
+      enabled: true,
+    };
+    probe.failHydrate = 'upstream refused the credentials';
+    const error = await h.host.services.install(input).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'upstream_error', status: 502 });
+    expect(probe.calls).toEqual(['generateDefinition', 'hydrate:pets', 'dehydrate:pets']);
+    for (const table of ['services', 'tools', 'service_config', 'service_secrets']) {
+      expect(rows(h, `select * from ${table}`)).toEqual([]);
+    }
+    await expect(h.host.services.get('pets')).rejects.toMatchObject({ code: 'not_found' });
+    probe.failHydrate = undefined;
+    expect(await h.host.services.install(input)).toMatchObject({ id: 'pets', enabled: true, toolCount: 2 });
+    expect(probe.states.get('pets')?.secrets).toEqual({ token: 's3cret' });
+  });
+
+  it('hydrates an enabled service again when storing its update fails', async () => {
+    const probe = createProbe();
+    // No busy wait: a write while another connection holds the write lock fails at once.
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)] }, { busyTimeoutMs: 0 });
+    const h = harness;
+    const before = await h.host.services.install({
+      id: 'pets',
+      adapter: 'test',
+      definition: twoTools,
+      enabled: true,
+    });
+    probe.calls.length = 0;
+    const blocker = new Database(join(h.dataDir, 'data.db'));
+    blocker.exec('begin immediate');
+    try {
+      const error = await h.host.services
+        .update('pets', { definition: definition({ tools: ['getPet', 'createPet'] }) })
+        .catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: 'SQLITE_BUSY' });
+    } finally {
+      blocker.exec('rollback');
+      blocker.close();
+    }
+    expect(probe.calls).toEqual(['generateDefinition', 'dehydrate:pets', 'hydrate:pets']);
+    expect(probe.states.has('pets')).toBe(true);
+    expect(await h.host.services.get('pets')).toMatchObject({
+      enabled: true,
+      hash: before.hash,
+      toolCount: 2,
+    });
+  });
+
+  it('hydrates on adapter activation under each service lock, never undoing a concurrent change', async () => {
+    const probe = createProbe();
+    const h = await start(probe);
+    const withToken = definition({
+      tools: ['ping'],
+      secretsSchema: { type: 'object', properties: { token: { type: 'string' } } },
+    });
+    await h.host.services.install({
+      id: 'first',
+      adapter: 'test',
+      definition: withToken,
+      secrets: { token: 'old' },
+      enabled: true,
+    });
+    await h.host.services.install({ id: 'second', adapter: 'test', definition: twoTools, enabled: true });
+    await h.host.modules.setEnabled('test', false);
+    probe.calls.length = 0;
+    let release = () => {};
+    probe.hydrateHold = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const activating = h.host.modules.setEnabled('test', true);
+    await vi.waitFor(() => expect(probe.calls).toEqual(['setup', 'hydrate:first']));
+    // While the activation is hydrating 'first': a secrets patch of it, and 'second' disabled.
+    const patching = h.host.services.patchSecrets('first', [{ op: 'replace', path: '/token', value: 'new' }]);
+    await h.host.services.setEnabled('second', false);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    await Promise.all([activating, patching]);
+    expect(probe.calls).toEqual(['setup', 'hydrate:first', 'dehydrate:second', 'hydrate:first']);
+    expect(probe.states.get('first')?.secrets).toEqual({ token: 'new' });
+    expect(probe.states.has('second')).toBe(false);
+  });
+
+  it('keeps two installs of one id racing across two hosts on one database consistent', async () => {
+    const h = await start(createProbe());
+    const otherStore = await openStore({ dataDir: h.dataDir });
+    const other = await createHost({
+      storage: otherStore,
+      builtins: [createTestAdapter('test', createProbe())],
+      secretsKey: randomBytes(32),
+    });
+    try {
+      const results = await Promise.allSettled([
+        h.host.services.install({ id: 'pets', adapter: 'test', definition: twoTools }),
+        other.services.install({ id: 'pets', adapter: 'test', definition: definition({ tools: ['other'] }) }),
+      ]);
+      const won = results.findIndex((result) => result.status === 'fulfilled');
+      const lost = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+      expect(lost?.reason).toMatchObject({ code: 'conflict', status: 409 });
+      expect(rows(h, 'select id from services')).toEqual([{ id: 'pets' }]);
+      expect(rows(h, 'select id from tools order by id')).toEqual(
+        won === 0 ? [{ id: 'getPet' }, { id: 'listPets' }] : [{ id: 'other' }],
+      );
+      expect(rows(h, 'select owner_id from service_config')).toEqual([{ owner_id: 'pets' }]);
+    } finally {
+      await other.close({ graceMs: 0 });
+      await otherStore.close();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CreateHostOptions, type CyrnelHost, createHost } from '@cyrnel/core';
-import { openStore, type Store } from '../../src/index';
+import { type OpenStoreOptions, openStore, type Store } from '../../src/index';
 
 /** A data directory in a temp folder with a store and a host on it; `restart()` reopens both. */
 export interface Harness {
@@ -15,12 +15,15 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** Start a host on a fresh data directory. */
-export async function createHarness(options: Partial<CreateHostOptions> = {}): Promise<Harness> {
+/** Start a host on a fresh data directory (`storeOptions` for the store, e.g. its busy timeout). */
+export async function createHarness(
+  options: Partial<CreateHostOptions> = {},
+  storeOptions: Omit<OpenStoreOptions, 'dataDir' | 'filename'> = {},
+): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cyrnel-host-'));
   let current: Partial<CreateHostOptions> = { secretsKey: randomBytes(32), ...options };
   const open = async () => {
-    const store = await openStore({ dataDir });
+    const store = await openStore({ dataDir, ...storeOptions });
     const host = await createHost({
       dataDir,
       ...current,

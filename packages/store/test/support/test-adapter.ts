@@ -13,6 +13,8 @@ export interface AdapterProbe {
   failSetup: string | undefined;
   /** Hold invoke until resolved (for timeouts). */
   invokeDelayMs: number;
+  /** When set, the next hydrateService (after recording its call) waits for it before keeping the state. */
+  hydrateHold: Promise<void> | undefined;
 }
 
 /** Create a probe with nothing recorded. */
@@ -24,6 +26,7 @@ export function createProbe(): AdapterProbe {
     failInvoke: undefined,
     failSetup: undefined,
     invokeDelayMs: 0,
+    hydrateHold: undefined,
   };
 }
 
@@ -90,6 +93,9 @@ export function createTestAdapter(id: string, probe: AdapterProbe): BuiltinModul
         },
         async hydrateService(state) {
           probe.calls.push(`hydrate:${state.id}`);
+          const hold = probe.hydrateHold;
+          probe.hydrateHold = undefined;
+          if (hold) await hold;
           if (probe.failHydrate) throw new Error(probe.failHydrate);
           states.set(state.id, state);
           probe.states.set(state.id, state);
