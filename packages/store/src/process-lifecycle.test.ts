@@ -4,13 +4,15 @@ import {
   INTERRUPTED_ERROR,
   KILLED_ERROR,
   NotFoundError,
+  type ProcessLimits,
   type ProcessManager,
+  SHUTDOWN_ERROR,
   type ToolGateway,
 } from '@cyrnel/core';
 import { createTypescriptEnvironment } from '@cyrnel/env-typescript-ivm';
 import type { EnvironmentModule } from '@cyrnel/sdk';
 import type { Kysely } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Database } from './database';
 import { createProcessStore } from './process-store';
 import { createProcessTestDatabase, type ProcessTestDatabase } from './process-test-database';
@@ -56,7 +58,25 @@ const neverReturns: EnvironmentModule = {
   generateDocs: async () => '',
   generateToolDocs: async () => '',
 };
+/** Test scaffolding: an environment that reports queued, then never starts anything. */
+const staysQueued: EnvironmentModule = {
+  async setup() {},
+  async teardown() {},
+  execute: ({ eid }) => {
+    bindingsOf.get(staysQueued)?.setState(eid, 'queued');
+    return new Promise(() => {});
+  },
+  async kill() {},
+  generateDocs: async () => '',
+  generateToolDocs: async () => '',
+};
 const bindingsOf = new Map<EnvironmentModule, ProcessManager['bindings']>();
+
+interface StartOptions {
+  readonly environment?: EnvironmentModule;
+  readonly poolSize?: number;
+  readonly limits?: Partial<ProcessLimits>;
+}
 
 interface Started {
   readonly manager: ProcessManager;
@@ -64,10 +84,7 @@ interface Started {
   readonly leases: () => number;
 }
 
-async function start(
-  database: ProcessTestDatabase,
-  options: { environment?: EnvironmentModule; poolSize?: number } = {},
-): Promise<Started> {
+async function start(database: ProcessTestDatabase, options: StartOptions = {}): Promise<Started> {
   const db = await database.open();
   const environment = options.environment ?? createTypescriptEnvironment();
   let held = 0;
@@ -83,7 +100,7 @@ async function start(
     environments,
     tools: mapTools(),
     logger,
-    limits: { killGraceMs: 100 },
+    limits: { killGraceMs: 100, ...options.limits },
   });
   bindingsOf.set(environment, manager.bindings);
   await environment.setup({
@@ -100,7 +117,7 @@ async function start(
   return { manager, db, leases: () => held };
 }
 
-async function setup(options: { environment?: EnvironmentModule; poolSize?: number } = {}) {
+async function setup(options: StartOptions = {}) {
   const database = createProcessTestDatabase();
   cleanups.push(() => database.dispose());
   return { database, ...(await start(database, options)) };
@@ -233,7 +250,7 @@ describe('processes with typescript-ivm and SQLite', () => {
   });
 
   it('runs two hundred concurrent processes through a pool of two', async () => {
-    const { manager, leases } = await setup({ poolSize: 2 });
+    const { manager, leases, db } = await setup({ poolSize: 2 });
     const { api } = manager;
     const created = await Promise.all(
       Array.from({ length: 200 }, (_, i) =>
@@ -246,10 +263,127 @@ describe('processes with typescript-ivm and SQLite', () => {
     results.forEach((result, i) => {
       expect(result).toMatchObject({ exitState: 'success', stdout: `p${i}\n`, output: { i, double: i * 2 } });
     });
-    const stored = await api.list({ exitState: 'success', limit: 100 });
-    expect(stored.items).toHaveLength(100);
-    expect(stored.hasMore).toBe(true);
-    expect(await api.output(created[199]?.id as number)).toEqual({ i: 199, double: 398 });
+    // Every page of the list, then every row as SQLite holds it: nothing lost, every result right.
+    const listed: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await api.list({ exitState: 'success', limit: 100, ...(cursor ? { cursor } : {}) });
+      listed.push(...page.items.map((item) => item.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    const ids = created.map(({ id }) => id);
+    expect(listed).toEqual([...ids].sort((a, b) => b - a));
+    const rows = await db
+      .selectFrom('processes')
+      .select([
+        'id',
+        'state',
+        'exit_state',
+        'error',
+        'output',
+        'stdout',
+        'stderr',
+        'started_at',
+        'completed_at',
+      ])
+      .orderBy('id')
+      .execute();
+    expect(rows).toHaveLength(200);
+    rows.forEach((row, i) => {
+      expect(row).toMatchObject({
+        id: ids[i],
+        state: 'idle',
+        exit_state: 'success',
+        error: null,
+        stderr: '',
+      });
+      expect(row.stdout).toBe(`p${i}\n`);
+      expect(JSON.parse(row.output)).toEqual({ i, double: i * 2 });
+      expect(row.started_at).not.toBeNull();
+      expect(row.completed_at).not.toBeNull();
+    });
+    const calls = await db.selectFrom('process_tool_calls').selectAll().execute();
+    expect(calls).toHaveLength(200);
     expect(leases()).toBe(0);
+  });
+
+  it('persists the running state while the process runs', async () => {
+    const { manager, db } = await setup();
+    const { api } = manager;
+    const { id } = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
+    const stateOf = async () =>
+      await db
+        .selectFrom('processes')
+        .select(['state', 'started_at'])
+        .where('id', '=', id)
+        .executeTakeFirst();
+    await vi.waitFor(async () => expect((await stateOf())?.state).toBe('running'));
+    expect((await stateOf())?.started_at).not.toBeNull();
+    await api.kill(id);
+    await api.wait(id);
+    expect(await stateOf()).toMatchObject({ state: 'idle' });
+  });
+
+  it('records what a shutdown interrupts as failed in the database', async () => {
+    const { manager, db } = await setup({ poolSize: 1 });
+    const { api } = manager;
+    const running = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
+    const queued = await api.create({ code: 'console.log("never")' });
+    await new Promise<void>((resolve) => {
+      api.subscribe(running.id, (event) => {
+        if (event.type === 'state' && event.data.state === 'running') resolve();
+      });
+    });
+    await manager.close({ graceMs: 0 });
+    const rows = await db
+      .selectFrom('processes')
+      .select(['id', 'state', 'exit_state', 'error'])
+      .orderBy('id')
+      .execute();
+    expect(rows).toEqual([
+      { id: running.id, state: 'idle', exit_state: 'failed', error: SHUTDOWN_ERROR },
+      { id: queued.id, state: 'idle', exit_state: 'failed', error: SHUTDOWN_ERROR },
+    ]);
+  });
+
+  it('ends a run the environment keeps queued and never starts', async () => {
+    const { manager, db, leases } = await setup({ environment: staysQueued, limits: { queueStallMs: 50 } });
+    const { id } = await manager.api.create({ code: 'x', timeoutMs: 50 });
+    const result = await manager.api.wait(id);
+    expect(result).toMatchObject({ state: 'idle', exitState: 'timeout', startedAt: null });
+    expect(result.error).toMatch(/queued: the environment ran nothing for 50 ms/);
+    expect(
+      await db
+        .selectFrom('processes')
+        .select(['state', 'exit_state', 'started_at'])
+        .where('id', '=', id)
+        .executeTakeFirst(),
+    ).toEqual({ state: 'idle', exit_state: 'timeout', started_at: null });
+    expect(leases()).toBe(0);
+  });
+
+  it('bounds a wait from the start of the run, so a burst through a pool of one all succeed', async () => {
+    const { manager } = await setup({ poolSize: 1 });
+    const { api } = manager;
+    // Six runs of ~400 ms through one slot: the last waits ~2 s queued, beyond its 1.5 s timeout.
+    const created = [];
+    for (let i = 0; i < 6; i++) {
+      created.push(
+        await api.create({
+          code: `await new Promise((resolve) => setTimeout(resolve, 400)); cyrnel.output({ i: ${i} });`,
+          timeoutMs: 1500,
+        }),
+      );
+    }
+    const last = created.at(-1)?.id as number;
+    // A bound of timeout plus margin from creation (what wait:true used) gives up on it while queued.
+    await expect(api.wait(last, { timeoutMs: 1600 })).rejects.toMatchObject({
+      code: 'timeout',
+      details: { processId: last },
+    });
+    const results = await Promise.all(created.map(({ id }) => api.wait(id, { marginMs: 100 })));
+    expect(results.map((result) => [result.exitState, result.output])).toEqual(
+      created.map((_, i) => ['success', { i }]),
+    );
   });
 });

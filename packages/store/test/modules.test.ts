@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KILLED_ERROR } from '@cyrnel/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gatewayOf } from './support/gateway';
 import { createHarness, type Harness } from './support/harness';
@@ -272,6 +273,30 @@ describe('environments', () => {
     await host.modules.setEnabled('envB', false);
     await vi.waitFor(() => expect(second.calls).toContain('teardown'));
     await expect(host.environment.docs()).rejects.toMatchObject({ status: 503 });
+  });
+
+  it('kills an execution of a draining environment, which is torn down once it ends', async () => {
+    const first = createEnvironmentProbe();
+    const second = createEnvironmentProbe();
+    const host = await start({
+      builtins: [createTestEnvironment('envA', first), createTestEnvironment('envB', second)],
+    });
+    first.hold = true;
+    const slow = await host.processes.create({ code: 'slow', timeoutMs: null });
+    await vi.waitFor(() => expect(first.release.has(slow.id)).toBe(true));
+    await host.modules.setEnabled('envB', true);
+    expect((await host.modules.get('envA')).status).toBe('draining');
+    expect(await host.processes.kill(slow.id)).toMatchObject({ state: 'terminating' });
+    expect(await host.processes.wait(slow.id)).toMatchObject({
+      state: 'idle',
+      exitState: 'canceled',
+      error: KILLED_ERROR,
+    });
+    await vi.waitFor(() => expect(first.calls).toContain('teardown'));
+    expect((await host.modules.get('envA')).status).toBe('inactive');
+    expect(second.calls).not.toContain(`execute:${slow.id}`);
+    const next = await host.processes.create({ code: 'next' });
+    expect((await host.processes.wait(next.id)).output).toEqual({ ranOn: 'envB' });
   });
 
   it('inserts a newly found custom environment disabled while another one is active', async () => {

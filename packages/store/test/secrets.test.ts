@@ -170,4 +170,35 @@ describe('service secrets', () => {
       message: expect.stringContaining('unknown key'),
     });
   });
+
+  it('rotates module secrets too: read under a previous key, re-encrypted with the current one', async () => {
+    const probe = createProbe();
+    const oldKey = randomBytes(32);
+    const newKey = randomBytes(32);
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)], secretsKey: oldKey });
+    await harness.host.modules.patchSecrets('test', [
+      { op: 'add', path: '/apiKey', value: 'module-secret-1' },
+    ]);
+    const moduleRows = () => {
+      const db = new Database(join(harness?.dataDir ?? '', 'data.db'), { readonly: true });
+      try {
+        return db.prepare('select owner_id, key_id, ciphertext from module_secrets').all() as {
+          owner_id: string;
+          key_id: string;
+          ciphertext: string;
+        }[];
+      } finally {
+        db.close();
+      }
+    };
+    expect(moduleRows()).toMatchObject([{ owner_id: 'test', key_id: secretsKeyId(oldKey) }]);
+    expect(JSON.stringify(moduleRows())).not.toContain('module-secret-1');
+    // Activation at start reads the secrets for setup and re-encrypts them with the new key.
+    await harness.restart({ secretsKey: newKey, previousSecretsKeys: [oldKey] });
+    expect(await harness.host.modules.get('test')).toMatchObject({ status: 'active' });
+    expect(moduleRows()).toMatchObject([{ owner_id: 'test', key_id: secretsKeyId(newKey) }]);
+    await harness.restart({ secretsKey: newKey, previousSecretsKeys: [] });
+    expect(await harness.host.modules.getSecretsPresent('test')).toEqual(['/apiKey']);
+    expect(await harness.host.modules.get('test')).toMatchObject({ status: 'active', error: null });
+  });
 });
