@@ -46,11 +46,11 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
     }
     const record = await host.processes.create(request);
     if (wait !== true) return c.json(record, 201);
-    // Bounded by the process's own timeout plus a margin; the request signal ends the wait
-    // when the client goes away.
-    const bound = record.timeoutMs === null ? undefined : record.timeoutMs + ctx.waitMarginMs;
+    // Until idle: once it runs, at most its own timeout plus a margin (time queued behind a busy
+    // pool does not count; the host's queue backstop bounds that). Without a timeout, only the
+    // client leaving (the request signal) ends the wait. A 504 carries `details.processId`.
     const result = await host.processes.wait(record.id, {
-      ...(bound === undefined ? {} : { timeoutMs: bound }),
+      marginMs: ctx.waitMarginMs,
       signal: c.req.raw.signal,
     });
     return c.json(result, 201);
