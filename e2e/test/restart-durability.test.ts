@@ -76,7 +76,7 @@ afterAll(async () => {
 describe('restart durability', () => {
   let before: Awaited<ReturnType<typeof snapshot>>;
 
-  it('keeps everything across a SIGTERM mid-run and records the run as ended by the shutdown', async () => {
+  it('keeps everything across a SIGTERM mid-run and fails the interrupted run with a clear error', async () => {
     before = await snapshot(cyrnel!.client);
     expect(before.output).toEqual({ label: 'kept' });
     expect(before.tools.find((t) => t.id === 'status')?.enabled).toBe(false);
@@ -87,9 +87,10 @@ describe('restart durability', () => {
 
     expect(await snapshot(cyrnel.client)).toEqual(before);
     const interrupted = await cyrnel.client.processes.get(running);
-    // The graceful shutdown kills what outlives its grace and records it (core: SHUTDOWN_ERROR).
-    expect(interrupted).toMatchObject({ state: 'idle', exitState: 'canceled' });
-    expect(interrupted.error).toMatch(/shut down before the process finished/);
+    // Issue 8: an interrupted run is `failed` with a clear error; the graceful shutdown kills
+    // what outlives its grace and records it so (core: SHUTDOWN_ERROR).
+    expect(interrupted).toMatchObject({ state: 'idle', exitState: 'failed' });
+    expect(interrupted.error).toMatch(/interrupted: the host shut down before the process finished/);
     expect(await cyrnel.client.processes.stdout(running)).toBe('started\n');
   });
 
