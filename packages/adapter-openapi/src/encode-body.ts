@@ -69,8 +69,10 @@ function multipartBody(plan: BodyPlan, value: unknown): EncodedBody {
     if (isFileValue(item) || (enc?.file && typeof item === 'string')) {
       const file = isFileValue(item) ? item : undefined;
       const filename = file?.filename ?? name;
-      const type = file?.contentType ?? declared ?? (file ? 'application/octet-stream' : 'text/plain');
-      const bytes = file ? Buffer.from(file.base64, 'base64') : Buffer.from(item as string);
+      const binary = file !== undefined && !enc?.base64;
+      const type = file?.contentType ?? declared ?? (binary ? 'application/octet-stream' : 'text/plain');
+      // A base64 field (3.1 contentEncoding) is sent as the base64 text the document asks for.
+      const bytes = file ? Buffer.from(file.base64, binary ? 'base64' : 'utf8') : Buffer.from(item as string);
       part(name, [`; filename="${escapeQuoted(filename)}"\r\nContent-Type: ${type}`], bytes);
     } else if (isRecord(item) || Array.isArray(item)) {
       part(name, [`\r\nContent-Type: ${declared ?? 'application/json'}`], Buffer.from(JSON.stringify(item)));

@@ -1,8 +1,8 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { isRecord } from './is-record';
+import { planFormFields } from './form-fields';
 import { bodyKindOf } from './media-types';
 import type { NormalizedOperation } from './normalize-operation';
-import type { BodyPlan, ParameterPlan, PropertyEncoding } from './operation-model';
+import type { BodyPlan, ParameterPlan } from './operation-model';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
 import { setOwn } from './set-own';
 
@@ -14,12 +14,6 @@ export interface InputPlan {
   readonly inputSchema: JSONSchema;
   readonly parameters: ParameterPlan[];
   readonly body?: BodyPlan;
-}
-
-function isFileSchema(schema: unknown): boolean {
-  if (!isRecord(schema)) return false;
-  if (Array.isArray(schema.anyOf) && schema.anyOf.includes(FILE_OBJECT_SCHEMA)) return true;
-  return schema.type === 'array' && isFileSchema(schema.items);
 }
 
 /**
@@ -80,15 +74,11 @@ export function buildInputSchema(op: NormalizedOperation, registry: SchemaRegist
       } else schema = media.schema === undefined ? {} : registry.convert(media.schema, refs);
       if (op.body.description !== undefined && schema.description === undefined)
         schema = { ...schema, description: op.body.description };
-      properties.body = schema;
+      const fields =
+        kind === 'form' || kind === 'multipart' ? planFormFields(media, schema, registry) : undefined;
+      properties.body = fields?.schema ?? schema;
       if (op.body.required) required.push('body');
-      body = {
-        mediaType: media.mediaType,
-        kind,
-        ...(kind === 'form' || kind === 'multipart'
-          ? { encoding: fieldEncodings(media, schema, registry) }
-          : {}),
-      };
+      body = { mediaType: media.mediaType, kind, ...(fields ? { encoding: fields.encoding } : {}) };
     }
   }
   const inputSchema: JSONSchema = {
@@ -99,26 +89,4 @@ export function buildInputSchema(op: NormalizedOperation, registry: SchemaRegist
   };
   if (refs.size > 0) inputSchema.$defs = registry.defsFor(refs);
   return { inputSchema, parameters, ...(body ? { body } : {}) };
-}
-
-// Form and multipart fields: the declared encoding plus which properties are files (they get a filename).
-function fieldEncodings(
-  media: { encoding?: Record<string, PropertyEncoding> },
-  schema: JSONSchema,
-  registry: SchemaRegistry,
-): Record<string, PropertyEncoding> {
-  const out: Record<string, PropertyEncoding> = { ...(media.encoding ?? {}) };
-  const defs = new Set<string>();
-  let target: unknown = schema;
-  if (isRecord(target) && typeof target.$ref === 'string') {
-    const name = target.$ref.replace('#/$defs/', '');
-    defs.add(name);
-    target = registry.defsFor(defs)[name];
-  }
-  if (isRecord(target) && isRecord(target.properties)) {
-    for (const [name, prop] of Object.entries(target.properties)) {
-      if (isFileSchema(prop)) out[name] = { ...(out[name] ?? {}), file: true };
-    }
-  }
-  return out;
 }

@@ -32,6 +32,8 @@ export interface PropertyEncoding {
   readonly allowReserved?: boolean;
   /** The property is a file: its part carries a filename. */
   readonly file?: boolean;
+  /** 3.1 `contentEncoding: base64`: the part carries base64 text, so a file value is sent undecoded. */
+  readonly base64?: boolean;
 }
 
 /** How the body slot becomes bytes. */

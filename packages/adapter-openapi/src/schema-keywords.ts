@@ -67,6 +67,20 @@ export function defNameFor(ref: string): string {
   return raw.replace(/[^A-Za-z0-9_.-]/g, '_') || 'schema';
 }
 
+/**
+ * A `format: binary` string as what multipart and binary bodies accept: text, or a
+ * {@link FILE_OBJECT_SCHEMA}. The other types of a type array (`['string', 'null']`) stay allowed.
+ */
+export function binaryAsFile(out: JSONSchema): JSONSchema {
+  const types = out.type === undefined ? ['string'] : Array.isArray(out.type) ? out.type : [out.type];
+  if (out.format !== 'binary' || !types.includes('string')) return out;
+  const { type: _type, format: _format, ...rest } = out;
+  const others = types.filter((t): t is string => typeof t === 'string' && t !== 'string');
+  const choice: JSONSchema[] = [{ type: 'string' }, FILE_OBJECT_SCHEMA, ...others.map((t) => ({ type: t }))];
+  if (!Array.isArray(rest.anyOf)) return { ...rest, anyOf: choice };
+  return { ...rest, allOf: [...(Array.isArray(rest.allOf) ? rest.allOf : []), { anyOf: choice }] };
+}
+
 /** Apply 3.0 `nullable: true`: add `null` to `type` and `enum`, or wrap in `anyOf` with null. */
 export function applyNullable(out: JSONSchema): JSONSchema {
   if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];

@@ -5,6 +5,7 @@ import { resolvePointer } from './json-pointer';
 import type { OpenApiDialect } from './parse-document';
 import {
   applyNullable,
+  binaryAsFile,
   DROPPED,
   defNameFor,
   FILE_OBJECT_SCHEMA,
@@ -158,10 +159,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
     if (schema.exclusiveMinimum === true) delete out.minimum;
     if (schema.exclusiveMaximum === true) delete out.maximum;
     stripReadOnlyFromRequired(out);
-    if (out.type === 'string' && out.format === 'binary') {
-      const { type: _type, format: _format, ...rest } = out;
-      out = { ...rest, anyOf: [{ type: 'string' }, FILE_OBJECT_SCHEMA] };
-    }
+    out = binaryAsFile(out);
     if (schema.nullable === true || schema['x-nullable'] === true) out = applyNullable(out);
     return out;
   }

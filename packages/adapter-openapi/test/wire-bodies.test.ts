@@ -72,6 +72,33 @@ const document = {
   },
 };
 
+// File fields the 3.0.3 table does not show: 3.1 keywords, nullable and composed schemas, components.
+const files31 = {
+  openapi: '3.1.0',
+  info: { title: 'files', version: '1' },
+  components: {
+    schemas: {
+      Binary: { type: 'string', format: 'binary' },
+      Upload: {
+        type: 'object',
+        properties: {
+          avatar: { type: 'string', contentMediaType: 'image/png' },
+          scan: { type: ['string', 'null'], format: 'binary' },
+          legacy: { type: 'string', format: 'binary', nullable: true },
+          composed: { allOf: [{ $ref: '#/components/schemas/Binary' }], description: 'composed' },
+          either: { anyOf: [{ $ref: '#/components/schemas/Binary' }, { type: 'null' }] },
+          many: { type: 'array', items: { $ref: '#/components/schemas/Binary' } },
+          encoded: { type: 'string', contentEncoding: 'base64', contentMediaType: 'image/png' },
+          note: { type: 'string' },
+        },
+      },
+    },
+  },
+  paths: {
+    '/files': op('files', 'multipart/form-data', { $ref: '#/components/schemas/Upload' }),
+  },
+};
+
 const swagger = {
   swagger: '2.0',
   info: { title: 'swagger bodies', version: '1' },
@@ -126,16 +153,19 @@ const swagger = {
 let server: EchoServer;
 let v3: Installed;
 let v2: Installed;
+let v31: Installed;
 
 beforeAll(async () => {
   server = await startEchoServer();
   v3 = await install(document, { baseUrl: server.url });
   v2 = await install(swagger, { baseUrl: server.url });
+  v31 = await install(files31, { baseUrl: server.url });
 });
 
 afterAll(async () => {
   await v3.adapter.teardown();
   await v2.adapter.teardown();
+  await v31.adapter.teardown();
   await server.close();
 });
 
@@ -186,6 +216,39 @@ describe('request bodies on the wire', () => {
       'Content-Disposition: form-data; name="meta"\r\nContent-Type: application/json\r\n\r\n{"a":1}',
       'Content-Disposition: form-data; name="tags"\r\n\r\nt1',
       'Content-Disposition: form-data; name="tags"\r\n\r\nt2',
+    ]);
+  });
+
+  it('does recognise file fields described by 3.1 keywords, nullable or composed schemas', async () => {
+    const png = Buffer.from([137, 80, 78, 71]);
+    const file = (filename: string) => ({ base64: png.toString('base64'), filename });
+    const echo = await v31.echo('files', {
+      body: {
+        avatar: file('a.png'),
+        scan: 'scanned text',
+        legacy: file('l.bin'),
+        composed: file('c.bin'),
+        either: 'either text',
+        many: [file('m1.bin'), 'second text'],
+        encoded: { base64: png.toString('base64'), filename: 'e.png' },
+        note: 'plain',
+      },
+    });
+    const raw = Buffer.from(echo.bodyBase64, 'base64').toString('latin1');
+    const disposition = (name: string, filename: string, type: string) =>
+      `Content-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`;
+    const bytes = png.toString('latin1');
+    expect(parts(raw, echo.headers['content-type'] as string)).toEqual([
+      `${disposition('avatar', 'a.png', 'image/png')}${bytes}`,
+      `${disposition('scan', 'scan', 'text/plain')}scanned text`,
+      `${disposition('legacy', 'l.bin', 'application/octet-stream')}${bytes}`,
+      `${disposition('composed', 'c.bin', 'application/octet-stream')}${bytes}`,
+      `${disposition('either', 'either', 'text/plain')}either text`,
+      `${disposition('many', 'm1.bin', 'application/octet-stream')}${bytes}`,
+      `${disposition('many', 'many', 'text/plain')}second text`,
+      // contentEncoding: base64 means the part carries base64 text: sent as given, not decoded.
+      `${disposition('encoded', 'e.png', 'image/png')}${png.toString('base64')}`,
+      'Content-Disposition: form-data; name="note"\r\n\r\nplain',
     ]);
   });
 
