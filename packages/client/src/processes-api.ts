@@ -74,30 +74,21 @@ export interface ProcessesApi {
   delete(id: number, options?: RequestOptions): Promise<void>;
 }
 
-/** Server default of `timeoutMs` (SPEC §3). */
-const SERVER_DEFAULT_TIMEOUT_MS = 30_000;
-/** Slack above the process timeout: the server itself waits its timeout plus a margin. */
-const WAIT_SLACK_MS = 15_000;
-
 /** Build the `processes` group over a transport. */
 export function createProcessesApi(transport: Transport): ProcessesApi {
   const list: ProcessesApi['list'] = (query, options) =>
     transport.json({ method: 'GET', path: '/processes', query, options });
 
-  // A waiting create must outlive the process, so its deadline follows the process timeout
-  // rather than the client default (none when the process has none).
-  const waitDeadline = (request: CreateProcessRequest): number =>
-    request.timeoutMs === null ? 0 : (request.timeoutMs ?? SERVER_DEFAULT_TIMEOUT_MS) + WAIT_SLACK_MS;
-
+  // A waiting create must outlive the process, queue time included, which only the server
+  // knows: it answers by the process's timeout plus a margin counted from the start of the run
+  // (a 504 naming the process otherwise), so the client sets no deadline of its own.
   const create = <T>(request: CreateProcessRequest, options: RequestOptions = {}): Promise<T> =>
     transport.json<T>({
       method: 'POST',
       path: '/processes',
       body: request,
       options:
-        request.wait === true && options.timeoutMs === undefined
-          ? { ...options, timeoutMs: waitDeadline(request) }
-          : options,
+        request.wait === true && options.timeoutMs === undefined ? { ...options, timeoutMs: 0 } : options,
     });
 
   return {

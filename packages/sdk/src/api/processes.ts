@@ -33,7 +33,10 @@ export interface CreateProcessRequest {
   code: string;
   /** Client label, used as a filter. */
   ref?: string;
-  /** Positive integer milliseconds, or null for none. Default 30000. */
+  /**
+   * Positive integer milliseconds up to 2147483647 (about 24.8 days, the longest timer Node
+   * keeps), or null for none. Default 30000.
+   */
   timeoutMs?: number | null;
   /** Opaque configuration for the environment. */
   envConfig?: Record<string, unknown>;
