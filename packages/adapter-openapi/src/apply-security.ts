@@ -9,6 +9,21 @@ export interface CredentialTarget {
   readonly cookies: string[];
 }
 
+// RFC 6265 cookie-octet: %x21 / %x23-2B / %x2D-3A / %x3C-5B / %x5D-7E. Anything else (space, '"', ',',
+// ';', '\\', controls, non-ASCII) would break the Cookie header, so only that is percent-encoded.
+const NOT_COOKIE_OCTET = /[^\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]/gu;
+
+/** A cookie value as sent: unchanged where RFC 6265 allows it (base64 keys keep `=`, `/`, `+`). */
+function cookieValue(secret: string): string {
+  return secret.replace(NOT_COOKIE_OCTET, (c) => {
+    try {
+      return encodeURIComponent(c);
+    } catch {
+      return '%EF%BF%BD'; // a lone surrogate
+    }
+  });
+}
+
 function satisfiable(scheme: SecuritySchemePlan | undefined, secret: unknown): boolean {
   if (!scheme) return false;
   if (scheme.type === 'http' && scheme.scheme === 'basic') {
@@ -23,7 +38,7 @@ function apply(scheme: SecuritySchemePlan, secret: unknown, target: CredentialTa
   if (scheme.type === 'apiKey') {
     const name = scheme.name ?? '';
     if (scheme.in === 'query') target.query.push(`${percentEncode(name)}=${percentEncode(secret as string)}`);
-    else if (scheme.in === 'cookie') target.cookies.push(`${name}=${percentEncode(secret as string)}`);
+    else if (scheme.in === 'cookie') target.cookies.push(`${name}=${cookieValue(secret as string)}`);
     else target.headers[name.toLowerCase()] = secret as string;
     return;
   }

@@ -108,6 +108,16 @@ describe('authentication on the wire', () => {
     await service.adapter.teardown();
   });
 
+  it('does send a cookie key as is when RFC 6265 allows its characters (base64 keys keep = / +)', async () => {
+    const key = 'dGhpcyBpcy+/a2V5==';
+    const service = await install(document, { baseUrl: server.url }, { cookieKey: key });
+    expect((await service.echo('cookieKey', {})).cookies).toBe(`sid=${key}`);
+    await service.adapter.teardown();
+    const odd = await install(document, { baseUrl: server.url }, { cookieKey: 'a b"c,d;e\\fé%' });
+    expect((await odd.echo('cookieKey', {})).cookies).toBe('sid=a%20b%22c%2Cd%3Be%5Cf%C3%A9%');
+    await odd.adapter.teardown();
+  });
+
   it('does pick the first satisfiable alternative', async () => {
     const service = await install(document, { baseUrl: server.url }, { headerKey: 'only-key' });
     const alt = await service.echo('alternatives', {});
