@@ -1,9 +1,10 @@
-import type { CatalogStorage, ModuleRow, SealedSecrets } from '@cyrnel/core';
+import type { CatalogStorage, ModuleRow } from '@cyrnel/core';
 import type { ModuleType } from '@cyrnel/sdk';
 import type { Kysely, Selectable } from 'kysely';
 import type { ModulesTable } from './catalog-tables';
 import type { Database } from './database';
-import { flag, parseObject } from './sql-helpers';
+import { createSettingsRows } from './settings-rows';
+import { flag } from './sql-helpers';
 
 function toModuleRow(row: Selectable<ModulesTable>): ModuleRow {
   return {
@@ -31,18 +32,9 @@ type ModuleMethods = Pick<
   | 'setModuleSecrets'
 >;
 
-/** Sealed secrets of a secrets-table row. */
-export function toSealed(row: {
-  key_id: string;
-  iv: string;
-  tag: string;
-  ciphertext: string;
-}): SealedSecrets {
-  return { keyId: row.key_id, iv: row.iv, tag: row.tag, ciphertext: row.ciphertext };
-}
-
 /** The module half of the catalog port. */
 export function createModuleRows(db: Kysely<Database>): ModuleMethods {
+  const settings = createSettingsRows(db, { config: 'module_config', secrets: 'module_secrets' });
   return {
     async listModules() {
       const rows = await db.selectFrom('modules').selectAll().orderBy('id').execute();
@@ -81,42 +73,9 @@ export function createModuleRows(db: Kysely<Database>): ModuleMethods {
         .where('id', '=', id)
         .execute();
     },
-    async getModuleConfig(id) {
-      const row = await db
-        .selectFrom('module_config')
-        .select('config')
-        .where('owner_id', '=', id)
-        .executeTakeFirst();
-      return row ? parseObject(row.config) : undefined;
-    },
-    async setModuleConfig(id, config, at) {
-      const text = JSON.stringify(config);
-      await db
-        .insertInto('module_config')
-        .values({ owner_id: id, config: text, updated_at: at })
-        .onConflict((oc) => oc.column('owner_id').doUpdateSet({ config: text, updated_at: at }))
-        .execute();
-    },
-    async getModuleSecrets(id) {
-      const row = await db
-        .selectFrom('module_secrets')
-        .selectAll()
-        .where('owner_id', '=', id)
-        .executeTakeFirst();
-      return row ? toSealed(row) : undefined;
-    },
-    async setModuleSecrets(id, secrets, at) {
-      const values = {
-        key_id: secrets.keyId,
-        iv: secrets.iv,
-        tag: secrets.tag,
-        ciphertext: secrets.ciphertext,
-      };
-      await db
-        .insertInto('module_secrets')
-        .values({ owner_id: id, ...values, updated_at: at })
-        .onConflict((oc) => oc.column('owner_id').doUpdateSet({ ...values, updated_at: at }))
-        .execute();
-    },
+    getModuleConfig: settings.getConfig,
+    setModuleConfig: settings.setConfig,
+    getModuleSecrets: settings.getSecrets,
+    setModuleSecrets: settings.setSecrets,
   };
 }

@@ -1,7 +1,7 @@
 import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow } from '@cyrnel/core';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
-import { toSealed } from './module-rows';
+import { createSettingsRows } from './settings-rows';
 import { containsText, flag, parseObject } from './sql-helpers';
 import { isUniqueViolation } from './unique-violation';
 
@@ -95,6 +95,7 @@ async function insertTools(trx: Transaction<Database>, serviceId: string, tools:
 
 /** The service half of the catalog port. */
 export function createServiceRows(db: Kysely<Database>): ServiceMethods {
+  const settings = createSettingsRows(db, { config: 'service_config', secrets: 'service_secrets' });
   return {
     async listServices(query) {
       let select = selectServices(db).orderBy('id');
@@ -210,42 +211,9 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
         return Number(result.numDeletedRows) > 0;
       });
     },
-    async getServiceConfig(id) {
-      const row = await db
-        .selectFrom('service_config')
-        .select('config')
-        .where('owner_id', '=', id)
-        .executeTakeFirst();
-      return row ? parseObject(row.config) : undefined;
-    },
-    async setServiceConfig(id, config, at) {
-      const text = JSON.stringify(config);
-      await db
-        .insertInto('service_config')
-        .values({ owner_id: id, config: text, updated_at: at })
-        .onConflict((oc) => oc.column('owner_id').doUpdateSet({ config: text, updated_at: at }))
-        .execute();
-    },
-    async getServiceSecrets(id) {
-      const row = await db
-        .selectFrom('service_secrets')
-        .selectAll()
-        .where('owner_id', '=', id)
-        .executeTakeFirst();
-      return row ? toSealed(row) : undefined;
-    },
-    async setServiceSecrets(id, secrets, at) {
-      const values = {
-        key_id: secrets.keyId,
-        iv: secrets.iv,
-        tag: secrets.tag,
-        ciphertext: secrets.ciphertext,
-      };
-      await db
-        .insertInto('service_secrets')
-        .values({ owner_id: id, ...values, updated_at: at })
-        .onConflict((oc) => oc.column('owner_id').doUpdateSet({ ...values, updated_at: at }))
-        .execute();
-    },
+    getServiceConfig: settings.getConfig,
+    setServiceConfig: settings.setConfig,
+    getServiceSecrets: settings.getSecrets,
+    setServiceSecrets: settings.setSecrets,
   };
 }
