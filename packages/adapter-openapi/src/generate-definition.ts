@@ -64,7 +64,7 @@ export function generateDefinition(text: string): ServiceDefinition {
     operation: Record<string, unknown>;
   }): ToolDefinition {
     const { id, method, path, pathItem, operation } = input;
-    const normalized = normalizeOperation({ dialect, registry, root, pathItem, operation });
+    const normalized = normalizeOperation({ dialect, registry, root, path, pathItem, operation });
     const { inputSchema, parameters, body } = buildInputSchema(normalized, registry);
     const outputSchema = buildOutputSchema(normalized, registry);
     const servers = dialect === '2.0' ? [] : serversOf(operation.servers ?? pathItem.servers);

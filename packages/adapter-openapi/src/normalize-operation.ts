@@ -70,6 +70,8 @@ export interface NormalizeInput {
   readonly dialect: OpenApiDialect;
   readonly registry: SchemaRegistry;
   readonly root: Record<string, unknown>;
+  /** The path template, e.g. `/pets/{petId}`. */
+  readonly path: string;
   readonly pathItem: Record<string, unknown>;
   readonly operation: Record<string, unknown>;
 }
@@ -136,6 +138,7 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
       ...(content ? { contentType: content.mediaType } : {}),
     });
   }
+  parameters.push(...undeclaredPathParameters(input.path, parameters));
   if (formFields.length > 0) body = swaggerFormBody(formFields, operation.consumes ?? root.consumes);
   if (dialect !== '2.0' && operation.requestBody !== undefined) {
     const requestBody = registry.deref(operation.requestBody);
@@ -148,6 +151,32 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
     }
   }
   return { parameters, ...(body ? { body } : {}), responses: normalizeResponses(input) };
+}
+
+// A template variable without a declared parameter would be sent as a literal `{x}` (`%7Bx%7D`): the
+// call could never reach the operation. OpenAPI requires the declaration, so this is a document slip;
+// the variable becomes a required string path parameter the caller can fill.
+function undeclaredPathParameters(
+  path: string,
+  declared: readonly NormalizedParameter[],
+): NormalizedParameter[] {
+  const known = new Set(declared.filter((p) => p.in === 'path').map((p) => p.name));
+  const added: NormalizedParameter[] = [];
+  for (const [, name] of path.matchAll(/\{([^{}]+)\}/g)) {
+    if (name === undefined || known.has(name)) continue;
+    known.add(name);
+    added.push({
+      name,
+      in: 'path',
+      required: true,
+      description: `Path segment {${name}} (the document does not declare this parameter)`,
+      schema: { type: 'string' },
+      style: 'simple',
+      explode: false,
+      allowReserved: false,
+    });
+  }
+  return added;
 }
 
 function normalizeResponses(input: NormalizeInput): NormalizedOperation['responses'] {

@@ -69,12 +69,17 @@ describe('@readme/oas-examples invoked', () => {
         }
         const result = outcome as { status: number; body: Echo | null };
         expect({ where, status: result.status }).toEqual({ where, status: 200 });
-        if (result.body && typeof result.body === 'object' && 'path' in result.body) {
-          expect({
-            where,
-            path: result.body.path.startsWith('/base') && !/[{}]/.test(result.body.path),
-          }).toEqual({ where, path: true });
-        }
+        // Every call reaches the echo server (no document here declares an absolute URL that wins), and
+        // no template variable is left: a literal or an encoded brace (%7B, %7D) would mean one was.
+        expect({ where, echoed: result.body !== null && typeof result.body === 'object' }).toEqual({
+          where,
+          echoed: true,
+        });
+        const seenPath = (result.body as Echo).path;
+        expect({ where, path: seenPath.startsWith('/base') && !/[{}]|%7B|%7D/i.test(seenPath) }).toEqual({
+          where,
+          path: true,
+        });
         invoked++;
       }
     }

@@ -130,6 +130,13 @@ paths['/labels/{name}'] = {
   },
 };
 
+paths['/undeclared/{x}/items/{id}'] = {
+  get: {
+    operationId: 'undeclared',
+    parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer' } }],
+  },
+};
+
 let server: EchoServer;
 let service: Installed;
 
@@ -189,6 +196,15 @@ describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
     // Label style prefixes a '.', so the value '.' would make '..'.
     expect(await seen('label', '.')).toBe('/labels/%2E%2E');
     expect(await seen('label', 'x')).toBe('/labels/.x');
+  });
+
+  it('does add a path template variable the document does not declare as a required string', async () => {
+    const tool = service.definition.tools.find((t) => t.id === 'undeclared');
+    const slot = (tool?.inputSchema.properties as Record<string, Record<string, unknown>>).path;
+    expect(slot).toMatchObject({ required: ['id', 'x'], properties: { x: { type: 'string' } } });
+    expect((await service.echo('undeclared', { path: { id: 1, x: 'a b' } })).path).toBe(
+      '/undeclared/a%20b/items/1',
+    );
   });
 
   it('does honour allowReserved, content parameters and scalars; ignores an Accept header parameter', async () => {
