@@ -35,7 +35,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
 /**
  * Start a server answering every request with a JSON echo of it. Special paths (matched at the end, under `/_/` so real documents never hit them): `/_/status/<n>`
  * answers with that status, `/redirect/<n>` redirects n times before echoing, `/bytes` answers binary,
- * `/text` answers text/plain, `/goto?to=<url>` answers 307 to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body,
+ * `/text` answers text/plain, `/goto?to=<url>` (or `/goto/<30x>?to=`) answers 307 (or that status) to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body,
  * `/hold` answers when the test calls `release()`.
  */
 export async function startEchoServer(): Promise<EchoServer> {
@@ -53,8 +53,11 @@ export async function startEchoServer(): Promise<EchoServer> {
       const next = `${redirect[1]}/_/redirect/${Number(redirect[2]) - 1}${rawQuery ? `?${rawQuery}` : ''}`;
       return res.writeHead(302, { location: next }).end();
     }
-    if (path.endsWith('/_/goto'))
-      return res.writeHead(307, { location: decodeURIComponent(rawQuery.replace(/^to=/, '')) }).end();
+    const goto = /\/_\/goto(?:\/(30[1-8]))?$/.exec(path);
+    if (goto) {
+      const location = decodeURIComponent(rawQuery.replace(/^to=/, ''));
+      return res.writeHead(Number(goto[1] ?? 307), { location }).end();
+    }
     if (path.endsWith('/_/slow')) return;
     if (path.endsWith('/_/stall'))
       return res.writeHead(200, { 'content-type': 'application/json' }).write('{"partial":');

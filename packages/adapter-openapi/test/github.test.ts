@@ -11,6 +11,18 @@ const text = readFileSync(require.resolve('@octokit/openapi/generated/api.github
 
 let first: ServiceDefinition;
 
+// Every $ref of a schema, skipping values that are data rather than schemas.
+function refsOf(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const item of node) refsOf(item, out);
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      if (key === '$ref' && typeof value === 'string') out.push(value);
+      else if (!['example', 'examples', 'default', 'enum', 'const'].includes(key)) refsOf(value, out);
+    }
+  }
+  return out;
+}
+
 beforeAll(() => {
   first = generateDefinition(text);
 });
@@ -48,9 +60,25 @@ describe("GitHub's REST description", () => {
     expect(
       new Validator(tool?.inputSchema as never, '2020-12', false).validate({ path: { owner: 'o' } }).valid,
     ).toBe(false);
-    for (const t of first.tools.slice(0, 200)) {
+    // Every tool's schemas compile, and every $ref in them points into their own $defs.
+    let refs = 0;
+    for (const t of first.tools) {
       new Validator(t.inputSchema as never, '2020-12').validate({});
       new Validator(t.outputSchema as never, '2020-12').validate({ status: 200, headers: {}, body: null });
+      for (const schema of [t.inputSchema, t.outputSchema]) {
+        const defs = (schema.$defs ?? {}) as Record<string, unknown>;
+        for (const ref of refsOf(schema)) {
+          expect({ tool: t.id, ref, resolves: Object.hasOwn(defs, ref.replace(/^#\/\$defs\//, '')) }).toEqual(
+            {
+              tool: t.id,
+              ref,
+              resolves: true,
+            },
+          );
+          refs++;
+        }
+      }
     }
+    expect(refs).toBeGreaterThan(5_000);
   });
 });

@@ -56,6 +56,18 @@ const cases = [
   },
   {
     in: 'query',
+    style: 'spaceDelimited',
+    explode: true,
+    expect: [null, 'color=blue&color=black&color=brown', null],
+  },
+  {
+    in: 'query',
+    style: 'pipeDelimited',
+    explode: true,
+    expect: [null, 'color=blue&color=black&color=brown', null],
+  },
+  {
+    in: 'query',
     style: 'deepObject',
     explode: true,
     expect: [null, null, 'color[R]=100&color[G]=200&color[B]=150'],
@@ -137,6 +149,41 @@ paths['/undeclared/{x}/items/{id}'] = {
   },
 };
 
+const json = (schema: unknown) => ({ 'application/json': { schema } });
+paths['/content/{p}'] = {
+  get: {
+    operationId: 'content',
+    parameters: [
+      { name: 'p', in: 'path', required: true, content: json({ type: 'object' }) },
+      { name: 'X-Filter', in: 'header', content: json({ type: 'object' }) },
+      { name: 'c', in: 'cookie', content: json({ type: 'array' }) },
+    ],
+  },
+};
+
+// Swagger 2.0 collectionFormat on query parameters (csv is the default).
+const formats = ['csv', 'ssv', 'tsv', 'pipes', 'multi'] as const;
+const swagger = {
+  swagger: '2.0',
+  info: { title: 'formats', version: '1' },
+  host: 'placeholder.invalid',
+  paths: {
+    '/formats': {
+      get: {
+        operationId: 'formats',
+        parameters: formats.map((format) => ({
+          name: format,
+          in: 'query',
+          type: 'array',
+          items: { type: 'string' },
+          ...(format === 'csv' ? {} : { collectionFormat: format }),
+        })),
+        responses: { '200': { description: 'echo' } },
+      },
+    },
+  },
+};
+
 let server: EchoServer;
 let service: Installed;
 
@@ -205,6 +252,26 @@ describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
     expect((await service.echo('undeclared', { path: { id: 1, x: 'a b' } })).path).toBe(
       '/undeclared/a%20b/items/1',
     );
+  });
+
+  it('does send path, header and cookie parameters described with content as JSON', async () => {
+    const echo = await service.echo('content', {
+      path: { p: { a: 1 } },
+      headers: { 'X-Filter': { q: 'x y' } },
+      cookies: { c: [1, 'two'] },
+    });
+    expect(echo.path).toBe('/content/%7B%22a%22%3A1%7D');
+    expect(echo.headers['x-filter']).toBe('{"q":"x y"}');
+    expect(echo.cookies).toBe('c=%5B1%2C%22two%22%5D');
+  });
+
+  it('does send Swagger 2.0 collectionFormat csv, ssv, tsv, pipes and multi', async () => {
+    const v2 = await install(swagger, { baseUrl: server.url });
+    const query = Object.fromEntries(formats.map((format) => [format, ['a', 'b']]));
+    expect((await v2.echo('formats', { query })).rawQuery).toBe(
+      'csv=a,b&ssv=a%20b&tsv=a%09b&pipes=a|b&multi=a&multi=b',
+    );
+    await v2.adapter.teardown();
   });
 
   it('does honour allowReserved, content parameters and scalars; ignores an Accept header parameter', async () => {

@@ -38,7 +38,19 @@ const document = (port: number) => ({
     '/_/empty': { get: { operationId: 'empty' } },
     '/_/slow': { get: { operationId: 'slow' } },
     '/_/stall': { get: { operationId: 'stall' } },
+    '/_/goto/{code}': {
+      post: {
+        operationId: 'gotoPost',
+        security: [{ bearer: [] }],
+        parameters: [
+          { name: 'code', in: 'path', required: true, schema: { type: 'integer' } },
+          { name: 'to', in: 'query', required: true, schema: { type: 'string' } },
+        ],
+        requestBody: { content: { 'application/json': { schema: { type: 'object' } } } },
+      },
+    },
   },
+  components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
 });
 
 let server: EchoServer;
@@ -96,6 +108,57 @@ describe('responses and transport', () => {
     await expect(service.call('redirect', { path: { n: 6 } })).rejects.toThrow(
       `request to 127.0.0.1:${port} failed: more than 5 redirects`,
     );
+  });
+
+  it('does keep method, body and credentials through same-origin 307/308, and makes 303 a body-less GET', async () => {
+    const config = { serverVariables: { port: String(port) } };
+    const auth = await install(document(port), config, { bearer: 'tok' });
+    const go = (code: number) =>
+      auth.echo('gotoPost', { path: { code }, query: { to: `${server.url}/landing` }, body: { a: 1 } });
+    for (const code of [307, 308]) {
+      const echo = await go(code);
+      expect([code, echo.method, echo.path, echo.body, echo.headers['content-type']]).toEqual([
+        code,
+        'POST',
+        '/landing',
+        '{"a":1}',
+        'application/json',
+      ]);
+      expect(echo.headers.authorization).toBe('Bearer tok');
+    }
+    const seeOther = await go(303);
+    expect([seeOther.method, seeOther.path, seeOther.body, seeOther.headers['content-type']]).toEqual([
+      'GET',
+      '/landing',
+      '',
+      undefined,
+    ]);
+    expect(seeOther.headers.authorization).toBe('Bearer tok');
+    await auth.adapter.teardown();
+  });
+
+  it('does send the extra default headers of the config on every request', async () => {
+    const config = {
+      serverVariables: { port: String(port) },
+      headers: { 'X-Extra': 'one', 'X-Team': 'a b' },
+    };
+    const withHeaders = await install(document(port), config);
+    for (const toolId of ['echo', 'opLevel']) {
+      const echo = await withHeaders.echo(toolId, {});
+      expect([echo.headers['x-extra'], echo.headers['x-team']]).toEqual(['one', 'a b']);
+    }
+    await withHeaders.adapter.teardown();
+  });
+
+  it('does time out while the response body is still arriving', async () => {
+    const stalled = await install(document(port), {
+      serverVariables: { port: String(port) },
+      timeoutMs: 300,
+    });
+    await expect(stalled.call('stall', {})).rejects.toThrow(
+      `request to 127.0.0.1:${port} timed out after 300 ms`,
+    );
+    await stalled.adapter.teardown();
   });
 
   it('does time out with the host in the message', async () => {
