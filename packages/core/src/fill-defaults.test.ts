@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fillDefaults } from './fill-defaults';
+import { fillDefaults, stripDefaults } from './fill-defaults';
 
 describe('fillDefaults', () => {
   it('fills absent properties recursively, keeping given values', () => {
@@ -44,5 +44,33 @@ describe('fillDefaults', () => {
   it('stops on circular references', () => {
     const schema = { $ref: '#', properties: { child: { $ref: '#' }, n: { default: 1 } } };
     expect(fillDefaults(schema, { child: {} })).toEqual({ n: 1, child: { n: 1 } });
+  });
+});
+
+describe('stripDefaults', () => {
+  it('drops top-level values equal to their default (direct or through $ref), keeping the rest', () => {
+    const schema = {
+      type: 'object',
+      $defs: { Region: { type: 'string', default: 'eu' } },
+      properties: {
+        timeoutMs: { type: 'integer', default: 30000 },
+        region: { $ref: '#/$defs/Region' },
+        headers: { type: 'object', default: {} },
+        retry: { type: 'object', default: { count: 3 } },
+      },
+    };
+    expect(
+      stripDefaults(schema, { timeoutMs: 30000, region: 'eu', headers: {}, retry: { count: 4 }, extra: 1 }),
+    ).toEqual({ retry: { count: 4 }, extra: 1 });
+    expect(stripDefaults(schema, { timeoutMs: 1000, region: 'us' })).toEqual({
+      timeoutMs: 1000,
+      region: 'us',
+    });
+    expect(fillDefaults(schema, stripDefaults(schema, { timeoutMs: 30000, region: 'us' }))).toEqual({
+      timeoutMs: 30000,
+      region: 'us',
+      headers: {},
+      retry: { count: 3 },
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { JSONSchema } from '@cyrnel/sdk';
 import { isPlainObject } from './json-values';
 
@@ -51,8 +52,9 @@ function defaultOf(root: JSONSchema, schema: Record<string, unknown>): unknown {
 
 /**
  * A copy of `value` with the `default` of every absent property filled in, recursively through
- * `properties`, `items`, `allOf` and local `$ref`s (SPEC §3: config and secrets are stored with
- * defaults applied). `oneOf`/`anyOf` are left alone: which branch applies is ambiguous.
+ * `properties`, `items`, `allOf` and local `$ref`s (SPEC §3: config and secrets are validated
+ * and handed to modules with defaults applied). `oneOf`/`anyOf` are left alone: which branch
+ * applies is ambiguous.
  *
  * @example
  * ```ts
@@ -61,4 +63,28 @@ function defaultOf(root: JSONSchema, schema: Record<string, unknown>): unknown {
  */
 export function fillDefaults<T>(schema: JSONSchema, value: T): T {
   return fill(schema, schema, structuredClone(value), 0) as T;
+}
+
+/**
+ * A copy of `value` without the top-level properties that equal their schema `default`: what is
+ * stored of a config. Reads fill the defaults back in ({@link fillDefaults}), so a default that
+ * changes later (an OpenAPI update with another server URL, a server flag behind a module's
+ * default) reaches every owner that did not choose a value of its own. Nested defaults stay:
+ * they are part of the object the owner set.
+ *
+ * @example
+ * ```ts
+ * stripDefaults({ properties: { timeoutMs: { default: 30000 } } }, { timeoutMs: 30000, a: 1 }); // { a: 1 }
+ * ```
+ */
+export function stripDefaults<T extends Record<string, unknown>>(schema: JSONSchema, value: T): T {
+  const properties = isPlainObject(schema.properties) ? schema.properties : {};
+  const kept: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const property = Object.hasOwn(properties, key) ? properties[key] : undefined;
+    const fallback = isPlainObject(property) ? defaultOf(schema, property) : undefined;
+    if (fallback !== undefined && isDeepStrictEqual(item, fallback)) continue;
+    Object.defineProperty(kept, key, { value: item, writable: true, enumerable: true, configurable: true });
+  }
+  return kept as T;
 }

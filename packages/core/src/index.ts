@@ -27,7 +27,7 @@ export {
   UpstreamError,
   ValidationError,
 } from './errors';
-export { fillDefaults } from './fill-defaults';
+export { fillDefaults, stripDefaults } from './fill-defaults';
 export type {
   CyrnelHost,
   EnvironmentApi,

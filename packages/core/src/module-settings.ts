@@ -2,7 +2,7 @@ import type { ModuleDefinition as ModuleDefinitionLike } from '@cyrnel/sdk';
 import type { JsonPatch } from '@cyrnel/sdk/api';
 import type { CatalogStorage } from './catalog-storage';
 import { ValidationError } from './errors';
-import { fillDefaults } from './fill-defaults';
+import { fillDefaults, stripDefaults } from './fill-defaults';
 import { applyJsonPatch } from './json-patch';
 import { presentPointers } from './json-pointer';
 import { isPlainObject } from './json-values';
@@ -71,7 +71,7 @@ export function createModuleSettings(
         field: 'config',
         applyDefaults: true,
       });
-      await catalog.setModuleConfig(id, config, now().toISOString());
+      await catalog.setModuleConfig(id, stripDefaults(definition.configSchema, config), now().toISOString());
       return config;
     },
     async secretsPresent(id) {

@@ -3,7 +3,7 @@ import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
 import type { ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { ConflictError, ValidationError } from './errors';
-import { fillDefaults } from './fill-defaults';
+import { fillDefaults, stripDefaults } from './fill-defaults';
 import type { ServicesApi } from './host';
 import {
   optionalBoolean,
@@ -131,7 +131,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           secretsSchema: definition.secretsSchema,
           adapterDomain: definition.adapterDomain,
           tools: definition.tools.map((tool) => ({ ...tool, enabled: true })),
-          config: storedConfig,
+          config: stripDefaults(definition.configSchema, storedConfig),
           secrets: storedSecrets ? vault.seal('service', id, storedSecrets) : null,
           createdAt: at,
         });
@@ -236,7 +236,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           field: 'config',
           applyDefaults: true,
         });
-        await catalog.setServiceConfig(id, config, now().toISOString());
+        await catalog.setServiceConfig(id, stripDefaults(row.configSchema, config), now().toISOString());
         await rehydrate(row, () => catalog.setServiceConfig(id, previous, now().toISOString()));
         return config;
       });

@@ -216,6 +216,30 @@ describe('services', () => {
     expect(await host.services.getConfig('svc')).toEqual({ baseUrl: 'https://x.test', retries: 3 });
   });
 
+  it('stores only what differs from the defaults, so an update with new defaults reaches the config', async () => {
+    const probe = createProbe();
+    const { host } = await start(probe);
+    const withDefaults = (baseUrl: string) =>
+      definition({
+        tools: ['ping'],
+        configSchema: {
+          type: 'object',
+          properties: {
+            baseUrl: { type: 'string', default: baseUrl },
+            retries: { type: 'integer', default: 3 },
+          },
+        },
+      });
+    await host.services.install({ id: 'svc', adapter: 'test', definition: withDefaults('https://v1.test') });
+    await host.services.patchConfig('svc', [{ op: 'replace', path: '/retries', value: 5 }]);
+    expect(rows(harness!, 'select config from service_config')).toEqual([{ config: '{"retries":5}' }]);
+    await host.services.update('svc', { definition: withDefaults('https://v2.test') });
+    expect(await host.services.getConfig('svc')).toEqual({ baseUrl: 'https://v2.test', retries: 5 });
+    // A value set back to its default follows later defaults again.
+    await host.services.patchConfig('svc', [{ op: 'replace', path: '/retries', value: 3 }]);
+    expect(rows(harness!, 'select config from service_config')).toEqual([{ config: '{}' }]);
+  });
+
   it('restores the previous config when re-hydration fails', async () => {
     const probe = createProbe();
     const { host } = await start(probe);
