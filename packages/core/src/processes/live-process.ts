@@ -71,6 +71,14 @@ export class LiveProcess {
         type: event.type,
         data: { text: last.data.text + event.data.text },
       };
+    } else if (event.type === 'output' && last?.type === 'output') {
+      // Consecutive patches replay as their shallow merge (the same result), so a loop of
+      // `cyrnel.output` calls keeps one event, bounded by the output cap, not one per call.
+      const patch = { ...last.data.patch };
+      for (const [key, value] of Object.entries(event.data.patch)) {
+        Object.defineProperty(patch, key, { value, enumerable: true, writable: true, configurable: true });
+      }
+      this.events[this.events.length - 1] = { type: 'output', data: { patch } };
     } else {
       this.events.push(event);
     }

@@ -323,6 +323,26 @@ describe('createProcessManager', () => {
     ]);
   });
 
+  it('replays consecutive output patches as their merge, live subscribers having seen each', async () => {
+    const { api } = await setup();
+    const code = `for (let i = 0; i < 1000; i++) await cyrnel.output({ i }); cyrnel.output({ done: true }); ${hangs}`;
+    const { id } = await api.create({ code, timeoutMs: null });
+    const live: ProcessEvent[] = [];
+    await new Promise<void>((resolve) => {
+      api.subscribe(id, (event) => {
+        live.push(event);
+        if (event.type === 'output' && event.data.patch.done === true) resolve();
+      });
+    });
+    expect(live.filter((event) => event.type === 'output')).toHaveLength(1001);
+    const replay: ProcessEvent[] = [];
+    await api.subscribe(id, (event) => replay.push(event));
+    expect(replay.filter((event) => event.type === 'output')).toEqual([
+      { type: 'output', data: { patch: { i: 999, done: true } } },
+    ]);
+    await api.kill(id);
+  });
+
   it('lets subscribers of a never-run process follow its first run', async () => {
     const { api } = await setup();
     const { id } = await api.create({ code: 'cyrnel.log("ran")', autorun: false });
