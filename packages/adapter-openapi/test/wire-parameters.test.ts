@@ -247,7 +247,7 @@ describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
 
   it('does add a path template variable the document does not declare as a required string', async () => {
     const tool = service.definition.tools.find((t) => t.id === 'undeclared');
-    const slot = (tool?.inputSchema.properties as Record<string, Record<string, unknown>>).path;
+    const slot = (tool?.inputSchema.properties as Record<string, Record<string, unknown>> | undefined)?.path;
     expect(slot).toMatchObject({ required: ['id', 'x'], properties: { x: { type: 'string' } } });
     expect((await service.echo('undeclared', { path: { id: 1, x: 'a b' } })).path).toBe(
       '/undeclared/a%20b/items/1',
