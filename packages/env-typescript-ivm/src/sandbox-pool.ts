@@ -1,6 +1,11 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
 import type { RunJob, RunResult } from './isolate-runner';
-import { type ExecutionHandlers, type SandboxProcess, spawnSandboxProcess } from './sandbox-process';
+import {
+  type ChildExit,
+  type ExecutionHandlers,
+  type SandboxProcess,
+  spawnSandboxProcess,
+} from './sandbox-process';
 
 /** Callbacks of one pooled execution. */
 export interface PoolHandlers extends ExecutionHandlers {
@@ -25,8 +30,19 @@ export interface SandboxPoolOptions {
   readonly memoryLimitMb: number;
   /** How long a child may take to honour a stop before it is killed. */
   readonly graceMs?: number;
-  /** Told when a child dies while the pool is open (it is replaced). */
-  readonly onCrash?: (error: string | undefined) => void;
+  /** Told when a child was forked. */
+  readonly onChildStart?: (event: { readonly pid: number | undefined }) => void;
+  /** Told when a child died while the pool is open; it is replaced after `respawnDelayMs`. */
+  readonly onChildExit?: (event: ChildExitEvent) => void;
+}
+
+/** A child that died while the pool was open. */
+export interface ChildExitEvent extends ChildExit {
+  readonly pid: number | undefined;
+  /** False when it died before it ever answered (a start-up failure, which backs off). */
+  readonly started: boolean;
+  /** Wait before the replacement is forked: 0 unless children keep dying at start-up. */
+  readonly respawnDelayMs: number;
 }
 
 /** Longest delay Node timers accept; longer ones fire at once. */
@@ -47,32 +63,35 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const queue: Waiting[] = [];
   const children = new Set<SandboxProcess>();
   let closed = false;
-  let quickDeaths = 0;
-  let respawn: NodeJS.Timeout | undefined;
+  let startupDeaths = 0;
+  const respawns = new Set<NodeJS.Timeout>();
 
   const spawn = () => {
-    const bornAt = Date.now();
     const child = spawnSandboxProcess({
       childPath: options.childPath,
       memoryLimitMb: options.memoryLimitMb,
-      onExit: (dead) => {
+      onExit: (dead, how) => {
         children.delete(dead);
         const at = idle.indexOf(dead);
         if (at >= 0) idle.splice(at, 1);
         if (closed) return;
-        options.onCrash?.(undefined);
         // A child that cannot even start (broken install) must not become a fork loop: back off.
-        quickDeaths = Date.now() - bornAt < 1000 ? quickDeaths + 1 : 0;
-        const delay = quickDeaths > 1 ? Math.min(5000, 50 * 2 ** quickDeaths) : 0;
-        respawn = setTimeout(() => {
+        // One that served and then died (a memory bomb) is replaced at once, however young.
+        startupDeaths = dead.ready ? 0 : startupDeaths + 1;
+        const delay = startupDeaths > 1 ? Math.min(5000, 50 * 2 ** startupDeaths) : 0;
+        options.onChildExit?.({ ...how, pid: dead.pid, started: dead.ready, respawnDelayMs: delay });
+        const respawn = setTimeout(() => {
+          respawns.delete(respawn);
           if (closed) return;
           spawn();
           pump();
         }, delay);
+        respawns.add(respawn);
       },
     });
     children.add(child);
     idle.push(child);
+    options.onChildStart?.({ pid: child.pid });
   };
 
   const pump = () => {
@@ -117,7 +136,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     },
     async close() {
       closed = true;
-      clearTimeout(respawn);
+      for (const respawn of respawns) clearTimeout(respawn);
+      respawns.clear();
       for (const waiting of queue.splice(0)) waiting.settle({ exit: 'canceled' });
       for (const [eid, { process }] of busy) process.stop(eid, 'canceled', 0);
       await Promise.all([...children].map((child) => child.destroy()));

@@ -1,7 +1,13 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { toCallError } from './call-error';
 import type { RunJob, RunResult } from './isolate-runner';
-import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from './sandbox-protocol';
+import {
+  CATASTROPHIC_ERROR_MARKER,
+  type ChildBatch,
+  type ChildMessage,
+  type ChildSettings,
+  type HostMessage,
+} from './sandbox-protocol';
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
@@ -15,8 +21,12 @@ export interface ExecutionHandlers {
 
 /** One supervised sandbox child running one execution at a time. */
 export interface SandboxProcess {
+  /** The child's process id (undefined when it could not be forked). */
+  readonly pid: number | undefined;
   /** True until the child exits. */
   readonly alive: boolean;
+  /** True once the child has sent anything (it started serving). */
+  readonly ready: boolean;
   /** Run one execution; resolves when it ends, also when the child dies under it. */
   run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<RunResult>;
   /** Stop the running execution with `reason`; the child is killed when it does not answer within `graceMs`. */
@@ -30,22 +40,45 @@ export interface SandboxProcessOptions {
   /** Absolute path of the built `sandbox-child.js`. */
   readonly childPath: string;
   readonly memoryLimitMb: number;
-  /** Called once when the child exits (crash or destroy). */
-  readonly onExit: (process: SandboxProcess) => void;
+  /** Called once when the child has exited and its stderr is drained (crash or destroy). */
+  readonly onExit: (process: SandboxProcess, how: ChildExit) => void;
 }
 
+/** How a child ended. */
+export interface ChildExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/**
+ * Why a child died, for `setError`. A child that aborts on isolated-vm's `onCatastrophicError`
+ * says why on stderr first: V8 running out of heap (Map/Set/dictionary growth) reads "out of
+ * memory" there and is reported as the memory limit; any other catastrophic error is named as
+ * such. A bare SIGABRT (no report) is still most likely V8's own heap OOM.
+ */
 function crashMessage(
   signal: NodeJS.Signals | null,
   code: number | null,
   stderrTail: string,
   limitMb: number,
 ) {
+  const outOfMemory = `The sandbox ran out of memory (memory limit ${limitMb} MB hit); the execution was stopped and the sandbox restarted`;
+  const at = stderrTail.lastIndexOf(CATASTROPHIC_ERROR_MARKER);
+  if (at >= 0) {
+    const reported =
+      stderrTail
+        .slice(at + CATASTROPHIC_ERROR_MARKER.length)
+        .split('\n')[0]
+        ?.trim() ?? '';
+    if (/out.of.memory|heap limit|allocation failed/i.test(reported)) return outOfMemory;
+    return `The sandbox's JavaScript engine hit a catastrophic error (${reported || 'no details'}); the execution was stopped and the sandbox restarted`;
+  }
   if (
     signal === 'SIGABRT' ||
     /out of memory|heap limit|allocation failed/i.test(stderrTail) ||
     code === 134
   ) {
-    return `The sandbox ran out of memory (memory limit ${limitMb} MB hit); the execution was stopped and the sandbox restarted`;
+    return outOfMemory;
   }
   return `The sandbox process exited unexpectedly (${signal ?? `code ${code}`}); the execution was stopped and the sandbox restarted`;
 }
@@ -60,6 +93,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
   });
   let alive = true;
+  let ready = false;
   let stderrTail = '';
   let current:
     | {
@@ -70,7 +104,8 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       }
     | undefined;
   let killTimer: NodeJS.Timeout | undefined;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // 'close' comes after 'exit' once stderr is drained, so the crash message sees the last lines.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
 
   const post = (message: HostMessage) => {
     if (!alive || !child.connected) return;
@@ -121,10 +156,14 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   });
   child.on('message', (message: ChildBatch) => {
     if (message?.t !== 'batch' || !Array.isArray(message.m)) return;
+    ready = true;
     for (const m of message.m) handle(m);
   });
   child.on('error', () => {});
-  child.once('exit', (code, signal) => {
+  child.once('exit', () => {
+    alive = false;
+  });
+  child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     alive = false;
     const job = current;
     if (job)
@@ -133,12 +172,16 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
           ? { exit: job.forced }
           : { exit: 'failed', error: crashMessage(signal, code, stderrTail, options.memoryLimitMb) },
       );
-    options.onExit(self);
+    options.onExit(self, { code, signal });
   });
 
   const self: SandboxProcess = {
+    pid: child.pid,
     get alive() {
       return alive;
+    },
+    get ready() {
+      return ready;
     },
     run(eid, job, handlers) {
       return new Promise<RunResult>((settle) => {

@@ -5,6 +5,12 @@ export interface ChildSettings {
   readonly memoryLimitMb: number;
 }
 
+/**
+ * Line prefix a child writes to stderr just before aborting on isolated-vm's
+ * `onCatastrophicError`, so the host can tell that abort from running out of memory.
+ */
+export const CATASTROPHIC_ERROR_MARKER = 'cyrnel-sandbox: catastrophic error: ';
+
 /** Host → child messages. */
 export type HostMessage =
   | { readonly t: 'run'; readonly eid: number; readonly job: RunJob }

@@ -1,15 +1,30 @@
+import { writeSync } from 'node:fs';
 import { createIsolateRunner } from './isolate-runner';
-import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from './sandbox-protocol';
+import {
+  CATASTROPHIC_ERROR_MARKER,
+  type ChildBatch,
+  type ChildMessage,
+  type ChildSettings,
+  type HostMessage,
+} from './sandbox-protocol';
 
 /**
  * Serve executions over this process's IPC channel (the child side of `SandboxProcess`): one
  * execution at a time in one warm isolate; exits when the host disconnects.
  */
 export function serveSandbox(settings: ChildSettings): void {
-  // isolated-vm asks the owner to end the process when V8 lost control of an isolate.
+  // isolated-vm asks the owner to end the process when V8 lost control of an isolate. The line
+  // goes out synchronously (an IPC message would be lost with the process) so the host's crash
+  // message can say what happened instead of assuming memory.
   const runner = createIsolateRunner({
     memoryLimitMb: settings.memoryLimitMb || 128,
-    onCatastrophicError: () => process.abort(),
+    onCatastrophicError: (message) => {
+      try {
+        writeSync(2, `${CATASTROPHIC_ERROR_MARKER}${String(message).replace(/\s+/g, ' ').slice(0, 300)}\n`);
+      } finally {
+        process.abort();
+      }
+    },
   });
   const replies = new Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>();
   const outbox: ChildMessage[] = [];

@@ -53,7 +53,9 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
         size: resolved.poolSize,
         memoryLimitMb: resolved.memoryLimitMb,
         childPath: options.childPath ?? resolveChildPath(),
-        onCrash: () => logger.info('sandbox process exited; replaced'),
+        onChildStart: ({ pid }) => logger.debug('sandbox process started', { pid }),
+        onChildExit: ({ pid, code, signal, respawnDelayMs }) =>
+          logger.info('sandbox process exited; replacing it', { pid, code, signal, respawnDelayMs }),
       });
       active = { bindings, config: resolved, pool, logger };
     },

@@ -78,6 +78,38 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
 /** A logger that keeps quiet. */
 export const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** One logged line. */
+export interface LogEntry {
+  level: string;
+  message: string;
+  data: Record<string, unknown>;
+}
+
+/** A logger that keeps every line, plus the sandbox child pids it announced. */
+export function createRecordingLogger() {
+  const entries: LogEntry[] = [];
+  const at =
+    (level: string) =>
+    (message: string, data?: Record<string, unknown>): void =>
+      void entries.push({ level, message, data: data ?? {} });
+  const logger: ModuleLogger = { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+  const pids = (message: RegExp) =>
+    entries.filter((e) => message.test(e.message)).map((e) => e.data.pid as number);
+  return {
+    logger,
+    entries,
+    /** Children forked so far, in order. */
+    started: () => pids(/^sandbox process started/),
+    /** Children that died while the environment was set up, with how. */
+    exited: () => entries.filter((e) => /^sandbox process exited/.test(e.message)).map((e) => e.data),
+    /** Children forked and not (yet) seen dying. */
+    live: () => {
+      const dead = new Set(pids(/^sandbox process exited/));
+      return pids(/^sandbox process started/).filter((pid) => !dead.has(pid));
+    },
+  };
+}
+
 /** A set-up environment plus a `run(code)` helper returning the exit state and the record. */
 export async function startEnvironment(
   config: Record<string, unknown> = {},
@@ -86,14 +118,16 @@ export async function startEnvironment(
   env: EnvironmentModule;
   of: (eid: number) => Recorded;
   log: string[];
+  children: ReturnType<typeof createRecordingLogger>;
   run(code: string, timeoutMs?: number): Promise<{ exit: ExecutionExitState; record: Recorded; eid: number }>;
 }> {
   const env = createTypescriptEnvironment();
   const { bindings, of, log } = createRecordingBindings(tools);
+  const children = createRecordingLogger();
   await env.setup({
     config: { poolSize: 1, memoryLimitMb: 64, ...config },
     secrets: {},
-    logger: silentLogger,
+    logger: children.logger,
     bindings,
   });
   let next = 1;
@@ -101,6 +135,7 @@ export async function startEnvironment(
     env,
     of,
     log,
+    children,
     async run(code, timeoutMs = 5000) {
       const eid = next++;
       const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });

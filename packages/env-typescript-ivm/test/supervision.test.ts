@@ -1,0 +1,181 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTypescriptEnvironment, resolveChildPath } from '../src';
+import { type ChildExitEvent, createSandboxPool } from '../src/sandbox-pool';
+import { CATASTROPHIC_ERROR_MARKER } from '../src/sandbox-protocol';
+import {
+  createRecordingBindings,
+  createRecordingLogger,
+  type startEnvironment as Start,
+  startEnvironment,
+  waitFor,
+} from './recording-bindings';
+
+const BOMBS = {
+  Map: 'const m = new Map(); for (let i = 0; ; i++) m.set(i, i);',
+  Set: 'const s = new Set(); for (let i = 0; ; i++) s.add(i);',
+  dictionary: "const o: Record<string, number> = {}; for (let i = 0; ; i++) o['k' + i] = i;",
+};
+const RESTARTED = /^The sandbox ran out of memory \(memory limit \d+ MB hit\); .* the sandbox restarted$/;
+const CAUGHT = /^The execution hit the memory limit of \d+ MB and was stopped$/;
+
+async function expectHealthy(sandbox: Awaited<ReturnType<typeof Start>>) {
+  const { exit, record } = await sandbox.run(
+    'cyrnel.output({ ok: await cyrnel.services.svc.tools.echo.invoke({ v: 1 }) });',
+  );
+  expect(exit).toBe('success');
+  expect(record.output).toEqual({ ok: { v: 1 } });
+}
+
+describe('memory bombs that abort the sandbox process', () => {
+  let sandbox: Awaited<ReturnType<typeof Start>>;
+  beforeAll(async () => {
+    sandbox = await startEnvironment({ poolSize: 1, memoryLimitMb: 32 }, { 'svc.echo': (p) => p });
+  });
+  afterAll(() => sandbox.env.teardown());
+
+  // V8 decides whether growing a Map or Set trips isolated-vm's limit (the isolate is disposed,
+  // the child lives) or aborts the process first; dictionary growth aborted in every run measured.
+  it.each(Object.entries(BOMBS))('fails a %s bomb and replaces a child that died', async (kind, code) => {
+    const [pid] = sandbox.children.live();
+    const deaths = sandbox.children.exited().length;
+    const { exit, record } = await sandbox.run(code, 30_000);
+    expect(exit).toBe('failed');
+    const error = record.errors[0] ?? '';
+    if (kind === 'dictionary') expect(error).toMatch(RESTARTED);
+    if (RESTARTED.test(error)) {
+      expect(sandbox.children.exited().slice(deaths)).toEqual([
+        { pid, code: null, signal: 'SIGABRT', respawnDelayMs: 0 },
+      ]);
+      await waitFor(() => sandbox.children.live().length === 1);
+      expect(sandbox.children.live()).not.toContain(pid);
+    } else {
+      expect(error).toMatch(CAUGHT);
+      expect(sandbox.children.live()).toEqual([pid]);
+    }
+    await expectHealthy(sandbox);
+  });
+
+  it('replaces children that die right after starting without a backoff', async () => {
+    const fast = await startEnvironment({ poolSize: 1, memoryLimitMb: 8 }, { 'svc.echo': (p) => p });
+    try {
+      for (let i = 0; i < 2; i++) {
+        const { exit, record } = await fast.run(BOMBS.dictionary, 30_000);
+        expect(exit).toBe('failed');
+        expect(record.errors[0]).toMatch(RESTARTED);
+      }
+      await expectHealthy(fast);
+      const deaths = fast.children.exited();
+      expect(deaths).toHaveLength(2);
+      expect(deaths.map((d) => d.respawnDelayMs)).toEqual([0, 0]);
+      expect(fast.children.started()).toHaveLength(3);
+    } finally {
+      await fast.env.teardown();
+    }
+  });
+});
+
+describe('a sandbox process that stops answering', () => {
+  it('is killed by the host backstop and replaced', async () => {
+    const pids: (number | undefined)[] = [];
+    const exits: ChildExitEvent[] = [];
+    const pool = createSandboxPool({
+      size: 1,
+      childPath: resolveChildPath(),
+      memoryLimitMb: 32,
+      graceMs: 100,
+      onChildStart: ({ pid }) => pids.push(pid),
+      onChildExit: (event) => exits.push(event),
+    });
+    const job = { timeoutMs: 300, stdoutCapBytes: 1024, stderrCapBytes: 1024, outputCapBytes: 1024 };
+    const written: string[] = [];
+    const handlers = (onStart: () => void) => ({
+      started: onStart,
+      call: () => new Promise<never>(() => {}),
+      write: (_stream: string, text: string) => void written.push(text),
+      output: () => {},
+    });
+    try {
+      expect(
+        await pool.run(
+          1,
+          { ...job, code: "console.log('warm');" },
+          handlers(() => {}),
+        ),
+      ).toEqual({
+        exit: 'success',
+      });
+      const stopped = pool.run(
+        2,
+        { ...job, code: 'await cyrnel.services.svc.tools.never.invoke({});' },
+        handlers(() => process.kill(pids[0] as number, 'SIGSTOP')),
+      );
+      expect(await stopped).toEqual({ exit: 'timeout' });
+      expect(exits).toEqual([
+        { pid: pids[0], code: null, signal: 'SIGKILL', started: true, respawnDelayMs: 0 },
+      ]);
+      const next = await pool.run(
+        3,
+        { ...job, timeoutMs: 5000, code: "console.log('alive');" },
+        handlers(() => {}),
+      );
+      expect(next).toEqual({ exit: 'success' });
+      expect(written).toEqual(['warm\n', 'alive\n']);
+      expect(pids).toHaveLength(2);
+      expect(pids[1]).not.toBe(pids[0]);
+    } finally {
+      await pool.close();
+    }
+  });
+});
+
+describe('a sandbox process that reports a catastrophic error', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-child-'));
+  const childPath = join(dir, 'catastrophic-child.mjs');
+  // A real child speaking the protocol: it reports the job's code as V8's message, then aborts
+  // the way sandbox-server does on isolated-vm's onCatastrophicError.
+  writeFileSync(
+    childPath,
+    `import { writeSync } from 'node:fs';
+process.on('message', (m) => {
+  if (m.t !== 'run') return;
+  writeSync(2, ${JSON.stringify(CATASTROPHIC_ERROR_MARKER)} + m.job.code + '\\n');
+  process.abort();
+});
+process.send({ t: 'batch', m: [{ t: 'ready' }] });
+`,
+  );
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    [
+      'names a non-memory failure',
+      'Check failed: heap verification',
+      /^The sandbox's JavaScript engine hit a catastrophic error \(Check failed: heap verification\); the execution was stopped and the sandbox restarted$/,
+    ],
+    ['reports an out-of-memory abort as the memory limit', 'Catastrophic out-of-memory error', RESTARTED],
+  ])('%s', async (_name, reported, message) => {
+    const env = createTypescriptEnvironment({ childPath });
+    const { bindings, of } = createRecordingBindings();
+    const children = createRecordingLogger();
+    await env.setup({
+      config: { poolSize: 1, memoryLimitMb: 16 },
+      secrets: {},
+      logger: children.logger,
+      bindings,
+    });
+    try {
+      const exit = await env.execute({ eid: 1, code: reported, options: { timeoutMs: 5000 }, envConfig: {} });
+      expect(exit).toBe('failed');
+      expect(of(1).errors).toHaveLength(1);
+      expect(of(1).errors[0]).toMatch(message);
+      expect(children.exited()).toEqual([
+        { pid: children.started()[0], code: null, signal: 'SIGABRT', respawnDelayMs: 0 },
+      ]);
+    } finally {
+      await env.teardown();
+    }
+  });
+});
