@@ -1,8 +1,8 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
-import { toCallError } from './call-error';
 import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
-import { BOOTSTRAP_SOURCE } from './sandbox-bootstrap';
+import { createPendingCalls, MAX_PENDING_CALLS } from './pending-calls';
+import { bootstrapSource } from './sandbox-bootstrap';
 import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
 
 /** Host operations a sandbox may await (everything but timers goes to the bindings). */
@@ -49,13 +49,6 @@ export interface IsolateRunnerOptions {
   readonly onCatastrophicError?: (message: string) => void;
 }
 
-const HOST_CALLS: ReadonlySet<string> = new Set([
-  'invoke',
-  'discoverServices',
-  'discoverTools',
-  'describeTool',
-]);
-
 function describeThrown(error: unknown): string {
   if (!(error instanceof Error)) return `Uncaught ${String(error)}`;
   const where = /process\.ts:(\d+):(\d+)/.exec(error.stack ?? '');
@@ -64,13 +57,16 @@ function describeThrown(error: unknown): string {
   return `${error.name}: ${error.message}${suffix}`;
 }
 
-function errorReply(error: unknown) {
-  return { ok: false, error: toCallError(error) };
-}
+/** A tool result that cannot cross into the isolate (structured clone refused it). */
+const UNCOPYABLE = {
+  message: 'The tool result could not be copied into the sandbox',
+  status: 502,
+  code: 'upstream_error',
+};
 
 /** Create a runner holding one isolate of `memoryLimitMb`. */
 export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunner {
-  const maxPending = options.maxPendingCalls ?? 5000;
+  const source = bootstrapSource(options.maxPendingCalls ?? MAX_PENDING_CALLS);
   let isolate: ivm.Isolate | undefined;
   let bootstrap: ivm.Script | undefined;
   let stop: ((reason: 'timeout' | 'canceled') => void) | undefined;
@@ -81,7 +77,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         memoryLimit: options.memoryLimitMb,
         ...(options.onCatastrophicError ? { onCatastrophicError: options.onCatastrophicError } : {}),
       });
-      bootstrap = await isolate.compileScript(BOOTSTRAP_SOURCE, { filename: 'cyrnel-runtime.js' });
+      bootstrap = await isolate.compileScript(source, { filename: 'cyrnel-runtime.js' });
     }
     return { isolate, bootstrap: bootstrap as ivm.Script };
   };
@@ -111,40 +107,29 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         return { exit: reason };
       }
       const budget = createOutputBudget(job);
-      const timers = new Set<NodeJS.Timeout>();
       let ended = false;
-      let pending = 0;
       let context: ivm.Context | undefined;
-      const asyncHook = new ivm.Reference(async (kind: string, args: unknown[]) => {
-        if (ended) return errorReply({ message: 'The execution has ended', status: 409, code: 'conflict' });
-        if (pending >= maxPending) {
-          return errorReply({
-            message: `Too many pending calls (limit ${maxPending})`,
-            status: 429,
-            code: 'too_many_processes',
-          });
-        }
-        pending++;
-        try {
-          if (kind === 'sleep') {
-            const ms = Math.min(Math.max(Number(args[0]) || 0, 0), 2_147_483_647);
-            await new Promise<void>((resolve) => {
-              const t = setTimeout(() => {
-                timers.delete(t);
-                resolve();
-              }, ms);
-              timers.add(t);
-            });
-            return { ok: true, value: null };
+      let deliverRef: ivm.Reference<(id: number, ok: boolean, value: unknown) => void> | undefined;
+      const deliverNow = (id: number, ok: boolean, value: unknown) =>
+        deliverRef?.applyIgnored(undefined, [id, ok, value], { arguments: { copy: true } });
+      const calls = createPendingCalls({
+        max: options.maxPendingCalls ?? MAX_PENDING_CALLS,
+        perform: (kind, args) => hooks.call(kind, args),
+        deliver: (id, ok, value) => {
+          try {
+            deliverNow(id, ok, value);
+          } catch {
+            // Structured clone refused the value; when this fails too, the isolate is gone.
+            try {
+              deliverNow(id, false, UNCOPYABLE);
+            } catch {}
           }
-          if (!HOST_CALLS.has(kind) || !Array.isArray(args)) throw new Error(`Unknown host call ${kind}`);
-          return { ok: true, value: await hooks.call(kind as HostCallKind, args) };
-        } catch (error) {
-          return errorReply(error);
-        } finally {
-          pending--;
-        }
+        },
       });
+      const asyncHook = new ivm.Callback(
+        (kind: unknown, args: unknown, id: unknown) => calls.start(kind, args, id),
+        { ignored: true },
+      );
       const syncHook = new ivm.Callback((kind: string, payload: unknown) => {
         if (ended) return kind === 'output' ? 'The execution has ended' : false;
         if (kind === 'room') return budget.room(payload === 'stderr' ? 'stderr' : 'stdout');
@@ -159,13 +144,17 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
           hooks.output(merged.json);
           return '';
         }
+        if (kind === 'clearTimer') {
+          calls.clearTimer(payload);
+          return true;
+        }
         return 'Unknown host call';
       });
       try {
         context = await iso.createContext();
         await context.global.set('__cyrnelSync', syncHook);
         await context.global.set('__cyrnelAsync', asyncHook);
-        await boot.run(context);
+        deliverRef = await boot.run(context, { reference: true });
         const script = await iso.compileScript(compiled.js, {
           filename: 'process.ts',
           lineOffset: -WRAPPER_LINE_OFFSET,
@@ -194,12 +183,17 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         ended = true;
         stop = undefined;
         clearTimeout(deadline);
-        for (const t of timers) clearTimeout(t);
-        asyncHook.release();
+        // Calls or timers still pending hold promises and closures of the finished program: drop
+        // them with the isolate (the bootstrap already refuses late answers). Nothing pending: reuse.
+        const leftover = calls.end();
+        deliverRef?.release();
         if (!iso.isDisposed) {
           context?.release();
-          const heap = iso.getHeapStatisticsSync();
-          if (reason || heap.used_heap_size > heap.heap_size_limit / 2) retire();
+          if (reason || leftover) retire();
+          else {
+            const heap = iso.getHeapStatisticsSync();
+            if (heap.used_heap_size > heap.heap_size_limit / 2) retire();
+          }
         } else {
           retire();
         }

@@ -1,45 +1,78 @@
 /**
- * Source run inside every fresh context before user code. It takes the two host hooks off the
+ * Source run inside every fresh context before user code. It takes the host hooks off the
  * global, closes over them and over the intrinsics it needs (so user code that patches
  * prototypes only hurts itself), then installs the frozen `cyrnel`, `console` and timers.
- * Host hooks: `__cyrnelSync(kind, payload)` (console, output; blocking, gives backpressure)
- * and `__cyrnelAsync` (a Reference whose function resolves `{ ok, value | error }`).
+ * Host hooks: `__cyrnelSync(kind, payload)` (console, output, clearing timers; blocking, gives
+ * backpressure) and `__cyrnelAsync(kind, args, id)` (fire-and-forget; the host answers by calling
+ * the `deliver(id, ok, value)` function this script evaluates to).
+ *
+ * Why answers arrive through `deliver` rather than as promises the host resolves: a promise
+ * resolved with an object looks up `then` on it, which user code can patch, so a late answer could
+ * run the program's code after it ended. `deliver` is ours and drops every answer once the main
+ * function has settled (`finished`), so nothing of a finished program runs again, even when the
+ * isolate is reused.
  */
-export const BOOTSTRAP_SOURCE = String.raw`(function () {
+export function bootstrapSource(maxPending: number): string {
+  return String.raw`(function () {
 'use strict';
 const g = globalThis;
 const syncCall = g.__cyrnelSync;
-const asyncRef = g.__cyrnelAsync;
+const asyncCall = g.__cyrnelAsync;
 delete g.__cyrnelSync;
 delete g.__cyrnelAsync;
 delete g.SharedArrayBuffer;
 delete g.Atomics;
 delete g.WebAssembly;
+// Its cleanup callbacks run whenever V8 collects garbage: possibly after the program ended.
+delete g.FinalizationRegistry;
 const O = Object;
 const freeze = O.freeze, getProto = O.getPrototypeOf, objectProto = O.prototype, keysOf = O.keys;
 const isArray = Array.isArray, stringify = JSON.stringify, apply = Reflect.apply;
-const ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String, ProxyCtor = Proxy;
-const refApply = asyncRef.apply;
+const ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String, ProxyCtor = Proxy, PromiseCtor = Promise;
+const errorToString = ErrorCtor.prototype.toString;
 const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
 const push = uncurry(Array.prototype.push), pop = uncurry(Array.prototype.pop);
 const indexOf = uncurry(Array.prototype.indexOf), slice = uncurry(String.prototype.slice);
-const then = uncurry(Promise.prototype.then);
 const isFinite = Number.isFinite;
-const callOptions = freeze({ __proto__: null,
-  arguments: freeze({ __proto__: null, copy: true }),
-  result: freeze({ __proto__: null, promise: true, copy: true }) });
+const maxPending = ${maxPending};
 
-const hostCall = (kind, args) => apply(refApply, asyncRef, [undefined, [kind, args], callOptions]);
-const call = async (kind, args) => {
-  const reply = await hostCall(kind, args);
-  if (reply.ok) return reply.value;
-  const e = reply.error;
+let finished = false;
+let nextId = 1;
+let outstanding = 0;
+const waiting = { __proto__: null };
+const timerIds = { __proto__: null };
+const tooMany = (what) => {
+  const err = new ErrorCtor(what + ': too many pending calls and timers (limit ' + maxPending + '); await or clear some first');
+  err.status = 429;
+  err.code = 'too_many_calls';
+  return err;
+};
+// Registers the continuation before the host can answer; throws when args cannot be copied.
+const send = (kind, args, settle) => {
+  if (outstanding >= maxPending) throw tooMany(kind === 'sleep' ? 'setTimeout' : 'cyrnel');
+  const id = nextId++;
+  asyncCall(kind, args, id);
+  waiting[id] = settle;
+  outstanding++;
+  return id;
+};
+const deliver = (id, ok, value) => {
+  if (finished) return;
+  const settle = waiting[id];
+  if (settle === undefined) return;
+  delete waiting[id];
+  outstanding--;
+  settle(ok, value);
+};
+const callError = (e) => {
   const err = new ErrorCtor(StringCtor(e.message));
   err.status = e.status;
   err.code = e.code;
-  throw err;
+  return err;
 };
-
+const call = (kind, args) => new PromiseCtor((resolve, reject) => {
+  send(kind, args, (ok, value) => (ok ? resolve(value) : reject(callError(value))));
+});
 const describe = (v) => {
   if (v === undefined) return 'undefined';
   if (typeof v !== 'object') return typeof v;
@@ -114,21 +147,27 @@ const consoleObject = freeze({
   warn: (...a) => write('stderr', a), error: (...a) => write('stderr', a),
 });
 
-let nextTimer = 1;
-const liveTimers = { __proto__: null };
 const setTimeoutFn = (fn, ms, ...args) => {
   if (typeof fn !== 'function') throw new TypeErrorCtor('setTimeout expects a function');
-  const id = nextTimer++;
-  liveTimers[id] = true;
-  then(call('sleep', [+ms || 0]), () => {
-    if (!liveTimers[id]) return;
-    delete liveTimers[id];
+  const id = send('sleep', [+ms || 0], (ok, value) => {
+    delete timerIds[id];
+    if (!ok) {
+      write('stderr', ['setTimeout callback dropped:', StringCtor(value.message)]);
+      return;
+    }
     try { apply(fn, undefined, args); } catch (err) { write('stderr', ['Uncaught error in setTimeout callback:', err]); }
-  }, () => { delete liveTimers[id]; });
+  });
+  timerIds[id] = true;
   return id;
 };
-const clearTimeoutFn = (id) => { delete liveTimers[id]; };
-
+// Clearing forgets the callback here and frees the host timer, so it stops counting toward the limit.
+const clearTimeoutFn = (id) => {
+  if (typeof id !== 'number' || timerIds[id] !== true) return;
+  delete timerIds[id];
+  delete waiting[id];
+  outstanding--;
+  syncCall('clearTimer', id);
+};
 const toolsOf = (serviceId) => new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
   get: (_t, toolId) => typeof toolId !== 'string' ? undefined : freeze({ __proto__: null,
     invoke: (params) => call('invoke', [serviceId, toolId, params === undefined ? {} : params]) }) });
@@ -145,4 +184,17 @@ O.defineProperty(g, 'cyrnel', fixed(cyrnel));
 O.defineProperty(g, 'console', fixed(consoleObject));
 O.defineProperty(g, 'setTimeout', fixed(setTimeoutFn));
 O.defineProperty(g, 'clearTimeout', fixed(clearTimeoutFn));
+// The wrapper (transpile.ts) calls this once, before any user code runs; it removes itself.
+// However the program patches promises, the host only learns that it ended after finished is set.
+const main = async (fn) => {
+  delete g.__cyrnelMain;
+  try {
+    await apply(fn, undefined, []);
+  } finally {
+    finished = true;
+  }
+};
+O.defineProperty(g, '__cyrnelMain', { value: main, writable: false, enumerable: false, configurable: true });
+return deliver;
 })();`;
+}

@@ -62,6 +62,7 @@ export function serveSandbox(settings: ChildSettings): void {
         error: `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
       }));
     current = undefined;
+    // The runner has dropped these calls; settling them only frees their closures here.
     for (const [id, waiter] of replies) {
       replies.delete(id);
       waiter.reject(new Error('The execution has ended'));

@@ -14,6 +14,8 @@ export const WRAPPER_LINE_OFFSET = 1;
 /**
  * Strip TypeScript (no type check) and wrap the program in an async function so top-level
  * `await` works. sucrase won the measured comparison (README) and keeps line numbers stable.
+ * `__cyrnelMain` (installed by the sandbox bootstrap) runs the function and marks the program
+ * finished before the host hears that it ended.
  */
 export function transpile(code: string): TranspileResult {
   let js: string;
@@ -23,5 +25,5 @@ export function transpile(code: string): TranspileResult {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, message: `SyntaxError: ${message}` };
   }
-  return { ok: true, js: `(async function () { 'use strict';\n${js}\n}).call(undefined)` };
+  return { ok: true, js: `__cyrnelMain(async function () { 'use strict';\n${js}\n});` };
 }

@@ -136,6 +136,40 @@ describe('execute', () => {
     expect(record.output.order).toEqual(['late', 'arg']);
   });
 
+  it('frees the host timer on clearTimeout, so cleared timers never count toward the limit', async () => {
+    const { exit, record } = await sandbox.run(`
+      for (let i = 0; i < 6000; i++) clearTimeout(setTimeout(() => console.log('never'), 60_000));
+      await new Promise((r) => setTimeout(r, 1));
+      cyrnel.output({ ok: true });
+    `);
+    expect(record.errors).toEqual([]);
+    expect(exit).toBe('success');
+    expect(record.output).toEqual({ ok: true });
+    expect(record.stdout).toBe('');
+  });
+
+  it('throws a catchable error from setTimeout beyond the pending limit', async () => {
+    const { exit, record } = await sandbox.run(`
+      const ids = Array.from({ length: 5000 }, () => setTimeout(() => {}, 60_000));
+      let refused: unknown;
+      try { setTimeout(() => {}, 0); } catch (err: any) { refused = { message: err.message, code: err.code, status: err.status }; }
+      const call = await cyrnel.services.math.tools.add.invoke({ a: 1, b: 1 }).catch((err) => err.code);
+      ids.forEach(clearTimeout);
+      await new Promise((r) => setTimeout(r, 1));
+      cyrnel.output({ refused, call, after: await cyrnel.services.math.tools.add.invoke({ a: 1, b: 1 }) });
+    `);
+    expect(exit).toBe('success');
+    expect(record.output).toEqual({
+      refused: {
+        message: 'setTimeout: too many pending calls and timers (limit 5000); await or clear some first',
+        code: 'too_many_calls',
+        status: 429,
+      },
+      call: 'too_many_calls',
+      after: 2,
+    });
+  });
+
   it('fails on a syntax error with the transpiler message and line', async () => {
     const { exit, record } = await sandbox.run('const ok = 1;\nconst broken = ;\n');
     expect(exit).toBe('failed');

@@ -126,7 +126,7 @@ describe('resource attacks', () => {
   it('rejects pending calls beyond the limit and times out thousands that never answer', async () => {
     const { exit, record } = await sandbox.run(
       `
-      const calls = Array.from({ length: 6000 }, () => cyrnel.services.svc.tools.never.invoke({}).catch((e) => e.status));
+      const calls = Array.from({ length: 6000 }, () => cyrnel.services.svc.tools.never.invoke({}).catch((e) => e.status + ' ' + e.code));
       const first = await Promise.race(calls);
       console.log('first settled with', first);
       await Promise.all(calls);
@@ -134,7 +134,7 @@ describe('resource attacks', () => {
       1500,
     );
     expect(exit).toBe('timeout');
-    expect(record.stdout).toBe('first settled with 429\n');
+    expect(record.stdout).toBe('first settled with 429 too_many_calls\n');
     await expectHealthy();
   });
 });
