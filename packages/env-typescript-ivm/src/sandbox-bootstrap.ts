@@ -121,10 +121,13 @@ const output = (obj) => {
   if (problem) throw new ErrorCtor(problem);
 };
 
+// SPEC §9: compact JSON, String(v) where JSON cannot represent the value (NaN, Infinity, an Error
+// that would print as {}, undefined, bigint); values nested inside JSON stay JSON.
 const format = (v) => {
   if (typeof v === 'string') return v;
-  if (v instanceof ErrorCtor) return StringCtor(v.name) + ': ' + StringCtor(v.message);
+  if (typeof v === 'number') return StringCtor(v);
   try {
+    if (v instanceof ErrorCtor) return apply(errorToString, v, []);
     const s = stringify(v);
     if (typeof s === 'string') return s;
   } catch {}

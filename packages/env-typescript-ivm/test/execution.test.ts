@@ -5,7 +5,7 @@ let sandbox: Awaited<ReturnType<typeof Start>>;
 
 beforeAll(async () => {
   sandbox = await startEnvironment(
-    { poolSize: 1, stdoutCapBytes: 64 },
+    { poolSize: 1, stdoutCapBytes: 64, stderrCapBytes: 64 },
     {
       'math.add': (p) => (p.a as number) + (p.b as number),
       'math.fail': () => {
@@ -64,12 +64,40 @@ describe('execute', () => {
     expect(record.stderr).toBe('w 10\nTypeError: bad\n');
   });
 
+  it('prints what JSON cannot represent with String(v), and JSON inside JSON', async () => {
+    // Several runs: this file's stdout cap is 64 bytes.
+    const lines = [
+      ['NaN, Infinity, -Infinity, -0, 1.5e300', 'NaN Infinity -Infinity 0 1.5e+300'],
+      ['[NaN, -Infinity], { a: NaN, b: -0 }', '[null,null] {"a":null,"b":0}'],
+      ["new RangeError('out'), new Error(''), { e: new Error('nested') }", 'RangeError: out Error {"e":{}}'],
+      [
+        "new (class extends Error { name = 'Custom'; })('mine'), undefined, 7n, Symbol('s'), [undefined]",
+        'Custom: mine undefined 7 Symbol(s) [null]',
+      ],
+    ];
+    for (const [args, printed] of lines) {
+      const { record } = await sandbox.run(`console.log(${args});`);
+      expect(record.stdout).toBe(`${printed}\n`);
+    }
+  });
+
   it('truncates stdout at the cap with a marker', async () => {
     const { exit, record } = await sandbox.run(`for (let i = 0; i < 10000; i++) console.log('line ' + i);`);
     expect(exit).toBe('success');
     expect(record.stdout.startsWith('line 0\nline 1\n')).toBe(true);
     expect(record.stdout).toContain('[stdout truncated: limit of 64 bytes reached]');
     expect(record.stdout.length).toBeLessThan(200);
+  });
+
+  it('truncates stderr at its own cap with a marker, leaving stdout alone', async () => {
+    const { exit, record } = await sandbox.run(
+      `console.log('out'); for (let i = 0; i < 10000; i++) console.error('err ' + i);`,
+    );
+    expect(exit).toBe('success');
+    expect(record.stdout).toBe('out\n');
+    expect(record.stderr.startsWith('err 0\nerr 1\n')).toBe(true);
+    expect(record.stderr).toContain('[stderr truncated: limit of 64 bytes reached]');
+    expect(record.stderr.length).toBeLessThan(200);
   });
 
   it('keeps UTF-8 intact in output, console and across the cap', async () => {
