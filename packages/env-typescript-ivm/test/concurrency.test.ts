@@ -106,6 +106,60 @@ describe('pool', () => {
     }
   });
 
+  it('serves again after teardown and setup on the same instance', async () => {
+    const { held, tools } = holdingTools();
+    const env = createTypescriptEnvironment();
+    const first = createRecordingBindings(tools);
+    const second = createRecordingBindings();
+    const run = (eid: number) =>
+      env.execute({ eid, code: HOLD, options: { timeoutMs: 20_000 }, envConfig: {} });
+    await env.setup({ config: { poolSize: 1 }, secrets: {}, logger: silentLogger, bindings: first.bindings });
+    try {
+      const running = run(1);
+      const queued = run(2);
+      await waitFor(() => held.length === 1);
+      await env.teardown();
+      expect([await running, await queued]).toEqual(['canceled', 'canceled']);
+      await expect(run(3)).rejects.toThrow(/before setup/);
+
+      await env.setup({
+        config: { poolSize: 1 },
+        secrets: {},
+        logger: silentLogger,
+        bindings: second.bindings,
+      });
+      const exit = await env.execute({
+        eid: 4,
+        code: 'cyrnel.output({ again: await cyrnel.services.gate.tools.hold.invoke({}).catch((e) => e.status) });',
+        options: { timeoutMs: 5000 },
+        envConfig: {},
+      });
+      expect(exit).toBe('success');
+      // The new bindings answer now (they know no tools), and nothing reached the old ones.
+      expect(second.of(4).output).toEqual({ again: 404 });
+      expect(second.of(4).states).toEqual(['queued', 'running']);
+      expect(first.of(4).states).toEqual([]);
+      await env.teardown();
+      await env.teardown();
+      await env.setup({
+        config: { poolSize: 1 },
+        secrets: {},
+        logger: silentLogger,
+        bindings: second.bindings,
+      });
+      expect(
+        await env.execute({
+          eid: 5,
+          code: 'cyrnel.output({ ok: 1 });',
+          options: { timeoutMs: 5000 },
+          envConfig: {},
+        }),
+      ).toBe('success');
+    } finally {
+      await env.teardown();
+    }
+  });
+
   it('runs many short executions through a small pool', async () => {
     const sandbox = await startEnvironment({ poolSize: 2 });
     try {
