@@ -1,6 +1,6 @@
 import { isRecord } from './is-record';
 import type { SecuritySchemePlan } from './operation-model';
-import { percentEncode } from './serialize-parameter';
+import { encodeComponent, percentEncode } from './serialize-parameter';
 
 /** Where credentials go: the request being built. */
 export interface CredentialTarget {
@@ -15,13 +15,7 @@ const NOT_COOKIE_OCTET = /[^\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]/gu;
 
 /** A cookie value as sent: unchanged where RFC 6265 allows it (base64 keys keep `=`, `/`, `+`). */
 function cookieValue(secret: string): string {
-  return secret.replace(NOT_COOKIE_OCTET, (c) => {
-    try {
-      return encodeURIComponent(c);
-    } catch {
-      return '%EF%BF%BD'; // a lone surrogate
-    }
-  });
+  return secret.replace(NOT_COOKIE_OCTET, encodeComponent);
 }
 
 function satisfiable(scheme: SecuritySchemePlan | undefined, secret: unknown): boolean {

@@ -1,15 +1,9 @@
+import { encodeComponent } from './serialize-parameter';
+
 // `.`, `..` and their percent-encoded forms: WHATWG URL parsing (and most servers) treat all as dot segments.
 const DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 // What may stand in a path as is (RFC 3986 pchar, '/' and '%' of existing escapes); the rest is encoded.
 const NOT_PATH_CHAR = /[^A-Za-z0-9\-._~!$&'()*+,;=:@/%]/gu;
-
-function encodeChar(char: string): string {
-  try {
-    return encodeURIComponent(char);
-  } catch {
-    return '%EF%BF%BD'; // a lone surrogate: U+FFFD, as WHATWG URL does
-  }
-}
 
 /** What {@link requestTarget} needs. */
 export interface RequestTargetInput {
@@ -40,6 +34,6 @@ export function requestTarget(input: RequestTargetInput): string {
         ? segment.replace(/\.|%2e/gi, '%2E')
         : segment,
     );
-  const own = segments.join('/').replace(NOT_PATH_CHAR, encodeChar);
+  const own = segments.join('/').replace(NOT_PATH_CHAR, encodeComponent);
   return `${basePath.replace(/\/+$/, '')}${own}${search}`;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ParameterPlan } from './operation-model';
 import {
+  encodeComponent,
   percentEncode,
   serializeCookie,
   serializeHeader,
@@ -20,6 +21,14 @@ describe('percentEncode', () => {
   it("does encode per RFC 3986, including !'()*, and keeps reserved characters with allowReserved", () => {
     expect(percentEncode("a b!'()*/é")).toBe('a%20b%21%27%28%29%2A%2F%C3%A9');
     expect(percentEncode('a/b?c=d&e#f', true)).toBe('a/b?c=d&e#f');
+  });
+});
+
+describe('encodeComponent', () => {
+  it('does encode a lone surrogate as U+FFFD instead of throwing, like WHATWG URL', () => {
+    expect(encodeComponent('a\uD800b')).toBe('a%EF%BF%BDb');
+    expect(percentEncode('\uDC00')).toBe('%EF%BF%BD');
+    expect(encodeComponent('\uD83D\uDE00')).toBe('%F0%9F%98%80');
   });
 });
 

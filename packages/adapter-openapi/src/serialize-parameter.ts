@@ -3,9 +3,14 @@ import type { ParameterPlan } from './operation-model';
 
 const RESERVED_ESCAPES = /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
 
+/** `encodeURIComponent` that never throws: a lone surrogate becomes U+FFFD, as WHATWG URL does. */
+export function encodeComponent(value: string): string {
+  return encodeURIComponent(value.toWellFormed());
+}
+
 /** RFC 3986 percent-encoding of a component; `allowReserved` keeps reserved characters literal. */
 export function percentEncode(value: string, allowReserved = false): string {
-  const encoded = encodeURIComponent(value).replace(
+  const encoded = encodeComponent(value).replace(
     /[!'()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
