@@ -34,6 +34,31 @@ const tools = [
     outputSchema: { type: 'array', items: { $ref: '#/$defs/Missing' } },
   },
   { serviceId: 'shop', toolId: 'ping', description: '', inputSchema: {}, outputSchema: true as never },
+  {
+    serviceId: 'shop',
+    toolId: 'slots',
+    description: 'Arrays of nullable and oneOf objects must bracket their element type',
+    inputSchema: {},
+    outputSchema: {
+      type: 'object',
+      properties: {
+        maybe: {
+          type: 'array',
+          items: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], nullable: true },
+        },
+        either: {
+          type: 'array',
+          items: {
+            oneOf: [
+              { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+              { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] },
+            ],
+          },
+        },
+      },
+      required: ['maybe', 'either'],
+    },
+  },
 ];
 
 function diagnostics(code: string, lib: string[]): string[] {
@@ -59,6 +84,10 @@ const found = await cyrnel.services.crm.tools.search.invoke({ q: null });
 await cyrnel.services.shop.tools.ping.invoke({});
 console.log(role, found.length, user.email.toUpperCase());
 const t = setTimeout(() => {}, 10); clearTimeout(t);
+const slots = await cyrnel.services.shop.tools.slots.invoke({});
+const lengths: number[] = slots.maybe.map((m) => m?.a.length ?? 0);
+const kinds: string[] = slots.either.map((e) => ('a' in e ? e.a : String(e.b)));
+console.log(lengths, kinds);
 const tools = await cyrnel.discover.tools({ query: 'user' });
 cyrnel.output({ first: tools[0]?.toolId ?? null });
 `;
