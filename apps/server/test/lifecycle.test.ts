@@ -218,8 +218,7 @@ describe('cyrnel-server binary', () => {
     });
     launched.push(server.child);
     const api = apiClient(server.url, KEY);
-    // A download that never finishes keeps the shutdown waiting (60 s grace). A running process
-    // would not: its sandbox is in the same process group and dies of the same Ctrl-C.
+    // A download that never finishes keeps the shutdown waiting (60 s grace).
     const stalled = api('POST', '/services', {
       id: 'stalled',
       adapter: 'openapi',
@@ -248,6 +247,28 @@ describe('cyrnel-server binary', () => {
     expect(server.lines.map((line) => line.msg)).not.toContain('stopped');
     // Its client loses the connection: the forced exit answers nothing.
     expect(await stalled).toBeInstanceOf(Error);
+    await dir.remove();
+  });
+
+  it('gives a running process its grace on a Ctrl-C to the whole process group', async () => {
+    const dir = await tempDir();
+    const server = await launch(dir.path, { detached: true, env: { CYRNEL_SHUTDOWN_TIMEOUT_MS: '20000' } });
+    launched.push(server.child);
+    const api = apiClient(server.url, KEY);
+    // A first run warms a sandbox process, then the one the shutdown has to wait for.
+    expect((await api('POST', '/processes', { code: 'cyrnel.output({})', wait: true })).status).toBe(201);
+    const slow = api('POST', '/processes', {
+      code: 'await new Promise((r) => setTimeout(r, 1500)); cyrnel.output({ finished: true });',
+      wait: true,
+    });
+    await sleep(300);
+    // Like a terminal: the signal goes to the whole process group (launcher and server; the
+    // sandbox processes have a group of their own).
+    process.kill(-(server.child.pid as number), 'SIGINT');
+    const response = await slow;
+    expect(response.status).toBe(201);
+    expect(response.body).toMatchObject({ exitState: 'success', output: { finished: true } });
+    expect(await server.exited).toBe(0);
     await dir.remove();
   });
 

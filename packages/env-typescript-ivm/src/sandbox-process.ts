@@ -91,6 +91,10 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     execArgv: ['--no-node-snapshot', `--max-old-space-size=${Math.max(256, options.memoryLimitMb * 2)}`],
     serialization: 'advanced',
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // Its own process group: a Ctrl-C in the server's terminal reaches the server, whose graceful
+    // shutdown stops executions in order, not the children at once. The IPC channel still ties
+    // the child to the host (it exits on disconnect), so it never outlives the server.
+    detached: true,
   });
   let alive = true;
   let ready = false;

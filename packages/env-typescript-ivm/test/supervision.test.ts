@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -127,6 +127,44 @@ describe('a sandbox process that stops answering', () => {
       expect(pids[1]).not.toBe(pids[0]);
     } finally {
       await pool.close();
+    }
+  });
+});
+
+describe('a sandbox process and terminal signals', () => {
+  it('runs in its own process group, so a Ctrl-C in the server terminal does not reach it', async () => {
+    const sandbox = await startEnvironment({ poolSize: 1 }, {});
+    try {
+      const [pid] = sandbox.children.live();
+      // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm has no spaces for node.
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(' ');
+      expect(Number(fields[4])).toBe(pid);
+    } finally {
+      await sandbox.env.teardown();
+    }
+  });
+
+  it('keeps running its execution through SIGINT and SIGTERM sent to it', async () => {
+    const sandbox = await startEnvironment({ poolSize: 1 }, {});
+    try {
+      const [pid] = sandbox.children.live();
+      // Once the child has run a program, its handlers are in place (they are installed first
+      // thing, but a signal during Node's own start-up would still find the default action).
+      expect((await sandbox.run('cyrnel.output({ warm: true });')).exit).toBe('success');
+      const running = sandbox.run(
+        'await new Promise((r) => setTimeout(r, 300)); cyrnel.output({ done: true });',
+      );
+      process.kill(pid as number, 'SIGINT');
+      process.kill(pid as number, 'SIGTERM');
+      const { exit, record } = await running;
+      expect({ exit, errors: record.errors, output: record.output }).toEqual({
+        exit: 'success',
+        errors: [],
+        output: { done: true },
+      });
+      expect(sandbox.children.live()).toEqual([pid]);
+    } finally {
+      await sandbox.env.teardown();
     }
   });
 });
