@@ -5,6 +5,8 @@ import type { JSONSchema } from '@cyrnel/sdk';
 export interface ResolvedConfig {
   /** Sandbox processes running executions in parallel; the rest queue FIFO. */
   readonly poolSize: number;
+  /** A sandbox process idle this long exits (0: never); work forks it again on demand. */
+  readonly idleTimeoutMs: number;
   /** Heap limit of each isolate, in MB. */
   readonly memoryLimitMb: number;
   /** Bytes of stdout kept per execution before truncation. */
@@ -28,6 +30,14 @@ export const configSchema: JSONSchema = {
       maximum: 256,
       description: 'Sandbox processes; default: os.availableParallelism()',
     },
+    idleTimeoutMs: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 2_147_483_647,
+      default: 300_000,
+      description:
+        'A sandbox process without work for this long exits, so an idle server holds no sandbox memory; the next execution forks one again (≈ 0.1 s). 0: never.',
+    },
     memoryLimitMb: { type: 'integer', minimum: 8, maximum: 8192, default: 128 },
     stdoutCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
     stderrCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
@@ -50,6 +60,7 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
   const cpus = Math.max(1, availableParallelism());
   return {
     poolSize: intIn(config.poolSize, 1, 256, cpus),
+    idleTimeoutMs: intIn(config.idleTimeoutMs, 0, 2_147_483_647, 300_000),
     memoryLimitMb: intIn(config.memoryLimitMb, 8, 8192, 128),
     stdoutCapBytes: intIn(config.stdoutCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
     stderrCapBytes: intIn(config.stderrCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),

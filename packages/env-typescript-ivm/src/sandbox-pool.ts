@@ -30,10 +30,17 @@ export interface SandboxPoolOptions {
   readonly memoryLimitMb: number;
   /** How long a child may take to honour a stop before it is killed. */
   readonly graceMs?: number;
+  /**
+   * A child left without work this long exits (0: never); work arriving later forks children
+   * again, up to `size`. The pool starts warm either way.
+   */
+  readonly idleTimeoutMs?: number;
   /** Told when a child was forked. */
   readonly onChildStart?: (event: { readonly pid: number | undefined }) => void;
   /** Told when a child died while the pool is open; it is replaced after `respawnDelayMs`. */
   readonly onChildExit?: (event: ChildExitEvent) => void;
+  /** Told when an idle child was stopped after `idleTimeoutMs` (it is not replaced until work comes). */
+  readonly onChildRetire?: (event: { readonly pid: number | undefined }) => void;
 }
 
 /** A child that died while the pool was open. */
@@ -55,10 +62,16 @@ interface Waiting {
   readonly settle: (result: RunResult) => void;
 }
 
-/** Create the pool and fork its children (warm from the start). */
+/**
+ * Create the pool and fork its children (warm from the start). Children left idle for
+ * `idleTimeoutMs` are stopped; queued work forks them again, never more than `size` at once.
+ */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const graceMs = options.graceMs ?? 1000;
+  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? 0, MAX_TIMER_MS);
   const idle: SandboxProcess[] = [];
+  const idleTimers = new Map<SandboxProcess, NodeJS.Timeout>();
+  const retired = new Set<SandboxProcess>();
   const busy = new Map<number, { process: SandboxProcess; backstop: NodeJS.Timeout }>();
   const queue: Waiting[] = [];
   const children = new Set<SandboxProcess>();
@@ -72,9 +85,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       memoryLimitMb: options.memoryLimitMb,
       onExit: (dead, how) => {
         children.delete(dead);
-        const at = idle.indexOf(dead);
-        if (at >= 0) idle.splice(at, 1);
-        if (closed) return;
+        takeIdle(dead);
+        if (retired.delete(dead) || closed) return;
         // A child that cannot even start (broken install) must not become a fork loop: back off.
         // One that served and then died (a memory bomb) is replaced at once, however young.
         startupDeaths = dead.ready ? 0 : startupDeaths + 1;
@@ -90,14 +102,42 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       },
     });
     children.add(child);
-    idle.push(child);
+    putIdle(child);
     options.onChildStart?.({ pid: child.pid });
   };
 
+  const retire = (child: SandboxProcess) => {
+    takeIdle(child);
+    retired.add(child);
+    options.onChildRetire?.({ pid: child.pid });
+    void child.destroy();
+  };
+  const putIdle = (child: SandboxProcess) => {
+    idle.push(child);
+    if (idleTimeoutMs > 0) {
+      const timer = setTimeout(() => retire(child), idleTimeoutMs);
+      timer.unref();
+      idleTimers.set(child, timer);
+    }
+  };
+  /** Take `child` out of the idle list (no-op when it is not there). */
+  const takeIdle = (child: SandboxProcess) => {
+    const at = idle.indexOf(child);
+    if (at >= 0) idle.splice(at, 1);
+    clearTimeout(idleTimers.get(child));
+    idleTimers.delete(child);
+  };
+
   const pump = () => {
-    while (!closed && queue.length > 0 && idle.length > 0) {
+    while (!closed && queue.length > 0) {
+      if (idle.length === 0) {
+        // Retired children come back on demand; a respawn already pending counts as one.
+        if (children.size - retired.size + respawns.size >= options.size) return;
+        spawn();
+      }
       const next = queue.shift() as Waiting;
-      const child = idle.shift() as SandboxProcess;
+      const child = idle[0] as SandboxProcess;
+      takeIdle(child);
       // The child enforces the deadline itself; this backstop covers a child that stopped answering.
       const backstop = setTimeout(
         () => child.stop(next.eid, 'timeout', graceMs),
@@ -108,7 +148,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       void child.run(next.eid, next.job, next.handlers).then((result) => {
         clearTimeout(backstop);
         busy.delete(next.eid);
-        if (child.alive && !closed) idle.push(child);
+        if (child.alive && !closed) putIdle(child);
         next.settle(result);
         pump();
       });
@@ -138,6 +178,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       closed = true;
       for (const respawn of respawns) clearTimeout(respawn);
       respawns.clear();
+      for (const timer of idleTimers.values()) clearTimeout(timer);
+      idleTimers.clear();
       for (const waiting of queue.splice(0)) waiting.settle({ exit: 'canceled' });
       for (const [eid, { process }] of busy) process.stop(eid, 'canceled', 0);
       await Promise.all([...children].map((child) => child.destroy()));

@@ -52,10 +52,16 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       const pool = createSandboxPool({
         size: resolved.poolSize,
         memoryLimitMb: resolved.memoryLimitMb,
+        idleTimeoutMs: resolved.idleTimeoutMs,
         childPath: options.childPath ?? resolveChildPath(),
         onChildStart: ({ pid }) => logger.debug('sandbox process started', { pid }),
         onChildExit: ({ pid, code, signal, respawnDelayMs }) =>
           logger.info('sandbox process exited; replacing it', { pid, code, signal, respawnDelayMs }),
+        onChildRetire: ({ pid }) =>
+          logger.debug('sandbox process stopped after idling', {
+            pid,
+            idleTimeoutMs: resolved.idleTimeoutMs,
+          }),
       });
       active = { bindings, config: resolved, pool, logger };
     },

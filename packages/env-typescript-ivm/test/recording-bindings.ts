@@ -102,9 +102,14 @@ export function createRecordingLogger() {
     started: () => pids(/^sandbox process started/),
     /** Children that died while the environment was set up, with how. */
     exited: () => entries.filter((e) => /^sandbox process exited/.test(e.message)).map((e) => e.data),
-    /** Children forked and not (yet) seen dying. */
+    /** Children stopped after idling (`idleTimeoutMs`). */
+    retired: () => pids(/^sandbox process stopped after idling/),
+    /** Children forked and not (yet) seen dying or retiring. */
     live: () => {
-      const dead = new Set(pids(/^sandbox process exited/));
+      const dead = new Set([
+        ...pids(/^sandbox process exited/),
+        ...pids(/^sandbox process stopped after idling/),
+      ]);
       return pids(/^sandbox process started/).filter((pid) => !dead.has(pid));
     },
   };

@@ -131,6 +131,49 @@ describe('a sandbox process that stops answering', () => {
   });
 });
 
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('sandbox processes without work', () => {
+  it('stop after idleTimeoutMs and come back on demand, never more than poolSize', async () => {
+    const sandbox = await startEnvironment({ poolSize: 2, idleTimeoutMs: 400 }, { 'svc.echo': (p) => p });
+    try {
+      const first = sandbox.children.started();
+      expect(first).toHaveLength(2);
+      await waitFor(() => sandbox.children.retired().length === 2);
+      expect(sandbox.children.retired().sort()).toEqual([...first].sort());
+      await waitFor(() => first.every((pid) => !running(pid)));
+      // Retiring is not a crash: nothing was replaced.
+      expect(sandbox.children.exited()).toEqual([]);
+      expect(sandbox.children.live()).toEqual([]);
+
+      // Five at once on a pool of two: two children are forked again, the rest queue for them.
+      const runs = await Promise.all(
+        [1, 2, 3, 4, 5].map((v) =>
+          sandbox.run(`cyrnel.output({ v: await cyrnel.services.svc.tools.echo.invoke({ v: ${v} }) });`),
+        ),
+      );
+      expect(runs.map(({ exit, record }) => ({ exit, output: record.output }))).toEqual(
+        [1, 2, 3, 4, 5].map((v) => ({ exit: 'success', output: { v: { v } } })),
+      );
+      expect(sandbox.children.started()).toHaveLength(4);
+      expect(sandbox.children.live()).toHaveLength(2);
+      expect(sandbox.children.live().every(running)).toBe(true);
+
+      await waitFor(() => sandbox.children.retired().length === 4);
+      expect(sandbox.children.exited()).toEqual([]);
+    } finally {
+      await sandbox.env.teardown();
+    }
+  });
+});
+
 describe('a sandbox process and terminal signals', () => {
   it('runs in its own process group, so a Ctrl-C in the server terminal does not reach it', async () => {
     const sandbox = await startEnvironment({ poolSize: 1 }, {});

@@ -16,6 +16,7 @@ describe('typescript-ivm module', () => {
   it('applies config defaults and ignores invalid values', () => {
     expect(resolveConfig({ poolSize: 3, memoryLimitMb: 'x', stdoutCapBytes: -1 })).toMatchObject({
       poolSize: 3,
+      idleTimeoutMs: 300_000,
       memoryLimitMb: 128,
       stdoutCapBytes: 1_048_576,
       stderrCapBytes: 1_048_576,
@@ -23,6 +24,8 @@ describe('typescript-ivm module', () => {
       defaultTimeoutMs: 30_000,
     });
     expect(resolveConfig().poolSize).toBeGreaterThanOrEqual(1);
+    expect(resolveConfig({ idleTimeoutMs: 0 }).idleTimeoutMs).toBe(0);
+    expect(resolveConfig({ idleTimeoutMs: -1 }).idleTimeoutMs).toBe(300_000);
   });
 
   it('documents the runtime, its limits and the error-handling pattern', async () => {
