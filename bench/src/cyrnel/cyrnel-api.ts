@@ -5,6 +5,8 @@ export interface CyrnelApi {
   run(code: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** `POST <path>` with a JSON body; throws on a non-2xx answer. */
   post(path: string, body: unknown): Promise<unknown>;
+  /** `PATCH <path>` with a JSON Patch; throws on a non-2xx answer. */
+  patch(path: string, operations: readonly unknown[]): Promise<unknown>;
   /** `GET <path>`; throws on a non-2xx answer. */
   get(path: string): Promise<unknown>;
 }
@@ -20,19 +22,21 @@ async function json(res: Response, what: string): Promise<unknown> {
 
 /** A client of the server at `url`. */
 export function createCyrnelApi(url: string): CyrnelApi {
-  const post = async (path: string, body: unknown) =>
+  const send = async (method: 'POST' | 'PATCH', path: string, body: unknown) =>
     json(
       await fetch(`${url}${path}`, {
-        method: 'POST',
+        method,
         headers: { 'content-type': 'application/json' },
         body: typeof body === 'string' ? body : JSON.stringify(body),
         signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
       }),
-      `POST ${path}`,
+      `${method} ${path}`,
     );
+  const post = (path: string, body: unknown) => send('POST', path, body);
   return {
     url,
     post,
+    patch: (path, operations) => send('PATCH', path, operations),
     get: async (path) =>
       json(await fetch(`${url}${path}`, { signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }), `GET ${path}`),
     async run(code, timeoutMs) {

@@ -12,27 +12,58 @@ function describe(m: TreeMemory): string {
   return `server ${m.mainMb.toFixed(0)} MB + ${m.children} child process(es) ${m.childrenMb.toFixed(0)} MB`;
 }
 
-/** Idle RSS of the server just after start, before any process ran. */
-export async function recordIdleMemory(ctx: SuiteContext, server: ServerProcess): Promise<void> {
+const ENV_CONFIG = '/modules/typescript-ivm/config';
+// Short enough to wait for; the server's default (5 min) is what an operator gets.
+const BENCH_IDLE_TIMEOUT_MS = 500;
+
+/**
+ * Idle RSS: just after start (the sandbox pool starts warm), then once the pool has stopped its
+ * idle children (`idleTimeoutMs`, shortened for the bench), which is what an idle server holds.
+ * The pool is warm again (default config) when this returns.
+ */
+export async function recordIdleMemory(
+  ctx: SuiteContext,
+  api: CyrnelApi,
+  server: ServerProcess,
+): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const m = treeMemory(server.pid);
+  const fresh = treeMemory(server.pid);
   ctx.report.add({
     section: 'memory',
-    metric: 'cyrnel: idle RSS, server process',
+    metric: 'cyrnel: RSS just after start, server + warm sandbox pool',
     unit: 'MB',
-    value: m.mainMb,
-    target: `≤ ${IDLE_TARGET_MB} MB`,
-    met: m.mainMb <= IDLE_TARGET_MB,
+    value: fresh.totalMb,
+    note: describe(fresh),
   });
-  ctx.report.add({
-    section: 'memory',
-    metric: 'cyrnel: idle RSS, server + sandbox children',
-    unit: 'MB',
-    value: m.totalMb,
-    target: `≤ ${IDLE_TARGET_MB} MB`,
-    met: m.totalMb <= IDLE_TARGET_MB,
-    note: describe(m),
-  });
+  await api.patch(ENV_CONFIG, [{ op: 'add', path: '/idleTimeoutMs', value: BENCH_IDLE_TIMEOUT_MS }]);
+  try {
+    const until = Date.now() + 15_000;
+    while (treeMemory(server.pid).children > 0) {
+      if (Date.now() > until) throw new Error('the sandbox pool did not stop its idle children');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const m = treeMemory(server.pid);
+    ctx.report.add({
+      section: 'memory',
+      metric: 'cyrnel: idle RSS, server process',
+      unit: 'MB',
+      value: m.mainMb,
+      target: `≤ ${IDLE_TARGET_MB} MB`,
+      met: m.mainMb <= IDLE_TARGET_MB,
+    });
+    ctx.report.add({
+      section: 'memory',
+      metric: 'cyrnel: idle RSS, server + sandbox children',
+      unit: 'MB',
+      value: m.totalMb,
+      target: `≤ ${IDLE_TARGET_MB} MB`,
+      met: m.totalMb <= IDLE_TARGET_MB,
+      note: `${describe(m)}, after idleTimeoutMs (${BENCH_IDLE_TIMEOUT_MS} ms here, 5 min by default) stopped the idle pool`,
+    });
+  } finally {
+    await api.patch(ENV_CONFIG, [{ op: 'remove', path: '/idleTimeoutMs' }]);
+  }
 }
 
 /** RSS with the sandbox pool warm, and the RSS of one sandbox child (one isolate each). */

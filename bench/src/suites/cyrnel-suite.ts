@@ -24,7 +24,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     }
   };
   try {
-    await part('cyrnel: idle memory', () => recordIdleMemory(ctx, server));
+    await part('cyrnel: idle memory', () => recordIdleMemory(ctx, api, server));
     await part('cyrnel: process latency', () => runCyrnelLatency(ctx, api));
     await part('cyrnel: warm memory', async () => recordWarmMemory(ctx, server));
     await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
