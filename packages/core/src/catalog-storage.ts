@@ -68,6 +68,15 @@ export interface ToolDetailRow extends ToolRow {
   readonly adapterDomain: Record<string, unknown>;
 }
 
+/** What the invocation gate needs of a tool, without its schemas (the hot path of a call). */
+export interface ToolGateRow {
+  readonly enabled: boolean;
+  readonly serviceEnabled: boolean;
+  readonly adapter: string;
+  /** The owning service's definition hash (changes on every update). */
+  readonly serviceHash: string;
+}
+
 /** A tool to insert. */
 export interface NewTool {
   readonly id: string;
@@ -168,6 +177,8 @@ export interface CatalogStorage {
   /** Every tool of a service with schemas and adapter data, ordered by id. */
   listServiceTools(serviceId: string): Promise<ToolDetailRow[]>;
   getTool(serviceId: string, toolId: string): Promise<ToolDetailRow | undefined>;
+  /** The gate's view of a tool: flags, adapter and service hash, no schemas to parse. */
+  getToolGate(serviceId: string, toolId: string): Promise<ToolGateRow | undefined>;
   /** False when the tool does not exist. */
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean, at: string): Promise<boolean>;
 }

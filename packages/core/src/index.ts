@@ -8,6 +8,7 @@ export type {
   ServiceRow,
   ServiceRowQuery,
   ToolDetailRow,
+  ToolGateRow,
   ToolRow,
   ToolRowQuery,
 } from './catalog-storage';

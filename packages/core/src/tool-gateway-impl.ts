@@ -7,7 +7,7 @@ import type {
   ModuleLogger,
   ToolDescription,
 } from '@cyrnel/sdk';
-import type { CatalogStorage, ToolDetailRow } from './catalog-storage';
+import type { CatalogStorage } from './catalog-storage';
 import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
 import { rankTools } from './rank-tools';
@@ -54,13 +54,17 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
   // Compiled input schemas, keyed by tool and service hash (an update changes the hash).
   const validators = new Map<string, Validator>();
 
-  const validatorOf = (tool: ToolDetailRow): Validator => {
-    const key = `${tool.serviceId}\u0000${tool.id}\u0000${tool.serviceHash}`;
+  // Only a miss reads and parses the schema; a hit costs the gate query alone.
+  const validatorOf = async (serviceId: string, toolId: string, serviceHash: string) => {
+    const key = `${serviceId}\u0000${toolId}\u0000${serviceHash}`;
     let validator = validators.get(key);
     if (!validator) {
+      const tool = await catalog.getTool(serviceId, toolId);
+      if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
       if (validators.size >= MAX_VALIDATORS) validators.clear();
-      validator = compileSchema(tool.inputSchema, `the inputSchema of ${tool.serviceId}.${tool.id}`);
-      validators.set(key, validator);
+      validator = compileSchema(tool.inputSchema, `the inputSchema of ${serviceId}.${toolId}`);
+      // Keyed by the hash read with the schema: an update in between must not pair them wrongly.
+      validators.set(`${serviceId}\u0000${toolId}\u0000${tool.serviceHash}`, validator);
     }
     return validator;
   };
@@ -83,8 +87,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           { path: 'toolId', message: 'must be a string' },
         ]);
       // The gate, in SPEC §3 order: 404, 409, 503, 400; only then the adapter.
-      // One query on the hot path: the tool row carries its service's flag, adapter and hash.
-      const tool = await catalog.getTool(serviceId, toolId);
+      // One small query on the hot path: the tool's flags, its service's flag, adapter and hash.
+      const tool = await catalog.getToolGate(serviceId, toolId);
       if (!tool) {
         if (!(await catalog.getService(serviceId))) throw new NotFoundError(`service ${serviceId} not found`);
         throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
@@ -99,7 +103,9 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           { path: 'parameters', message: 'must be an object' },
         ]);
       }
-      checkWithValidator(validatorOf(tool), parameters, { field: 'parameters' });
+      checkWithValidator(await validatorOf(serviceId, toolId, tool.serviceHash), parameters, {
+        field: 'parameters',
+      });
       try {
         return await withTimeout(
           adapter.invoke({ serviceId, toolId, parameters }),

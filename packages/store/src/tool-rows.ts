@@ -3,7 +3,10 @@ import { type Kysely, sql } from 'kysely';
 import type { Database } from './database';
 import { containsText, flag, parseObject } from './sql-helpers';
 
-type ToolMethods = Pick<CatalogStorage, 'listTools' | 'listServiceTools' | 'getTool' | 'setToolEnabled'>;
+type ToolMethods = Pick<
+  CatalogStorage,
+  'listTools' | 'listServiceTools' | 'getTool' | 'getToolGate' | 'setToolEnabled'
+>;
 
 function selectTools(db: Kysely<Database>) {
   return db
@@ -112,6 +115,28 @@ export function createToolRows(db: Kysely<Database>): ToolMethods {
         .where('tools.id', '=', toolId)
         .executeTakeFirst();
       return row ? toDetailRow(row) : undefined;
+    },
+    async getToolGate(serviceId, toolId) {
+      const row = await db
+        .selectFrom('tools')
+        .innerJoin('services', 'services.id', 'tools.service_id')
+        .select([
+          'tools.enabled as enabled',
+          'services.enabled as service_enabled',
+          'services.adapter as adapter',
+          'services.hash as service_hash',
+        ])
+        .where('tools.service_id', '=', serviceId)
+        .where('tools.id', '=', toolId)
+        .executeTakeFirst();
+      return row
+        ? {
+            enabled: row.enabled === 1,
+            serviceEnabled: row.service_enabled === 1,
+            adapter: row.adapter,
+            serviceHash: row.service_hash,
+          }
+        : undefined;
     },
     async setToolEnabled(serviceId, toolId, enabled, at) {
       return db.transaction().execute(async (trx) => {

@@ -72,6 +72,35 @@ describe('invocation gate', () => {
     expect(probe.calls.filter((call) => call.startsWith('invoke'))).toEqual([]);
   });
 
+  it('validates against the schema of the current definition after an update', async () => {
+    const probe = createProbe();
+    const host = await start(probe);
+    const { tools } = gatewayOf(host);
+    const call = (id: unknown) =>
+      tools.invoke({ serviceId: 'store', toolId: 'getPet', parameters: { id } }).then(
+        () => 200,
+        (error: { status: number }) => error.status,
+      );
+    expect([await call(7), await call('seven')]).toEqual([200, 400]);
+    const byName = definition({
+      tools: [
+        {
+          id: 'getPet',
+          name: 'Get pet',
+          description: 'Returns one pet by name',
+          inputSchema: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+        },
+      ],
+    });
+    await host.services.update('store', { definition: byName });
+    await host.services.setEnabled('store', true);
+    expect([await call(7), await call('seven')]).toEqual([400, 200]);
+    expect(probe.calls.filter((c) => c.startsWith('invoke'))).toEqual([
+      'invoke:store.getPet',
+      'invoke:store.getPet',
+    ]);
+  });
+
   it('refuses malformed calls and queries with 400', async () => {
     const probe = createProbe();
     const host = await start(probe);
