@@ -18,18 +18,20 @@ export interface IvmFloor {
 const SHIM = `const cyrnel = Object.freeze({ output: (o) => __output(JSON.stringify(o)) });`;
 const MEMORY_LIMIT_MB = 128;
 
+// Set-up uses isolated-vm's synchronous calls (no hop to the isolate's thread per step, which
+// cyrnel's runner does the same way); only the program itself runs asynchronously.
 async function runIn(isolate: ivm.Isolate, code: string): Promise<unknown> {
   const js = transform(code, { transforms: ['typescript'] }).code;
-  const context = await isolate.createContext();
+  const context = isolate.createContextSync();
   try {
     let output: unknown;
-    await context.global.set(
+    context.global.setSync(
       '__output',
       new ivm.Callback((json: string) => {
         output = JSON.parse(json);
       }),
     );
-    const script = await isolate.compileScript(`${SHIM}\n(async () => {\n${js}\n})()`);
+    const script = isolate.compileScriptSync(`${SHIM}\n(async () => {\n${js}\n})()`);
     await script.run(context, { promise: true, timeout: 30_000 });
     script.release();
     return output;
