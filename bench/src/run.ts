@@ -4,10 +4,11 @@
 // reason instead of stopping the run. No timing ever fails it; the full run always exits 0, the
 // quick run exits 1 when one of cyrnel's own parts could not run, so CI notices benchmark code that
 // has rotted (the peer is a third-party program: its failure is reported, not fatal).
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { benchConfig } from './bench-config.ts';
 import { markdownReport, textTable } from './harness/format-table.ts';
 import { machineInfo } from './harness/machine-info.ts';
+import { replaceReadmeSection } from './harness/readme-section.ts';
 import { createReport } from './harness/report.ts';
 import { createResources } from './harness/resources.ts';
 import { runCyrnel } from './suites/cyrnel-suite.ts';
@@ -88,7 +89,18 @@ async function finish(): Promise<void> {
   };
   const name = config.mode === 'quick' ? 'quick' : 'latest';
   await writeFile(new URL(`${name}.json`, dir), `${JSON.stringify(json, null, 2)}\n`);
-  await writeFile(new URL(`${name}.md`, dir), markdownReport(report, machine, mode));
+  const markdown = markdownReport(report, machine, mode);
+  await writeFile(new URL(`${name}.md`, dir), markdown);
+  if (config.mode !== 'quick') {
+    // The root README shows the latest full run; a missing or unmarked README is only reported.
+    const readme = new URL('../../README.md', import.meta.url);
+    try {
+      await writeFile(readme, replaceReadmeSection(await readFile(readme, 'utf8'), markdown));
+      process.stdout.write('README.md: Benchmarks table updated\n');
+    } catch (error) {
+      log(`README.md not updated: ${error instanceof Error ? error.message : error}`);
+    }
+  }
   process.stdout.write(`\n${textTable(report.rows)}\n\n`);
   for (const note of report.notes) process.stdout.write(`note: ${note}\n`);
   for (const skip of report.skips) process.stdout.write(`could not run: ${skip.section}: ${skip.reason}\n`);
