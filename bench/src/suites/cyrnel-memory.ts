@@ -44,23 +44,22 @@ export async function recordIdleMemory(
     }
     await new Promise((resolve) => setTimeout(resolve, 500));
     const m = treeMemory(server.pid);
-    ctx.report.add({
-      section: 'memory',
-      metric: 'cyrnel: idle RSS, server process',
-      unit: 'MB',
-      value: m.mainMb,
-      target: `≤ ${IDLE_TARGET_MB} MB`,
-      met: m.mainMb <= IDLE_TARGET_MB,
-    });
-    ctx.report.add({
-      section: 'memory',
-      metric: 'cyrnel: idle RSS, server + sandbox children',
-      unit: 'MB',
-      value: m.totalMb,
-      target: `≤ ${IDLE_TARGET_MB} MB`,
-      met: m.totalMb <= IDLE_TARGET_MB,
-      note: `${describe(m)}, after idleTimeoutMs (${BENCH_IDLE_TIMEOUT_MS} ms here, 5 min by default) stopped the idle pool`,
-    });
+    const idleRow = (metric: string, mb: number, note?: string) =>
+      ctx.report.add({
+        section: 'memory',
+        metric,
+        unit: 'MB',
+        value: mb,
+        target: `≤ ${IDLE_TARGET_MB} MB`,
+        met: mb <= IDLE_TARGET_MB,
+        ...(note === undefined ? {} : { note }),
+      });
+    idleRow('cyrnel: idle RSS, server process', m.mainMb);
+    idleRow(
+      'cyrnel: idle RSS, server + sandbox children',
+      m.totalMb,
+      `${describe(m)}, after idleTimeoutMs (${BENCH_IDLE_TIMEOUT_MS} ms here, 5 min by default) stopped the idle pool`,
+    );
   } finally {
     await api.patch(ENV_CONFIG, [{ op: 'remove', path: '/idleTimeoutMs' }]);
   }
