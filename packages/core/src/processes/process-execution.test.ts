@@ -1,30 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ProcessManager } from './process-manager';
+import { describe, expect, it } from 'vitest';
 import { createScriptEnvironment } from './testing/script-environment';
-import { createTestManager, type TestManagerOptions } from './testing/test-manager';
+import { HANGS, runningOf, trackTestManagers } from './testing/test-manager';
 import { MAX_TIMEOUT_MS } from './validate-create-request';
 
-const managers: ProcessManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
-});
-
-async function setup(options: TestManagerOptions = {}) {
-  const started = await createTestManager(options);
-  managers.push(started.manager);
-  return started;
-}
-
-const hangs = 'await new Promise(() => {})';
-
-/** Resolve once process `id` reports `running`. */
-function runningOf(api: ProcessManager['api'], id: number): Promise<void> {
-  return new Promise((resolve) => {
-    api.subscribe(id, (event) => {
-      if (event.type === 'state' && event.data.state === 'running') resolve();
-    });
-  });
-}
+const setup = trackTestManagers();
 
 describe('the host deadline', () => {
   it('lets a run with a timeout beyond what a Node timer holds run to its end', async () => {
@@ -111,14 +90,14 @@ describe('waiting with a margin', () => {
 
   it('waits for a process without a timeout until it ends, whatever the margin', async () => {
     const { api } = await setup();
-    const { id } = await api.create({ code: hangs, timeoutMs: null });
+    const { id } = await api.create({ code: HANGS, timeoutMs: null });
     const waiting = api.wait(id, { marginMs: 1 });
     await runningOf(api, id);
     await new Promise((resolve) => setTimeout(resolve, 30));
     await api.kill(id);
     expect(await waiting).toMatchObject({ state: 'idle', exitState: 'canceled' });
     const controller = new AbortController();
-    const again = await api.create({ code: hangs, timeoutMs: null });
+    const again = await api.create({ code: HANGS, timeoutMs: null });
     const left = api.wait(again.id, { marginMs: 1, signal: controller.signal });
     controller.abort(new Error('the client left'));
     await expect(left).rejects.toThrow('the client left');

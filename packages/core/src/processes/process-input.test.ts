@@ -1,16 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ProcessManager } from './process-manager';
-import { createTestManager } from './testing/test-manager';
+import { describe, expect, it } from 'vitest';
+import { trackTestManagers } from './testing/test-manager';
 
-const managers: ProcessManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
-});
+const track = trackTestManagers();
 
 async function setup() {
-  const started = await createTestManager();
-  managers.push(started.manager);
-  return started.api;
+  return (await track()).api;
 }
 
 /** `promise` rejects with a validation error whose issue names `field`. */

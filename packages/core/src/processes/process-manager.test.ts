@@ -1,39 +1,13 @@
 import type { ProcessEvent } from '@cyrnel/sdk/api';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryProcessStorage } from './memory-process-storage';
-import {
-  DELETED_ERROR,
-  INTERRUPTED_ERROR,
-  KILLED_ERROR,
-  type ProcessManager,
-  SHUTDOWN_ERROR,
-} from './process-manager';
+import { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './process-manager';
 import type { ProcessStorage } from './process-storage';
 import { createScriptEnvironment } from './testing/script-environment';
-import { createTestManager, type TestManagerOptions } from './testing/test-manager';
+import { HANGS, runningOf, trackTestManagers } from './testing/test-manager';
 import { MAX_TIMEOUT_MS } from './validate-create-request';
 
-const managers: ProcessManager[] = [];
-afterEach(async () => {
-  await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
-});
-
-async function setup(options: TestManagerOptions = {}) {
-  const started = await createTestManager(options);
-  managers.push(started.manager);
-  return started;
-}
-
-const hangs = 'await new Promise(() => {})';
-
-/** Resolve once process `id` reports `running`. */
-function runningOf(api: ProcessManager['api'], id: number): Promise<void> {
-  return new Promise((resolve) => {
-    api.subscribe(id, (event) => {
-      if (event.type === 'state' && event.data.state === 'running') resolve();
-    });
-  });
-}
+const setup = trackTestManagers();
 
 describe('createProcessManager', () => {
   it('runs a process to success and keeps its results and tool calls', async () => {
@@ -112,7 +86,7 @@ describe('createProcessManager', () => {
 
   it('records timeout when the code runs past its deadline', async () => {
     const { api } = await setup();
-    const { id } = await api.create({ code: `cyrnel.log('before'); ${hangs}`, timeoutMs: 30 });
+    const { id } = await api.create({ code: `cyrnel.log('before'); ${HANGS}`, timeoutMs: 30 });
     const events: ProcessEvent[] = [];
     await api.subscribe(id, (event) => events.push(event));
     const result = await api.wait(id);
@@ -128,7 +102,7 @@ describe('createProcessManager', () => {
   it('kills a queued process without running it and a running one through terminating', async () => {
     const env = createScriptEnvironment({ poolSize: 1 });
     const { api } = await setup({ env });
-    const first = await api.create({ code: hangs, timeoutMs: null });
+    const first = await api.create({ code: HANGS, timeoutMs: null });
     const second = await api.create({ code: 'cyrnel.log("never")' });
     await runningOf(api, first.id);
     const killedQueued = await api.kill(second.id);
@@ -174,7 +148,7 @@ describe('createProcessManager', () => {
 
   it('deletes idle processes only', async () => {
     const { api } = await setup();
-    const { id } = await api.create({ code: hangs });
+    const { id } = await api.create({ code: HANGS });
     await expect(api.delete(id)).rejects.toMatchObject({ code: 'conflict' });
     await api.kill(id);
     await api.wait(id);
@@ -245,8 +219,8 @@ describe('createProcessManager', () => {
     await expect(none.api.create({ code: 'x' })).rejects.toMatchObject({ code: 'unavailable', status: 503 });
     expect((await none.api.create({ code: 'x', autorun: false })).state).toBe('idle');
     const { api } = await setup({ limits: { maxLiveProcesses: 2 } });
-    await api.create({ code: hangs });
-    await api.create({ code: hangs });
+    await api.create({ code: HANGS });
+    await api.create({ code: HANGS });
     await expect(api.create({ code: 'x' })).rejects.toMatchObject({
       code: 'too_many_processes',
       status: 429,
@@ -307,7 +281,7 @@ describe('createProcessManager', () => {
 
   it('replays consecutive chunks of a stream as one event', async () => {
     const { api } = await setup();
-    const { id } = await api.create({ code: `cyrnel.log('a'); cyrnel.log('b'); ${hangs}`, timeoutMs: null });
+    const { id } = await api.create({ code: `cyrnel.log('a'); cyrnel.log('b'); ${HANGS}`, timeoutMs: null });
     const seen = new Promise<void>((resolve) => {
       const texts: string[] = [];
       api.subscribe(id, (event) => {
@@ -325,7 +299,7 @@ describe('createProcessManager', () => {
 
   it('replays consecutive output patches as their merge, live subscribers having seen each', async () => {
     const { api } = await setup();
-    const code = `for (let i = 0; i < 1000; i++) await cyrnel.output({ i }); cyrnel.output({ done: true }); ${hangs}`;
+    const code = `for (let i = 0; i < 1000; i++) await cyrnel.output({ i }); cyrnel.output({ done: true }); ${HANGS}`;
     const { id } = await api.create({ code, timeoutMs: null });
     const live: ProcessEvent[] = [];
     await new Promise<void>((resolve) => {
@@ -362,7 +336,7 @@ describe('createProcessManager', () => {
 
   it('gives up waiting after timeoutMs or when the signal aborts', async () => {
     const { api } = await setup();
-    const { id } = await api.create({ code: hangs, timeoutMs: null });
+    const { id } = await api.create({ code: HANGS, timeoutMs: null });
     await expect(api.wait(id, { timeoutMs: 10 })).rejects.toMatchObject({
       code: 'timeout',
       details: { processId: id },
@@ -393,7 +367,7 @@ describe('createProcessManager', () => {
   it('gives running processes a grace period on close, then kills and records them', async () => {
     const { manager, api } = await setup();
     const quick = await api.create({ code: 'await cyrnel.sleep(5); cyrnel.output({ ok: true })' });
-    const stuck = await api.create({ code: hangs, timeoutMs: null });
+    const stuck = await api.create({ code: HANGS, timeoutMs: null });
     await manager.close({ graceMs: 1000 });
     expect(await api.wait(quick.id)).toMatchObject({ exitState: 'success', output: { ok: true } });
     expect(await api.get(stuck.id)).toMatchObject({ exitState: 'failed', error: SHUTDOWN_ERROR });
@@ -403,7 +377,7 @@ describe('createProcessManager', () => {
   it('records what the shutdown interrupts, running or queued, as failed', async () => {
     const env = createScriptEnvironment({ poolSize: 1 });
     const { manager, api, environments } = await setup({ env });
-    const running = await api.create({ code: hangs, timeoutMs: null });
+    const running = await api.create({ code: HANGS, timeoutMs: null });
     const queued = await api.create({ code: 'cyrnel.log("never")' });
     await runningOf(api, running.id);
     await manager.close({ graceMs: 0 });

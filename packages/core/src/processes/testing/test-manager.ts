@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import { createMemoryProcessStorage } from '../memory-process-storage';
 import type { ProcessLimits } from '../process-limits';
 import { createProcessManager, type ProcessManager } from '../process-manager';
@@ -51,4 +52,32 @@ export async function createTestManager(options: TestManagerOptions = {}): Promi
   });
   await env?.setup({ config: {}, secrets: {}, logger, bindings: manager.bindings } as never);
   return { manager, api: manager.api, env: env as ScriptEnvironment, environments, storage };
+}
+
+/**
+ * `createTestManager` for one test file: every manager it creates is closed (no grace) after
+ * each test. Call it at the top level of the file.
+ */
+export function trackTestManagers(): (options?: TestManagerOptions) => Promise<TestManager> {
+  const managers: ProcessManager[] = [];
+  afterEach(async () => {
+    await Promise.all(managers.splice(0).map((manager) => manager.close({ graceMs: 0 })));
+  });
+  return async (options = {}) => {
+    const started = await createTestManager(options);
+    managers.push(started.manager);
+    return started;
+  };
+}
+
+/** A program that never ends on its own. */
+export const HANGS = 'await new Promise(() => {})';
+
+/** Resolve once process `id` reports `running`. */
+export function runningOf(api: ProcessManager['api'], id: number): Promise<void> {
+  return new Promise((resolve) => {
+    api.subscribe(id, (event) => {
+      if (event.type === 'state' && event.data.state === 'running') resolve();
+    });
+  });
 }
