@@ -18,6 +18,21 @@ const expectError = (response: { status: number; body: Json }, status: number, c
   expect(typeof response.body.error).toBe('string');
 };
 
+/** Every route answers 404 `not_found` (each named in a failure). */
+async function expectAllNotFound(
+  api: ReturnType<typeof apiClient>,
+  routes: readonly (readonly [string, string, unknown?])[],
+) {
+  for (const [method, path, body] of routes) {
+    const response = await api(method, path, body);
+    expect({ path: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
+      path: `${method} ${path}`,
+      status: 404,
+      code: 'not_found',
+    });
+  }
+}
+
 describe('catalog routes (modules, services, tools, environment)', () => {
   let server: RunningServer;
   let upstream: Upstream;
@@ -171,7 +186,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
     });
 
     it('answers 404 on every route of an unknown module', async () => {
-      for (const [method, path, body] of [
+      await expectAllNotFound(api, [
         ['GET', '/modules/nope/config'],
         ['PATCH', '/modules/nope/config', []],
         ['GET', '/modules/nope/secrets'],
@@ -179,14 +194,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
         ['GET', '/modules/nope/config/schema'],
         ['GET', '/modules/nope/secrets/schema'],
         ['POST', '/modules/nope/enabled', { enabled: true }],
-      ] as const) {
-        const response = await api(method, path, body);
-        expect({ path: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
-          path: `${method} ${path}`,
-          status: 404,
-          code: 'not_found',
-        });
-      }
+      ]);
     });
 
     it('marks a removed module missing on reload (409 on enable) and skips a bad manifest with its reason', async () => {
@@ -422,7 +430,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
     });
 
     it('answers 404 on every route of an unknown service', async () => {
-      for (const [method, path, body] of [
+      await expectAllNotFound(api, [
         ['GET', '/services/nope'],
         ['DELETE', '/services/nope'],
         ['POST', '/services/nope/enabled', { enabled: true }],
@@ -432,14 +440,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
         ['PATCH', '/services/nope/secrets', []],
         ['GET', '/services/nope/config/schema'],
         ['GET', '/services/nope/secrets/schema'],
-      ] as const) {
-        const response = await api(method, path, body);
-        expect({ path: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
-          path: `${method} ${path}`,
-          status: 404,
-          code: 'not_found',
-        });
-      }
+      ]);
     });
 
     it('answers 502 when hydrating a service fails and leaves it disabled', async () => {

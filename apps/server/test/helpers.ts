@@ -3,6 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { type RunningServer, type StartServerOptions, startServer } from '../src/index';
 
 /** A fresh temporary directory and its removal. */
 export async function tempDir(prefix = 'cyrnel-server-'): Promise<{ path: string; remove(): Promise<void> }> {
@@ -191,6 +193,37 @@ export function apiClient(baseUrl: string, apiKey?: string) {
       text,
       body: isJson ? JSON.parse(text) : text,
     } as ApiResponse<T>;
+  };
+}
+
+/**
+ * A server on a fresh data directory and a free port for the tests of one `describe` block:
+ * started before them, closed (and its directory removed) after them. `api` and `url()` may
+ * only be used inside the tests.
+ */
+export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> = {}): {
+  api: ReturnType<typeof apiClient>;
+  url(): string;
+} {
+  let dir: Awaited<ReturnType<typeof tempDir>> | undefined;
+  let server: RunningServer | undefined;
+  let client: ReturnType<typeof apiClient> | undefined;
+  beforeAll(async () => {
+    dir = await tempDir();
+    server = await startServer({ dataDir: dir.path, port: 0, ...options });
+    client = apiClient(server.url, options.apiKey);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dir?.remove();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('useServer: the server is not started yet');
+    return value;
+  };
+  return {
+    api: (method, path, body, headers) => started(client)(method, path, body, headers),
+    url: () => started(server).url,
   };
 }
 

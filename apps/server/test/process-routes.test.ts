@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, parseSse, tempDir } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { type Json, parseSse, useServer } from './helpers';
 
 const expectError = (response: { status: number; body: Json }, status: number, code: string) => {
   expect({ status: response.status, code: response.body?.code }).toEqual({ status, code });
@@ -21,20 +20,7 @@ async function sandboxChildren(): Promise<number[]> {
 }
 
 describe('process routes', () => {
-  let server: RunningServer;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, heartbeatMs: 50 });
-    api = apiClient(server.url);
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await dir?.remove();
-  });
+  const { api, url } = useServer({ heartbeatMs: 50 });
 
   it('creates a process (201) and reads it back when idle', async () => {
     const created = await api('POST', '/processes', {
@@ -45,7 +31,7 @@ describe('process routes', () => {
     expect(created.body).toMatchObject({ id: expect.any(Number), ref: 'r1', timeoutMs: 30000 });
     expect(created.body).not.toHaveProperty('code');
     const id = created.body.id as number;
-    const events = parseSse(await (await fetch(`${server.url}/processes/${id}/events`)).text());
+    const events = parseSse(await (await fetch(`${url()}/processes/${id}/events`)).text());
     expect(events.at(-1)?.event).toBe('exit');
     const record = await api('GET', `/processes/${id}`);
     expect(record.body).toMatchObject({
@@ -98,7 +84,7 @@ describe('process routes', () => {
   it('kills a running process, refuses outputs while it runs, and streams its events with heartbeats', async () => {
     const created = await api('POST', '/processes', { code: `console.log('started'); ${SLOW}` });
     const id = created.body.id as number;
-    const stream = await fetch(`${server.url}/processes/${id}/events`);
+    const stream = await fetch(`${url()}/processes/${id}/events`);
     const reader = stream.body!.getReader();
     const decoder = new TextDecoder();
     let text = '';
@@ -141,7 +127,7 @@ describe('process routes', () => {
     expect(created.body).toMatchObject({ state: 'idle', exitState: null });
     const id = created.body.id as number;
     expect((await api('POST', `/processes/${id}/signals/run`)).status).toBe(200);
-    const events = parseSse(await (await fetch(`${server.url}/processes/${id}/events`)).text());
+    const events = parseSse(await (await fetch(`${url()}/processes/${id}/events`)).text());
     expect(events.at(-1)).toMatchObject({ event: 'exit', data: { exitState: 'success' } });
     expectError(await api('POST', `/processes/${id}/signals/run`, {}), 409, 'conflict');
     expectError(await api('POST', `/processes/${id}/signals/run`, { force: 'yes' }), 400, 'invalid_request');
@@ -211,7 +197,7 @@ describe('process routes', () => {
         }
       }
     }
-    const events = parseSse(await (await fetch(`${server.url}/processes/${id}/events`)).text());
+    const events = parseSse(await (await fetch(`${url()}/processes/${id}/events`)).text());
     expect(events.at(-1)).toMatchObject({ event: 'exit', data: { exitState: 'canceled' } });
     expectError(await api('POST', `/processes/${id}/signals/kill`), 409, 'conflict');
     expect((await api('POST', '/processes', { code: '1', wait: true })).body).toMatchObject({
@@ -231,27 +217,14 @@ describe('process routes', () => {
 });
 
 describe('process routes under limits and without an environment', () => {
-  let server: RunningServer;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, maxLiveProcesses: 1 });
-    api = apiClient(server.url);
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await dir?.remove();
-  });
+  const { api, url } = useServer({ maxLiveProcesses: 1 });
 
   it('answers 429 beyond the live-process limit', async () => {
     const first = await api('POST', '/processes', { code: SLOW });
     expect(first.status).toBe(201);
     expectError(await api('POST', '/processes', { code: '1' }), 429, 'too_many_processes');
     await api('POST', `/processes/${first.body.id}/signals/kill`);
-    await fetch(`${server.url}/processes/${first.body.id}/events`).then((response) => response.text());
+    await fetch(`${url()}/processes/${first.body.id}/events`).then((response) => response.text());
     expect((await api('POST', '/processes', { code: '1', wait: true })).body).toMatchObject({
       exitState: 'success',
     });
@@ -272,36 +245,18 @@ describe('process routes under limits and without an environment', () => {
 });
 
 describe('process routes when clients leave', () => {
-  let server: RunningServer;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    server = await startServer({
-      dataDir: dir.path,
-      port: 0,
-      heartbeatMs: 20,
-      maxEventQueueBytes: 64 * 1024,
-    });
-    api = apiClient(server.url);
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await dir?.remove();
-  });
+  const { api, url } = useServer({ heartbeatMs: 20, maxEventQueueBytes: 64 * 1024 });
 
   it('keeps serving after an events client and a wait:true client disconnect', async () => {
     const created = await api('POST', '/processes', { code: `console.log('tick'); ${SLOW}`, ref: 'left' });
     const id = created.body.id as number;
     const events = new AbortController();
-    const stream = await fetch(`${server.url}/processes/${id}/events`, { signal: events.signal });
+    const stream = await fetch(`${url()}/processes/${id}/events`, { signal: events.signal });
     const reader = stream.body?.getReader();
     await reader?.read();
     events.abort();
     const waiting = new AbortController();
-    const waited = fetch(`${server.url}/processes`, {
+    const waited = fetch(`${url()}/processes`, {
       method: 'POST',
       body: JSON.stringify({ code: SLOW, wait: true, ref: 'left' }),
       signal: waiting.signal,
@@ -325,38 +280,23 @@ describe('process routes when clients leave', () => {
     const big = await api('POST', '/processes', { code: "console.log('x'.repeat(100 * 1024))", wait: true });
     expect(big.body).toMatchObject({ exitState: 'success' });
     // The replay alone (100 KiB of stdout) is over the 64 KiB bound: the stream ends without it.
-    const dropped = await fetch(`${server.url}/processes/${big.body.id}/events`);
+    const dropped = await fetch(`${url()}/processes/${big.body.id}/events`);
     expect(dropped.status).toBe(200);
     const events = parseSse(await dropped.text());
     expect(events.map((event) => event.event)).not.toContain('exit');
     expect(events.map((event) => event.event)).not.toContain('stdout');
     const small = await api('POST', '/processes', { code: "console.log('small')", wait: true });
-    const whole = parseSse(await (await fetch(`${server.url}/processes/${small.body.id}/events`)).text());
+    const whole = parseSse(await (await fetch(`${url()}/processes/${small.body.id}/events`)).text());
     expect(whole.map((event) => event.event)).toEqual(['state', 'stdout', 'exit']);
   });
 });
 
 describe('process routes under lowered limits', () => {
-  let server: RunningServer;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    server = await startServer({
-      dataDir: dir.path,
-      port: 0,
-      maxCodeBytes: 200,
-      maxStdoutBytes: 16,
-      maxStderrBytes: 8,
-      maxOutputBytes: 32,
-    });
-    api = apiClient(server.url);
-  });
-
-  afterAll(async () => {
-    await server?.close();
-    await dir?.remove();
+  const { api } = useServer({
+    maxCodeBytes: 200,
+    maxStdoutBytes: 16,
+    maxStderrBytes: 8,
+    maxOutputBytes: 32,
   });
 
   it('answers 413 for code over the code-size limit, counted in UTF-8 bytes', async () => {
