@@ -94,18 +94,7 @@ describe('openStore', () => {
   it('migrates once and opens an up-to-date database again', async () => {
     const filename = join(tempDir(), 'x.db');
     const first = await openStore({ filename });
-    await first.catalog.insertModule({
-      id: 'm',
-      type: 'adapter',
-      name: 'M',
-      description: '',
-      version: '1.0.0',
-      isBuiltin: true,
-      enabled: true,
-      missing: false,
-      createdAt: 'now',
-      updatedAt: 'now',
-    });
+    await first.catalog.insertModule(moduleRow('m'));
     await first.close();
     const second = await openStore({ filename });
     expect((await second.catalog.listModules()).map((row) => row.id)).toEqual(['m']);
