@@ -8,19 +8,21 @@ type ToolMethods = Pick<
   'listTools' | 'listServiceTools' | 'getTool' | 'getToolGate' | 'setToolEnabled'
 >;
 
+/** Tools joined with their service (its flag, adapter and hash live there). */
+function toolsWithService(db: Kysely<Database>) {
+  return db.selectFrom('tools').innerJoin('services', 'services.id', 'tools.service_id');
+}
+
 function selectTools(db: Kysely<Database>) {
-  return db
-    .selectFrom('tools')
-    .innerJoin('services', 'services.id', 'tools.service_id')
-    .select([
-      'tools.service_id as service_id',
-      'tools.id as id',
-      'tools.name as name',
-      'tools.description as description',
-      'tools.enabled as enabled',
-      'services.enabled as service_enabled',
-      'services.adapter as adapter',
-    ]);
+  return toolsWithService(db).select([
+    'tools.service_id as service_id',
+    'tools.id as id',
+    'tools.name as name',
+    'tools.description as description',
+    'tools.enabled as enabled',
+    'services.enabled as service_enabled',
+    'services.adapter as adapter',
+  ]);
 }
 
 interface ToolBase {
@@ -117,9 +119,7 @@ export function createToolRows(db: Kysely<Database>): ToolMethods {
       return row ? toDetailRow(row) : undefined;
     },
     async getToolGate(serviceId, toolId) {
-      const row = await db
-        .selectFrom('tools')
-        .innerJoin('services', 'services.id', 'tools.service_id')
+      const row = await toolsWithService(db)
         .select([
           'tools.enabled as enabled',
           'services.enabled as service_enabled',
