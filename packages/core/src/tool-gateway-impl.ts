@@ -54,17 +54,19 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
   // Compiled input schemas, keyed by tool and service hash (an update changes the hash).
   const validators = new Map<string, Validator>();
 
+  const keyOf = (serviceId: string, toolId: string, serviceHash: string) =>
+    `${serviceId}\u0000${toolId}\u0000${serviceHash}`;
+
   // Only a miss reads and parses the schema; a hit costs the gate query alone.
   const validatorOf = async (serviceId: string, toolId: string, serviceHash: string) => {
-    const key = `${serviceId}\u0000${toolId}\u0000${serviceHash}`;
-    let validator = validators.get(key);
+    let validator = validators.get(keyOf(serviceId, toolId, serviceHash));
     if (!validator) {
       const tool = await catalog.getTool(serviceId, toolId);
       if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
       if (validators.size >= MAX_VALIDATORS) validators.clear();
       validator = compileSchema(tool.inputSchema, `the inputSchema of ${serviceId}.${toolId}`);
       // Keyed by the hash read with the schema: an update in between must not pair them wrongly.
-      validators.set(`${serviceId}\u0000${toolId}\u0000${tool.serviceHash}`, validator);
+      validators.set(keyOf(serviceId, toolId, tool.serviceHash), validator);
     }
     return validator;
   };
