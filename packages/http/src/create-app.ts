@@ -21,6 +21,12 @@ export interface CreateAppOptions {
   logger?: HttpLogger;
   /** Largest request body in bytes (413 beyond). Default 64 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects a JSON request body may have (400 beyond). Default
+   * 64: far above any config, secrets, patch or `envConfig` a client needs, far below what
+   * would make a recursive reader of the value overflow its stack.
+   */
+  maxJsonDepth?: number;
   /** Largest downloaded definition in bytes (413 beyond). Default 64 MiB. */
   maxDefinitionBytes?: number;
   /** Definition download deadline (504 beyond). Default 30000. */
@@ -59,6 +65,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     host,
     logger,
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
+    maxJsonDepth: options.maxJsonDepth ?? 64,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     guard: createAddressGuard({

@@ -12,6 +12,8 @@ export interface RouteContext {
   readonly logger: HttpLogger;
   /** Largest request body in bytes. */
   readonly maxBodyBytes: number;
+  /** Deepest nesting of arrays and objects a JSON body may have. */
+  readonly maxJsonDepth: number;
   /** Largest downloaded definition in bytes. */
   readonly maxDefinitionBytes: number;
   /** Definition download deadline. */
@@ -35,6 +37,7 @@ export function createRouteContext(fields: Omit<RouteContext, 'body'>): RouteCon
     body: (c, emptyAs) =>
       readJsonBody(c.req.raw, {
         maxBytes: fields.maxBodyBytes,
+        maxDepth: fields.maxJsonDepth,
         ...(emptyAs === undefined ? {} : { emptyAs }),
       }),
   };

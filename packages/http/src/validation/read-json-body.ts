@@ -1,16 +1,22 @@
 import { PayloadTooLargeError, ValidationError } from '@cyrnel/core';
+import { jsonDepthExceeds } from './json-depth';
 
 /** Options of {@link readJsonBody}. */
 export interface ReadJsonBodyOptions {
   /** Largest accepted body in bytes (413 beyond). */
   maxBytes: number;
+  /** Deepest nesting of arrays and objects accepted (400 beyond). */
+  maxDepth: number;
   /** Value used for an empty body; without it an empty body is refused. */
   emptyAs?: unknown;
 }
 
 /**
  * Read and parse a JSON request body, counting bytes as they arrive so an oversized
- * chunked upload is cut off at the limit instead of buffered whole.
+ * chunked upload is cut off at the limit instead of buffered whole. The nesting depth is
+ * checked on the text before parsing: nothing downstream (validators, JSON Patch, schema
+ * checks, `JSON.stringify`) recurses into a value deeper than `maxDepth`, so a deeply nested
+ * body is a 400 here and never a stack overflow (a 500) later.
  */
 export async function readJsonBody(request: Request, options: ReadJsonBodyOptions): Promise<unknown> {
   const declared = Number(request.headers.get('content-length'));
@@ -19,6 +25,11 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
   if (text.trim() === '') {
     if (options.emptyAs !== undefined) return options.emptyAs;
     throw new ValidationError('a JSON request body is required');
+  }
+  if (jsonDepthExceeds(text, options.maxDepth)) {
+    throw new ValidationError(
+      `the JSON body is nested deeper than ${options.maxDepth} levels of arrays and objects`,
+    );
   }
   try {
     return JSON.parse(text);

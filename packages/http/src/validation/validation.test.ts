@@ -107,19 +107,19 @@ describe('readJsonBody', () => {
     } as RequestInit);
 
   it('parses JSON and uses emptyAs for empty bodies', async () => {
-    await expect(readJsonBody(post('{"a":1}'), { maxBytes: 100 })).resolves.toEqual({ a: 1 });
-    await expect(readJsonBody(post(null), { maxBytes: 100, emptyAs: {} })).resolves.toEqual({});
+    await expect(readJsonBody(post('{"a":1}'), { maxBytes: 100, maxDepth: 64 })).resolves.toEqual({ a: 1 });
+    await expect(readJsonBody(post(null), { maxBytes: 100, maxDepth: 64, emptyAs: {} })).resolves.toEqual({});
   });
 
   it('refuses malformed, missing and oversized bodies', async () => {
-    await expect(readJsonBody(post('{"a":'), { maxBytes: 100 })).rejects.toMatchObject({
+    await expect(readJsonBody(post('{"a":'), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
       code: 'invalid_request',
       message: expect.stringMatching(/malformed JSON/),
     });
-    await expect(readJsonBody(post(null), { maxBytes: 100 })).rejects.toMatchObject({
+    await expect(readJsonBody(post(null), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
       code: 'invalid_request',
     });
-    await expect(readJsonBody(post('x'.repeat(101)), { maxBytes: 100 })).rejects.toMatchObject({
+    await expect(readJsonBody(post('x'.repeat(101)), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
       code: 'payload_too_large',
       status: 413,
     });
@@ -130,8 +130,22 @@ describe('readJsonBody', () => {
         controller.close();
       },
     });
-    await expect(readJsonBody(post(stream), { maxBytes: 100 })).rejects.toMatchObject({
+    await expect(readJsonBody(post(stream), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
       code: 'payload_too_large',
+    });
+  });
+
+  it('refuses bodies nested deeper than maxDepth with a 400 naming the limit, before parsing', async () => {
+    const deep = (depth: number) => `{"v":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
+    await expect(readJsonBody(post(deep(8)), { maxBytes: 1e6, maxDepth: 8 })).resolves.toBeTypeOf('object');
+    await expect(readJsonBody(post(deep(9)), { maxBytes: 1e6, maxDepth: 8 })).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      message: expect.stringContaining('deeper than 8 levels'),
+    });
+    // Far deeper than V8's recursion limits: still a 400, never a RangeError.
+    await expect(readJsonBody(post(deep(200_000)), { maxBytes: 1e6, maxDepth: 64 })).rejects.toMatchObject({
+      code: 'invalid_request',
     });
   });
 });
