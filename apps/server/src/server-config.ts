@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseCidr } from '@cyrnel/http';
+import { parseCidr } from '@cyrnel/core';
 import { type FlagSpec, SERVER_FLAGS } from './server-flags';
 
 /** Log levels, quietest last. */

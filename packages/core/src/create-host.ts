@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { BuiltinModule, ModuleLogger } from '@cyrnel/sdk';
+import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
 import { createEnvironmentApi } from './environment-api';
 import type { CyrnelHost } from './host';
@@ -40,6 +40,11 @@ export interface CreateHostOptions {
   readonly hostVersion?: string;
   /** Process limits (SPEC §9 defaults) and the deadline of one adapter call. */
   readonly limits?: Partial<ProcessLimits> & { readonly invokeTimeoutMs?: number };
+  /**
+   * Where modules may connect on behalf of agent code, handed to every module's `setup` as
+   * `context.outbound` (see `createOutboundPolicy`). Absent: modules check nothing.
+   */
+  readonly outbound?: OutboundPolicy;
   /** Clock, for tests. */
   readonly now?: () => Date;
 }
@@ -94,6 +99,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     hostVersion: options.hostVersion ?? HOST_VERSION,
     logger,
     bindings: processes.bindings,
+    ...(options.outbound ? { outbound: options.outbound } : {}),
     now,
     onAdapterActive: (id, instance) => services.hydrateAdapter(id, instance),
   });

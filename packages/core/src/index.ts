@@ -41,6 +41,7 @@ export type {
 } from './host';
 export { applyJsonPatch } from './json-patch';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
+export * from './outbound/index';
 export * from './processes/index';
 export {
   createSecretsCipher,

@@ -1,5 +1,11 @@
 import { basename } from 'node:path';
-import type { AdapterModule, BuiltinModule, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import type {
+  AdapterModule,
+  BuiltinModule,
+  EnvironmentBindings,
+  ModuleLogger,
+  OutboundPolicy,
+} from '@cyrnel/sdk';
 import type { JsonPatch, ModuleDetail, ReloadModulesResponse } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
@@ -23,6 +29,8 @@ export interface ModuleRegistryOptions {
   readonly logger: ModuleLogger;
   /** What environments are set up with (the process manager's). */
   readonly bindings: EnvironmentBindings;
+  /** Handed to every module's `setup` as `context.outbound`. */
+  readonly outbound?: OutboundPolicy;
   readonly now: () => Date;
   /** Called after an adapter's `setup`: hydrate its enabled services. */
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
@@ -56,6 +64,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     settings,
     logger,
     bindings: options.bindings,
+    ...(options.outbound ? { outbound: options.outbound } : {}),
     onAdapterActive: options.onAdapterActive,
   });
   const lock = createKeyedLock();

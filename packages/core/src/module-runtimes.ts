@@ -3,7 +3,9 @@ import type {
   EnvironmentBindings,
   EnvironmentModule,
   ModuleLogger,
+  ModuleSetupContext,
   ModuleType,
+  OutboundPolicy,
 } from '@cyrnel/sdk';
 import type { ModuleStatus } from '@cyrnel/sdk/api';
 import type { ModuleRow } from './catalog-storage';
@@ -31,6 +33,8 @@ export interface ModuleRuntimesOptions {
   readonly settings: ModuleSettings;
   readonly logger: ModuleLogger;
   readonly bindings: EnvironmentBindings;
+  /** Handed to every module's `setup` as `context.outbound`. */
+  readonly outbound?: OutboundPolicy;
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
 }
 
@@ -73,7 +77,12 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     try {
       const { config, secrets } = await settings.forSetup(id, module.definition);
       const instance = await module.definition.instantiate();
-      const context = { config, secrets, logger: scopedLogger(logger, { module: id }) };
+      const context: ModuleSetupContext = {
+        config,
+        secrets,
+        logger: scopedLogger(logger, { module: id }),
+        ...(options.outbound ? { outbound: options.outbound } : {}),
+      };
       if (module.info.type === 'adapter') {
         const adapter = instance as AdapterModule;
         await adapter.setup(context);

@@ -1,8 +1,7 @@
-import type { CyrnelHost } from '@cyrnel/core';
+import { type CyrnelHost, createAddressGuard } from '@cyrnel/core';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv, HttpLogger } from './app-env';
-import { createAddressGuard } from './download/address-guard';
 import { errorResponse } from './error-response';
 import { accessLog } from './middleware/access-log';
 import { bearerAuth } from './middleware/bearer-auth';

@@ -1,11 +1,15 @@
-export type { AppEnv, HttpLogger } from './app-env';
-export { type CreateAppOptions, createApp } from './create-app';
+/** @deprecated The address guard lives in `@cyrnel/core` now; these re-exports keep old imports working. */
 export {
   type AddressGuard,
   type AddressGuardOptions,
   BLOCKED_CIDRS,
+  type Cidr,
+  cidrContains,
   createAddressGuard,
-} from './download/address-guard';
-export { type Cidr, cidrContains, parseAddress, parseCidr } from './download/cidr';
+  parseAddress,
+  parseCidr,
+} from '@cyrnel/core';
+export type { AppEnv, HttpLogger } from './app-env';
+export { type CreateAppOptions, createApp } from './create-app';
 export { type DownloadDefinitionOptions, downloadDefinition } from './download/download-definition';
 export { REQUEST_ID_HEADER } from './middleware/request-id';

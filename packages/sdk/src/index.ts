@@ -40,4 +40,5 @@ export {
   validateModuleManifest,
 } from './manifest';
 export type { Module, ModuleLogger, ModuleSetupContext } from './module';
+export type { OutboundPolicy } from './outbound-policy';
 export type { ServiceDefinition, ServiceState, ToolDefinition, ToolState } from './service-definition';

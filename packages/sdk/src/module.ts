@@ -1,3 +1,5 @@
+import type { OutboundPolicy } from './outbound-policy';
+
 /** A minimal structured logger handed to modules. Never pass secrets to it. */
 export interface ModuleLogger {
   /** Verbose diagnostics. */
@@ -18,6 +20,12 @@ export interface ModuleSetupContext {
   secrets: Record<string, unknown>;
   /** Logger scoped to the module. */
   logger: ModuleLogger;
+  /**
+   * Where outbound connections may go (cyrnel extension, optional: absent when the embedder set
+   * no policy, then nothing is checked). Modules that connect on behalf of agent code call
+   * `outbound.check(address, port, hostname)` before every connection they open.
+   */
+  outbound?: OutboundPolicy;
 }
 
 /** The lifecycle every module shares: `setup` on activation, `teardown` on deactivation. */

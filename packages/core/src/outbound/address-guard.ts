@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@cyrnel/core';
+import { ForbiddenError } from '../errors';
 import { anyCidrContains, type Cidr, type ParsedAddress, parseAddress, parseCidr } from './cidr';
 import { embeddedIPv4 } from './embedded-ipv4';
 
@@ -41,13 +41,24 @@ export interface AddressGuardOptions {
   denyCidrs?: readonly string[];
 }
 
-/** Decides whether a download may connect to an address. */
+/** Decides whether an outbound connection (a download, a tool call) may reach an address. */
 export interface AddressGuard {
-  /** Throws `forbidden` (403) when `address` may not be reached. */
+  /** Whether `address` (an IP literal; anything else is refused) may be reached. */
+  allows(address: string): boolean;
+  /** Throws `forbidden` (403) when `address` may not be reached (message worded for downloads). */
   check(address: string, hostname: string): void;
 }
 
-/** Create the private-address guard of SPEC §6; throws on malformed CIDR lists. */
+/**
+ * Create the private-address guard of SPEC §6; throws on malformed CIDR lists.
+ *
+ * @example
+ * ```ts
+ * const guard = createAddressGuard({ allowCidrs: ['10.1.0.0/16'] });
+ * guard.allows('10.1.2.3'); // true
+ * guard.check('127.0.0.1', 'localhost'); // throws ForbiddenError
+ * ```
+ */
 export function createAddressGuard(options: AddressGuardOptions = {}): AddressGuard {
   const blocked: readonly Cidr[] = BLOCKED_CIDRS.map(parseCidr);
   const allow: readonly Cidr[] = (options.allowCidrs ?? []).map(parseCidr);
@@ -62,10 +73,14 @@ export function createAddressGuard(options: AddressGuardOptions = {}): AddressGu
       (candidate) => anyCidrContains(allow, candidate) || !anyCidrContains(blocked, candidate),
     );
   };
+  const allows = (address: string): boolean => {
+    const parsed = parseAddress(address);
+    return parsed !== undefined && allowed(parsed);
+  };
   return {
+    allows,
     check(address, hostname) {
-      const parsed = parseAddress(address);
-      if (!parsed || !allowed(parsed)) {
+      if (!allows(address)) {
         throw new ForbiddenError(
           `refusing to download from ${hostname}: address ${address} is not allowed (private, loopback, link-local, metadata or denied)`,
         );

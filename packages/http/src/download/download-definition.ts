@@ -3,14 +3,14 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import {
+  type AddressGuard,
   isCyrnelError,
   PayloadTooLargeError,
+  parseAddress,
   TimeoutError,
   UpstreamError,
   ValidationError,
 } from '@cyrnel/core';
-import type { AddressGuard } from './address-guard';
-import { parseAddress } from './cidr';
 
 /** Options of {@link downloadDefinition}. */
 export interface DownloadDefinitionOptions {

@@ -1,7 +1,6 @@
-import type { CyrnelHost } from '@cyrnel/core';
+import type { AddressGuard, CyrnelHost } from '@cyrnel/core';
 import type { Context } from 'hono';
 import type { AppEnv, HttpLogger } from '../app-env';
-import type { AddressGuard } from '../download/address-guard';
 import { readJsonBody } from '../validation/read-json-body';
 
 /** What every route group needs: the host, resolved options and a body reader. */
