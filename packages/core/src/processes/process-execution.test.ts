@@ -8,13 +8,16 @@ const setup = trackTestManagers();
 describe('the host deadline', () => {
   it('lets a run with a timeout beyond what a Node timer holds run to its end', async () => {
     // An operator default above 2^31-1 ms once made Node fire the deadline after 1 ms.
-    const { api } = await setup({ limits: { defaultTimeoutMs: 2 ** 40 } });
+    const { api } = await setup({ limits: { defaultTimeoutMs: 2 ** 40, maxTimeoutMs: 2 ** 40 } });
     const { id } = await api.create({ code: 'await cyrnel.sleep(20); cyrnel.output({ ok: true })' });
     expect(await api.wait(id)).toMatchObject({ exitState: 'success', output: { ok: true } });
   });
 
   it('waits out the queue and the run of a process with the largest timeout', async () => {
-    const { api } = await setup({ env: createScriptEnvironment({ poolSize: 1 }) });
+    const { api } = await setup({
+      env: createScriptEnvironment({ poolSize: 1 }),
+      limits: { maxTimeoutMs: MAX_TIMEOUT_MS },
+    });
     const first = await api.create({ code: 'await cyrnel.sleep(20)', timeoutMs: MAX_TIMEOUT_MS });
     const second = await api.create({
       code: 'await cyrnel.sleep(20); cyrnel.output({ ok: true })',

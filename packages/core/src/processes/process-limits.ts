@@ -1,3 +1,5 @@
+import { MAX_TIMER_DELAY_MS } from '../timer-delay';
+
 /** Size and count limits of the process manager (SPEC §3, §9). */
 export interface ProcessLimits {
   /** Largest accepted code, in UTF-8 bytes. */
@@ -10,8 +12,14 @@ export interface ProcessLimits {
   readonly maxOutputBytes: number;
   /** Most processes queued, running or terminating at once. */
   readonly maxLiveProcesses: number;
-  /** `timeoutMs` of a process created without one. */
+  /** `timeoutMs` of a process created without one (at most `maxTimeoutMs`). */
   readonly defaultTimeoutMs: number;
+  /**
+   * Largest `timeoutMs` a create request may ask for (400 beyond). A run holds its environment's
+   * resources until its deadline, so a client must not be able to ask for weeks; at most
+   * `MAX_TIMER_DELAY_MS` (the longest delay a Node timer honours).
+   */
+  readonly maxTimeoutMs: number;
   /** How long a killed execution may take to return before the host records it anyway. */
   readonly killGraceMs: number;
   /**
@@ -30,6 +38,17 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxOutputBytes: 4 * 1024 * 1024,
   maxLiveProcesses: 1000,
   defaultTimeoutMs: 30_000,
+  maxTimeoutMs: 300_000,
   killGraceMs: 2_000,
   queueStallMs: 60_000,
 });
+
+/**
+ * `limits` over the defaults, made consistent: `maxTimeoutMs` within what a timer holds, and the
+ * default timeout never above the maximum (an operator lowering the maximum lowers it too).
+ */
+export function resolveProcessLimits(limits: Partial<ProcessLimits> = {}): ProcessLimits {
+  const merged = { ...DEFAULT_PROCESS_LIMITS, ...limits };
+  const maxTimeoutMs = Math.min(Math.max(1, merged.maxTimeoutMs), MAX_TIMER_DELAY_MS);
+  return { ...merged, maxTimeoutMs, defaultTimeoutMs: Math.min(merged.defaultTimeoutMs, maxTimeoutMs) };
+}

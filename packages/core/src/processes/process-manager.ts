@@ -10,7 +10,7 @@ import { LiveProcess, type ProcessListener } from './live-process';
 import { createProcessBindings } from './process-bindings';
 import { createProcessExecution } from './process-execution';
 import { requireProcessId, validateRunOptions, validateWaitOptions } from './process-input';
-import { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
+import { type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { toProcessPage, toStorageQuery } from './process-list-query';
 import type { ProcessStorage } from './process-storage';
 import { storedEvents } from './stored-events';
@@ -66,7 +66,7 @@ const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {
  */
 export function createProcessManager(options: ProcessManagerOptions): ProcessManager {
   const { storage, environments, tools } = options;
-  const limits: ProcessLimits = { ...DEFAULT_PROCESS_LIMITS, ...options.limits };
+  const limits: ProcessLimits = resolveProcessLimits(options.limits);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const execution = createProcessExecution({ storage, limits, logger, now });

@@ -8,8 +8,8 @@ import type { ProcessLimits } from './process-limits';
 export const MAX_REF_LENGTH = 200;
 
 /**
- * Largest accepted `timeoutMs` (about 24.8 days): the longest delay a Node timer honours, so the
- * host's deadline can always be armed as asked.
+ * Ceiling of the `maxTimeoutMs` limit (about 24.8 days): the longest delay a Node timer honours,
+ * so the host's deadline can always be armed as asked. The limit itself defaults to 5 minutes.
  */
 export const MAX_TIMEOUT_MS = MAX_TIMER_DELAY_MS;
 
@@ -29,7 +29,7 @@ function invalid(field: string, message: string): never {
 /** Validate `POST /processes` input field by field; errors name the field. */
 export function validateCreateRequest(
   request: unknown,
-  limits: Pick<ProcessLimits, 'maxCodeBytes' | 'defaultTimeoutMs'>,
+  limits: Pick<ProcessLimits, 'maxCodeBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
 ): ValidCreateRequest {
   const { code, ref, timeoutMs, envConfig, autorun } = requireObject(request, 'body') as Record<
     keyof CreateProcessRequest,
@@ -50,9 +50,12 @@ export function validateCreateRequest(
       typeof timeoutMs !== 'number' ||
       !Number.isSafeInteger(timeoutMs) ||
       timeoutMs <= 0 ||
-      timeoutMs > MAX_TIMEOUT_MS
+      timeoutMs > limits.maxTimeoutMs
     ) {
-      invalid('timeoutMs', `must be a positive integer of at most ${MAX_TIMEOUT_MS} or null`);
+      invalid(
+        'timeoutMs',
+        `must be a positive integer of at most ${limits.maxTimeoutMs} (the server's maximum timeout) or null`,
+      );
     }
   }
   return {
