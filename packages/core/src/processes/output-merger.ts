@@ -1,11 +1,32 @@
 import { PayloadTooLargeError, ValidationError } from '../errors';
+import { jsonTextDepthExceeds, MAX_JSON_DEPTH } from '../json-depth';
 import { isPlainObject } from '../json-values';
+
+/** `value` as JSON text, refusing values nested deeper than the output allows. */
+function outputJson(key: string, value: unknown): string | undefined {
+  const tooDeep = () =>
+    new ValidationError(
+      `output is nested too deeply: it allows at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
+      [{ path: `output.${key}`, message: 'nested too deeply' }],
+    );
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(value) as string | undefined;
+  } catch (error) {
+    // JSON.stringify recurses: a value thousands of levels deep exhausts the stack.
+    if (error instanceof RangeError) throw tooDeep();
+    throw error;
+  }
+  // The output object itself is the first level.
+  if (json !== undefined && jsonTextDepthExceeds(json, MAX_JSON_DEPTH - 1)) throw tooDeep();
+  return json;
+}
 
 /** The merged `cyrnel.output` object of one run, with the size cap. */
 export interface OutputMerger {
   /**
-   * Merge `patch` shallowly and answer it in its JSON form; throws when it is not an object or
-   * the result would exceed the cap (then nothing is merged).
+   * Merge `patch` shallowly and answer it in its JSON form; throws when it is not an object, is
+   * nested deeper than `MAX_JSON_DEPTH` or the result would exceed the cap (then nothing is merged).
    */
   merge(patch: unknown): Record<string, unknown>;
   /** The merged object. */
@@ -27,9 +48,9 @@ export function createOutputMerger(maxBytes: number): OutputMerger {
       if (!isPlainObject(patch)) throw new ValidationError('output must be a plain object');
       const next = new Map<string, string | undefined>();
       let nextTotal = total;
-      for (const [key, value] of Object.entries(patch)) {
+      const texts = Object.entries(patch).map(([key, value]) => [key, outputJson(key, value)] as const);
+      for (const [key, json] of texts) {
         // undefined (and functions) have no JSON form: like JSON.stringify, drop the key.
-        const json = JSON.stringify(value) as string | undefined;
         const size =
           json === undefined ? 0 : Buffer.byteLength(JSON.stringify(key)) + Buffer.byteLength(json) + 2;
         nextTotal += size - (sizes.get(key) ?? 0);

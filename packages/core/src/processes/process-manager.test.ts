@@ -197,6 +197,7 @@ describe('createProcessManager', () => {
       [{ code: 'x', timeoutMs: 0 }, 'timeoutMs'],
       [{ code: 'x', timeoutMs: 1.5 }, 'timeoutMs'],
       [{ code: 'x', timeoutMs: '10' }, 'timeoutMs'],
+      [{ code: 'x', timeoutMs: 300_001 }, 'timeoutMs'],
       [{ code: 'x', timeoutMs: MAX_TIMEOUT_MS + 1 }, 'timeoutMs'],
       [{ code: 'x', timeoutMs: Number.MAX_SAFE_INTEGER }, 'timeoutMs'],
       [{ code: 'x', envConfig: [] }, 'envConfig'],
@@ -210,8 +211,26 @@ describe('createProcessManager', () => {
     }
     await expect(api.create({ code: 'é'.repeat(51) })).rejects.toMatchObject({ code: 'payload_too_large' });
     expect((await api.create({ code: 'x', timeoutMs: null, autorun: false })).timeoutMs).toBeNull();
-    const longest = await api.create({ code: 'x', timeoutMs: MAX_TIMEOUT_MS, autorun: false });
+    const longest = await api.create({ code: 'x', timeoutMs: 300_000, autorun: false });
+    expect(longest.timeoutMs).toBe(300_000);
+  });
+
+  it('caps timeoutMs at maxTimeoutMs, naming the limit, and keeps the default under it', async () => {
+    const { api } = await setup({ limits: { maxTimeoutMs: 1000 } });
+    await expect(api.create({ code: 'x', timeoutMs: 1001 })).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      message: expect.stringContaining('at most 1000'),
+      details: [{ path: 'timeoutMs' }],
+    });
+    expect((await api.create({ code: 'x', timeoutMs: 1000, autorun: false })).timeoutMs).toBe(1000);
+    expect((await api.create({ code: 'x', autorun: false })).timeoutMs).toBe(1000);
+    const widest = await setup({ limits: { maxTimeoutMs: 2 ** 40 } });
+    const longest = await widest.api.create({ code: 'x', timeoutMs: MAX_TIMEOUT_MS, autorun: false });
     expect(longest.timeoutMs).toBe(MAX_TIMEOUT_MS);
+    await expect(widest.api.create({ code: 'x', timeoutMs: MAX_TIMEOUT_MS + 1 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 
   it('refuses runs without an active environment and beyond the live limit', async () => {
@@ -242,6 +261,25 @@ describe('createProcessManager', () => {
     expect(result.stdout).toBe('hé€ payload_too_large\n');
     expect(result.stderr).toBe('01234567\n[cyrnel: stderr truncated at 8 bytes]\n');
     expect(result.output).toEqual({ small: 1 });
+  });
+
+  it('refuses output nested deeper than MAX_JSON_DEPTH to the environment, merging nothing of it', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({
+      code: `
+      const nest = (depth) => { let v = {}; for (let i = 1; i < depth; i++) v = { v }; return v; };
+      cyrnel.output({ fits: nest(63) });
+      for (const depth of [64, 100_000]) {
+        try { cyrnel.output({ ok: 1, deep: nest(depth) }); } catch (error) { cyrnel.log(depth, error.code, error.message); }
+      }
+    `,
+    });
+    const result = await api.wait(id);
+    expect(result.exitState).toBe('success');
+    const refusal =
+      'invalid_request output is nested too deeply: it allows at most 64 levels of arrays and objects';
+    expect(result.stdout).toBe(`64 ${refusal}\n100000 ${refusal}\n`);
+    expect(Object.keys(result.output ?? {})).toEqual(['fits']);
   });
 
   it('streams events live and replays them after the end', async () => {
