@@ -22,6 +22,7 @@ export interface ProcessLimitOptions {
   readonly maxStderrBytes: number;
   readonly maxOutputBytes: number;
   readonly maxLiveProcesses: number;
+  readonly maxTimeoutMs: number;
 }
 
 /** The core host on the SQLite store, with the built-in modules, and how to close both. */

@@ -30,6 +30,7 @@ describe('parseServerConfig', () => {
       maxStderrBytes: 1024 * 1024,
       maxOutputBytes: 4 * 1024 * 1024,
       maxLiveProcesses: 1000,
+      maxTimeoutMs: 300_000,
       shutdownTimeoutMs: 10_000,
       allowPrivateUrls: false,
       urlAllowCidrs: [],
@@ -124,6 +125,7 @@ describe('parseServerConfig', () => {
     [['--max-definition-bytes', 'lots'], /--max-definition-bytes/],
     [['--download-timeout-ms', '2147483648'], /--download-timeout-ms: must be between 1 and 2147483647/],
     [['--shutdown-timeout-ms', '9999999999'], /--shutdown-timeout-ms/],
+    [['--max-timeout-ms', '2147483648'], /--max-timeout-ms: must be between 1 and 2147483647/],
     [['--nope'], /unknown flag --nope/],
     [['--port'], /--port needs a value/],
     [['stray'], /unexpected argument/],
@@ -154,6 +156,13 @@ describe('helpText', () => {
     }
   });
 
+  it('reads the maximum process timeout from --max-timeout-ms or CYRNEL_MAX_TIMEOUT_MS', () => {
+    expect(run([], { CYRNEL_MAX_TIMEOUT_MS: '60000' }).maxTimeoutMs).toBe(60_000);
+    expect(run(['--max-timeout-ms=2147483647'], { CYRNEL_MAX_TIMEOUT_MS: '60000' }).maxTimeoutMs).toBe(
+      2_147_483_647,
+    );
+  });
+
   it('covers every configurable limit of SPEC §3 and §9', () => {
     const flags = SERVER_FLAGS.map((spec) => spec.flag);
     expect(flags).toEqual(
@@ -166,6 +175,7 @@ describe('helpText', () => {
         'max-stderr-bytes',
         'max-output-bytes',
         'max-live-processes',
+        'max-timeout-ms',
         'shutdown-timeout-ms',
       ]),
     );

@@ -144,6 +144,14 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     shownDefault: '1000',
   },
   {
+    flag: 'max-timeout-ms',
+    env: 'CYRNEL_MAX_TIMEOUT_MS',
+    kind: 'positiveInteger',
+    help: 'largest timeoutMs a process may ask for (400 beyond)',
+    shownDefault: '300000',
+    max: MAX_TIMER_MS,
+  },
+  {
     flag: 'shutdown-timeout-ms',
     env: 'CYRNEL_SHUTDOWN_TIMEOUT_MS',
     kind: 'positiveInteger',

@@ -71,6 +71,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       maxStderrBytes: options.maxStderrBytes ?? MIB,
       maxOutputBytes: options.maxOutputBytes ?? 4 * MIB,
       maxLiveProcesses: options.maxLiveProcesses ?? 1000,
+      maxTimeoutMs: options.maxTimeoutMs ?? 300_000,
     },
     logger,
   });
