@@ -12,6 +12,7 @@ import { createSecretsVault } from './secrets-vault';
 import { createServicesApi } from './services-api';
 import { createToolGateway } from './tool-gateway-impl';
 import { createToolsApi } from './tools-api';
+import { createSchemaChecker, type SchemaCheckerOptions } from './validation/schema-checker';
 
 /** The version custom modules' `engines.cyrnel` ranges are checked against by default. */
 export const HOST_VERSION = '0.1.0';
@@ -45,6 +46,8 @@ export interface CreateHostOptions {
    * `context.outbound` (see `createOutboundPolicy`). Absent: modules check nothing.
    */
   readonly outbound?: OutboundPolicy;
+  /** Workers and deadlines of schema validation (tool parameters, config, secrets). */
+  readonly validation?: SchemaCheckerOptions;
   /** Clock, for tests. */
   readonly now?: () => Date;
 }
@@ -71,7 +74,8 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const vault = createSecretsVault(catalog, cipher, now);
   // The registry is created after the gateway and the process manager, which reach it lazily.
   const adapter = (id: string) => registry.adapter(id);
-  const gateway = createToolGateway({ catalog, adapter, invokeTimeoutMs, logger });
+  const checker = createSchemaChecker(options.validation);
+  const gateway = createToolGateway({ catalog, checker, adapter, invokeTimeoutMs, logger });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
@@ -88,12 +92,14 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     catalog,
     vault,
     registry: { adapter, isKnownAdapter: (id) => registry.isKnownAdapter(id) },
+    checker,
     logger,
     now,
   });
   const registry = createModuleRegistry({
     catalog,
     vault,
+    checker,
     builtins: options.builtins ?? [],
     modulesDir: options.modulesDir ?? (options.dataDir ? join(options.dataDir, 'modules') : undefined),
     hostVersion: options.hostVersion ?? HOST_VERSION,
@@ -110,6 +116,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     // Leave nothing running when the host cannot start.
     await processes.close({ graceMs: 0 }).catch(() => undefined);
     await registry.close().catch(() => undefined);
+    await checker.close();
     throw error;
   }
   const tools = createToolsApi({
@@ -129,6 +136,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
       closing ??= (async () => {
         await processes.close(closeOptions);
         await registry.close();
+        await checker.close();
       })();
       return closing;
     },

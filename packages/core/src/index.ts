@@ -54,3 +54,9 @@ export {
 export { isValidRange, satisfiesRange } from './semver-range';
 export type { ToolGateway } from './tool-gateway';
 export { createToolGateway, type ToolGatewayOptions } from './tool-gateway-impl';
+export {
+  createSchemaChecker,
+  type SchemaCheck,
+  type SchemaChecker,
+  type SchemaCheckerOptions,
+} from './validation/schema-checker';

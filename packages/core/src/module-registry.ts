@@ -17,11 +17,14 @@ import { createModuleSettings } from './module-settings';
 import { reconcileModules } from './reconcile-modules';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
+import type { SchemaChecker } from './validation/schema-checker';
 
 /** Options of {@link createModuleRegistry}. */
 export interface ModuleRegistryOptions {
   readonly catalog: CatalogStorage;
   readonly vault: SecretsVault;
+  /** Validates module config and secrets off the main thread. */
+  readonly checker: SchemaChecker;
   readonly builtins: readonly BuiltinModule[];
   /** `$dataDir/modules`, scanned for custom modules. */
   readonly modulesDir?: string;
@@ -59,7 +62,7 @@ export interface ModuleRegistry {
 /** Create the module registry; every change is serialized. */
 export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegistry {
   const { catalog, logger, now } = options;
-  const settings = createModuleSettings(catalog, options.vault, now);
+  const settings = createModuleSettings(catalog, options.vault, now, options.checker);
   const runtimes = createModuleRuntimes({
     settings,
     logger,

@@ -8,6 +8,7 @@ import { presentPointers } from './json-pointer';
 import { isPlainObject } from './json-values';
 import { validateAgainstSchema } from './schema-validation';
 import type { SecretsVault } from './secrets-vault';
+import type { SchemaChecker } from './validation/schema-checker';
 
 /** Config and secrets of one module, validated against the module's schemas. */
 export interface ModuleSettings {
@@ -47,6 +48,7 @@ export function createModuleSettings(
   catalog: CatalogStorage,
   vault: SecretsVault,
   now: () => Date,
+  checker: SchemaChecker,
 ): ModuleSettings {
   const stored = async (id: string) => (await catalog.getModuleConfig(id)) ?? {};
   return {
@@ -54,20 +56,25 @@ export function createModuleSettings(
       return fillDefaults(definition.configSchema, await stored(id));
     },
     async forSetup(id, definition) {
-      const config = validateAgainstSchema(definition.configSchema, await stored(id), {
+      const config = await validateAgainstSchema(checker, definition.configSchema, await stored(id), {
         field: `config of module ${id}`,
         applyDefaults: true,
       });
-      const secrets = validateAgainstSchema(definition.secretsSchema, await vault.read('module', id), {
-        field: `secrets of module ${id}`,
-        applyDefaults: true,
-        redact: true,
-      });
+      const secrets = await validateAgainstSchema(
+        checker,
+        definition.secretsSchema,
+        await vault.read('module', id),
+        {
+          field: `secrets of module ${id}`,
+          applyDefaults: true,
+          redact: true,
+        },
+      );
       return { config, secrets };
     },
     async patchConfig(id, definition, patch) {
       const next = patchObject(fillDefaults(definition.configSchema, await stored(id)), patch, 'config');
-      const config = validateAgainstSchema(definition.configSchema, next, {
+      const config = await validateAgainstSchema(checker, definition.configSchema, next, {
         field: 'config',
         applyDefaults: true,
       });
@@ -79,7 +86,7 @@ export function createModuleSettings(
     },
     async patchSecrets(id, definition, patch) {
       const next = patchObject(await vault.read('module', id), patch, 'secrets');
-      const secrets = validateAgainstSchema(definition.secretsSchema, next, {
+      const secrets = await validateAgainstSchema(checker, definition.secretsSchema, next, {
         field: 'secrets',
         applyDefaults: true,
         redact: true,

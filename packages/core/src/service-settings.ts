@@ -3,6 +3,7 @@ import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { fillDefaults } from './fill-defaults';
 import { validateAgainstSchema } from './schema-validation';
 import type { SecretsVault } from './secrets-vault';
+import type { SchemaChecker } from './validation/schema-checker';
 
 /** Config, secrets and the hydration snapshot of services. */
 export interface ServiceSettings {
@@ -13,13 +14,18 @@ export interface ServiceSettings {
 }
 
 /** Create {@link ServiceSettings}. */
-export function createServiceSettings(catalog: CatalogStorage, vault: SecretsVault): ServiceSettings {
+export function createServiceSettings(
+  catalog: CatalogStorage,
+  vault: SecretsVault,
+  checker: SchemaChecker,
+): ServiceSettings {
   return {
     async config(service) {
       return fillDefaults(service.configSchema, (await catalog.getServiceConfig(service.id)) ?? {});
     },
     async state(service) {
-      const config = validateAgainstSchema(
+      const config = await validateAgainstSchema(
+        checker,
         service.configSchema,
         (await catalog.getServiceConfig(service.id)) ?? {},
         {
@@ -27,11 +33,16 @@ export function createServiceSettings(catalog: CatalogStorage, vault: SecretsVau
           applyDefaults: true,
         },
       );
-      const secrets = validateAgainstSchema(service.secretsSchema, await vault.read('service', service.id), {
-        field: 'secrets',
-        applyDefaults: true,
-        redact: true,
-      });
+      const secrets = await validateAgainstSchema(
+        checker,
+        service.secretsSchema,
+        await vault.read('service', service.id),
+        {
+          field: 'secrets',
+          applyDefaults: true,
+          redact: true,
+        },
+      );
       const tools = Object.fromEntries(
         (await catalog.listServiceTools(service.id)).map((tool) => [
           tool.id,

@@ -25,12 +25,15 @@ import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
 import { createServiceLifecycle } from './service-lifecycle';
 import { createServiceSettings } from './service-settings';
+import type { SchemaChecker } from './validation/schema-checker';
 
 /** Options of {@link createServicesApi}. */
 export interface ServicesApiOptions {
   readonly catalog: CatalogStorage;
   readonly vault: SecretsVault;
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
+  /** Validates config and secrets off the main thread. */
+  readonly checker: SchemaChecker;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
 }
@@ -53,8 +56,8 @@ function toServiceDetail(row: ServiceRow): ServiceDetail {
 
 /** Create the services engine (SPEC §3 "Services", seeds 000/001 for the adapter call order). */
 export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
-  const { catalog, vault, registry, logger, now } = options;
-  const settings = createServiceSettings(catalog, vault);
+  const { catalog, vault, registry, checker, logger, now } = options;
+  const settings = createServiceSettings(catalog, vault, checker);
   const lock = createKeyedLock();
   const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
 
@@ -99,10 +102,13 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         const definition = await generate(activeAdapter(adapterId), adapterId, text);
         // Given values must validate; absent ones are stored as defaults and checked when enabling.
         const storedConfig = config
-          ? validateAgainstSchema(definition.configSchema, config, { field: 'config', applyDefaults: true })
+          ? await validateAgainstSchema(checker, definition.configSchema, config, {
+              field: 'config',
+              applyDefaults: true,
+            })
           : fillDefaults(definition.configSchema, {});
         const storedSecrets = secrets
-          ? validateAgainstSchema(definition.secretsSchema, secrets, {
+          ? await validateAgainstSchema(checker, definition.secretsSchema, secrets, {
               field: 'secrets',
               applyDefaults: true,
               redact: true,
@@ -110,8 +116,8 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           : undefined;
         if (enabled) {
           // Asked to enable: a config or secrets problem is a 400 before anything is stored.
-          validateAgainstSchema(definition.configSchema, storedConfig, { field: 'config' });
-          validateAgainstSchema(definition.secretsSchema, storedSecrets ?? {}, {
+          await validateAgainstSchema(checker, definition.configSchema, storedConfig, { field: 'config' });
+          await validateAgainstSchema(checker, definition.secretsSchema, storedSecrets ?? {}, {
             field: 'secrets',
             applyDefaults: true,
             redact: true,
@@ -232,7 +238,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         const row = await find(id);
         const previous = (await catalog.getServiceConfig(id)) ?? {};
         const next = patchObject(fillDefaults(row.configSchema, previous), patch, 'config');
-        const config = validateAgainstSchema(row.configSchema, next, {
+        const config = await validateAgainstSchema(checker, row.configSchema, next, {
           field: 'config',
           applyDefaults: true,
         });
@@ -254,7 +260,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         const row = await find(id);
         const previous = await vault.read('service', id);
         const next = patchObject(previous, patch, 'secrets');
-        const secrets = validateAgainstSchema(row.secretsSchema, next, {
+        const secrets = await validateAgainstSchema(checker, row.secretsSchema, next, {
           field: 'secrets',
           applyDefaults: true,
           redact: true,

@@ -1,4 +1,3 @@
-import type { Validator } from '@cfworker/json-schema';
 import type {
   AdapterModule,
   DiscoveredService,
@@ -11,13 +10,15 @@ import type { CatalogStorage } from './catalog-storage';
 import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
 import { rankTools } from './rank-tools';
-import { checkWithValidator, compileSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
 import { timerDelay } from './timer-delay';
+import type { SchemaChecker } from './validation/schema-checker';
 
 /** Options of {@link createToolGateway}. */
 export interface ToolGatewayOptions {
   readonly catalog: CatalogStorage;
+  /** Validates parameters off the main thread, under a deadline. */
+  readonly checker: SchemaChecker;
   /** The active adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
   /** Deadline of one `adapter.invoke`; default 60000 ms (past it: 502 `upstream_error`). */
@@ -26,7 +27,6 @@ export interface ToolGatewayOptions {
 }
 
 const MAX_DISCOVERED = 100;
-const MAX_VALIDATORS = 1000;
 
 /** The invocation gate and discovery (SPEC §3 "Tools", §4), as the `ToolGateway` port. */
 export interface ToolGatewayEngine {
@@ -51,24 +51,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngine {
   const { catalog, logger } = options;
   const timeoutMs = options.invokeTimeoutMs ?? 60_000;
-  // Compiled input schemas, keyed by tool and service hash (an update changes the hash).
-  const validators = new Map<string, Validator>();
-
-  const keyOf = (serviceId: string, toolId: string, serviceHash: string) =>
-    `${serviceId}\u0000${toolId}\u0000${serviceHash}`;
-
-  // Only a miss reads and parses the schema; a hit costs the gate query alone.
-  const validatorOf = async (serviceId: string, toolId: string, serviceHash: string) => {
-    let validator = validators.get(keyOf(serviceId, toolId, serviceHash));
-    if (!validator) {
-      const tool = await catalog.getTool(serviceId, toolId);
-      if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
-      if (validators.size >= MAX_VALIDATORS) validators.clear();
-      validator = compileSchema(tool.inputSchema, `the inputSchema of ${serviceId}.${toolId}`);
-      // Keyed by the hash read with the schema: an update in between must not pair them wrongly.
-      validators.set(keyOf(serviceId, toolId, tool.serviceHash), validator);
-    }
-    return validator;
+  // The checker's workers compile an input schema once per tool and service hash (an update
+  // changes the hash); only a worker that lacks it makes the gate read the schema.
+  const inputSchemaOf = (serviceId: string, toolId: string) => async () => {
+    const tool = await catalog.getTool(serviceId, toolId);
+    if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
+    return tool.inputSchema;
   };
 
   const effectiveTools = async (serviceId?: string) => {
@@ -105,8 +93,12 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           { path: 'parameters', message: 'must be an object' },
         ]);
       }
-      checkWithValidator(await validatorOf(serviceId, toolId, tool.serviceHash), parameters, {
+      await options.checker.check({
         field: 'parameters',
+        key: `${serviceId}\u0000${toolId}\u0000${tool.serviceHash}`,
+        schema: inputSchemaOf(serviceId, toolId),
+        schemaName: `the inputSchema of ${serviceId}.${toolId}`,
+        value: parameters,
       });
       try {
         return await withTimeout(

@@ -1,0 +1,186 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSchemaChecker, type SchemaChecker } from './schema-checker';
+
+const checkers: SchemaChecker[] = [];
+function checker(options?: Parameters<typeof createSchemaChecker>[0]): SchemaChecker {
+  const created = createSchemaChecker(options);
+  checkers.push(created);
+  return created;
+}
+afterEach(async () => {
+  await Promise.all(checkers.splice(0).map((c) => c.close()));
+});
+
+/** Resolves with the error a check rejects with, or undefined when it passes. */
+async function outcome(promise: Promise<void>): Promise<unknown> {
+  return promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+}
+
+describe('createSchemaChecker', () => {
+  it('passes valid values and lists the problems of invalid ones', async () => {
+    const schemas = checker();
+    const schema = {
+      type: 'object',
+      properties: { city: { type: 'string' }, days: { type: 'integer', minimum: 1 } },
+      required: ['city'],
+    };
+    await expect(
+      schemas.check({ field: 'parameters', schema, value: { city: 'Lima' } }),
+    ).resolves.toBeUndefined();
+    const error = await outcome(schemas.check({ field: 'parameters', schema, value: { days: 0 } }));
+    expect(error).toMatchObject({
+      code: 'invalid_request',
+      details: [
+        { path: '/', message: "must have required property 'city'" },
+        { path: '/days', message: 'must be >= 1' },
+      ],
+    });
+    expect((error as Error).message).toMatch(/^parameters does not match its schema: \//);
+  });
+
+  it('checks a catastrophic-backtracking pattern in linear time', async () => {
+    const schemas = checker({ timeoutMs: 2000 });
+    const schema = { type: 'string', pattern: '^(a+)+$' };
+    // 'a' × 40 + '!' takes the backtracking engine longer than the age of the universe.
+    const error = await outcome(schemas.check({ field: 'q', schema, value: `${'a'.repeat(40_000)}!` }));
+    expect(error).toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: '/', message: expect.stringMatching(/pattern/) }],
+    });
+    await expect(schemas.check({ field: 'q', schema, value: 'aaaa' })).resolves.toBeUndefined();
+  });
+
+  it('checks format "url" without a regular expression', async () => {
+    const schemas = checker();
+    const schema = { type: 'string', format: 'url' };
+    await expect(
+      schemas.check({ field: 'u', schema, value: 'https://example.com/a?b=c' }),
+    ).resolves.toBeUndefined();
+    // A long host is the input that takes ajv-formats' URL regex exponential time.
+    const host = 'a'.repeat(50_000);
+    await expect(schemas.check({ field: 'u', schema, value: `http://${host}!` })).resolves.toBeUndefined();
+    await expect(schemas.check({ field: 'u', schema, value: `http://${host} x` })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    await expect(schemas.check({ field: 'u', schema, value: 'not a url' })).rejects.toMatchObject({
+      details: [{ path: '/', message: 'must match format "url"' }],
+    });
+  });
+
+  it('translates \\u escapes for the linear engine and keeps look-around on the native one', async () => {
+    const schemas = checker();
+    await expect(
+      schemas.check({ field: 'v', schema: { type: 'string', pattern: '^\\u0041\\u{42}$' }, value: 'AB' }),
+    ).resolves.toBeUndefined();
+    const lookahead = { type: 'string', pattern: '^A(?=B)' };
+    await expect(schemas.check({ field: 'v', schema: lookahead, value: 'AB' })).resolves.toBeUndefined();
+    await expect(schemas.check({ field: 'v', schema: lookahead, value: 'AC' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    // Distinct patterns in one schema stay distinct (Ajv shares compiled patterns by their text).
+    const two = {
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '^a+$' }, b: { type: 'string', pattern: '^b+$' } },
+    };
+    await expect(
+      schemas.check({ field: 'v', schema: two, value: { a: 'aa', b: 'bb' } }),
+    ).resolves.toBeUndefined();
+  });
+
+  it('ends a check that misses its deadline by replacing the worker, and goes on', async () => {
+    const schemas = checker({ timeoutMs: 200, workers: 1 });
+    // Look-ahead keeps this pattern on the backtracking engine: exponential in the input.
+    const schema = { type: 'string', pattern: '^(?=(a+)+$)a' };
+    await expect(schemas.check({ field: 'parameters', schema, value: 'aa' })).resolves.toBeUndefined();
+    const started = Date.now();
+    const error = await outcome(schemas.check({ field: 'parameters', schema, value: `${'a'.repeat(40)}!` }));
+    expect(error).toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/could not be validated within 200 ms/),
+    });
+    expect(Date.now() - started).toBeLessThan(5000);
+    await expect(schemas.check({ field: 'parameters', schema, value: 'aaa' })).resolves.toBeUndefined();
+  });
+
+  it('follows $schema: draft-04 exclusiveMinimum is a boolean, 2020-12 is the default', async () => {
+    const schemas = checker();
+    const draft04 = {
+      $schema: 'http://json-schema.org/draft-04/schema#',
+      type: 'number',
+      minimum: 0,
+      exclusiveMinimum: false,
+    };
+    await expect(schemas.check({ field: 'n', schema: draft04, value: 0 })).resolves.toBeUndefined();
+    const exclusive04 = { ...draft04, exclusiveMinimum: true };
+    await expect(schemas.check({ field: 'n', schema: exclusive04, value: 0 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    const draft07 = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      if: { type: 'string' },
+      then: { minLength: 2 },
+    };
+    await expect(schemas.check({ field: 's', schema: draft07, value: 'x' })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+    const prefix = { type: 'array', prefixItems: [{ type: 'string' }], items: false };
+    await expect(schemas.check({ field: 'a', schema: prefix, value: ['x', 1] })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
+  });
+
+  it('reads a lazily given schema once per worker and key', async () => {
+    const schemas = checker({ workers: 1 });
+    let reads = 0;
+    const schema = async () => {
+      reads++;
+      return { type: 'object', properties: { id: { type: 'integer' } } };
+    };
+    for (let i = 0; i < 5; i++) await schemas.check({ field: 'p', key: 'tool-1', schema, value: { id: i } });
+    expect(reads).toBe(1);
+    await expect(
+      schemas.check({ field: 'p', key: 'tool-1', schema, value: { id: 'x' } }),
+    ).rejects.toMatchObject({
+      details: [{ path: '/id' }],
+    });
+  });
+
+  it('refuses a value nested beyond the structured clone and a schema Ajv cannot compile', async () => {
+    const schemas = checker();
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    await expect(schemas.check({ field: 'parameters', schema: {}, value: deep })).rejects.toMatchObject({
+      code: 'invalid_request',
+      message: expect.stringMatching(/nested too deeply/),
+    });
+    await expect(
+      schemas.check({
+        field: 'parameters',
+        schema: { $ref: '#/$defs/missing' },
+        value: 1,
+        schemaName: 'the inputSchema of a.b',
+      }),
+    ).rejects.toMatchObject({
+      code: 'upstream_error',
+      message: 'the inputSchema of a.b is not a usable JSON Schema',
+    });
+  });
+
+  it('redacts messages on request and rejects checks after close', async () => {
+    const schemas = createSchemaChecker();
+    const error = await outcome(
+      schemas.check({
+        field: 'secrets',
+        schema: { type: 'string', minLength: 10 },
+        value: 'short',
+        redact: true,
+      }),
+    );
+    expect(error).toMatchObject({ details: [{ path: '/', message: 'does not satisfy "minLength"' }] });
+    await schemas.close();
+    await expect(schemas.check({ field: 'x', schema: {}, value: 1 })).rejects.toThrow(/closed/);
+  });
+});

@@ -1,0 +1,275 @@
+import { createHash } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import type { JSONSchema } from '@cyrnel/sdk';
+import { UpstreamError, ValidationError } from '../errors';
+import { timerDelay } from '../timer-delay';
+import type { CheckReply, CheckRequest } from './validation-worker';
+
+/** One check: a value against a schema, named in messages by `field`. */
+export interface SchemaCheck {
+  /** Names the value in messages, e.g. `config` or `parameters`. */
+  readonly field: string;
+  /** The schema, or a function that reads it (called only when no worker has `key` compiled). */
+  readonly schema: JSONSchema | (() => Promise<JSONSchema>);
+  /** Cache key of the compiled schema; default: a hash of the schema's JSON. */
+  readonly key?: string;
+  readonly value: unknown;
+  /** Leave the validator's messages out of issues: they may describe a secret value. */
+  readonly redact?: boolean;
+  /** Names the schema in the error when it cannot be compiled, e.g. `the inputSchema of a.b`. */
+  readonly schemaName?: string;
+}
+
+/**
+ * Validates values against JSON Schemas off the main thread (issue 13): Ajv in worker threads,
+ * patterns on a linear-time engine, every check under a deadline. A check that misses it costs
+ * its worker (terminated and replaced), never the host's event loop.
+ */
+export interface SchemaChecker {
+  /** Resolve when valid; reject with `ValidationError` (400) listing the problems, or `UpstreamError` (502) for a broken schema. */
+  check(check: SchemaCheck): Promise<void>;
+  /** Terminate the workers; later checks reject. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link createSchemaChecker}. */
+export interface SchemaCheckerOptions {
+  /** Worker threads; default `min(2, availableParallelism())`. */
+  readonly workers?: number;
+  /** Deadline of one check once its schema is compiled; default 1000 ms. */
+  readonly timeoutMs?: number;
+  /** Deadline of one check that compiles its schema first; default 15000 ms. */
+  readonly compileTimeoutMs?: number;
+  /** A worker without work this long exits (started again on demand); default 60000 ms. */
+  readonly idleTimeoutMs?: number;
+}
+
+interface Pending {
+  readonly check: SchemaCheck;
+  readonly key: string;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Slot {
+  worker: Worker | undefined;
+  /** Keys this worker was sent a schema for (it may have dropped some: it then says so). */
+  readonly known: Set<string>;
+  /** Taken from when a check is picked (its schema may still be read) until its reply. */
+  reserved: boolean;
+  running:
+    | { readonly pending: Pending; readonly request: CheckRequest; readonly timer: NodeJS.Timeout }
+    | undefined;
+  idleTimer: NodeJS.Timeout | undefined;
+}
+
+const WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? './validation-worker.ts' : './validation-worker.js',
+  import.meta.url,
+);
+
+function schemaKey(schema: JSONSchema): string {
+  return `sha256:${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
+}
+
+/**
+ * Create the checker. Workers start on the first check.
+ *
+ * @example
+ * ```ts
+ * const checker = createSchemaChecker();
+ * await checker.check({ field: 'config', schema: { type: 'object' }, value: {} });
+ * await checker.close();
+ * ```
+ */
+export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaChecker {
+  const size = Math.max(1, options.workers ?? Math.min(2, availableParallelism()));
+  const timeoutMs = options.timeoutMs ?? 1000;
+  const compileTimeoutMs = options.compileTimeoutMs ?? 15_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const slots: Slot[] = Array.from({ length: size }, () => ({
+    worker: undefined,
+    known: new Set<string>(),
+    reserved: false,
+    running: undefined,
+    idleTimer: undefined,
+  }));
+  const queue: Pending[] = [];
+  let nextId = 1;
+  let closed = false;
+
+  function stop(slot: Slot): void {
+    const worker = slot.worker;
+    slot.worker = undefined;
+    slot.known.clear();
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    if (worker) void worker.terminate();
+  }
+
+  function start(slot: Slot): Worker {
+    const worker = new Worker(WORKER_URL);
+    worker.unref();
+    worker.on('message', (reply: CheckReply) => onReply(slot, reply));
+    worker.on('error', (error) => onFailure(slot, worker, error));
+    worker.on('exit', () => onFailure(slot, worker, new Error('the validation worker exited')));
+    slot.worker = worker;
+    return worker;
+  }
+
+  function onFailure(slot: Slot, worker: Worker, error: unknown): void {
+    if (slot.worker !== worker) return;
+    const pending = finish(slot);
+    stop(slot);
+    if (pending) {
+      pending.reject(
+        new UpstreamError(`${pending.check.field} could not be validated: the validator failed`, {
+          cause: error,
+        }),
+      );
+    }
+    pump();
+  }
+
+  function finish(slot: Slot): Pending | undefined {
+    const running = slot.running;
+    slot.running = undefined;
+    slot.reserved = false;
+    if (!running) return undefined;
+    clearTimeout(running.timer);
+    return running.pending;
+  }
+
+  function onReply(slot: Slot, reply: CheckReply): void {
+    if (slot.running?.request.id !== reply.id) return;
+    const pending = finish(slot);
+    if (!pending) return;
+    const { check } = pending;
+    switch (reply.kind) {
+      case 'valid':
+        pending.resolve();
+        break;
+      case 'invalid': {
+        const first = reply.issues[0];
+        const summary = first ? `: ${first.path} ${first.message}` : '';
+        pending.reject(
+          new ValidationError(`${check.field} does not match its schema${summary}`, reply.issues),
+        );
+        break;
+      }
+      case 'unknown-schema':
+        // The worker dropped its cache: send the schema again, ahead of the queue.
+        slot.known.clear();
+        queue.unshift(pending);
+        break;
+      case 'bad-schema':
+        pending.reject(
+          new UpstreamError(
+            `${check.schemaName ?? `the schema of ${check.field}`} is not a usable JSON Schema`,
+            {
+              cause: new Error(reply.message),
+            },
+          ),
+        );
+        break;
+      case 'failed':
+        pending.reject(
+          new UpstreamError(`the schema of ${check.field} cannot be evaluated`, {
+            cause: new Error(reply.message),
+          }),
+        );
+        break;
+    }
+    pump();
+  }
+
+  async function dispatch(slot: Slot, pending: Pending): Promise<void> {
+    const { check, key } = pending;
+    const compiled = slot.known.has(key);
+    let schema: JSONSchema | undefined;
+    if (!compiled) schema = typeof check.schema === 'function' ? await check.schema() : check.schema;
+    if (closed) throw new Error('the schema checker is closed');
+    const request: CheckRequest = {
+      id: nextId++,
+      key,
+      value: check.value,
+      redact: check.redact ?? false,
+      ...(schema === undefined ? {} : { schema }),
+    };
+    const worker = slot.worker ?? start(slot);
+    const ms = compiled ? timeoutMs : compileTimeoutMs;
+    const timer = setTimeout(() => {
+      if (slot.running?.request !== request) return;
+      finish(slot);
+      stop(slot);
+      pending.reject(
+        new ValidationError(
+          `${check.field} could not be validated within ${ms} ms: the value is too costly to check against its schema`,
+          [{ path: '/', message: `validation took longer than ${ms} ms` }],
+        ),
+      );
+      pump();
+    }, timerDelay(ms));
+    slot.running = { pending, request, timer };
+    try {
+      worker.postMessage(request);
+    } catch (error) {
+      // Not cloneable: nested too deeply for the structured clone, or not plain data.
+      finish(slot);
+      pending.reject(
+        new ValidationError(`${check.field} cannot be validated: it is nested too deeply or not plain JSON`, [
+          { path: '/', message: error instanceof Error ? error.message : String(error) },
+        ]),
+      );
+      pump();
+      return;
+    }
+    if (!compiled) slot.known.add(key);
+  }
+
+  function pump(): void {
+    for (const slot of slots) {
+      if (closed || queue.length === 0) return;
+      if (slot.reserved) continue;
+      const pending = queue.shift() as Pending;
+      clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
+      slot.reserved = true;
+      void dispatch(slot, pending).catch((error) => {
+        finish(slot);
+        pending.reject(error);
+        pump();
+      });
+    }
+    for (const slot of slots) {
+      if (slot.reserved || !slot.worker || slot.idleTimer || idleTimeoutMs <= 0) continue;
+      slot.idleTimer = setTimeout(() => {
+        slot.idleTimer = undefined;
+        if (!slot.reserved) stop(slot);
+      }, timerDelay(idleTimeoutMs));
+      slot.idleTimer.unref();
+    }
+  }
+
+  return {
+    check(check) {
+      if (closed) return Promise.reject(new Error('the schema checker is closed'));
+      return new Promise<void>((resolve, reject) => {
+        const key = check.key ?? (typeof check.schema === 'function' ? undefined : schemaKey(check.schema));
+        if (key === undefined) throw new TypeError('a check with a lazily read schema needs a key');
+        queue.push({ check, key, resolve, reject });
+        pump();
+      });
+    },
+    async close() {
+      closed = true;
+      for (const pending of queue.splice(0)) pending.reject(new Error('the schema checker is closed'));
+      for (const slot of slots) {
+        const pending = finish(slot);
+        pending?.reject(new Error('the schema checker is closed'));
+        stop(slot);
+      }
+    },
+  };
+}

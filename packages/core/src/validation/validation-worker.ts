@@ -1,0 +1,173 @@
+// The validation worker: compiles JSON Schemas with Ajv and checks values against them, off the
+// host's main thread (issue 13). Self-contained on purpose: it runs from `dist/` as its own tsup
+// entry and, in core's own tests, straight from `src/` through Node's type stripping, so it imports
+// packages only (no relative modules) and uses only erasable TypeScript.
+import { parentPort } from 'node:worker_threads';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
+import Ajv07 from 'ajv';
+import Ajv2019 from 'ajv/dist/2019.js';
+import Ajv2020 from 'ajv/dist/2020.js';
+import AjvDraft04 from 'ajv-draft-04';
+import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
+
+/** A request from the main thread. `schema` is sent when this worker may not have `key` yet. */
+export interface CheckRequest {
+  readonly id: number;
+  readonly key: string;
+  readonly schema?: unknown;
+  readonly value: unknown;
+  readonly redact: boolean;
+}
+
+/** The answer to one {@link CheckRequest}. */
+export type CheckReply =
+  | { readonly id: number; readonly kind: 'valid' }
+  | { readonly id: number; readonly kind: 'invalid'; readonly issues: { path: string; message: string }[] }
+  | { readonly id: number; readonly kind: 'unknown-schema' }
+  | { readonly id: number; readonly kind: 'bad-schema'; readonly message: string }
+  | { readonly id: number; readonly kind: 'failed'; readonly message: string };
+
+type AjvInstance = InstanceType<typeof Ajv2020>;
+type Draft = '04' | '07' | '2019-09' | '2020-12';
+
+/** Strings longer than this are not run through a pattern that needs the backtracking engine. */
+const MAX_BACKTRACKING_INPUT = 1000;
+const MAX_VALIDATORS = 2000;
+const MAX_ISSUES = 50;
+// Composite keywords only say "a subschema failed"; the concrete problems are reported as well.
+const COMPOSITE = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'then', 'else', '$ref', 'dependentSchemas']);
+
+/**
+ * Translate ECMA-262 escapes that RE2 spells differently (`\uXXXX`, `\u{X}` → `\x{X}`); an escaped
+ * backslash is kept as it is.
+ */
+function toRe2Syntax(pattern: string): string {
+  return pattern.replace(/\\\\|\\u\{([0-9a-fA-F]+)\}|\\u([0-9a-fA-F]{4})/g, (match, braced, four) =>
+    match === '\\\\' ? match : `\\x{${braced ?? four}}`,
+  );
+}
+
+/**
+ * Patterns run on RE2 (linear time in the input, whatever the pattern); the few that RE2 cannot
+ * express (look-around, back-references) fall back to the native engine, but only for inputs up to
+ * {@link MAX_BACKTRACKING_INPUT} characters: a longer string does not match them. `toString` must
+ * tell patterns apart: Ajv shares compiled patterns by it.
+ */
+function safeRegExp(pattern: string, flags: string): { test(input: string): boolean; toString(): string } {
+  const describe = () => `/${pattern}/${flags}`;
+  try {
+    const re = RE2JS.compile(toRe2Syntax(pattern), flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+    return { test: (input) => re.matcher(input).find(), toString: describe };
+  } catch {
+    const native = new RegExp(pattern, flags);
+    return {
+      test: (input) => input.length <= MAX_BACKTRACKING_INPUT && native.test(input),
+      toString: describe,
+    };
+  }
+}
+safeRegExp.code = 'safeRegExp';
+
+/** `format: "url"`: what the WHATWG URL parser accepts with an http(s) or ftp scheme (no regex). */
+function isUrl(value: string): boolean {
+  const url = URL.parse(value);
+  return url !== null && /^(?:https?|ftp):$/.test(url.protocol) && url.host !== '';
+}
+
+function createAjv(draft: Draft): AjvInstance {
+  const options: Options = {
+    strict: false,
+    allErrors: true,
+    validateSchema: false,
+    addUsedSchema: false,
+    allowUnionTypes: true,
+    logger: false,
+    code: { regExp: safeRegExp },
+  };
+  const ajv =
+    draft === '04'
+      ? new AjvDraft04(options)
+      : draft === '07'
+        ? new Ajv07(options)
+        : draft === '2019-09'
+          ? new Ajv2019(options)
+          : new Ajv2020(options);
+  addFormats(ajv as AjvInstance);
+  ajv.addFormat('url', { type: 'string', validate: isUrl });
+  return ajv as AjvInstance;
+}
+
+/** The draft a schema asks for with `$schema`; 2020-12 when it names none (or one we do not know). */
+function draftOf(schema: unknown): Draft {
+  const uri =
+    typeof schema === 'object' && schema !== null ? (schema as { $schema?: unknown }).$schema : undefined;
+  if (typeof uri !== 'string') return '2020-12';
+  if (uri.includes('draft-04')) return '04';
+  if (uri.includes('draft-06') || uri.includes('draft-07')) return '07';
+  if (uri.includes('2019-09')) return '2019-09';
+  return '2020-12';
+}
+
+const instances = new Map<Draft, AjvInstance>();
+const validators = new Map<string, ValidateFunction>();
+
+function compile(schema: unknown): ValidateFunction {
+  const draft = draftOf(schema);
+  let ajv = instances.get(draft);
+  if (!ajv) {
+    ajv = createAjv(draft);
+    instances.set(draft, ajv);
+  }
+  // The draft is chosen above; Ajv would look `$schema` up as a meta-schema it may not hold.
+  const { $schema: _chosen, ...rest } =
+    typeof schema === 'object' && schema !== null && !Array.isArray(schema)
+      ? (schema as Record<string, unknown>)
+      : { $schema: undefined };
+  return ajv.compile(typeof schema === 'boolean' ? schema : rest);
+}
+
+function toIssues(errors: readonly ErrorObject[], redact: boolean): { path: string; message: string }[] {
+  const seen = new Set<string>();
+  const issues: { path: string; message: string }[] = [];
+  for (const error of errors) {
+    if (errors.length > 1 && COMPOSITE.has(error.keyword)) continue;
+    const path = error.instancePath === '' ? '/' : error.instancePath;
+    const message = redact ? `does not satisfy "${error.keyword}"` : (error.message ?? error.keyword);
+    const key = `${path}\u0000${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    issues.push({ path, message });
+    if (issues.length === MAX_ISSUES) break;
+  }
+  return issues;
+}
+
+function handle(request: CheckRequest): CheckReply {
+  const { id, key } = request;
+  let validate = validators.get(key);
+  if (!validate) {
+    if (request.schema === undefined) return { id, kind: 'unknown-schema' };
+    try {
+      validate = compile(request.schema);
+    } catch (error) {
+      return { id, kind: 'bad-schema', message: error instanceof Error ? error.message : String(error) };
+    }
+    if (validators.size >= MAX_VALIDATORS) {
+      // Ajv keeps compiled code per instance: start over rather than grow without bound.
+      validators.clear();
+      instances.clear();
+    }
+    validators.set(key, validate);
+  }
+  try {
+    if (validate(request.value)) return { id, kind: 'valid' };
+  } catch (error) {
+    return { id, kind: 'failed', message: error instanceof Error ? error.message : String(error) };
+  }
+  return { id, kind: 'invalid', issues: toIssues(validate.errors ?? [], request.redact) };
+}
+
+parentPort?.on('message', (request: CheckRequest) => {
+  parentPort?.postMessage(handle(request));
+});
