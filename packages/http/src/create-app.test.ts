@@ -1,5 +1,5 @@
 import type { CyrnelHost } from '@cyrnel/core';
-import { NotFoundError } from '@cyrnel/core';
+import { NotFoundError, TooManyProcessesError } from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './create-app';
 
@@ -23,6 +23,7 @@ describe('createApp', () => {
     { apiKey: 'sesame', logger, maxBodyBytes: 100 },
   );
   const auth = { authorization: 'Bearer sesame' };
+  const json = { ...auth, 'content-type': 'application/json' };
 
   it('serves /health without a key and echoes a sane request id', async () => {
     const response = await app.request('/health', { headers: { 'x-request-id': 'abc-123' } });
@@ -75,6 +76,36 @@ describe('createApp', () => {
     );
   });
 
+  it('refuses what a browser on another site sends before the key or the host is looked at', async () => {
+    const cases: [Record<string, string>, number, string][] = [
+      [{ host: 'rebound.example:9371' }, 403, 'forbidden'],
+      [
+        { host: '127.0.0.1:9371', 'sec-fetch-site': 'cross-site', 'content-type': 'text/plain' },
+        403,
+        'forbidden',
+      ],
+      [{ host: '127.0.0.1:9371', 'content-type': 'text/plain' }, 415, 'unsupported_media_type'],
+    ];
+    for (const [headers, status, code] of cases) {
+      const response = await app.request('/processes', { method: 'POST', headers, body: '{"code":"1"}' });
+      expect({ status: response.status, body: await response.json() }).toEqual({
+        status,
+        body: { error: expect.any(String), code },
+      });
+    }
+  });
+
+  it('answers every 429 with Retry-After in seconds', async () => {
+    const busy = createApp(throwingHost(() => new TooManyProcessesError('too many live processes')));
+    const response = await busy.request('/processes', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"code":"1"}',
+    });
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+  });
+
   it('maps typed errors to their status and code', async () => {
     const typed = createApp(throwingHost(() => new NotFoundError('service x not found')));
     const response = await typed.request('/services/x');
@@ -106,7 +137,7 @@ describe('createApp', () => {
       ],
     ];
     for (const [path, init, status, needle] of cases) {
-      const response = await app.request(path, { ...init, headers: auth });
+      const response = await app.request(path, { ...init, headers: json });
       const body = (await response.json()) as { error: string; code: string };
       expect({ path, status: response.status }).toEqual({ path, status });
       expect(body.error).toContain(needle);
@@ -116,7 +147,7 @@ describe('createApp', () => {
   it('refuses definition URLs pointing at private addresses with 403 before the host is asked', async () => {
     const response = await app.request('/services', {
       method: 'POST',
-      headers: auth,
+      headers: json,
       body: JSON.stringify({ id: 'a', adapter: 'openapi', url: 'http://169.254.169.254/latest' }),
     });
     expect(response.status).toBe(403);

@@ -5,6 +5,9 @@ import type { AppEnv, HttpLogger } from './app-env';
 import { errorResponse } from './error-response';
 import { accessLog } from './middleware/access-log';
 import { bearerAuth } from './middleware/bearer-auth';
+import { crossSiteGuard } from './middleware/cross-site-guard';
+import { hostAllowList } from './middleware/host-allow-list';
+import { jsonContentType } from './middleware/json-content-type';
 import { requestId } from './middleware/request-id';
 import { moduleRoutes } from './routes/module-routes';
 import { processRoutes } from './routes/process-routes';
@@ -18,6 +21,17 @@ export interface CreateAppOptions {
   apiKey?: string;
   /** Access logs and failures; silent by default. */
   logger?: HttpLogger;
+  /**
+   * DNS names accepted in the `Host` header besides IP literals, `localhost` and `*.localhost`
+   * (403 otherwise, against DNS rebinding): exact names, `.example.com` for a domain and its
+   * subdomains, `*` for any. Default none.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Browser origins (`https://app.example.com`, `*` for any) allowed to send state-changing
+   * requests from another site. Default none.
+   */
+  allowedOrigins?: readonly string[];
   /** Largest request body in bytes (413 beyond). Default 64 MiB. */
   maxBodyBytes?: number;
   /**
@@ -79,6 +93,11 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.use(accessLog(logger));
+  // The browser boundary (issue 13) comes first, on every route: a page on another site or a
+  // rebound DNS name is refused before anything else looks at the request.
+  app.use(hostAllowList({ allowedHosts: options.allowedHosts ?? [] }));
+  app.use(crossSiteGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
+  app.use(jsonContentType());
   if (options.apiKey !== undefined && options.apiKey !== '') app.use(bearerAuth(options.apiKey));
   app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
   app.route('/modules', moduleRoutes(ctx));

@@ -5,6 +5,9 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv, HttpLogger } from './app-env';
 
+/** `Retry-After` of every 429: live processes and event streams both free up within seconds. */
+export const RETRY_AFTER_SECONDS = 1;
+
 /**
  * Turn any thrown value into the error envelope `{error, code, details?}`. Typed errors keep
  * their message and status; anything else is a 500 with a generic message, logged with
@@ -21,6 +24,8 @@ export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLo
         error: error.message,
       });
     }
+    // Every 429 tells the client when to come back (RFC 9110 §10.2.3), so retries back off.
+    if (error.status === 429) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
     return c.json(body, error.status as ContentfulStatusCode);
   }
   if (error instanceof HTTPException && error.status === 413) {
