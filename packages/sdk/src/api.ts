@@ -13,6 +13,14 @@ export type {
   SetEnabledRequest,
 } from './api/common';
 export { ERROR_STATUS, type ErrorBody, type ErrorCode, type ValidationIssue } from './api/errors';
+export {
+  type CreatedKey,
+  type CreateKeyRequest,
+  KEY_ROLES,
+  type KeyListQuery,
+  type KeyRecord,
+  type KeyRole,
+} from './api/keys';
 export { DEFAULT_PAGE_LIMIT, type ListResponse, MAX_PAGE_LIMIT, type PageQuery } from './api/lists';
 export type {
   ModuleDetail,

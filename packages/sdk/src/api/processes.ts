@@ -7,6 +7,8 @@ export interface ProcessRecord {
   id: number;
   /** Optional client label. */
   ref: string | null;
+  /** Id of the API key that created it, or null (the `--api-key` key, or a server without keys). */
+  keyId: string | null;
   /** Host-side state. */
   state: ProcessState;
   /** How the last run ended, or null while unfinished or never run. */
@@ -67,6 +69,8 @@ export interface ProcessListQuery extends PageQuery {
   exitState?: ExecutionExitState;
   /** Only this label. */
   ref?: string;
+  /** Only the processes of this key id (an agent key always sees only its own). */
+  keyId?: string;
 }
 
 /** `POST /processes/:id/signals/run`. */

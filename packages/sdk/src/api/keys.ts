@@ -1,0 +1,40 @@
+import type { PageQuery } from './lists';
+
+/** Every role an API key can have: `admin` may use every route, `agent` only running processes and reading tools. */
+export const KEY_ROLES = ['admin', 'agent'] as const;
+
+/** The role of an API key. */
+export type KeyRole = (typeof KEY_ROLES)[number];
+
+/** An API key as `GET /keys` lists it: never the key itself nor its hash. */
+export interface KeyRecord {
+  /** Key id, e.g. `3f9c2a1b0d4e5f60`; processes created with the key carry it as `keyId`. */
+  id: string;
+  /** Operator's label. */
+  name: string;
+  /** What the key may do. */
+  role: KeyRole;
+  /** The key's first characters (`cyk_` and six more), to tell keys apart. */
+  prefix: string;
+  /** ISO timestamp. */
+  createdAt: string;
+  /** ISO timestamp of the last authenticated request (updated at most once a minute), or null. */
+  lastUsedAt: string | null;
+}
+
+/** `POST /keys`. */
+export interface CreateKeyRequest {
+  /** Label, 1 to 100 characters. */
+  name: string;
+  /** `admin` or `agent`. */
+  role: KeyRole;
+}
+
+/** `POST /keys` → 201: the record plus the key, shown this once (only its hash is stored). */
+export interface CreatedKey extends KeyRecord {
+  /** The secret to send as `Authorization: Bearer <key>`: `cyk_` and 43 base64url characters. */
+  key: string;
+}
+
+/** Paging of `GET /keys` (oldest first). */
+export type KeyListQuery = PageQuery;
