@@ -93,7 +93,11 @@ export interface EnvironmentApi {
 
 /** Process operations (SPEC §3 "Processes"). */
 export interface ProcessesApi {
-  create(request: Omit<CreateProcessRequest, 'wait'>): Promise<ProcessRecord>;
+  /** Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key. */
+  create(
+    request: Omit<CreateProcessRequest, 'wait'>,
+    options?: { keyId?: string | null },
+  ): Promise<ProcessRecord>;
   /**
    * Resolves with the results once the process is idle. Rejects with a `timeout` error (its
    * `details` hold `{ processId }`) after `timeoutMs`, or once the process has run its own

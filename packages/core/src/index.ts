@@ -40,6 +40,7 @@ export type {
   UpdateServiceInput,
 } from './host';
 export { applyJsonPatch } from './json-patch';
+export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
 export * from './outbound/index';
 export * from './processes/index';

@@ -17,4 +17,5 @@ export type {
   ProcessStorage,
   ProcessStorageQuery,
 } from './process-storage';
+export { type ProcessActor, scopeProcesses } from './scope-processes';
 export { MAX_REF_LENGTH, MAX_TIMEOUT_MS } from './validate-create-request';

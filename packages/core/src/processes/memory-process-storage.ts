@@ -20,11 +20,12 @@ export function createMemoryProcessStorage(): ProcessStorage {
   const copy = (record: ProcessRecord): ProcessRecord => ({ ...record, envConfig: { ...record.envConfig } });
 
   return {
-    async insert({ code, ref, state, timeoutMs, envConfig, createdAt }) {
+    async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt }) {
       const id = nextId++;
       const record: ProcessRecord = {
         id,
         ref,
+        keyId,
         state,
         timeoutMs,
         envConfig: { ...envConfig },
@@ -45,7 +46,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
     code: async (id) => rows.get(id)?.code,
     results: async (id) => rows.get(id)?.results,
     calls: async (id) => [...(rows.get(id)?.calls ?? [])],
-    async list({ state, exitState, ref, beforeId, limit }) {
+    async list({ state, exitState, ref, keyId, beforeId, limit }) {
       const page: ProcessRecord[] = [];
       const ids = [...rows.keys()].sort((a, b) => b - a);
       for (const id of ids) {
@@ -54,6 +55,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         if (state !== undefined && record.state !== state) continue;
         if (exitState !== undefined && record.exitState !== exitState) continue;
         if (ref !== undefined && record.ref !== ref) continue;
+        if (keyId !== undefined && record.keyId !== keyId) continue;
         page.push(copy(record));
         if (page.length === limit) break;
       }

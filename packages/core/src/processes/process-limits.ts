@@ -12,6 +12,8 @@ export interface ProcessLimits {
   readonly maxOutputBytes: number;
   /** Most processes queued, running or terminating at once. */
   readonly maxLiveProcesses: number;
+  /** Most live processes one stored API key may have at once (processes without a key: only the global bound). */
+  readonly maxLiveProcessesPerKey: number;
   /** `timeoutMs` of a process created without one (at most `maxTimeoutMs`). */
   readonly defaultTimeoutMs: number;
   /**
@@ -37,6 +39,7 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxStderrBytes: 1024 * 1024,
   maxOutputBytes: 4 * 1024 * 1024,
   maxLiveProcesses: 1000,
+  maxLiveProcessesPerKey: 100,
   defaultTimeoutMs: 30_000,
   maxTimeoutMs: 300_000,
   killGraceMs: 2_000,

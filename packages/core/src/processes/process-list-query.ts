@@ -16,11 +16,12 @@ function invalid(field: string, message: string): never {
 
 /** Validate `GET /processes` filters and paging; `limit` above the maximum is clamped. */
 export function toStorageQuery(query?: ProcessListQuery): ProcessStorageQuery {
-  const { limit, cursor, state, exitState, ref } = queryObject(query) as ProcessListQuery;
+  const { limit, cursor, state, exitState, ref, keyId } = queryObject(query) as ProcessListQuery;
   if (state !== undefined && !isProcessState(state)) invalid('state', 'is not a process state');
   if (exitState !== undefined && !isExecutionExitState(exitState))
     invalid('exitState', 'is not an exit state');
   optionalString(ref, 'ref');
+  optionalString(keyId, 'keyId');
   let beforeId: number | undefined;
   if (cursor !== undefined) {
     const [id = ''] = decodeCursor(cursor, 1);
@@ -33,6 +34,7 @@ export function toStorageQuery(query?: ProcessListQuery): ProcessStorageQuery {
     ...(state === undefined ? {} : { state: state as ProcessState }),
     ...(exitState === undefined ? {} : { exitState: exitState as ExecutionExitState }),
     ...(ref === undefined ? {} : { ref }),
+    ...(keyId === undefined ? {} : { keyId }),
   };
 }
 

@@ -391,6 +391,7 @@ describe('createProcessManager', () => {
     const id = await storage.insert({
       code: 'x',
       ref: null,
+      keyId: null,
       state: 'queued',
       timeoutMs: null,
       envConfig: {},

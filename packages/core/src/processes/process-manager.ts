@@ -75,12 +75,26 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   /** Subscribers of idle processes that have not run yet: they follow the next run. */
   const waiting = new Map<number, Set<ProcessListener>>();
   let reserved = 0;
+  /** Creates between their reservation and their launch, per key id. */
+  const reservedByKey = new Map<string, number>();
   let closing = false;
 
-  const reserve = (): EnvironmentLease => {
+  const liveOfKey = (keyId: string): number => {
+    let count = reservedByKey.get(keyId) ?? 0;
+    for (const run of live.values()) if (!run.finished && run.record.keyId === keyId) count++;
+    return count;
+  };
+
+  const reserve = (keyId: string | null): EnvironmentLease => {
     if (closing) throw new UnavailableError('the host is shutting down');
     if (execution.unfinished() + reserved >= limits.maxLiveProcesses) {
       throw new TooManyProcessesError(`too many live processes (at most ${limits.maxLiveProcesses})`);
+    }
+    // Issue 13: one key cannot take every slot; processes without a key only meet the global bound.
+    if (keyId !== null && liveOfKey(keyId) >= limits.maxLiveProcessesPerKey) {
+      throw new TooManyProcessesError(
+        `too many live processes for this key (at most ${limits.maxLiveProcessesPerKey} queued, running or terminating per key)`,
+      );
     }
     const lease = environments.lease();
     if (!lease) throw new UnavailableError('no environment is active');
@@ -121,26 +135,38 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   };
 
   const api: ProcessesApi = {
-    async create(request) {
+    async create(request, createOptions) {
       if (closing) throw new UnavailableError('the host is shutting down');
       const valid = validateCreateRequest(request, limits);
-      const lease = valid.autorun ? reserve() : undefined;
-      if (lease) reserved++;
+      const keyId = createOptions?.keyId ?? null;
+      const lease = valid.autorun ? reserve(keyId) : undefined;
+      if (lease) {
+        reserved++;
+        if (keyId !== null) reservedByKey.set(keyId, (reservedByKey.get(keyId) ?? 0) + 1);
+      }
       const createdAt = now().toISOString();
       const state = lease ? 'queued' : 'idle';
       let id: number;
       try {
         const { code, ref, timeoutMs, envConfig } = valid;
-        id = await storage.insert({ code, ref, timeoutMs, envConfig, state, createdAt });
+        id = await storage.insert({ code, ref, keyId, timeoutMs, envConfig, state, createdAt });
       } catch (error) {
         lease?.release();
         throw error;
       } finally {
-        if (lease) reserved--;
+        if (lease) {
+          reserved--;
+          if (keyId !== null) {
+            const left = (reservedByKey.get(keyId) ?? 1) - 1;
+            if (left === 0) reservedByKey.delete(keyId);
+            else reservedByKey.set(keyId, left);
+          }
+        }
       }
       const record: ProcessRecord = {
         id,
         ref: valid.ref,
+        keyId,
         state,
         exitState: null,
         error: null,
@@ -246,7 +272,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       }
       const code = (await storage.code(id)) ?? '';
       if (live.has(id)) throw new ConflictError(`process ${id} is not idle`);
-      const lease = reserve();
+      const lease = reserve(record.keyId);
       const updatedAt = now().toISOString();
       const change = {
         state: 'queued',

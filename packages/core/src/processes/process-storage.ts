@@ -4,6 +4,8 @@ import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
 /** A process as the manager inserts it. */
 export interface NewProcess {
   readonly ref: string | null;
+  /** The API key that created it, or null. */
+  readonly keyId: string | null;
   readonly code: string;
   readonly state: 'idle' | 'queued';
   readonly timeoutMs: number | null;
@@ -35,6 +37,7 @@ export interface ProcessStorageQuery {
   readonly state?: ProcessState;
   readonly exitState?: ExecutionExitState;
   readonly ref?: string;
+  readonly keyId?: string;
   /** Only ids strictly below this one (the cursor). */
   readonly beforeId?: number;
   readonly limit: number;

@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { createKeyRing, hashApiKey } from './key-ring';
+import { createMemoryKeyStorage } from './memory-key-storage';
+
+describe('createKeyRing', () => {
+  it('creates a key shown once and stores only its hash', async () => {
+    const storage = createMemoryKeyStorage();
+    const keys = createKeyRing({ storage });
+    const created = await keys.create({ name: 'ci', role: 'agent' });
+    expect(created.key).toMatch(/^cyk_[A-Za-z0-9_-]{43}$/);
+    expect(created).toMatchObject({
+      name: 'ci',
+      role: 'agent',
+      lastUsedAt: null,
+      prefix: created.key.slice(0, 10),
+    });
+    const [row] = await storage.list({ limit: 10 });
+    expect(row?.hash).toBe(hashApiKey(created.key));
+    expect(JSON.stringify(row)).not.toContain(created.key);
+    const { items } = await keys.list();
+    expect(items).toEqual([
+      {
+        id: created.id,
+        name: 'ci',
+        role: 'agent',
+        prefix: created.prefix,
+        createdAt: created.createdAt,
+        lastUsedAt: null,
+      },
+    ]);
+  });
+
+  it('authenticates the key, not a near miss, and records the use at most once per interval', async () => {
+    let clock = Date.parse('2025-01-01T00:00:00Z');
+    const keys = createKeyRing({ storage: createMemoryKeyStorage(), now: () => new Date(clock) });
+    const { key, id } = await keys.create({ name: 'admin', role: 'admin' });
+    expect(await keys.authenticate(key)).toEqual({ id, name: 'admin', role: 'admin' });
+    const flipped = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
+    expect(await keys.authenticate(flipped)).toBeUndefined();
+    expect(await keys.authenticate('')).toBeUndefined();
+    expect(await keys.authenticate(hashApiKey(key))).toBeUndefined();
+    const used = (await keys.list()).items[0]?.lastUsedAt;
+    expect(used).toBe('2025-01-01T00:00:00.000Z');
+    clock += 30_000;
+    await keys.authenticate(key);
+    expect((await keys.list()).items[0]?.lastUsedAt).toBe(used);
+    clock += 30_000;
+    await keys.authenticate(key);
+    expect((await keys.list()).items[0]?.lastUsedAt).toBe('2025-01-01T00:01:00.000Z');
+  });
+
+  it('deletes keys (404 for unknown ones) and refuses them from then on', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const { key, id } = await keys.create({ name: 'gone', role: 'agent' });
+    await keys.delete(id);
+    expect(await keys.authenticate(key)).toBeUndefined();
+    await expect(keys.delete(id)).rejects.toMatchObject({ code: 'not_found' });
+    expect(await keys.count()).toBe(0);
+  });
+
+  it('validates names and roles', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    for (const request of [
+      { name: '', role: 'agent' },
+      { name: ' ', role: 'agent' },
+      { name: 'x'.repeat(101), role: 'agent' },
+      { name: 'x', role: 'root' },
+      { name: 'x' },
+      { name: 'x', role: 'agent', extra: true },
+    ]) {
+      await expect(keys.create(request as never)).rejects.toMatchObject({ code: 'invalid_request' });
+    }
+  });
+
+  it('pages keys oldest first with an opaque cursor', async () => {
+    let clock = 0;
+    const keys = createKeyRing({ storage: createMemoryKeyStorage(), now: () => new Date(clock++ * 1000) });
+    for (const name of ['a', 'b', 'c']) await keys.create({ name, role: 'agent' });
+    const first = await keys.list({ limit: 2 });
+    expect(first.items.map((key) => key.name)).toEqual(['a', 'b']);
+    expect(first.hasMore).toBe(true);
+    const second = await keys.list({ limit: 2, cursor: first.nextCursor as string });
+    expect(second).toMatchObject({ hasMore: false, nextCursor: null });
+    expect(second.items.map((key) => key.name)).toEqual(['c']);
+    await expect(keys.list({ cursor: 'nope' })).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+});

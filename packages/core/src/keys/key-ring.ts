@@ -1,0 +1,140 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import {
+  type CreatedKey,
+  type CreateKeyRequest,
+  KEY_ROLES,
+  type KeyListQuery,
+  type KeyRecord,
+  type KeyRole,
+  type ListResponse,
+} from '@cyrnel/sdk/api';
+import { NotFoundError, ValidationError } from '../errors';
+import { queryObject, requireObject } from '../input';
+import { decodeCursor, pageLimit, toPage } from '../page';
+import type { KeyRow, KeyStorage } from './key-storage';
+
+/** What a request authenticated with a stored key acts as. */
+export interface AuthenticatedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly role: KeyRole;
+}
+
+/** Stored API keys: created, listed, deleted, and checked on each request (issue 13). */
+export interface KeyRing {
+  /** Create a key; the answer is the only place the key itself ever appears. */
+  create(request: CreateKeyRequest): Promise<CreatedKey>;
+  /** A page of keys, oldest first; never the key nor its hash. */
+  list(query?: KeyListQuery): Promise<ListResponse<KeyRecord>>;
+  /** Delete a key (404 when unknown); requests with it fail from then on. */
+  delete(id: string): Promise<void>;
+  /** The stored key `key` is, or undefined. */
+  authenticate(key: string): Promise<AuthenticatedKey | undefined>;
+  /** How many keys are stored. */
+  count(): Promise<number>;
+}
+
+/** Options of {@link createKeyRing}. */
+export interface KeyRingOptions {
+  readonly storage: KeyStorage;
+  /** `lastUsedAt` is written at most this often per key. Default 60000. */
+  readonly touchIntervalMs?: number;
+  /** Clock, for tests. */
+  readonly now?: () => Date;
+}
+
+/** What every key starts with, so a leaked one is recognisable (secret scanners, logs). */
+export const KEY_PREFIX = 'cyk_';
+const KEY_PATTERN = /^cyk_[A-Za-z0-9_-]{43}$/;
+const MAX_NAME_LENGTH = 100;
+
+/**
+ * Hex SHA-256 of an API key. A plain fast hash is enough: keys are 256 random bits, so there is
+ * nothing to brute-force (a slow password hash only helps low-entropy secrets).
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key).digest('hex');
+}
+
+function invalid(field: string, message: string): ValidationError {
+  return new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+}
+
+function toRecord(row: KeyRow): KeyRecord {
+  const { id, name, role, prefix, createdAt, lastUsedAt } = row;
+  return { id, name, role, prefix, createdAt, lastUsedAt };
+}
+
+/**
+ * Create the key ring over its storage port. Keys are `cyk_` plus 32 random bytes in base64url;
+ * only their SHA-256 is stored.
+ *
+ * @example
+ * ```ts
+ * const keys = createKeyRing({ storage: store.keys });
+ * const { key } = await keys.create({ name: 'ci agent', role: 'agent' });
+ * (await keys.authenticate(key))?.role; // 'agent'
+ * ```
+ */
+export function createKeyRing(options: KeyRingOptions): KeyRing {
+  const { storage } = options;
+  const now = options.now ?? (() => new Date());
+  const touchIntervalMs = options.touchIntervalMs ?? 60_000;
+  return {
+    async create(request) {
+      const { name, role, ...rest } = requireObject(request, 'body');
+      const extra = Object.keys(rest)[0];
+      if (extra !== undefined) throw invalid(extra, 'is not a known field');
+      if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME_LENGTH) {
+        throw invalid('name', `must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
+      }
+      if (!(KEY_ROLES as readonly unknown[]).includes(role)) {
+        throw invalid('role', `must be one of ${KEY_ROLES.join(', ')}`);
+      }
+      const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+      const row: KeyRow = {
+        id: randomBytes(8).toString('hex'),
+        name,
+        role: role as KeyRole,
+        hash: hashApiKey(key),
+        prefix: key.slice(0, KEY_PREFIX.length + 6),
+        createdAt: now().toISOString(),
+        lastUsedAt: null,
+      };
+      await storage.insert(row);
+      return { ...toRecord(row), key };
+    },
+
+    async list(query) {
+      const { limit, cursor } = queryObject(query);
+      const size = pageLimit(limit);
+      let after: { createdAt: string; id: string } | undefined;
+      if (cursor !== undefined) {
+        const [createdAt = '', id = ''] = decodeCursor(cursor, 2);
+        after = { createdAt, id };
+      }
+      const rows = await storage.list({ limit: size + 1, ...(after === undefined ? {} : { after }) });
+      return toPage(rows, size, (row) => [row.createdAt, row.id], toRecord);
+    },
+
+    async delete(id) {
+      if (!(await storage.delete(id))) throw new NotFoundError(`key ${id} not found`);
+    },
+
+    async authenticate(key) {
+      if (!KEY_PATTERN.test(key)) return undefined;
+      const hash = hashApiKey(key);
+      const row = await storage.findByHash(hash);
+      // The lookup is by hash, so its timing says nothing about the stored keys; the comparison
+      // is constant-time anyway so no path compares secret material byte by byte.
+      if (!row || !timingSafeEqual(Buffer.from(row.hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+      const at = now();
+      if (row.lastUsedAt === null || at.getTime() - Date.parse(row.lastUsedAt) >= touchIntervalMs) {
+        await storage.touch(row.id, at.toISOString());
+      }
+      return { id: row.id, name: row.name, role: row.role };
+    },
+
+    count: () => storage.count(),
+  };
+}

@@ -1,0 +1,41 @@
+import type { KeyRole } from '@cyrnel/sdk/api';
+
+/** An API key as stored: the SHA-256 of the key, never the key. */
+export interface KeyRow {
+  readonly id: string;
+  readonly name: string;
+  readonly role: KeyRole;
+  /** Hex SHA-256 of the whole key. */
+  readonly hash: string;
+  /** The key's first characters, for telling keys apart in lists. */
+  readonly prefix: string;
+  /** ISO timestamp. */
+  readonly createdAt: string;
+  /** ISO timestamp, or null when never used. */
+  readonly lastUsedAt: string | null;
+}
+
+/** A page of {@link KeyStorage.list}, oldest first: `after` is the last row of the previous page. */
+export interface KeyStorageQuery {
+  readonly after?: { readonly createdAt: string; readonly id: string };
+  readonly limit: number;
+}
+
+/**
+ * The storage port of the key ring. The core declares it so that it never depends on a database
+ * library; `@cyrnel/store` implements it with Kysely.
+ */
+export interface KeyStorage {
+  /** Insert a key (its id and hash are unique). */
+  insert(row: KeyRow): Promise<void>;
+  /** The key whose hash is `hash`, or undefined. */
+  findByHash(hash: string): Promise<KeyRow | undefined>;
+  /** A page of keys ordered by creation time, then id. */
+  list(query: KeyStorageQuery): Promise<KeyRow[]>;
+  /** How many keys are stored. */
+  count(): Promise<number>;
+  /** Record a use of the key. */
+  touch(id: string, at: string): Promise<void>;
+  /** Delete a key; false when unknown. */
+  delete(id: string): Promise<boolean>;
+}

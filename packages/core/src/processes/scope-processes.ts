@@ -1,0 +1,56 @@
+import type { ProcessRecord } from '@cyrnel/sdk/api';
+import { NotFoundError } from '../errors';
+import type { ProcessesApi } from '../host';
+
+/**
+ * Who acts on processes: the processes it creates carry its `keyId`; with `ownOnly` it sees and
+ * touches only those (issue 13: an agent key), anyone else's answer 404 so ids do not leak.
+ */
+export type ProcessActor =
+  | { readonly keyId: string; readonly ownOnly: true }
+  | { readonly keyId: string | null; readonly ownOnly: false };
+
+/**
+ * The processes API as `actor` may use it. Ownership is checked before each call by id; a
+ * process's key never changes and ids are never reused, so the check cannot go stale.
+ *
+ * @example
+ * ```ts
+ * const mine = scopeProcesses(host.processes, { keyId: key.id, ownOnly: true });
+ * await mine.get(7); // NotFoundError unless key.id created process 7
+ * ```
+ */
+export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): ProcessesApi {
+  if (!actor.ownOnly) {
+    if (actor.keyId === null) return api;
+    const { keyId } = actor;
+    return { ...api, create: (request, options) => api.create(request, { ...options, keyId }) };
+  }
+  const { keyId } = actor;
+  const own = async (id: number): Promise<ProcessRecord> => {
+    let record: ProcessRecord | undefined;
+    try {
+      record = await api.get(id);
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    if (!record || record.keyId !== keyId) throw new NotFoundError(`process ${id} not found`);
+    return record;
+  };
+  const guarded = <T>(id: number, call: () => Promise<T>): Promise<T> => own(id).then(call);
+  return {
+    create: (request) => api.create(request, { keyId }),
+    wait: (id, options) => guarded(id, () => api.wait(id, options)),
+    list: (query) => api.list({ ...query, keyId }),
+    get: own,
+    code: (id) => guarded(id, () => api.code(id)),
+    stdout: (id) => guarded(id, () => api.stdout(id)),
+    stderr: (id) => guarded(id, () => api.stderr(id)),
+    output: (id) => guarded(id, () => api.output(id)),
+    calls: (id) => guarded(id, () => api.calls(id)),
+    subscribe: (id, listener) => guarded(id, () => api.subscribe(id, listener)),
+    run: (id, options) => guarded(id, () => api.run(id, options)),
+    kill: (id) => guarded(id, () => api.kill(id)),
+    delete: (id) => guarded(id, () => api.delete(id)),
+  };
+}
