@@ -9,6 +9,7 @@ import { crossSiteGuard } from './middleware/cross-site-guard';
 import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
 import { requestId } from './middleware/request-id';
+import { createEventStreamBudget } from './routes/event-stream-budget';
 import { moduleRoutes } from './routes/module-routes';
 import { processRoutes } from './routes/process-routes';
 import { createRouteContext } from './routes/route-context';
@@ -60,6 +61,13 @@ export interface CreateAppOptions {
    * finished process with the default stdout, stderr and output caps.
    */
   maxEventQueueBytes?: number;
+  /** Most `/processes/:id/events` streams open at once (429 `too_many_streams` beyond). Default 256. */
+  maxEventStreams?: number;
+  /**
+   * Event JSON all event streams together may hold unsent; a stream whose next event would
+   * exceed it is dropped. Default 256 MiB.
+   */
+  maxEventBufferBytes?: number;
 }
 
 const MIB = 1024 * 1024;
@@ -74,6 +82,8 @@ const SILENT: HttpLogger = { info() {}, warn() {}, error() {} };
  */
 export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hono<AppEnv> {
   const logger = options.logger ?? SILENT;
+  const maxEventStreams = options.maxEventStreams ?? 256;
+  const maxEventBufferBytes = options.maxEventBufferBytes ?? 256 * MIB;
   const ctx = createRouteContext({
     host,
     logger,
@@ -89,6 +99,9 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     waitMarginMs: options.waitMarginMs ?? 5000,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     maxEventQueueBytes: options.maxEventQueueBytes ?? 32 * MIB,
+    maxEventStreams,
+    maxEventBufferBytes,
+    eventStreams: createEventStreamBudget({ maxStreams: maxEventStreams, maxBytes: maxEventBufferBytes }),
   });
   const app = new Hono<AppEnv>();
   app.use(requestId());

@@ -2,6 +2,7 @@ import type { AddressGuard, CyrnelHost } from '@cyrnel/core';
 import type { Context } from 'hono';
 import type { AppEnv, HttpLogger } from '../app-env';
 import { readJsonBody } from '../validation/read-json-body';
+import type { EventStreamBudget } from './event-stream-budget';
 
 /** What every route group needs: the host, resolved options and a body reader. */
 export interface RouteContext {
@@ -25,6 +26,12 @@ export interface RouteContext {
   readonly heartbeatMs: number;
   /** JSON text one events stream may hold unsent before it is dropped. */
   readonly maxEventQueueBytes: number;
+  /** Most event streams open at once (429 beyond). */
+  readonly maxEventStreams: number;
+  /** JSON text all event streams together may hold unsent. */
+  readonly maxEventBufferBytes: number;
+  /** The open streams and queued bytes all event streams share. */
+  readonly eventStreams: EventStreamBudget;
   /** Read the request's JSON body under the size limit. */
   body(c: Context<AppEnv>, emptyAs?: unknown): Promise<unknown>;
 }
