@@ -1,5 +1,6 @@
 import type { CatalogTables } from './catalog-tables';
+import type { KeyTables } from './key-tables';
 import type { ProcessTables } from './process-tables';
 
 /** Every table of the cyrnel database, for `Kysely<Database>` (internal to this package). */
-export interface Database extends CatalogTables, ProcessTables {}
+export interface Database extends CatalogTables, KeyTables, ProcessTables {}

@@ -87,6 +87,7 @@ describe('openStore', () => {
     expect(db.prepare('select name from cyrnel_migration order by name').pluck().all()).toEqual([
       '0001-catalog',
       '0002-processes',
+      '0003-keys',
     ]);
     db.close();
   });

@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { CatalogStorage, ProcessStorage } from '@cyrnel/core';
+import type { CatalogStorage, KeyStorage, ProcessStorage } from '@cyrnel/core';
 import { createCatalogStore } from './catalog-store';
 import { createKysely } from './create-kysely';
+import { createKeyStore } from './key-store';
 import { createProcessStore } from './process-store';
 import { runMigrations } from './run-migrations';
 
@@ -22,6 +23,8 @@ export interface Store {
   readonly catalog: CatalogStorage;
   /** Processes and their tool calls. */
   readonly processes: ProcessStorage;
+  /** API keys (hashes only); hand to `createKeyRing` of `@cyrnel/core`. */
+  readonly keys: KeyStorage;
   /** The database file. */
   readonly filename: string;
   /** Close the database; the ports must not be used afterwards. */
@@ -52,6 +55,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   return {
     catalog: createCatalogStore(db),
     processes: createProcessStore(db),
+    keys: createKeyStore(db),
     filename,
     close: () => {
       closed ??= db.destroy();

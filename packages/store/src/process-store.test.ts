@@ -23,6 +23,7 @@ describe('createProcessStore', () => {
     const { store } = await openStore();
     const id = await store.insert({
       ref: 'r',
+      keyId: null,
       code: 'cyrnel.output({})',
       state: 'queued',
       timeoutMs: 500,
@@ -32,6 +33,7 @@ describe('createProcessStore', () => {
     expect(await store.get(id)).toEqual({
       id,
       ref: 'r',
+      keyId: null,
       state: 'queued',
       exitState: null,
       error: null,
@@ -73,6 +75,7 @@ describe('createProcessStore', () => {
     const { store, db } = await openStore();
     const id = await store.insert({
       ref: null,
+      keyId: null,
       code: 'x',
       state: 'queued',
       timeoutMs: null,
@@ -117,6 +120,7 @@ describe('createProcessStore', () => {
     for (let i = 0; i < 6; i++) {
       const id = await store.insert({
         ref: i % 2 ? 'odd' : 'even',
+        keyId: i % 2 ? 'odd-key' : null,
         code: 'x',
         state: 'idle',
         timeoutMs: 1,
@@ -134,6 +138,8 @@ describe('createProcessStore', () => {
       ids[0],
     ]);
     expect(await store.list({ limit: 10, state: 'running' })).toEqual([]);
+    const byKey = await store.list({ limit: 10, keyId: 'odd-key' });
+    expect(byKey.map((p) => [p.id, p.keyId])).toEqual([ids[5], ids[3], ids[1]].map((id) => [id, 'odd-key']));
   });
 
   it('records unfinished processes as failed, leaving idle ones alone', async () => {
@@ -143,6 +149,7 @@ describe('createProcessStore', () => {
     for (const state of states) {
       const id = await store.insert({
         ref: null,
+        keyId: null,
         code: 'x',
         state: state === 'idle' ? 'idle' : 'queued',
         timeoutMs: 1,
@@ -172,6 +179,7 @@ describe('createProcessStore', () => {
     const first = await openCyrnelStore({ filename });
     const id = await first.processes.insert({
       ref: null,
+      keyId: null,
       code: 'x',
       state: 'idle',
       timeoutMs: 1,

@@ -9,6 +9,7 @@ import { flag, parseObject } from './sql-helpers';
 const RECORD_COLUMNS = [
   'id',
   'ref',
+  'key_id',
   'state',
   'exit_state',
   'error',
@@ -31,6 +32,7 @@ function toRecord(row: RecordRow): ProcessRecord {
   return {
     id: Number(row.id),
     ref: row.ref,
+    keyId: row.key_id,
     state: row.state as ProcessState,
     exitState: row.exit_state as ExecutionExitState | null,
     error: row.error,
@@ -101,6 +103,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
     async insert(process) {
       const values = {
         ref: process.ref,
+        key_id: process.keyId,
         code: process.code,
         state: process.state,
         timeout_ms: process.timeoutMs,
@@ -167,11 +170,12 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
       }));
     },
 
-    async list({ state, exitState, ref, beforeId, limit }) {
+    async list({ state, exitState, ref, keyId, beforeId, limit }) {
       let query = db.selectFrom('processes').select(RECORD_COLUMNS);
       if (state !== undefined) query = query.where('state', '=', state);
       if (exitState !== undefined) query = query.where('exit_state', '=', exitState);
       if (ref !== undefined) query = query.where('ref', '=', ref);
+      if (keyId !== undefined) query = query.where('key_id', '=', keyId);
       if (beforeId !== undefined) query = query.where('id', '<', beforeId);
       const rows = await query.orderBy('id', 'desc').limit(limit).execute();
       return rows.map(toRecord);

@@ -4,6 +4,8 @@ import type { Generated } from 'kysely';
 export interface ProcessesTable {
   id: Generated<number>;
   ref: string | null;
+  /** Added by migration 0003: the API key that created the process. */
+  key_id: Generated<string | null>;
   code: string;
   state: string;
   exit_state: string | null;

@@ -1,9 +1,11 @@
 import type { Migration } from 'kysely/migration';
 import * as catalog from './0001-catalog';
 import * as processes from './0002-processes';
+import * as keys from './0003-keys';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001-catalog': catalog,
   '0002-processes': processes,
+  '0003-keys': keys,
 };

@@ -1,0 +1,81 @@
+import type { KeyRow, KeyStorage } from '@cyrnel/core';
+import type { KeyRole } from '@cyrnel/sdk/api';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from './database';
+import type { ApiKeysTable } from './key-tables';
+
+function toRow(row: Selectable<ApiKeysTable>): KeyRow {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role as KeyRole,
+    hash: row.hash,
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+/**
+ * The key ring's storage port (`KeyStorage` of `@cyrnel/core`) over the `api_keys` table of
+ * migration 0003. Lookups go through the unique index on `hash`.
+ *
+ * @example
+ * ```ts
+ * const keys = createKeyRing({ storage: createKeyStore(db) });
+ * ```
+ */
+export function createKeyStore(db: Kysely<Database>): KeyStorage {
+  return {
+    async insert(row) {
+      await db
+        .insertInto('api_keys')
+        .values({
+          id: row.id,
+          name: row.name,
+          role: row.role,
+          hash: row.hash,
+          prefix: row.prefix,
+          created_at: row.createdAt,
+          last_used_at: row.lastUsedAt,
+        })
+        .execute();
+    },
+
+    async findByHash(hash) {
+      const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+      return row && toRow(row);
+    },
+
+    async list({ after, limit }) {
+      let query = db.selectFrom('api_keys').selectAll();
+      if (after) {
+        query = query.where((eb) =>
+          eb.or([
+            eb('created_at', '>', after.createdAt),
+            eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+          ]),
+        );
+      }
+      const rows = await query.orderBy('created_at').orderBy('id').limit(limit).execute();
+      return rows.map(toRow);
+    },
+
+    async count() {
+      const row = await db
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .executeTakeFirstOrThrow();
+      return Number(row.count);
+    },
+
+    async touch(id, at) {
+      await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
+    },
+
+    async delete(id) {
+      const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}
