@@ -1,9 +1,11 @@
 import { applySecurity } from './apply-security';
+import { assertValidHeaders } from './assert-valid-headers';
 import { encodeBody } from './encode-body';
 import type { TransportRequest } from './http-transport';
 import { isRecord } from './is-record';
 import type { OperationPlan, ServicePlan } from './operation-model';
 import { requestTarget } from './request-target';
+import { credentialNames, isFramingHeader, refuseReservedParameters } from './reserved-parameters';
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from './serialize-parameter';
 import { DEFAULT_TIMEOUT_MS, expandServerUrl } from './service-schemas';
 
@@ -44,14 +46,19 @@ export function resolveBaseUrl(
   throw new Error("no absolute base URL for this service: set 'baseUrl' in the service config");
 }
 
-/** Turn validated parameters into the HTTP request (no I/O). Throws for missing credentials or path values. */
+/**
+ * Turn validated parameters into the HTTP request (no I/O). Throws for missing credentials or path
+ * values, for framing headers and credential names set by the caller, and for header values that
+ * cannot be sent. Framing headers in `config.headers` are dropped; the client frames the body.
+ */
 export function buildRequest(input: BuildRequestInput): TransportRequest {
   const { service, operation, config, secrets, parameters } = input;
+  refuseReservedParameters(parameters, credentialNames(operation.security, service.securitySchemes));
   const slot = (name: string) => (isRecord(parameters[name]) ? parameters[name] : {});
   const headers: Record<string, string> = {};
   if (isRecord(config.headers)) {
     for (const [name, value] of Object.entries(config.headers))
-      if (typeof value === 'string') headers[name.toLowerCase()] = value;
+      if (typeof value === 'string' && !isFramingHeader(name)) headers[name.toLowerCase()] = value;
   }
   if (operation.accept && headers.accept === undefined) headers.accept = operation.accept;
   const query: string[] = [];
@@ -85,6 +92,7 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
     headers['content-type'] = encoded.contentType;
   }
   if (cookies.length > 0) headers.cookie = [headers.cookie, ...cookies].filter(Boolean).join('; ');
+  assertValidHeaders(headers);
   const base = resolveBaseUrl(service, operation, config).replace(/\/+$/, '');
   const url = new URL(`${base}${path}${query.length > 0 ? `?${query.join('&')}` : ''}`);
   const target = requestTarget({

@@ -7,6 +7,7 @@ import { normalizeOperation } from './normalize-operation';
 import type { OperationPlan } from './operation-model';
 import { buildOutputSchema } from './output-schema';
 import { parseDocument } from './parse-document';
+import { credentialNames, droppedNote, screenParameters } from './reserved-parameters';
 import { createSchemaRegistry } from './schema-registry';
 import { buildConfigSchema, buildSecretsSchema, buildServicePlan, serversOf } from './service-schemas';
 import { createToolIdAllocator, toolIdCandidate } from './tool-id';
@@ -64,8 +65,17 @@ export function generateDefinition(text: string): ServiceDefinition {
     operation: Record<string, unknown>;
   }): ToolDefinition {
     const { id, method, path, pathItem, operation } = input;
+    const security = securityOf(operation.security ?? root.security);
     const normalized = normalizeOperation({ dialect, registry, root, path, pathItem, operation });
-    const { inputSchema, parameters, body } = buildInputSchema(normalized, registry);
+    // Framing headers and names a credential occupies never reach the input schema (issue 13).
+    const screened = screenParameters(
+      normalized.parameters,
+      credentialNames(security, servicePlan.securitySchemes),
+    );
+    const { inputSchema, parameters, body } = buildInputSchema(
+      { ...normalized, parameters: screened.kept },
+      registry,
+    );
     const outputSchema = buildOutputSchema(normalized, registry);
     const servers = dialect === '2.0' ? [] : serversOf(operation.servers ?? pathItem.servers);
     const accept = acceptOf(normalized.responses);
@@ -74,7 +84,7 @@ export function generateDefinition(text: string): ServiceDefinition {
       path,
       parameters,
       ...(body ? { body } : {}),
-      security: securityOf(operation.security ?? root.security),
+      security,
       ...(servers.length > 0 ? { servers } : {}),
       ...(accept ? { accept } : {}),
     };
@@ -86,10 +96,11 @@ export function generateDefinition(text: string): ServiceDefinition {
       typeof operation.description === 'string' && operation.description.trim()
         ? operation.description.trim()
         : undefined;
+    const text = description ?? summary ?? `${method.toUpperCase()} ${path}`;
     return {
       id,
       name: summary ?? id,
-      description: description ?? summary ?? `${method.toUpperCase()} ${path}`,
+      description: screened.noted.length > 0 ? `${text}\n\n${droppedNote(screened.noted)}` : text,
       inputSchema,
       outputSchema,
       adapterDomain: { ...plan } as Record<string, unknown>,

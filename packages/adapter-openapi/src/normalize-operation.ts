@@ -41,7 +41,6 @@ export interface NormalizedOperation {
   readonly responses: ReadonlyArray<{ readonly status: string; readonly media: NormalizedMedia[] }>;
 }
 
-const IGNORED_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 
 function mediaOf(content: unknown): NormalizedMedia[] {
@@ -110,7 +109,6 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
       continue;
     }
     if (!LOCATIONS.has(location)) continue;
-    if (location === 'header' && IGNORED_HEADERS.has(name.toLowerCase())) continue;
     const base = {
       name,
       in: location as ParameterLocation,

@@ -17,6 +17,8 @@ export interface EchoServer {
   readonly url: string;
   /** Requests received so far. */
   readonly count: () => number;
+  /** `METHOD path` of every request received so far, in order. */
+  readonly seen: () => readonly string[];
   /** Open TCP connections right now (keep-alive sockets included). */
   readonly connections: () => number;
   /** Resolves once a request to `/_/hold` is waiting (at once if one already is). */
@@ -38,12 +40,14 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
  * `/text` answers text/plain, `/goto?to=<url>` (or `/goto/<30x>?to=`) answers 307 (or that status) to that URL, `/empty` answers 204, `/slow` never answers, `/stall` sends half a body,
  * `/hold` answers when the test calls `release()`.
  */
-export async function startEchoServer(): Promise<EchoServer> {
+export async function startEchoServer(host = '127.0.0.1'): Promise<EchoServer> {
   let received = 0;
+  const seen: string[] = [];
   let holding: Array<() => void> = [];
   let onHeld: Array<() => void> = [];
   const server: Server = createServer(async (req, res) => {
     received++;
+    seen.push(`${req.method} ${req.url}`);
     const body = await readBody(req);
     const url = req.url ?? '/';
     const [path = '/', rawQuery = ''] = url.split(/\?(.*)/s);
@@ -93,11 +97,12 @@ export async function startEchoServer(): Promise<EchoServer> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${host}:${port}`,
     count: () => received,
+    seen: () => [...seen],
     connections: () => sockets.size,
     held: () =>
       holding.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => onHeld.push(resolve)),
