@@ -8,6 +8,7 @@ import type {
   ProcessOutput,
   ProcessRecord,
   ProcessResult,
+  ProcessSummary,
   RunProcessRequest,
 } from '@cyrnel/sdk/api';
 import { CyrnelProcessError } from './errors';
@@ -49,9 +50,12 @@ export interface ProcessesApi {
    */
   run(code: string, options?: RunProcessOptions): Promise<ProcessResult>;
   /** `GET /processes`: one page, newest first. */
-  list(query?: ProcessListQuery, options?: RequestOptions): Promise<ListResponse<ProcessRecord>>;
+  list(query?: ProcessListQuery, options?: RequestOptions): Promise<ListResponse<ProcessSummary>>;
   /** Every process matching `query`, newest first, page after page. */
-  iterate(query?: ProcessListQuery, options?: RequestOptions): AsyncGenerator<ProcessRecord, void, undefined>;
+  iterate(
+    query?: ProcessListQuery,
+    options?: RequestOptions,
+  ): AsyncGenerator<ProcessSummary, void, undefined>;
   /** `GET /processes/:id`. */
   get(id: number, options?: RequestOptions): Promise<ProcessRecord>;
   /** `GET /processes/:id/code`. */

@@ -10,6 +10,7 @@ import type {
   ProcessOutput,
   ProcessRecord,
   ProcessResult,
+  ProcessSummary,
   ReloadModulesResponse,
   SchemaResponse,
   SecretsPresenceResponse,
@@ -71,7 +72,7 @@ describe('createClient types', () => {
     const wait = Math.random() > 0.5;
     expectTypeOf(client.processes.create({ code: '', wait })).resolves.toEqualTypeOf<CreateProcessResponse>();
     expectTypeOf(client.processes.run('')).resolves.toEqualTypeOf<ProcessResult>();
-    expectTypeOf(client.processes.list()).resolves.toEqualTypeOf<ListResponse<ProcessRecord>>();
+    expectTypeOf(client.processes.list()).resolves.toEqualTypeOf<ListResponse<ProcessSummary>>();
     expectTypeOf(client.processes.get(1)).resolves.toEqualTypeOf<ProcessRecord>();
     expectTypeOf(client.processes.code(1)).resolves.toEqualTypeOf<string>();
     expectTypeOf(client.processes.stdout(1)).resolves.toEqualTypeOf<string>();
@@ -91,7 +92,7 @@ describe('createClient types', () => {
     expectTypeOf(client.tools.iterate({ serviceId: 's' })).toEqualTypeOf<
       AsyncGenerator<ToolRecord, void, undefined>
     >();
-    expectTypeOf(client.processes.iterate()).toEqualTypeOf<AsyncGenerator<ProcessRecord, void, undefined>>();
+    expectTypeOf(client.processes.iterate()).toEqualTypeOf<AsyncGenerator<ProcessSummary, void, undefined>>();
     expectTypeOf(client.processes.events(1)).toEqualTypeOf<AsyncGenerator<ProcessEvent, void, undefined>>();
   });
 

@@ -11,6 +11,7 @@ import type {
   ProcessOutput,
   ProcessRecord,
   ProcessResult,
+  ProcessSummary,
   ReloadModulesResponse,
   ServiceDetail,
   ServiceListQuery,
@@ -105,7 +106,8 @@ export interface ProcessesApi {
    * for until it ends), and with the signal's reason when `signal` aborts.
    */
   wait(id: number, options?: WaitOptions): Promise<ProcessResult>;
-  list(query?: ProcessListQuery): Promise<ListResponse<ProcessRecord>>;
+  /** A page of processes, newest first; items carry no `envConfig` (only `get` returns it). */
+  list(query?: ProcessListQuery): Promise<ListResponse<ProcessSummary>>;
   get(id: number): Promise<ProcessRecord>;
   code(id: number): Promise<string>;
   stdout(id: number): Promise<string>;

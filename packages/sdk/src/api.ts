@@ -39,6 +39,7 @@ export type {
   ProcessOutput,
   ProcessRecord,
   ProcessResult,
+  ProcessSummary,
   RunProcessRequest,
   ToolCallRecord,
 } from './api/processes';

@@ -1,4 +1,4 @@
-import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { ProcessResults, ProcessStorage } from './process-storage';
 
 interface MemoryRow {
@@ -47,7 +47,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
     results: async (id) => rows.get(id)?.results,
     calls: async (id) => [...(rows.get(id)?.calls ?? [])],
     async list({ state, exitState, ref, keyId, beforeId, limit }) {
-      const page: ProcessRecord[] = [];
+      const page: ProcessSummary[] = [];
       const ids = [...rows.keys()].sort((a, b) => b - a);
       for (const id of ids) {
         const { record } = rows.get(id) as MemoryRow;
@@ -56,7 +56,8 @@ export function createMemoryProcessStorage(): ProcessStorage {
         if (exitState !== undefined && record.exitState !== exitState) continue;
         if (ref !== undefined && record.ref !== ref) continue;
         if (keyId !== undefined && record.keyId !== keyId) continue;
-        page.push(copy(record));
+        const { envConfig: _envConfig, ...summary } = record;
+        page.push(summary);
         if (page.length === limit) break;
       }
       return page;

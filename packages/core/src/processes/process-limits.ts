@@ -10,6 +10,11 @@ export interface ProcessLimits {
   readonly maxStderrBytes: number;
   /** Largest merged output, in bytes of its JSON text. */
   readonly maxOutputBytes: number;
+  /**
+   * Largest `envConfig`, in UTF-8 bytes of its JSON (413 beyond). It is stored with the process
+   * and returned by `GET /processes/:id`, so it must stay small.
+   */
+  readonly maxEnvConfigBytes: number;
   /** Most processes queued, running or terminating at once. */
   readonly maxLiveProcesses: number;
   /** Most live processes one stored API key may have at once (processes without a key: only the global bound). */
@@ -38,6 +43,7 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxStdoutBytes: 1024 * 1024,
   maxStderrBytes: 1024 * 1024,
   maxOutputBytes: 4 * 1024 * 1024,
+  maxEnvConfigBytes: 64 * 1024,
   maxLiveProcesses: 1000,
   maxLiveProcessesPerKey: 100,
   defaultTimeoutMs: 30_000,

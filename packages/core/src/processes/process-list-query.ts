@@ -4,7 +4,7 @@ import {
   isProcessState,
   type ProcessState,
 } from '@cyrnel/sdk';
-import type { ListResponse, ProcessListQuery, ProcessRecord } from '@cyrnel/sdk/api';
+import type { ListResponse, ProcessListQuery, ProcessSummary } from '@cyrnel/sdk/api';
 import { ValidationError } from '../errors';
 import { optionalString, queryObject } from '../input';
 import { decodeCursor, pageLimit, toPage } from '../page';
@@ -40,9 +40,9 @@ export function toStorageQuery(query?: ProcessListQuery): ProcessStorageQuery {
 
 /** Cut `rows` (fetched with one extra) into a page whose cursor points below its last id. */
 export function toProcessPage(
-  rows: readonly ProcessRecord[],
+  rows: readonly ProcessSummary[],
   limit: number,
-  toItem: (row: ProcessRecord) => ProcessRecord,
-): ListResponse<ProcessRecord> {
+  toItem: (row: ProcessSummary) => ProcessSummary,
+): ListResponse<ProcessSummary> {
   return toPage(rows, limit, (row) => [String(row.id)], toItem);
 }

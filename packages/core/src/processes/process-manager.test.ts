@@ -215,6 +215,24 @@ describe('createProcessManager', () => {
     expect(longest.timeoutMs).toBe(300_000);
   });
 
+  it('caps envConfig at maxEnvConfigBytes of JSON (413 naming the field) and lists processes without it', async () => {
+    const { api } = await setup({ limits: { maxEnvConfigBytes: 64 } });
+    const fits = { k: 'v'.repeat(54) }; // {"k":"…"} is exactly 64 bytes
+    const created = await api.create({ code: 'x', autorun: false, envConfig: fits });
+    await expect(
+      api.create({ code: 'x', autorun: false, envConfig: { k: 'é'.repeat(29) } }),
+    ).rejects.toMatchObject({
+      code: 'payload_too_large',
+      status: 413,
+      message: 'envConfig exceeds 64 bytes of JSON',
+      details: [{ path: 'envConfig', message: expect.stringContaining('64 bytes') }],
+    });
+    expect((await api.get(created.id)).envConfig).toEqual(fits);
+    const [listed] = (await api.list({})).items;
+    expect(listed).toMatchObject({ id: created.id });
+    expect(listed).not.toHaveProperty('envConfig');
+  });
+
   it('caps timeoutMs at maxTimeoutMs, naming the limit, and keeps the default under it', async () => {
     const { api } = await setup({ limits: { maxTimeoutMs: 1000 } });
     await expect(api.create({ code: 'x', timeoutMs: 1001 })).rejects.toMatchObject({

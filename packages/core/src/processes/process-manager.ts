@@ -1,5 +1,5 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
-import type { ProcessRecord } from '@cyrnel/sdk/api';
+import type { ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
 import { ConflictError, NotFoundError, TooManyProcessesError, UnavailableError } from '../errors';
 import type { ProcessesApi } from '../host';
@@ -211,7 +211,12 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       // stored states while showing live ones could list a `running` filter's match as idle.
       await Promise.all([...live.values()].map((run) => run.persisted));
       const rows = await storage.list({ ...storageQuery, limit: storageQuery.limit + 1 });
-      return toProcessPage(rows, storageQuery.limit, (row) => row);
+      // A storage that still hands back `envConfig` must not leak it into the page.
+      return toProcessPage(
+        rows,
+        storageQuery.limit,
+        ({ envConfig: _envConfig, ...row }: ProcessSummary & { envConfig?: unknown }) => row,
+      );
     },
 
     async get(rawId) {

@@ -1,5 +1,5 @@
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
-import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 
 /** A process as the manager inserts it. */
 export interface NewProcess {
@@ -60,7 +60,8 @@ export interface ProcessStorage {
   /** The tool calls of the last run, in call order. */
   calls(id: number): Promise<ToolCallRecord[]>;
   /** A page of records, newest first. */
-  list(query: ProcessStorageQuery): Promise<ProcessRecord[]>;
+  /** A page of records without `envConfig`, newest first (implementations need not even read it). */
+  list(query: ProcessStorageQuery): Promise<ProcessSummary[]>;
   /** Persist a state change. */
   update(id: number, change: ProcessChange): Promise<void>;
   /** Persist the end of a run: the change, the results and the tool calls, atomically. */

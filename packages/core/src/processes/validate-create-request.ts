@@ -29,7 +29,7 @@ function invalid(field: string, message: string): never {
 /** Validate `POST /processes` input field by field; errors name the field. */
 export function validateCreateRequest(
   request: unknown,
-  limits: Pick<ProcessLimits, 'maxCodeBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
+  limits: Pick<ProcessLimits, 'maxCodeBytes' | 'maxEnvConfigBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
 ): ValidCreateRequest {
   const { code, ref, timeoutMs, envConfig, autorun } = requireObject(request, 'body') as Record<
     keyof CreateProcessRequest,
@@ -58,11 +58,17 @@ export function validateCreateRequest(
       );
     }
   }
+  const config = optionalObject(envConfig, 'envConfig') ?? {};
+  if (Buffer.byteLength(JSON.stringify(config)) > limits.maxEnvConfigBytes) {
+    throw new PayloadTooLargeError(`envConfig exceeds ${limits.maxEnvConfigBytes} bytes of JSON`, {
+      details: [{ path: 'envConfig', message: `must be at most ${limits.maxEnvConfigBytes} bytes of JSON` }],
+    });
+  }
   return {
     code: source,
     ref: label,
     timeoutMs: timeoutMs === undefined ? limits.defaultTimeoutMs : (timeoutMs as number | null),
-    envConfig: optionalObject(envConfig, 'envConfig') ?? {},
+    envConfig: config,
     autorun: optionalBoolean(autorun, 'autorun') ?? true,
   };
 }

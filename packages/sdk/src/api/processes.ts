@@ -29,6 +29,12 @@ export interface ProcessRecord {
   completedAt: string | null;
 }
 
+/**
+ * A process as `GET /processes` lists it: the record without `envConfig`, which only
+ * `GET /processes/:id` returns (a page of a hundred configs could be megabytes).
+ */
+export type ProcessSummary = Omit<ProcessRecord, 'envConfig'>;
+
 /** `POST /processes`. */
 export interface CreateProcessRequest {
   /** TypeScript source (at most 100 KiB by default). */
