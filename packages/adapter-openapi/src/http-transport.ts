@@ -1,6 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
+import { isIP } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import type { OutboundPolicy } from '@cyrnel/sdk';
+import { guardedLookup, RefusedConnection } from './guarded-lookup';
 
 /** One outgoing request. */
 export interface TransportRequest {
@@ -50,6 +53,12 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 export interface HttpTransportOptions {
   /** Response bodies beyond this many bytes fail the call (default {@link DEFAULT_MAX_RESPONSE_BYTES}). */
   readonly maxResponseBytes?: number;
+  /**
+   * Checked before every connection: the first request's and each redirect hop's (every address a
+   * host name resolves to, inside the socket's DNS lookup; an IP-literal host directly). A refusal
+   * fails the call and is never followed. Absent: nothing is checked (embedders, tests).
+   */
+  readonly outbound?: OutboundPolicy;
 }
 
 function decode(encoding: string | undefined, body: Buffer, maxOutputLength: number): Buffer {
@@ -78,6 +87,7 @@ function lowerHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
 /** Create the per-service pool (node:http and node:https agents with keep-alive). */
 export function createHttpTransport(options: HttpTransportOptions = {}): HttpTransport {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const { outbound } = options;
   const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
   let inFlight = 0;
   let retiring = false;
@@ -95,7 +105,17 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
   function once(request: TransportRequest, signal: AbortSignal): Promise<TransportResponse> {
     const { url } = request;
     const secure = url.protocol === 'https:';
+    const port = Number(url.port) || (secure ? 443 : 80);
+    const literal = url.hostname.replace(/^\[|\]$/g, '');
+    const isLiteral = isIP(literal) !== 0;
     return new Promise((resolve, reject) => {
+      if (outbound && isLiteral) {
+        try {
+          outbound.check(literal, port, url.hostname);
+        } catch (refusal) {
+          return reject(new RefusedConnection(refusal));
+        }
+      }
       const req = (secure ? https : http).request(
         url,
         {
@@ -104,6 +124,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           agent: secure ? agents.https : agents.http,
           signal,
           ...(request.target === undefined ? {} : { path: request.target }),
+          ...(outbound && !isLiteral ? { lookup: guardedLookup(outbound, port) } : {}),
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -144,6 +165,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), request.timeoutMs);
       let current = request;
+      let previousHost = '';
       inFlight++;
       try {
         for (let hop = 0; ; hop++) {
@@ -152,6 +174,10 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           try {
             response = await once(current, controller.signal);
           } catch (error) {
+            if (error instanceof RefusedConnection) {
+              const after = hop > 0 ? ` (after a redirect from ${previousHost})` : '';
+              throw new Error(`${error.message}${after}`, { cause: error });
+            }
             if (controller.signal.aborted) {
               throw new Error(`request to ${host} timed out after ${request.timeoutMs} ms`, { cause: error });
             }
@@ -162,6 +188,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           if (![301, 302, 303, 307, 308].includes(response.status) || location === undefined) return response;
           if (hop >= MAX_REDIRECTS)
             throw new Error(`request to ${host} failed: more than ${MAX_REDIRECTS} redirects`);
+          previousHost = host;
           current = redirect(current, response.status, new URL(location, current.url));
         }
       } finally {

@@ -1,4 +1,4 @@
-import type { AdapterModule, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
+import type { AdapterModule, OutboundPolicy, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
 import { buildRequest } from './build-request';
 import { decodeResponse } from './decode-response';
 import { generateDefinition } from './generate-definition';
@@ -13,7 +13,8 @@ interface HydratedService {
 /**
  * Create the `openapi` adapter: OpenAPI 3.0/3.1 and Swagger 2.0 documents in, one tool per operation
  * out; each hydrated service gets its own keep-alive connection pool, closed on dehydrate and teardown
- * (on re-hydration, once the calls running on it are done).
+ * (on re-hydration, once the calls running on it are done). Every connection a call opens (redirects
+ * included) is checked against the host's `context.outbound` policy given to `setup`, when there is one.
  *
  * @example
  * ```ts
@@ -25,6 +26,7 @@ export function createOpenApiAdapter(): AdapterModule {
   const services = new Map<string, HydratedService>();
   // Pools replaced by a re-hydration whose calls are still running; teardown closes them too.
   const retiring = new Set<HttpTransport>();
+  let outbound: OutboundPolicy | undefined;
 
   function drop(id: string): void {
     services.get(id)?.transport.close();
@@ -32,7 +34,9 @@ export function createOpenApiAdapter(): AdapterModule {
   }
 
   return {
-    async setup() {},
+    async setup(context) {
+      outbound = context.outbound;
+    },
     async teardown() {
       for (const id of [...services.keys()]) drop(id);
       for (const transport of retiring) transport.close();
@@ -62,7 +66,7 @@ export function createOpenApiAdapter(): AdapterModule {
       }
       // Calls already running keep the previous state and pool; the pool closes when they are done.
       const previous = services.get(state.id);
-      services.set(state.id, { state, transport: createHttpTransport() });
+      services.set(state.id, { state, transport: createHttpTransport(outbound ? { outbound } : {}) });
       if (previous) {
         retiring.add(previous.transport);
         void previous.transport.closeWhenIdle().then(() => retiring.delete(previous.transport));
