@@ -1,12 +1,23 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
+import type { KeyRole } from '@cyrnel/sdk/api';
 
 /** The structured logger the HTTP layer writes access logs and failures to. */
 export type HttpLogger = Pick<ModuleLogger, 'info' | 'warn' | 'error'>;
+
+/** The authenticated caller of a request. */
+export interface Caller {
+  /** The stored key's id; null for the `apiKey` option's key and for a server without keys. */
+  readonly keyId: string | null;
+  /** What the caller may do. */
+  readonly role: KeyRole;
+}
 
 /** Hono environment of the app: per-request variables set by the middleware. */
 export interface AppEnv {
   Variables: {
     /** The request id echoed in `x-request-id`. */
     requestId: string;
+    /** Who is asking, set by the bearer middleware (an open server's requests are `admin`). */
+    caller: Caller;
   };
 }

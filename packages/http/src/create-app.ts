@@ -1,4 +1,4 @@
-import { type CyrnelHost, createAddressGuard } from '@cyrnel/core';
+import { type CyrnelHost, createAddressGuard, type KeyRing } from '@cyrnel/core';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv, HttpLogger } from './app-env';
@@ -9,7 +9,9 @@ import { crossSiteGuard } from './middleware/cross-site-guard';
 import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
 import { requestId } from './middleware/request-id';
+import { roleGuard } from './middleware/role-guard';
 import { createEventStreamBudget } from './routes/event-stream-budget';
+import { keyRoutes } from './routes/key-routes';
 import { moduleRoutes } from './routes/module-routes';
 import { processRoutes } from './routes/process-routes';
 import { createRouteContext } from './routes/route-context';
@@ -18,8 +20,16 @@ import { toolRoutes } from './routes/tool-routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
-  /** When set, every route but `/health` needs `Authorization: Bearer <apiKey>`. */
+  /**
+   * The bootstrap admin key: when set, every route but `/health` needs `Authorization: Bearer <key>`
+   * with it or with a stored key.
+   */
   apiKey?: string;
+  /**
+   * Stored keys with roles (`admin`, `agent`), managed on `/keys`. Once one is stored, every route
+   * but `/health` needs a key. Without `apiKey` and without stored keys the API is open.
+   */
+  keys?: KeyRing;
   /** Access logs and failures; silent by default. */
   logger?: HttpLogger;
   /**
@@ -111,11 +121,18 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   app.use(hostAllowList({ allowedHosts: options.allowedHosts ?? [] }));
   app.use(crossSiteGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
   app.use(jsonContentType());
-  if (options.apiKey !== undefined && options.apiKey !== '') app.use(bearerAuth(options.apiKey));
+  app.use(
+    bearerAuth({
+      ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
+      ...(options.keys === undefined ? {} : { keys: options.keys }),
+    }),
+  );
+  app.use(roleGuard());
   app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
   app.route('/modules', moduleRoutes(ctx));
   app.route('/services', serviceRoutes(ctx));
   app.route('/processes', processRoutes(ctx));
+  if (options.keys) app.route('/keys', keyRoutes(ctx, options.keys));
   app.route('/', toolRoutes(ctx));
   app.notFound((c) =>
     c.json(

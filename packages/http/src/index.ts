@@ -9,7 +9,9 @@ export {
   parseAddress,
   parseCidr,
 } from '@cyrnel/core';
-export type { AppEnv, HttpLogger } from './app-env';
+export type { AppEnv, Caller, HttpLogger } from './app-env';
 export { type CreateAppOptions, createApp } from './create-app';
 export { type DownloadDefinitionOptions, downloadDefinition } from './download/download-definition';
+export { type BearerAuthOptions, bearerAuth } from './middleware/bearer-auth';
 export { REQUEST_ID_HEADER } from './middleware/request-id';
+export { AGENT_ROUTES, type AgentRoute, roleGuard } from './middleware/role-guard';

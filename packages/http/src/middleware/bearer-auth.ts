@@ -1,28 +1,62 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CyrnelError } from '@cyrnel/core';
+import { CyrnelError, type KeyRing } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
-import type { AppEnv } from '../app-env';
+import type { AppEnv, Caller } from '../app-env';
+
+/** Options of {@link bearerAuth}. */
+export interface BearerAuthOptions {
+  /** The bootstrap key: an `admin` key given at start, compared in constant time, never stored. */
+  readonly apiKey?: string;
+  /** Stored keys with roles. */
+  readonly keys?: KeyRing;
+}
 
 /** Paths reachable without a key. */
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health']);
+const OPEN: Caller = Object.freeze({ keyId: null, role: 'admin' });
+const BOOTSTRAP: Caller = OPEN;
 
 /**
- * Require `Authorization: Bearer <apiKey>` (SPEC §6). Both sides are hashed first so the
- * comparison is constant-time regardless of the presented key's length.
+ * Require `Authorization: Bearer <key>` (SPEC §6, issue 13) and set the request's `caller`: the
+ * `apiKey` option's key is an admin, a stored key has its role. A server without any key (no
+ * `apiKey`, nothing stored) stays open, every request an admin, until the first key is stored;
+ * from then on keys are required until the server stops, even if every key is deleted again.
  */
-export function bearerAuth(apiKey: string): MiddlewareHandler<AppEnv> {
-  const expected = createHash('sha256').update(apiKey).digest();
+export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<AppEnv> {
+  const { keys } = options;
+  const bootstrap =
+    options.apiKey === undefined || options.apiKey === '' ? undefined : sha256(options.apiKey);
+  let locked = bootstrap !== undefined;
+  const open = async (): Promise<boolean> => {
+    if (!locked) locked = keys !== undefined && (await keys.count()) > 0;
+    return !locked;
+  };
   return async (c, next) => {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
-    const header = c.req.header('authorization') ?? '';
-    const match = /^Bearer ([^\s]+)$/i.exec(header.trim());
-    const presented = createHash('sha256')
-      .update(match?.[1] ?? '')
-      .digest();
-    if (!match || !timingSafeEqual(presented, expected)) {
+    if (PUBLIC_PATHS.has(c.req.path)) {
+      c.set('caller', OPEN);
+      return next();
+    }
+    if (await open()) {
+      c.set('caller', OPEN);
+      return next();
+    }
+    const match = /^Bearer ([^\s]+)$/i.exec((c.req.header('authorization') ?? '').trim());
+    const presented = match?.[1] ?? '';
+    // Hashed first so the comparison is constant-time whatever the presented key's length.
+    if (bootstrap && timingSafeEqual(sha256(presented), bootstrap)) {
+      c.set('caller', BOOTSTRAP);
+      return next();
+    }
+    const key = presented === '' ? undefined : await keys?.authenticate(presented);
+    if (!key) {
       c.header('WWW-Authenticate', 'Bearer');
       throw new CyrnelError('unauthorized', 'missing or invalid API key (Authorization: Bearer <key>)');
     }
+    c.set('caller', { keyId: key.id, role: key.role });
     return next();
   };
+}
+
+function sha256(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
 }

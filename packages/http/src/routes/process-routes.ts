@@ -1,7 +1,7 @@
-import { ValidationError } from '@cyrnel/core';
+import { ForbiddenError, type ProcessesApi, scopeProcesses, ValidationError } from '@cyrnel/core';
 import { EXECUTION_EXIT_STATES, PROCESS_STATES } from '@cyrnel/sdk';
 import type { CreateProcessRequest, ProcessListQuery, RunProcessRequest } from '@cyrnel/sdk/api';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
 import { validateBody } from '../validation/body-schema';
 import { parseProcessId } from '../validation/params';
@@ -14,6 +14,7 @@ const LIST_QUERY = {
   state: { type: 'enum', values: PROCESS_STATES },
   exitState: { type: 'enum', values: EXECUTION_EXIT_STATES },
   ref: { type: 'string' },
+  keyId: { type: 'string' },
 } as const;
 
 const CREATE_BODY = {
@@ -31,11 +32,17 @@ const TEXT = { 'content-type': 'text/plain; charset=utf-8' } as const;
 
 /** `/processes` routes (SPEC §6). */
 export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
-  const { host } = ctx;
+  // Issue 13: a process belongs to the key that created it; an agent key sees only its own.
+  const processesOf = (c: Context<AppEnv>): ProcessesApi => {
+    const { keyId, role } = c.get('caller');
+    if (role === 'admin') return scopeProcesses(ctx.host.processes, { keyId, ownOnly: false });
+    if (keyId === null) throw new ForbiddenError(`the ${role} role needs a stored key to own processes`);
+    return scopeProcesses(ctx.host.processes, { keyId, ownOnly: true });
+  };
   const app = new Hono<AppEnv>();
   const id = (raw: string) => parseProcessId(raw);
   app.get('/', async (c) =>
-    c.json(await host.processes.list(parseQuery<ProcessListQuery>(c.req.url, LIST_QUERY))),
+    c.json(await processesOf(c).list(parseQuery<ProcessListQuery>(c.req.url, LIST_QUERY))),
   );
   app.post('/', async (c) => {
     const { wait, ...request } = validateBody<CreateProcessRequest>(await ctx.body(c), CREATE_BODY);
@@ -44,35 +51,40 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
         { path: 'wait', message: 'conflicts with autorun:false' },
       ]);
     }
-    const record = await host.processes.create(request);
+    const record = await processesOf(c).create(request);
     if (wait !== true) return c.json(record, 201);
     // Until idle: once it runs, at most its own timeout plus a margin (time queued behind a busy
     // pool does not count; the host's queue backstop bounds that). Without a timeout, only the
     // client leaving (the request signal) ends the wait. A 504 carries `details.processId`.
-    const result = await host.processes.wait(record.id, {
+    const result = await processesOf(c).wait(record.id, {
       marginMs: ctx.waitMarginMs,
       signal: c.req.raw.signal,
     });
     return c.json(result, 201);
   });
-  app.get('/:id', async (c) => c.json(await host.processes.get(id(c.req.param('id')))));
+  app.get('/:id', async (c) => c.json(await processesOf(c).get(id(c.req.param('id')))));
   app.delete('/:id', async (c) => {
-    await host.processes.delete(id(c.req.param('id')));
+    await processesOf(c).delete(id(c.req.param('id')));
     return c.body(null, 204);
   });
-  app.get('/:id/code', async (c) => c.body(await host.processes.code(id(c.req.param('id'))), 200, TEXT));
-  app.get('/:id/stdout', async (c) => c.body(await host.processes.stdout(id(c.req.param('id'))), 200, TEXT));
-  app.get('/:id/stderr', async (c) => c.body(await host.processes.stderr(id(c.req.param('id'))), 200, TEXT));
-  app.get('/:id/output', async (c) => c.json(await host.processes.output(id(c.req.param('id')))));
-  app.get('/:id/calls', async (c) => c.json({ items: await host.processes.calls(id(c.req.param('id'))) }));
-  app.get('/:id/events', async (c) => processEvents(ctx, c, id(c.req.param('id'))));
+  app.get('/:id/code', async (c) => c.body(await processesOf(c).code(id(c.req.param('id'))), 200, TEXT));
+  app.get('/:id/stdout', async (c) => c.body(await processesOf(c).stdout(id(c.req.param('id'))), 200, TEXT));
+  app.get('/:id/stderr', async (c) => c.body(await processesOf(c).stderr(id(c.req.param('id'))), 200, TEXT));
+  app.get('/:id/output', async (c) => c.json(await processesOf(c).output(id(c.req.param('id')))));
+  app.get('/:id/calls', async (c) => c.json({ items: await processesOf(c).calls(id(c.req.param('id'))) }));
+  app.get('/:id/events', async (c) => {
+    const processId = id(c.req.param('id'));
+    // An agent's ownership first (404 for another key's process); the stream subscribes unscoped.
+    if (c.get('caller').role !== 'admin') await processesOf(c).get(processId);
+    return processEvents(ctx, c, processId);
+  });
   app.post('/:id/signals/run', async (c) => {
     const { force } = validateBody<RunProcessRequest>(await ctx.body(c, {}), RUN_BODY);
-    return c.json(await host.processes.run(id(c.req.param('id')), force === undefined ? {} : { force }));
+    return c.json(await processesOf(c).run(id(c.req.param('id')), force === undefined ? {} : { force }));
   });
   app.post('/:id/signals/kill', async (c) => {
     validateBody(await ctx.body(c, {}), {});
-    return c.json(await host.processes.kill(id(c.req.param('id'))));
+    return c.json(await processesOf(c).kill(id(c.req.param('id'))));
   });
   return app;
 }

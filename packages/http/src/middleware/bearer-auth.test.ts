@@ -1,0 +1,113 @@
+import { createKeyRing, createMemoryKeyStorage } from '@cyrnel/core';
+import { Hono } from 'hono';
+import { describe, expect, it } from 'vitest';
+import type { AppEnv } from '../app-env';
+import { errorResponse } from '../error-response';
+import { bearerAuth } from './bearer-auth';
+import { roleGuard } from './role-guard';
+
+const SILENT = { info() {}, warn() {}, error() {} };
+
+/** bearerAuth and roleGuard in front of routes that echo the caller. */
+function guardedApp(options: Parameters<typeof bearerAuth>[0]) {
+  const app = new Hono<AppEnv>();
+  app.use(async (c, next) => {
+    c.set('requestId', 'test');
+    await next();
+  });
+  app.use(bearerAuth(options));
+  app.use(roleGuard());
+  app.all('*', (c) => c.json(c.get('caller')));
+  app.onError((error, c) => errorResponse(error, c, SILENT));
+  const call = async (method: string, path: string, key?: string) => {
+    const response = await app.request(`http://127.0.0.1${path}`, {
+      method,
+      headers: key === undefined ? {} : { authorization: `Bearer ${key}` },
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      body: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
+    };
+  };
+  return call;
+}
+
+describe('bearerAuth and roleGuard', () => {
+  it('leaves a server without any key open (every request an admin) until a key is stored', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const call = guardedApp({ keys });
+    expect(await call('POST', '/services')).toEqual({ status: 200, body: { keyId: null, role: 'admin' } });
+    const { key, id } = await keys.create({ name: 'first admin', role: 'admin' });
+    expect((await call('GET', '/services')).status).toBe(401);
+    expect(await call('GET', '/services', key)).toEqual({ status: 200, body: { keyId: id, role: 'admin' } });
+    expect((await call('GET', '/health')).status).toBe(200);
+    await keys.delete(id);
+    // Deleting the last key does not open the server again.
+    expect((await call('GET', '/services')).status).toBe(401);
+    expect((await call('GET', '/services', key)).status).toBe(401);
+  });
+
+  it('takes the apiKey as an admin key beside stored keys', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const call = guardedApp({ apiKey: 'bootstrap', keys });
+    expect((await call('GET', '/keys')).status).toBe(401);
+    expect((await call('GET', '/keys', 'bootstrapx')).status).toBe(401);
+    expect(await call('GET', '/keys', 'bootstrap')).toEqual({
+      status: 200,
+      body: { keyId: null, role: 'admin' },
+    });
+    const agent = await keys.create({ name: 'agent', role: 'agent' });
+    expect(await call('GET', '/processes', agent.key)).toEqual({
+      status: 200,
+      body: { keyId: agent.id, role: 'agent' },
+    });
+  });
+
+  it('lets an agent key use only the agent routes, naming the role and the route otherwise', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const { key } = await keys.create({ name: 'agent', role: 'agent' });
+    const call = guardedApp({ keys });
+    for (const [method, path] of [
+      ['POST', '/processes'],
+      ['GET', '/processes/'],
+      ['GET', '/processes/12'],
+      ['HEAD', '/processes/12/stdout'],
+      ['DELETE', '/processes/12'],
+      ['GET', '/processes/12/events'],
+      ['POST', '/processes/12/signals/run'],
+      ['POST', '/processes/12/signals/kill'],
+      ['GET', '/tools'],
+      ['GET', '/tools/shop/getUser'],
+      ['GET', '/tools/shop/getUser/docs'],
+      ['GET', '/environment/types'],
+    ] as const) {
+      expect({ route: `${method} ${path}`, status: (await call(method, path, key)).status }).toEqual({
+        route: `${method} ${path}`,
+        status: 200,
+      });
+    }
+    for (const [method, path] of [
+      ['POST', '/services'],
+      ['PATCH', '/services/shop'],
+      ['GET', '/services'],
+      ['GET', '/services/shop/secrets'],
+      ['GET', '/modules'],
+      ['POST', '/tools/shop/getUser/enabled'],
+      ['GET', '/keys'],
+      ['POST', '/keys'],
+      ['PATCH', '/processes/12'],
+      ['GET', '/processes/12/code/extra'],
+      ['GET', '/tools/shop'],
+      ['GET', '/nowhere'],
+    ] as const) {
+      const response = await call(method, path, key);
+      expect({ route: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
+        route: `${method} ${path}`,
+        status: 403,
+        code: 'forbidden',
+      });
+      expect(response.body.error).toContain(`the agent role may not use ${method} ${path}`);
+    }
+  });
+});
