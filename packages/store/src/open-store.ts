@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import type { CatalogStorage, KeyStorage, ProcessStorage } from '@cyrnel/core';
 import { createCatalogStore } from './catalog-store';
 import { createKysely } from './create-kysely';
+import { prepareDatabaseFile, tightenDatabaseSidecars } from './database-file-mode';
 import { createKeyStore } from './key-store';
 import { createProcessStore } from './process-store';
 import { runMigrations } from './run-migrations';
@@ -43,10 +44,16 @@ export interface Store {
 export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const filename = options.filename ?? (options.dataDir ? join(options.dataDir, 'data.db') : undefined);
   if (!filename) throw new Error('openStore needs a dataDir or a filename');
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const onDisk = filename !== ':memory:';
+  if (onDisk) {
+    // A directory created here is owner-only like the files in it (an existing one is left as it is).
+    mkdirSync(dirname(filename), { recursive: true, mode: 0o700 });
+    prepareDatabaseFile(filename);
+  }
   const db = createKysely({ filename, busyTimeoutMs: options.busyTimeoutMs });
   try {
     await runMigrations(db);
+    if (onDisk) tightenDatabaseSidecars(filename);
   } catch (error) {
     await db.destroy();
     throw error;

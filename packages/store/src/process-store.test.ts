@@ -138,6 +138,7 @@ describe('createProcessStore', () => {
       ids[0],
     ]);
     expect(await store.list({ limit: 10, state: 'running' })).toEqual([]);
+    for (const item of await store.list({ limit: 10 })) expect(item).not.toHaveProperty('envConfig');
     const byKey = await store.list({ limit: 10, keyId: 'odd-key' });
     expect(byKey.map((p) => [p.id, p.keyId])).toEqual([ids[5], ids[3], ids[1]].map((id) => [id, 'odd-key']));
   });

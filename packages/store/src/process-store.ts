@@ -1,12 +1,13 @@
 import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
-import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
 import { flag, parseObject } from './sql-helpers';
 
-const RECORD_COLUMNS = [
+// Lists leave `env_config` out: it is read only for one process at a time.
+const SUMMARY_COLUMNS = [
   'id',
   'ref',
   'key_id',
@@ -14,13 +15,15 @@ const RECORD_COLUMNS = [
   'exit_state',
   'error',
   'timeout_ms',
-  'env_config',
   'created_at',
   'updated_at',
   'started_at',
   'completed_at',
 ] as const;
 
+const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
+
+type SummaryRow = Pick<Selectable<ProcessesTable>, (typeof SUMMARY_COLUMNS)[number]>;
 type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
 
 /** Rows per multi-row insert of tool calls: 8 parameters each stays far below SQLite's limit. */
@@ -29,6 +32,10 @@ const CALLS_PER_INSERT = 500;
 const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'terminating'];
 
 function toRecord(row: RecordRow): ProcessRecord {
+  return { ...toSummary(row), envConfig: parseObject(row.env_config) };
+}
+
+function toSummary(row: SummaryRow): ProcessSummary {
   return {
     id: Number(row.id),
     ref: row.ref,
@@ -37,7 +44,6 @@ function toRecord(row: RecordRow): ProcessRecord {
     exitState: row.exit_state as ExecutionExitState | null,
     error: row.error,
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
-    envConfig: parseObject(row.env_config),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
     startedAt: row.started_at,
@@ -171,14 +177,14 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
     },
 
     async list({ state, exitState, ref, keyId, beforeId, limit }) {
-      let query = db.selectFrom('processes').select(RECORD_COLUMNS);
+      let query = db.selectFrom('processes').select(SUMMARY_COLUMNS);
       if (state !== undefined) query = query.where('state', '=', state);
       if (exitState !== undefined) query = query.where('exit_state', '=', exitState);
       if (ref !== undefined) query = query.where('ref', '=', ref);
       if (keyId !== undefined) query = query.where('key_id', '=', keyId);
       if (beforeId !== undefined) query = query.where('id', '<', beforeId);
       const rows = await query.orderBy('id', 'desc').limit(limit).execute();
-      return rows.map(toRecord);
+      return rows.map(toSummary);
     },
 
     async update(id, change) {
