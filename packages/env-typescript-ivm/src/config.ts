@@ -3,8 +3,10 @@ import type { JSONSchema } from '@cyrnel/sdk';
 
 /** Module configuration with every default applied. */
 export interface ResolvedConfig {
-  /** Sandbox processes running executions in parallel; the rest queue FIFO. */
+  /** Sandbox processes: executions computing in parallel; the rest await the host or queue FIFO. */
   readonly poolSize: number;
+  /** Executions one sandbox process may host at once while all of them await the host. */
+  readonly executionsPerChild: number;
   /** A sandbox process idle this long exits (0: never); work forks it again on demand. */
   readonly idleTimeoutMs: number;
   /** Heap limit of each isolate, in MB. */
@@ -29,6 +31,14 @@ export const configSchema: JSONSchema = {
       minimum: 1,
       maximum: 256,
       description: 'Sandbox processes; default: os.availableParallelism()',
+    },
+    executionsPerChild: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 64,
+      default: 8,
+      description:
+        'Executions one sandbox process may host at once: more than one only while all of them await tool calls or timers, so waiting programs do not hold the CPU slots. A crash of the process fails all of them. 1: one execution per process.',
     },
     idleTimeoutMs: {
       type: 'integer',
@@ -60,6 +70,7 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
   const cpus = Math.max(1, availableParallelism());
   return {
     poolSize: intIn(config.poolSize, 1, 256, cpus),
+    executionsPerChild: intIn(config.executionsPerChild, 1, 64, 8),
     idleTimeoutMs: intIn(config.idleTimeoutMs, 0, 2_147_483_647, 300_000),
     memoryLimitMb: intIn(config.memoryLimitMb, 8, 8192, 128),
     stdoutCapBytes: intIn(config.stdoutCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),

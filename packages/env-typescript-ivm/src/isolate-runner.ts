@@ -1,5 +1,6 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
+import { createActivityProbe } from './activity-probe';
 import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
 import { createPendingCalls, MAX_PENDING_CALLS } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
@@ -16,6 +17,8 @@ export interface RunnerHooks {
   write(stream: 'stdout' | 'stderr', text: string): void;
   /** Forward an output patch as JSON text. */
   output(json: string): void;
+  /** The program started awaiting the host (true: its isolate is idle) or runs again (false). */
+  activity?(awaiting: boolean): void;
 }
 
 /** One execution as a runner receives it. */
@@ -49,6 +52,30 @@ export interface IsolateRunnerOptions {
   readonly onCatastrophicError?: (message: string) => void;
 }
 
+/**
+ * Deepest nesting of arrays and objects that `cyrnel.output` and host-call arguments may have:
+ * the HTTP API's body depth, so an output can be posted back; structured clone and the host's
+ * JSON handling recurse, and thousands of levels would exhaust their stacks.
+ */
+export const MAX_VALUE_DEPTH = 64;
+
+/** Idle time after which a program waiting on the host counts as awaiting (holds no CPU). */
+const AWAIT_SETTLE_MS = 10;
+
+/** The bootstrap's `deliver(id, ok, value)`. */
+type Deliver = (id: number, ok: boolean, value: unknown) => void;
+
+/** Why a run ended early: a deadline, a kill, or a wait that nothing can end. */
+type StopReason = 'timeout' | 'canceled' | 'deadlock';
+
+/** The error of a program ended by the deadlock rule. */
+export const DEADLOCK_ERROR =
+  'The program is waiting for a promise that nothing can settle (no tool call, timer or other work is pending); it was ended instead of waiting for its timeout';
+
+function stoppedResult(reason: StopReason): RunResult {
+  return reason === 'deadlock' ? { exit: 'failed', error: DEADLOCK_ERROR } : { exit: reason };
+}
+
 function describeThrown(error: unknown): string {
   if (!(error instanceof Error)) return `Uncaught ${String(error)}`;
   const where = /process\.ts:(\d+):(\d+)/.exec(error.stack ?? '');
@@ -66,10 +93,10 @@ const UNCOPYABLE = {
 
 /** Create a runner holding one isolate of `memoryLimitMb`. */
 export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunner {
-  const source = bootstrapSource(options.maxPendingCalls ?? MAX_PENDING_CALLS);
+  const source = bootstrapSource(options.maxPendingCalls ?? MAX_PENDING_CALLS, MAX_VALUE_DEPTH);
   let isolate: ivm.Isolate | undefined;
   let bootstrap: ivm.Script | undefined;
-  let stop: ((reason: 'timeout' | 'canceled') => void) | undefined;
+  let stop: ((reason: StopReason) => void) | undefined;
 
   const fresh = async () => {
     if (!isolate || isolate.isDisposed) {
@@ -90,7 +117,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
     async run(job, hooks) {
       const compiled = transpile(job.code);
       if (!compiled.ok) return { exit: 'failed', error: compiled.message };
-      let reason: 'timeout' | 'canceled' | undefined;
+      let reason: StopReason | undefined;
       let current: ivm.Isolate | undefined;
       // Armed before any await so a kill or deadline during isolate start-up is not lost.
       stop = (why) => {
@@ -104,15 +131,25 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         clearTimeout(deadline);
         stop = undefined;
         retire();
-        return { exit: reason };
+        return stoppedResult(reason);
       }
       const budget = createOutputBudget(job);
       let ended = false;
       let context: ivm.Context | undefined;
       let script: ivm.Script | undefined;
-      let deliverRef: ivm.Reference<(id: number, ok: boolean, value: unknown) => void> | undefined;
-      const deliverNow = (id: number, ok: boolean, value: unknown) =>
+      let entry: ivm.Reference<readonly [Deliver, () => number]> | undefined;
+      let deliverRef: ivm.Reference<Deliver> | undefined;
+      let probeRef: ivm.Reference<() => number> | undefined;
+      const activity = createActivityProbe({
+        probe: async () => (probeRef ? probeRef.apply(undefined, [], { result: { copy: true } }) : 0),
+        settleMs: AWAIT_SETTLE_MS,
+        onAwaiting: (awaiting) => hooks.activity?.(awaiting),
+        onStalled: () => stop?.('deadlock'),
+      });
+      const deliverNow = (id: number, ok: boolean, value: unknown) => {
         deliverRef?.applyIgnored(undefined, [id, ok, value], { arguments: { copy: true } });
+        activity.poke();
+      };
       const calls = createPendingCalls({
         max: options.maxPendingCalls ?? MAX_PENDING_CALLS,
         perform: (kind, args) => hooks.call(kind, args),
@@ -158,15 +195,19 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         context = iso.createContextSync();
         context.global.setSync('__cyrnelSync', syncHook);
         context.global.setSync('__cyrnelAsync', asyncHook);
-        deliverRef = boot.runSync(context, { reference: true });
+        entry = boot.runSync(context, { reference: true });
+        deliverRef = entry.getSync(0, { reference: true });
+        probeRef = entry.getSync(1, { reference: true });
         script = iso.compileScriptSync(compiled.js, {
           filename: 'process.ts',
           lineOffset: -WRAPPER_LINE_OFFSET,
         });
-        await script.run(context, { promise: true });
-        return reason ? { exit: reason } : { exit: 'success' };
+        const program = script.run(context, { promise: true });
+        activity.poke();
+        await program;
+        return reason ? stoppedResult(reason) : { exit: 'success' };
       } catch (error) {
-        if (reason) return { exit: reason };
+        if (reason) return stoppedResult(reason);
         const message = error instanceof Error ? error.message : String(error);
         if (iso.isDisposed || /memory limit/i.test(message)) {
           return {
@@ -186,11 +227,14 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
       } finally {
         ended = true;
         stop = undefined;
+        activity.stop();
         clearTimeout(deadline);
         // Calls or timers still pending hold promises and closures of the finished program: drop
         // them with the isolate (the bootstrap already refuses late answers). Nothing pending: reuse.
         const leftover = calls.end();
         deliverRef?.release();
+        probeRef?.release();
+        entry?.release();
         script?.release();
         if (!iso.isDisposed) {
           context?.release();

@@ -3,8 +3,11 @@
  * global, closes over them and over the intrinsics it needs (so user code that patches
  * prototypes only hurts itself), then installs the frozen `cyrnel`, `console` and timers.
  * Host hooks: `__cyrnelSync(kind, payload)` (console, output, clearing timers; blocking, gives
- * backpressure) and `__cyrnelAsync(kind, args, id)` (fire-and-forget; the host answers by calling
- * the `deliver(id, ok, value)` function this script evaluates to).
+ * backpressure) and `__cyrnelAsync(kind, args, id)` (fire-and-forget). The script evaluates to
+ * `[deliver, probe]`: the host answers calls by `deliver(id, ok, value)`, and `probe()` (queued as
+ * a task, so it runs once everything queued before it and its microtasks are done) tells
+ * whether the program finished (0), waits on a host call or timer (1), or waits with nothing
+ * pending (2): a promise nothing can settle, since the sandbox has no other source of events.
  *
  * Why answers arrive through `deliver` rather than as promises the host resolves: a promise
  * resolved with an object looks up `then` on it, which user code can patch, so a late answer could
@@ -12,7 +15,7 @@
  * function has settled (`finished`), so nothing of a finished program runs again, even when the
  * isolate is reused.
  */
-export function bootstrapSource(maxPending: number): string {
+export function bootstrapSource(maxPending: number, maxDepth: number): string {
   return String.raw`(function () {
 'use strict';
 const g = globalThis;
@@ -27,7 +30,7 @@ delete g.WebAssembly;
 delete g.FinalizationRegistry;
 const O = Object;
 const freeze = O.freeze, getProto = O.getPrototypeOf, objectProto = O.prototype, keysOf = O.keys;
-const isArray = Array.isArray, stringify = JSON.stringify, apply = Reflect.apply;
+const isArray = Array.isArray, stringify = JSON.stringify, parse = JSON.parse, apply = Reflect.apply;
 const ErrorCtor = Error, TypeErrorCtor = TypeError, StringCtor = String, ProxyCtor = Proxy, PromiseCtor = Promise;
 const errorToString = ErrorCtor.prototype.toString;
 const uncurry = (fn) => (self, ...args) => apply(fn, self, args);
@@ -35,6 +38,9 @@ const push = uncurry(Array.prototype.push), pop = uncurry(Array.prototype.pop);
 const indexOf = uncurry(Array.prototype.indexOf), slice = uncurry(String.prototype.slice);
 const isFinite = Number.isFinite;
 const maxPending = ${maxPending};
+const maxDepth = ${maxDepth};
+const MapCtor = Map;
+const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set);
 
 let finished = false;
 let nextId = 1;
@@ -70,8 +76,32 @@ const callError = (e) => {
   err.code = e.code;
   return err;
 };
+// True when v nests arrays and plain objects more than room levels deep. Each object is walked
+// again only with more room than before, so shared sub-objects cannot make it exponential.
+const deeper = (v, room, seen) => {
+  if (v === null || typeof v !== 'object') return false;
+  if (!isArray(v) && getProto(v) !== objectProto && getProto(v) !== null) return false;
+  if (room <= 0) return true;
+  const before = mapGet(seen, v);
+  if (before !== undefined && before >= room) return false;
+  mapSet(seen, v, room);
+  const ks = keysOf(v);
+  for (let i = 0; i < ks.length; i++) if (deeper(v[ks[i]], room - 1, seen)) return true;
+  return false;
+};
 const call = (kind, args) => new PromiseCtor((resolve, reject) => {
-  send(kind, args, (ok, value) => (ok ? resolve(value) : reject(callError(value))));
+  // Structured clone recurses too: a deep value would fail with a bare stack overflow.
+  if (deeper(args, maxDepth + 1, new MapCtor())) {
+    const err = new ErrorCtor((kind === 'invoke' ? 'invoke: the parameters are' : 'cyrnel.discover: the query is') +
+      ' nested too deeply (at most ' + maxDepth + ' levels of arrays and objects)');
+    err.status = 400;
+    err.code = 'invalid_request';
+    throw err;
+  }
+  // The host gets a JSON tree: structured clone would keep shared references, and a small DAG
+  // of them expands exponentially wherever the host walks it (validation, serialising a body).
+  // Expanding here costs the sandbox's own time and memory only.
+  send(kind, parse(stringify(args)), (ok, value) => (ok ? resolve(value) : reject(callError(value))));
 });
 const describe = (v) => {
   if (v === undefined) return 'undefined';
@@ -79,7 +109,7 @@ const describe = (v) => {
   const p = getProto(v);
   return p && p.constructor && typeof p.constructor.name === 'string' ? 'a ' + p.constructor.name : 'an object';
 };
-const plain = (v, path, seen) => {
+const plain = (v, path, seen, depth) => {
   if (v === null || typeof v === 'string' || typeof v === 'boolean') return v;
   if (typeof v === 'number') {
     if (isFinite(v)) return v;
@@ -87,11 +117,15 @@ const plain = (v, path, seen) => {
   }
   if (typeof v === 'object') {
     if (indexOf(seen, v) !== -1) throw new TypeErrorCtor('cyrnel.output: ' + path + ' is a circular reference');
+    if (depth > maxDepth) {
+      throw new TypeErrorCtor('cyrnel.output: ' + slice(path, 0, 200) + ' is nested too deeply: the output allows at most ' +
+        maxDepth + ' levels of arrays and objects, the output object included');
+    }
     push(seen, v);
     let copy;
     if (isArray(v)) {
       copy = [];
-      for (let i = 0; i < v.length; i++) copy[i] = plain(v[i], path + '[' + i + ']', seen);
+      for (let i = 0; i < v.length; i++) copy[i] = plain(v[i], path + '[' + i + ']', seen, depth + 1);
     } else {
       const p = getProto(v);
       if (p !== objectProto && p !== null) {
@@ -101,7 +135,7 @@ const plain = (v, path, seen) => {
       const ks = keysOf(v);
       for (let i = 0; i < ks.length; i++) {
         const item = v[ks[i]];
-        if (item !== undefined) copy[ks[i]] = plain(item, path + '.' + ks[i], seen);
+        if (item !== undefined) copy[ks[i]] = plain(item, path + '.' + ks[i], seen, depth + 1);
       }
     }
     pop(seen);
@@ -113,7 +147,7 @@ const output = (obj) => {
   if (obj === null || typeof obj !== 'object' || isArray(obj) || (getProto(obj) !== objectProto && getProto(obj) !== null)) {
     throw new TypeErrorCtor('cyrnel.output expects a plain object, got ' + (isArray(obj) ? 'an array' : describe(obj)));
   }
-  const copy = plain(obj, 'output', []);
+  const copy = plain(obj, 'output', [], 1);
   const ks = keysOf(copy);
   const entries = [];
   for (let i = 0; i < ks.length; i++) entries[i] = [ks[i], stringify(copy[ks[i]])];
@@ -198,6 +232,7 @@ const main = async (fn) => {
   }
 };
 O.defineProperty(g, '__cyrnelMain', { value: main, writable: false, enumerable: false, configurable: true });
-return deliver;
+const probe = () => (finished ? 0 : outstanding > 0 ? 1 : 2);
+return [deliver, probe];
 })();`;
 }

@@ -13,7 +13,11 @@ export interface PoolHandlers extends ExecutionHandlers {
   started(): void;
 }
 
-/** A supervised pool of sandbox children with a FIFO queue beyond its size. */
+/**
+ * A supervised pool of sandbox children with a FIFO queue beyond what they take: an execution
+ * goes to a child without work, else to a child whose executions all await the host (up to
+ * `executionsPerChild`), else it waits.
+ */
 export interface SandboxPool {
   /** Queue one execution; resolves when it ends. */
   run(eid: number, job: RunJob, handlers: PoolHandlers): Promise<RunResult>;
@@ -25,7 +29,13 @@ export interface SandboxPool {
 
 /** Options of {@link createSandboxPool}. */
 export interface SandboxPoolOptions {
+  /** Sandbox children at most: executions computing at once. */
   readonly size: number;
+  /**
+   * Executions one child may host at once (default 1): beyond the first, only while all of its
+   * executions await the host, so awaiting programs never hold the CPU slots.
+   */
+  readonly executionsPerChild?: number;
   readonly childPath: string;
   readonly memoryLimitMb: number;
   /** How long a child may take to honour a stop before it is killed. */
@@ -68,6 +78,7 @@ interface Waiting {
  */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const graceMs = options.graceMs ?? 1000;
+  const perChild = Math.max(1, options.executionsPerChild ?? 1);
   const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? 0, MAX_TIMER_MS);
   const idle: SandboxProcess[] = [];
   const idleTimers = new Map<SandboxProcess, NodeJS.Timeout>();
@@ -83,6 +94,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     const child = spawnSandboxProcess({
       childPath: options.childPath,
       memoryLimitMb: options.memoryLimitMb,
+      onActivity: () => pump(),
       onExit: (dead, how) => {
         children.delete(dead);
         takeIdle(dead);
@@ -128,15 +140,32 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     idleTimers.delete(child);
   };
 
+  /** The least loaded live child whose executions all await the host, with room for one more. */
+  const awaitingChild = () => {
+    let best: SandboxProcess | undefined;
+    for (const child of children) {
+      const { executions } = child;
+      if (!child.alive || retired.has(child) || executions === 0 || executions >= perChild) continue;
+      if (child.awaiting === executions && (!best || executions < best.executions)) best = child;
+    }
+    return best;
+  };
+  /** A child for the next execution: an idle one, a new one while under `size`, else a sharing one. */
+  const pick = () => {
+    if (idle.length > 0) return idle[0];
+    // Retired children come back on demand; a respawn already pending counts as one.
+    if (children.size - retired.size + respawns.size < options.size) {
+      spawn();
+      return idle[0];
+    }
+    return awaitingChild();
+  };
+
   const pump = () => {
     while (!closed && queue.length > 0) {
-      if (idle.length === 0) {
-        // Retired children come back on demand; a respawn already pending counts as one.
-        if (children.size - retired.size + respawns.size >= options.size) return;
-        spawn();
-      }
+      const child = pick();
+      if (!child) return;
       const next = queue.shift() as Waiting;
-      const child = idle[0] as SandboxProcess;
       takeIdle(child);
       // The child enforces the deadline itself; this backstop covers a child that stopped answering.
       const backstop = setTimeout(
@@ -148,7 +177,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       void child.run(next.eid, next.job, next.handlers).then((result) => {
         clearTimeout(backstop);
         busy.delete(next.eid);
-        if (child.alive && !closed) putIdle(child);
+        if (child.alive && !closed && child.executions === 0 && !retired.has(child)) putIdle(child);
         next.settle(result);
         pump();
       });

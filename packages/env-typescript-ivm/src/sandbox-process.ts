@@ -19,7 +19,7 @@ export interface ExecutionHandlers {
   output(json: string): void;
 }
 
-/** One supervised sandbox child running one execution at a time. */
+/** One supervised sandbox child running executions, each in an isolate of its own. */
 export interface SandboxProcess {
   /** The child's process id (undefined when it could not be forked). */
   readonly pid: number | undefined;
@@ -27,9 +27,13 @@ export interface SandboxProcess {
   readonly alive: boolean;
   /** True once the child has sent anything (it started serving). */
   readonly ready: boolean;
-  /** Run one execution; resolves when it ends, also when the child dies under it. */
+  /** Executions running in this child. */
+  readonly executions: number;
+  /** Of those, how many the child reported awaiting the host (their isolates idle). */
+  readonly awaiting: number;
+  /** Run one execution; resolves when it ends, also when the child dies under it (all of its executions fail). */
   run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<RunResult>;
-  /** Stop the running execution with `reason`; the child is killed when it does not answer within `graceMs`. */
+  /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
   stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
   /** Kill the child (SIGKILL) and wait for its exit. */
   destroy(): Promise<void>;
@@ -42,6 +46,17 @@ export interface SandboxProcessOptions {
   readonly memoryLimitMb: number;
   /** Called once when the child has exited and its stderr is drained (crash or destroy). */
   readonly onExit: (process: SandboxProcess, how: ChildExit) => void;
+  /** Called when one of its executions started or stopped awaiting the host. */
+  readonly onActivity?: (process: SandboxProcess) => void;
+}
+
+interface Job {
+  readonly eid: number;
+  readonly handlers: ExecutionHandlers;
+  readonly settle: (result: RunResult) => void;
+  forced?: 'timeout' | 'canceled';
+  awaiting?: boolean;
+  killTimer?: NodeJS.Timeout;
 }
 
 /** How a child ended. */
@@ -99,15 +114,8 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   let alive = true;
   let ready = false;
   let stderrTail = '';
-  let current:
-    | {
-        eid: number;
-        handlers: ExecutionHandlers;
-        settle(result: RunResult): void;
-        forced?: 'timeout' | 'canceled';
-      }
-    | undefined;
-  let killTimer: NodeJS.Timeout | undefined;
+  const jobs = new Map<number, Job>();
+  let awaiting = 0;
   // 'close' comes after 'exit' once stderr is drained, so the crash message sees the last lines.
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
 
@@ -131,16 +139,22 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       }
     }
   };
-  const finish = (result: RunResult) => {
-    const job = current;
-    current = undefined;
-    clearTimeout(killTimer);
-    job?.settle(result);
+  const finish = (job: Job, result: RunResult) => {
+    jobs.delete(job.eid);
+    if (job.awaiting) awaiting--;
+    clearTimeout(job.killTimer);
+    job.settle(result);
   };
   const handle = (message: ChildMessage) => {
-    const job = current;
-    if (message.t === 'ready' || !job || message.eid !== job.eid) return;
-    if (message.t === 'call') {
+    if (message.t === 'ready') return;
+    const job = jobs.get(message.eid);
+    if (!job) return;
+    if (message.t === 'activity') {
+      if (job.awaiting === message.awaiting) return;
+      job.awaiting = message.awaiting;
+      awaiting += message.awaiting ? 1 : -1;
+      options.onActivity?.(self);
+    } else if (message.t === 'call') {
       job.handlers.call(message.kind, message.args).then(
         (value) => post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
@@ -149,6 +163,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     else if (message.t === 'output') job.handlers.output(message.json);
     else if (message.t === 'done')
       finish(
+        job,
         job.forced
           ? { exit: job.forced }
           : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) },
@@ -169,13 +184,12 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   });
   child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     alive = false;
-    const job = current;
-    if (job)
-      finish(
-        job.forced
-          ? { exit: job.forced }
-          : { exit: 'failed', error: crashMessage(signal, code, stderrTail, options.memoryLimitMb) },
-      );
+    // Every execution the child held goes down with it; each is recorded on its own.
+    const crash = crashMessage(signal, code, stderrTail, options.memoryLimitMb);
+    const shared = jobs.size > 1 ? ` (with ${jobs.size - 1} other execution(s) sharing the sandbox)` : '';
+    for (const job of [...jobs.values()]) {
+      finish(job, job.forced ? { exit: job.forced } : { exit: 'failed', error: `${crash}${shared}` });
+    }
     options.onExit(self, { code, signal });
   });
 
@@ -187,21 +201,28 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     get ready() {
       return ready;
     },
+    get executions() {
+      return jobs.size;
+    },
+    get awaiting() {
+      return awaiting;
+    },
     run(eid, job, handlers) {
       return new Promise<RunResult>((settle) => {
         if (!alive) {
           settle({ exit: 'failed', error: 'The sandbox process is not running' });
           return;
         }
-        current = { eid, handlers, settle };
+        jobs.set(eid, { eid, handlers, settle });
         post({ t: 'run', eid, job });
       });
     },
     stop(eid, reason, graceMs) {
-      if (!current || current.eid !== eid || current.forced) return;
-      current.forced = reason;
+      const job = jobs.get(eid);
+      if (!job || job.forced) return;
+      job.forced = reason;
       post({ t: 'kill', eid });
-      killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      job.killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
     },
     async destroy() {
       if (alive) child.kill('SIGKILL');

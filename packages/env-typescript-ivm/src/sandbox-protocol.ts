@@ -35,6 +35,8 @@ export type ChildMessage =
     }
   | { readonly t: 'stdout' | 'stderr'; readonly eid: number; readonly text: string }
   | { readonly t: 'output'; readonly eid: number; readonly json: string }
+  /** The execution started awaiting the host (its isolate idle) or runs again. */
+  | { readonly t: 'activity'; readonly eid: number; readonly awaiting: boolean }
   | ({ readonly t: 'done'; readonly eid: number } & RunResult);
 
 /** The envelope every child message travels in. */

@@ -51,6 +51,7 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       const resolved = resolveConfig(config);
       const pool = createSandboxPool({
         size: resolved.poolSize,
+        executionsPerChild: resolved.executionsPerChild,
         memoryLimitMb: resolved.memoryLimitMb,
         idleTimeoutMs: resolved.idleTimeoutMs,
         childPath: options.childPath ?? resolveChildPath(),

@@ -16,7 +16,8 @@ const HOLD = 'cyrnel.output({ r: await cyrnel.services.gate.tools.hold.invoke({}
 describe('pool', () => {
   it('runs at most poolSize executions at once and starts queued ones in FIFO order', async () => {
     const { held, tools } = holdingTools();
-    const sandbox = await startEnvironment({ poolSize: 2 }, tools);
+    // One execution per child: awaiting executions hold their slot (scheduling.test.ts: sharing).
+    const sandbox = await startEnvironment({ poolSize: 2, executionsPerChild: 1 }, tools);
     try {
       const runs = [1, 2, 3, 4].map(() => sandbox.run(HOLD, 20_000));
       await waitFor(() => held.length === 2);
@@ -40,7 +41,7 @@ describe('pool', () => {
 
   it('cancels a queued execution without running it and a running one promptly', async () => {
     const { held, tools } = holdingTools();
-    const sandbox = await startEnvironment({ poolSize: 1 }, tools);
+    const sandbox = await startEnvironment({ poolSize: 1, executionsPerChild: 1 }, tools);
     try {
       const running = sandbox.run(HOLD, 20_000);
       const queued = sandbox.run(HOLD, 20_000);
@@ -91,7 +92,7 @@ describe('pool', () => {
 
   it('teardown cancels queued and running work, and setup works again', async () => {
     const { held, tools } = holdingTools();
-    const sandbox = await startEnvironment({ poolSize: 1 }, tools);
+    const sandbox = await startEnvironment({ poolSize: 1, executionsPerChild: 1 }, tools);
     const running = sandbox.run(HOLD, 20_000);
     const queued = sandbox.run(HOLD, 20_000);
     await waitFor(() => held.length === 1);
@@ -113,7 +114,12 @@ describe('pool', () => {
     const second = createRecordingBindings();
     const run = (eid: number) =>
       env.execute({ eid, code: HOLD, options: { timeoutMs: 20_000 }, envConfig: {} });
-    await env.setup({ config: { poolSize: 1 }, secrets: {}, logger: silentLogger, bindings: first.bindings });
+    await env.setup({
+      config: { poolSize: 1, executionsPerChild: 1 },
+      secrets: {},
+      logger: silentLogger,
+      bindings: first.bindings,
+    });
     try {
       const running = run(1);
       const queued = run(2);

@@ -28,13 +28,35 @@ describe('resource attacks', () => {
     ['an async infinite loop', 'for (;;) await null;'],
     ['a loop awaiting host callbacks', 'for (;;) await cyrnel.services.svc.tools.echo.invoke({});'],
     ['a loop awaiting timers', 'for (;;) await new Promise((r) => setTimeout(r, 0));'],
-    ['a promise that never settles', 'await new Promise(() => {});'],
     ['a tool call that never answers', 'await cyrnel.services.svc.tools.never.invoke({});'],
     ['a self-rescheduling timer', 'const f = () => setTimeout(f, 0); f(); await new Promise(() => {});'],
   ])('ends %s at the deadline with timeout', async (_name, code) => {
     const { exit, record } = await sandbox.run(code, 400);
     expect(exit).toBe('timeout');
     expect(record.states).toEqual(['queued', 'running']);
+    await expectHealthy();
+  });
+
+  it.each([
+    ['a promise that never settles', 'await new Promise(() => {});'],
+    [
+      'a promise whose only timer was cleared',
+      'await new Promise((r) => clearTimeout(setTimeout(r, 60_000)));',
+    ],
+    [
+      'a wait after the last call answered',
+      'await cyrnel.services.svc.tools.echo.invoke({}); await new Promise(() => {});',
+    ],
+    [
+      'a never-settling promise in a timer callback',
+      'await new Promise((r) => setTimeout(() => r(new Promise(() => {})), 5));',
+    ],
+  ])('fails %s at once as a deadlock instead of waiting for the timeout', async (_name, code) => {
+    const started = Date.now();
+    const { exit, record } = await sandbox.run(code, 60_000);
+    expect(exit).toBe('failed');
+    expect(record.errors[0]).toMatch(/waiting for a promise that nothing can settle/);
+    expect(Date.now() - started).toBeLessThan(2000);
     await expectHealthy();
   });
 
@@ -85,6 +107,62 @@ describe('resource attacks', () => {
     const { exit, record } = await sandbox.run("cyrnel.output({ big: 'x'.repeat(100000) });");
     expect(exit).toBe('failed');
     expect(record.errors[0]).toMatch(/over the limit/);
+    await expectHealthy();
+  });
+
+  it('throws a catchable error for output nested deeper than 64 levels, at any depth', async () => {
+    const { exit, record } = await sandbox.run(`
+      const nest = (depth: number) => { let v: unknown = {}; for (let i = 1; i < depth; i++) v = [v]; return v; };
+      cyrnel.output({ fits: nest(63) });
+      const caught: string[] = [];
+      for (const depth of [64, 5000, 200_000]) {
+        try { cyrnel.output({ deep: nest(depth) }); } catch (e) { caught.push((e as Error).message.slice(-95)); }
+      }
+      cyrnel.output({ caught });
+    `);
+    expect(exit).toBe('success');
+    const message =
+      'is nested too deeply: the output allows at most 64 levels of arrays and objects, the output object included';
+    expect(record.output.caught).toEqual([message.slice(-95), message.slice(-95), message.slice(-95)]);
+    expect(record.output.deep).toBeUndefined();
+    expect(JSON.stringify(record.output.fits)).toBe(`${'['.repeat(62)}{}${']'.repeat(62)}`);
+    await expectHealthy();
+  });
+
+  it('rejects an invoke with parameters nested too deeply, without calling the tool', async () => {
+    const { exit, record } = await sandbox.run(`
+      const nest = (depth: number) => { let v: Record<string, unknown> = {}; for (let i = 1; i < depth; i++) v = { v }; return v; };
+      // Shared references: 2^70 paths, each object walked once per depth.
+      let dag: Record<string, unknown> = {};
+      for (let i = 0; i < 70; i++) dag = { a: dag, b: dag };
+      let wide: Record<string, unknown> = {};
+      for (let i = 0; i < 12; i++) wide = { a: wide, b: wide };
+      const results = [];
+      for (const params of [nest(64), nest(65), nest(200_000), dag, wide]) {
+        results.push(await cyrnel.services.svc.tools.echo.invoke(params).then(() => 'ok', (e) => e.status + ' ' + e.code + ' ' + e.message));
+      }
+      cyrnel.output({ results });
+    `);
+    expect(exit).toBe('success');
+    const refused =
+      '400 invalid_request invoke: the parameters are nested too deeply (at most 64 levels of arrays and objects)';
+    expect(record.output.results).toEqual(['ok', refused, refused, refused, 'ok']);
+    // What reaches the host is a JSON tree: shared references arrive expanded, as separate objects.
+    expect(record.calls).toHaveLength(2);
+    const received = record.calls[1]?.parameters as Record<string, unknown>;
+    expect(received.a).toEqual(received.b);
+    expect(received.a).not.toBe(received.b);
+    await expectHealthy();
+  });
+
+  it('prints values too deep for JSON without failing', async () => {
+    const { exit, record } = await sandbox.run(`
+      let v: unknown = 1; for (let i = 0; i < 200_000; i++) v = [v];
+      let o: unknown = 1; for (let i = 0; i < 200_000; i++) o = { o };
+      console.log('deep', v, o);
+    `);
+    expect(exit).toBe('success');
+    expect(record.stdout).toBe('deep [unprintable] [object Object]\n');
     await expectHealthy();
   });
 

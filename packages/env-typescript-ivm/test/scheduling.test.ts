@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import { startEnvironment, waitFor } from './recording-bindings';
+
+const TRIVIAL = 'cyrnel.output({ ok: true });';
+const tools = { 'svc.never': () => new Promise(() => {}), 'svc.echo': (p: unknown) => p };
+
+/** Run `attack` `count` times (not awaited), then time a trivial execution. */
+async function trivialBehind(attack: string, count: number, config: Record<string, unknown> = {}) {
+  const sandbox = await startEnvironment({ poolSize: 2, ...config }, tools);
+  try {
+    const attacks = Array.from({ length: count }, () => sandbox.run(attack, 60_000));
+    // Every attacker got a sandbox (none is queued) before the trivial run arrives.
+    await waitFor(() => sandbox.log.filter((e) => e.endsWith(':running')).length === count);
+    const started = Date.now();
+    const trivial = await sandbox.run(TRIVIAL);
+    const elapsedMs = Date.now() - started;
+    for (let eid = 1; eid <= count; eid++) await sandbox.env.kill(eid);
+    const exits = (await Promise.all(attacks)).map((a) => a.exit);
+    return { trivial, elapsedMs, exits, children: sandbox.children.started().length };
+  } finally {
+    await sandbox.env.teardown();
+  }
+}
+
+describe('scheduling of awaiting executions', () => {
+  it.each([
+    ['tool calls that never answer', 'await cyrnel.services.svc.tools.never.invoke({});'],
+    ['sleeping loops', 'while (true) await new Promise((r) => setTimeout(r, 1000));'],
+  ])(
+    'lets a trivial execution through while more programs than the pool size await %s',
+    async (_n, attack) => {
+      const { trivial, elapsedMs, exits, children } = await trivialBehind(attack, 6);
+      expect(trivial.exit).toBe('success');
+      expect(trivial.record.output).toEqual({ ok: true });
+      expect(elapsedMs).toBeLessThan(1000);
+      expect(exits).toEqual(Array(6).fill('canceled'));
+      expect(children).toBe(2);
+    },
+  );
+
+  it('fails promise-only waits at once, so they hold nothing', async () => {
+    const sandbox = await startEnvironment({ poolSize: 2 }, tools);
+    try {
+      const started = Date.now();
+      const attacks = await Promise.all(
+        Array.from({ length: 6 }, () => sandbox.run('await new Promise(() => {});', 60_000)),
+      );
+      expect(attacks.map((a) => a.exit)).toEqual(Array(6).fill('failed'));
+      expect((await sandbox.run(TRIVIAL)).exit).toBe('success');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await sandbox.env.teardown();
+    }
+  });
+
+  it('never shares a child with a computing execution, and queues once all slots compute', async () => {
+    const sandbox = await startEnvironment({ poolSize: 1 }, tools);
+    try {
+      const looping = sandbox.run('for (;;) {}', 60_000);
+      await waitFor(() => sandbox.of(1).states.includes('running'));
+      const queued = sandbox.run(TRIVIAL);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sandbox.of(2).states).toEqual(['queued']);
+      await sandbox.env.kill(1);
+      expect((await looping).exit).toBe('canceled');
+      expect((await queued).exit).toBe('success');
+    } finally {
+      await sandbox.env.teardown();
+    }
+  });
+
+  it('bounds the executions of one child by executionsPerChild', async () => {
+    const sandbox = await startEnvironment({ poolSize: 1, executionsPerChild: 3 }, tools);
+    try {
+      const attack = 'await cyrnel.services.svc.tools.never.invoke({});';
+      const runs = [1, 2, 3, 4].map(() => sandbox.run(attack, 60_000));
+      await waitFor(() => sandbox.log.filter((e) => e.endsWith(':running')).length === 3);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(sandbox.of(4).states).toEqual(['queued']);
+      await sandbox.env.kill(1);
+      await waitFor(() => sandbox.of(4).states.includes('running'));
+      for (const eid of [2, 3, 4]) await sandbox.env.kill(eid);
+      expect((await Promise.all(runs)).map((r) => r.exit)).toEqual(Array(4).fill('canceled'));
+    } finally {
+      await sandbox.env.teardown();
+    }
+  });
+
+  it('fails every execution of a shared child that dies, keeping what each reported', async () => {
+    const sandbox = await startEnvironment({ poolSize: 1 }, tools);
+    try {
+      const code = (n: number) =>
+        `cyrnel.output({ n: ${n} }); console.log('waiting'); await cyrnel.services.svc.tools.never.invoke({});`;
+      const first = sandbox.run(code(1), 60_000);
+      await waitFor(() => sandbox.of(1).stdout === 'waiting\n');
+      const second = sandbox.run(code(2), 60_000);
+      await waitFor(() => sandbox.of(2).stdout === 'waiting\n');
+      const [pid] = sandbox.children.live();
+      process.kill(pid as number, 'SIGKILL');
+      for (const [n, run] of [
+        [1, await first],
+        [2, await second],
+      ] as const) {
+        expect(run.exit).toBe('failed');
+        expect(run.record.errors[0]).toMatch(
+          /exited unexpectedly \(SIGKILL\).*1 other execution\(s\) sharing the sandbox/,
+        );
+        expect(run.record.output).toEqual({ n });
+      }
+      expect((await sandbox.run(TRIVIAL)).exit).toBe('success');
+    } finally {
+      await sandbox.env.teardown();
+    }
+  });
+});
