@@ -1,6 +1,7 @@
 import openapi from '@cyrnel/adapter-openapi';
 import { type CyrnelHost, createHost } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
+import type { OutboundPolicy } from '@cyrnel/sdk';
 import { openStore } from '@cyrnel/store';
 import type { ServerLogger } from './create-logger';
 import { withConfigDefaults } from './with-config-defaults';
@@ -13,6 +14,8 @@ export interface ComposeHostOptions {
   readonly secretsPreviousKeys: readonly Buffer[];
   readonly limits: ProcessLimitOptions;
   readonly logger: ServerLogger;
+  /** Where tool calls may connect (handed to every module's `setup`). */
+  readonly outbound: OutboundPolicy;
 }
 
 /** The process limits of SPEC §3 the server sets from its flags. */
@@ -58,6 +61,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       previousSecretsKeys: [...options.secretsPreviousKeys],
       logger: options.logger.child({ component: 'core' }),
       limits: { ...options.limits },
+      outbound: options.outbound,
     });
   } catch (error) {
     await store.close();

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { loadSecretsKey } from '@cyrnel/core';
+import { createOutboundPolicy, loadSecretsKey, type OwnEndpoint } from '@cyrnel/core';
 import { createApp } from '@cyrnel/http';
 import { serve } from '@hono/node-server';
 import { assertSafeBind } from './assert-safe-bind';
@@ -60,6 +60,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     logger,
   });
   const databasePath = options.databasePath ?? join(dataDir, 'data.db');
+  const requestedPort = options.port ?? 9371;
+  // Tool calls pass the download guard's switches and never reach this server itself; with port 0
+  // the real port is only known after listen, which sets it here before any request is served.
+  let ownEndpoint: OwnEndpoint | undefined =
+    requestedPort === 0 ? undefined : { address: host, port: requestedPort };
+  const outbound = createOutboundPolicy({
+    allowPrivateUrls: options.allowPrivateUrls ?? false,
+    allowCidrs: options.urlAllowCidrs ?? [],
+    denyCidrs: options.urlDenyCidrs ?? [],
+    ownEndpoint: () => ownEndpoint,
+  });
   const composed = await composeHost({
     dataDir,
     databasePath,
@@ -74,6 +85,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       maxTimeoutMs: options.maxTimeoutMs ?? 300_000,
     },
     logger,
+    outbound,
   });
   const app = createApp(composed.host, {
     ...(apiKey === undefined ? {} : { apiKey }),
@@ -88,12 +100,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(options.maxEventQueueBytes === undefined ? {} : { maxEventQueueBytes: options.maxEventQueueBytes }),
   });
   const requests = createRequestTracker(app.fetch);
-  const server = await listen(requests.fetch, options.port ?? 9371, host).catch(async (error: unknown) => {
+  const server = await listen(requests.fetch, requestedPort, host).catch(async (error: unknown) => {
     await composed.closeHost({ graceMs: 0 });
     await composed.closeStore();
     throw error;
   });
-  const port = (server.address() as AddressInfo).port;
+  const bound = server.address() as AddressInfo;
+  const port = bound.port;
+  ownEndpoint = { address: bound.address, port };
   const url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
   logger.announce('listening', { url, dataDir, pid: process.pid, database: databasePath });
   const graceMs = options.shutdownTimeoutMs ?? 10_000;

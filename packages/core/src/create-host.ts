@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
+import { watchCatalog } from './catalog-revision';
 import type { CatalogStorage } from './catalog-storage';
+import { createDiscoveryIndex } from './discovery-index';
 import { createEnvironmentApi } from './environment-api';
 import type { CyrnelHost } from './host';
 import { createModuleRegistry } from './module-registry';
@@ -66,7 +68,8 @@ export interface CreateHostOptions {
  */
 export async function createHost(options: CreateHostOptions): Promise<CyrnelHost> {
   const { storage } = options;
-  const { catalog } = storage;
+  // Every write goes through the watched port, so per-revision caches see it.
+  const { catalog, revision } = watchCatalog(storage.catalog);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const { invokeTimeoutMs, ...processLimits } = options.limits ?? {};
@@ -75,7 +78,12 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // The registry is created after the gateway and the process manager, which reach it lazily.
   const adapter = (id: string) => registry.adapter(id);
   const checker = createSchemaChecker(options.validation);
-  const gateway = createToolGateway({ catalog, checker, adapter, invokeTimeoutMs, logger });
+  const discovery = createDiscoveryIndex({
+    catalog,
+    revision,
+    isAdapterActive: (id) => registry.adapter(id) !== undefined,
+  });
+  const gateway = createToolGateway({ catalog, checker, discovery, adapter, invokeTimeoutMs, logger });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
@@ -130,7 +138,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     modules: createModulesApi(registry),
     services,
     tools,
-    environment: createEnvironmentApi(environments, tools),
+    environment: createEnvironmentApi(environments, tools, discovery),
     processes: processes.api,
     close(closeOptions) {
       closing ??= (async () => {

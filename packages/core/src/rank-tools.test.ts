@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolRow } from './catalog-storage';
-import { rankTools } from './rank-tools';
+import { indexTools, rankTools } from './rank-tools';
 
 const tool = (serviceId: string, id: string, name: string, description: string): ToolRow => ({
   serviceId,
@@ -12,12 +12,12 @@ const tool = (serviceId: string, id: string, name: string, description: string):
   adapter: 'openapi',
 });
 
-const tools = [
+const tools = indexTools([
   tool('github', 'listIssues', 'List issues', 'Lists issues of a repository'),
   tool('github', 'issues', 'Issues', 'Everything about issues'),
   tool('jira', 'search', 'Search', 'Find issues with JQL'),
   tool('weather', 'forecast', 'Forecast', 'Weather for a city'),
-];
+]);
 
 describe('rankTools', () => {
   it('puts an exact id match first, then id, name and description matches', () => {
@@ -28,6 +28,11 @@ describe('rankTools', () => {
   it('matches every word of a multi-word query', () => {
     expect(rankTools(tools, 'weather city').map((t) => t.id)).toEqual(['forecast']);
     expect(rankTools(tools, 'weather repository')).toEqual([]);
+  });
+
+  it('answers at most limit tools', () => {
+    expect(rankTools(tools, 'issues', 2).map((t) => t.id)).toEqual(['issues', 'listIssues']);
+    expect(rankTools(tools, '', 1).map((t) => t.id)).toEqual(['listIssues']);
   });
 
   it('keeps the stable order for an empty query', () => {

@@ -1,12 +1,35 @@
 import type { ToolRow } from './catalog-storage';
 
+/** A tool row with the lower-cased fields ranking compares, computed once per catalog revision. */
+export interface IndexedTool<T extends ToolRow = ToolRow> {
+  readonly row: T;
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly serviceId: string;
+  readonly qualified: string;
+}
+
+/** Lower-case the fields of every row once, so a query costs comparisons only. */
+export function indexTools<T extends ToolRow>(rows: readonly T[]): IndexedTool<T>[] {
+  return rows.map((row) => {
+    const id = row.id.toLowerCase();
+    const serviceId = row.serviceId.toLowerCase();
+    return {
+      row,
+      id,
+      name: row.name.toLowerCase(),
+      description: row.description.toLowerCase(),
+      serviceId,
+      qualified: `${serviceId}.${id}`,
+    };
+  });
+}
+
 /** Relevance of one tool to a lower-cased query; 0 means no match. */
-function score(tool: ToolRow, query: string, words: readonly string[]): number {
-  const id = tool.id.toLowerCase();
-  const name = tool.name.toLowerCase();
-  const description = tool.description.toLowerCase();
-  const qualified = `${tool.serviceId.toLowerCase()}.${id}`;
-  if (id === query || qualified === query) return 1000;
+function score(tool: IndexedTool, query: string, words: readonly string[]): number {
+  const { id, name, description } = tool;
+  if (id === query || tool.qualified === query) return 1000;
   let whole = 0;
   if (id.includes(query)) whole += 300;
   if (name.includes(query)) whole += 200;
@@ -17,7 +40,7 @@ function score(tool: ToolRow, query: string, words: readonly string[]): number {
   for (const word of words) {
     const hit =
       (id.includes(word) ? 30 : 0) + (name.includes(word) ? 20 : 0) + (description.includes(word) ? 10 : 0);
-    if (hit === 0 && !tool.serviceId.toLowerCase().includes(word)) allWords = false;
+    if (hit === 0 && !tool.serviceId.includes(word)) allWords = false;
     total += hit;
   }
   if (whole === 0 && !allWords) return 0;
@@ -27,14 +50,23 @@ function score(tool: ToolRow, query: string, words: readonly string[]): number {
 /**
  * Rank tools for discovery: an exact id match first, then matches in the id, the name and the
  * description; ties keep the stable (serviceId, toolId) order. An empty query keeps every tool.
+ * At most `limit` tools are answered.
  */
-export function rankTools<T extends ToolRow>(tools: readonly T[], query: string): T[] {
+export function rankTools<T extends ToolRow>(
+  tools: readonly IndexedTool<T>[],
+  query: string,
+  limit = Number.POSITIVE_INFINITY,
+): T[] {
   const text = query.trim().toLowerCase();
-  if (text === '') return [...tools];
+  if (text === '') return tools.slice(0, limit).map((tool) => tool.row);
   const words = text.split(/\s+/).filter(Boolean);
-  return tools
-    .map((tool, index) => ({ tool, index, score: score(tool, text, words) }))
-    .filter((entry) => entry.score > 0)
+  const hits: { row: T; index: number; score: number }[] = [];
+  tools.forEach((tool, index) => {
+    const value = score(tool, text, words);
+    if (value > 0) hits.push({ row: tool.row, index, score: value });
+  });
+  return hits
     .sort((a, b) => b.score - a.score || a.index - b.index)
-    .map((entry) => entry.tool);
+    .slice(0, limit)
+    .map((hit) => hit.row);
 }

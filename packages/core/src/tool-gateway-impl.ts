@@ -7,6 +7,7 @@ import type {
   ToolDescription,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
+import type { DiscoveryIndex } from './discovery-index';
 import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
 import { rankTools } from './rank-tools';
@@ -19,6 +20,8 @@ export interface ToolGatewayOptions {
   readonly catalog: CatalogStorage;
   /** Validates parameters off the main thread, under a deadline. */
   readonly checker: SchemaChecker;
+  /** Discovery's view of the enabled catalog, rebuilt once per catalog revision. */
+  readonly discovery: DiscoveryIndex;
   /** The active adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
   /** Deadline of one `adapter.invoke`; default 60000 ms (past it: 502 `upstream_error`). */
@@ -57,11 +60,6 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     const tool = await catalog.getTool(serviceId, toolId);
     if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
     return tool.inputSchema;
-  };
-
-  const effectiveTools = async (serviceId?: string) => {
-    const rows = await catalog.listTools({ serviceId, enabled: true, serviceEnabled: true });
-    return rows.filter((row) => options.adapter(row.adapter) !== undefined);
   };
 
   return {
@@ -122,9 +120,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       const text = query.query;
       if (text !== undefined && typeof text !== 'string')
         throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
-      const counts = new Map<string, number>();
-      for (const tool of await effectiveTools())
-        counts.set(tool.serviceId, (counts.get(tool.serviceId) ?? 0) + 1);
+      const { toolCounts } = await options.discovery.current();
       const services = await catalog.listServices({ enabled: true, query: text || undefined });
       return services
         .filter((service) => options.adapter(service.adapter) !== undefined)
@@ -132,7 +128,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           id: service.id,
           name: service.name,
           description: service.description,
-          toolCount: counts.get(service.id) ?? 0,
+          toolCount: toolCounts.get(service.id) ?? 0,
         }));
     },
     async discoverTools(rawQuery) {
@@ -150,8 +146,11 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           { path: 'limit', message: 'must be a positive integer' },
         ]);
       }
-      const ranked = rankTools(await effectiveTools(serviceId), text ?? '');
-      return ranked.slice(0, Math.min(limit ?? 20, MAX_DISCOVERED)).map((tool) => ({
+      const { tools } = await options.discovery.current();
+      const scoped =
+        serviceId === undefined ? tools : tools.filter((tool) => tool.row.serviceId === serviceId);
+      const ranked = rankTools(scoped, text ?? '', Math.min(limit ?? 20, MAX_DISCOVERED));
+      return ranked.map((tool) => ({
         serviceId: tool.serviceId,
         toolId: tool.id,
         name: tool.name,

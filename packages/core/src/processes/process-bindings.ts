@@ -1,6 +1,6 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
-import { ConflictError, isCyrnelError, UpstreamError } from '../errors';
+import { ConflictError, CyrnelError, isCyrnelError, UpstreamError } from '../errors';
 import type { ToolGateway } from '../tool-gateway';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
@@ -17,6 +17,18 @@ export interface ProcessBindingsOptions {
 const MAX_ERROR_LENGTH = 10_000;
 
 /**
+ * Discovery calls one run may make (issue 13): each one ranks the catalog on the host's thread, so
+ * a program must not be able to turn a `Promise.all` of thousands into a stalled server.
+ */
+export const DISCOVERY_BUDGET = 1000;
+
+/** A run's discovery calls: how many so far, and the tail of the one-at-a-time chain. */
+interface DiscoveryState {
+  count: number;
+  tail: Promise<unknown>;
+}
+
+/**
  * The host side of the environment bindings (SPEC §9): every call is routed by `eid` to the
  * live run it belongs to. Calls for a run that already ended are ignored (an abandoned
  * execution may keep talking after a kill).
@@ -27,6 +39,30 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   const running = (eid: number): LiveProcess | undefined => {
     const run = execution.live.get(eid);
     return run && !run.finished ? run : undefined;
+  };
+
+  const discoveries = new WeakMap<LiveProcess, DiscoveryState>();
+  // One discovery call of a run at a time, each after the event loop had a turn (so HTTP requests
+  // and other runs interleave), and at most DISCOVERY_BUDGET per run.
+  const discover = <T>(eid: number, task: () => Promise<T>): Promise<T> => {
+    const run = running(eid);
+    if (!run) return Promise.reject(new ConflictError(`execution ${eid} is not running`));
+    let state = discoveries.get(run);
+    if (!state) {
+      state = { count: 0, tail: Promise.resolve() };
+      discoveries.set(run, state);
+    }
+    if (++state.count > DISCOVERY_BUDGET) {
+      return Promise.reject(
+        new CyrnelError(
+          'too_many_calls',
+          `a process may make at most ${DISCOVERY_BUDGET} discovery calls (cyrnel.discover.*)`,
+        ),
+      );
+    }
+    const result = state.tail.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(task);
+    state.tail = result.catch(() => undefined);
+    return result;
   };
 
   return {
@@ -63,9 +99,9 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
         run.pendingCalls.delete(call);
       }
     },
-    discoverServices: (_eid, query) => tools.discoverServices(query ?? {}),
-    discoverTools: (_eid, query) => tools.discoverTools(query ?? {}),
-    describeTool: (_eid, serviceId, toolId) => tools.describeTool(serviceId, toolId),
+    discoverServices: (eid, query) => discover(eid, () => tools.discoverServices(query ?? {})),
+    discoverTools: (eid, query) => discover(eid, () => tools.discoverTools(query ?? {})),
+    describeTool: (eid, serviceId, toolId) => discover(eid, () => tools.describeTool(serviceId, toolId)),
     setState(eid, state) {
       const run = running(eid);
       if (!run) return;

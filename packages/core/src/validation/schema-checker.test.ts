@@ -118,14 +118,17 @@ describe('createSchemaChecker', () => {
     await expect(schemas.check({ field: 'n', schema: exclusive04, value: 0 })).rejects.toMatchObject({
       code: 'invalid_request',
     });
+    // draft-07's tuple form of items; 2020-12 spells it prefixItems.
     const draft07 = {
       $schema: 'http://json-schema.org/draft-07/schema#',
-      if: { type: 'string' },
-      then: { minLength: 2 },
+      type: 'array',
+      items: [{ type: 'string' }],
+      additionalItems: false,
     };
-    await expect(schemas.check({ field: 's', schema: draft07, value: 'x' })).rejects.toMatchObject({
+    await expect(schemas.check({ field: 'a', schema: draft07, value: ['x', 1] })).rejects.toMatchObject({
       code: 'invalid_request',
     });
+    await expect(schemas.check({ field: 'a', schema: draft07, value: ['x'] })).resolves.toBeUndefined();
     const prefix = { type: 'array', prefixItems: [{ type: 'string' }], items: false };
     await expect(schemas.check({ field: 'a', schema: prefix, value: ['x', 1] })).rejects.toMatchObject({
       code: 'invalid_request',

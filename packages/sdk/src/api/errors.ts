@@ -1,8 +1,9 @@
 /**
  * Every stable error code of the HTTP API with its status (SPEC §9). Listed once; never reused.
  * Issue 13 added `unsupported_media_type` (a request body that is not `application/json`) and
- * `too_many_streams` (the server's cap on concurrent event streams); every 429 carries
- * `Retry-After` in seconds.
+ * `too_many_streams` (the server's cap on concurrent event streams) and `too_many_calls` (a
+ * process beyond its budget of calls, e.g. discovery); every 429 over HTTP carries `Retry-After`
+ * in seconds.
  */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -14,6 +15,7 @@ export const ERROR_STATUS = {
   unsupported_media_type: 415,
   too_many_processes: 429,
   too_many_streams: 429,
+  too_many_calls: 429,
   internal: 500,
   upstream_error: 502,
   unavailable: 503,

@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { type apiClient, useServer } from './helpers';
+
+/**
+ * Issue 13: input from sandbox code must not stall the server's event loop. Each attack runs
+ * while `/health` is probed back to back; every probe must answer within 100 ms.
+ */
+function probeHealth(url: string): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const started = performance.now();
+      const response = await fetch(`${url}/health`);
+      await response.text();
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return latencies;
+    },
+  };
+}
+
+/** An OpenAPI document whose one operation has a backtracking-prone pattern and a url format. */
+function patternSpec(): Record<string, unknown> {
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Patterns', version: '1.0.0' },
+    servers: [{ url: 'http://127.0.0.1:9' }],
+    paths: {
+      '/items': {
+        get: {
+          operationId: 'find',
+          parameters: [
+            { name: 'code', in: 'query', schema: { type: 'string', pattern: '^(a+)+$' } },
+            { name: 'link', in: 'query', schema: { type: 'string', format: 'url' } },
+          ],
+          responses: { '200': { description: 'ok' } },
+        },
+      },
+    },
+  };
+}
+
+/** An OpenAPI document with `count` operations, for discovery over a large catalog. */
+function manyToolsSpec(count: number): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    paths[`/things${i}`] = {
+      get: {
+        operationId: `listThings${i}`,
+        summary: `List things of kind ${i}`,
+        description: `Lists every thing of kind ${i} with its owner and labels`,
+        responses: { '200': { description: 'ok' } },
+      },
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Things', version: '1.0.0' },
+    servers: [{ url: 'http://127.0.0.1:9' }],
+    paths,
+  };
+}
+
+async function install(api: ReturnType<typeof apiClient>, id: string, spec: Record<string, unknown>) {
+  const installed = await api('POST', '/services', {
+    id,
+    adapter: 'openapi',
+    definition: JSON.stringify(spec),
+    enabled: true,
+  });
+  expect(installed.status).toBe(201);
+}
+
+describe('the main thread under hostile input', () => {
+  const { api, url } = useServer();
+
+  it('validates a backtracking-prone pattern and the url format without stalling /health', async () => {
+    await install(api, 'patterns', patternSpec());
+    const probe = probeHealth(url());
+    const code = `
+      const results = [];
+      for (const query of [{ code: 'a'.repeat(33) + '!' }, { link: 'a'.repeat(40) + '!' }, { code: 'a'.repeat(100000) + '!' }]) {
+        try {
+          await cyrnel.services.patterns.tools.find.invoke({ query });
+          results.push('passed');
+        } catch (error) {
+          results.push(error.status + ' ' + error.message);
+        }
+      }
+      cyrnel.output({ results });
+    `;
+    const run = await api('POST', '/processes', { code, wait: true });
+    const latencies = await probe.stop();
+    expect(run.body.exitState).toBe('success');
+    expect(run.body.output.results).toEqual([
+      expect.stringMatching(/^400 parameters does not match its schema: \/query\/code must match pattern/),
+      expect.stringMatching(
+        /^400 parameters does not match its schema: \/query\/link must match format "url"/,
+      ),
+      expect.stringMatching(/^400 parameters does not match its schema: \/query\/code must match pattern/),
+    ]);
+    expect(latencies.length).toBeGreaterThan(0);
+    expect(Math.max(...latencies)).toBeLessThan(100);
+  });
+
+  it('bounds discovery per process and keeps /health fast during a Promise.all of 5,000 calls', async () => {
+    await install(api, 'things', manyToolsSpec(2000));
+    const probe = probeHealth(url());
+    const code = `
+      const settled = await Promise.allSettled(
+        Array.from({ length: 5000 }, (_, i) => cyrnel.discover.tools({ query: 'things kind ' + (i % 50), limit: 5 })),
+      );
+      const codes = {};
+      for (const result of settled) {
+        const key = result.status === 'fulfilled' ? 'ok' : String(result.reason.code);
+        codes[key] = (codes[key] ?? 0) + 1;
+      }
+      cyrnel.output({ codes });
+    `;
+    const run = await api('POST', '/processes', { code, wait: true, timeoutMs: 120_000 });
+    const latencies = await probe.stop();
+    expect(run.body.exitState).toBe('success');
+    const codes = run.body.output.codes as Record<string, number>;
+    expect(codes.ok).toBeGreaterThan(0);
+    expect(codes.ok).toBeLessThanOrEqual(1000);
+    // Everything beyond the per-process budget (or the sandbox's pending-call limit) is refused.
+    expect(Object.keys(codes).filter((key) => key !== 'ok')).toEqual(['too_many_calls']);
+    expect(Math.max(...latencies)).toBeLessThan(100);
+  });
+
+  it('renders the type declarations once per catalog revision and follows a change', async () => {
+    const first = await api('GET', '/environment/types');
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('listThings1999');
+    const again = await api('GET', '/environment/types');
+    expect(again.text).toBe(first.text);
+    const disabled = await api('POST', '/tools/things/listThings1999/enabled', { enabled: false });
+    expect(disabled.status).toBe(200);
+    const after = await api('GET', '/environment/types');
+    expect(after.text).not.toContain('listThings1999');
+    expect(after.text).toContain('listThings1998');
+    const discovered = await api('POST', '/processes', {
+      code: `cyrnel.output({ ids: (await cyrnel.discover.tools({ query: 'listThings1999' })).map((t) => t.toolId) });`,
+      wait: true,
+    });
+    expect(discovered.body.output).toEqual({ ids: [] });
+  });
+});
