@@ -163,20 +163,20 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     flag: 'allow-private-urls',
     env: 'CYRNEL_ALLOW_PRIVATE_URLS',
     kind: 'boolean',
-    help: 'let definition downloads reach private/loopback addresses',
+    help: "let definition downloads and tool calls reach private/loopback addresses (never cyrnel's own port)",
     shownDefault: 'false',
   },
   {
     flag: 'url-allow-cidrs',
     env: 'CYRNEL_URL_ALLOW_CIDRS',
     kind: 'list',
-    help: 'comma-separated CIDR blocks downloads may reach even if private',
+    help: 'comma-separated CIDR blocks downloads and tool calls may reach even if private',
   },
   {
     flag: 'url-deny-cidrs',
     env: 'CYRNEL_URL_DENY_CIDRS',
     kind: 'list',
-    help: 'comma-separated CIDR blocks downloads may never reach (wins)',
+    help: 'comma-separated CIDR blocks downloads and tool calls may never reach (wins)',
   },
 ];
 
