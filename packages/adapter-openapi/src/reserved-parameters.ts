@@ -16,7 +16,7 @@ const FRAMING_HEADERS = new Set([
 ]);
 
 // OpenAPI: header parameters with these names are ignored (the adapter sets them from the
-// operation's responses, body and security). Dropped without a note, as the specification says.
+// operation's responses, body and security).
 const ADAPTER_HEADERS = new Set(['accept', 'content-type', 'authorization']);
 
 /** Why a header name is never taken from a parameter, or undefined when it may be. */
@@ -24,7 +24,8 @@ export function reservedHeaderReason(name: string): string | undefined {
   const lower = name.toLowerCase();
   if (FRAMING_HEADERS.has(lower) || lower.startsWith('proxy-'))
     return 'a framing or hop-by-hop header the HTTP client sets itself';
-  if (ADAPTER_HEADERS.has(lower)) return 'set by the adapter (OpenAPI ignores this header parameter)';
+  if (ADAPTER_HEADERS.has(lower))
+    return 'set by the adapter from the operation; OpenAPI ignores this header parameter';
   return undefined;
 }
 
@@ -90,9 +91,9 @@ export interface DroppedParameter {
 }
 
 /**
- * Split an operation's parameters into the ones a caller may set and the ones dropped: framing,
- * hop-by-hop and adapter-set headers, and names a credential of the operation occupies.
- * `noted` lists the drops worth telling the caller about (not the OpenAPI-ignored headers).
+ * Split an operation's parameters into the ones a caller may set and the ones dropped (`noted`,
+ * each with its reason for the tool's description): framing, hop-by-hop and adapter-set headers,
+ * and names a credential of the operation occupies.
  */
 export function screenParameters<P extends { readonly name: string; readonly in: ParameterLocation }>(
   parameters: readonly P[],
@@ -101,7 +102,6 @@ export function screenParameters<P extends { readonly name: string; readonly in:
   const kept: P[] = [];
   const noted: DroppedParameter[] = [];
   for (const param of parameters) {
-    if (param.in === 'header' && ADAPTER_HEADERS.has(param.name.toLowerCase())) continue;
     const framing = param.in === 'header' ? reservedHeaderReason(param.name) : undefined;
     const scheme = credentialCollision(credentials, param.in, param.name);
     if (framing !== undefined) noted.push({ name: param.name, in: param.in, reason: framing });
