@@ -15,4 +15,9 @@ describe('assertSafeBind', () => {
     expect(() => assertSafeBind('0.0.0.0', 'key', false)).not.toThrow();
     expect(() => assertSafeBind('0.0.0.0', undefined, true)).not.toThrow();
   });
+
+  it('allows other addresses once a key is stored, and says how to get one', () => {
+    expect(() => assertSafeBind('0.0.0.0', undefined, false, 1)).not.toThrow();
+    expect(() => assertSafeBind('0.0.0.0', undefined, false, 0)).toThrow(/POST \/keys/);
+  });
 });

@@ -1,5 +1,5 @@
 import openapi from '@cyrnel/adapter-openapi';
-import { type CyrnelHost, createHost } from '@cyrnel/core';
+import { type CyrnelHost, createHost, createKeyRing, type KeyRing } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import { openStore } from '@cyrnel/store';
@@ -14,6 +14,8 @@ export interface ComposeHostOptions {
   readonly secretsPreviousKeys: readonly Buffer[];
   readonly limits: ProcessLimitOptions;
   readonly logger: ServerLogger;
+  /** Called with the number of stored API keys before the host starts; throw to refuse the start. */
+  readonly checkKeys?: (storedKeys: number) => void;
   /** Where tool calls may connect (handed to every module's `setup`). */
   readonly outbound: OutboundPolicy;
 }
@@ -25,12 +27,15 @@ export interface ProcessLimitOptions {
   readonly maxStderrBytes: number;
   readonly maxOutputBytes: number;
   readonly maxLiveProcesses: number;
+  readonly maxLiveProcessesPerKey: number;
   readonly maxTimeoutMs: number;
 }
 
 /** The core host on the SQLite store, with the built-in modules, and how to close both. */
 export interface ComposedHost {
   readonly host: CyrnelHost;
+  /** The API keys stored in the database. */
+  readonly keys: KeyRing;
   /** Close the host: running processes get `graceMs`, then are killed and recorded. */
   closeHost(options: { graceMs: number }): Promise<void>;
   /** Close the database; only once nothing uses the host any more. */
@@ -44,8 +49,10 @@ export interface ComposedHost {
  */
 export async function composeHost(options: ComposeHostOptions): Promise<ComposedHost> {
   const store = await openStore({ filename: options.databasePath });
+  const keys = createKeyRing({ storage: store.keys });
   let host: CyrnelHost;
   try {
+    options.checkKeys?.(await keys.count());
     host = await createHost({
       storage: store,
       dataDir: options.dataDir,
@@ -69,6 +76,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   }
   return {
     host,
+    keys,
     closeHost: ({ graceMs }) => host.close({ graceMs }),
     closeStore: () => store.close(),
   };

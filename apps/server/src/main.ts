@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { assertSafeBind } from './assert-safe-bind';
 import { createLogger } from './create-logger';
 import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
 import { ConfigError, parseServerConfig } from './server-config';
@@ -36,7 +35,6 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, pretty });
   let server: RunningServer;
   try {
-    assertSafeBind(config.host, config.apiKey, config.insecure);
     // Loaded only now, so --help and refused flags never load the database or isolated-vm.
     const { startServer } = await import('./start-server');
     server = await startServer({ ...config, logger });

@@ -29,6 +29,7 @@ export interface ServerConfig {
   readonly maxStderrBytes: number;
   readonly maxOutputBytes: number;
   readonly maxLiveProcesses: number;
+  readonly maxProcessesPerKey: number;
   readonly maxTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
   readonly allowPrivateUrls: boolean;
@@ -112,6 +113,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     maxStderrBytes: get('max-stderr-bytes', MIB) as number,
     maxOutputBytes: get('max-output-bytes', 4 * MIB) as number,
     maxLiveProcesses: get('max-live-processes', 1000) as number,
+    maxProcessesPerKey: get('max-processes-per-key', 100) as number,
     maxTimeoutMs: get('max-timeout-ms', 300_000) as number,
     shutdownTimeoutMs: get('shutdown-timeout-ms', 10_000) as number,
     allowPrivateUrls: get('allow-private-urls', false) as boolean,

@@ -144,6 +144,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     shownDefault: '1000',
   },
   {
+    flag: 'max-processes-per-key',
+    env: 'CYRNEL_MAX_PROCESSES_PER_KEY',
+    kind: 'positiveInteger',
+    help: 'live processes one stored API key may have before 429',
+    shownDefault: '100',
+  },
+  {
     flag: 'max-timeout-ms',
     env: 'CYRNEL_MAX_TIMEOUT_MS',
     kind: 'positiveInteger',

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -48,8 +49,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const logger = options.logger ?? createSilentLogger();
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey === '' ? undefined : options.apiKey;
-  assertSafeBind(host, apiKey, options.insecure === true);
   const dataDir = options.dataDir;
+  const databasePath = options.databasePath ?? join(dataDir, 'data.db');
+  // Without a database there is no stored key: refuse before creating anything.
+  if (!existsSync(databasePath)) assertSafeBind(host, apiKey, options.insecure === true);
   await mkdir(dataDir, { recursive: true });
   const secrets = loadSecretsKey({
     dataDir,
@@ -59,7 +62,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     },
     logger,
   });
-  const databasePath = options.databasePath ?? join(dataDir, 'data.db');
   const requestedPort = options.port ?? 9371;
   // Tool calls pass the download guard's switches and never reach this server itself; with port 0
   // the real port is only known after listen, which sets it here before any request is served.
@@ -82,13 +84,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       maxStderrBytes: options.maxStderrBytes ?? MIB,
       maxOutputBytes: options.maxOutputBytes ?? 4 * MIB,
       maxLiveProcesses: options.maxLiveProcesses ?? 1000,
+      maxLiveProcessesPerKey: options.maxProcessesPerKey ?? 100,
       maxTimeoutMs: options.maxTimeoutMs ?? 300_000,
     },
     logger,
     outbound,
+    // Stored keys protect a non-loopback bind too; they are known once the database is open.
+    checkKeys: (storedKeys) => assertSafeBind(host, apiKey, options.insecure === true, storedKeys),
   });
   const app = createApp(composed.host, {
     ...(apiKey === undefined ? {} : { apiKey }),
+    keys: composed.keys,
     logger: logger.child({ component: 'http' }),
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
