@@ -1,5 +1,6 @@
 import type { HealthResponse } from '@cyrnel/sdk/api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
+import { createKeysApi, type KeysApi } from './keys-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
 import { createProcessesApi, type ProcessesApi } from './processes-api';
 import type { RequestOptions } from './request-options';
@@ -24,6 +25,8 @@ export interface CyrnelClient {
   readonly environment: EnvironmentApi;
   /** Processes: submitted code, its results and events. */
   readonly processes: ProcessesApi;
+  /** API keys with roles (admin keys only). */
+  readonly keys: KeysApi;
 }
 
 /**
@@ -42,5 +45,6 @@ export function createClient(options: ClientOptions): CyrnelClient {
     tools: createToolsApi(transport),
     environment: createEnvironmentApi(transport),
     processes: createProcessesApi(transport),
+    keys: createKeysApi(transport),
   };
 }

@@ -7,6 +7,7 @@ export {
   CyrnelTimeoutError,
   type UnknownErrorCode,
 } from './errors';
+export type { KeysApi } from './keys-api';
 export type { ModulesApi } from './modules-api';
 export type { ProcessEventsOptions } from './process-events';
 export type { ProcessesApi, RunProcessOptions } from './processes-api';
