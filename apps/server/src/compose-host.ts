@@ -26,6 +26,7 @@ export interface ProcessLimitOptions {
   readonly maxStdoutBytes: number;
   readonly maxStderrBytes: number;
   readonly maxOutputBytes: number;
+  readonly maxEnvConfigBytes: number;
   readonly maxLiveProcesses: number;
   readonly maxLiveProcessesPerKey: number;
   readonly maxTimeoutMs: number;

@@ -35,6 +35,44 @@ describe('parseServerConfig', () => {
       allowPrivateUrls: false,
       urlAllowCidrs: [],
       urlDenyCidrs: [],
+      maxJsonDepth: 64,
+      maxEnvConfigBytes: 64 * 1024,
+      maxEventStreams: 256,
+      maxEventQueueBytes: 32 * 1024 * 1024,
+      maxEventBufferBytes: 256 * 1024 * 1024,
+      allowedHosts: [],
+      allowedOrigins: [],
+    });
+  });
+
+  it('reads the host-boundary limits and allow-lists of issue 13', () => {
+    const config = run(
+      [
+        '--max-json-depth',
+        '16',
+        '--max-env-config-bytes=1024',
+        '--allowed-hosts',
+        'cyrnel.internal, .corp.example',
+      ],
+      {
+        CYRNEL_MAX_EVENT_STREAMS: '8',
+        CYRNEL_MAX_EVENT_QUEUE_BYTES: '4096',
+        CYRNEL_MAX_EVENT_BUFFER_BYTES: '65536',
+        CYRNEL_ALLOWED_ORIGINS: 'https://ui.example.com,http://127.0.0.1:5173',
+      },
+    );
+    expect(config).toMatchObject({
+      maxJsonDepth: 16,
+      maxEnvConfigBytes: 1024,
+      maxEventStreams: 8,
+      maxEventQueueBytes: 4096,
+      maxEventBufferBytes: 65536,
+      allowedHosts: ['cyrnel.internal', '.corp.example'],
+      allowedOrigins: ['https://ui.example.com', 'http://127.0.0.1:5173'],
+    });
+    expect(run(['--allowed-hosts', '*', '--allowed-origins', '*'])).toMatchObject({
+      allowedHosts: ['*'],
+      allowedOrigins: ['*'],
     });
   });
 
@@ -126,6 +164,16 @@ describe('parseServerConfig', () => {
     [['--download-timeout-ms', '2147483648'], /--download-timeout-ms: must be between 1 and 2147483647/],
     [['--shutdown-timeout-ms', '9999999999'], /--shutdown-timeout-ms/],
     [['--max-timeout-ms', '2147483648'], /--max-timeout-ms: must be between 1 and 2147483647/],
+    [['--max-json-depth', '0'], /--max-json-depth/],
+    [['--max-json-depth', '10001'], /--max-json-depth: must be between 1 and 10000/],
+    [['--max-env-config-bytes', '1'], /--max-env-config-bytes: must be between 2 and/],
+    [['--max-event-streams', '-1'], /--max-event-streams/],
+    [['--max-event-buffer-bytes', 'lots'], /--max-event-buffer-bytes/],
+    [['--allowed-hosts', 'evil host'], /--allowed-hosts: "evil host" is not a host name/],
+    [['--allowed-hosts', 'http://x.example'], /--allowed-hosts/],
+    [['--allowed-origins', 'ui.example.com'], /--allowed-origins: "ui.example.com" is not an origin/],
+    [['--allowed-origins', 'https://ui.example.com/app'], /--allowed-origins/],
+    [['--allowed-origins', 'file:///x'], /--allowed-origins/],
     [['--nope'], /unknown flag --nope/],
     [['--port'], /--port needs a value/],
     [['stray'], /unexpected argument/],
@@ -176,6 +224,11 @@ describe('helpText', () => {
         'max-output-bytes',
         'max-live-processes',
         'max-timeout-ms',
+        'max-json-depth',
+        'max-env-config-bytes',
+        'max-event-streams',
+        'max-event-queue-bytes',
+        'max-event-buffer-bytes',
         'shutdown-timeout-ms',
       ]),
     );

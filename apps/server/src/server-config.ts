@@ -22,16 +22,23 @@ export interface ServerConfig {
   readonly secretsPreviousKeys: readonly string[];
   readonly logLevel: LogLevel;
   readonly maxBodyBytes: number;
+  readonly maxJsonDepth: number;
   readonly maxDefinitionBytes: number;
   readonly downloadTimeoutMs: number;
   readonly maxCodeBytes: number;
   readonly maxStdoutBytes: number;
   readonly maxStderrBytes: number;
   readonly maxOutputBytes: number;
+  readonly maxEnvConfigBytes: number;
   readonly maxLiveProcesses: number;
   readonly maxProcessesPerKey: number;
   readonly maxTimeoutMs: number;
+  readonly maxEventStreams: number;
+  readonly maxEventQueueBytes: number;
+  readonly maxEventBufferBytes: number;
   readonly shutdownTimeoutMs: number;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[];
   readonly allowPrivateUrls: boolean;
   readonly urlAllowCidrs: readonly string[];
   readonly urlDenyCidrs: readonly string[];
@@ -106,16 +113,23 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,
     maxBodyBytes: get('max-body-bytes', 64 * MIB) as number,
+    maxJsonDepth: get('max-json-depth', 64) as number,
     maxDefinitionBytes: get('max-definition-bytes', 64 * MIB) as number,
     downloadTimeoutMs: get('download-timeout-ms', 30_000) as number,
     maxCodeBytes: get('max-code-bytes', 100 * 1024) as number,
     maxStdoutBytes: get('max-stdout-bytes', MIB) as number,
     maxStderrBytes: get('max-stderr-bytes', MIB) as number,
     maxOutputBytes: get('max-output-bytes', 4 * MIB) as number,
+    maxEnvConfigBytes: get('max-env-config-bytes', 64 * 1024) as number,
     maxLiveProcesses: get('max-live-processes', 1000) as number,
     maxProcessesPerKey: get('max-processes-per-key', 100) as number,
     maxTimeoutMs: get('max-timeout-ms', 300_000) as number,
+    maxEventStreams: get('max-event-streams', 256) as number,
+    maxEventQueueBytes: get('max-event-queue-bytes', 32 * MIB) as number,
+    maxEventBufferBytes: get('max-event-buffer-bytes', 256 * MIB) as number,
     shutdownTimeoutMs: get('shutdown-timeout-ms', 10_000) as number,
+    allowedHosts: get('allowed-hosts', []) as string[],
+    allowedOrigins: get('allowed-origins', []) as string[],
     allowPrivateUrls: get('allow-private-urls', false) as boolean,
     urlAllowCidrs: get('url-allow-cidrs', []) as string[],
     urlDenyCidrs: get('url-deny-cidrs', []) as string[],
@@ -163,6 +177,14 @@ function parseValue(spec: FlagSpec, value: string, source: string): string | num
           }
         }
       }
+      if (spec.flag === 'allowed-hosts') {
+        const bad = items.find((item) => item !== '*' && !isHostPattern(item));
+        if (bad !== undefined) throw refuse(`"${bad}" is not a host name, .domain or *`);
+      }
+      if (spec.flag === 'allowed-origins') {
+        const bad = items.find((item) => item !== '*' && !isOrigin(item));
+        if (bad !== undefined) throw refuse(`"${bad}" is not an origin like https://ui.example.com or *`);
+      }
       if (spec.flag === 'secrets-previous-keys' && !items.every(isSecretsKey)) {
         throw refuse('every key must be base64 of 32 bytes');
       }
@@ -183,6 +205,30 @@ function isHostName(value: string): boolean {
   return (
     value.length <= 253 && labels.every((label) => LABEL.test(label)) && !/^\d+$/.test(labels.at(-1) ?? '')
   );
+}
+
+/** A host name or IP address, or `.domain` for a domain and its subdomains. */
+function isHostPattern(value: string): boolean {
+  const name = value.startsWith('.') ? value.slice(1) : value;
+  const bare = /^\[.*\]$/.test(name) ? name.slice(1, -1) : name;
+  return isIP(bare) !== 0 || isHostName(name.replace(/\.$/, ''));
+}
+
+/** `http(s)://host[:port]` as browsers send it in `Origin`: no path, query, fragment or user. */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (
+      (url.protocol === 'http:' || url.protocol === 'https:') &&
+      !/^[a-z]+:\/\/[^/]*\/./i.test(value) &&
+      url.search === '' &&
+      url.hash === '' &&
+      url.username === '' &&
+      url.password === ''
+    );
+  } catch {
+    return false;
+  }
 }
 
 function expandHome(path: string): string {

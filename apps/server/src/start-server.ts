@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, isIP } from 'node:net';
 import { join } from 'node:path';
 import { createOutboundPolicy, loadSecretsKey, type OwnEndpoint } from '@cyrnel/core';
 import { createApp } from '@cyrnel/http';
@@ -8,6 +7,7 @@ import { serve } from '@hono/node-server';
 import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
+import { prepareDataDir } from './prepare-data-dir';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import type { ServerConfig } from './server-config';
 
@@ -53,7 +53,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const databasePath = options.databasePath ?? join(dataDir, 'data.db');
   // Without a database there is no stored key: refuse before creating anything.
   if (!existsSync(databasePath)) assertSafeBind(host, apiKey, options.insecure === true);
-  await mkdir(dataDir, { recursive: true });
+  await prepareDataDir(dataDir, logger);
   const secrets = loadSecretsKey({
     dataDir,
     env: {
@@ -83,6 +83,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       maxStdoutBytes: options.maxStdoutBytes ?? MIB,
       maxStderrBytes: options.maxStderrBytes ?? MIB,
       maxOutputBytes: options.maxOutputBytes ?? 4 * MIB,
+      maxEnvConfigBytes: options.maxEnvConfigBytes ?? 64 * KIB,
       maxLiveProcesses: options.maxLiveProcesses ?? 1000,
       maxLiveProcessesPerKey: options.maxProcessesPerKey ?? 100,
       maxTimeoutMs: options.maxTimeoutMs ?? 300_000,
@@ -97,6 +98,12 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
+    maxJsonDepth: options.maxJsonDepth ?? 64,
+    // The name the server was told to bind is the operator's own: accepted in `Host` like the list.
+    allowedHosts: [...(options.allowedHosts ?? []), ...(isIP(host) === 0 ? [host] : [])],
+    allowedOrigins: options.allowedOrigins ?? [],
+    maxEventStreams: options.maxEventStreams ?? 256,
+    maxEventBufferBytes: options.maxEventBufferBytes ?? 256 * MIB,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     allowPrivateUrls: options.allowPrivateUrls ?? false,
