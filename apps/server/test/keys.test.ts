@@ -13,7 +13,8 @@ import {
   useServer,
 } from './helpers';
 
-const HANGS = 'await new Promise(() => {})';
+// A pending timer keeps the run alive (a promise nothing can settle would be ended at once).
+const HANGS = 'await new Promise((resolve) => setTimeout(resolve, 60_000));';
 
 /** Every route an agent key may not use, with a body where the route takes one. */
 const ADMIN_ONLY_ROUTES: readonly (readonly [string, string, unknown?])[] = [
