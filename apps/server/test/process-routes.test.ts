@@ -258,6 +258,7 @@ describe('process routes when clients leave', () => {
     const waiting = new AbortController();
     const waited = fetch(`${url()}/processes`, {
       method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ code: SLOW, wait: true, ref: 'left' }),
       signal: waiting.signal,
     }).catch((error: unknown) => error);
