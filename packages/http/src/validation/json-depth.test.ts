@@ -20,6 +20,9 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds(`{"a":"${'[{'.repeat(100)}"}`, 1)).toBe(false);
     expect(jsonDepthExceeds('["\\"[[[[", "\\\\"]', 1)).toBe(false);
     expect(jsonDepthExceeds('["\\\\", [[]]]', 2)).toBe(true);
+    // An escaped backslash, then an escaped quote: the string goes on past it.
+    expect(jsonDepthExceeds('["\\\\\\"[[[["]', 1)).toBe(false);
+    expect(jsonDepthExceeds('["never closed [[[[', 1)).toBe(false);
   });
 
   it('scans a million levels without recursion', () => {
