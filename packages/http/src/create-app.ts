@@ -1,4 +1,5 @@
-import { type CyrnelHost, createAddressGuard, type KeyRing } from '@cyrnel/core';
+import { type CyrnelHost, createOutboundPolicy, type KeyRing } from '@cyrnel/core';
+import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv, HttpLogger } from './app-env';
@@ -55,6 +56,14 @@ export interface CreateAppOptions {
   maxDefinitionBytes?: number;
   /** Definition download deadline (504 beyond). Default 30000. */
   downloadTimeoutMs?: number;
+  /**
+   * Decides where definition downloads may connect (every resolved address, every redirect hop).
+   * Pass the policy tool calls use, built by `createOutboundPolicy` with the server's own endpoint,
+   * so a download can never reach cyrnel's own API: the app alone cannot know where it is served.
+   * When set, `allowPrivateUrls`, `allowCidrs` and `denyCidrs` are ignored. Default: a policy
+   * built from those three, without the own-endpoint rule.
+   */
+  outbound?: OutboundPolicy;
   /** Let definition downloads reach private, loopback and link-local addresses. Default false. */
   allowPrivateUrls?: boolean;
   /** CIDR blocks downloads may reach even though they are private. */
@@ -101,11 +110,13 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     maxJsonDepth: options.maxJsonDepth ?? 64,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
-    guard: createAddressGuard({
-      ...(options.allowPrivateUrls === undefined ? {} : { allowPrivateUrls: options.allowPrivateUrls }),
-      ...(options.allowCidrs === undefined ? {} : { allowCidrs: options.allowCidrs }),
-      ...(options.denyCidrs === undefined ? {} : { denyCidrs: options.denyCidrs }),
-    }),
+    outbound:
+      options.outbound ??
+      createOutboundPolicy({
+        ...(options.allowPrivateUrls === undefined ? {} : { allowPrivateUrls: options.allowPrivateUrls }),
+        ...(options.allowCidrs === undefined ? {} : { allowCidrs: options.allowCidrs }),
+        ...(options.denyCidrs === undefined ? {} : { denyCidrs: options.denyCidrs }),
+      }),
     waitMarginMs: options.waitMarginMs ?? 5000,
     heartbeatMs: options.heartbeatMs ?? 15_000,
     maxEventQueueBytes: options.maxEventQueueBytes ?? 32 * MIB,

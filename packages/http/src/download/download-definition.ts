@@ -3,7 +3,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import {
-  type AddressGuard,
+  ForbiddenError,
   isCyrnelError,
   PayloadTooLargeError,
   parseAddress,
@@ -11,11 +11,16 @@ import {
   UpstreamError,
   ValidationError,
 } from '@cyrnel/core';
+import type { OutboundPolicy } from '@cyrnel/sdk';
 
 /** Options of {@link downloadDefinition}. */
 export interface DownloadDefinitionOptions {
-  /** Decides which addresses may be reached. */
-  guard: AddressGuard;
+  /**
+   * Decides which address and port each connection may reach, e.g. `createOutboundPolicy` of
+   * `@cyrnel/core`: the private-address guard plus, given the server's own endpoint, never
+   * cyrnel's own API.
+   */
+  outbound: OutboundPolicy;
   /** Largest accepted body in bytes (413 beyond). */
   maxBytes: number;
   /** Whole-download deadline (504 beyond). Default 30000. */
@@ -30,9 +35,15 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Download a service definition for install/update by URL (SPEC §6): http(s) only, every
- * resolved address and every redirect hop checked by the guard, the connection pinned to
- * the checked addresses (the guard runs inside the socket's DNS lookup, so a rebinding
- * answer cannot slip in between check and connect).
+ * resolved address and every redirect hop checked by the outbound policy (403 `forbidden`), the
+ * connection pinned to the checked addresses (the policy runs inside the socket's DNS lookup, so
+ * a rebinding answer cannot slip in between check and connect).
+ *
+ * @example
+ * ```ts
+ * const outbound = createOutboundPolicy({ ownEndpoint: () => ({ address: '127.0.0.1', port: 9371 }) });
+ * const text = await downloadDefinition('https://example.com/openapi.json', { outbound, maxBytes: 1 << 20 });
+ * ```
  */
 export async function downloadDefinition(url: string, options: DownloadDefinitionOptions): Promise<string> {
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -41,7 +52,7 @@ export async function downloadDefinition(url: string, options: DownloadDefinitio
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let target = parseUrl(url);
   for (let hop = 0; ; hop++) {
-    const response = await fetchOnce(target, options.guard, signal, timeoutMs);
+    const response = await fetchOnce(target, options.outbound, signal, timeoutMs);
     const location = response.headers.location;
     if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
       response.destroy();
@@ -77,7 +88,13 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-function guardedLookup(guard: AddressGuard): LookupFunction {
+/** The policy's refusal as a 403, whatever kind of `Error` the policy threw. */
+function refusal(error: unknown): Error {
+  if (isCyrnelError(error)) return error;
+  return new ForbiddenError(error instanceof Error ? error.message : String(error), { cause: error });
+}
+
+function guardedLookup(outbound: OutboundPolicy, port: number): LookupFunction {
   return (hostname, lookupOptions, callback) => {
     dnsLookup(
       hostname,
@@ -89,9 +106,9 @@ function guardedLookup(guard: AddressGuard): LookupFunction {
         }
         try {
           // Every answer is checked, so whichever one the socket picks was vetted.
-          for (const entry of addresses) guard.check(entry.address, hostname);
+          for (const entry of addresses) outbound.check(entry.address, port, hostname);
         } catch (refused) {
-          callback(refused as NodeJS.ErrnoException, '', 4);
+          callback(refusal(refused) as NodeJS.ErrnoException, '', 4);
           return;
         }
         const first = addresses[0] as LookupAddress;
@@ -105,18 +122,25 @@ function guardedLookup(guard: AddressGuard): LookupFunction {
 
 function fetchOnce(
   url: URL,
-  guard: AddressGuard,
+  outbound: OutboundPolicy,
   signal: AbortSignal,
   timeoutMs: number,
 ): Promise<IncomingMessage> {
   const literal = parseAddress(url.hostname);
-  if (literal) guard.check(url.hostname.replace(/^\[|\]$/g, ''), url.hostname);
+  const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+  if (literal) {
+    try {
+      outbound.check(url.hostname.replace(/^\[|\]$/g, ''), port, url.hostname);
+    } catch (refused) {
+      return Promise.reject(refusal(refused));
+    }
+  }
   const requestOptions: RequestOptions = {
     method: 'GET',
     headers: { accept: 'application/json, application/yaml, text/yaml, text/plain, */*' },
     agent: false,
     signal,
-    ...(literal ? {} : { lookup: guardedLookup(guard) }),
+    ...(literal ? {} : { lookup: guardedLookup(outbound, port) }),
   };
   const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {

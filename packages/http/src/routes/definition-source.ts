@@ -10,7 +10,7 @@ export interface DefinitionFields {
   definition?: string;
 }
 
-/** Resolve a body's definition: inline text, or downloaded through the address guard. */
+/** Resolve a body's definition: inline text, or downloaded through the outbound policy. */
 export async function resolveDefinition(
   ctx: RouteContext,
   c: Context<AppEnv>,
@@ -35,7 +35,7 @@ export async function resolveDefinition(
     ]);
   }
   const definition = await downloadDefinition(fields.url, {
-    guard: ctx.guard,
+    outbound: ctx.outbound,
     maxBytes: ctx.maxDefinitionBytes,
     timeoutMs: ctx.downloadTimeoutMs,
     signal: c.req.raw.signal,

@@ -1,4 +1,5 @@
-import type { AddressGuard, CyrnelHost } from '@cyrnel/core';
+import type { CyrnelHost } from '@cyrnel/core';
+import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Context } from 'hono';
 import type { AppEnv, HttpLogger } from '../app-env';
 import { readJsonBody } from '../validation/read-json-body';
@@ -18,8 +19,8 @@ export interface RouteContext {
   readonly maxDefinitionBytes: number;
   /** Definition download deadline. */
   readonly downloadTimeoutMs: number;
-  /** Private-address guard for downloads. */
-  readonly guard: AddressGuard;
+  /** Where definition downloads may connect (private-address guard, cyrnel's own API). */
+  readonly outbound: OutboundPolicy;
   /** Extra time `wait:true` gives a process beyond its own timeout. */
   readonly waitMarginMs: number;
   /** Interval of SSE heartbeat comments. */
