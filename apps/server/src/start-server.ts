@@ -63,8 +63,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     logger,
   });
   const requestedPort = options.port ?? 9371;
-  // Tool calls pass the download guard's switches and never reach this server itself; with port 0
-  // the real port is only known after listen, which sets it here before any request is served.
+  // Tool calls and definition downloads share one policy: the guard's switches, and never this
+  // server itself; with port 0 the real port is only known after listen, which sets it here
+  // before any request is served.
   let ownEndpoint: OwnEndpoint | undefined =
     requestedPort === 0 ? undefined : { address: host, port: requestedPort };
   const outbound = createOutboundPolicy({
@@ -106,9 +107,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     maxEventBufferBytes: options.maxEventBufferBytes ?? 256 * MIB,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
-    allowPrivateUrls: options.allowPrivateUrls ?? false,
-    allowCidrs: options.urlAllowCidrs ?? [],
-    denyCidrs: options.urlDenyCidrs ?? [],
+    outbound,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.maxEventQueueBytes === undefined ? {} : { maxEventQueueBytes: options.maxEventQueueBytes }),
   });
