@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseCidr } from '@cyrnel/core';
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { type FlagSpec, SERVER_FLAGS } from './server-flags';
 
 /** Log levels, quietest last. */
@@ -113,7 +114,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,
     maxBodyBytes: get('max-body-bytes', 64 * MIB) as number,
-    maxJsonDepth: get('max-json-depth', 64) as number,
+    maxJsonDepth: get('max-json-depth', MAX_JSON_DEPTH) as number,
     maxDefinitionBytes: get('max-definition-bytes', 64 * MIB) as number,
     downloadTimeoutMs: get('download-timeout-ms', 30_000) as number,
     maxCodeBytes: get('max-code-bytes', 100 * 1024) as number,

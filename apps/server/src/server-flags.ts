@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
+
 /** How a flag's value is parsed. */
 export type FlagKind = 'string' | 'host' | 'port' | 'positiveInteger' | 'boolean' | 'list' | 'logLevel';
 
@@ -97,7 +99,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     env: 'CYRNEL_MAX_JSON_DEPTH',
     kind: 'positiveInteger',
     help: 'deepest nesting of arrays and objects in a JSON body (400 beyond)',
-    shownDefault: '64',
+    shownDefault: String(MAX_JSON_DEPTH),
     max: 10_000,
   },
   {

@@ -3,6 +3,7 @@ import { type AddressInfo, isIP } from 'node:net';
 import { join } from 'node:path';
 import { createOutboundPolicy, loadSecretsKey, type OwnEndpoint } from '@cyrnel/core';
 import { createApp } from '@cyrnel/http';
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { serve } from '@hono/node-server';
 import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
@@ -99,7 +100,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
-    maxJsonDepth: options.maxJsonDepth ?? 64,
+    maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
     // The name the server was told to bind is the operator's own: accepted in `Host` like the list.
     allowedHosts: [...(options.allowedHosts ?? []), ...(isIP(host) === 0 ? [host] : [])],
     allowedOrigins: options.allowedOrigins ?? [],

@@ -1,10 +1,3 @@
-/**
- * Deepest nesting of arrays and objects accepted where JSON values cross into the host (process
- * output). The same as the HTTP API's default `maxJsonDepth`, so whatever a process outputs can be
- * sent back in a request body.
- */
-export const MAX_JSON_DEPTH = 64;
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN_BRACKET = 0x5b;

@@ -1,4 +1,4 @@
-import type { ExecutionExitState } from '@cyrnel/sdk';
+import { type ExecutionExitState, MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
 import { createActivityProbe } from './activity-probe';
 import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
@@ -52,13 +52,6 @@ export interface IsolateRunnerOptions {
   readonly onCatastrophicError?: (message: string) => void;
 }
 
-/**
- * Deepest nesting of arrays and objects that `cyrnel.output` and host-call arguments may have:
- * the HTTP API's body depth, so an output can be posted back; structured clone and the host's
- * JSON handling recurse, and thousands of levels would exhaust their stacks.
- */
-export const MAX_VALUE_DEPTH = 64;
-
 /** Idle time after which a program waiting on the host counts as awaiting (holds no CPU). */
 const AWAIT_SETTLE_MS = 10;
 
@@ -93,7 +86,7 @@ const UNCOPYABLE = {
 
 /** Create a runner holding one isolate of `memoryLimitMb`. */
 export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunner {
-  const source = bootstrapSource(options.maxPendingCalls ?? MAX_PENDING_CALLS, MAX_VALUE_DEPTH);
+  const source = bootstrapSource(options.maxPendingCalls ?? MAX_PENDING_CALLS, MAX_JSON_DEPTH);
   let isolate: ivm.Isolate | undefined;
   let bootstrap: ivm.Script | undefined;
   let stop: ((reason: StopReason) => void) | undefined;

@@ -1,5 +1,5 @@
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import type { ResolvedConfig } from './config';
-import { MAX_VALUE_DEPTH } from './isolate-runner';
 import { MAX_PENDING_CALLS } from './pending-calls';
 
 /** Markdown describing the sandbox runtime for models and people: rules, globals, limits, patterns. */
@@ -22,7 +22,7 @@ Your code is TypeScript, run in a fresh V8 isolate (no type check). It is the bo
 - stdout/stderr: ${kib(config.stdoutCapBytes)} / ${kib(config.stderrCapBytes)}, then truncated. Output: ${kib(config.outputCapBytes)} of JSON; \`cyrnel.output\` throws beyond it.
 - Code size: set by the server (default 100 KiB).
 - At most ${MAX_PENDING_CALLS} calls and timers pending at once (more reject / throw with code \`too_many_calls\`).
-- Nesting: output values and call parameters at most ${MAX_VALUE_DEPTH} levels of arrays and objects (deeper ones throw / reject with \`invalid_request\`).
+- Nesting: output values and call parameters at most ${MAX_JSON_DEPTH} levels of arrays and objects (deeper ones throw / reject with \`invalid_request\`).
 - Awaiting a promise that nothing can settle (no call or timer pending) ends the run \`failed\` at once.
 - Un-awaited calls are abandoned when the program finishes: always \`await\`.
 - An uncaught error or an unhandled promise rejection ends the run \`failed\` with its message.

@@ -1,5 +1,5 @@
 import { type CyrnelHost, createOutboundPolicy, type KeyRing } from '@cyrnel/core';
-import type { OutboundPolicy } from '@cyrnel/sdk';
+import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv, HttpLogger } from './app-env';
@@ -48,8 +48,8 @@ export interface CreateAppOptions {
   maxBodyBytes?: number;
   /**
    * Deepest nesting of arrays and objects a JSON request body may have (400 beyond). Default
-   * 64: far above any config, secrets, patch or `envConfig` a client needs, far below what
-   * would make a recursive reader of the value overflow its stack.
+   * `MAX_JSON_DEPTH` of `@cyrnel/sdk` (64): far above any config, secrets, patch or `envConfig` a
+   * client needs, far below what would make a recursive reader of the value overflow its stack.
    */
   maxJsonDepth?: number;
   /** Largest downloaded definition in bytes (413 beyond). Default 64 MiB. */
@@ -107,7 +107,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     host,
     logger,
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
-    maxJsonDepth: options.maxJsonDepth ?? 64,
+    maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     outbound:

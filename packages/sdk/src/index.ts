@@ -24,6 +24,7 @@ export {
 } from './execution';
 export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS } from './identifier';
 export type { InvokeInput, ToolDocsInput } from './invoke-input';
+export { MAX_JSON_DEPTH } from './json-depth';
 export type { JSONSchema } from './json-schema';
 export {
   type BuiltinModule,

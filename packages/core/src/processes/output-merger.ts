@@ -1,5 +1,6 @@
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { PayloadTooLargeError, ValidationError } from '../errors';
-import { jsonTextDepthExceeds, MAX_JSON_DEPTH } from '../json-depth';
+import { jsonTextDepthExceeds } from '../json-depth';
 import { isPlainObject } from '../json-values';
 
 /** `value` as JSON text, refusing values nested deeper than the output allows. */
