@@ -27,8 +27,8 @@ export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'au
   /** Aborts the wait (the process itself keeps running on the server; kill it if needed). */
   signal?: AbortSignal;
   /**
-   * Deadline of the waiting HTTP call (`0`: none). Default: the process timeout plus 15 s,
-   * none when `timeoutMs` is `null`, since the server answers only once the process is idle.
+   * Deadline of the waiting HTTP call (`0`: none). Default none: time queued is unknown to the
+   * client, and the server bounds the wait by the process's timeout plus a margin.
    */
   requestTimeoutMs?: number;
   /** Throw a {@link CyrnelProcessError} when the process ends `failed` or `timeout`. Default false. */

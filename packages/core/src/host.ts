@@ -102,8 +102,8 @@ export interface ProcessesApi {
   /**
    * Resolves with the results once the process is idle. Rejects with a `timeout` error (its
    * `details` hold `{ processId }`) after `timeoutMs`, or once the process has run its own
-   * timeout plus `marginMs` (time queued does not count; a process without a timeout is waited
-   * for until it ends), and with the signal's reason when `signal` aborts.
+   * timeout plus `marginMs` (time queued does not count), and with the signal's reason when
+   * `signal` aborts.
    */
   wait(id: number, options?: WaitOptions): Promise<ProcessResult>;
   /** A page of processes, newest first; items carry no `envConfig` (only `get` returns it). */

@@ -30,7 +30,10 @@ export function isProcessState(value: unknown): value is ProcessState {
 
 /** Options the host passes with every execution. */
 export interface ExecutionOptions {
-  /** Wall-clock limit in milliseconds, or null for none. The host also kills at the deadline. */
+  /**
+   * Wall-clock limit in milliseconds; the host also kills at the deadline. The cyrnel host always
+   * sends a number (at most its `maxTimeoutMs`); treat null, from other callers, as your default.
+   */
   timeoutMs: number | null;
 }
 

@@ -16,6 +16,11 @@ export type ProcessListener = (event: ProcessEvent) => void;
 export class LiveProcess {
   /** The record as it is now. */
   record: ProcessRecord;
+  /**
+   * The deadline of this run: the record's `timeoutMs`, the default for a record stored without
+   * one (by an older host), never above `maxTimeoutMs` (which an operator may have lowered since).
+   */
+  readonly timeoutMs: number;
   readonly stdout: TextCapture;
   readonly stderr: TextCapture;
   readonly output: OutputMerger;
@@ -51,6 +56,7 @@ export class LiveProcess {
     limits: ProcessLimits,
   ) {
     this.record = record;
+    this.timeoutMs = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
     this.stdout = createTextCapture({ name: 'stdout', maxBytes: limits.maxStdoutBytes });
     this.stderr = createTextCapture({ name: 'stderr', maxBytes: limits.maxStderrBytes });
     this.output = createOutputMerger(limits.maxOutputBytes);

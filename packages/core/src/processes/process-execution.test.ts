@@ -1,5 +1,7 @@
+import type { ExecutionInput } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
-import { createScriptEnvironment } from './testing/script-environment';
+import { createMemoryProcessStorage } from './memory-process-storage';
+import { createScriptEnvironment, type ScriptEnvironment } from './testing/script-environment';
 import { HANGS, runningOf, trackTestManagers } from './testing/test-manager';
 import { MAX_TIMEOUT_MS } from './validate-create-request';
 
@@ -54,6 +56,58 @@ describe('the host deadline', () => {
   });
 });
 
+describe('timeoutMs: null', () => {
+  /** A hanging environment (ignores its deadline and kills) that notes the deadline it was given. */
+  function hangingEnvironment(): { env: ScriptEnvironment; deadlines: (number | null)[] } {
+    const env = createScriptEnvironment({ hang: true });
+    const deadlines: (number | null)[] = [];
+    const execute = env.execute.bind(env);
+    return {
+      env: Object.assign(env, {
+        execute: (input: ExecutionInput) => {
+          deadlines.push(input.options.timeoutMs);
+          return execute(input);
+        },
+      }),
+      deadlines,
+    };
+  }
+
+  it('means the default deadline, which an environment ignoring it cannot outlive', async () => {
+    const { env, deadlines } = hangingEnvironment();
+    const { api, environments } = await setup({ env, limits: { defaultTimeoutMs: 30, maxTimeoutMs: 1000 } });
+    const created = await api.create({ code: HANGS, timeoutMs: null });
+    expect(created.timeoutMs).toBe(30);
+    const result = await api.wait(created.id);
+    expect(result).toMatchObject({ state: 'idle', exitState: 'timeout', error: 'timed out after 30 ms' });
+    expect(deadlines).toEqual([30]);
+    expect(environments.held()).toBe(0);
+  });
+
+  it('re-runs a record stored without a deadline (an older host) with the default, and never beyond maxTimeoutMs', async () => {
+    const storage = createMemoryProcessStorage();
+    const stored = (timeoutMs: number | null) =>
+      storage.insert({
+        ref: null,
+        keyId: null,
+        code: HANGS,
+        state: 'idle',
+        timeoutMs,
+        envConfig: {},
+        createdAt: new Date().toISOString(),
+      });
+    const unbounded = await stored(null);
+    const tooLong = await stored(10_000);
+    const { env, deadlines } = hangingEnvironment();
+    const { api } = await setup({ env, storage, limits: { defaultTimeoutMs: 30, maxTimeoutMs: 40 } });
+    await api.run(unbounded);
+    expect(await api.wait(unbounded)).toMatchObject({ exitState: 'timeout', error: 'timed out after 30 ms' });
+    await api.run(tooLong);
+    expect(await api.wait(tooLong)).toMatchObject({ exitState: 'timeout', error: 'timed out after 40 ms' });
+    expect(deadlines).toEqual([30, 40]);
+  });
+});
+
 describe('waiting with a margin', () => {
   it('counts the margin from the start of the run, not from the time queued', async () => {
     const env = createScriptEnvironment({ poolSize: 1 });
@@ -91,16 +145,16 @@ describe('waiting with a margin', () => {
     expect((await api.get(id)).state).toBe('terminating');
   });
 
-  it('waits for a process without a timeout until it ends, whatever the margin', async () => {
+  it('waits for a run within its timeout plus the margin until it ends or the waiter leaves', async () => {
     const { api } = await setup();
-    const { id } = await api.create({ code: HANGS, timeoutMs: null });
+    const { id } = await api.create({ code: HANGS, timeoutMs: 60_000 });
     const waiting = api.wait(id, { marginMs: 1 });
     await runningOf(api, id);
     await new Promise((resolve) => setTimeout(resolve, 30));
     await api.kill(id);
     expect(await waiting).toMatchObject({ state: 'idle', exitState: 'canceled' });
     const controller = new AbortController();
-    const again = await api.create({ code: HANGS, timeoutMs: null });
+    const again = await api.create({ code: HANGS, timeoutMs: 60_000 });
     const left = api.wait(again.id, { marginMs: 1, signal: controller.signal });
     controller.abort(new Error('the client left'));
     await expect(left).rejects.toThrow('the client left');

@@ -97,7 +97,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
   const errorFor = (run: LiveProcess, exitState: ExecutionExitState): string | null => {
     if (exitState === 'success') return null;
     if (run.error !== null) return run.error;
-    if (exitState === 'timeout') return `timed out after ${run.record.timeoutMs} ms`;
+    if (exitState === 'timeout') return `timed out after ${run.timeoutMs} ms`;
     return exitState === 'canceled' ? 'canceled' : 'the process failed';
   };
 
@@ -113,13 +113,11 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     noteActivity(run);
     persistChange(run, { state: 'running', startedAt: now().toISOString() });
     run.resolveRunning(performance.now());
-    const { timeoutMs } = run.record;
-    if (timeoutMs !== null) {
-      // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
-      run.timers.push(
-        setTimeout(() => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`), timerDelay(timeoutMs)),
-      );
-    }
+    const { timeoutMs } = run;
+    // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
+    run.timers.push(
+      setTimeout(() => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`), timerDelay(timeoutMs)),
+    );
   };
 
   /** True while another run of `run`'s environment is running or being killed: the queue moves. */
@@ -183,7 +181,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
   };
 
   const start = (run: LiveProcess, lease: EnvironmentLease): void => {
-    const { id, timeoutMs, envConfig } = run.record;
+    const { id, envConfig } = run.record;
+    const { timeoutMs } = run;
     run.lease = lease;
     live.set(id, run);
     unfinished++;
@@ -195,9 +194,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
     // An environment that does not report `queued` while dispatching is running now.
     if (!run.reportedQueued) markRunning(run);
-    else if (run.record.state === 'queued' && timeoutMs !== null) {
+    else if (run.record.state === 'queued')
       armQueueBackstop(run, timeoutMs + limits.queueStallMs, performance.now());
-    }
     execution.then(
       (exitState) => {
         if (isExecutionExitState(exitState)) {

@@ -8,7 +8,7 @@ export interface WaitOptions {
   readonly timeoutMs?: number;
   /**
    * Wait until the process is idle, however long it stays queued; once it runs, give up when it
-   * has run its own `timeoutMs` plus this margin (no bound for a process without a timeout).
+   * has run its own `timeoutMs` plus this margin.
    */
   readonly marginMs?: number;
   /** Give up with the signal's reason once it aborts (e.g. the client left). */

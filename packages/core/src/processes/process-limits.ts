@@ -19,7 +19,7 @@ export interface ProcessLimits {
   readonly maxLiveProcesses: number;
   /** Most live processes one stored API key may have at once (processes without a key: only the global bound). */
   readonly maxLiveProcessesPerKey: number;
-  /** `timeoutMs` of a process created without one (at most `maxTimeoutMs`). */
+  /** `timeoutMs` of a process created without one (absent or null; at most `maxTimeoutMs`). */
   readonly defaultTimeoutMs: number;
   /**
    * Largest `timeoutMs` a create request may ask for (400 beyond). A run holds its environment's

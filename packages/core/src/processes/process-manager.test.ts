@@ -210,7 +210,7 @@ describe('createProcessManager', () => {
       });
     }
     await expect(api.create({ code: 'é'.repeat(51) })).rejects.toMatchObject({ code: 'payload_too_large' });
-    expect((await api.create({ code: 'x', timeoutMs: null, autorun: false })).timeoutMs).toBeNull();
+    expect((await api.create({ code: 'x', timeoutMs: null, autorun: false })).timeoutMs).toBe(30_000);
     const longest = await api.create({ code: 'x', timeoutMs: 300_000, autorun: false });
     expect(longest.timeoutMs).toBe(300_000);
   });

@@ -186,10 +186,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const { timeoutMs, marginMs, signal } = validateWaitOptions(rawOptions);
       const run = live.get(id);
       if (!run) return { ...(await stored(id)), ...(await storedResults(id)) };
-      const limit = run.record.timeoutMs;
+      const limit = run.timeoutMs;
       // The margin bound starts when the run does: time queued behind a busy pool never counts.
       const after =
-        marginMs === undefined || limit === null
+        marginMs === undefined
           ? undefined
           : {
               start: run.running,

@@ -17,7 +17,8 @@ export const MAX_TIMEOUT_MS = MAX_TIMER_DELAY_MS;
 export interface ValidCreateRequest {
   readonly code: string;
   readonly ref: string | null;
-  readonly timeoutMs: number | null;
+  /** The request's `timeoutMs`, or the default when it gave none (absent or null). */
+  readonly timeoutMs: number;
   readonly envConfig: Record<string, unknown>;
   readonly autorun: boolean;
 }
@@ -54,7 +55,7 @@ export function validateCreateRequest(
     ) {
       invalid(
         'timeoutMs',
-        `must be a positive integer of at most ${limits.maxTimeoutMs} (the server's maximum timeout) or null`,
+        `must be a positive integer of at most ${limits.maxTimeoutMs} (the server's maximum timeout), or null for the default`,
       );
     }
   }
@@ -67,7 +68,10 @@ export function validateCreateRequest(
   return {
     code: source,
     ref: label,
-    timeoutMs: timeoutMs === undefined ? limits.defaultTimeoutMs : (timeoutMs as number | null),
+    // Null is the default, not "no deadline": every run must end by `maxTimeoutMs`, or an
+    // environment that ignores its deadline would hold its slot forever.
+    timeoutMs:
+      timeoutMs === undefined || timeoutMs === null ? limits.defaultTimeoutMs : (timeoutMs as number),
     envConfig: config,
     autorun: optionalBoolean(autorun, 'autorun') ?? true,
   };

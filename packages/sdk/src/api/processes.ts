@@ -15,7 +15,10 @@ export interface ProcessRecord {
   exitState: ExecutionExitState | null;
   /** Why it failed, timed out or was canceled. */
   error: string | null;
-  /** Wall-clock limit, or null for none. */
+  /**
+   * Wall-clock limit of a run in milliseconds. Null only for a process stored by an older server
+   * without a deadline; it runs with the server's default.
+   */
   timeoutMs: number | null;
   /** Opaque environment configuration. */
   envConfig: Record<string, unknown>;
@@ -42,8 +45,9 @@ export interface CreateProcessRequest {
   /** Client label, used as a filter. */
   ref?: string;
   /**
-   * Positive integer milliseconds up to 2147483647 (about 24.8 days, the longest timer Node
-   * keeps), or null for none. Default 30000.
+   * Wall-clock limit of a run: positive integer milliseconds up to the server's maximum
+   * (`--max-timeout-ms`, default 300000 = 5 min; 400 beyond). Absent or null: the server's default
+   * (30000); there is no run without a deadline.
    */
   timeoutMs?: number | null;
   /** Opaque configuration for the environment. */
