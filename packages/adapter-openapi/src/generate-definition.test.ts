@@ -1,13 +1,14 @@
-import { Validator } from '@cfworker/json-schema';
 import type { JSONSchema } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
+import { isValid, useSchemaChecker } from '../test/schema-check';
 import { generateDefinition } from './generate-definition';
+
+const checker = useSchemaChecker();
 
 const info = { title: 'T', version: '1' };
 const ok = { '200': { description: 'ok' } };
 const gen = (doc: unknown) => generateDefinition(typeof doc === 'string' ? doc : JSON.stringify(doc));
-const valid = (schema: JSONSchema, value: unknown) =>
-  new Validator(schema as never, '2020-12', false).validate(value).valid;
+const valid = (schema: JSONSchema, value: unknown) => isValid(checker, schema, value);
 const tool = (doc: unknown, id: string) => {
   const found = gen(doc).tools.find((t) => t.id === id);
   if (!found) throw new Error(`no tool ${id}`);
@@ -251,60 +252,62 @@ describe('generateDefinition schemas', () => {
   const bodySchema = (schema: unknown, dialect?: string) => tool(doc(schema, dialect), 'x').inputSchema;
   const withBody = (body: unknown) => ({ body });
 
-  it('does keep recursive schemas finite with $defs holding only reachable definitions', () => {
+  it('does keep recursive schemas finite with $defs holding only reachable definitions', async () => {
     const schema = bodySchema({ $ref: '#/components/schemas/Node' });
     expect(Object.keys(schema.$defs as object)).toEqual(['Node']);
     expect(
       (schema.$defs as Record<string, { properties: { children: unknown } }>).Node?.properties.children,
     ).toEqual({ type: 'array', items: { $ref: '#/$defs/Node' } });
-    expect(valid(schema, withBody({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] }))).toBe(
-      true,
-    );
-    expect(valid(schema, withBody({ name: 'a', children: [{ children: [] }] }))).toBe(false);
+    expect(
+      await valid(schema, withBody({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }] })),
+    ).toBe(true);
+    expect(await valid(schema, withBody({ name: 'a', children: [{ children: [] }] }))).toBe(false);
   });
 
-  it('does preserve oneOf/allOf/discriminator, relax readOnly required, and convert 3.0 keywords', () => {
+  it('does preserve oneOf/allOf/discriminator, relax readOnly required, and convert 3.0 keywords', async () => {
     const schema = bodySchema({ $ref: '#/components/schemas/Pet' });
     expect(Object.keys(schema.$defs as object)).toEqual(['Base', 'Cat', 'Dog', 'Pet']);
     expect((schema.$defs as Record<string, { discriminator: unknown }>).Pet?.discriminator).toEqual({
       propertyName: 'kind',
       mapping: { cat: '#/$defs/Cat', dog: '#/$defs/Dog' },
     });
-    expect(valid(schema, withBody({ kind: 'cat', lives: 9 }))).toBe(true);
-    expect(valid(schema, withBody({ kind: 'cat', lives: 0 }))).toBe(false);
-    expect(valid(schema, withBody({ kind: 'dog', bark: null }))).toBe(true);
-    expect(valid(schema, withBody({ kind: 'dog' }))).toBe(false);
-    expect(valid(schema, withBody({ kind: 'bird' }))).toBe(false);
+    expect(await valid(schema, withBody({ kind: 'cat', lives: 9 }))).toBe(true);
+    expect(await valid(schema, withBody({ kind: 'cat', lives: 0 }))).toBe(false);
+    expect(await valid(schema, withBody({ kind: 'dog', bark: null }))).toBe(true);
+    expect(await valid(schema, withBody({ kind: 'dog' }))).toBe(false);
+    expect(await valid(schema, withBody({ kind: 'bird' }))).toBe(false);
   });
 
-  it('does turn 3.0 nullable into type arrays, enum null or anyOf null', () => {
-    expect(valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody(null))).toBe(true);
-    expect(valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody({ name: 'n' }))).toBe(true);
-    expect(valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody(3))).toBe(false);
-    expect(valid(bodySchema({ $ref: '#/components/schemas/Color' }), withBody(null))).toBe(true);
-    expect(valid(bodySchema({ $ref: '#/components/schemas/Color' }), withBody('blue'))).toBe(false);
+  it('does turn 3.0 nullable into type arrays, enum null or anyOf null', async () => {
+    expect(await valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody(null))).toBe(true);
+    expect(await valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody({ name: 'n' }))).toBe(
+      true,
+    );
+    expect(await valid(bodySchema({ $ref: '#/components/schemas/Maybe' }), withBody(3))).toBe(false);
+    expect(await valid(bodySchema({ $ref: '#/components/schemas/Color' }), withBody(null))).toBe(true);
+    expect(await valid(bodySchema({ $ref: '#/components/schemas/Color' }), withBody('blue'))).toBe(false);
     expect(bodySchema({ type: 'integer', nullable: true }).properties).toEqual({
       body: { type: ['integer', 'null'] },
     });
   });
 
-  it('does keep 3.1 numeric exclusive bounds next to minimum', () => {
+  it('does keep 3.1 numeric exclusive bounds next to minimum', async () => {
     const schema = bodySchema({ type: 'integer', minimum: 1, exclusiveMaximum: 10 }, '3.1.0');
     expect(schema.properties).toEqual({ body: { type: 'integer', minimum: 1, exclusiveMaximum: 10 } });
-    expect(valid(schema, withBody(10))).toBe(false);
+    expect(await valid(schema, withBody(10))).toBe(false);
   });
 
-  it('does keep 3.1 type arrays and boolean schemas', () => {
+  it('does keep 3.1 type arrays and boolean schemas', async () => {
     const schema = bodySchema(
       { type: 'object', properties: { a: { type: ['string', 'null'] }, b: true, c: false } },
       '3.1.0',
     );
-    expect(valid(schema, withBody({ a: null, b: 1 }))).toBe(true);
-    expect(valid(schema, withBody({ a: 1 }))).toBe(false);
-    expect(valid(schema, withBody({ c: 1 }))).toBe(false);
+    expect(await valid(schema, withBody({ a: null, b: 1 }))).toBe(true);
+    expect(await valid(schema, withBody({ a: 1 }))).toBe(false);
+    expect(await valid(schema, withBody({ c: 1 }))).toBe(false);
   });
 
-  it('does describe responses as a oneOf by status with 2XX and default mutually exclusive', () => {
+  it('does describe responses as a oneOf by status with 2XX and default mutually exclusive', async () => {
     const t = tool(
       {
         openapi: '3.0.3',
@@ -337,14 +340,18 @@ describe('generateDefinition schemas', () => {
     );
     const out = t.outputSchema;
     const headers = {};
-    expect(valid(out, { status: 200, headers, body: { a: 1 } })).toBe(true);
-    expect(valid(out, { status: 200, headers, body: { a: 'x' } })).toBe(false);
-    expect(valid(out, { status: 204, headers, body: null })).toBe(true);
-    expect(valid(out, { status: 201, headers, body: 'text' })).toBe(true);
+    expect(await valid(out, { status: 200, headers, body: { a: 1 } })).toBe(true);
+    expect(await valid(out, { status: 200, headers, body: { a: 'x' } })).toBe(false);
+    expect(await valid(out, { status: 204, headers, body: null })).toBe(true);
+    expect(await valid(out, { status: 201, headers, body: 'text' })).toBe(true);
     expect(
-      valid(out, { status: 500, headers, body: { base64: 'AA==', contentType: 'application/octet-stream' } }),
+      await valid(out, {
+        status: 500,
+        headers,
+        body: { base64: 'AA==', contentType: 'application/octet-stream' },
+      }),
     ).toBe(true);
-    expect(valid(out, { status: 500, headers, body: 'text' })).toBe(false);
+    expect(await valid(out, { status: 500, headers, body: 'text' })).toBe(false);
     expect(t.adapterDomain.accept).toBe('application/json, text/plain, application/octet-stream');
   });
 });

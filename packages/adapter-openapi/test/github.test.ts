@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { Validator } from '@cfworker/json-schema';
 import { isValidIdentifier, type ServiceDefinition } from '@cyrnel/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateDefinition } from '../src/index';
+import { isValid, problemsOf, useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 // Read as a file (test setup), not imported: @octokit/openapi is a dev-only fixture.
 const require = createRequire(import.meta.url);
@@ -49,22 +51,31 @@ describe("GitHub's REST description", () => {
     expect(Object.keys((repos?.outputSchema.$defs as object) ?? {})).toContain('full-repository');
   });
 
-  it('does produce schemas that compile and validate real parameters', () => {
+  it("does produce schemas that validate real parameters in the host's checker", async () => {
     const tool = first.tools.find((t) => t.id === 'issues_create');
     expect(tool).toBeDefined();
     const params = {
       path: { owner: 'octo', repo: 'hello' },
       body: { title: 'Bug', labels: ['a', { name: 'b' }], assignees: ['me'] },
     };
-    expect(new Validator(tool?.inputSchema as never, '2020-12', false).validate(params).valid).toBe(true);
-    expect(
-      new Validator(tool?.inputSchema as never, '2020-12', false).validate({ path: { owner: 'o' } }).valid,
-    ).toBe(false);
-    // Every tool's schemas compile, and every $ref in them points into their own $defs.
+    expect(await problemsOf(checker, tool?.inputSchema, params)).toEqual([]);
+    expect(await isValid(checker, tool?.inputSchema, { path: { owner: 'o' } })).toBe(false);
+  });
+
+  it("does produce schemas that all compile and run in the host's checker, every $ref inside their own $defs", async () => {
     let refs = 0;
+    const checks: Promise<string | undefined>[] = [];
+    const check = (label: string, schema: unknown, value: unknown) =>
+      checks.push(
+        problemsOf(checker, schema, value, label).then(
+          () => undefined,
+          (error: Error) => error.message,
+        ),
+      );
     for (const t of first.tools) {
-      new Validator(t.inputSchema as never, '2020-12').validate({});
-      new Validator(t.outputSchema as never, '2020-12').validate({ status: 200, headers: {}, body: null });
+      check(`${t.id} inputSchema`, t.inputSchema, {});
+      check(`${t.id} outputSchema`, t.outputSchema, {});
+      check(`${t.id} outputSchema`, t.outputSchema, { status: 200, headers: {}, body: null });
       for (const schema of [t.inputSchema, t.outputSchema]) {
         const defs = (schema.$defs ?? {}) as Record<string, unknown>;
         for (const ref of refsOf(schema)) {
@@ -80,5 +91,7 @@ describe("GitHub's REST description", () => {
       }
     }
     expect(refs).toBeGreaterThan(5_000);
-  });
+    const unusable = (await Promise.all(checks)).filter((message) => message !== undefined);
+    expect(unusable).toEqual([]);
+  }, 300_000);
 });

@@ -1,8 +1,8 @@
-import { Validator } from '@cfworker/json-schema';
+import type { SchemaChecker } from '@cyrnel/core';
 import type { AdapterModule, ServiceDefinition } from '@cyrnel/sdk';
-import { expect } from 'vitest';
 import { instantiate } from '../src/index';
 import type { Echo } from './echo-server';
+import { expectValid } from './schema-check';
 
 /** An adapter with one installed, hydrated service. */
 export interface Installed {
@@ -17,14 +17,12 @@ export interface Installed {
   echo(toolId: string, parameters: Record<string, unknown>): Promise<Echo>;
 }
 
-/** Assert `value` is valid against `schema` with @cfworker/json-schema (draft 2020-12). */
-export function expectValid(schema: unknown, value: unknown): void {
-  const result = new Validator(schema as never, '2020-12', false).validate(value);
-  expect(result.errors.map((e) => `${e.instanceLocation}: ${e.error}`)).toEqual([]);
-}
-
-/** Generate, hydrate (config defaults applied like the host does) and return helpers. */
+/**
+ * Generate, hydrate (config defaults applied like the host does) and return helpers; config,
+ * secrets and every call's parameters are validated by `checker`, the host's schema checker.
+ */
 export async function install(
+  checker: SchemaChecker,
   document: unknown,
   config: Record<string, unknown> = {},
   secrets: Record<string, unknown> = {},
@@ -39,8 +37,8 @@ export async function install(
   for (const [key, prop] of Object.entries(props))
     if (prop.default !== undefined) defaults[key] = prop.default;
   const fullConfig = { ...defaults, ...config };
-  expectValid(definition.configSchema, fullConfig);
-  expectValid(definition.secretsSchema, secrets);
+  await expectValid(checker, definition.configSchema, fullConfig);
+  await expectValid(checker, definition.secretsSchema, secrets);
   await adapter.hydrateService({
     id: 'svc',
     adapterDomain: definition.adapterDomain,
@@ -51,7 +49,7 @@ export async function install(
   const call: Installed['call'] = async (toolId, parameters) => {
     const tool = definition.tools.find((t) => t.id === toolId);
     if (!tool) throw new Error(`test: no tool ${toolId} in ${definition.tools.map((t) => t.id).join(', ')}`);
-    expectValid(tool.inputSchema, parameters);
+    await expectValid(checker, tool.inputSchema, parameters);
     return (await adapter.invoke({ serviceId: 'svc', toolId, parameters })) as Awaited<
       ReturnType<Installed['call']>
     >;

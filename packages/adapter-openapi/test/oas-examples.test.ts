@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { Validator } from '@cfworker/json-schema';
 import { isValidIdentifier, type ServiceDefinition } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
 import { generateDefinition } from '../src/index';
+import { problemsOf, useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 const require = createRequire(import.meta.url);
 const root = dirname(require.resolve('@readme/oas-examples/package.json'));
@@ -41,43 +43,66 @@ function refsOf(node: unknown, out: string[] = []): string[] {
   return out;
 }
 
-function checkDefinition(definition: ServiceDefinition): void {
+/**
+ * Ids, `$ref`s, and every schema in the host's checker: each compiles and validating a value
+ * answers valid or a normal `invalid_request`. Returns the schemas that failed, with the reason.
+ */
+async function checkDefinition(name: string, definition: ServiceDefinition): Promise<string[]> {
   const ids = definition.tools.map((t) => t.id);
   expect(ids.every((id) => isValidIdentifier(id))).toBe(true);
   expect(new Set(ids.map((id) => id.toLowerCase())).size).toBe(ids.length);
-  for (const schema of [definition.configSchema, definition.secretsSchema]) {
-    new Validator(schema as never, '2020-12').validate({});
-  }
+  const checks: [string, unknown, unknown][] = [
+    [`${name} configSchema`, definition.configSchema, {}],
+    [`${name} secretsSchema`, definition.secretsSchema, {}],
+  ];
   for (const tool of definition.tools) {
-    // Compiling dereferences every $ref; validating an arbitrary value walks the schema once.
     for (const schema of [tool.inputSchema, tool.outputSchema]) {
       const defs = (schema.$defs ?? {}) as Record<string, unknown>;
       for (const ref of refsOf(schema))
         expect(Object.hasOwn(defs, ref.replace(/^#\/\$defs\//, ''))).toBe(true);
     }
-    new Validator(tool.inputSchema as never, '2020-12').validate({});
-    new Validator(tool.outputSchema as never, '2020-12').validate({ status: 200, headers: {}, body: null });
+    checks.push([`${name} ${tool.id} inputSchema`, tool.inputSchema, {}]);
+    checks.push([`${name} ${tool.id} outputSchema`, tool.outputSchema, {}]);
+    // A response-shaped value walks into the body schemas too.
+    checks.push([
+      `${name} ${tool.id} outputSchema`,
+      tool.outputSchema,
+      { status: 200, headers: {}, body: null },
+    ]);
   }
+  const failed = await Promise.all(
+    checks.map(([label, schema, value]) =>
+      problemsOf(checker, schema, value, label).then(
+        () => undefined,
+        (error: Error) => error.message,
+      ),
+    ),
+  );
+  return failed.filter((message) => message !== undefined);
 }
 
 describe('@readme/oas-examples', () => {
-  it('does produce a valid definition or a clear error for every document', async () => {
+  it('does produce a definition the host can validate with, or a clear error, for every document', async () => {
     expect(files.length).toBeGreaterThan(100);
     const rows: string[] = ['| document | outcome |', '|---|---|'];
+    const unusable: string[] = [];
     for (const file of files) {
       const name = relative(root, file);
       let outcome: string;
+      let definition: ServiceDefinition | undefined;
       try {
-        const definition = generateDefinition(readFileSync(file, 'utf8'));
-        checkDefinition(definition);
+        definition = generateDefinition(readFileSync(file, 'utf8'));
         outcome = `${definition.tools.length} tools`;
       } catch (error) {
         const message = (error as Error).message;
         expect(message).toMatch(/OpenAPI|Swagger|\$ref|YAML|JSON/);
         outcome = `error: ${message}`;
       }
+      if (definition) unusable.push(...(await checkDefinition(name, definition)));
       rows.push(`| ${name} | ${outcome.replace(/\|/g, '\\|')} |`);
     }
+    // Every schema compiles and runs in the engine the host validates with.
+    expect(unusable).toEqual([]);
     await expect(`${rows.join('\n')}\n`).toMatchFileSnapshot('./__snapshots__/oas-examples.md');
   });
 

@@ -7,6 +7,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Installed, install } from './harness';
+import { useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 const require = createRequire(import.meta.url);
 const examples = dirname(require.resolve('@readme/oas-examples/package.json'));
@@ -84,8 +87,8 @@ beforeAll(async () => {
   const doc2 = join(mkdtempSync(join(tmpdir(), 'cyrnel-prism-')), 'petstore.yaml');
   writeFileSync(doc2, yaml.replace(/^host:/m, 'consumes:\n  - application/json\nhost:'));
   [prism3, prism2] = await Promise.all([startPrism(doc3), startPrism(doc2)]);
-  v3 = await install(readFileSync(doc3, 'utf8'), { baseUrl: prism3.url }, SECRETS);
-  v2 = await install(readFileSync(doc2, 'utf8'), { baseUrl: prism2.url }, SECRETS);
+  v3 = await install(checker, readFileSync(doc3, 'utf8'), { baseUrl: prism3.url }, SECRETS);
+  v2 = await install(checker, readFileSync(doc2, 'utf8'), { baseUrl: prism2.url }, SECRETS);
 }, 60_000);
 
 afterAll(async () => {

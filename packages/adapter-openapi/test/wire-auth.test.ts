@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from './echo-server';
 import { install } from './harness';
+import { useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 const ok = { '200': { description: 'echo', content: { 'application/json': {} } } };
 const op = (operationId: string, security?: unknown) => ({
@@ -78,7 +81,7 @@ afterAll(async () => {
 
 describe('authentication on the wire', () => {
   it('does describe one secret per scheme; http basic as {username, password}', async () => {
-    const { definition, adapter } = await install(document, { baseUrl: server.url });
+    const { definition, adapter } = await install(checker, document, { baseUrl: server.url });
     const props = definition.secretsSchema.properties as Record<
       string,
       { type: string; required?: string[] }
@@ -90,7 +93,7 @@ describe('authentication on the wire', () => {
   });
 
   it('does apply every kind of scheme', async () => {
-    const service = await install(document, { baseUrl: server.url }, SECRETS);
+    const service = await install(checker, document, { baseUrl: server.url }, SECRETS);
     expect((await service.echo('headerKey', {})).headers['x-api-key']).toBe('hk-secret');
     expect((await service.echo('queryKey', { query: { q: '1' } })).rawQuery).toBe(
       'q=1&api_key=q%20k%26secret',
@@ -110,16 +113,16 @@ describe('authentication on the wire', () => {
 
   it('does send a cookie key as is when RFC 6265 allows its characters (base64 keys keep = / +)', async () => {
     const key = 'dGhpcyBpcy+/a2V5==';
-    const service = await install(document, { baseUrl: server.url }, { cookieKey: key });
+    const service = await install(checker, document, { baseUrl: server.url }, { cookieKey: key });
     expect((await service.echo('cookieKey', {})).cookies).toBe(`sid=${key}`);
     await service.adapter.teardown();
-    const odd = await install(document, { baseUrl: server.url }, { cookieKey: 'a b"c,d;e\\fé%' });
+    const odd = await install(checker, document, { baseUrl: server.url }, { cookieKey: 'a b"c,d;e\\fé%' });
     expect((await odd.echo('cookieKey', {})).cookies).toBe('sid=a%20b%22c%2Cd%3Be%5Cf%C3%A9%');
     await odd.adapter.teardown();
   });
 
   it('does pick the first satisfiable alternative', async () => {
-    const service = await install(document, { baseUrl: server.url }, { headerKey: 'only-key' });
+    const service = await install(checker, document, { baseUrl: server.url }, { headerKey: 'only-key' });
     const alt = await service.echo('alternatives', {});
     expect([alt.headers.authorization, alt.headers['x-api-key']]).toEqual([undefined, 'only-key']);
     // An empty requirement ({}) comes first, so the anonymous alternative is taken.
@@ -128,7 +131,7 @@ describe('authentication on the wire', () => {
   });
 
   it('does throw a clear error before any request when no alternative has its secrets', async () => {
-    const service = await install(document, { baseUrl: server.url }, { queryKey: 'partial-secret' });
+    const service = await install(checker, document, { baseUrl: server.url }, { queryKey: 'partial-secret' });
     const before = server.count();
     await expect(service.call('both', {})).rejects.toThrow(
       "missing credentials: this operation requires the secret 'headerKey' + 'queryKey'",
@@ -140,7 +143,7 @@ describe('authentication on the wire', () => {
   });
 
   it('does keep credentials on same-origin redirects and drop them when a redirect leaves the origin', async () => {
-    const service = await install(document, { baseUrl: server.url }, SECRETS);
+    const service = await install(checker, document, { baseUrl: server.url }, SECRETS);
     const same = await service.echo('goto', { query: { to: `${server.url}/landing` } });
     expect([same.path, same.headers['x-api-key'], same.headers.authorization, same.cookies]).toEqual([
       '/landing',

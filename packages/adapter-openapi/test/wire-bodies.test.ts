@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from './echo-server';
 import { type Installed, install } from './harness';
+import { useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 const ok = { '200': { description: 'echo', content: { 'application/json': {} } } };
 const op = (
@@ -157,9 +160,9 @@ let v31: Installed;
 
 beforeAll(async () => {
   server = await startEchoServer();
-  v3 = await install(document, { baseUrl: server.url });
-  v2 = await install(swagger, { baseUrl: server.url });
-  v31 = await install(files31, { baseUrl: server.url });
+  v3 = await install(checker, document, { baseUrl: server.url });
+  v2 = await install(checker, swagger, { baseUrl: server.url });
+  v31 = await install(checker, files31, { baseUrl: server.url });
 });
 
 afterAll(async () => {

@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instantiate } from '../src/index';
 import { type EchoServer, startEchoServer } from './echo-server';
 import { install } from './harness';
+import { useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 const ok = { '200': { description: 'echo', content: { 'application/json': {} } } };
 const header = (name: string) => ({ name, in: 'header', schema: { type: 'string' } });
@@ -65,7 +68,7 @@ afterAll(async () => {
 
 describe('header hygiene', () => {
   it('does drop framing and hop-by-hop header parameters, saying so in the description', async () => {
-    const { definition, adapter } = await install(document, { baseUrl: server.url });
+    const { definition, adapter } = await install(checker, document, { baseUrl: server.url });
     const tool = definition.tools.find((t) => t.id === 'framing');
     expect(slotProperties(tool?.inputSchema ?? {}, 'headers')).toEqual(['X-Ok']);
     for (const name of FRAMING) expect(tool?.description).toContain(`header \`${name}\``);
@@ -79,7 +82,7 @@ describe('header hygiene', () => {
   });
 
   it('does refuse framing headers sent anyway, before any request', async () => {
-    const { adapter } = await install(document, { baseUrl: server.url });
+    const { adapter } = await install(checker, document, { baseUrl: server.url });
     const before = server.count();
     for (const name of [...FRAMING, 'proxy-connection', 'TE', 'Upgrade', 'Expect', 'Keep-Alive']) {
       await expect(
@@ -152,7 +155,7 @@ describe('header hygiene', () => {
         'X-Team': 'blue',
       },
     };
-    const service = await install(document, config);
+    const service = await install(checker, document, config);
     const before = server.seen().length;
     const echo = await service.echo('framing', {
       headers: { 'X-Ok': 'yes' },
@@ -171,7 +174,7 @@ describe('header hygiene', () => {
   });
 
   it('does fail cleanly on header values with CR, LF or characters beyond U+00FF', async () => {
-    const service = await install(document, { baseUrl: server.url });
+    const service = await install(checker, document, { baseUrl: server.url });
     const before = server.count();
     for (const value of ['a\r\nX-Injected: 1', 'a\nb', 'nul\u0000', 'check ✓']) {
       await expect(service.call('framing', { headers: { 'X-Ok': value } })).rejects.toThrow(
@@ -189,7 +192,7 @@ describe('header hygiene', () => {
 
 describe('credentials precedence', () => {
   it('does drop parameters named like a credential of the operation, with a note', async () => {
-    const { definition, adapter } = await install(document, { baseUrl: server.url });
+    const { definition, adapter } = await install(checker, document, { baseUrl: server.url });
     const tool = definition.tools.find((t) => t.id === 'collide');
     expect(slotProperties(tool?.inputSchema ?? {}, 'query')).toEqual(['API_KEY']);
     expect(slotProperties(tool?.inputSchema ?? {}, 'cookies')).toEqual(['theme']);
@@ -201,7 +204,7 @@ describe('credentials precedence', () => {
   });
 
   it('does send each secret exactly once and never let a parameter override it', async () => {
-    const service = await install(document, { baseUrl: server.url }, SECRETS);
+    const service = await install(checker, document, { baseUrl: server.url }, SECRETS);
     const before = server.count();
     for (const parameters of [
       { query: { api_key: 'mine' } },

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from './echo-server';
 import { type Installed, install } from './harness';
+import { useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 // The OpenAPI 3.0.3 style examples table: color = "blue", ["blue","black","brown"], {R:100,G:200,B:150}.
 const PRIMITIVE = 'blue';
@@ -189,7 +192,7 @@ let service: Installed;
 
 beforeAll(async () => {
   server = await startEchoServer();
-  service = await install({
+  service = await install(checker, {
     openapi: '3.1.0',
     info: { title: 'styles', version: '1' },
     servers: [{ url: server.url }],
@@ -266,7 +269,7 @@ describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
   });
 
   it('does send Swagger 2.0 collectionFormat csv, ssv, tsv, pipes and multi', async () => {
-    const v2 = await install(swagger, { baseUrl: server.url });
+    const v2 = await install(checker, swagger, { baseUrl: server.url });
     const query = Object.fromEntries(formats.map((format) => [format, ['a', 'b']]));
     expect((await v2.echo('formats', { query })).rawQuery).toBe(
       'csv=a,b&ssv=a%20b&tsv=a%09b&pipes=a|b&multi=a&multi=b',

@@ -2,6 +2,9 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from './echo-server';
 import { type Installed, install } from './harness';
+import { useSchemaChecker } from './schema-check';
+
+const checker = useSchemaChecker();
 
 const any = { description: 'any' };
 const document = (port: number) => ({
@@ -60,7 +63,7 @@ let port: number;
 beforeAll(async () => {
   server = await startEchoServer();
   port = Number(new URL(server.url).port);
-  service = await install(document(port), { serverVariables: { port: String(port) } }, {});
+  service = await install(checker, document(port), { serverVariables: { port: String(port) } }, {});
 });
 
 afterAll(async () => {
@@ -79,7 +82,7 @@ describe('responses and transport', () => {
   });
 
   it('does let an explicit baseUrl override every server', async () => {
-    const other = await install(document(port), { baseUrl: `${server.url}/base/` });
+    const other = await install(checker, document(port), { baseUrl: `${server.url}/base/` });
     expect((await other.echo('opLevel', {})).path).toBe('/base/op');
     await other.adapter.teardown();
   });
@@ -112,7 +115,7 @@ describe('responses and transport', () => {
 
   it('does keep method, body and credentials through same-origin 307/308, and makes 303 a body-less GET', async () => {
     const config = { serverVariables: { port: String(port) } };
-    const auth = await install(document(port), config, { bearer: 'tok' });
+    const auth = await install(checker, document(port), config, { bearer: 'tok' });
     const go = (code: number) =>
       auth.echo('gotoPost', { path: { code }, query: { to: `${server.url}/landing` }, body: { a: 1 } });
     for (const code of [307, 308]) {
@@ -142,7 +145,7 @@ describe('responses and transport', () => {
       serverVariables: { port: String(port) },
       headers: { 'X-Extra': 'one', 'X-Team': 'a b' },
     };
-    const withHeaders = await install(document(port), config);
+    const withHeaders = await install(checker, document(port), config);
     for (const toolId of ['echo', 'opLevel']) {
       const echo = await withHeaders.echo(toolId, {});
       expect([echo.headers['x-extra'], echo.headers['x-team']]).toEqual(['one', 'a b']);
@@ -151,7 +154,7 @@ describe('responses and transport', () => {
   });
 
   it('does time out while the response body is still arriving', async () => {
-    const stalled = await install(document(port), {
+    const stalled = await install(checker, document(port), {
       serverVariables: { port: String(port) },
       timeoutMs: 300,
     });
@@ -162,7 +165,10 @@ describe('responses and transport', () => {
   });
 
   it('does time out with the host in the message', async () => {
-    const slow = await install(document(port), { serverVariables: { port: String(port) }, timeoutMs: 200 });
+    const slow = await install(checker, document(port), {
+      serverVariables: { port: String(port) },
+      timeoutMs: 200,
+    });
     await expect(slow.call('slow', {})).rejects.toThrow(
       `request to 127.0.0.1:${port} timed out after 200 ms`,
     );
@@ -175,6 +181,7 @@ describe('responses and transport', () => {
     const deadPort = (closed.address() as { port: number }).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
     const dead = await install(
+      checker,
       {
         ...document(port),
         components: { securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'k' } } },
@@ -200,7 +207,7 @@ describe('responses and transport', () => {
     await expect(
       service.adapter.invoke({ serviceId: 'svc', toolId: 'nope', parameters: {} }),
     ).rejects.toThrow("no tool 'nope'");
-    const other = await install(document(port), { serverVariables: { port: String(port) } });
+    const other = await install(checker, document(port), { serverVariables: { port: String(port) } });
     await other.adapter.dehydrateService('svc');
     await other.adapter.dehydrateService('svc');
     await expect(other.call('echo', {})).rejects.toThrow('not active');
