@@ -36,6 +36,7 @@ describe('parseServerConfig', () => {
       urlAllowCidrs: [],
       urlDenyCidrs: [],
       maxJsonDepth: 64,
+      maxJsonElements: 50_000,
       maxEnvConfigBytes: 64 * 1024,
       maxEventStreams: 256,
       maxEventQueueBytes: 32 * 1024 * 1024,
@@ -50,6 +51,7 @@ describe('parseServerConfig', () => {
       [
         '--max-json-depth',
         '16',
+        '--max-json-elements=2000',
         '--max-env-config-bytes=1024',
         '--allowed-hosts',
         'cyrnel.internal, .corp.example',
@@ -63,6 +65,7 @@ describe('parseServerConfig', () => {
     );
     expect(config).toMatchObject({
       maxJsonDepth: 16,
+      maxJsonElements: 2000,
       maxEnvConfigBytes: 1024,
       maxEventStreams: 8,
       maxEventQueueBytes: 4096,
@@ -225,6 +228,7 @@ describe('helpText', () => {
         'max-live-processes',
         'max-timeout-ms',
         'max-json-depth',
+        'max-json-elements',
         'max-env-config-bytes',
         'max-event-streams',
         'max-event-queue-bytes',

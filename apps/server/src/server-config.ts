@@ -24,6 +24,7 @@ export interface ServerConfig {
   readonly logLevel: LogLevel;
   readonly maxBodyBytes: number;
   readonly maxJsonDepth: number;
+  readonly maxJsonElements: number;
   readonly maxDefinitionBytes: number;
   readonly downloadTimeoutMs: number;
   readonly maxCodeBytes: number;
@@ -115,6 +116,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     logLevel: get('log-level', 'info') as LogLevel,
     maxBodyBytes: get('max-body-bytes', 64 * MIB) as number,
     maxJsonDepth: get('max-json-depth', MAX_JSON_DEPTH) as number,
+    maxJsonElements: get('max-json-elements', 50_000) as number,
     maxDefinitionBytes: get('max-definition-bytes', 64 * MIB) as number,
     downloadTimeoutMs: get('download-timeout-ms', 30_000) as number,
     maxCodeBytes: get('max-code-bytes', 100 * 1024) as number,

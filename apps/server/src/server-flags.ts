@@ -103,6 +103,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     max: 10_000,
   },
   {
+    flag: 'max-json-elements',
+    env: 'CYRNEL_MAX_JSON_ELEMENTS',
+    kind: 'positiveInteger',
+    help: 'most arrays, objects and values in a JSON body (400 beyond; parsing more would hold the event loop)',
+    shownDefault: '50000',
+  },
+  {
     flag: 'max-definition-bytes',
     env: 'CYRNEL_MAX_DEFINITION_BYTES',
     kind: 'positiveInteger',

@@ -101,6 +101,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     logger: logger.child({ component: 'http' }),
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
     maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
+    maxJsonElements: options.maxJsonElements ?? 50_000,
     // The name the server was told to bind is the operator's own: accepted in `Host` like the list.
     allowedHosts: [...(options.allowedHosts ?? []), ...(isIP(host) === 0 ? [host] : [])],
     allowedOrigins: options.allowedOrigins ?? [],

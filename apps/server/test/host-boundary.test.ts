@@ -139,6 +139,24 @@ describe('host boundary: limits on what API clients send', () => {
     expect(await health.stop()).toBeLessThan(100);
   });
 
+  it('answers bodies of millions of tiny values with 400 before parsing them, /health staying fast', async () => {
+    const health = probeHealth(url());
+    const values = `[${Array(3_000_000).fill('0').join(',')}]`;
+    const responses = [
+      await api('PATCH', '/modules/typescript-ivm/config', `[{"op":"add","path":"/x","value":${values}}]`),
+      await api('POST', '/processes', `{"code":"1","envConfig":{"a":${values}}}`),
+      await api('POST', '/services', `{"id":"s","adapter":"openapi","definition":"x","config":${values}}`),
+    ];
+    for (const response of responses) {
+      expect({ status: response.status, code: response.body.code }).toEqual({
+        status: 400,
+        code: 'invalid_request',
+      });
+      expect(response.body.error).toContain('more than 50000 elements');
+    }
+    expect(await health.stop()).toBeLessThan(100);
+  });
+
   it('caps envConfig (413 naming the field and limit) and lists processes without it', async () => {
     const big = await api('POST', '/processes', {
       code: '1',

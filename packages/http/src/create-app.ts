@@ -52,6 +52,13 @@ export interface CreateAppOptions {
    * client needs, far below what would make a recursive reader of the value overflow its stack.
    */
   maxJsonDepth?: number;
+  /**
+   * Most elements (arrays, objects, and values after a comma) a JSON body may have (400 beyond).
+   * Default 50000: parsing that many costs a few milliseconds of the event loop; a body of
+   * millions of tiny values within the size limit would cost a second. A definition travels as
+   * one string, so this never limits installs.
+   */
+  maxJsonElements?: number;
   /** Largest downloaded definition in bytes (413 beyond). Default 64 MiB. */
   maxDefinitionBytes?: number;
   /** Definition download deadline (504 beyond). Default 30000. */
@@ -108,6 +115,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     logger,
     maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
     maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
+    maxJsonElements: options.maxJsonElements ?? 50_000,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
     downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
     outbound:

@@ -15,6 +15,8 @@ export interface RouteContext {
   readonly maxBodyBytes: number;
   /** Deepest nesting of arrays and objects a JSON body may have. */
   readonly maxJsonDepth: number;
+  /** Most arrays, objects and values a JSON body may have. */
+  readonly maxJsonElements: number;
   /** Largest downloaded definition in bytes. */
   readonly maxDefinitionBytes: number;
   /** Definition download deadline. */
@@ -45,6 +47,7 @@ export function createRouteContext(fields: Omit<RouteContext, 'body'>): RouteCon
       readJsonBody(c.req.raw, {
         maxBytes: fields.maxBodyBytes,
         maxDepth: fields.maxJsonDepth,
+        maxElements: fields.maxJsonElements,
         ...(emptyAs === undefined ? {} : { emptyAs }),
       }),
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDepthExceeds } from './json-depth';
+import { jsonDepthExceeds, jsonShapeExceeds } from './json-depth';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -29,5 +29,28 @@ describe('jsonDepthExceeds', () => {
     expect(jsonDepthExceeds(nested(1_000_000), 64)).toBe(true);
     expect(jsonDepthExceeds(nested(64), 64)).toBe(false);
     expect(jsonDepthExceeds(nested(65), 64)).toBe(true);
+  });
+});
+
+describe('jsonShapeExceeds', () => {
+  const limits = { maxDepth: 64, maxElements: 5 };
+
+  it('counts containers and comma-separated values, not what strings hold', () => {
+    expect(jsonShapeExceeds('[1,2,3,4,5]', limits)).toBeUndefined(); // 1 array + 4 commas
+    expect(jsonShapeExceeds('[1,2,3,4,5,6]', limits)).toBe('elements');
+    expect(jsonShapeExceeds('{"a":[{},{}]}', limits)).toBeUndefined();
+    expect(jsonShapeExceeds('{"a":[{},{},{}]}', limits)).toBe('elements');
+    expect(jsonShapeExceeds(`{"definition":"${',[{'.repeat(10_000)}"}`, limits)).toBeUndefined();
+  });
+
+  it('answers the limit met first', () => {
+    expect(jsonShapeExceeds('[[[', { maxDepth: 2, maxElements: 100 })).toBe('depth');
+    expect(jsonShapeExceeds('[[[', { maxDepth: 100, maxElements: 2 })).toBe('elements');
+  });
+
+  it('stops a million tiny values before JSON.parse would see them', () => {
+    expect(
+      jsonShapeExceeds(`[${Array(1_000_000).fill('0').join(',')}]`, { maxDepth: 64, maxElements: 50_000 }),
+    ).toBe('elements');
   });
 });

@@ -1,21 +1,40 @@
+/** The limits {@link jsonShapeExceeds} checks. */
+export interface JsonShapeLimits {
+  /** Deepest nesting of arrays and objects. */
+  readonly maxDepth: number;
+  /** Most arrays, objects and values after a comma (what `JSON.parse` must allocate). */
+  readonly maxElements: number;
+}
+
 /**
- * The nesting depth of a JSON text, counted in one pass without recursion: every `[` or `{`
- * outside a string opens a level. Stops counting as soon as `limit` is exceeded, so a
- * hostile body of a million `[` costs one scan and no stack. The text need not be valid JSON
- * (malformed text is `JSON.parse`'s to refuse); the count is exact for valid JSON.
+ * Which limit a JSON text exceeds, found in one pass without recursion, or undefined: every `[`
+ * or `{` outside a string opens a level, and every container and every `,` counts as an
+ * element. Stops as soon as a limit is exceeded, so a hostile body of a million `[` costs one
+ * scan and no stack, and a body of a million tiny values never reaches `JSON.parse` (which would
+ * hold the event loop for a second). The text need not be valid JSON (malformed text is
+ * `JSON.parse`'s to refuse); the counts are exact for valid JSON.
  */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
+export function jsonShapeExceeds(text: string, limits: JsonShapeLimits): 'depth' | 'elements' | undefined {
   let depth = 0;
+  let elements = 0;
   for (let index = 0; index < text.length; index++) {
     const char = text.charCodeAt(index);
     if (char === QUOTE) {
       index = closingQuote(text, index);
-      if (index < 0) return false;
+      if (index < 0) return undefined;
     } else if (char === OPEN_BRACKET || char === OPEN_BRACE) {
-      if (++depth > limit) return true;
+      if (++depth > limits.maxDepth) return 'depth';
+      if (++elements > limits.maxElements) return 'elements';
+    } else if (char === COMMA) {
+      if (++elements > limits.maxElements) return 'elements';
     } else if (char === CLOSE_BRACKET || char === CLOSE_BRACE) depth--;
   }
-  return false;
+  return undefined;
+}
+
+/** Whether a JSON text nests arrays and objects deeper than `limit` (see {@link jsonShapeExceeds}). */
+export function jsonDepthExceeds(text: string, limit: number): boolean {
+  return jsonShapeExceeds(text, { maxDepth: limit, maxElements: Number.POSITIVE_INFINITY }) === 'depth';
 }
 
 /**
@@ -34,6 +53,7 @@ function closingQuote(text: string, open: number): number {
 }
 
 const QUOTE = 0x22;
+const COMMA = 0x2c;
 const BACKSLASH = 0x5c;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;

@@ -1,5 +1,5 @@
 import { PayloadTooLargeError, ValidationError } from '@cyrnel/core';
-import { jsonDepthExceeds } from './json-depth';
+import { jsonShapeExceeds } from './json-depth';
 
 /** Options of {@link readJsonBody}. */
 export interface ReadJsonBodyOptions {
@@ -7,6 +7,8 @@ export interface ReadJsonBodyOptions {
   maxBytes: number;
   /** Deepest nesting of arrays and objects accepted (400 beyond). */
   maxDepth: number;
+  /** Most arrays, objects and comma-separated values accepted (400 beyond). */
+  maxElements: number;
   /** Value used for an empty body; without it an empty body is refused. */
   emptyAs?: unknown;
 }
@@ -14,7 +16,8 @@ export interface ReadJsonBodyOptions {
 /**
  * Read and parse a JSON request body, counting bytes as they arrive so an oversized
  * chunked upload is cut off at the limit instead of buffered whole. The nesting depth is
- * checked on the text before parsing: nothing downstream (validators, JSON Patch, schema
+ * checked on the text before parsing, and so is the number of elements (parsing a body of
+ * millions of tiny values would hold the event loop): nothing downstream (validators, JSON Patch, schema
  * checks, `JSON.stringify`) recurses into a value deeper than `maxDepth`, so a deeply nested
  * body is a 400 here and never a stack overflow (a 500) later.
  */
@@ -26,9 +29,15 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
     if (options.emptyAs !== undefined) return options.emptyAs;
     throw new ValidationError('a JSON request body is required');
   }
-  if (jsonDepthExceeds(text, options.maxDepth)) {
+  const exceeded = jsonShapeExceeds(text, options);
+  if (exceeded === 'depth') {
     throw new ValidationError(
       `the JSON body is nested deeper than ${options.maxDepth} levels of arrays and objects`,
+    );
+  }
+  if (exceeded === 'elements') {
+    throw new ValidationError(
+      `the JSON body has more than ${options.maxElements} elements (arrays, objects and values in them)`,
     );
   }
   try {

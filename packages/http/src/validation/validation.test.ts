@@ -107,19 +107,29 @@ describe('readJsonBody', () => {
     } as RequestInit);
 
   it('parses JSON and uses emptyAs for empty bodies', async () => {
-    await expect(readJsonBody(post('{"a":1}'), { maxBytes: 100, maxDepth: 64 })).resolves.toEqual({ a: 1 });
-    await expect(readJsonBody(post(null), { maxBytes: 100, maxDepth: 64, emptyAs: {} })).resolves.toEqual({});
+    await expect(
+      readJsonBody(post('{"a":1}'), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
+    ).resolves.toEqual({ a: 1 });
+    await expect(
+      readJsonBody(post(null), { maxBytes: 100, maxDepth: 64, maxElements: 50_000, emptyAs: {} }),
+    ).resolves.toEqual({});
   });
 
   it('refuses malformed, missing and oversized bodies', async () => {
-    await expect(readJsonBody(post('{"a":'), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
+    await expect(
+      readJsonBody(post('{"a":'), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
       message: expect.stringMatching(/malformed JSON/),
     });
-    await expect(readJsonBody(post(null), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
+    await expect(
+      readJsonBody(post(null), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
     });
-    await expect(readJsonBody(post('x'.repeat(101)), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
+    await expect(
+      readJsonBody(post('x'.repeat(101)), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
+    ).rejects.toMatchObject({
       code: 'payload_too_large',
       status: 413,
     });
@@ -130,22 +140,41 @@ describe('readJsonBody', () => {
         controller.close();
       },
     });
-    await expect(readJsonBody(post(stream), { maxBytes: 100, maxDepth: 64 })).rejects.toMatchObject({
+    await expect(
+      readJsonBody(post(stream), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
+    ).rejects.toMatchObject({
       code: 'payload_too_large',
     });
   });
 
   it('refuses bodies nested deeper than maxDepth with a 400 naming the limit, before parsing', async () => {
     const deep = (depth: number) => `{"v":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
-    await expect(readJsonBody(post(deep(8)), { maxBytes: 1e6, maxDepth: 8 })).resolves.toBeTypeOf('object');
-    await expect(readJsonBody(post(deep(9)), { maxBytes: 1e6, maxDepth: 8 })).rejects.toMatchObject({
+    await expect(
+      readJsonBody(post(deep(8)), { maxBytes: 1e6, maxDepth: 8, maxElements: 50_000 }),
+    ).resolves.toBeTypeOf('object');
+    await expect(
+      readJsonBody(post(deep(9)), { maxBytes: 1e6, maxDepth: 8, maxElements: 50_000 }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
       status: 400,
       message: expect.stringContaining('deeper than 8 levels'),
     });
     // Far deeper than V8's recursion limits: still a 400, never a RangeError.
-    await expect(readJsonBody(post(deep(200_000)), { maxBytes: 1e6, maxDepth: 64 })).rejects.toMatchObject({
+    await expect(
+      readJsonBody(post(deep(200_000)), { maxBytes: 1e6, maxDepth: 64, maxElements: 50_000 }),
+    ).rejects.toMatchObject({
       code: 'invalid_request',
+    });
+  });
+
+  it('refuses bodies with more than maxElements elements with a 400 naming the limit, before parsing', async () => {
+    const values = (count: number) => `{"v":[${Array(count).fill('{}').join(',')}]}`;
+    const limits = { maxBytes: 64 * 1024 * 1024, maxDepth: 64, maxElements: 1000 };
+    await expect(readJsonBody(post(values(499)), limits)).resolves.toBeTypeOf('object');
+    await expect(readJsonBody(post(values(1_000_000)), limits)).rejects.toMatchObject({
+      code: 'invalid_request',
+      status: 400,
+      message: expect.stringContaining('more than 1000 elements'),
     });
   });
 });
