@@ -75,6 +75,8 @@ const bindingsOf = new Map<EnvironmentModule, ProcessManager['bindings']>();
 interface StartOptions {
   readonly environment?: EnvironmentModule;
   readonly poolSize?: number;
+  /** Executions one sandbox child may host while they all wait (the environment's default when absent). */
+  readonly executionsPerChild?: number;
   readonly limits?: Partial<ProcessLimits>;
 }
 
@@ -104,7 +106,10 @@ async function start(database: ProcessTestDatabase, options: StartOptions = {}):
   });
   bindingsOf.set(environment, manager.bindings);
   await environment.setup({
-    config: { poolSize: options.poolSize ?? 2 },
+    config: {
+      poolSize: options.poolSize ?? 2,
+      ...(options.executionsPerChild === undefined ? {} : { executionsPerChild: options.executionsPerChild }),
+    },
     secrets: {},
     logger,
     bindings: manager.bindings,
@@ -363,7 +368,8 @@ describe('processes with typescript-ivm and SQLite', () => {
   });
 
   it('bounds a wait from the start of the run, so a burst through a pool of one all succeed', async () => {
-    const { manager } = await setup({ poolSize: 1 });
+    // One child hosting one execution at a time: waiting runs would otherwise share it.
+    const { manager } = await setup({ poolSize: 1, executionsPerChild: 1 });
     const { api } = manager;
     // Six runs of ~400 ms through one slot: the last waits ~2 s queued, beyond its 1.5 s timeout.
     const created = [];
