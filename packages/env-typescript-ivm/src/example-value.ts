@@ -1,8 +1,27 @@
 /**
- * A plausible value for a JSON Schema, for copy-pasteable examples: `examples`, `example`,
- * `default`, `const`, the first enum member, then a placeholder of the type. Never throws.
+ * Schema nodes one example may visit. `$ref`s are followed, so definitions that require each
+ * other several times per level would otherwise build an example of billions of values (issue 13);
+ * GitHub's largest example takes a few hundred.
  */
-export function exampleValue(schema: unknown, root: unknown = schema, depth = 0): unknown {
+const MAX_EXAMPLE_NODES = 10_000;
+
+/**
+ * A plausible value for a JSON Schema, for copy-pasteable examples: `examples`, `example`,
+ * `default`, `const`, the first enum member, then a placeholder of the type (`null` past
+ * {@link MAX_EXAMPLE_NODES} nodes or 12 levels). Never throws.
+ */
+export function exampleValue(schema: unknown): unknown {
+  let nodes = 0;
+  const walk = (node: unknown, depth: number): unknown => {
+    if (++nodes > MAX_EXAMPLE_NODES) return null;
+    return exampleOf(node, schema, depth, walk);
+  };
+  return walk(schema, 0);
+}
+
+type Walk = (node: unknown, depth: number) => unknown;
+
+function exampleOf(schema: unknown, root: unknown, depth: number, walk: Walk): unknown {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || depth > 12) return null;
   const s = schema as Record<string, unknown>;
   if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[0];
@@ -18,7 +37,7 @@ export function exampleValue(schema: unknown, root: unknown = schema, depth = 0)
         : undefined;
     const target =
       defs && typeof defs === 'object' ? (defs as Record<string, unknown>)[match?.[2] as string] : undefined;
-    return exampleValue(target, root, depth + 1);
+    return walk(target, depth + 1);
   }
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const options = s[key];
@@ -26,7 +45,7 @@ export function exampleValue(schema: unknown, root: unknown = schema, depth = 0)
       const first = options.find(
         (o) => !(typeof o === 'object' && o !== null && (o as Record<string, unknown>).type === 'null'),
       );
-      return exampleValue({ ...s, [key]: undefined, ...(first ?? options[0]) }, root, depth + 1);
+      return walk({ ...s, [key]: undefined, ...(first ?? options[0]) }, depth + 1);
     }
   }
   const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
@@ -37,7 +56,7 @@ export function exampleValue(schema: unknown, root: unknown = schema, depth = 0)
     const shown = entries.filter(([key]) => required.includes(key));
     const result: Record<string, unknown> = {};
     for (const [key, value] of shown.length > 0 ? shown : entries.slice(0, 3))
-      result[key] = exampleValue(value, root, depth + 1);
+      result[key] = walk(value, depth + 1);
     return result;
   }
   switch (type) {
@@ -53,7 +72,7 @@ export function exampleValue(schema: unknown, root: unknown = schema, depth = 0)
     case 'boolean':
       return false;
     case 'array':
-      return s.items === undefined || Array.isArray(s.items) ? [] : [exampleValue(s.items, root, depth + 1)];
+      return s.items === undefined || Array.isArray(s.items) ? [] : [walk(s.items, depth + 1)];
     default:
       return null;
   }

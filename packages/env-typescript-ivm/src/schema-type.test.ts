@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { renderSchemaType } from './schema-type';
+import { MAX_SCHEMA_TYPE_LENGTH, renderSchemaType } from './schema-type';
 
 describe('renderSchemaType', () => {
   it('renders objects with required and optional members and comments', () => {
@@ -189,5 +189,24 @@ describe('renderSchemaType', () => {
     let deep: Record<string, unknown> = { type: 'string' };
     for (let i = 0; i < 100; i++) deep = { type: 'array', items: deep };
     expect(renderSchemaType(deep)).toContain('unknown');
+  });
+
+  it('stops at its size budget when definitions refer to each other many times per level', () => {
+    // Inlined, 10 levels of 5 references each would be 5^10 objects (hundreds of megabytes).
+    const $defs: Record<string, unknown> = {};
+    for (let level = 0; level < 10; level++) {
+      const next = level < 9 ? { $ref: `#/$defs/D${level + 1}` } : { type: 'string', description: 'leaf' };
+      $defs[`D${level}`] = { type: 'object', properties: { a: next, b: next, c: next, d: next, e: next } };
+    }
+    const started = performance.now();
+    const text = renderSchemaType({ $ref: '#/$defs/D0', $defs }, { comments: true });
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(text.length).toBeGreaterThan(MAX_SCHEMA_TYPE_LENGTH / 2);
+    expect(text.length).toBeLessThan(2 * MAX_SCHEMA_TYPE_LENGTH);
+    // Cut short, an object stays open, so the members left out may still be passed.
+    expect(text).toContain('[key: string]: unknown;');
+    const small = renderSchemaType({ $ref: '#/$defs/D0', $defs }, { maxLength: 2000 });
+    expect(small.length).toBeLessThan(4000);
+    expect(small.startsWith('{\n  a?: {')).toBe(true);
   });
 });

@@ -4,10 +4,24 @@ export interface RenderSchemaOptions {
   readonly indent?: number;
   /** Emit `/** description *\/` comments above object members. */
   readonly comments?: boolean;
+  /**
+   * About the most characters to render; what lies beyond renders as `unknown` (an object cut
+   * short gets an index signature). Default {@link MAX_SCHEMA_TYPE_LENGTH}.
+   */
+  readonly maxLength?: number;
 }
+
+/**
+ * Default `maxLength` of {@link renderSchemaType}: about six times GitHub's largest tool schema
+ * (≈ 153,000 characters). `$ref`s are inlined, so a few kilobytes of definitions referring to
+ * each other several times per level would otherwise render to gigabytes (issue 13).
+ */
+export const MAX_SCHEMA_TYPE_LENGTH = 1_000_000;
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const MAX_DEPTH = 24;
+/** Characters charged per rendered node for its keywords, brackets and separators. */
+const NODE_COST = 8;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -46,7 +60,8 @@ function union(parts: readonly Rendered[]): Rendered {
 }
 
 function intersection(parts: readonly Rendered[]): Rendered {
-  const unique = parts.filter((part, i) => parts.findIndex((p) => p.text === part.text) === i);
+  const seen = new Set<string>();
+  const unique = parts.filter((part) => !seen.has(part.text) && seen.add(part.text));
   if (unique.length === 1) return unique[0] as Rendered;
   return {
     text: unique.map((part) => (part.kind === 'union' ? `(${part.text})` : part.text)).join(' & '),
@@ -71,6 +86,9 @@ function commentText(text: string): string {
 export function renderSchemaType(schema: unknown, options: RenderSchemaOptions = {}): string {
   const root = isRecord(schema) ? schema : {};
   const comments = options.comments ?? false;
+  // Charged for what each node adds itself (its children charge for theirs), so it bounds the
+  // output and the nodes visited alike.
+  let budget = options.maxLength ?? MAX_SCHEMA_TYPE_LENGTH;
 
   const resolve = (ref: string): unknown => {
     const match = /^#\/(\$defs|definitions)\/(.+)$/.exec(ref);
@@ -80,11 +98,17 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     return isRecord(defs) ? defs[name] : undefined;
   };
 
+  const charge = (type: Rendered): Rendered => {
+    budget -= type.text.length;
+    return type;
+  };
+
   let depth = 0;
   const render = (node: unknown, level: number, refs: readonly string[]): Rendered => {
     if (node === true || node === undefined) return UNKNOWN;
     if (node === false) return atom('never');
-    if (!isRecord(node) || depth > MAX_DEPTH) return UNKNOWN;
+    if (!isRecord(node) || depth > MAX_DEPTH || budget <= 0) return UNKNOWN;
+    budget -= NODE_COST;
     depth++;
     try {
       const type = renderInner(node, level, refs);
@@ -102,9 +126,19 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     const pad = '  '.repeat(level + 1);
     const lines: string[] = [];
     for (const [key, value] of Object.entries(props)) {
+      if (budget <= 0) {
+        // Cut short: the members left out may still be passed.
+        lines.push(`${pad}[key: string]: unknown;`);
+        return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
+      }
       const description = isRecord(value) && typeof value.description === 'string' ? value.description : '';
-      if (comments && description) lines.push(`${pad}/** ${commentText(description)} */`);
+      if (comments && description) {
+        const line = `${pad}/** ${commentText(description)} */`;
+        budget -= line.length;
+        lines.push(line);
+      }
       const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+      budget -= pad.length + name.length + 4;
       lines.push(`${pad}${name}${required.has(key) ? '' : '?'}: ${render(value, level + 1, refs).text};`);
     }
     const extra = node.additionalProperties;
@@ -126,8 +160,8 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       const target = resolve(node.$ref);
       return target === undefined ? UNKNOWN : render(target, level, [...refs, node.$ref]);
     }
-    if ('const' in node) return literal(node.const);
-    if (Array.isArray(node.enum)) return union(node.enum.map(literal));
+    if ('const' in node) return charge(literal(node.const));
+    if (Array.isArray(node.enum)) return union(node.enum.map((value) => charge(literal(value))));
     for (const key of ['anyOf', 'oneOf'] as const) {
       const options = node[key];
       if (Array.isArray(options) && options.length > 0) {

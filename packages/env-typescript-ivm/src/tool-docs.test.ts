@@ -101,6 +101,24 @@ describe('exampleValue', () => {
     expect(exampleValue({ type: 'string', format: 'date-time' })).toBe('2024-01-01T00:00:00Z');
     expect(exampleValue(42)).toBeNull();
   });
+
+  it('stops after a bounded number of schema nodes when required definitions repeat', () => {
+    const $defs: Record<string, unknown> = {};
+    for (let level = 0; level < 12; level++) {
+      const next = level < 11 ? { $ref: `#/$defs/D${level + 1}` } : { type: 'integer' };
+      $defs[`D${level}`] = {
+        type: 'object',
+        properties: { a: next, b: next, c: next },
+        required: ['a', 'b', 'c'],
+      };
+    }
+    const started = performance.now();
+    const example = JSON.stringify(exampleValue({ $ref: '#/$defs/D0', $defs }));
+    expect(performance.now() - started).toBeLessThan(1000);
+    // 3^12 leaves unbounded; at most 10,000 nodes are visited.
+    expect(example.match(/0/g)?.length ?? 0).toBeLessThan(10_000);
+    expect(example).toContain('null');
+  });
 });
 
 describe('toolPath', () => {

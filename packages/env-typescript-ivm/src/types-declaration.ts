@@ -18,7 +18,11 @@ function comment(text: string, pad: string): string {
  */
 export function generateTypes(tools: readonly ToolDocsInput[]): string {
   const byService = new Map<string, ToolDocsInput[]>();
-  for (const tool of tools) byService.set(tool.serviceId, [...(byService.get(tool.serviceId) ?? []), tool]);
+  for (const tool of tools) {
+    const list = byService.get(tool.serviceId);
+    if (list) list.push(tool);
+    else byService.set(tool.serviceId, [tool]);
+  }
   const services = [...byService].map(([serviceId, list]) => {
     const members = list.map((tool) => {
       const input = renderSchemaType(tool.inputSchema, { indent: 4, comments: true });
