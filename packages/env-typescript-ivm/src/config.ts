@@ -19,6 +19,8 @@ export interface ResolvedConfig {
   readonly outputCapBytes: number;
   /** Deadline used when an execution arrives with `timeoutMs: null`. */
   readonly defaultTimeoutMs: number;
+  /** Deadline of one rendering of type declarations, tool docs or a signature in the render worker. */
+  readonly renderTimeoutMs: number;
 }
 
 /** Schema of the module configuration (the host validates and applies defaults). */
@@ -53,6 +55,14 @@ export const configSchema: JSONSchema = {
     stderrCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
     outputCapBytes: { type: 'integer', minimum: 2, default: 4_194_304 },
     defaultTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
+    renderTimeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 2_147_483_647,
+      default: 60_000,
+      description:
+        'Deadline of one rendering of type declarations, tool docs or a signature, which run in a worker thread; past it the rendering fails and the worker is replaced.',
+    },
   },
 };
 
@@ -77,5 +87,6 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
     stderrCapBytes: intIn(config.stderrCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
     outputCapBytes: intIn(config.outputCapBytes, 2, Number.MAX_SAFE_INTEGER, 4_194_304),
     defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, 2_147_483_647, 30_000),
+    renderTimeoutMs: intIn(config.renderTimeoutMs, 1, 2_147_483_647, 60_000),
   };
 }

@@ -1,6 +1,5 @@
-import type { EnvironmentBindings } from '@cyrnel/sdk';
+import type { EnvironmentBindings, ToolDocsInput } from '@cyrnel/sdk';
 import type { HostCallKind } from './isolate-runner';
-import { renderToolSignature } from './tool-signature';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -17,13 +16,15 @@ function text(value: unknown, name: string): string {
 
 /**
  * Route one sandbox host call to the bindings. Arguments come from untrusted code, so every
- * shape is checked here before the host sees it.
+ * shape is checked here before the host sees it. `signature` renders the TypeScript signature
+ * `discover.tool` adds (off the main thread: see `createRenderer`).
  */
 export async function performHostCall(
   bindings: EnvironmentBindings,
   eid: number,
   kind: HostCallKind,
   args: readonly unknown[],
+  signature: (tool: ToolDocsInput) => Promise<string>,
 ): Promise<unknown> {
   switch (kind) {
     case 'invoke': {
@@ -53,7 +54,7 @@ export async function performHostCall(
         text(args[0], 'serviceId'),
         text(args[1], 'toolId'),
       );
-      return { ...description, signature: renderToolSignature(description) };
+      return { ...description, signature: await signature(description) };
     }
     default:
       throw invalid(`Unknown host call ${String(kind)}`);

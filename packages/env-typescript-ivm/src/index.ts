@@ -11,8 +11,9 @@ export {
   type RunnerHooks,
   type RunResult,
 } from './isolate-runner';
+export { createRenderer, type Renderer, type RendererOptions } from './renderer';
 export { generateRuntimeDocs } from './runtime-docs';
-export { type RenderSchemaOptions, renderSchemaType } from './schema-type';
+export { MAX_SCHEMA_TYPE_LENGTH, type RenderSchemaOptions, renderSchemaType } from './schema-type';
 export { generateToolDocs, toolPath } from './tool-docs';
 export { renderToolSignature } from './tool-signature';
 export { type TranspileResult, transpile } from './transpile';

@@ -1,29 +1,22 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
 import { type ResolvedConfig, resolveConfig } from './config';
+import { resolveDistFile } from './dist-file';
 import { performHostCall } from './host-calls';
+import { createRenderer, type Renderer } from './renderer';
 import { generateRuntimeDocs } from './runtime-docs';
 import { createSandboxPool, type SandboxPool } from './sandbox-pool';
-import { generateToolDocs } from './tool-docs';
-import { generateTypes } from './types-declaration';
 
 /** Options of {@link createTypescriptEnvironment}. */
 export interface TypescriptEnvironmentOptions {
   /** Path of the built sandbox child script; defaults to `sandbox-child.js` beside this file or in `dist/`. */
   readonly childPath?: string;
+  /** Path of the built render worker; defaults to `render-worker.js` beside this file or in `dist/`. */
+  readonly renderWorkerPath?: string;
 }
 
 /** Locate the built child entry: beside the bundle in `dist/`, or `../dist/` when running from `src/`. */
 export function resolveChildPath(): string {
-  const candidates = [
-    new URL('./sandbox-child.js', import.meta.url),
-    new URL('../dist/sandbox-child.js', import.meta.url),
-  ];
-  const found = candidates.find((url) => existsSync(fileURLToPath(url)));
-  if (!found)
-    throw new Error('sandbox-child.js not found: build @cyrnel/env-typescript-ivm first (pnpm build)');
-  return fileURLToPath(found);
+  return resolveDistFile('sandbox-child.js');
 }
 
 interface Active {
@@ -44,10 +37,24 @@ function guard(logger: ModuleLogger, what: string, fn: () => void) {
 /** Create a not yet set-up `typescript-ivm` environment. */
 export function createTypescriptEnvironment(options: TypescriptEnvironmentOptions = {}): EnvironmentModule {
   let active: Active | undefined;
+  // Started on the first rendering (with the config of that time), closed by `setup` and `teardown`.
+  let renderer: Renderer | undefined;
+  const rendering = (): Renderer => {
+    renderer ??= createRenderer({
+      workerPath: options.renderWorkerPath ?? resolveDistFile('render-worker.js'),
+      timeoutMs: (active?.config ?? resolveConfig()).renderTimeoutMs,
+    });
+    return renderer;
+  };
+  const stopRendering = () => {
+    renderer?.close();
+    renderer = undefined;
+  };
 
   return {
     async setup({ config, logger, bindings }) {
       if (active) await active.pool.close();
+      stopRendering();
       const resolved = resolveConfig(config);
       const pool = createSandboxPool({
         size: resolved.poolSize,
@@ -93,7 +100,8 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
         },
         {
           started: () => guard(logger, 'setState', () => bindings.setState(eid, 'running')),
-          call: (kind, args) => performHostCall(bindings, eid, kind, args),
+          call: (kind, args) =>
+            performHostCall(bindings, eid, kind, args, (tool) => rendering().signature(tool)),
           write: (stream, text) =>
             guard(logger, 'emit', () =>
               stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
@@ -120,16 +128,17 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
     },
 
     async generateToolDocs(input) {
-      return generateToolDocs(input);
+      return rendering().toolDocs(input);
     },
 
     async generateTypes(tools) {
-      return generateTypes(tools);
+      return rendering().types(tools);
     },
 
     async teardown() {
       const env = active;
       active = undefined;
+      stopRendering();
       await env?.pool.close();
     },
   };

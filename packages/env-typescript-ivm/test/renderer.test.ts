@@ -1,0 +1,123 @@
+import type { ToolDocsInput } from '@cyrnel/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createRenderer, generateToolDocs, generateTypes, type Renderer, renderToolSignature } from '../src';
+import { resolveDistFile } from '../src/dist-file';
+import { startEnvironment } from './recording-bindings';
+
+const workerPath = resolveDistFile('render-worker.js');
+
+function tool(serviceId: string, toolId: string, inputSchema: ToolDocsInput['inputSchema']): ToolDocsInput {
+  return { serviceId, toolId, description: `${toolId} of ${serviceId}`, inputSchema, outputSchema: {} };
+}
+
+/** Definitions that each require the next `width` times: inlined, they render to its size budget. */
+function explosive(levels: number, width: number): ToolDocsInput['inputSchema'] {
+  const $defs: Record<string, unknown> = {};
+  for (let level = 0; level < levels; level++) {
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < width; i++) {
+      properties[`p${i}`] = level + 1 < levels ? { $ref: `#/$defs/D${level + 1}` } : { type: 'string' };
+    }
+    $defs[`D${level}`] = { type: 'object', properties, required: Object.keys(properties) };
+  }
+  return { $ref: '#/$defs/D0', $defs };
+}
+
+/** The longest gap between turns of the event loop while `work` runs. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  let stallMs = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stallMs = Math.max(stallMs, now - last);
+    last = now;
+  }, 1);
+  try {
+    const result = await work();
+    return { result, stallMs: Math.max(stallMs, performance.now() - last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+const catalog = Array.from({ length: 450 }, (_, i) =>
+  tool(`svc${i % 3}`, `op${i}`, {
+    type: 'object',
+    properties: { path: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] } },
+  }),
+);
+
+let renderer: Renderer | undefined;
+afterEach(() => {
+  renderer?.close();
+  renderer = undefined;
+});
+
+describe('createRenderer', () => {
+  it('renders in its worker exactly what the renderers give in-thread', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 60_000, partSize: 40 });
+    expect(await renderer.types(catalog)).toBe(generateTypes(catalog));
+    expect(await renderer.types([])).toBe(generateTypes([]));
+    const one = catalog[7] as ToolDocsInput;
+    expect(await renderer.toolDocs(one)).toBe(generateToolDocs(one));
+    expect(await renderer.signature(one)).toBe(renderToolSignature(one));
+  });
+
+  it('keeps the event loop turning while a costly catalog renders', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 60_000 });
+    await renderer.signature(catalog[0] as ToolDocsInput); // the worker's start is not measured
+    const costly = Array.from({ length: 6 }, (_, i) => tool('deep', `t${i}`, explosive(12, 6)));
+    const { result, stallMs } = await longestStall(() => renderer!.types(costly));
+    expect(result).toContain('t5: { invoke(parameters:');
+    expect(stallMs).toBeLessThan(50);
+  });
+
+  it('fails a rendering past its deadline, naming it, and renders the next in a fresh worker', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 300 });
+    const costly = Array.from({ length: 40 }, (_, i) => tool('deep', `t${i}`, explosive(12, 6)));
+    const started = performance.now();
+    await expect(renderer.types(costly)).rejects.toThrow(
+      'rendering the type declarations took longer than 300 ms; it was stopped',
+    );
+    expect(performance.now() - started).toBeLessThan(2000);
+    const one = catalog[1] as ToolDocsInput;
+    expect(await renderer.toolDocs(one)).toBe(generateToolDocs(one));
+    expect(await renderer.types(catalog.slice(0, 5))).toBe(generateTypes(catalog.slice(0, 5)));
+  });
+
+  it('refuses input that is not plain data and goes on', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 60_000 });
+    const bad = tool('a', 'b', { type: 'object', default: () => 1 } as never);
+    await expect(renderer.toolDocs(bad)).rejects.toThrow(/the docs of a\.b cannot be rendered: its schemas/);
+    expect(await renderer.signature(catalog[2] as ToolDocsInput)).toBe(
+      renderToolSignature(catalog[2] as ToolDocsInput),
+    );
+  });
+
+  it('rejects what is pending once closed, and everything after', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 60_000 });
+    const costly = Array.from({ length: 10 }, (_, i) => tool('deep', `t${i}`, explosive(12, 6)));
+    const pending = renderer.types(costly);
+    const queued = renderer.types(catalog);
+    renderer.close();
+    await expect(pending).rejects.toThrow('the environment was torn down');
+    await expect(queued).rejects.toThrow('the environment was torn down');
+    await expect(renderer.toolDocs(catalog[0] as ToolDocsInput)).rejects.toThrow('torn down');
+  });
+});
+
+describe('typescript-ivm rendering', () => {
+  it('renders types and tool docs in its worker under renderTimeoutMs, and again after teardown', async () => {
+    const { env } = await startEnvironment({ renderTimeoutMs: 500 });
+    const costly = Array.from({ length: 40 }, (_, i) => tool('deep', `t${i}`, explosive(12, 6)));
+    await expect(env.generateTypes?.(costly)).rejects.toThrow('took longer than 500 ms');
+    const few = catalog.slice(0, 20);
+    expect(await env.generateTypes?.(few)).toBe(generateTypes(few));
+    const stopped = expect(env.generateTypes?.(costly)).rejects.toThrow('the environment was torn down');
+    await env.teardown();
+    await stopped;
+    const one = catalog[3] as ToolDocsInput;
+    expect(await env.generateToolDocs(one)).toBe(generateToolDocs(one));
+    await env.teardown();
+  });
+});
