@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelClient, CyrnelError, CyrnelProcessError, createClient } from '../src/index';
 import { sendJson, startWireServer, type WireServer } from './wire-server';
 
+// A program that keeps waiting: a pending timer (one waiting on nothing is ended at once).
+const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
+
 // A tiny upstream API the installed service calls, and the document describing it.
 function petsDocument(baseUrl: string) {
   return {
@@ -252,7 +255,7 @@ describe('createClient against the real server', () => {
 
   it('creates idle, starts, kills and re-runs processes', async () => {
     const idle = await client.processes.create({
-      code: 'await new Promise(() => {})',
+      code: WAITS,
       autorun: false,
       timeoutMs: 20_000,
     });

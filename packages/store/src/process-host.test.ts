@@ -7,6 +7,9 @@ import { typescriptIvmModule } from '@cyrnel/env-typescript-ivm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from './open-store';
 
+// A program that keeps waiting: a pending timer (one waiting on nothing is ended at once).
+const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
+
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -55,7 +58,7 @@ describe('processes through createHost and openStore', () => {
     const dataDir = tempDir();
     const first = await startHost(dataDir);
     const { id } = await first.host.processes.create({
-      code: 'await new Promise(() => {})',
+      code: WAITS,
       timeoutMs: null,
     });
     // Simulate a crash: the row stays `queued`/`running` because close() is never reached.

@@ -17,6 +17,9 @@ import type { Database } from './database';
 import { createProcessStore } from './process-store';
 import { createProcessTestDatabase, type ProcessTestDatabase } from './process-test-database';
 
+// A program that keeps waiting: a pending timer (one waiting on nothing is ended at once).
+const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
+
 const logger = { debug() {}, info() {}, warn() {}, error() {} };
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -168,7 +171,7 @@ describe('processes with typescript-ivm and SQLite', () => {
     expect(failed).toMatchObject({ exitState: 'failed', error: expect.stringContaining('boom') });
     const timedOut = await api.wait((await api.create({ code: 'while (true) {}', timeoutMs: 200 })).id);
     expect(timedOut.exitState).toBe('timeout');
-    const running = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
+    const running = await api.create({ code: WAITS, timeoutMs: null });
     const queued = await api.create({ code: 'console.log("never")' });
     await new Promise<void>((resolve) => {
       api.subscribe(running.id, (event) => {
@@ -315,7 +318,7 @@ describe('processes with typescript-ivm and SQLite', () => {
   it('persists the running state while the process runs', async () => {
     const { manager, db } = await setup();
     const { api } = manager;
-    const { id } = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
+    const { id } = await api.create({ code: WAITS, timeoutMs: null });
     const stateOf = async () =>
       await db
         .selectFrom('processes')
@@ -332,7 +335,7 @@ describe('processes with typescript-ivm and SQLite', () => {
   it('records what a shutdown interrupts as failed in the database', async () => {
     const { manager, db } = await setup({ poolSize: 1 });
     const { api } = manager;
-    const running = await api.create({ code: 'await new Promise(() => {})', timeoutMs: null });
+    const running = await api.create({ code: WAITS, timeoutMs: null });
     const queued = await api.create({ code: 'console.log("never")' });
     await new Promise<void>((resolve) => {
       api.subscribe(running.id, (event) => {
