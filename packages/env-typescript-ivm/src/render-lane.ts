@@ -35,7 +35,7 @@ interface Job {
   timer?: NodeJS.Timeout;
 }
 
-/** Let the event loop serve other work between two messages of one rendering. */
+/** Let the event loop serve other work before each message of a rendering. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Create a lane; no worker runs until the first rendering. */
@@ -98,8 +98,9 @@ export function createRenderLane(options: RenderLaneOptions): RenderLane {
       () => fail(job, `rendering ${job.what} took longer than ${options.timeoutMs} ms; it was stopped`),
       options.timeoutMs,
     );
-    for (const [index, request] of job.requests.entries()) {
-      if (index > 0) await turn();
+    for (const request of job.requests) {
+      // Also before the first: the caller's task (e.g. reading the catalog) has taken its share.
+      await turn();
       if (running !== job) return;
       try {
         (worker ?? start()).postMessage(request);
