@@ -227,6 +227,34 @@ export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> 
   };
 }
 
+/**
+ * Probe `/health` back to back (5 ms apart) until `stop()`, which resolves with every probe's
+ * latency: a stalled event loop (issue 13) shows as one slow probe. Latency counts from when the
+ * probe was due, not from when it was sent: the test servers share the test's thread, so a stall
+ * that begins while the prober sleeps delays the probe's start rather than its answer.
+ */
+export function probeHealth(url: string): { stop(): Promise<number[]> } {
+  const latencies: number[] = [];
+  let running = true;
+  const loop = (async () => {
+    let due = performance.now();
+    while (running) {
+      const response = await fetch(`${url}/health`);
+      await response.text();
+      latencies.push(performance.now() - due);
+      due = performance.now() + 5;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return latencies;
+    },
+  };
+}
+
 /** Parse a whole SSE stream into `{event, data}` pairs (comments dropped). */
 export function parseSse(text: string): { event: string; data: Json }[] {
   return text

@@ -1,30 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { type apiClient, useServer } from './helpers';
+import { type apiClient, probeHealth, useServer } from './helpers';
 
-/**
- * Issue 13: input from sandbox code must not stall the server's event loop. Each attack runs
- * while `/health` is probed back to back; every probe must answer within 100 ms.
- */
-function probeHealth(url: string): { stop(): Promise<number[]> } {
-  const latencies: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const started = performance.now();
-      const response = await fetch(`${url}/health`);
-      await response.text();
-      latencies.push(performance.now() - started);
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return latencies;
-    },
-  };
-}
+// Issue 13: no input (sandbox code, a large catalog) may stall the server's event loop. Each
+// attack runs while `/health` is probed back to back; every probe must answer within 100 ms.
 
 /** An OpenAPI document whose one operation has a backtracking-prone pattern and a url format. */
 function patternSpec(): Record<string, unknown> {
@@ -65,6 +43,40 @@ function manyToolsSpec(count: number): Record<string, unknown> {
     info: { title: 'Things', version: '1.0.0' },
     servers: [{ url: 'http://127.0.0.1:9' }],
     paths,
+  };
+}
+
+/**
+ * An OpenAPI document with `count` operations answering a `Thing` that refers to a `User` four
+ * times, which refers to a `Label` four times: small to store, large once inlined. 3,000 of them
+ * take ≈ 0.4 s to render as declarations in one go (6 MB).
+ */
+function catalogSpec(count: number): Record<string, unknown> {
+  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+  const four = (target: string) => ({ a: ref(target), b: ref(target), c: ref(target), d: ref(target) });
+  const paths: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    paths[`/things${i}`] = {
+      get: {
+        operationId: `getThing${i}`,
+        responses: {
+          '200': { description: 'ok', content: { 'application/json': { schema: ref('Thing') } } },
+        },
+      },
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Catalog', version: '1.0.0' },
+    servers: [{ url: 'http://127.0.0.1:9' }],
+    paths,
+    components: {
+      schemas: {
+        Label: { type: 'object', properties: { name: { type: 'string', description: 'Its name' } } },
+        User: { type: 'object', properties: { id: { type: 'integer' }, ...four('Label') } },
+        Thing: { type: 'object', properties: { id: { type: 'integer' }, ...four('User') } },
+      },
+    },
   };
 }
 
@@ -151,5 +163,22 @@ describe('the main thread under hostile input', () => {
       wait: true,
     });
     expect(discovered.body.output).toEqual({ ids: [] });
+  });
+});
+
+describe('the main thread while type declarations render', () => {
+  const { api, url } = useServer();
+
+  it('renders the declarations of 3,000 tools off the main thread: /health answers within 100 ms', async () => {
+    await install(api, 'catalog', catalogSpec(3000));
+    const probe = probeHealth(url());
+    const types = await api('GET', '/environment/types');
+    const latencies = await probe.stop();
+    expect(types.status).toBe(200);
+    expect(types.text).toContain('declare const cyrnel');
+    expect(types.text).toContain('getThing2999: { invoke(parameters:');
+    expect(types.text).toContain('/** Its name */');
+    expect(latencies.length).toBeGreaterThan(0);
+    expect(Math.max(...latencies)).toBeLessThan(100);
   });
 });
