@@ -45,36 +45,6 @@ export function rawRequest(
   });
 }
 
-/** Milliseconds `/health` takes to answer, on a fresh connection. */
-export async function healthMs(baseUrl: string): Promise<number> {
-  const started = performance.now();
-  const response = await rawRequest(baseUrl, 'GET', '/health', { host: new URL(baseUrl).host });
-  expect(response.status).toBe(200);
-  return performance.now() - started;
-}
-
-/**
- * Probe `/health` every `everyMs` until `stop()`; `stop()` resolves with the slowest answer.
- * Probes run one after another so a stalled event loop shows as one slow probe.
- */
-export function probeHealth(baseUrl: string, everyMs = 20): { stop(): Promise<number> } {
-  let running = true;
-  let slowest = 0;
-  const loop = (async () => {
-    while (running) {
-      slowest = Math.max(slowest, await healthMs(baseUrl));
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return slowest;
-    },
-  };
-}
-
 /**
  * Open `path` as an event stream on a raw socket that never reads: the server sees a client whose
  * receive window fills up. Resolves once the status line arrived (or the socket closed first).

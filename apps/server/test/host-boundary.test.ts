@@ -2,8 +2,8 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/index';
-import { openUnreadStream, probeHealth, rawRequest } from './boundary-helpers';
-import { apiClient, tempDir, useServer } from './helpers';
+import { openUnreadStream, rawRequest } from './boundary-helpers';
+import { apiClient, probeHealth, tempDir, useServer } from './helpers';
 
 // Issue 13, "the host boundary": each attack that worked before, against a real server on
 // 127.0.0.1. Where the attack runs on the main thread, /health is probed throughout and must
@@ -119,13 +119,18 @@ describe('host boundary: limits on what API clients send', () => {
   const { api, url } = useServer({ maxLiveProcesses: 1 });
 
   it('answers deeply nested patches and envConfig with 400 naming the depth limit, /health staying fast', async () => {
+    // Bodies are built before the probe starts: the server shares this thread with the test.
+    const bodies = [65, 5_000, 1_000_000].map((depth) => ({
+      depth,
+      patch: `[{"op":"add","path":"/x","value":${deep(depth)}}]`,
+      create: `{"code":"1","envConfig":{"a":${deep(depth)}}}`,
+    }));
     const health = probeHealth(url());
-    for (const depth of [65, 5_000, 1_000_000]) {
-      const patch = `[{"op":"add","path":"/x","value":${deep(depth)}}]`;
+    for (const { depth, patch, create } of bodies) {
       const responses = [
         await api('PATCH', '/modules/typescript-ivm/config', patch),
         await api('PATCH', '/modules/typescript-ivm/secrets', patch),
-        await api('POST', '/processes', `{"code":"1","envConfig":{"a":${deep(depth)}}}`),
+        await api('POST', '/processes', create),
       ];
       for (const response of responses) {
         expect({ depth, status: response.status, code: response.body.code }).toEqual({
@@ -136,17 +141,20 @@ describe('host boundary: limits on what API clients send', () => {
         expect(response.body.error).toContain('deeper than 64 levels');
       }
     }
-    expect(await health.stop()).toBeLessThan(100);
+    expect(Math.max(...(await health.stop()))).toBeLessThan(100);
   });
 
   it('answers bodies of millions of tiny values with 400 before parsing them, /health staying fast', async () => {
-    const health = probeHealth(url());
+    // Bodies are built before the probe starts: the server shares this thread with the test.
     const values = `[${Array(3_000_000).fill('0').join(',')}]`;
-    const responses = [
-      await api('PATCH', '/modules/typescript-ivm/config', `[{"op":"add","path":"/x","value":${values}}]`),
-      await api('POST', '/processes', `{"code":"1","envConfig":{"a":${values}}}`),
-      await api('POST', '/services', `{"id":"s","adapter":"openapi","definition":"x","config":${values}}`),
+    const bodies: [string, string, string][] = [
+      ['PATCH', '/modules/typescript-ivm/config', `[{"op":"add","path":"/x","value":${values}}]`],
+      ['POST', '/processes', `{"code":"1","envConfig":{"a":${values}}}`],
+      ['POST', '/services', `{"id":"s","adapter":"openapi","definition":"x","config":${values}}`],
     ];
+    const health = probeHealth(url());
+    const responses = [];
+    for (const [method, path, body] of bodies) responses.push(await api(method, path, body));
     for (const response of responses) {
       expect({ status: response.status, code: response.body.code }).toEqual({
         status: 400,
@@ -154,7 +162,7 @@ describe('host boundary: limits on what API clients send', () => {
       });
       expect(response.body.error).toContain('more than 50000 elements');
     }
-    expect(await health.stop()).toBeLessThan(100);
+    expect(Math.max(...(await health.stop()))).toBeLessThan(100);
   });
 
   it('caps envConfig (413 naming the field and limit) and lists processes without it', async () => {
@@ -243,7 +251,7 @@ describe('host boundary: event streams', () => {
       expect(text).not.toContain('event: exit');
       socket.destroy();
     }
-    expect(await health.stop()).toBeLessThan(100);
+    expect(Math.max(...(await health.stop()))).toBeLessThan(100);
     // A small process still streams in full.
     const quiet = await api('POST', '/processes', { code: 'console.log("hi")', wait: true });
     const events = await fetch(`${url()}/processes/${quiet.body.id}/events`);
