@@ -25,6 +25,40 @@ describe('generateDefinition errors', () => {
     expect(() => gen({ swagger: '1.2', info, paths: {} })).toThrow("unsupported Swagger version '1.2'");
   });
 
+  it('does refuse paths, path items and operations that are not objects, naming what they are', () => {
+    const doc = (paths: unknown) => ({ openapi: '3.1.0', info, paths });
+    expect(() => gen(doc('/pets'))).toThrow('paths must be an object of path items, got a string');
+    expect(() => gen(doc([{ get: {} }]))).toThrow('paths must be an object of path items, got an array');
+    expect(() => gen(doc(null))).toThrow('paths must be an object of path items, got null');
+    expect(() => gen(doc({ '/pets': 'list' }))).toThrow(
+      "paths['/pets'] must be a path item object, got a string",
+    );
+    expect(() => gen(doc({ '/pets': null }))).toThrow("paths['/pets'] must be a path item object, got null");
+    expect(() => gen(doc({ '/pets': { get: [] } }))).toThrow(
+      'GET /pets: the operation must be an object, got an array',
+    );
+    expect(() => gen(doc({ '/pets': { post: 7 } }))).toThrow(
+      'POST /pets: the operation must be an object, got a number',
+    );
+  });
+
+  it('does skip x- extensions of paths and the non-operation fields of a path item, whatever their value', () => {
+    const def = gen({
+      openapi: '3.0.3',
+      info,
+      paths: {
+        'x-generated': 'by hand',
+        '/pets': {
+          summary: 'Pets',
+          parameters: [],
+          'x-owner': 7,
+          get: { operationId: 'list', responses: ok },
+        },
+      },
+    });
+    expect(def.tools.map((t) => t.id)).toEqual(['list']);
+  });
+
   it('does name unresolvable, external and circular $refs', () => {
     const withSchema = (schema: unknown, components: unknown = {}) => ({
       openapi: '3.0.0',
