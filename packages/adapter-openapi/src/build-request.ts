@@ -61,7 +61,7 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
       if (typeof value === 'string' && !isFramingHeader(name)) headers[name.toLowerCase()] = value;
   }
   if (operation.accept && headers.accept === undefined) headers.accept = operation.accept;
-  const query: string[] = [];
+  const query: string[] = operation.literalQuery ? [operation.literalQuery] : [];
   const cookies: string[] = [];
   let path = operation.path;
   for (const param of operation.parameters) {

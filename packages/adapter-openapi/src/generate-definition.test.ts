@@ -159,6 +159,22 @@ describe('generateDefinition tools', () => {
     expect(gen({ openapi: '3.1.0', info, webhooks: { a: { post: { responses: ok } } } }).tools).toEqual([]);
   });
 
+  it('does split a query string off a paths key: the plan keeps the path, ids the whole key', () => {
+    const def = gen({
+      openapi: '3.0.3',
+      info,
+      paths: { '/uploads?convert={convert}&v=2': { post: { responses: ok } } },
+    });
+    expect(def.tools.map((t) => [t.id, t.description])).toEqual([
+      ['post_uploads_convert_convert_v_2', 'POST /uploads?convert={convert}&v=2'],
+    ]);
+    expect(def.tools[0]?.adapterDomain).toMatchObject({
+      path: '/uploads',
+      literalQuery: 'v=2',
+      parameters: [{ name: 'convert', in: 'query', style: 'form', explode: true }],
+    });
+  });
+
   it('does merge path-level parameters (operation wins), drop Accept/Content-Type/Authorization and set required', () => {
     const t = tool(
       {

@@ -8,6 +8,7 @@ import { normalizeOperation } from './normalize-operation';
 import type { OperationPlan } from './operation-model';
 import { buildOutputSchema } from './output-schema';
 import { parseDocument } from './parse-document';
+import { parsePathKey } from './path-key';
 import { credentialNames, droppedNote, screenParameters } from './reserved-parameters';
 import { createSchemaRegistry } from './schema-registry';
 import { buildConfigSchema, buildSecretsSchema, buildServicePlan, serversOf } from './service-schemas';
@@ -94,9 +95,11 @@ export function generateDefinition(text: string): ServiceDefinition {
     const outputSchema = buildOutputSchema(normalized, registry);
     const servers = dialect === '2.0' ? [] : serversOf(operation.servers ?? pathItem.servers);
     const accept = acceptOf(normalized.responses);
+    const key = parsePathKey(path);
     const plan: OperationPlan = {
       method,
-      path,
+      path: key.path,
+      ...(key.literal ? { literalQuery: key.literal } : {}),
       parameters,
       ...(body ? { body } : {}),
       security,

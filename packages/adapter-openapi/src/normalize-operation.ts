@@ -1,6 +1,7 @@
 import { isRecord } from './is-record';
 import type { ParameterLocation, PropertyEncoding } from './operation-model';
 import type { OpenApiDialect } from './parse-document';
+import { bindKeyQuery, parsePathKey } from './path-key';
 import type { SchemaRegistry } from './schema-registry';
 import {
   defaultStyle,
@@ -69,7 +70,7 @@ export interface NormalizeInput {
   readonly dialect: OpenApiDialect;
   readonly registry: SchemaRegistry;
   readonly root: Record<string, unknown>;
-  /** The path template, e.g. `/pets/{petId}`. */
+  /** The `paths` key, e.g. `/pets/{petId}` (a query string in it binds query parameters). */
   readonly path: string;
   readonly pathItem: Record<string, unknown>;
   readonly operation: Record<string, unknown>;
@@ -136,7 +137,9 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
       ...(content ? { contentType: content.mediaType } : {}),
     });
   }
-  parameters.push(...undeclaredPathParameters(input.path, parameters));
+  const key = parsePathKey(input.path);
+  const params = bindKeyQuery(parameters, key);
+  params.push(...undeclaredPathParameters(key.path, params));
   if (formFields.length > 0) body = swaggerFormBody(formFields, operation.consumes ?? root.consumes);
   if (dialect !== '2.0' && operation.requestBody !== undefined) {
     const requestBody = registry.deref(operation.requestBody);
@@ -148,7 +151,7 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
       };
     }
   }
-  return { parameters, ...(body ? { body } : {}), responses: normalizeResponses(input) };
+  return { parameters: params, ...(body ? { body } : {}), responses: normalizeResponses(input) };
 }
 
 // A template variable without a declared parameter would be sent as a literal `{x}` (`%7Bx%7D`): the

@@ -50,8 +50,10 @@ export interface BodyPlan {
 export interface OperationPlan {
   /** Lower-case HTTP method. */
   readonly method: string;
-  /** Path template, e.g. `/pets/{petId}`. */
+  /** Path template, e.g. `/pets/{petId}` (a `paths` key's query string is not part of it). */
   readonly path: string;
+  /** Literal query pairs of the `paths` key (`a=b&flag`), sent as written before the parameters. */
+  readonly literalQuery?: string;
   /** Parameters in document order. */
   readonly parameters: readonly ParameterPlan[];
   /** Body encoding, when the operation takes a body. */

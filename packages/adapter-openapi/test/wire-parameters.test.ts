@@ -152,6 +152,24 @@ paths['/undeclared/{x}/items/{id}'] = {
   },
 };
 
+// Query strings in `paths` keys (OpenAPI forbids them; real documents have them).
+paths['/uploads?convert={convert}'] = { post: { operationId: 'upload' } };
+paths['/search?type=repo&sort=a%20b&q={q}'] = {
+  get: {
+    operationId: 'search',
+    parameters: [{ name: 'q', in: 'query', required: true, schema: { type: 'integer' } }],
+  },
+};
+paths['/exports/{id}?format={format}'] = {
+  get: {
+    operationId: 'exportAs',
+    parameters: [
+      { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
+      { name: 'format', in: 'path', required: true, schema: { enum: ['csv', 'json'] } },
+    ],
+  },
+};
+
 const json = (schema: unknown) => ({ 'application/json': { schema } });
 paths['/content/{p}'] = {
   get: {
@@ -255,6 +273,52 @@ describe('parameter serialisation (OpenAPI 3.0.3 style table)', () => {
     expect((await service.echo('undeclared', { path: { id: 1, x: 'a b' } })).path).toBe(
       '/undeclared/a%20b/items/1',
     );
+  });
+
+  it('does bind the variables of a query string in the path key as query parameters', async () => {
+    const upload = service.definition.tools.find((t) => t.id === 'upload');
+    expect(upload?.inputSchema.properties).toEqual({
+      query: {
+        type: 'object',
+        properties: { convert: { type: 'string', description: expect.stringContaining('path key') } },
+        additionalProperties: false,
+      },
+    });
+    const converted = await service.echo('upload', { query: { convert: 'pdf & png' } });
+    expect([converted.method, converted.path, converted.rawQuery]).toEqual([
+      'POST',
+      '/uploads',
+      'convert=pdf%20%26%20png',
+    ]);
+    const plain = await service.echo('upload', {});
+    expect([plain.path, plain.rawQuery]).toEqual(['/uploads', '']);
+  });
+
+  it('does send literal pairs of the path key as written, and let a declared parameter of the same name win', async () => {
+    const search = service.definition.tools.find((t) => t.id === 'search');
+    expect(search?.inputSchema.properties).toEqual({
+      query: {
+        type: 'object',
+        properties: { q: { type: 'integer' } },
+        required: ['q'],
+        additionalProperties: false,
+      },
+    });
+    const echo = await service.echo('search', { query: { q: 7 } });
+    expect([echo.path, echo.rawQuery]).toEqual(['/search', 'type=repo&sort=a%20b&q=7']);
+  });
+
+  it("does move a parameter declared in the path for a variable of the key's query string to the query", async () => {
+    const tool = service.definition.tools.find((t) => t.id === 'exportAs');
+    expect(tool?.inputSchema).toMatchObject({
+      properties: {
+        path: { properties: { id: { type: 'integer' } }, required: ['id'] },
+        query: { properties: { format: { enum: ['csv', 'json'] } }, required: ['format'] },
+      },
+      required: ['path', 'query'],
+    });
+    const echo = await service.echo('exportAs', { path: { id: 3 }, query: { format: 'csv' } });
+    expect([echo.path, echo.rawQuery]).toEqual(['/exports/3', 'format=csv']);
   });
 
   it('does send path, header and cookie parameters described with content as JSON', async () => {
