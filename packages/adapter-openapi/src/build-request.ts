@@ -7,7 +7,7 @@ import type { OperationPlan, ServicePlan } from './operation-model';
 import { requestTarget } from './request-target';
 import { credentialNames, isFramingHeader, refuseReservedParameters } from './reserved-parameters';
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from './serialize-parameter';
-import { DEFAULT_TIMEOUT_MS, expandServerUrl } from './service-schemas';
+import { DEFAULT_TIMEOUT_MS, expandServerUrl, hasSecretHeaders } from './service-schemas';
 
 /** What {@link buildRequest} needs. */
 export interface BuildRequestInput {
@@ -16,6 +16,15 @@ export interface BuildRequestInput {
   readonly config: Readonly<Record<string, unknown>>;
   readonly secrets: Readonly<Record<string, unknown>>;
   readonly parameters: Readonly<Record<string, unknown>>;
+}
+
+// Framing and hop-by-hop names are dropped: the HTTP client sets them (node frames the body it sends).
+function headerMap(value: unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!isRecord(value)) return headers;
+  for (const [name, text] of Object.entries(value))
+    if (typeof text === 'string' && !isFramingHeader(name)) headers[name.toLowerCase()] = text;
+  return headers;
 }
 
 function isAbsolute(url: string): boolean {
@@ -49,17 +58,15 @@ export function resolveBaseUrl(
 /**
  * Turn validated parameters into the HTTP request (no I/O). Throws for missing credentials or path
  * values, for framing headers and credential names set by the caller, and for header values that
- * cannot be sent. Framing headers in `config.headers` are dropped; the client frames the body.
+ * cannot be sent. Framing headers in `config.headers` and `secrets.headers` are dropped; the client
+ * frames the body. Headers, last wins: config, the documented `Accept` (when config sets none),
+ * parameters, secret headers, then the credentials of the declared security schemes.
  */
 export function buildRequest(input: BuildRequestInput): TransportRequest {
   const { service, operation, config, secrets, parameters } = input;
   refuseReservedParameters(parameters, credentialNames(operation.security, service.securitySchemes));
   const slot = (name: string) => (isRecord(parameters[name]) ? parameters[name] : {});
-  const headers: Record<string, string> = {};
-  if (isRecord(config.headers)) {
-    for (const [name, value] of Object.entries(config.headers))
-      if (typeof value === 'string' && !isFramingHeader(name)) headers[name.toLowerCase()] = value;
-  }
+  const headers = headerMap(config.headers);
   if (operation.accept && headers.accept === undefined) headers.accept = operation.accept;
   const query: string[] = operation.literalQuery ? [operation.literalQuery] : [];
   const cookies: string[] = [];
@@ -78,7 +85,8 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
       cookies.push(...serializeCookie(param, slot('cookies')[param.name]));
     }
   }
-  const credentials: Record<string, string> = {};
+  // Credentials, so never replaced by a parameter (a config header may be).
+  const credentials = hasSecretHeaders(service) ? headerMap(secrets.headers) : {};
   applySecurity(operation.security, service.securitySchemes, secrets, {
     headers: credentials,
     query,

@@ -470,8 +470,25 @@ describe('generateDefinition config and secrets', () => {
         basicAuth: { type: 'object', required: ['username', 'password'] },
         key: { type: 'string' },
         oauth: { type: 'string' },
+        headers: { type: 'object', additionalProperties: { type: 'string' } },
       },
       additionalProperties: false,
     });
+    expect(def.secretsSchema.required).toBeUndefined();
+  });
+
+  it('does offer a headers secret for a document without security schemes, unless a scheme takes the name', async () => {
+    const bare = gen({ openapi: '3.0.3', info, paths: {} }).secretsSchema;
+    expect(Object.keys(bare.properties ?? {})).toEqual(['headers']);
+    expect(await valid(bare, { headers: { Authorization: 'Bearer t' } })).toBe(true);
+    expect(await valid(bare, { headers: { Authorization: 7 } })).toBe(false);
+    expect(await valid(bare, {})).toBe(true);
+    const taken = gen({
+      openapi: '3.0.3',
+      info,
+      components: { securitySchemes: { headers: { type: 'http', scheme: 'bearer' } } },
+      paths: {},
+    }).secretsSchema;
+    expect(taken.properties).toEqual({ headers: { type: 'string', description: expect.any(String) } });
   });
 });

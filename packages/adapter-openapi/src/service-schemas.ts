@@ -136,7 +136,24 @@ export function buildConfigSchema(plan: ServicePlan, doc: ParsedDocument): JSONS
   };
 }
 
-/** secretsSchema (SPEC §9): one property per security scheme; http basic is `{ username, password }`. */
+/**
+ * The secret carrying headers the document declares no security scheme for (GitHub's description
+ * declares none): merged over `config.headers`, so a token is stored encrypted and never returned.
+ */
+export const SECRET_HEADERS = 'headers';
+
+/**
+ * True when `secrets.headers` is that header map, not the credential of a security scheme the document
+ * happens to name `headers` (the scheme keeps its name; such a service has no header map secret).
+ */
+export function hasSecretHeaders(plan: Pick<ServicePlan, 'securitySchemes'>): boolean {
+  return !Object.hasOwn(plan.securitySchemes, SECRET_HEADERS);
+}
+
+/**
+ * secretsSchema (SPEC §9): one property per security scheme (http basic is `{ username, password }`)
+ * and `headers`, extra headers for every request.
+ */
 export function buildSecretsSchema(plan: ServicePlan): JSONSchema {
   const properties: Record<string, JSONSchema> = {};
   for (const [name, scheme] of Object.entries(plan.securitySchemes)) {
@@ -158,5 +175,12 @@ export function buildSecretsSchema(plan: ServicePlan): JSONSchema {
           : `Access token (${scheme.type}) sent as 'Authorization: Bearer <token>'`;
     properties[name] = { type: 'string', description: what };
   }
+  if (hasSecretHeaders(plan))
+    properties[SECRET_HEADERS] = {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description:
+        "Extra headers sent with every request, stored encrypted (e.g. { Authorization: 'Bearer <token>' } for an API whose document declares no security scheme); they override config headers, and a declared scheme's credential overrides them",
+    };
   return { type: 'object', properties, additionalProperties: false };
 }

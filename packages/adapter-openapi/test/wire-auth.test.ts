@@ -86,7 +86,7 @@ describe('authentication on the wire', () => {
       string,
       { type: string; required?: string[] }
     >;
-    expect(Object.keys(props)).toEqual(Object.keys(SECRETS));
+    expect(Object.keys(props)).toEqual([...Object.keys(SECRETS), 'headers']);
     expect(props.basic).toMatchObject({ type: 'object', required: ['username', 'password'] });
     expect(Object.values(props).filter((p) => p.type === 'string')).toHaveLength(6);
     await adapter.teardown();
