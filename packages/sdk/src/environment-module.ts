@@ -19,6 +19,18 @@ export interface DiscoverToolsQuery {
   limit?: number;
 }
 
+/**
+ * Query of `EnvironmentBindings.discoverTypes` and of `GET /environment/types` (since 0.2.0): the
+ * tools whose declarations to render. Both absent: every effectively enabled tool; otherwise the
+ * union of the named services' tools and the named tools. Unknown names are a 400 listing them.
+ */
+export interface TypesSelection {
+  /** Service ids: all of their effectively enabled tools. */
+  services?: string[];
+  /** Qualified tool ids, `<serviceId>.<toolId>`. */
+  tools?: string[];
+}
+
 /** A service as discovery reports it (enabled services only). */
 export interface DiscoveredService {
   /** Service id, as used in `cyrnel.services.<id>`. */
@@ -64,6 +76,11 @@ export interface EnvironmentBindings {
   discoverTools(eid: number, query: DiscoverToolsQuery): Promise<DiscoveredTool[]>;
   /** Describe one effectively enabled tool with its schemas; rejects with 404 when unknown. */
   describeTool(eid: number, serviceId: string, toolId: string): Promise<ToolDescription>;
+  /**
+   * Type declarations of the selected tools, as `GET /environment/types?services=&tools=` renders them
+   * (optional; since 0.2.0). Rejects with 400 listing unknown names.
+   */
+  discoverTypes?(eid: number, selection: TypesSelection): Promise<string>;
   /** Report the execution's state (`queued` while waiting for a slot, then `running`). */
   setState(eid: number, state: ExecutionState): void;
   /** Append to stdout. Byte chunks may split multi-byte UTF-8 sequences; the host reassembles them. */
@@ -117,7 +134,9 @@ export interface EnvironmentModule extends Module {
   generateToolDocs(input: ToolDocsInput): Promise<string>;
   /**
    * cyrnel extension (optional): declarations of the runtime's global for the given tools,
-   * served by `GET /environment/types`.
+   * served by `GET /environment/types`. The host passes the whole catalog or a selection
+   * ({@link TypesSelection}); tools of one service share their `schemas` object, which should
+   * become named declarations emitted once and only when a given tool reaches them.
    */
   generateTypes?(tools: ToolDocsInput[]): Promise<string>;
 }

@@ -8,6 +8,7 @@ export type {
   EnvironmentModule,
   EnvironmentSetupContext,
   ToolDescription,
+  TypesSelection,
 } from './environment-module';
 export {
   EXECUTION_EXIT_STATES,
@@ -43,3 +44,10 @@ export {
 export type { Module, ModuleLogger, ModuleSetupContext } from './module';
 export type { OutboundPolicy } from './outbound-policy';
 export type { ServiceDefinition, ServiceState, ToolDefinition, ToolState } from './service-definition';
+export {
+  SHARED_SCHEMA_NAME_PATTERN,
+  sharedSchemaClosure,
+  sharedSchemaName,
+  sharedSchemaRef,
+  withSharedSchemas,
+} from './shared-schemas';

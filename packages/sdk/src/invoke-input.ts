@@ -25,4 +25,10 @@ export interface ToolDocsInput {
   inputSchema: JSONSchema;
   /** JSON Schema of the result. */
   outputSchema: JSONSchema;
+  /**
+   * The service's shared schemas (`ServiceDefinition.schemas`) that `{ "$ref": "#/$defs/<name>" }` in
+   * `inputSchema` and `outputSchema` resolve against (since 0.2.0; absent when the service has none).
+   * Tools of one service share the same object: render each shared schema once, by name.
+   */
+  schemas?: Readonly<Record<string, JSONSchema>>;
 }

@@ -120,13 +120,14 @@ describe('sdk contracts', () => {
       | 'discoverServices'
       | 'discoverTools'
       | 'describeTool'
+      | 'discoverTypes'
       | 'setState'
       | 'emitStdout'
       | 'emitStderr'
       | 'emitOutput'
       | 'setError'
     >();
-    expectTypeOf<Parameters<EnvironmentBindings[Keys]>[0]>().toEqualTypeOf<number>();
+    expectTypeOf<Parameters<NonNullable<EnvironmentBindings[Keys]>>[0]>().toEqualTypeOf<number>();
   });
 
   it('shapes the wire types', () => {
