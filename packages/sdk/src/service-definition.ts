@@ -49,6 +49,30 @@ export interface ServiceDefinition {
   tools: ToolDefinition[];
   /** Adapter-private install-time data needed at invoke time; opaque to the host. */
   adapterDomain: Record<string, unknown>;
+  /**
+   * Schemas shared by the tools, stored once per service (optional; since 0.2.0). A tool's
+   * `inputSchema` or `outputSchema`, and a shared schema itself, reference one with the local JSON
+   * Pointer `{ "$ref": "#/$defs/<name>" }` (see `sharedSchemaRef`); names match
+   * `SHARED_SCHEMA_NAME_PATTERN`. The host validates, documents and types a tool schema as if it were
+   * `{ ...schema, $defs: { ...schemas, ...schema.$defs } }`: a name the tool schema's own `$defs` holds
+   * stays its own, so definitions written before shared schemas keep their meaning. A shared schema is
+   * a subschema: no `$id` or `$schema` of its own.
+   *
+   * @example
+   * ```ts
+   * const definition: ServiceDefinition = {
+   *   name: 'Git host', description: '', configSchema: {}, secretsSchema: {}, adapterDomain: {},
+   *   schemas: {
+   *     user: { type: 'object', properties: { login: { type: 'string' } }, required: ['login'] },
+   *     repository: { type: 'object', properties: { owner: { $ref: '#/$defs/user' } } },
+   *   },
+   *   tools: [{ id: 'repos_get', name: 'Get a repository', description: '', adapterDomain: {},
+   *     inputSchema: { type: 'object' },
+   *     outputSchema: { type: 'object', properties: { body: { $ref: '#/$defs/repository' } } } }],
+   * };
+   * ```
+   */
+  schemas?: Record<string, JSONSchema>;
 }
 
 /** The per-tool part of a {@link ServiceState}: the tool's `adapterDomain`. */
@@ -62,7 +86,10 @@ export type ToolState = Omit<
  * whatever it kept for `id` with it.
  */
 export interface ServiceState
-  extends Omit<ServiceDefinition, 'name' | 'description' | 'configSchema' | 'secretsSchema' | 'tools'> {
+  extends Omit<
+    ServiceDefinition,
+    'name' | 'description' | 'configSchema' | 'secretsSchema' | 'tools' | 'schemas'
+  > {
   /** Service id. */
   id: string;
   /** Per-tool `adapterDomain`, keyed by tool id. */
