@@ -86,6 +86,8 @@ export interface NewTool {
   readonly inputSchema: JSONSchema;
   readonly outputSchema: JSONSchema;
   readonly adapterDomain: Record<string, unknown>;
+  /** Extra words the tool is found by (`ToolDefinition.keywords`); none when absent. */
+  readonly keywords?: readonly string[];
 }
 
 /** The definition-derived fields of a service. */
@@ -139,6 +141,21 @@ export interface ToolRowQuery {
 }
 
 /**
+ * A ranked tool search ({@link CatalogStorage.searchTools}). Only effectively enabled tools are
+ * answered: the tool's and its service's flags on, the service's adapter among `adapters`.
+ */
+export interface ToolSearchQuery {
+  /** The query as the caller gave it (hostile); read with `parseSearch`. Blank: every tool, in (serviceId, id) order. */
+  readonly text: string;
+  /** Only this service's tools. */
+  readonly serviceId?: string;
+  /** The adapters active now (the store cannot know which are). */
+  readonly adapters: readonly string[];
+  /** At most this many tools. */
+  readonly limit: number;
+}
+
+/**
  * The storage port of modules, services, tools, config and secrets. The core declares it and
  * never imports a database library; `@cyrnel/store` implements it with Kysely. Multi-row
  * changes are single transactions. Implementations throw `ConflictError` on a duplicate id.
@@ -174,6 +191,16 @@ export interface CatalogStorage {
   setServiceSecrets(id: string, secrets: SealedSecrets, at: string): Promise<void>;
 
   listTools(query: ToolRowQuery): Promise<ToolRow[]>;
+  /**
+   * Rank tools for a query, in steps, each filling up what the ones before left of `limit`:
+   * a tool whose id is the query (tool id case-insensitive; a qualified `service.tool` also keeps
+   * the words to that service); tools whose id, or whose name, holds every word, the shorter such
+   * field first; every word in the id or name, then anywhere, then with the last word also as a
+   * prefix (bm25, id and name weighing more than keywords and description); any word. Words are
+   * those of `parseSearch`, matched after stemming. Ties in (serviceId, id) order. The index is
+   * written in the same transactions as the tool rows.
+   */
+  searchTools(query: ToolSearchQuery): Promise<ToolRow[]>;
   /** Every tool of a service with schemas and adapter data, ordered by id. */
   listServiceTools(serviceId: string): Promise<ToolDetailRow[]>;
   getTool(serviceId: string, toolId: string): Promise<ToolDetailRow | undefined>;

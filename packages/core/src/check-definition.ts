@@ -3,6 +3,19 @@ import type { ValidationIssue } from '@cyrnel/sdk/api';
 import { ValidationError } from './errors';
 import { isPlainObject } from './json-values';
 
+/** Bounds of a tool's `keywords`: search words, not a place for documents. */
+const MAX_KEYWORDS = 100;
+const MAX_KEYWORD_CHARS = 200;
+
+/** What is wrong with a tool's optional `keywords` (the path under it and a message), if anything. */
+function keywordsProblem(value: unknown): readonly [string, string] | undefined {
+  if (value === undefined) return undefined;
+  if (!Array.isArray(value)) return ['', 'must be an array of strings'];
+  if (value.length > MAX_KEYWORDS) return ['', `must have at most ${MAX_KEYWORDS} entries`];
+  const bad = value.findIndex((word) => typeof word !== 'string' || word.length > MAX_KEYWORD_CHARS);
+  return bad === -1 ? undefined : [`/${bad}`, `must be a string of at most ${MAX_KEYWORD_CHARS} characters`];
+}
+
 /**
  * Check what an adapter's `generateDefinition` returned before anything is stored: the shape
  * of seed 003 and every tool id a TypeScript identifier, unique within the service.
@@ -38,6 +51,8 @@ export function checkDefinition(value: unknown, adapter: string): ServiceDefinit
     for (const field of ['inputSchema', 'outputSchema', 'adapterDomain'] as const) {
       if (!isPlainObject(tool[field])) problem(`/tools/${i}/${field}`, 'must be an object');
     }
+    const keywords = keywordsProblem(tool.keywords);
+    if (keywords) problem(`/tools/${i}/keywords${keywords[0]}`, keywords[1]);
   });
   if (issues.length > 0) {
     const first = issues[0] as ValidationIssue;

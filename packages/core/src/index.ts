@@ -11,6 +11,7 @@ export type {
   ToolGateRow,
   ToolRow,
   ToolRowQuery,
+  ToolSearchQuery,
 } from './catalog-storage';
 export { type CreateHostOptions, createHost, HOST_VERSION, type HostStorage } from './create-host';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
@@ -44,6 +45,15 @@ export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
 export * from './outbound/index';
 export * from './processes/index';
+export {
+  MAX_SEARCH_CHARS,
+  MAX_SEARCH_WORDS,
+  type ParsedSearch,
+  parseSearch,
+  type SearchTerm,
+  searchWords,
+  wordCount,
+} from './search-text';
 export {
   createSecretsCipher,
   decodeSecretsKey,

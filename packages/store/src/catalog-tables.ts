@@ -56,6 +56,14 @@ export interface ToolsTable {
   input_schema: string;
   output_schema: string;
   adapter_domain: string;
+  /** JSON array of the definition's `keywords` (migration 0004). */
+  keywords: string;
+  /** The tool's row in `tool_search` (migration 0004); a service's tools hold one contiguous range. */
+  search_id: number;
+  /** How many words the id has (`wordCount`), for ranking (migration 0004). */
+  id_words: number;
+  /** How many words the name has (`wordCount`), for ranking (migration 0004). */
+  name_words: number;
 }
 
 /** The tables of the catalog (modules, services, tools, config, secrets). */

@@ -88,6 +88,7 @@ describe('openStore', () => {
       '0001-catalog',
       '0002-processes',
       '0003-keys',
+      '0004-tool-search',
     ]);
     db.close();
   });

@@ -1,8 +1,9 @@
-import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow } from '@cyrnel/core';
+import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
 import { createSettingsRows } from './settings-rows';
 import { containsText, flag, parseObject } from './sql-helpers';
+import { indexServiceTools, nextSearchId, unindexServiceTools } from './tool-search-index';
 import { isUniqueViolation } from './unique-violation';
 
 type ServiceMethods = Pick<
@@ -72,14 +73,21 @@ function toServiceRow(row: SelectedService): ServiceRow {
   };
 }
 
-async function insertTools(trx: Transaction<Database>, serviceId: string, tools: readonly NewTool[]) {
+/** Insert a service's tools and index them for search, in the caller's transaction. */
+async function insertTools(
+  trx: Transaction<Database>,
+  service: { readonly id: string; readonly name: string },
+  tools: readonly NewTool[],
+) {
+  // One contiguous range of search ids per service: a search within a service is a rowid range.
+  const firstSearchId = await nextSearchId(trx);
   // Chunked: SQLite caps bound parameters per statement.
   for (let i = 0; i < tools.length; i += 100) {
     await trx
       .insertInto('tools')
       .values(
-        tools.slice(i, i + 100).map((tool) => ({
-          service_id: serviceId,
+        tools.slice(i, i + 100).map((tool, j) => ({
+          service_id: service.id,
           id: tool.id,
           name: tool.name,
           description: tool.description,
@@ -87,10 +95,15 @@ async function insertTools(trx: Transaction<Database>, serviceId: string, tools:
           input_schema: JSON.stringify(tool.inputSchema),
           output_schema: JSON.stringify(tool.outputSchema),
           adapter_domain: JSON.stringify(tool.adapterDomain),
+          keywords: JSON.stringify(tool.keywords ?? []),
+          search_id: firstSearchId + i + j,
+          id_words: wordCount(tool.id),
+          name_words: wordCount(tool.name),
         })),
       )
       .execute();
   }
+  await indexServiceTools(trx, { serviceId: service.id, serviceName: service.name, firstSearchId, tools });
 }
 
 /** The service half of the catalog port. */
@@ -140,7 +153,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
               updated_at: service.createdAt,
             })
             .execute();
-          await insertTools(trx, service.id, service.tools);
+          await insertTools(trx, service, service.tools);
           await trx
             .insertInto('service_config')
             .values({
@@ -189,8 +202,9 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
           })
           .where('id', '=', id)
           .execute();
+        await unindexServiceTools(trx, id);
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
-        await insertTools(trx, id, fields.tools);
+        await insertTools(trx, { id, name: fields.name }, fields.tools);
       });
     },
     async setServiceEnabled(id, enabled, at) {
@@ -204,6 +218,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
     async deleteService(id) {
       return db.transaction().execute(async (trx) => {
         // Children first and explicitly: correct even where foreign keys are not enforced.
+        await unindexServiceTools(trx, id);
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
         await trx.deleteFrom('service_config').where('owner_id', '=', id).execute();
         await trx.deleteFrom('service_secrets').where('owner_id', '=', id).execute();

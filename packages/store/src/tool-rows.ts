@@ -25,7 +25,8 @@ function selectTools(db: Kysely<Database>) {
   ]);
 }
 
-interface ToolBase {
+/** The columns every tool query selects (`selectTools`, and tool search's raw SQL). */
+export interface ToolBase {
   service_id: string;
   id: string;
   name: string;
@@ -35,7 +36,8 @@ interface ToolBase {
   adapter: string;
 }
 
-function toToolRow(row: ToolBase): ToolRow {
+/** A selected tool as the port answers it. */
+export function toToolRow(row: ToolBase): ToolRow {
   return {
     serviceId: row.service_id,
     id: row.id,

@@ -2,10 +2,12 @@ import type { Migration } from 'kysely/migration';
 import * as catalog from './0001-catalog';
 import * as processes from './0002-processes';
 import * as keys from './0003-keys';
+import * as toolSearch from './0004-tool-search';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
   '0001-catalog': catalog,
   '0002-processes': processes,
   '0003-keys': keys,
+  '0004-tool-search': toolSearch,
 };

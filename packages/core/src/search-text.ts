@@ -1,0 +1,100 @@
+/** At most this many characters of a search query are read; the rest is ignored. */
+export const MAX_SEARCH_CHARS = 500;
+/** At most this many words of a search query are searched; the rest are ignored. */
+export const MAX_SEARCH_WORDS = 32;
+
+// Words so common in tool texts that requiring them would only lose matches ("create an issue").
+const STOP_WORDS = new Set(
+  'a an and are as at be by do does for from how i in is it its me my of on or the this that to with'.split(
+    ' ',
+  ),
+);
+const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+// Inside a token: lower (or digit) to upper, and the last capital of an acronym before a word.
+const CAMEL = /([\p{Ll}\p{N}])(?=\p{Lu})|(\p{Lu})(?=\p{Lu}\p{Ll})/gu;
+const IDENTIFIER = '[A-Za-z_$][A-Za-z0-9_$]*';
+const EXACT = new RegExp(`^(?:(${IDENTIFIER})\\.)?(${IDENTIFIER})$`);
+
+/** One word of a query: lower-cased, with its camelCase parts when it has any (`GitHub` → git, hub). */
+export interface SearchTerm {
+  readonly word: string;
+  readonly parts: readonly string[];
+}
+
+/** A search query made safe to use: an id it may name exactly, and its words. */
+export interface ParsedSearch {
+  /**
+   * Set when the whole query is an identifier (`issues_create`) or a qualified one
+   * (`github.issues_create`: then the words are the tool id's, searched in that service only).
+   */
+  readonly exact?: { readonly serviceId?: string; readonly toolId: string };
+  /** Distinct words, stop words dropped (unless nothing else is left), at most {@link MAX_SEARCH_WORDS}. */
+  readonly terms: readonly SearchTerm[];
+}
+
+function partsOf(token: string): string[] {
+  return token.replace(CAMEL, '$1$2 ').toLowerCase().split(' ');
+}
+
+/**
+ * How many words an id or name has (`issues_create` 2, `listIssues` 2, `getV2User` 3): among
+ * tools whose id (or name) holds every query word, search ranks the shorter id (or name) first.
+ */
+export function wordCount(text: string): number {
+  let count = 0;
+  for (const [token] of text.matchAll(TOKEN)) count += partsOf(token).length;
+  return count;
+}
+
+/**
+ * The words a stored text is indexed under: every token lower-cased, and a camelCase token's
+ * parts too (`listIssues` → `listissues list issues`), so a query for either finds it. Letters
+ * (with their marks) and digits only: `_`, `-`, `.`, `/` and spaces all separate words.
+ *
+ * @example
+ * ```ts
+ * searchWords('issues_create'); // 'issues create'
+ * searchWords('GitHub listIssues'); // 'github git hub listissues list issues'
+ * ```
+ */
+export function searchWords(text: string): string {
+  const words: string[] = [];
+  for (const [token] of text.matchAll(TOKEN)) {
+    words.push(token.toLowerCase());
+    const parts = partsOf(token);
+    if (parts.length > 1) words.push(...parts);
+  }
+  return words.join(' ');
+}
+
+/**
+ * Read a query (hostile: it may come from sandbox code) into an exact id and plain words. Only
+ * letters, marks and digits survive into words, so no query syntax of any search engine can pass.
+ *
+ * @example
+ * ```ts
+ * parseSearch('github.issues_create'); // exact { serviceId: 'github', toolId: 'issues_create' }, words issues, create
+ * parseSearch('Create an issue'); // terms create, issue
+ * ```
+ */
+export function parseSearch(query: string): ParsedSearch {
+  const text = query.slice(0, MAX_SEARCH_CHARS).trim();
+  const match = EXACT.exec(text);
+  const exact = match
+    ? { ...(match[1] === undefined ? {} : { serviceId: match[1] }), toolId: match[2] as string }
+    : undefined;
+  const seen = new Set<string>();
+  const terms: SearchTerm[] = [];
+  for (const [token] of (exact?.toolId ?? text).matchAll(TOKEN)) {
+    const word = token.toLowerCase();
+    if (seen.has(word)) continue;
+    seen.add(word);
+    const parts = partsOf(token);
+    terms.push({ word, parts: parts.length > 1 ? parts : [] });
+  }
+  const kept = terms.filter((term) => !STOP_WORDS.has(term.word));
+  return {
+    ...(exact ? { exact } : {}),
+    terms: (kept.length > 0 ? kept : terms).slice(0, MAX_SEARCH_WORDS),
+  };
+}
