@@ -11,8 +11,8 @@ export interface WatchedCatalog {
 const WRITES = /^(insert|update|set|delete|replace)/;
 
 /**
- * Wrap the catalog port so every write bumps a revision: discovery's tool index and the rendered
- * type declarations are built once per revision instead of once per request (issue 13).
+ * Wrap the catalog port so every write bumps a revision: the rendered type declarations are built
+ * once per revision instead of once per request (issue 13).
  *
  * @example
  * ```ts

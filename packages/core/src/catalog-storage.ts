@@ -129,12 +129,8 @@ export interface ServiceRowQuery {
 /** Filters of {@link CatalogStorage.listTools}, ordered by (serviceId, id). */
 export interface ToolRowQuery {
   readonly serviceId?: string;
-  /** Case-insensitive substring of name or description. */
-  readonly query?: string;
   /** The tool's own flag. */
   readonly enabled?: boolean;
-  /** The owning service's flag. */
-  readonly serviceEnabled?: boolean;
   /** Only tools after this position. */
   readonly after?: { readonly serviceId: string; readonly toolId: string };
   readonly limit?: number;

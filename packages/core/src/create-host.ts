@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
 import { watchCatalog } from './catalog-revision';
 import type { CatalogStorage } from './catalog-storage';
-import { createDiscoveryIndex } from './discovery-index';
 import { createEnvironmentApi } from './environment-api';
 import type { CyrnelHost } from './host';
 import { createModuleRegistry } from './module-registry';
@@ -78,12 +77,8 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // The registry is created after the gateway and the process manager, which reach it lazily.
   const adapter = (id: string) => registry.adapter(id);
   const checker = createSchemaChecker(options.validation);
-  const discovery = createDiscoveryIndex({
-    catalog,
-    revision,
-    isAdapterActive: (id) => registry.adapter(id) !== undefined,
-  });
-  const gateway = createToolGateway({ catalog, checker, discovery, adapter, invokeTimeoutMs, logger });
+  const activeAdapterIds = () => registry.activeAdapterIds();
+  const gateway = createToolGateway({ catalog, checker, adapter, activeAdapterIds, invokeTimeoutMs, logger });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
@@ -130,15 +125,18 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const tools = createToolsApi({
     catalog,
     isAdapterActive: (id) => registry.adapter(id) !== undefined,
+    activeAdapterIds,
     environments,
     now,
   });
+  // Rendered declarations change with the catalog and with which adapters are active.
+  const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}`;
   let closing: Promise<void> | undefined;
   return {
     modules: createModulesApi(registry),
     services,
     tools,
-    environment: createEnvironmentApi(environments, tools, discovery),
+    environment: createEnvironmentApi(environments, tools, catalogState),
     processes: processes.api,
     close(closeOptions) {
       closing ??= (async () => {

@@ -1,21 +1,27 @@
 import type { EnvironmentModule } from '@cyrnel/sdk';
-import type { DiscoveryIndex, DiscoverySnapshot } from './discovery-index';
 import type { EnvironmentProvider } from './environment-provider';
 import { UnavailableError, UpstreamError } from './errors';
 import type { EnvironmentApi, ToolsApi } from './host';
 import { errorMessage } from './scoped-logger';
 
 /**
+ * What the rendered declarations depend on besides the environment: a key that changes with every
+ * catalog write (see `watchCatalog`) and every change of which adapters are active.
+ */
+export type CatalogStateKey = () => string;
+
+/**
  * The active environment's docs and type declarations (503 without one). Declarations are rendered
- * once per discovery snapshot (a new one follows every catalog write or adapter change) and
- * environment; concurrent requests share the rendering.
+ * once per catalog state (see {@link CatalogStateKey}) and environment; concurrent requests share
+ * the rendering.
  */
 export function createEnvironmentApi(
   environments: EnvironmentProvider,
   tools: ToolsApi,
-  discovery: DiscoveryIndex,
+  catalogState: CatalogStateKey,
 ): EnvironmentApi {
-  const rendered = new WeakMap<DiscoverySnapshot, WeakMap<EnvironmentModule, Promise<string>>>();
+  // Only the current state's renderings are kept: an older state is never asked for again.
+  let rendered: { key: string; byEnvironment: WeakMap<EnvironmentModule, Promise<string>> } | undefined;
   const active = () => {
     const environment = environments.active();
     if (!environment) throw new UnavailableError('no environment is active');
@@ -38,18 +44,15 @@ export function createEnvironmentApi(
       const generateTypes = environment.generateTypes?.bind(environment);
       if (!generateTypes)
         throw new UnavailableError('the active environment does not render type declarations');
-      const snapshot = await discovery.current();
-      let byEnvironment = rendered.get(snapshot);
-      if (!byEnvironment) {
-        byEnvironment = new WeakMap();
-        rendered.set(snapshot, byEnvironment);
-      }
+      const key = catalogState();
+      if (rendered?.key !== key) rendered = { key, byEnvironment: new WeakMap() };
+      const { byEnvironment } = rendered;
       let types = byEnvironment.get(environment);
       if (!types) {
         types = render('types', async () => generateTypes(await tools.docsInputs()));
         byEnvironment.set(environment, types);
         // A failure is not kept: the next request renders again.
-        types.catch(() => byEnvironment?.delete(environment));
+        types.catch(() => byEnvironment.delete(environment));
       }
       return types;
     },

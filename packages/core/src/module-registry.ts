@@ -54,6 +54,8 @@ export interface ModuleRegistry {
   patchSecrets(id: string, patch: JsonPatch): Promise<void>;
   /** The active adapter instance of `id`. */
   adapter(id: string): AdapterModule | undefined;
+  /** The ids of the adapters active now (what tool search keeps). */
+  activeAdapterIds(): string[];
   /** Whether an adapter module of this id is registered (present or missing). */
   isKnownAdapter(id: string): boolean;
   close(): Promise<void>;
@@ -204,6 +206,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         await reactivate(row);
       }),
     adapter: (id) => runtimes.get(id)?.adapter,
+    activeAdapterIds: () => runtimes.activeAdapterIds(),
     isKnownAdapter: (id) => runtimes.get(id)?.type === 'adapter',
     close: () => serial(() => runtimes.close()),
   };

@@ -52,6 +52,8 @@ export interface ModuleRuntimes {
   /** Tear an adapter down, or move an environment to draining. */
   deactivate(id: string): Promise<void>;
   activeEnvironmentId(): string | undefined;
+  /** The ids of the adapters set up now. */
+  activeAdapterIds(): string[];
   close(): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     tryActivate: (id) => activate(id).catch(() => undefined),
     deactivate,
     activeEnvironmentId: () => slot.activeId(),
+    activeAdapterIds: () => [...runtimes].filter(([, runtime]) => runtime.adapter).map(([id]) => id),
     async close() {
       for (const [id, runtime] of runtimes) if (runtime.adapter) await deactivate(id);
       await slot.close();

@@ -7,10 +7,8 @@ import type {
   ToolDescription,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
-import type { DiscoveryIndex } from './discovery-index';
 import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
-import { rankTools } from './rank-tools';
 import { errorMessage } from './scoped-logger';
 import { timerDelay } from './timer-delay';
 import type { SchemaChecker } from './validation/schema-checker';
@@ -20,10 +18,10 @@ export interface ToolGatewayOptions {
   readonly catalog: CatalogStorage;
   /** Validates parameters off the main thread, under a deadline. */
   readonly checker: SchemaChecker;
-  /** Discovery's view of the enabled catalog, rebuilt once per catalog revision. */
-  readonly discovery: DiscoveryIndex;
   /** The active adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
+  /** The ids of the active adapters (tool search keeps only their tools). */
+  readonly activeAdapterIds: () => readonly string[];
   /** Deadline of one `adapter.invoke`; default 60000 ms (past it: 502 `upstream_error`). */
   readonly invokeTimeoutMs?: number;
   readonly logger: ModuleLogger;
@@ -120,7 +118,6 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       const text = query.query;
       if (text !== undefined && typeof text !== 'string')
         throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
-      const { toolCounts } = await options.discovery.current();
       const services = await catalog.listServices({ enabled: true, query: text || undefined });
       return services
         .filter((service) => options.adapter(service.adapter) !== undefined)
@@ -128,7 +125,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           id: service.id,
           name: service.name,
           description: service.description,
-          toolCount: toolCounts.get(service.id) ?? 0,
+          // The service is enabled and its adapter active: its enabled tools are the callable ones.
+          toolCount: service.enabledToolCount,
         }));
     },
     async discoverTools(rawQuery) {
@@ -146,10 +144,12 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           { path: 'limit', message: 'must be a positive integer' },
         ]);
       }
-      const { tools } = await options.discovery.current();
-      const scoped =
-        serviceId === undefined ? tools : tools.filter((tool) => tool.row.serviceId === serviceId);
-      const ranked = rankTools(scoped, text ?? '', Math.min(limit ?? 20, MAX_DISCOVERED));
+      const ranked = await catalog.searchTools({
+        text: text ?? '',
+        ...(serviceId === undefined ? {} : { serviceId }),
+        adapters: options.activeAdapterIds(),
+        limit: Math.min(limit ?? 20, MAX_DISCOVERED),
+      });
       return ranked.map((tool) => ({
         serviceId: tool.serviceId,
         toolId: tool.id,

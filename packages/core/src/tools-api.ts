@@ -2,7 +2,7 @@ import type { ToolDocsInput } from '@cyrnel/sdk';
 import type { ToolDetail, ToolRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ToolDetailRow, ToolRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
-import { NotFoundError, UnavailableError, UpstreamError } from './errors';
+import { NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import type { ToolsApi } from './host';
 import { optionalBoolean, optionalString, queryObject, requireBoolean, requireIdentifier } from './input';
 import { decodeCursor, pageLimit, toPage } from './page';
@@ -12,6 +12,8 @@ import { errorMessage } from './scoped-logger';
 export interface ToolsApiOptions {
   readonly catalog: CatalogStorage;
   readonly isAdapterActive: (adapterId: string) => boolean;
+  /** The ids of the active adapters (tool search keeps only their tools). */
+  readonly activeAdapterIds: () => readonly string[];
   readonly environments: EnvironmentProvider;
   readonly now: () => Date;
 }
@@ -52,6 +54,35 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     return row;
   };
 
+  // One ranked search with discovery (`searchTools`): effectively enabled tools, best first, at
+  // most `limit`; a ranking has no stable position to resume from, so it is not cursor-paged.
+  const search = async (
+    text: string,
+    serviceId: string | undefined,
+    enabled: boolean | undefined,
+    cursor: unknown,
+    limit: number,
+  ) => {
+    if (cursor !== undefined) {
+      throw new ValidationError('cursor cannot be combined with query: ranked results are not paged', [
+        { path: 'cursor', message: 'not allowed with query' },
+      ]);
+    }
+    if (enabled === false) {
+      throw new ValidationError(
+        'enabled=false cannot be combined with query: the search finds enabled tools only',
+        [{ path: 'enabled', message: 'must be true or absent with query' }],
+      );
+    }
+    const rows = await catalog.searchTools({
+      text,
+      ...(serviceId === undefined ? {} : { serviceId }),
+      adapters: options.activeAdapterIds(),
+      limit: limit + 1,
+    });
+    return { items: rows.slice(0, limit).map(toRecord), nextCursor: null, hasMore: rows.length > limit };
+  };
+
   return {
     async list(rawQuery) {
       const query = queryObject(rawQuery);
@@ -60,11 +91,13 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       if (serviceId !== undefined && !(await catalog.getService(serviceId))) {
         throw new NotFoundError(`service ${serviceId} not found`);
       }
+      const text = optionalString(query.query, 'query');
+      const enabled = optionalBoolean(query.enabled, 'enabled');
+      if (text?.trim()) return search(text, serviceId, enabled, query.cursor, limit);
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
       const rows = await catalog.listTools({
         serviceId,
-        query: optionalString(query.query, 'query') || undefined,
-        enabled: optionalBoolean(query.enabled, 'enabled'),
+        enabled,
         after: after ? { serviceId: after[0] as string, toolId: after[1] as string } : undefined,
         limit: limit + 1,
       });

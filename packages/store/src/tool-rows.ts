@@ -1,7 +1,7 @@
 import type { CatalogStorage, ToolDetailRow, ToolRow } from '@cyrnel/core';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from './database';
-import { containsText, flag, parseObject } from './sql-helpers';
+import { flag, parseObject } from './sql-helpers';
 
 type ToolMethods = Pick<
   CatalogStorage,
@@ -82,24 +82,12 @@ export function createToolRows(db: Kysely<Database>): ToolMethods {
       let select = selectTools(db).orderBy('tools.service_id').orderBy('tools.id');
       if (query.serviceId !== undefined) select = select.where('tools.service_id', '=', query.serviceId);
       if (query.enabled !== undefined) select = select.where('tools.enabled', '=', flag(query.enabled));
-      if (query.serviceEnabled !== undefined) {
-        select = select.where('services.enabled', '=', flag(query.serviceEnabled));
-      }
       if (query.after) {
         const { serviceId, toolId } = query.after;
         select = select.where((eb) =>
           eb.or([
             eb('tools.service_id', '>', serviceId),
             eb.and([eb('tools.service_id', '=', serviceId), eb('tools.id', '>', toolId)]),
-          ]),
-        );
-      }
-      if (query.query) {
-        const text = query.query;
-        select = select.where((eb) =>
-          eb.or([
-            containsText(sql.ref('tools.name'), text),
-            containsText(sql.ref('tools.description'), text),
           ]),
         );
       }

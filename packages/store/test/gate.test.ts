@@ -173,7 +173,26 @@ describe('tools', () => {
       'store.pets:false',
     ]);
     expect(all[0]).not.toHaveProperty('inputSchema');
-    expect((await host.tools.list({ query: 'PET BY' })).items.map((t) => t.id)).toEqual(['getPet']);
+    // With a query: the ranked search of effectively enabled tools, not cursor-paged.
+    expect(await host.tools.list({ query: 'PET BY' })).toMatchObject({
+      items: [{ id: 'getPet' }, { id: 'listPets' }],
+      nextCursor: null,
+      hasMore: false,
+    });
+    expect(await host.tools.list({ query: 'pet', limit: 1 })).toMatchObject({
+      items: [{ id: 'getPet' }],
+      nextCursor: null,
+      hasMore: true,
+    });
+    expect((await host.tools.list({ query: 'a', serviceId: 'other' })).items).toEqual([]);
+    await expect(host.tools.list({ query: 'pet', cursor: 'eyJ4IjoxfQ' })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: 'cursor' }],
+    });
+    await expect(host.tools.list({ query: 'pet', enabled: false })).rejects.toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: 'enabled' }],
+    });
     expect((await host.tools.list({ enabled: false })).items.map((t) => t.id)).toEqual(['pets']);
     await expect(host.tools.list({ serviceId: 'missing' })).rejects.toMatchObject({ code: 'not_found' });
     await expect(host.tools.list({ cursor: 'eyJ4IjoxfQ' })).rejects.toMatchObject({
@@ -208,12 +227,26 @@ describe('discovery', () => {
     expect(await tools.discoverServices({})).toEqual([
       { id: 'store', name: 'Test service', description: 'a service for tests', toolCount: 3 },
     ]);
+    // The exact id, then ids or names holding the (stemmed) word, shortest first.
     const ranked = await tools.discoverTools({ query: 'pets' });
-    expect(ranked.map((tool) => tool.toolId)).toEqual(['pets', 'listPets']);
-    expect((await tools.discoverTools({ query: 'one pet' })).map((t) => t.toolId)).toEqual(['getPet']);
+    expect(ranked.map((tool) => tool.toolId)).toEqual(['pets', 'getPet', 'listPets']);
+    expect((await tools.discoverTools({ query: 'one pet' })).map((t) => t.toolId)).toEqual([
+      'getPet',
+      'listPets',
+      'pets',
+    ]);
     expect(await tools.discoverTools({ limit: 1 })).toHaveLength(1);
+    expect(await tools.discoverTools({ query: 'pets', serviceId: 'off' })).toEqual([]);
     await host.tools.setEnabled('store', 'pets', false);
-    expect((await tools.discoverTools({ query: 'pets' })).map((t) => t.toolId)).toEqual(['listPets']);
+    expect((await tools.discoverTools({ query: 'pets' })).map((t) => t.toolId)).toEqual([
+      'getPet',
+      'listPets',
+    ]);
+    // The adapter's activity follows too: no active adapter, nothing to call, nothing found.
+    await host.modules.setEnabled('test', false);
+    expect(await tools.discoverTools({ query: 'pets' })).toEqual([]);
+    expect(await tools.discoverTools({})).toEqual([]);
+    await host.modules.setEnabled('test', true);
     await expect(tools.describeTool('store', 'pets')).rejects.toMatchObject({ status: 404 });
     expect(await tools.describeTool('store', 'getPet')).toMatchObject({
       serviceId: 'store',

@@ -29,7 +29,11 @@ export interface ToolDetail extends ToolRecord {
 export interface ToolListQuery extends PageQuery {
   /** Only this service's tools (unknown service → 404). */
   serviceId?: string;
-  /** Case-insensitive text in name and description. */
+  /**
+   * A ranked search (the one `cyrnel.discover.tools` uses): effectively enabled tools only, best
+   * first, at most `limit`, never cursor-paged (`nextCursor` is null; `hasMore` says whether more
+   * matched). Not combinable with `cursor` or `enabled: false` (400).
+   */
   query?: string;
   /** Only tools whose own flag is this. */
   enabled?: boolean;
