@@ -8,6 +8,7 @@ import { presentPointers } from './json-pointer';
 import { isPlainObject } from './json-values';
 import { validateAgainstSchema } from './schema-validation';
 import type { SecretsVault } from './secrets-vault';
+import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
 
 /** Config and secrets of one module, validated against the module's schemas. */
@@ -60,15 +61,11 @@ export function createModuleSettings(
         field: `config of module ${id}`,
         applyDefaults: true,
       });
-      const secrets = await validateAgainstSchema(
+      const secrets = await validateSecrets(
         checker,
         definition.secretsSchema,
         await vault.read('module', id),
-        {
-          field: `secrets of module ${id}`,
-          applyDefaults: true,
-          redact: true,
-        },
+        `secrets of module ${id}`,
       );
       return { config, secrets };
     },
@@ -86,11 +83,7 @@ export function createModuleSettings(
     },
     async patchSecrets(id, definition, patch) {
       const next = patchObject(await vault.read('module', id), patch, 'secrets');
-      const secrets = await validateAgainstSchema(checker, definition.secretsSchema, next, {
-        field: 'secrets',
-        applyDefaults: true,
-        redact: true,
-      });
+      const secrets = await validateSecrets(checker, definition.secretsSchema, next);
       await vault.write('module', id, secrets);
     },
   };

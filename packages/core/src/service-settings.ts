@@ -3,6 +3,7 @@ import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { fillDefaults } from './fill-defaults';
 import { validateAgainstSchema } from './schema-validation';
 import type { SecretsVault } from './secrets-vault';
+import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
 
 /** Config, secrets and the hydration snapshot of services. */
@@ -33,15 +34,10 @@ export function createServiceSettings(
           applyDefaults: true,
         },
       );
-      const secrets = await validateAgainstSchema(
+      const secrets = await validateSecrets(
         checker,
         service.secretsSchema,
         await vault.read('service', service.id),
-        {
-          field: 'secrets',
-          applyDefaults: true,
-          redact: true,
-        },
       );
       const tools = Object.fromEntries(
         (await catalog.listServiceTools(service.id)).map((tool) => [

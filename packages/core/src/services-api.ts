@@ -25,6 +25,7 @@ import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
 import { createServiceLifecycle } from './service-lifecycle';
 import { createServiceSettings } from './service-settings';
+import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
 
 /** Options of {@link createServicesApi}. */
@@ -108,20 +109,12 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
             })
           : fillDefaults(definition.configSchema, {});
         const storedSecrets = secrets
-          ? await validateAgainstSchema(checker, definition.secretsSchema, secrets, {
-              field: 'secrets',
-              applyDefaults: true,
-              redact: true,
-            })
+          ? await validateSecrets(checker, definition.secretsSchema, secrets)
           : undefined;
         if (enabled) {
           // Asked to enable: a config or secrets problem is a 400 before anything is stored.
           await validateAgainstSchema(checker, definition.configSchema, storedConfig, { field: 'config' });
-          await validateAgainstSchema(checker, definition.secretsSchema, storedSecrets ?? {}, {
-            field: 'secrets',
-            applyDefaults: true,
-            redact: true,
-          });
+          await validateSecrets(checker, definition.secretsSchema, storedSecrets ?? {});
         }
         const at = now().toISOString();
         await catalog.insertService({
@@ -136,6 +129,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           configSchema: definition.configSchema,
           secretsSchema: definition.secretsSchema,
           adapterDomain: definition.adapterDomain,
+          ...(definition.schemas ? { schemas: definition.schemas } : {}),
           tools: definition.tools.map((tool) => ({ ...tool, enabled: true })),
           config: stripDefaults(definition.configSchema, storedConfig),
           secrets: storedSecrets ? vault.seal('service', id, storedSecrets) : null,
@@ -182,6 +176,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
               configSchema: definition.configSchema,
               secretsSchema: definition.secretsSchema,
               adapterDomain: definition.adapterDomain,
+              ...(definition.schemas ? { schemas: definition.schemas } : {}),
               tools: definition.tools.map((tool) => ({ ...tool, enabled: previous.get(tool.id) ?? true })),
             },
             false,
@@ -260,11 +255,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         const row = await find(id);
         const previous = await vault.read('service', id);
         const next = patchObject(previous, patch, 'secrets');
-        const secrets = await validateAgainstSchema(checker, row.secretsSchema, next, {
-          field: 'secrets',
-          applyDefaults: true,
-          redact: true,
-        });
+        const secrets = await validateSecrets(checker, row.secretsSchema, next);
         await vault.write('service', id, secrets);
         await rehydrate(row, () => vault.write('service', id, previous));
       });

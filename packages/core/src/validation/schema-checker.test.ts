@@ -183,6 +183,24 @@ describe('createSchemaChecker', () => {
       }),
     );
     expect(error).toMatchObject({ details: [{ path: '/', message: 'does not satisfy "minLength"' }] });
+    // A missing property is named by the schema, not the value: redaction keeps its name.
+    const missing = await outcome(
+      schemas.check({
+        field: 'secrets',
+        schema: {
+          type: 'object',
+          properties: { api_key: { type: 'string' }, basic: { type: 'object', required: ['password'] } },
+          required: ['api_key'],
+        },
+        value: { basic: { username: 'hunter2-user' }, extra: 'hunter2' },
+        redact: true,
+      }),
+    );
+    expect((missing as { details: unknown }).details).toEqual([
+      { path: '/', message: "must have required property 'api_key'" },
+      { path: '/basic', message: "must have required property 'password'" },
+    ]);
+    expect(JSON.stringify(missing)).not.toContain('hunter2');
     await schemas.close();
     await expect(schemas.check({ field: 'x', schema: {}, value: 1 })).rejects.toThrow(/closed/);
   });
