@@ -101,6 +101,8 @@ export interface ServiceDefinitionFields {
   readonly configSchema: JSONSchema;
   readonly secretsSchema: JSONSchema;
   readonly adapterDomain: Record<string, unknown>;
+  /** The schemas the tools share (`ServiceDefinition.schemas`), stored once; none when absent. */
+  readonly schemas?: Readonly<Record<string, JSONSchema>>;
   readonly tools: readonly NewTool[];
 }
 
@@ -181,6 +183,8 @@ export interface CatalogStorage {
   setServiceEnabled(id: string, enabled: boolean, at: string): Promise<boolean>;
   /** Delete the service with its tools, config and secrets; false when it did not exist. */
   deleteService(id: string): Promise<boolean>;
+  /** The service's shared schemas; undefined when it has none or does not exist. */
+  getServiceSchemas(id: string): Promise<Record<string, JSONSchema> | undefined>;
   getServiceConfig(id: string): Promise<Record<string, unknown> | undefined>;
   setServiceConfig(id: string, config: Record<string, unknown>, at: string): Promise<void>;
   getServiceSecrets(id: string): Promise<SealedSecrets | undefined>;

@@ -1,4 +1,4 @@
-import { isValidIdentifier, type ServiceDefinition } from '@cyrnel/sdk';
+import { isValidIdentifier, type ServiceDefinition, SHARED_SCHEMA_NAME_PATTERN } from '@cyrnel/sdk';
 import type { ValidationIssue } from '@cyrnel/sdk/api';
 import { ValidationError } from './errors';
 import { isPlainObject } from './json-values';
@@ -29,6 +29,17 @@ export function checkDefinition(value: unknown, adapter: string): ServiceDefinit
   }
   for (const field of ['configSchema', 'secretsSchema', 'adapterDomain'] as const) {
     if (!isPlainObject(value[field])) problem(`/${field}`, 'must be an object');
+  }
+  if (value.schemas !== undefined) {
+    if (!isPlainObject(value.schemas)) problem('/schemas', 'must be an object of JSON Schemas');
+    else {
+      for (const [name, schema] of Object.entries(value.schemas)) {
+        if (!SHARED_SCHEMA_NAME_PATTERN.test(name))
+          problem(`/schemas/${name}`, 'must be named with 1 to 200 letters, digits, _, . or -');
+        else if (!isPlainObject(schema) && typeof schema !== 'boolean')
+          problem(`/schemas/${name}`, 'must be a JSON Schema (an object or a boolean)');
+      }
+    }
   }
   if (!Array.isArray(value.tools)) problem('/tools', 'must be an array');
   const seen = new Set<string>();

@@ -11,6 +11,7 @@ import { silentLogger } from './scoped-logger';
 import { createSecretsCipher } from './secrets-cipher';
 import { createSecretsVault } from './secrets-vault';
 import { createServicesApi } from './services-api';
+import { createSharedSchemasCache } from './shared-schemas-cache';
 import { createToolGateway } from './tool-gateway-impl';
 import { createToolsApi } from './tools-api';
 import { createSchemaChecker, type SchemaCheckerOptions } from './validation/schema-checker';
@@ -78,7 +79,16 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const adapter = (id: string) => registry.adapter(id);
   const checker = createSchemaChecker(options.validation);
   const activeAdapterIds = () => registry.activeAdapterIds();
-  const gateway = createToolGateway({ catalog, checker, adapter, activeAdapterIds, invokeTimeoutMs, logger });
+  const sharedSchemas = createSharedSchemasCache(catalog);
+  const gateway = createToolGateway({
+    catalog,
+    checker,
+    sharedSchemas,
+    adapter,
+    activeAdapterIds,
+    invokeTimeoutMs,
+    logger,
+  });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
@@ -86,7 +96,8 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const processes = createProcessManager({
     storage: storage.processes,
     environments,
-    tools: gateway,
+    // `environment` is created below; the sandbox reaches it only once processes run.
+    tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },
     limits: processLimits,
     logger,
     now,
@@ -127,16 +138,18 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     isAdapterActive: (id) => registry.adapter(id) !== undefined,
     activeAdapterIds,
     environments,
+    sharedSchemas,
     now,
   });
   // Rendered declarations change with the catalog and with which adapters are active.
   const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}`;
+  const environment = createEnvironmentApi(environments, tools, catalogState);
   let closing: Promise<void> | undefined;
   return {
     modules: createModulesApi(registry),
     services,
     tools,
-    environment: createEnvironmentApi(environments, tools, catalogState),
+    environment,
     processes: processes.api,
     close(closeOptions) {
       closing ??= (async () => {

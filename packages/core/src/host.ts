@@ -1,4 +1,4 @@
-import type { ToolDocsInput } from '@cyrnel/sdk';
+import type { ToolDocsInput, TypesSelection } from '@cyrnel/sdk';
 import type {
   CreateProcessRequest,
   JsonPatch,
@@ -82,14 +82,21 @@ export interface ToolsApi {
   setEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<ToolDetail>;
   /** Markdown from the active environment's `generateToolDocs` (503 without one). */
   docs(serviceId: string, toolId: string): Promise<string>;
-  /** Every effectively enabled tool as `ToolDocsInput`, for type rendering. */
-  docsInputs(): Promise<ToolDocsInput[]>;
+  /**
+   * Effectively enabled tools as `ToolDocsInput` (each service's tools share one `schemas` object),
+   * for type rendering: all of them, or those a selection names (400 listing unknown names).
+   */
+  docsInputs(selection?: TypesSelection): Promise<ToolDocsInput[]>;
 }
 
 /** The active environment's documentation (503 without one). */
 export interface EnvironmentApi {
   docs(): Promise<string>;
-  types(): Promise<string>;
+  /**
+   * Declarations of every effectively enabled tool (rendered once per catalog state), or of a
+   * selection (`?services=a,b&tools=svc.tool`: the union; rendered on demand). Unknown names: 400.
+   */
+  types(selection?: TypesSelection): Promise<string>;
 }
 
 /** Process operations (SPEC §3 "Processes"). */

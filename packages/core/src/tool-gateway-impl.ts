@@ -1,15 +1,18 @@
-import type {
-  AdapterModule,
-  DiscoveredService,
-  DiscoveredTool,
-  InvokeInput,
-  ModuleLogger,
-  ToolDescription,
+import {
+  type AdapterModule,
+  type DiscoveredService,
+  type DiscoveredTool,
+  type InvokeInput,
+  type JSONSchema,
+  type ModuleLogger,
+  type ToolDescription,
+  withSharedSchemas,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
 import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
 import { errorMessage } from './scoped-logger';
+import type { SharedSchemasCache } from './shared-schemas-cache';
 import { timerDelay } from './timer-delay';
 import type { SchemaChecker } from './validation/schema-checker';
 
@@ -18,6 +21,8 @@ export interface ToolGatewayOptions {
   readonly catalog: CatalogStorage;
   /** Validates parameters off the main thread, under a deadline. */
   readonly checker: SchemaChecker;
+  /** The services' shared schemas (`ServiceDefinition.schemas`), parsed once per definition. */
+  readonly sharedSchemas: SharedSchemasCache;
   /** The active adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
   /** The ids of the active adapters (tool search keeps only their tools). */
@@ -60,6 +65,19 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     return tool.inputSchema;
   };
 
+  const selfContained = async (tool: {
+    serviceId: string;
+    serviceHash: string;
+    inputSchema: JSONSchema;
+    outputSchema: JSONSchema;
+  }) => {
+    const shared = await options.sharedSchemas.get(tool.serviceId, tool.serviceHash);
+    return {
+      inputSchema: withSharedSchemas(tool.inputSchema, shared),
+      outputSchema: withSharedSchemas(tool.outputSchema, shared),
+    };
+  };
+
   return {
     async invoke(input) {
       if (!isPlainObject(input)) throw new ValidationError('invoke input must be an object');
@@ -95,6 +113,10 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         schema: inputSchemaOf(serviceId, toolId),
         schemaName: `the inputSchema of ${serviceId}.${toolId}`,
         value: parameters,
+        shared: {
+          key: `${serviceId}\u0000${tool.serviceHash}`,
+          schemas: async () => (await options.sharedSchemas.get(serviceId, tool.serviceHash)) ?? {},
+        },
       });
       try {
         return await withTimeout(
@@ -170,8 +192,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         toolId: tool.id,
         name: tool.name,
         description: tool.description,
-        inputSchema: tool.inputSchema,
-        outputSchema: tool.outputSchema,
+        // Self-contained: the shared schemas each one reaches become its `$defs`.
+        ...(await selfContained(tool)),
       };
     },
   };

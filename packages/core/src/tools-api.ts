@@ -1,4 +1,4 @@
-import type { ToolDocsInput } from '@cyrnel/sdk';
+import { type JSONSchema, type ToolDocsInput, type TypesSelection, withSharedSchemas } from '@cyrnel/sdk';
 import type { ToolDetail, ToolRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ToolDetailRow, ToolRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
@@ -7,6 +7,8 @@ import type { ToolsApi } from './host';
 import { optionalBoolean, optionalString, queryObject, requireBoolean, requireIdentifier } from './input';
 import { decodeCursor, pageLimit, toPage } from './page';
 import { errorMessage } from './scoped-logger';
+import type { SharedSchemasCache } from './shared-schemas-cache';
+import { typesSelection } from './types-selection';
 
 /** Options of {@link createToolsApi}. */
 export interface ToolsApiOptions {
@@ -15,6 +17,8 @@ export interface ToolsApiOptions {
   /** The ids of the active adapters (tool search keeps only their tools). */
   readonly activeAdapterIds: () => readonly string[];
   readonly environments: EnvironmentProvider;
+  /** The services' shared schemas, parsed once per definition. */
+  readonly sharedSchemas: SharedSchemasCache;
   readonly now: () => Date;
 }
 
@@ -30,17 +34,26 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     enabled: row.enabled,
     effectivelyEnabled: row.enabled && row.serviceEnabled && isAdapterActive(row.adapter),
   });
-  const toDetail = (row: ToolDetailRow): ToolDetail => ({
-    ...toRecord(row),
-    inputSchema: row.inputSchema,
-    outputSchema: row.outputSchema,
-  });
-  const toDocsInput = (row: ToolDetailRow): ToolDocsInput => ({
+  const shared = (row: ToolDetailRow) => options.sharedSchemas.get(row.serviceId, row.serviceHash);
+  // A tool's schemas over the API are self-contained: the shared schemas they reach become `$defs`.
+  const toDetail = async (row: ToolDetailRow): Promise<ToolDetail> => {
+    const schemas = await shared(row);
+    return {
+      ...toRecord(row),
+      inputSchema: withSharedSchemas(row.inputSchema, schemas),
+      outputSchema: withSharedSchemas(row.outputSchema, schemas),
+    };
+  };
+  const toDocsInput = (
+    row: ToolDetailRow,
+    schemas: Readonly<Record<string, JSONSchema>> | undefined,
+  ): ToolDocsInput => ({
     serviceId: row.serviceId,
     toolId: row.id,
     description: row.description,
     inputSchema: row.inputSchema,
     outputSchema: row.outputSchema,
+    ...(schemas ? { schemas } : {}),
   });
 
   const find = async (serviceId: unknown, toolId: unknown): Promise<ToolDetailRow> => {
@@ -104,7 +117,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       return toPage(rows, limit, (row) => [row.serviceId, row.id], toRecord);
     },
     async get(serviceId, toolId) {
-      return toDetail(await find(serviceId, toolId));
+      return await toDetail(await find(serviceId, toolId));
     },
     async setEnabled(serviceId, toolId, enabled) {
       const flag = requireBoolean(enabled, 'enabled');
@@ -117,19 +130,40 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       const environment = options.environments.active();
       if (!environment) throw new UnavailableError('no environment is active');
       try {
-        return await environment.generateToolDocs(toDocsInput(row));
+        return await environment.generateToolDocs(toDocsInput(row, await shared(row)));
       } catch (error) {
         throw new UpstreamError(`the environment failed to render tool docs: ${errorMessage(error)}`);
       }
     },
-    async docsInputs() {
+    async docsInputs(rawSelection) {
+      const selection = typesSelection(rawSelection);
       const inputs: ToolDocsInput[] = [];
-      const services = await catalog.listServices({ enabled: true });
+      const services = (await catalog.listServices({ enabled: true })).filter((service) =>
+        isAdapterActive(service.adapter),
+      );
+      const unknownServices = selection?.unknownServices(services.map((service) => service.id)) ?? [];
+      const found = new Set<string>();
       for (const service of services) {
-        if (!isAdapterActive(service.adapter)) continue;
-        for (const tool of await catalog.listServiceTools(service.id)) {
-          if (tool.enabled) inputs.push(toDocsInput(tool));
+        if (selection && !selection.reaches(service.id)) continue;
+        const rows = (await catalog.listServiceTools(service.id)).filter((tool) => tool.enabled);
+        const picked = selection ? rows.filter((tool) => selection.has(service.id, tool.id)) : rows;
+        if (picked.length === 0) continue;
+        const schemas = await options.sharedSchemas.get(service.id, service.hash);
+        for (const tool of picked) {
+          found.add(`${tool.serviceId}.${tool.id}`);
+          inputs.push(toDocsInput(tool, schemas));
         }
+      }
+      const unknownTools = selection?.unknownTools(found) ?? [];
+      if (unknownServices.length > 0 || unknownTools.length > 0) {
+        const parts = [
+          ...(unknownServices.length > 0 ? [`unknown services: ${unknownServices.join(', ')}`] : []),
+          ...(unknownTools.length > 0 ? [`unknown tools: ${unknownTools.join(', ')}`] : []),
+        ];
+        throw new ValidationError(`${parts.join('; ')} (enabled services and tools only)`, [
+          ...unknownServices.map((id) => ({ path: 'services', message: `unknown service ${id}` })),
+          ...unknownTools.map((id) => ({ path: 'tools', message: `unknown tool ${id}` })),
+        ]);
       }
       return inputs;
     },

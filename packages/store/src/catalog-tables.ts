@@ -42,6 +42,8 @@ export interface ServicesTable {
   config_schema: string;
   secrets_schema: string;
   adapter_domain: string;
+  /** JSON text of the shared schemas (migration 0005); NULL when the definition has none. */
+  schemas: string | null;
   created_at: string;
   updated_at: string;
 }

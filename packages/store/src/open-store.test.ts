@@ -89,6 +89,7 @@ describe('openStore', () => {
       '0002-processes',
       '0003-keys',
       '0004-tool-search',
+      '0005-shared-schemas',
     ]);
     db.close();
   });

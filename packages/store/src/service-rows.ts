@@ -1,3 +1,4 @@
+import type { JSONSchema } from '@cyrnel/sdk';
 import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
@@ -18,6 +19,7 @@ type ServiceMethods = Pick<
   | 'setServiceConfig'
   | 'getServiceSecrets'
   | 'setServiceSecrets'
+  | 'getServiceSchemas'
 >;
 
 function selectServices(db: Kysely<Database>) {
@@ -71,6 +73,11 @@ function toServiceRow(row: SelectedService): ServiceRow {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** The `schemas` column: NULL when there are none, so a service without them costs nothing. */
+function sharedSchemasText(schemas: Readonly<Record<string, unknown>> | undefined): string | null {
+  return schemas && Object.keys(schemas).length > 0 ? JSON.stringify(schemas) : null;
 }
 
 /** Insert a service's tools and index them for search, in the caller's transaction. */
@@ -149,6 +156,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
               config_schema: JSON.stringify(service.configSchema),
               secrets_schema: JSON.stringify(service.secretsSchema),
               adapter_domain: JSON.stringify(service.adapterDomain),
+              schemas: sharedSchemasText(service.schemas),
               created_at: service.createdAt,
               updated_at: service.createdAt,
             })
@@ -197,6 +205,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
             config_schema: JSON.stringify(fields.configSchema),
             secrets_schema: JSON.stringify(fields.secretsSchema),
             adapter_domain: JSON.stringify(fields.adapterDomain),
+            schemas: sharedSchemasText(fields.schemas),
             enabled: flag(enabled),
             updated_at: at,
           })
@@ -225,6 +234,10 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
         const result = await trx.deleteFrom('services').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;
       });
+    },
+    async getServiceSchemas(id) {
+      const row = await db.selectFrom('services').select('schemas').where('id', '=', id).executeTakeFirst();
+      return row?.schemas ? (parseObject(row.schemas) as Record<string, JSONSchema>) : undefined;
     },
     getServiceConfig: settings.getConfig,
     setServiceConfig: settings.setConfig,

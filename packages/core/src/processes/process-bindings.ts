@@ -1,6 +1,6 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
-import { ConflictError, CyrnelError, isCyrnelError, UpstreamError } from '../errors';
+import { ConflictError, CyrnelError, isCyrnelError, UnavailableError, UpstreamError } from '../errors';
 import type { ToolGateway } from '../tool-gateway';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';

@@ -19,6 +19,21 @@ export interface SchemaCheck {
   readonly redact?: boolean;
   /** Names the schema in the error when it cannot be compiled, e.g. `the inputSchema of a.b`. */
   readonly schemaName?: string;
+  /**
+   * The shared schemas `schema` resolves `#/$defs/<name>` against (`ServiceDefinition.schemas`), sent
+   * to each worker once per `key` (e.g. the service's definition hash) rather than with every schema.
+   */
+  readonly shared?: SharedSchemas;
+}
+
+/** The shared schemas of one service definition, as a {@link SchemaCheck} names them. */
+export interface SharedSchemas {
+  /** Identifies this set of shared schemas; a changed set needs a new key. */
+  readonly key: string;
+  /** The schemas by name, or a function that reads them (called only when a worker lacks `key`). */
+  readonly schemas:
+    | Readonly<Record<string, JSONSchema>>
+    | (() => Promise<Readonly<Record<string, JSONSchema>>>);
 }
 
 /**
@@ -56,6 +71,8 @@ interface Slot {
   worker: Worker | undefined;
   /** Keys this worker was sent a schema for (it may have dropped some: it then says so). */
   readonly known: Set<string>;
+  /** Keys of the shared schemas this worker was sent. */
+  readonly knownShared: Set<string>;
   /** Taken from when a check is picked (its schema may still be read) until its reply. */
   reserved: boolean;
   running:
@@ -91,6 +108,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
   const slots: Slot[] = Array.from({ length: size }, () => ({
     worker: undefined,
     known: new Set<string>(),
+    knownShared: new Set<string>(),
     reserved: false,
     running: undefined,
     idleTimer: undefined,
@@ -103,6 +121,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
     const worker = slot.worker;
     slot.worker = undefined;
     slot.known.clear();
+    slot.knownShared.clear();
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
     if (worker) void worker.terminate();
@@ -161,6 +180,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
       case 'unknown-schema':
         // The worker dropped its cache: send the schema again, ahead of the queue.
         slot.known.clear();
+        slot.knownShared.clear();
         queue.unshift(pending);
         break;
       case 'bad-schema':
@@ -189,6 +209,12 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
     const compiled = slot.known.has(key);
     let schema: JSONSchema | undefined;
     if (!compiled) schema = typeof check.schema === 'function' ? await check.schema() : check.schema;
+    const shared = check.shared;
+    let sharedSchemas: Readonly<Record<string, JSONSchema>> | undefined;
+    // Only a compilation reads the shared schemas; each worker is sent them once per key.
+    if (shared && !compiled && !slot.knownShared.has(shared.key)) {
+      sharedSchemas = typeof shared.schemas === 'function' ? await shared.schemas() : shared.schemas;
+    }
     if (closed) throw new Error('the schema checker is closed');
     const request: CheckRequest = {
       id: nextId++,
@@ -196,6 +222,8 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
       value: check.value,
       redact: check.redact ?? false,
       ...(schema === undefined ? {} : { schema }),
+      ...(shared ? { sharedKey: shared.key } : {}),
+      ...(sharedSchemas === undefined ? {} : { shared: sharedSchemas }),
     };
     const worker = slot.worker ?? start(slot);
     const ms = compiled ? timeoutMs : compileTimeoutMs;
@@ -226,6 +254,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
       return;
     }
     if (!compiled) slot.known.add(key);
+    if (sharedSchemas !== undefined && shared) slot.knownShared.add(shared.key);
   }
 
   function pump(): void {

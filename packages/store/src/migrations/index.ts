@@ -3,6 +3,7 @@ import * as catalog from './0001-catalog';
 import * as processes from './0002-processes';
 import * as keys from './0003-keys';
 import * as toolSearch from './0004-tool-search';
+import * as sharedSchemas from './0005-shared-schemas';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -10,4 +11,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0002-processes': processes,
   '0003-keys': keys,
   '0004-tool-search': toolSearch,
+  '0005-shared-schemas': sharedSchemas,
 };
