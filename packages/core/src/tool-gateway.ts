@@ -5,6 +5,7 @@ import type {
   DiscoverToolsQuery,
   InvokeInput,
   ToolDescription,
+  TypesSelection,
 } from '@cyrnel/sdk';
 
 /**
@@ -21,4 +22,6 @@ export interface ToolGateway {
   discoverTools(query: DiscoverToolsQuery): Promise<DiscoveredTool[]>;
   /** One effectively enabled tool with its schemas (404 otherwise). */
   describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
+  /** Type declarations of the selected tools (`GET /environment/types`); 400 listing unknown names. */
+  discoverTypes?(selection: TypesSelection): Promise<string>;
 }

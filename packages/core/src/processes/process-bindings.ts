@@ -102,6 +102,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     discoverServices: (eid, query) => discover(eid, () => tools.discoverServices(query ?? {})),
     discoverTools: (eid, query) => discover(eid, () => tools.discoverTools(query ?? {})),
     describeTool: (eid, serviceId, toolId) => discover(eid, () => tools.describeTool(serviceId, toolId)),
+    discoverTypes: (eid, selection) =>
+      discover(eid, () => {
+        if (!tools.discoverTypes) throw new UnavailableError('type declarations are not available');
+        return tools.discoverTypes(selection ?? {});
+      }),
     setState(eid, state) {
       const run = running(eid);
       if (!run) return;

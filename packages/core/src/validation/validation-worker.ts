@@ -3,6 +3,7 @@
 // entry and, in core's own tests, straight from `src/` through Node's type stripping, so it imports
 // packages only (no relative modules) and uses only erasable TypeScript.
 import { parentPort } from 'node:worker_threads';
+import { type JSONSchema, withSharedSchemas } from '@cyrnel/sdk';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import Ajv07 from 'ajv';
 import Ajv2019 from 'ajv/dist/2019.js';
@@ -16,6 +17,10 @@ export interface CheckRequest {
   readonly id: number;
   readonly key: string;
   readonly schema?: unknown;
+  /** Names the shared schemas `schema` resolves `#/$defs/<name>` against. */
+  readonly sharedKey?: string;
+  /** The shared schemas of `sharedKey`, sent when this worker may not hold them yet. */
+  readonly shared?: Readonly<Record<string, JSONSchema>>;
   readonly value: unknown;
   readonly redact: boolean;
 }
@@ -34,6 +39,8 @@ type Draft = '04' | '07' | '2019-09' | '2020-12';
 /** Strings longer than this are not run through a pattern that needs the backtracking engine. */
 const MAX_BACKTRACKING_INPUT = 1000;
 const MAX_VALIDATORS = 2000;
+/** Shared schema sets kept (one per service definition in use); the oldest is dropped first. */
+const MAX_SHARED = 32;
 const MAX_ISSUES = 50;
 // Composite keywords only say "a subschema failed"; the concrete problems are reported as well.
 const COMPOSITE = new Set(['anyOf', 'oneOf', 'allOf', 'if', 'then', 'else', '$ref', 'dependentSchemas']);
@@ -111,6 +118,9 @@ function draftOf(schema: unknown): Draft {
 
 const instances = new Map<Draft, AjvInstance>();
 const validators = new Map<string, ValidateFunction>();
+// Only the closure a tool schema reaches becomes its `$defs` (by reference, no copies), so Ajv
+// walks what the tool uses, not every schema of the service.
+const sharedSets = new Map<string, Readonly<Record<string, JSONSchema>>>();
 
 function compile(schema: unknown): ValidateFunction {
   const draft = draftOf(schema);
@@ -159,8 +169,23 @@ function handle(request: CheckRequest): CheckReply {
   let validate = validators.get(key);
   if (!validate) {
     if (request.schema === undefined) return { id, kind: 'unknown-schema' };
+    let schema = request.schema;
+    if (request.sharedKey !== undefined) {
+      if (request.shared !== undefined) {
+        sharedSets.delete(request.sharedKey);
+        sharedSets.set(request.sharedKey, request.shared);
+        for (const oldest of sharedSets.keys()) {
+          if (sharedSets.size <= MAX_SHARED) break;
+          sharedSets.delete(oldest);
+        }
+      }
+      const shared = sharedSets.get(request.sharedKey);
+      if (shared === undefined) return { id, kind: 'unknown-schema' };
+      if (typeof schema === 'object' && schema !== null && !Array.isArray(schema))
+        schema = withSharedSchemas(schema as JSONSchema, shared);
+    }
     try {
-      validate = compile(request.schema);
+      validate = compile(schema);
     } catch (error) {
       return { id, kind: 'bad-schema', message: error instanceof Error ? error.message : String(error) };
     }
