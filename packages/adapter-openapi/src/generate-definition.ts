@@ -5,6 +5,7 @@ import { isRecord } from './is-record';
 import { jsonKind } from './json-kind';
 import { isJsonMediaType } from './media-types';
 import { normalizeOperation } from './normalize-operation';
+import { operationKeywords } from './operation-keywords';
 import type { OperationPlan } from './operation-model';
 import { buildOutputSchema } from './output-schema';
 import { parseDocument } from './parse-document';
@@ -122,6 +123,7 @@ export function generateDefinition(text: string): ServiceDefinition {
       inputSchema,
       outputSchema,
       adapterDomain: { ...plan } as Record<string, unknown>,
+      keywords: operationKeywords(method, path, operation.tags),
     };
   }
 
