@@ -31,7 +31,7 @@ else # ...or from a file: the definition travels as a string, the base URL as co
     '{id: "weather", adapter: "openapi", definition: ., config: {baseUrl: $base}}' "$1")
 fi
 api "$CYRNEL/services" -d "$request" | jq -c '{id, enabled, toolCount, secrets: (.secretsSchema.properties | keys)}'
-# {"id":"weather","enabled":false,"toolCount":2,"secrets":["apiKey"]}
+# {"id":"weather","enabled":false,"toolCount":2,"secrets":["apiKey","headers"]}
 
 # Each operation became a tool; its docs are the Markdown an LLM reads.
 api "$CYRNEL/tools?serviceId=weather" | jq -c '[.items[].id]'

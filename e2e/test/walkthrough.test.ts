@@ -146,7 +146,7 @@ describe('the README walkthrough', () => {
   it('runs it again installing from the file, replacing the earlier service', async () => {
     const before = (await client.processes.list({ limit: 1 })).items[0]?.id ?? 0;
     const stdout = await walkthrough('examples/weather.openapi.json');
-    expect(stdout).toContain('{"id":"weather","enabled":false,"toolCount":2,"secrets":["apiKey"]}');
+    expect(stdout).toContain('{"id":"weather","enabled":false,"toolCount":2,"secrets":["apiKey","headers"]}');
     expect(stdout).toContain(
       '{"exitState":"success","error":null,"output":{"city":"Lima","fahrenheit":64.4},"stdout":"two calls done\\n"}',
     );

@@ -169,9 +169,9 @@ describe('createClient against the real server', () => {
       'serverVariables',
       'timeoutMs',
     ]);
-    // The secret is named after the document's security scheme.
+    // The secret is named after the document's security scheme; `headers` carries undeclared ones.
     const secrets = await client.services.secretsSchema('pets');
-    expect(Object.keys(secrets.properties ?? {})).toEqual(['key']);
+    expect(Object.keys(secrets.properties ?? {})).toEqual(['key', 'headers']);
 
     const tool = await client.tools.get('pets', 'getPet');
     expect(tool).toMatchObject({
