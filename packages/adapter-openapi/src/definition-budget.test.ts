@@ -21,26 +21,25 @@ describe('createDefinitionBudget', () => {
     };
     const json = JSON.stringify(tool(schema)).length;
     const fits = createDefinitionBudget(json * 2);
-    fits.charge(tool(schema));
-    expect(() => fits.charge(tool(schema))).toThrow('definition too large');
-    expect(() => createDefinitionBudget(json - 1).charge(tool(schema))).toThrow('definition too large');
+    fits.charge('tool t', tool(schema));
+    expect(() => fits.charge('tool t', tool(schema))).toThrow('definition too large');
+    expect(() => createDefinitionBudget(json - 1).charge('tool t', tool(schema))).toThrow(
+      'definition too large',
+    );
   });
 
-  it('does count a shared $defs entry in every tool that carries it', () => {
-    const shared = {
-      type: 'object',
-      properties: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`p${i}`, { type: 'string' }])),
-    };
-    const budget = createDefinitionBudget(JSON.stringify(shared).length * 3);
-    budget.charge(tool({ $defs: { Shared: shared } }));
-    budget.charge(tool({ $defs: { Shared: shared } }));
-    expect(() => budget.charge(tool({ $defs: { Shared: shared } }))).toThrow('definition too large');
+  it('does name the largest part when it refuses', () => {
+    const budget = createDefinitionBudget(5000);
+    budget.charge('schema Small', { type: 'string' });
+    expect(() => budget.charge('tool big', tool({ description: 'x'.repeat(6000) }))).toThrow(
+      /the largest part is tool big \(6 KiB\)/,
+    );
   });
 });
 
 describe('generateDefinition size limit', () => {
-  it('does refuse a JSON document whose shared $refs would expand past the limit, quickly', () => {
-    // A 560 KB document: one 300 KB schema returned by 2,000 operations is 600 MB of tool schemas.
+  it('does keep a schema shared by thousands of operations once, by name', () => {
+    // A 560 KB document: one 300 KB schema returned by 2,000 operations was 600 MB of tool schemas.
     const big = {
       type: 'object',
       properties: Object.fromEntries(
@@ -61,8 +60,30 @@ describe('generateDefinition size limit', () => {
       components: { schemas: { Big: big } },
     });
     expect(text.length).toBeLessThan(600_000);
-    expect(() => generateDefinition(text)).toThrow(
-      /^GET \/r\d+: definition too large: its tool schemas would exceed 128 MiB as JSON/,
+    const definition = generateDefinition(text);
+    expect(definition.tools).toHaveLength(2000);
+    expect(Object.keys(definition.schemas ?? {})).toEqual(['Big']);
+    expect(JSON.stringify(definition).length).toBeLessThan(3 * text.length);
+  });
+
+  it('does refuse YAML aliases that expand past the limit, naming the largest part', () => {
+    // 10 aliased 1 MB strings in one inline schema, used by 200 operations: 2 GB once expanded.
+    const lines = [
+      'openapi: 3.0.3',
+      'info: {title: bomb, version: "1"}',
+      'x-big: &big',
+      '  type: object',
+      '  properties:',
+    ];
+    for (let i = 0; i < 10; i++)
+      lines.push(`    p${i}: {type: string, description: ${'x'.repeat(1_000_000)}}`);
+    lines.push('paths:');
+    for (let i = 0; i < 200; i++) {
+      lines.push(`  /r${i}:`, '    get:', '      responses:', "        '200':", '          description: ok');
+      lines.push('          content:', '            application/json:', '              schema: *big');
+    }
+    expect(() => generateDefinition(lines.join('\n'))).toThrow(
+      /definition too large: .* the largest part is tool \w+ \(10 MiB\), which YAML aliases/,
     );
   });
 });

@@ -1,28 +1,33 @@
-import type { ToolDefinition } from '@cyrnel/sdk';
-
 /**
- * Largest generated definition, counted as JSON with every tool's own `$defs` copy (*SPEC is silent*).
- * GitHub's REST description gives 9.3 MB. Each definition is converted once, but every tool schema
- * carries the definitions it reaches, so a large component referenced by thousands of operations would
- * otherwise become gigabytes when the host stores the definition.
+ * Largest generated definition as JSON: the tools plus the shared schemas, each once (*SPEC is
+ * silent*). Component schemas are shared by name (issue 14), so what can still grow past this is a
+ * real bomb: YAML aliases, or inline schemas (`allOf` chains, shared parameters and bodies) that
+ * expand once per use. The error names the largest part, so the cause can be found.
  */
 export const MAX_DEFINITION_BYTES = 128 * 1024 * 1024;
 
 const MEMO_ENTRIES = 16;
 
+function bytes(n: number): string {
+  if (n >= 1024 * 1024) return `${Math.round(n / 1024 / 1024)} MiB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} KiB`;
+  return `${n} bytes`;
+}
+
 /** Counts the JSON size of the tools of one definition and refuses past a limit. */
 export interface DefinitionBudget {
-  /** Add one tool's schemas; throws once the definition would exceed the limit. */
-  charge(tool: ToolDefinition): void;
+  /** Add one part (a tool, a shared schema) named `what`; throws once the definition would exceed the limit. */
+  charge(what: string, value: unknown): void;
 }
 
 /**
  * Create the budget. Sizes are estimated without building the JSON (which is what must not happen), and
- * each object is measured once: the `$defs` entries shared by many tools and the values YAML aliases share.
+ * each large object is measured once: the values YAML aliases share.
  */
 export function createDefinitionBudget(maxBytes = MAX_DEFINITION_BYTES): DefinitionBudget {
   const sizes = new WeakMap<object, number>();
   let total = 0;
+  let largest = { what: '', size: 0 };
 
   function sizeOf(value: unknown): number {
     if (typeof value === 'string') return value.length + 2;
@@ -46,13 +51,13 @@ export function createDefinitionBudget(maxBytes = MAX_DEFINITION_BYTES): Definit
   }
 
   return {
-    charge(tool) {
-      total += sizeOf(tool) + 1;
+    charge(what, value) {
+      const size = sizeOf(value) + 1;
+      total += size;
+      if (size > largest.size) largest = { what, size };
       if (total > maxBytes) {
-        const limit =
-          maxBytes >= 1024 * 1024 ? `${Math.round(maxBytes / 1024 / 1024)} MiB` : `${maxBytes} bytes`;
         throw new Error(
-          `definition too large: its tool schemas would exceed ${limit} as JSON (large schemas shared by many operations, or YAML aliases); refused`,
+          `definition too large: its tools and shared schemas would exceed ${bytes(maxBytes)} as JSON; the largest part is ${largest.what} (${bytes(largest.size)}), which YAML aliases or inline schemas repeated without $ref (allOf chains, shared parameters or bodies) expand once per use; refused`,
         );
       }
     },

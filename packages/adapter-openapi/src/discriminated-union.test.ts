@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { ServiceDefinition } from '@cyrnel/sdk';
+import { type ServiceDefinition, withSharedSchemas } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
 import { problemsOf, useSchemaChecker } from '../test/schema-check';
 import { generateDefinition } from './generate-definition';
@@ -11,7 +11,7 @@ const checker = useSchemaChecker();
 function bodyErrors(definition: ServiceDefinition, toolId: string, body: unknown): Promise<string[]> {
   const tool = definition.tools.find((t) => t.id === toolId);
   if (!tool) throw new Error(`no tool ${toolId}`);
-  return problemsOf(checker, tool.inputSchema, { body });
+  return problemsOf(checker, withSharedSchemas(tool.inputSchema, definition.schemas), { body });
 }
 
 // The OpenAPI specification's own example: Cat, Dog and Lizard inherit Pet (allOf), and the open
@@ -72,7 +72,7 @@ describe('discriminated unions', () => {
     expect(await bodyErrors(definition, 'addPet', { petType: 'dog', bark: 'soft' })).toEqual([]);
     expect(await bodyErrors(definition, 'addPet', { petType: 'dog', bark: 1 })).not.toEqual([]);
     expect(await bodyErrors(definition, 'addPet', { petType: 'Lizard', lovesRocks: 'yes' })).not.toEqual([]);
-    const schema = definition.tools[0]?.inputSchema.$defs as Record<string, { discriminator?: unknown }>;
+    const schema = definition.schemas as Record<string, { discriminator?: unknown }>;
     expect(schema.Pet?.discriminator).toEqual({ propertyName: 'petType', mapping: { dog: '#/$defs/Dog' } });
   });
 

@@ -1,4 +1,4 @@
-import type { JSONSchema } from '@cyrnel/sdk';
+import { type JSONSchema, withSharedSchemas } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
 import { isValid, useSchemaChecker } from '../test/schema-check';
 import { generateDefinition } from './generate-definition';
@@ -9,10 +9,16 @@ const info = { title: 'T', version: '1' };
 const ok = { '200': { description: 'ok' } };
 const gen = (doc: unknown) => generateDefinition(typeof doc === 'string' ? doc : JSON.stringify(doc));
 const valid = (schema: JSONSchema, value: unknown) => isValid(checker, schema, value);
+/** A tool with its schemas made self-contained, as the host validates them (the shared schemas they reach as `$defs`). */
 const tool = (doc: unknown, id: string) => {
-  const found = gen(doc).tools.find((t) => t.id === id);
+  const definition = gen(doc);
+  const found = definition.tools.find((t) => t.id === id);
   if (!found) throw new Error(`no tool ${id}`);
-  return found;
+  return {
+    ...found,
+    inputSchema: withSharedSchemas(found.inputSchema, definition.schemas),
+    outputSchema: withSharedSchemas(found.outputSchema, definition.schemas),
+  };
 };
 
 describe('generateDefinition errors', () => {

@@ -65,7 +65,7 @@ export function generateDefinition(text: string): ServiceDefinition {
       const id = allocate.allocate(toolIdCandidate(operation.operationId, method, path));
       try {
         const tool = buildTool({ id, method, path, pathItem, operation });
-        budget.charge(tool);
+        budget.charge(`tool ${id}`, tool);
         tools.push(tool);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
@@ -127,6 +127,9 @@ export function generateDefinition(text: string): ServiceDefinition {
     };
   }
 
+  // Every component schema the tools reach, once per service; tool schemas refer to them by name.
+  const schemas = registry.allDefs();
+  for (const [name, schema] of Object.entries(schemas)) budget.charge(`schema ${name}`, schema);
   return {
     name: typeof info.title === 'string' && info.title.trim() ? info.title.trim() : 'OpenAPI service',
     description: typeof info.description === 'string' ? info.description.trim() : '',
@@ -134,5 +137,6 @@ export function generateDefinition(text: string): ServiceDefinition {
     secretsSchema: buildSecretsSchema(servicePlan),
     tools,
     adapterDomain: { ...servicePlan } as Record<string, unknown>,
+    ...(Object.keys(schemas).length > 0 ? { schemas } : {}),
   };
 }

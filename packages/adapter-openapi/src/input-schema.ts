@@ -18,7 +18,8 @@ export interface InputPlan {
 
 /**
  * Build the input schema with the slots `path`, `query`, `headers`, `cookies` and `body` (only the
- * ones the operation uses), and the serialisation plan for each parameter and the body.
+ * ones the operation uses), and the serialisation plan for each parameter and the body. Component
+ * schemas stay `{ $ref: '#/$defs/<name>' }` into the service's shared schemas (`registry.allDefs()`).
  */
 export function buildInputSchema(op: NormalizedOperation, registry: SchemaRegistry): InputPlan {
   const refs = new Set<string>();
@@ -87,6 +88,5 @@ export function buildInputSchema(op: NormalizedOperation, registry: SchemaRegist
     ...(required.length > 0 ? { required } : {}),
     additionalProperties: false,
   };
-  if (refs.size > 0) inputSchema.$defs = registry.defsFor(refs);
   return { inputSchema, parameters, ...(body ? { body } : {}) };
 }

@@ -76,7 +76,6 @@ export function buildOutputSchema(op: NormalizedOperation, registry: SchemaRegis
           properties: { status: { type: 'integer' }, headers: HEADERS_SCHEMA, body: {} },
           required: ['status', 'headers', 'body'],
         };
-  if (refs.size > 0) schema.$defs = registry.defsFor(refs);
   return schema;
 }
 

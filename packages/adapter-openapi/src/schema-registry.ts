@@ -24,8 +24,10 @@ export { FILE_OBJECT_SCHEMA };
 export interface SchemaRegistry {
   /** Convert one schema; the `$defs` names it references are added to `refs`. */
   convert(schema: unknown, refs: Set<string>): JSONSchema;
-  /** Every definition reachable from `refs`, sorted by name (for a tool schema's `$defs`). */
+  /** Every definition reachable from `refs`, sorted by name. */
   defsFor(refs: ReadonlySet<string>): Record<string, JSONSchema>;
+  /** Every definition converted so far, sorted by name: the service's shared schemas (issue 14). */
+  allDefs(): Record<string, JSONSchema>;
   /** Follow `$ref` chains of a non-schema object (parameter, response, ...) to the object itself. */
   deref(node: unknown): unknown;
 }
@@ -233,6 +235,11 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
       }
       const out: Record<string, JSONSchema> = {};
       for (const name of [...reachable].sort()) out[name] = defs.get(name) ?? {};
+      return out;
+    },
+    allDefs() {
+      const out: Record<string, JSONSchema> = {};
+      for (const name of [...defs.keys()].sort()) out[name] = defs.get(name) as JSONSchema;
       return out;
     },
     deref(node) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { isValidIdentifier, type ServiceDefinition } from '@cyrnel/sdk';
+import { isValidIdentifier, type ServiceDefinition, withSharedSchemas } from '@cyrnel/sdk';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generateDefinition } from '../src/index';
 import { isValid, problemsOf, useSchemaChecker } from './schema-check';
@@ -44,11 +44,13 @@ describe("GitHub's REST description", () => {
     expect(generateDefinition(text)).toEqual(first);
   });
 
-  it('does stay within a sane size, with finite $defs per tool', () => {
+  it('does stay within a sane size, each component schema once, shared by name', () => {
     const size = JSON.stringify(first).length;
-    expect(size).toBeLessThan(16 * 1024 * 1024);
+    expect(size).toBeLessThan(8 * 1024 * 1024);
+    expect(Object.keys(first.schemas ?? {})).toContain('full-repository');
     const repos = first.tools.find((t) => t.id === 'repos_get');
-    expect(Object.keys((repos?.outputSchema.$defs as object) ?? {})).toContain('full-repository');
+    expect(repos?.outputSchema.$defs).toBeUndefined();
+    expect(JSON.stringify(repos?.outputSchema)).toContain('"#/$defs/full-repository"');
   });
 
   it("does produce schemas that validate real parameters in the host's checker", async () => {
@@ -58,11 +60,12 @@ describe("GitHub's REST description", () => {
       path: { owner: 'octo', repo: 'hello' },
       body: { title: 'Bug', labels: ['a', { name: 'b' }], assignees: ['me'] },
     };
-    expect(await problemsOf(checker, tool?.inputSchema, params)).toEqual([]);
-    expect(await isValid(checker, tool?.inputSchema, { path: { owner: 'o' } })).toBe(false);
+    const schema = withSharedSchemas(tool?.inputSchema ?? {}, first.schemas);
+    expect(await problemsOf(checker, schema, params)).toEqual([]);
+    expect(await isValid(checker, schema, { path: { owner: 'o' } })).toBe(false);
   });
 
-  it("does produce schemas that all compile and run in the host's checker, every $ref inside their own $defs", async () => {
+  it("does produce schemas that all compile and run in the host's checker, every $ref resolved by the shared schemas", async () => {
     let refs = 0;
     const checks: Promise<string | undefined>[] = [];
     const check = (label: string, schema: unknown, value: unknown) =>
@@ -72,7 +75,13 @@ describe("GitHub's REST description", () => {
           (error: Error) => error.message,
         ),
       );
-    for (const t of first.tools) {
+    for (const tool of first.tools) {
+      // As the host compiles them: the shared schemas each one reaches as its `$defs`.
+      const t = {
+        id: tool.id,
+        inputSchema: withSharedSchemas(tool.inputSchema, first.schemas),
+        outputSchema: withSharedSchemas(tool.outputSchema, first.schemas),
+      };
       check(`${t.id} inputSchema`, t.inputSchema, {});
       check(`${t.id} outputSchema`, t.outputSchema, {});
       check(`${t.id} outputSchema`, t.outputSchema, { status: 200, headers: {}, body: null });

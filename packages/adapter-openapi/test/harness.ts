@@ -1,5 +1,5 @@
 import type { SchemaChecker } from '@cyrnel/core';
-import type { AdapterModule, ServiceDefinition } from '@cyrnel/sdk';
+import { type AdapterModule, type ServiceDefinition, withSharedSchemas } from '@cyrnel/sdk';
 import { instantiate } from '../src/index';
 import type { Echo } from './echo-server';
 import { expectValid } from './schema-check';
@@ -49,7 +49,7 @@ export async function install(
   const call: Installed['call'] = async (toolId, parameters) => {
     const tool = definition.tools.find((t) => t.id === toolId);
     if (!tool) throw new Error(`test: no tool ${toolId} in ${definition.tools.map((t) => t.id).join(', ')}`);
-    await expectValid(checker, tool.inputSchema, parameters);
+    await expectValid(checker, withSharedSchemas(tool.inputSchema, definition.schemas), parameters);
     return (await adapter.invoke({ serviceId: 'svc', toolId, parameters })) as Awaited<
       ReturnType<Installed['call']>
     >;

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
-import { isValidIdentifier, type ServiceDefinition } from '@cyrnel/sdk';
+import { isValidIdentifier, type ServiceDefinition, withSharedSchemas } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
 import { stringify as stringifyYaml } from 'yaml';
 import { generateDefinition } from '../src/index';
@@ -24,7 +24,7 @@ function walk(dir: string): string[] {
 
 const files = ['2.0', '3.0', '3.1'].flatMap((version) => walk(join(root, version)));
 
-// Every $ref of a tool schema must point into that schema's own $defs.
+// Every $ref of a tool schema must point into the shared schemas (or the schema's own $defs).
 function refsOf(node: unknown, out: string[] = []): string[] {
   if (Array.isArray(node)) for (const item of node) refsOf(item, out);
   else if (node && typeof node === 'object') {
@@ -55,7 +55,13 @@ async function checkDefinition(name: string, definition: ServiceDefinition): Pro
     [`${name} configSchema`, definition.configSchema, {}],
     [`${name} secretsSchema`, definition.secretsSchema, {}],
   ];
-  for (const tool of definition.tools) {
+  for (const generated of definition.tools) {
+    // As the host compiles them: the shared schemas each one reaches as its `$defs`.
+    const tool = {
+      id: generated.id,
+      inputSchema: withSharedSchemas(generated.inputSchema, definition.schemas),
+      outputSchema: withSharedSchemas(generated.outputSchema, definition.schemas),
+    };
     for (const schema of [tool.inputSchema, tool.outputSchema]) {
       const defs = (schema.$defs ?? {}) as Record<string, unknown>;
       for (const ref of refsOf(schema))
