@@ -14,6 +14,12 @@ function text(value: unknown, name: string): string {
   return value;
 }
 
+function names(value: unknown, name: string): string[] {
+  if (!Array.isArray(value) || value.length > 1000 || value.some((item) => typeof item !== 'string'))
+    throw invalid(`${name} must be an array of at most 1000 strings`);
+  return [...value] as string[];
+}
+
 /**
  * Route one sandbox host call to the bindings. Arguments come from untrusted code, so every
  * shape is checked here before the host sees it. `signature` renders the TypeScript signature
@@ -55,6 +61,18 @@ export async function performHostCall(
         text(args[1], 'toolId'),
       );
       return { ...description, signature: await signature(description) };
+    }
+    case 'discoverTypes': {
+      const selection = isRecord(args[0]) ? args[0] : {};
+      if (!bindings.discoverTypes)
+        throw Object.assign(new Error('type declarations are not available'), {
+          status: 503,
+          code: 'unavailable',
+        });
+      return bindings.discoverTypes(eid, {
+        ...(selection.services === undefined ? {} : { services: names(selection.services, 'services') }),
+        ...(selection.tools === undefined ? {} : { tools: names(selection.tools, 'tools') }),
+      });
     }
     default:
       throw invalid(`Unknown host call ${String(kind)}`);

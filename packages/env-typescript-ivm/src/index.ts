@@ -17,7 +17,7 @@ export { MAX_SCHEMA_TYPE_LENGTH, type RenderSchemaOptions, renderSchemaType } fr
 export { generateToolDocs, toolPath } from './tool-docs';
 export { renderToolSignature } from './tool-signature';
 export { type TranspileResult, transpile } from './transpile';
-export { generateTypes } from './types-declaration';
+export { generateTypes, SCHEMAS_NAMESPACE } from './types-declaration';
 export {
   createTypescriptEnvironment,
   resolveChildPath,

@@ -7,7 +7,7 @@ import { bootstrapSource } from './sandbox-bootstrap';
 import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
 
 /** Host operations a sandbox may await (everything but timers goes to the bindings). */
-export type HostCallKind = 'invoke' | 'discoverServices' | 'discoverTools' | 'describeTool';
+export type HostCallKind = 'invoke' | 'discoverServices' | 'discoverTools' | 'describeTool' | 'discoverTypes';
 
 /** Where a runner sends what the sandbox does. */
 export interface RunnerHooks {

@@ -29,6 +29,7 @@ const HOST_CALLS: ReadonlySet<string> = new Set([
   'discoverServices',
   'discoverTools',
   'describeTool',
+  'discoverTypes',
 ]);
 
 /** Longest delay Node timers accept; longer ones fire at once. */

@@ -3,7 +3,7 @@
 // in this package's tests, which build first — so it may import the renderers; none of them loads
 // isolated-vm.
 import { parentPort } from 'node:worker_threads';
-import type { ToolDocsInput } from '@cyrnel/sdk';
+import type { JSONSchema, ToolDocsInput } from '@cyrnel/sdk';
 import { generateToolDocs } from './tool-docs';
 import { renderToolSignature } from './tool-signature';
 import { generateTypes } from './types-declaration';
@@ -17,6 +17,8 @@ export type RenderRequest =
       readonly id: number;
       readonly kind: 'types';
       readonly tools: readonly ToolDocsInput[];
+      /** Shared schemas by service id, each sent once per catalog, with the first part of its tools. */
+      readonly schemas?: Readonly<Record<string, Readonly<Record<string, JSONSchema>>>>;
       readonly last: boolean;
     }
   | { readonly id: number; readonly kind: 'tool-docs'; readonly tool: ToolDocsInput }
@@ -27,20 +29,29 @@ export type RenderReply =
   | { readonly id: number; readonly ok: true; readonly text: string }
   | { readonly id: number; readonly ok: false; readonly message: string };
 
-/** Parts of catalogs not rendered yet, by request id. */
-const parts = new Map<number, ToolDocsInput[]>();
+/** Parts of catalogs not rendered yet, by request id, with their services' shared schemas. */
+const parts = new Map<
+  number,
+  { tools: ToolDocsInput[]; schemas: Map<string, Readonly<Record<string, JSONSchema>>> }
+>();
 
 function render(request: RenderRequest): string | undefined {
   switch (request.kind) {
     case 'types': {
-      const tools = parts.get(request.id) ?? [];
-      for (const tool of request.tools) tools.push(tool);
+      const catalog = parts.get(request.id) ?? { tools: [] as ToolDocsInput[], schemas: new Map() };
+      for (const [serviceId, schemas] of Object.entries(request.schemas ?? {}))
+        catalog.schemas.set(serviceId, schemas);
+      for (const tool of request.tools) {
+        // One object per service, as the host gave it: rendered once, by name.
+        const schemas = catalog.schemas.get(tool.serviceId);
+        catalog.tools.push(schemas ? { ...tool, schemas } : tool);
+      }
       if (!request.last) {
-        parts.set(request.id, tools);
+        parts.set(request.id, catalog);
         return undefined;
       }
       parts.delete(request.id);
-      return generateTypes(tools);
+      return generateTypes(catalog.tools);
     }
     case 'tool-docs':
       return generateToolDocs(request.tool);

@@ -1,4 +1,4 @@
-import type { ToolDocsInput } from '@cyrnel/sdk';
+import { type JSONSchema, type ToolDocsInput, withSharedSchemas } from '@cyrnel/sdk';
 import { createRenderLane } from './render-lane';
 import type { RenderRequest } from './render-worker';
 
@@ -31,10 +31,19 @@ export interface Renderer {
   close(): void;
 }
 
-/** The fields a rendering reads: nothing else of a tool is cloned into the worker. */
+/** The fields a rendering reads: nothing else of a tool is cloned into the worker (its service's shared schemas travel once per catalog). */
 function docsInput(tool: ToolDocsInput): ToolDocsInput {
   const { serviceId, toolId, description, inputSchema, outputSchema } = tool;
   return { serviceId, toolId, description, inputSchema, outputSchema };
+}
+
+/** One tool, self-contained: only the shared schemas it reaches are cloned, as its `$defs`. */
+function singleInput(tool: ToolDocsInput): ToolDocsInput {
+  return {
+    ...docsInput(tool),
+    inputSchema: withSharedSchemas(tool.inputSchema, tool.schemas),
+    outputSchema: withSharedSchemas(tool.outputSchema, tool.schemas),
+  };
 }
 
 /**
@@ -62,21 +71,30 @@ export function createRenderer(options: RendererOptions): Renderer {
     types(tools) {
       return catalog.run('the type declarations', (id) => {
         const requests: RenderRequest[] = [];
+        const sent = new Set<string>();
         for (let start = 0; start === 0 || start < tools.length; start += partSize) {
-          const part = tools.slice(start, start + partSize).map(docsInput);
-          requests.push({ id, kind: 'types', tools: part, last: start + partSize >= tools.length });
+          const slice = tools.slice(start, start + partSize);
+          // Each service's shared schemas go with the first part that has one of its tools.
+          const schemas: Record<string, Readonly<Record<string, JSONSchema>>> = {};
+          for (const tool of slice) {
+            if (!tool.schemas || sent.has(tool.serviceId)) continue;
+            sent.add(tool.serviceId);
+            schemas[tool.serviceId] = tool.schemas;
+          }
+          const part = slice.map(docsInput);
+          requests.push({ id, kind: 'types', tools: part, schemas, last: start + partSize >= tools.length });
         }
         return requests;
       });
     },
     toolDocs(tool) {
       return single.run(`the docs of ${name(tool)}`, (id) => [
-        { id, kind: 'tool-docs', tool: docsInput(tool) },
+        { id, kind: 'tool-docs', tool: singleInput(tool) },
       ]);
     },
     signature(tool) {
       return single.run(`the signature of ${name(tool)}`, (id) => [
-        { id, kind: 'signature', tool: docsInput(tool) },
+        { id, kind: 'signature', tool: singleInput(tool) },
       ]);
     },
     close() {

@@ -214,6 +214,7 @@ const discover = freeze({
   services: (query) => call('discoverServices', [query === undefined ? {} : query]),
   tools: (query) => call('discoverTools', [query === undefined ? {} : query]),
   tool: (serviceId, toolId) => call('describeTool', [serviceId, toolId]),
+  types: (selection) => call('discoverTypes', [selection === undefined ? {} : selection]),
 });
 const cyrnel = freeze({ output, services, discover, console: consoleObject });
 const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });

@@ -9,6 +9,12 @@ export interface RenderSchemaOptions {
    * short gets an index signature). Default {@link MAX_SCHEMA_TYPE_LENGTH}.
    */
   readonly maxLength?: number;
+  /**
+   * Names a `$ref` as a declared type instead of inlining its target: a type name, `null` for
+   * `unknown` (a reference that would make a type alias circular), or undefined to inline it.
+   * `direct` is false inside object members and array elements, where TypeScript defers aliases.
+   */
+  readonly refType?: (ref: string, direct: boolean) => string | null | undefined;
 }
 
 /**
@@ -79,6 +85,20 @@ function commentText(text: string): string {
 }
 
 /**
+ * The index signature of an object with members: under `strict`, every member's type (with
+ * `undefined` for an optional one) must be assignable to it (TS2411), so it is the index schema's
+ * type when the members already fit it, else `unknown`.
+ */
+function indexType(index: Rendered, memberTypes: readonly string[]): string {
+  if (memberTypes.length === 0 || index.text === 'unknown') return index.text;
+  const admitted = new Set(index.members ?? [index.text]);
+  const missing = [...new Set(memberTypes)].filter((type) => !admitted.has(type));
+  if (missing.length === 0) return index.text;
+  if (missing.length === 1 && missing[0] === 'undefined') return `${index.text} | undefined`;
+  return 'unknown';
+}
+
+/**
  * Render a JSON Schema as a TypeScript type. Handles objects, arrays, tuples, enums, const,
  * unions (`anyOf`/`oneOf`/type arrays), `allOf`, `nullable` and local `$ref`s into `$defs` or
  * `definitions`; anything else degrades to `unknown`. Never throws.
@@ -104,6 +124,16 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
   };
 
   let depth = 0;
+  // Inside object members and array elements a reference to a named type may be recursive.
+  let deferred = 0;
+  const inMember = <T>(task: () => T): T => {
+    deferred++;
+    try {
+      return task();
+    } finally {
+      deferred--;
+    }
+  };
   const render = (node: unknown, level: number, refs: readonly string[]): Rendered => {
     if (node === true || node === undefined) return UNKNOWN;
     if (node === false) return atom('never');
@@ -125,6 +155,8 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     );
     const pad = '  '.repeat(level + 1);
     const lines: string[] = [];
+    // The types of the members, for an index signature that must admit them all (TS2411).
+    const memberTypes: string[] = [];
     for (const [key, value] of Object.entries(props)) {
       if (budget <= 0) {
         // Cut short: the members left out may still be passed.
@@ -139,14 +171,18 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       }
       const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
       budget -= pad.length + name.length + 4;
-      lines.push(`${pad}${name}${required.has(key) ? '' : '?'}: ${render(value, level + 1, refs).text};`);
+      const optional = !required.has(key);
+      const type = inMember(() => render(value, level + 1, refs));
+      memberTypes.push(...(type.members ?? [type.text]), ...(optional ? ['undefined'] : []));
+      lines.push(`${pad}${name}${optional ? '?' : ''}: ${type.text};`);
     }
     const extra = node.additionalProperties;
     if (
       isRecord(extra) ||
       (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
     ) {
-      lines.push(`${pad}[key: string]: ${render(isRecord(extra) ? extra : true, level + 1, refs).text};`);
+      const index = inMember(() => render(isRecord(extra) ? extra : true, level + 1, refs));
+      lines.push(`${pad}[key: string]: ${indexType(index, memberTypes)};`);
     } else if (extra === true || isRecord(node.patternProperties)) {
       lines.push(`${pad}[key: string]: unknown;`);
     }
@@ -156,6 +192,12 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
 
   const renderInner = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {
     if (typeof node.$ref === 'string') {
+      const named = options.refType?.(node.$ref, deferred === 0);
+      if (named === null) return UNKNOWN;
+      if (named !== undefined) {
+        budget -= named.length;
+        return atom(named);
+      }
       if (refs.includes(node.$ref)) return UNKNOWN;
       const target = resolve(node.$ref);
       return target === undefined ? UNKNOWN : render(target, level, [...refs, node.$ref]);
@@ -215,8 +257,9 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
           : Array.isArray(node.items)
             ? node.items
             : undefined;
-        if (tuple) return atom(`[${tuple.map((item) => render(item, level, refs).text).join(', ')}]`);
-        return atom(`${element(render(node.items ?? true, level, refs))}[]`);
+        if (tuple)
+          return atom(`[${inMember(() => tuple.map((item) => render(item, level, refs).text)).join(', ')}]`);
+        return atom(`${element(inMember(() => render(node.items ?? true, level, refs)))}[]`);
       }
       default:
         return UNKNOWN;

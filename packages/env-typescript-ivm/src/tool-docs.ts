@@ -1,4 +1,4 @@
-import type { ToolDocsInput } from '@cyrnel/sdk';
+import { type ToolDocsInput, withSharedSchemas } from '@cyrnel/sdk';
 import { exampleValue } from './example-value';
 import { renderSchemaType } from './schema-type';
 
@@ -13,11 +13,13 @@ export function toolPath(serviceId: string, toolId: string): string {
 /** Markdown for one tool: description, parameter and result types, an example call. Never throws. */
 export function generateToolDocs(input: ToolDocsInput): string {
   const path = toolPath(input.serviceId, input.toolId);
-  const params = renderSchemaType(input.inputSchema, { comments: true });
-  const result = renderSchemaType(input.outputSchema, { comments: true });
+  // One tool's page inlines the shared schemas it reaches.
+  const inputSchema = withSharedSchemas(input.inputSchema, input.schemas);
+  const params = renderSchemaType(inputSchema, { comments: true });
+  const result = renderSchemaType(withSharedSchemas(input.outputSchema, input.schemas), { comments: true });
   let example: string;
   try {
-    example = JSON.stringify(exampleValue(input.inputSchema) ?? {}, null, 2) ?? '{}';
+    example = JSON.stringify(exampleValue(inputSchema) ?? {}, null, 2) ?? '{}';
   } catch {
     example = '{}';
   }

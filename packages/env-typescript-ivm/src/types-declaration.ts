@@ -1,4 +1,10 @@
-import type { ToolDocsInput } from '@cyrnel/sdk';
+import {
+  type JSONSchema,
+  RESERVED_WORDS,
+  sharedSchemaClosure,
+  sharedSchemaName,
+  type ToolDocsInput,
+} from '@cyrnel/sdk';
 import { renderSchemaType } from './schema-type';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -12,26 +18,186 @@ function comment(text: string, pad: string): string {
   return clean ? `${pad}/** ${clean} */\n` : '';
 }
 
+/** The namespace the shared schemas of every service are declared in: `CyrnelSchemas.<service>.<name>`. */
+export const SCHEMAS_NAMESPACE = 'CyrnelSchemas';
+
+// Names a type alias cannot take (TS2457) besides the reserved words.
+const RESERVED_TYPE_NAMES = new Set([
+  'any',
+  'unknown',
+  'never',
+  'string',
+  'number',
+  'boolean',
+  'symbol',
+  'object',
+  'bigint',
+  'undefined',
+  'void',
+  'null',
+  'this',
+  'intrinsic',
+  'infer',
+  'keyof',
+  'readonly',
+  'unique',
+  'asserts',
+  'is',
+  'type',
+  'namespace',
+  'declare',
+  'module',
+  'global',
+  'let',
+  'await',
+  'yield',
+  'as',
+  'satisfies',
+  'of',
+  'from',
+  'get',
+  'set',
+  'constructor',
+  'abstract',
+  'implements',
+  'interface',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'static',
+]);
+
+/** A TypeScript identifier for `name`, unique among `used` (compared case-sensitively). */
+function identifierFor(name: string, used: Set<string>): string {
+  let base = name.replace(/[^A-Za-z0-9_$]/g, '_');
+  if (!/^[A-Za-z_$]/.test(base) || RESERVED_TYPE_NAMES.has(base) || RESERVED_WORDS.has(base))
+    base = `_${base}`;
+  let candidate = base;
+  for (let n = 2; used.has(candidate); n++) candidate = `${base}_${n}`;
+  used.add(candidate);
+  return candidate;
+}
+
+/** The shared schema names a schema refers to outside object members and array elements. */
+function directRefs(node: unknown, out: Set<string>): Set<string> {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return out;
+  const record = node as Record<string, unknown>;
+  if (typeof record.$ref === 'string') {
+    const name = sharedSchemaName(record.$ref);
+    if (name !== undefined) out.add(name);
+    return out;
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf']) {
+    const parts = record[key];
+    if (Array.isArray(parts)) for (const part of parts) directRefs(part, out);
+  }
+  return out;
+}
+
+/**
+ * The references that would make a type alias circular (`type A = B | string; type B = A & {...}`
+ * is TS2456), as `from\u0000to`: the back edges of a depth-first walk over the direct references.
+ */
+function circularRefs(schemas: Readonly<Record<string, JSONSchema>>, names: readonly string[]): Set<string> {
+  const broken = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  const graph = new Map(names.map((name) => [name, [...directRefs(schemas[name], new Set())]]));
+  for (const start of names) {
+    if (state.has(start)) continue;
+    const stack: { name: string; next: number }[] = [{ name: start, next: 0 }];
+    state.set(start, 'open');
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1] as { name: string; next: number };
+      const edges = graph.get(top.name) ?? [];
+      if (top.next >= edges.length) {
+        state.set(top.name, 'done');
+        stack.pop();
+        continue;
+      }
+      const to = edges[top.next++] as string;
+      if (!graph.has(to)) continue;
+      const seen = state.get(to);
+      if (seen === 'open') broken.add(`${top.name}\u0000${to}`);
+      else if (seen === undefined) {
+        state.set(to, 'open');
+        stack.push({ name: to, next: 0 });
+      }
+    }
+  }
+  return broken;
+}
+
+interface ServiceTypes {
+  readonly serviceId: string;
+  readonly tools: ToolDocsInput[];
+}
+
+/** The named declarations of one service's shared schemas the given tools reach, and how to name them. */
+function sharedDeclarations(service: ServiceTypes): {
+  declarations: string;
+  refType: (from: string | undefined) => (ref: string, direct: boolean) => string | null | undefined;
+} {
+  const schemas = service.tools.find((tool) => tool.schemas)?.schemas;
+  const none = { declarations: '', refType: () => () => undefined };
+  if (!schemas) return none;
+  const reached = new Set<string>();
+  for (const tool of service.tools) {
+    for (const schema of [tool.inputSchema, tool.outputSchema])
+      for (const name of Object.keys(sharedSchemaClosure(schema, schemas))) reached.add(name);
+  }
+  if (reached.size === 0) return none;
+  const names = [...reached].sort();
+  const used = new Set<string>();
+  const ids = new Map(names.map((name) => [name, identifierFor(name, used)]));
+  const prefix = `${SCHEMAS_NAMESPACE}.${identifierFor(service.serviceId, new Set())}.`;
+  const broken = circularRefs(schemas, names);
+  const refType = (from: string | undefined) => (ref: string, direct: boolean) => {
+    const name = sharedSchemaName(ref);
+    const id = name === undefined ? undefined : ids.get(name);
+    if (id === undefined) return undefined;
+    if (from !== undefined && direct && broken.has(`${from}\u0000${name}`)) return null;
+    return `${prefix}${id}`;
+  };
+  const lines = names.map((name) => {
+    const type = renderSchemaType(schemas[name], { indent: 2, comments: true, refType: refType(name) });
+    const description = schemas[name]?.description;
+    return `${comment(typeof description === 'string' ? description : '', '    ')}    type ${ids.get(name)} = ${type};`;
+  });
+  const namespace = identifierFor(service.serviceId, new Set());
+  return { declarations: `  namespace ${namespace} {\n${lines.join('\n')}\n  }`, refType };
+}
+
 /**
  * Ambient declarations of the sandbox globals (`declare const cyrnel: {...}`) covering every
- * given tool's input and output, for `GET /environment/types`. Compiles with `tsc`.
+ * given tool's input and output, for `GET /environment/types`. Shared schemas
+ * (`ToolDocsInput.schemas`) become named types declared once, `CyrnelSchemas.<service>.<name>`,
+ * and only those the given tools reach. Compiles with `tsc --strict`.
  */
 export function generateTypes(tools: readonly ToolDocsInput[]): string {
-  const byService = new Map<string, ToolDocsInput[]>();
+  const byService = new Map<string, ServiceTypes>();
   for (const tool of tools) {
-    const list = byService.get(tool.serviceId);
-    if (list) list.push(tool);
-    else byService.set(tool.serviceId, [tool]);
+    const entry = byService.get(tool.serviceId);
+    if (entry) entry.tools.push(tool);
+    else byService.set(tool.serviceId, { serviceId: tool.serviceId, tools: [tool] });
   }
-  const services = [...byService].map(([serviceId, list]) => {
-    const members = list.map((tool) => {
-      const input = renderSchemaType(tool.inputSchema, { indent: 4, comments: true });
-      const output = renderSchemaType(tool.outputSchema, { indent: 4, comments: true });
+  const namespaces: string[] = [];
+  const services = [...byService.values()].map((service) => {
+    const shared = sharedDeclarations(service);
+    if (shared.declarations) namespaces.push(shared.declarations);
+    const refType = shared.refType(undefined);
+    const members = service.tools.map((tool) => {
+      const input = renderSchemaType(tool.inputSchema, { indent: 4, comments: true, refType });
+      const output = renderSchemaType(tool.outputSchema, { indent: 4, comments: true, refType });
       return `${comment(tool.description, '        ')}        ${key(tool.toolId)}: { invoke(parameters: ${input}): Promise<${output}> };`;
     });
-    return `    ${key(serviceId)}: {\n      tools: {\n${members.join('\n')}\n      };\n    };`;
+    return `    ${key(service.serviceId)}: {\n      tools: {\n${members.join('\n')}\n      };\n    };`;
   });
-  return `/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures) and a stable code. */
+  const schemasBlock =
+    namespaces.length > 0
+      ? `/** Schemas shared by the tools of each service, declared once: \`${SCHEMAS_NAMESPACE}.<service>.<name>\`. */\ndeclare namespace ${SCHEMAS_NAMESPACE} {\n${namespaces.join('\n')}\n}\n\n`
+      : '';
+  return `${schemasBlock}/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures) and a stable code. */
 interface CyrnelToolError extends Error {
   status: number;
   code: string;
@@ -49,6 +215,8 @@ ${services.join('\n')}
     services(query?: { query?: string }): Promise<{ id: string; name: string; description: string; toolCount: number }[]>;
     tools(query?: { query?: string; serviceId?: string; limit?: number }): Promise<{ serviceId: string; toolId: string; name: string; description: string }[]>;
     tool(serviceId: string, toolId: string): Promise<{ serviceId: string; toolId: string; name: string; description: string; inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; signature: string }>;
+    /** These declarations for a selection: whole services and/or \`<serviceId>.<toolId>\` names. */
+    types(selection?: { services?: string[]; tools?: string[] }): Promise<string>;
   };
   console: Console;
 };

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { ToolDocsInput } from '@cyrnel/sdk';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { generateTypes } from '../src';
@@ -8,7 +9,7 @@ import { generateTypes } from '../src';
 const dir = mkdtempSync(join(tmpdir(), 'cyrnel-types-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const tools = [
+const tools: ToolDocsInput[] = [
   {
     serviceId: 'crm',
     toolId: 'getUser',
@@ -61,10 +62,11 @@ const tools = [
   },
 ];
 
-function diagnostics(code: string, lib: string[]): string[] {
-  const declaration = join(dir, `cyrnel-${lib.length}.d.ts`);
-  const usage = join(dir, `usage-${lib.length}-${Math.random().toString(36).slice(2)}.ts`);
-  writeFileSync(declaration, generateTypes(tools));
+function diagnostics(code: string, lib: string[], declared: readonly ToolDocsInput[] = tools): string[] {
+  const suffix = Math.random().toString(36).slice(2);
+  const declaration = join(dir, `cyrnel-${lib.length}-${suffix}.d.ts`);
+  const usage = join(dir, `usage-${lib.length}-${suffix}.ts`);
+  writeFileSync(declaration, generateTypes(declared));
   writeFileSync(usage, `export {};\n${code}\n`);
   const program = ts.createProgram([declaration, usage], {
     noEmit: true,
@@ -109,5 +111,87 @@ describe('generateTypes', () => {
       ['lib.es2023.d.ts'],
     );
     expect(problems).toHaveLength(3);
+  });
+});
+
+// A service's shared schemas (one object for all its tools), with the shapes that break `strict`.
+const shared = {
+  'simple-user': {
+    type: 'object',
+    description: 'A user',
+    properties: { login: { type: 'string' }, 'x-rate': { type: 'integer' } },
+    required: ['login'],
+  },
+  repository: {
+    type: 'object',
+    properties: {
+      owner: { $ref: '#/$defs/simple-user' },
+      parent: { $ref: '#/$defs/repository' },
+      // TS2411 before: optional members beside a string index signature.
+      links: {
+        type: 'object',
+        properties: { issues: { type: 'string' } },
+        additionalProperties: { type: 'string' },
+      },
+      mixed: {
+        type: 'object',
+        properties: { n: { type: 'integer' } },
+        required: ['n'],
+        additionalProperties: { type: 'string' },
+      },
+    },
+    required: ['owner'],
+  },
+  // Circular through unions and intersections only (TS2456 unless broken).
+  A: { anyOf: [{ $ref: '#/$defs/B' }, { type: 'string' }] },
+  B: { allOf: [{ $ref: '#/$defs/A' }, { type: 'object', properties: { b: { type: 'number' } } }] },
+  string: { type: 'integer' },
+  unused: { type: 'object', properties: { never: { type: 'string' } } },
+};
+const sharedTools: ToolDocsInput[] = [
+  {
+    serviceId: 'gh',
+    toolId: 'repos_get',
+    description: 'Get a repository',
+    inputSchema: { type: 'object', properties: { a: { $ref: '#/$defs/A' }, s: { $ref: '#/$defs/string' } } },
+    outputSchema: {
+      type: 'object',
+      properties: { body: { $ref: '#/$defs/repository' } },
+      required: ['body'],
+    },
+    schemas: shared,
+  },
+  {
+    serviceId: 'gh',
+    toolId: 'users_get',
+    description: 'Get a user',
+    inputSchema: {},
+    outputSchema: { $ref: '#/$defs/simple-user' },
+    schemas: shared,
+  },
+];
+
+describe('generateTypes with shared schemas', () => {
+  it('declares each reached shared schema once, by name, and compiles under strict', () => {
+    const text = generateTypes(sharedTools);
+    expect(text.match(/type simple_user = /g)).toHaveLength(1);
+    expect(text).toContain('CyrnelSchemas.gh.simple_user');
+    expect(text).not.toContain('type unused');
+    const code = `
+const repo = await cyrnel.services.gh.tools.repos_get.invoke({ a: 'x', s: 1 });
+const login: string = repo.body.owner.login;
+const parent: string | undefined = repo.body.parent?.owner.login;
+const issues: string | undefined = repo.body.links?.issues;
+const user: CyrnelSchemas.gh.simple_user = await cyrnel.services.gh.tools.users_get.invoke({});
+const types = await cyrnel.discover.types({ tools: ['gh.users_get'] });
+console.log(login, parent, issues, user.login, types.length);
+`;
+    expect(diagnostics(code, ['lib.es2023.d.ts'], sharedTools)).toEqual([]);
+  });
+
+  it('emits only what a selection reaches', () => {
+    const text = generateTypes(sharedTools.slice(1));
+    expect(text).toContain('type simple_user = ');
+    expect(text).not.toContain('type repository');
   });
 });
