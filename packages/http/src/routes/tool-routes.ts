@@ -34,8 +34,17 @@ export function toolRoutes(ctx: RouteContext): Hono<AppEnv> {
   app.get('/environment/docs', async (c) =>
     c.body(await host.environment.docs(), 200, { 'content-type': 'text/markdown; charset=utf-8' }),
   );
-  app.get('/environment/types', async (c) =>
-    c.body(await host.environment.types(), 200, { 'content-type': 'text/plain; charset=utf-8' }),
-  );
+  // `?services=a,b&tools=svc.tool,svc.tool2` (also repeated): the union; none is the whole catalog.
+  app.get('/environment/types', async (c) => {
+    const list = (name: string) => c.req.queries(name)?.flatMap((value) => value.split(','));
+    const services = list('services');
+    const tools = list('tools');
+    const selection = {
+      ...(services === undefined ? {} : { services }),
+      ...(tools === undefined ? {} : { tools }),
+    };
+    const types = await host.environment.types(services || tools ? selection : undefined);
+    return c.body(types, 200, { 'content-type': 'text/plain; charset=utf-8' });
+  });
   return app;
 }
