@@ -14,6 +14,9 @@ export interface BenchConfig {
   readonly leakProcesses: number;
   /** How many copies of the GitHub description to install (each 1,223 tools). */
   readonly githubCopies: number;
+  /** How many copies of GitHub's operations the search catalog holds (82: ~100k tools). */
+  readonly searchCopies: number;
+  /** Measured tool searches, rotating over the query mix. */
   readonly searchReps: number;
   readonly peerReps: number;
   /** Stop installing more GitHub copies once installs took this long in total. */
@@ -36,7 +39,8 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
         concurrencies: [1, 8, 32, 128],
         leakProcesses: 1_000,
         githubCopies: 2,
-        searchReps: 30,
+        searchCopies: 8,
+        searchReps: 190,
         peerReps: 30,
         installBudgetMs: 20_000,
         watchdogMs: 110_000,
@@ -51,7 +55,8 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
         concurrencies: [1, 8, 32, 128],
         leakProcesses: 10_000,
         githubCopies: 8,
-        searchReps: 200,
+        searchCopies: 82,
+        searchReps: 1_900,
         peerReps: 200,
         installBudgetMs: 240_000,
         watchdogMs: 1_200_000,

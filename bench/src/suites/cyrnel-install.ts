@@ -3,13 +3,11 @@ import { fileURLToPath } from 'node:url';
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { procMemory } from '../cyrnel/proc-memory.ts';
 import type { ServerProcess } from '../cyrnel/server-process.ts';
-import { measure, timeOnce } from '../harness/measure.ts';
+import { timeOnce } from '../harness/measure.ts';
 import { summarize } from '../harness/stats.ts';
 import type { SuiteContext } from './suite-context.ts';
 
-const QUERIES = ['issue', 'pull request', 'repository', 'workflow', 'gist', 'no-such-tool-anywhere'] as const;
-
-/** Installs GitHub's REST description (several copies to reach ~10k tools), then times tool search. */
+/** Installs GitHub's REST description, several copies (tool search is timed in cyrnel-search.ts). */
 export async function runCyrnelInstall(
   ctx: SuiteContext,
   api: CyrnelApi,
@@ -63,29 +61,5 @@ export async function runCyrnelInstall(
     unit: 'MB',
     value: hwmAfterFirst,
     note: `VmHWM of the server process (it was ${hwmBefore.toFixed(0)} MB before the install, after the earlier benchmarks)`,
-  });
-  ctx.log(`cyrnel: tool search with ${tools} tools`);
-  const search = (query: string) => () => api.get(`/tools?query=${encodeURIComponent(query)}&limit=20`);
-  let q = 0;
-  const stats = await measure(() => search(QUERIES[q++ % QUERIES.length] as string)(), {
-    warmup: 10,
-    reps: config.searchReps,
-  });
-  const perQuery: string[] = [];
-  for (const query of QUERIES) {
-    const one = await measure(search(query), {
-      warmup: 2,
-      reps: Math.max(5, Math.floor(config.searchReps / 6)),
-    });
-    perQuery.push(`"${query}" ${one.p50.toFixed(2)} ms`);
-  }
-  report.add({
-    section: 'install',
-    metric: `cyrnel: GET /tools?query=… with ${tools.toLocaleString('en-US')} tools`,
-    unit: 'ms',
-    stats,
-    target: '≤ 5 ms p50 (10k tools)',
-    met: tools >= 9_000 ? stats.p50 <= 5 : null,
-    note: `queries rotate over six terms, limit 20; p50 per query: ${perQuery.join(', ')}${tools < 9_000 ? '; fewer than 10k tools in this mode, so the target is not judged' : ''}`,
   });
 }

@@ -14,7 +14,7 @@ export interface SuiteContext {
 }
 
 /** Section names, in table order. */
-export const SECTIONS = ['latency', 'throughput', 'tool calls', 'install', 'memory'] as const;
+export const SECTIONS = ['latency', 'throughput', 'tool calls', 'install', 'search', 'memory'] as const;
 
 /** Metric names shared between suites (floors and peer rows are the baselines of cyrnel rows). */
 export const METRIC = {
