@@ -6,11 +6,15 @@ import { ftsMatch, hasPrefix, type MatchMode, type MatchOptions } from './fts-ma
 /**
  * At most this many matches are ranked with bm25. bm25 reads the whole index entry of every query
  * word, so a word in most of 100,000 tools would hold the main thread for tens of milliseconds:
- * past the cap each tier orders its first matches (in index order) by id length instead.
+ * past the cap each tier orders its first {@link TITLE_CANDIDATES} matches (in index order) by id
+ * length instead.
  */
 export const RANKED_CANDIDATES = 1_000;
 
-/** At most this many ids and as many names holding every word are ordered by the title step. */
+/**
+ * At most this many ids and as many names holding every word are ordered by the title step, and
+ * at most this many of a tier past {@link RANKED_CANDIDATES} are ordered by id length.
+ */
 export const TITLE_CANDIDATES = 250;
 
 // bm25 weights, in column order: id, name, keywords, description, service.
@@ -97,35 +101,22 @@ function tiersFor(terms: readonly SearchTerm[]): Tier[] {
 }
 
 /**
- * Search ids of every tier after the title step, at most `limit` callable tools, tier by tier.
- * When the widest tier's matches are within the cap, one statement ranks them all: bm25 reads the
- * index entries of the words once, not once per tier. Past the cap, tier by tier, each capped.
+ * Search ids of the tiers of `group` (narrowest first) in one statement: bm25 over the widest
+ * one's matches (at most {@link RANKED_CANDIDATES}), each match in the first tier that holds it.
+ * bm25 reads the index entries of the words once, not once per tier.
  */
-export async function tierIdsAll(
+async function rankedTogether(
   db: Kysely<Database>,
+  group: readonly Tier[],
   terms: readonly SearchTerm[],
   range: Range,
   filter: RawBuilder<unknown>,
   limit: number,
 ): Promise<number[]> {
-  const tiers = tiersFor(terms);
-  const widest = tiers[tiers.length - 1] as Tier;
-  const match = ftsMatch(terms, widest.mode, widest);
-  const matches = await countUpTo(db, match, range, RANKED_CANDIDATES + 1);
-  if (matches === 0) return [];
-  if (matches > RANKED_CANDIDATES) {
-    const found: number[] = [];
-    for (const tier of tiers) {
-      if (found.length >= limit) break;
-      for (const id of await tierIds(db, tier, terms, range, filter, limit)) {
-        if (!found.includes(id)) found.push(id);
-      }
-    }
-    return found.slice(0, limit);
-  }
+  const widest = group[group.length - 1] as Tier;
   const inTier = (tier: Tier) => sql`m.rowid in (select rowid from tool_search
     where tool_search match ${ftsMatch(terms, tier.mode, tier)} and rowid between ${range.lo} and ${range.hi})`;
-  const narrower = tiers.slice(0, -1);
+  const narrower = group.slice(0, -1);
   const tierOf =
     narrower.length === 0
       ? sql`0`
@@ -135,7 +126,8 @@ export async function tierIdsAll(
         )} else ${narrower.length} end`;
   const { rows } = await sql<{ search_id: number }>`select m.rowid as search_id from (
       select rowid, bm25(tool_search, ${WEIGHTS}) as score from tool_search
-      where tool_search match ${match} and rowid between ${range.lo} and ${range.hi}
+      where tool_search match ${ftsMatch(terms, widest.mode, widest)}
+        and rowid between ${range.lo} and ${range.hi}
     ) m
     cross join tools t on t.search_id = m.rowid
     cross join services s on s.id = t.service_id
@@ -146,26 +138,67 @@ export async function tierIdsAll(
 }
 
 /**
- * Search ids of one tier, best first, at most `limit` callable tools: by bm25, or, past the cap,
- * the first capped matches by id length.
+ * Search ids of the tiers after the title step, at most `limit` callable tools, tier by tier.
+ * The widest tiers whose matches are within the cap (all of them, else those up to the AND of
+ * whole words) rank in one statement; the tiers past the cap follow one by one, each capped.
+ */
+export async function tierIdsAll(
+  db: Kysely<Database>,
+  terms: readonly SearchTerm[],
+  range: Range,
+  filter: RawBuilder<unknown>,
+  limit: number,
+): Promise<number[]> {
+  const tiers = tiersFor(terms);
+  const counts = new Map<Tier, number>();
+  const count = async (tier: Tier) => {
+    const known = counts.get(tier);
+    if (known !== undefined) return known;
+    const counted = await countUpTo(db, ftsMatch(terms, tier.mode, tier), range, RANKED_CANDIDATES + 1);
+    counts.set(tier, counted);
+    return counted;
+  };
+  let split = tiers.length - 1;
+  if ((await count(tiers[split] as Tier)) > RANKED_CANDIDATES) {
+    split = tiers.findIndex((tier) => tier.mode === 'all' && !tier.prefix && !tier.columns);
+    if (split >= 0 && (await count(tiers[split] as Tier)) > RANKED_CANDIDATES) split = -1;
+  }
+  const found: number[] = [];
+  const add = (ids: readonly number[]) => {
+    for (const id of ids) if (found.length < limit && !found.includes(id)) found.push(id);
+  };
+  if (split >= 0 && (await count(tiers[split] as Tier)) > 0) {
+    add(await rankedTogether(db, tiers.slice(0, split + 1), terms, range, filter, limit));
+  }
+  for (const tier of tiers.slice(split + 1)) {
+    if (found.length >= limit) break;
+    const matches = await count(tier);
+    // The tools found by the tiers before come again: ask for that many more.
+    if (matches > 0) add(await tierIds(db, tier, matches, terms, range, filter, limit + found.length));
+  }
+  return found;
+}
+
+/**
+ * Search ids of one tier with `matches` matches (counted up to the cap and one more), best first,
+ * at most `limit` callable tools: by bm25, or, past the cap, the first matches by id length.
  */
 async function tierIds(
   db: Kysely<Database>,
   tier: Tier,
+  matches: number,
   terms: readonly SearchTerm[],
   range: Range,
   filter: RawBuilder<unknown>,
   limit: number,
 ): Promise<number[]> {
   const match = ftsMatch(terms, tier.mode, tier);
-  const matches = await countUpTo(db, match, range, RANKED_CANDIDATES + 1);
-  if (matches === 0) return [];
   const capped = matches > RANKED_CANDIDATES;
   const score = capped ? sql`0` : sql`bm25(tool_search, ${WEIGHTS})`;
   const { rows } = await sql<{ search_id: number }>`select m.rowid as search_id from (
       select rowid, ${score} as score from tool_search
       where tool_search match ${match} and rowid between ${range.lo} and ${range.hi}
-      limit ${RANKED_CANDIDATES}
+      limit ${capped ? TITLE_CANDIDATES : RANKED_CANDIDATES}
     ) m
     cross join tools t on t.search_id = m.rowid
     cross join services s on s.id = t.service_id
