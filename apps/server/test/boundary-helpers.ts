@@ -1,6 +1,5 @@
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { expect } from 'vitest';
 
 /** A response read whole by {@link rawRequest}. */
 export interface RawResponse {

@@ -1,4 +1,4 @@
-import { type JSONSchema, type ToolDocsInput, type TypesSelection, withSharedSchemas } from '@cyrnel/sdk';
+import { type JSONSchema, type ToolDocsInput, withSharedSchemas } from '@cyrnel/sdk';
 import type { ToolDetail, ToolRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ToolDetailRow, ToolRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';

@@ -1,5 +1,5 @@
-import type { JSONSchema } from '@cyrnel/sdk';
 import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
+import type { JSONSchema } from '@cyrnel/sdk';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
 import { createSettingsRows } from './settings-rows';
