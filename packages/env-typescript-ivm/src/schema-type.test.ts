@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_SCHEMA_TYPE_LENGTH, renderSchemaType } from './schema-type';
+import { leadingSentence, MAX_SCHEMA_TYPE_LENGTH, renderSchemaType } from './schema-type';
 
 describe('renderSchemaType', () => {
   it('renders objects with required and optional members and comments', () => {
@@ -208,5 +208,32 @@ describe('renderSchemaType', () => {
     const small = renderSchemaType({ $ref: '#/$defs/D0', $defs }, { maxLength: 2000 });
     expect(small.length).toBeLessThan(4000);
     expect(small.startsWith('{\n  a?: {')).toBe(true);
+  });
+
+  it('comments the outermost levels of objects only, cut to first sentences, when asked', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        body: {
+          type: 'object',
+          description: 'The body. Sent as JSON.',
+          properties: {
+            title: { type: 'string', description: 'The title, e.g. a summary. Not empty.' },
+            meta: {
+              type: 'object',
+              properties: { deep: { type: 'string', description: 'Too deep' } },
+            },
+          },
+        },
+      },
+    };
+    const text = renderSchemaType(schema, { comments: 2, firstSentence: true });
+    expect(text).toContain('/** The body. */');
+    expect(text).toContain('/** The title, e.g. a summary. */');
+    expect(text).not.toContain('Too deep');
+    expect(renderSchemaType(schema, { comments: true })).toContain('/** Too deep */');
+    expect(leadingSentence('Unique identifier of the repository')).toBe(
+      'Unique identifier of the repository',
+    );
   });
 });

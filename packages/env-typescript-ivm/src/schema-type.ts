@@ -2,8 +2,13 @@
 export interface RenderSchemaOptions {
   /** Indentation of the first line's nested members (two spaces per level). */
   readonly indent?: number;
-  /** Emit `/** description *\/` comments above object members. */
-  readonly comments?: boolean;
+  /**
+   * Emit `/** description *\/` comments above object members: `true` for every member, a number
+   * for the members of the outermost that many levels of objects only (`1`: the root's members).
+   */
+  readonly comments?: boolean | number;
+  /** Cut each comment to its first sentence (declarations an agent reads in its prompt). */
+  readonly firstSentence?: boolean;
   /**
    * About the most characters to render; what lies beyond renders as `unknown` (an object cut
    * short gets an index signature). Default {@link MAX_SCHEMA_TYPE_LENGTH}.
@@ -80,8 +85,15 @@ function element(type: Rendered): string {
   return type.kind === 'atom' ? type.text : `(${type.text})`;
 }
 
-function commentText(text: string): string {
-  return text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
+function commentText(text: string, firstSentence = false): string {
+  const clean = text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
+  return firstSentence ? leadingSentence(clean) : clean;
+}
+
+/** The first sentence of a one-line text: up to a `.`, `!` or `?` followed by a space and a capital or a digit. */
+export function leadingSentence(text: string): string {
+  const end = /[.!?](?=\s+[A-Z0-9_*`[(])/.exec(text);
+  return end ? text.slice(0, end.index + 1) : text;
 }
 
 /**
@@ -106,6 +118,9 @@ function indexType(index: Rendered, memberTypes: readonly string[]): string {
 export function renderSchemaType(schema: unknown, options: RenderSchemaOptions = {}): string {
   const root = isRecord(schema) ? schema : {};
   const comments = options.comments ?? false;
+  // Levels of objects entered, for a numeric `comments`.
+  let objects = 0;
+  const commenting = () => comments === true || (typeof comments === 'number' && objects < comments);
   // Charged for what each node adds itself (its children charge for theirs), so it bounds the
   // output and the nodes visited alike.
   let budget = options.maxLength ?? MAX_SCHEMA_TYPE_LENGTH;
@@ -157,34 +172,40 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     const lines: string[] = [];
     // The types of the members, for an index signature that must admit them all (TS2411).
     const memberTypes: string[] = [];
-    for (const [key, value] of Object.entries(props)) {
-      if (budget <= 0) {
-        // Cut short: the members left out may still be passed.
+    const commented = commenting();
+    objects++;
+    try {
+      for (const [key, value] of Object.entries(props)) {
+        if (budget <= 0) {
+          // Cut short: the members left out may still be passed.
+          lines.push(`${pad}[key: string]: unknown;`);
+          return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
+        }
+        const description = isRecord(value) && typeof value.description === 'string' ? value.description : '';
+        if (commented && description) {
+          const line = `${pad}/** ${commentText(description, options.firstSentence)} */`;
+          budget -= line.length;
+          lines.push(line);
+        }
+        const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+        budget -= pad.length + name.length + 4;
+        const optional = !required.has(key);
+        const type = inMember(() => render(value, level + 1, refs));
+        memberTypes.push(...(type.members ?? [type.text]), ...(optional ? ['undefined'] : []));
+        lines.push(`${pad}${name}${optional ? '?' : ''}: ${type.text};`);
+      }
+      const extra = node.additionalProperties;
+      if (
+        isRecord(extra) ||
+        (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
+      ) {
+        const index = inMember(() => render(isRecord(extra) ? extra : true, level + 1, refs));
+        lines.push(`${pad}[key: string]: ${indexType(index, memberTypes)};`);
+      } else if (extra === true || isRecord(node.patternProperties)) {
         lines.push(`${pad}[key: string]: unknown;`);
-        return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
       }
-      const description = isRecord(value) && typeof value.description === 'string' ? value.description : '';
-      if (comments && description) {
-        const line = `${pad}/** ${commentText(description)} */`;
-        budget -= line.length;
-        lines.push(line);
-      }
-      const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
-      budget -= pad.length + name.length + 4;
-      const optional = !required.has(key);
-      const type = inMember(() => render(value, level + 1, refs));
-      memberTypes.push(...(type.members ?? [type.text]), ...(optional ? ['undefined'] : []));
-      lines.push(`${pad}${name}${optional ? '?' : ''}: ${type.text};`);
-    }
-    const extra = node.additionalProperties;
-    if (
-      isRecord(extra) ||
-      (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
-    ) {
-      const index = inMember(() => render(isRecord(extra) ? extra : true, level + 1, refs));
-      lines.push(`${pad}[key: string]: ${indexType(index, memberTypes)};`);
-    } else if (extra === true || isRecord(node.patternProperties)) {
-      lines.push(`${pad}[key: string]: unknown;`);
+    } finally {
+      objects--;
     }
     if (lines.length === 0) return atom('Record<string, never>');
     return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);

@@ -3,9 +3,10 @@ import {
   RESERVED_WORDS,
   sharedSchemaClosure,
   sharedSchemaName,
+  sharedSchemaRef,
   type ToolDocsInput,
 } from '@cyrnel/sdk';
-import { renderSchemaType } from './schema-type';
+import { leadingSentence, renderSchemaType } from './schema-type';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -13,8 +14,11 @@ function key(id: string): string {
   return IDENTIFIER.test(id) ? id : JSON.stringify(id);
 }
 
+// The declarations go into an agent's prompt: comments are first sentences, on tools, their
+// parameters' members and the members of named declarations only (GitHub's 5-tool selection
+// was 55 KB with every nested member's full description).
 function comment(text: string, pad: string): string {
-  const clean = text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
+  const clean = leadingSentence(text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim());
   return clean ? `${pad}/** ${clean} */\n` : '';
 }
 
@@ -128,6 +132,56 @@ function circularRefs(schemas: Readonly<Record<string, JSONSchema>>, names: read
   return broken;
 }
 
+const NOT_TYPE = new Set(['nullable', 'description', 'title']);
+
+/**
+ * A schema's JSON without its nullability and docs (`type: ['object', 'null']` counts as
+ * `type: 'object'`), and whether it admits `null` that way.
+ */
+function nullableShape(schema: unknown): { key: string; nullable: boolean } | undefined {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return undefined;
+  const record = schema as Record<string, unknown>;
+  let type = record.type;
+  let nullable = record.nullable === true;
+  if (Array.isArray(type) && type.includes('null')) {
+    nullable = true;
+    const rest = type.filter((name) => name !== 'null');
+    type = rest.length === 1 ? rest[0] : rest;
+  }
+  const entries = Object.entries(record)
+    .filter(([name]) => !NOT_TYPE.has(name))
+    .map(([name, value]) => (name === 'type' ? [name, type] : [name, value]));
+  return { key: JSON.stringify(entries), nullable };
+}
+
+/**
+ * The schemas to declare: one that is another reached schema admitting `null` too (GitHub's
+ * `nullable-repository` beside `repository`) becomes `{ anyOf: [{ $ref: other }, { type: 'null' }] }`,
+ * so its members are declared once.
+ */
+function withNullableTwins(
+  schemas: Readonly<Record<string, JSONSchema>>,
+  names: readonly string[],
+): Readonly<Record<string, JSONSchema>> {
+  const plain = new Map<string, string>();
+  for (const name of names) {
+    const shape = nullableShape(schemas[name]);
+    if (shape && !shape.nullable && !plain.has(shape.key)) plain.set(shape.key, name);
+  }
+  const twins: Record<string, JSONSchema> = {};
+  for (const name of names) {
+    const shape = nullableShape(schemas[name]);
+    const other = shape?.nullable ? plain.get(shape.key) : undefined;
+    if (other === undefined) continue;
+    const description = schemas[name]?.description;
+    twins[name] = {
+      ...(typeof description === 'string' ? { description } : {}),
+      anyOf: [{ $ref: sharedSchemaRef(other) }, { type: 'null' }],
+    };
+  }
+  return Object.keys(twins).length === 0 ? schemas : { ...schemas, ...twins };
+}
+
 interface ServiceTypes {
   readonly serviceId: string;
   readonly tools: ToolDocsInput[];
@@ -138,16 +192,17 @@ function sharedDeclarations(service: ServiceTypes): {
   declarations: string;
   refType: (from: string | undefined) => (ref: string, direct: boolean) => string | null | undefined;
 } {
-  const schemas = service.tools.find((tool) => tool.schemas)?.schemas;
+  const given = service.tools.find((tool) => tool.schemas)?.schemas;
   const none = { declarations: '', refType: () => () => undefined };
-  if (!schemas) return none;
+  if (!given) return none;
   const reached = new Set<string>();
   for (const tool of service.tools) {
     for (const schema of [tool.inputSchema, tool.outputSchema])
-      for (const name of Object.keys(sharedSchemaClosure(schema, schemas))) reached.add(name);
+      for (const name of Object.keys(sharedSchemaClosure(schema, given))) reached.add(name);
   }
   if (reached.size === 0) return none;
   const names = [...reached].sort();
+  const schemas = withNullableTwins(given, names);
   const used = new Set<string>();
   const ids = new Map(names.map((name) => [name, identifierFor(name, used)]));
   const prefix = `${SCHEMAS_NAMESPACE}.${identifierFor(service.serviceId, new Set())}.`;
@@ -160,7 +215,10 @@ function sharedDeclarations(service: ServiceTypes): {
     return `${prefix}${id}`;
   };
   const lines = names.map((name) => {
-    const type = renderSchemaType(schemas[name], { indent: 2, comments: true, refType: refType(name) });
+    const type = renderSchemaType(schemas[name], {
+      indent: 2,
+      refType: refType(name),
+    });
     const description = schemas[name]?.description;
     return `${comment(typeof description === 'string' ? description : '', '    ')}    type ${ids.get(name)} = ${type};`;
   });
@@ -187,8 +245,18 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
     if (shared.declarations) namespaces.push(shared.declarations);
     const refType = shared.refType(undefined);
     const members = service.tools.map((tool) => {
-      const input = renderSchemaType(tool.inputSchema, { indent: 4, comments: true, refType });
-      const output = renderSchemaType(tool.outputSchema, { indent: 4, comments: true, refType });
+      const input = renderSchemaType(tool.inputSchema, {
+        indent: 4,
+        comments: 2,
+        firstSentence: true,
+        refType,
+      });
+      const output = renderSchemaType(tool.outputSchema, {
+        indent: 4,
+        comments: 2,
+        firstSentence: true,
+        refType,
+      });
       return `${comment(tool.description, '        ')}        ${key(tool.toolId)}: { invoke(parameters: ${input}): Promise<${output}> };`;
     });
     return `    ${key(service.serviceId)}: {\n      tools: {\n${members.join('\n')}\n      };\n    };`;

@@ -145,6 +145,13 @@ const shared = {
   // Circular through unions and intersections only (TS2456 unless broken).
   A: { anyOf: [{ $ref: '#/$defs/B' }, { type: 'string' }] },
   B: { allOf: [{ $ref: '#/$defs/A' }, { type: 'object', properties: { b: { type: 'number' } } }] },
+  // The same members admitting null too (as adapter-openapi renders GitHub's nullable-simple-user).
+  'nullable-simple-user': {
+    type: ['object', 'null'],
+    description: 'A user',
+    properties: { login: { type: 'string' }, 'x-rate': { type: 'integer' } },
+    required: ['login'],
+  },
   string: { type: 'integer' },
   unused: { type: 'object', properties: { never: { type: 'string' } } },
 };
@@ -166,7 +173,11 @@ const sharedTools: ToolDocsInput[] = [
     toolId: 'users_get',
     description: 'Get a user',
     inputSchema: {},
-    outputSchema: { $ref: '#/$defs/simple-user' },
+    outputSchema: {
+      type: 'object',
+      properties: { user: { $ref: '#/$defs/simple-user' }, maybe: { $ref: '#/$defs/nullable-simple-user' } },
+      required: ['user', 'maybe'],
+    },
     schemas: shared,
   },
 ];
@@ -177,14 +188,18 @@ describe('generateTypes with shared schemas', () => {
     expect(text.match(/type simple_user = /g)).toHaveLength(1);
     expect(text).toContain('CyrnelSchemas.gh.simple_user');
     expect(text).not.toContain('type unused');
+    // A nullable twin names its plain schema instead of repeating its members.
+    expect(text).toContain('type nullable_simple_user = CyrnelSchemas.gh.simple_user | null;');
     const code = `
 const repo = await cyrnel.services.gh.tools.repos_get.invoke({ a: 'x', s: 1 });
 const login: string = repo.body.owner.login;
 const parent: string | undefined = repo.body.parent?.owner.login;
 const issues: string | undefined = repo.body.links?.issues;
-const user: CyrnelSchemas.gh.simple_user = await cyrnel.services.gh.tools.users_get.invoke({});
+const { user, maybe } = await cyrnel.services.gh.tools.users_get.invoke({});
+const maybeLogin: string | undefined = maybe?.login;
 const types = await cyrnel.discover.types({ tools: ['gh.users_get'] });
-console.log(login, parent, issues, user.login, types.length);
+const typed: CyrnelSchemas.gh.simple_user = user;
+console.log(login, parent, issues, typed.login, maybeLogin, types.length);
 `;
     expect(diagnostics(code, ['lib.es2023.d.ts'], sharedTools)).toEqual([]);
   });
