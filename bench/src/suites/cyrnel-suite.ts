@@ -5,6 +5,7 @@ import { runCyrnelLatency } from './cyrnel-latency.ts';
 import { recordIdleMemory, recordWarmMemory, runLeakCheck } from './cyrnel-memory.ts';
 import { runCyrnelThroughput } from './cyrnel-throughput.ts';
 import { runCyrnelToolCalls } from './cyrnel-tool-calls.ts';
+import { runCyrnelTypes } from './cyrnel-types.ts';
 import type { SuiteContext } from './suite-context.ts';
 
 /**
@@ -31,6 +32,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api));
     await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
     await part('cyrnel: install at scale', () => runCyrnelInstall(ctx, api, server));
+    await part('cyrnel: types size', () => runCyrnelTypes(ctx, api));
   } finally {
     await server.stop();
   }
