@@ -1,6 +1,7 @@
-// The skeleton of an agent loop on cyrnel: read what the sandbox offers (TypeScript declarations
-// of every enabled tool and the runtime docs), have a model write code for the task, run it, and
-// feed failures back until it succeeds. Only the code's output reaches the model.
+// The skeleton of an agent loop on cyrnel, discover first: search the tools for the task, read the
+// TypeScript declarations of the chosen ones only (a catalog like GitHub's is megabytes whole),
+// have a model write code against them, run it, and feed failures back until it succeeds. Only
+// the code's output reaches the model.
 //
 //   node examples/agent-loop.mjs "What is the weather in Oslo, in Fahrenheit?"
 //
@@ -16,13 +17,19 @@ const client = createClient({
 });
 const task = process.argv[2] ?? 'What is the weather in Oslo, in Fahrenheit?';
 
-// What the model gets to read: short, typed, and only the tools that are enabled.
-const types = await client.environment.types();
+// 1. Search: one ranked search over the enabled tools (exact ids first, then the task's words).
+//    A real agent lets its model phrase the query and pick among the hits; this stub takes them all.
+const found = await client.tools.list({ query: task, limit: 5 });
+const chosen = found.items.map((tool) => `${tool.serviceId}.${tool.id}`);
+console.log(`search: ${chosen.join(', ')}`);
+
+// 2. Types of the chosen tools only (shared schemas declared once), and the runtime docs.
+const types = await client.environment.types({ tools: chosen });
 const docs = await client.environment.docs();
 console.log(`context: ${types.length} characters of types, ${docs.length} of docs`);
 
 /**
- * ===== THE LLM CALL GOES HERE =====
+ * 3. Code. ===== THE LLM CALL GOES HERE =====
  * A real agent sends `system` (docs + types) and the conversation to its model and returns the
  * TypeScript the model wrote. This stub returns a fixed program for the weather task instead, so
  * the loop runs without a model. `feedback` holds the previous attempt's error, if any.

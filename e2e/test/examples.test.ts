@@ -56,8 +56,9 @@ describe('examples/', () => {
     }
   });
 
-  it('agent-loop.mjs reads types and docs, runs the written code and prints the result', async () => {
+  it("agent-loop.mjs searches, reads the chosen tools' types and the docs, runs the written code and prints the result", async () => {
     const stdout = await example('agent-loop.mjs', 'What is the weather in Oslo, in Fahrenheit?');
+    expect(stdout).toMatch(/search: .*weather\.getForecast/);
     expect(stdout).toMatch(/context: \d+ characters of types, \d+ of docs/);
     expect(stdout).toContain('result: {"answer":"Oslo: snow showers, 39.2°F"}');
   });
