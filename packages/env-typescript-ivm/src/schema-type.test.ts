@@ -236,4 +236,20 @@ describe('renderSchemaType', () => {
       'Unique identifier of the repository',
     );
   });
+
+  it('renders an object without comments on one line when it fits inlineWidth', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        short: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+        long: {
+          type: 'object',
+          properties: { aaaaaaaaaa: { type: 'string' }, bbbbbbbbbb: { type: 'number' } },
+        },
+      },
+    };
+    expect(renderSchemaType(schema, { inlineWidth: 30 })).toBe(
+      '{\n  short?: { a: string; };\n  long?: {\n    aaaaaaaaaa?: string;\n    bbbbbbbbbb?: number;\n  };\n}',
+    );
+  });
 });

@@ -9,6 +9,8 @@ export interface RenderSchemaOptions {
   readonly comments?: boolean | number;
   /** Cut each comment to its first sentence (declarations an agent reads in its prompt). */
   readonly firstSentence?: boolean;
+  /** Render an object without comments on one line (`{ a: string; b?: number; }`) when that is at most this long. Default 0: never. */
+  readonly inlineWidth?: number;
   /**
    * About the most characters to render; what lies beyond renders as `unknown` (an object cut
    * short gets an index signature). Default {@link MAX_SCHEMA_TYPE_LENGTH}.
@@ -208,6 +210,11 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       objects--;
     }
     if (lines.length === 0) return atom('Record<string, never>');
+    const width = options.inlineWidth ?? 0;
+    if (width > 0 && lines.every((line) => !line.includes('\n') && !line.trimStart().startsWith('/**'))) {
+      const inline = `{ ${lines.map((line) => line.trimStart()).join(' ')} }`;
+      if (inline.length <= width) return atom(inline);
+    }
     return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
   };
 

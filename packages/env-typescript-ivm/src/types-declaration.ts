@@ -6,6 +6,7 @@ import {
   sharedSchemaRef,
   type ToolDocsInput,
 } from '@cyrnel/sdk';
+import { mergeStatuses } from './merge-statuses';
 import { leadingSentence, renderSchemaType } from './schema-type';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -14,13 +15,16 @@ function key(id: string): string {
   return IDENTIFIER.test(id) ? id : JSON.stringify(id);
 }
 
-// The declarations go into an agent's prompt: comments are first sentences, on tools, their
-// parameters' members and the members of named declarations only (GitHub's 5-tool selection
-// was 55 KB with every nested member's full description).
+// The declarations go into an agent's prompt: comments are first sentences, on tools, the members
+// of their parameters and results, and named declarations themselves only (GitHub's 5-tool
+// selection was 55 KB with every nested member's full description).
 function comment(text: string, pad: string): string {
   const clean = leadingSentence(text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim());
   return clean ? `${pad}/** ${clean} */\n` : '';
 }
+
+// Objects without comments up to this long render on one line (`{ id?: number; name?: string }`).
+const INLINE_WIDTH = 100;
 
 /** The namespace the shared schemas of every service are declared in: `CyrnelSchemas.<service>.<name>`. */
 export const SCHEMAS_NAMESPACE = 'CyrnelSchemas';
@@ -216,14 +220,18 @@ function sharedDeclarations(service: ServiceTypes): {
   };
   const lines = names.map((name) => {
     const type = renderSchemaType(schemas[name], {
-      indent: 2,
+      indent: 1,
+      inlineWidth: INLINE_WIDTH,
       refType: refType(name),
     });
     const description = schemas[name]?.description;
-    return `${comment(typeof description === 'string' ? description : '', '    ')}    type ${ids.get(name)} = ${type};`;
+    return `${comment(typeof description === 'string' ? description : '', '  ')}  type ${ids.get(name)} = ${type};`;
   });
   const namespace = identifierFor(service.serviceId, new Set());
-  return { declarations: `  namespace ${namespace} {\n${lines.join('\n')}\n  }`, refType };
+  return {
+    declarations: `declare namespace ${SCHEMAS_NAMESPACE}.${namespace} {\n${lines.join('\n')}\n}`,
+    refType,
+  };
 }
 
 /**
@@ -246,12 +254,14 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
     const refType = shared.refType(undefined);
     const members = service.tools.map((tool) => {
       const input = renderSchemaType(tool.inputSchema, {
+        inlineWidth: INLINE_WIDTH,
         indent: 4,
         comments: 2,
         firstSentence: true,
         refType,
       });
-      const output = renderSchemaType(tool.outputSchema, {
+      const output = renderSchemaType(mergeStatuses(tool.outputSchema), {
+        inlineWidth: INLINE_WIDTH,
         indent: 4,
         comments: 2,
         firstSentence: true,
@@ -263,7 +273,7 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
   });
   const schemasBlock =
     namespaces.length > 0
-      ? `/** Schemas shared by the tools of each service, declared once: \`${SCHEMAS_NAMESPACE}.<service>.<name>\`. */\ndeclare namespace ${SCHEMAS_NAMESPACE} {\n${namespaces.join('\n')}\n}\n\n`
+      ? `/** Schemas shared by the tools of each service, declared once: \`${SCHEMAS_NAMESPACE}.<service>.<name>\`. */\n${namespaces.join('\n')}\n\n`
       : '';
   return `${schemasBlock}/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures) and a stable code. */
 interface CyrnelToolError extends Error {
