@@ -41,6 +41,7 @@ export type {
   UpdateServiceInput,
 } from './host';
 export { applyJsonPatch } from './json-patch';
+export { type JsonShapeLimits, jsonDepthExceeds, jsonShapeExceeds } from './json-shape';
 export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
 export * from './outbound/index';

@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { PayloadTooLargeError, ValidationError } from '../errors';
-import { jsonTextDepthExceeds } from '../json-depth';
+import { jsonDepthExceeds } from '../json-shape';
 import { isPlainObject } from '../json-values';
 
 /** `value` as JSON text, refusing values nested deeper than the output allows. */
@@ -19,7 +19,7 @@ function outputJson(key: string, value: unknown): string | undefined {
     throw error;
   }
   // The output object itself is the first level.
-  if (json !== undefined && jsonTextDepthExceeds(json, MAX_JSON_DEPTH - 1)) throw tooDeep();
+  if (json !== undefined && jsonDepthExceeds(json, MAX_JSON_DEPTH - 1)) throw tooDeep();
   return json;
 }
 

@@ -1,5 +1,4 @@
-import { PayloadTooLargeError, ValidationError } from '@cyrnel/core';
-import { jsonShapeExceeds } from './json-depth';
+import { jsonShapeExceeds, PayloadTooLargeError, ValidationError } from '@cyrnel/core';
 
 /** Options of {@link readJsonBody}. */
 export interface ReadJsonBodyOptions {

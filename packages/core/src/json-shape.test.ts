@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { jsonDepthExceeds, jsonShapeExceeds } from './json-depth';
+import { jsonDepthExceeds, jsonShapeExceeds } from './json-shape';
 
 const nested = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
 
@@ -52,5 +52,16 @@ describe('jsonShapeExceeds', () => {
     expect(
       jsonShapeExceeds(`[${Array(1_000_000).fill('0').join(',')}]`, { maxDepth: 64, maxElements: 50_000 }),
     ).toBe('elements');
+  });
+});
+
+describe('jsonDepthExceeds on mixed text', () => {
+  it('counts nested arrays and objects, not brackets inside strings', () => {
+    expect(jsonDepthExceeds('{"a":[{"b":1}]}', 3)).toBe(false);
+    expect(jsonDepthExceeds('{"a":[{"b":1}]}', 2)).toBe(true);
+    expect(jsonDepthExceeds('{"a":"[[[[{{{{\\"[["}', 1)).toBe(false);
+    expect(jsonDepthExceeds('[1,[2],[3],{"x":[]}]', 3)).toBe(false);
+    expect(jsonDepthExceeds('[1,[2],[3],{"x":[]}]', 2)).toBe(true);
+    expect(jsonDepthExceeds('7', 0)).toBe(false);
   });
 });
