@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../src/index';
 import { rawRequest } from './boundary-helpers';
-import { probeHealth, useServer } from './helpers';
+import { probeHealth, seededRandom, useServer } from './helpers';
 
 // Issue 13: random nested, huge and malformed bodies, query strings and headers on every route
 // of the API (from packages/http/src/routes/*.ts and create-app.ts), against a real server on
@@ -57,18 +57,6 @@ const ROUTES: readonly (readonly [string, string])[] = [
 
 const REQUESTS = 1500;
 const BUDGET_MS = 40_000;
-
-/** mulberry32: a tiny seeded PRNG, so a failing run can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function generators(random: () => number) {
   const int = (max: number) => Math.floor(random() * max);
@@ -261,7 +249,7 @@ describe('API fuzz', () => {
   }, async () => {
     const seed = Number(process.env.CYRNEL_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
     console.log(`API fuzz seed: ${seed} (CYRNEL_FUZZ_SEED=${seed} replays it)`);
-    const gen = generators(prng(seed));
+    const gen = generators(seededRandom(seed));
     const host = new URL(url()).host;
     const health = probeHealth(url());
     const failures: string[] = [];

@@ -341,3 +341,15 @@ export function adapterManifest(id: string): Record<string, unknown> {
     version: '1.0.0',
   };
 }
+
+/** mulberry32: a tiny seeded PRNG, so a failing run (or a drawn selection) can be replayed from its seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}

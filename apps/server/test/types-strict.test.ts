@@ -7,6 +7,7 @@ import { generateTypes } from '@cyrnel/env-typescript-ivm';
 import type { ServiceDefinition, ToolDocsInput } from '@cyrnel/sdk';
 import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
+import { seededRandom } from './helpers';
 
 // Issue 14: the declarations of real descriptions (every @readme/oas-examples document and
 // GitHub's), whole and for selections drawn here, compile under `tsc --strict` with zero errors.
@@ -37,18 +38,6 @@ function docsInputs(serviceId: string, definition: ServiceDefinition): ToolDocsI
     outputSchema: tool.outputSchema,
     ...(definition.schemas ? { schemas: definition.schemas } : {}),
   }));
-}
-
-/** mulberry32: a seeded draw, so a failure names a selection that can be drawn again. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 function draw<T>(items: readonly T[], count: number, next: () => number): T[] {
@@ -99,7 +88,7 @@ function strictDiagnostics(files: readonly Declared[]): string[] {
 
 describe('generated declarations of real descriptions under tsc --strict', () => {
   it('compile with zero errors: every @readme/oas-examples document and GitHub, whole and for seeded 5-tool selections', () => {
-    const next = random(14);
+    const next = seededRandom(14);
     const declared: Declared[] = [];
     let documents = 0;
     for (const path of ['2.0', '3.0', '3.1'].flatMap((version) => walk(join(examplesRoot, version)))) {
