@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAddressGuard } from './address-guard';
 
-const refused = (guard: ReturnType<typeof createAddressGuard>, address: string) => {
-  try {
-    guard.check(address, 'host.test');
-    return false;
-  } catch (error) {
-    expect(error).toMatchObject({ code: 'forbidden', status: 403 });
-    return true;
-  }
-};
+const refused = (guard: ReturnType<typeof createAddressGuard>, address: string) => !guard.allows(address);
 
 describe('createAddressGuard', () => {
   it('refuses loopback, private, link-local, unique-local, metadata, unspecified and multicast', () => {

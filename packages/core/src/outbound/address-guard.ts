@@ -1,4 +1,3 @@
-import { ForbiddenError } from '../errors';
 import { anyCidrContains, type Cidr, type ParsedAddress, parseAddress, parseCidr } from './cidr';
 import { embeddedIPv4 } from './embedded-ipv4';
 
@@ -45,8 +44,6 @@ export interface AddressGuardOptions {
 export interface AddressGuard {
   /** Whether `address` (an IP literal; anything else is refused) may be reached. */
   allows(address: string): boolean;
-  /** Throws `forbidden` (403) when `address` may not be reached (message worded for downloads). */
-  check(address: string, hostname: string): void;
 }
 
 /**
@@ -56,7 +53,7 @@ export interface AddressGuard {
  * ```ts
  * const guard = createAddressGuard({ allowCidrs: ['10.1.0.0/16'] });
  * guard.allows('10.1.2.3'); // true
- * guard.check('127.0.0.1', 'localhost'); // throws ForbiddenError
+ * guard.allows('127.0.0.1'); // false: loopback
  * ```
  */
 export function createAddressGuard(options: AddressGuardOptions = {}): AddressGuard {
@@ -77,14 +74,5 @@ export function createAddressGuard(options: AddressGuardOptions = {}): AddressGu
     const parsed = parseAddress(address);
     return parsed !== undefined && allowed(parsed);
   };
-  return {
-    allows,
-    check(address, hostname) {
-      if (!allows(address)) {
-        throw new ForbiddenError(
-          `refusing to download from ${hostname}: address ${address} is not allowed (private, loopback, link-local, metadata or denied)`,
-        );
-      }
-    },
-  };
+  return { allows };
 }
