@@ -251,6 +251,15 @@ describe('API fuzz', () => {
     console.log(`API fuzz seed: ${seed} (CYRNEL_FUZZ_SEED=${seed} replays it)`);
     const gen = generators(seededRandom(seed));
     const host = new URL(url()).host;
+    // Every request is drawn before the probe starts (in the order the workers send them, so a
+    // seed replays the same run): the server shares this thread, and drawing multi-megabyte
+    // bodies meanwhile would be measured as the server's stall.
+    const requests = Array.from({ length: REQUESTS }, () => {
+      const [method, template] = gen.pick(ROUTES);
+      const target = `${gen.path(template)}${gen.query()}`;
+      const body = method === 'GET' && gen.int(10) > 0 ? undefined : gen.body();
+      return { method, template, target, body, headers: gen.headers(host, body !== undefined) };
+    });
     const health = probeHealth(url());
     const failures: string[] = [];
     const deadline = Date.now() + BUDGET_MS;
@@ -259,10 +268,7 @@ describe('API fuzz', () => {
     const worker = async () => {
       while (sent < REQUESTS && Date.now() < deadline) {
         const index = sent++;
-        const [method, template] = gen.pick(ROUTES);
-        const target = `${gen.path(template)}${gen.query()}`;
-        const body = method === 'GET' && gen.int(10) > 0 ? undefined : gen.body();
-        const headers = gen.headers(host, body !== undefined);
+        const { method, template, target, body, headers } = requests[index] as (typeof requests)[number];
         const events = template.endsWith('/events');
         const response = await rawRequest(url(), method, target, headers, body, events ? 1000 : 15_000).catch(
           (error: unknown) => ({ status: -1, text: String(error), headers: {} }),
