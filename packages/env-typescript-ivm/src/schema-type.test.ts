@@ -249,7 +249,25 @@ describe('renderSchemaType', () => {
       },
     };
     expect(renderSchemaType(schema, { inlineWidth: 30 })).toBe(
-      '{\n  short?: { a: string; };\n  long?: {\n    aaaaaaaaaa?: string;\n    bbbbbbbbbb?: number;\n  };\n}',
+      '{\n  short?: { a: string };\n  long?: {\n    aaaaaaaaaa?: string;\n    bbbbbbbbbb?: number;\n  };\n}',
+    );
+  });
+
+  it('packs members without comments side by side up to packWidth, a commented one alone', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        a: { type: 'string' },
+        b: { type: 'string' },
+        c: { type: 'string', description: 'The c.' },
+        d: { type: 'number' },
+        e: { type: 'number' },
+        f: { type: 'number' },
+      },
+      required: ['a', 'b', 'c', 'd', 'e', 'f'],
+    };
+    expect(renderSchemaType(schema, { packWidth: 24, comments: true })).toBe(
+      '{\n  a: string; b: string;\n  /** The c. */\n  c: string;\n  d: number; e: number;\n  f: number;\n}',
     );
   });
 });

@@ -12,6 +12,12 @@ export interface RenderSchemaOptions {
   /** Render an object without comments on one line (`{ a: string; b?: number; }`) when that is at most this long. Default 0: never. */
   readonly inlineWidth?: number;
   /**
+   * Put consecutive one-line members without comments side by side on lines up to this long
+   * (`id: number; name: string; url: string;`); a member with a comment keeps a line of its own.
+   * Default 0: one member per line.
+   */
+  readonly packWidth?: number;
+  /**
    * About the most characters to render; what lies beyond renders as `unknown` (an object cut
    * short gets an index signature). Default {@link MAX_SCHEMA_TYPE_LENGTH}.
    */
@@ -36,7 +42,7 @@ const MAX_DEPTH = 24;
 /** Characters charged per rendered node for its keywords, brackets and separators. */
 const NODE_COST = 8;
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -87,9 +93,13 @@ function element(type: Rendered): string {
   return type.kind === 'atom' ? type.text : `(${type.text})`;
 }
 
-function commentText(text: string, firstSentence = false): string {
+/**
+ * A description as one comment line. `firstSentence` (declarations in a prompt) also keeps only
+ * the first sentence and the text of Markdown links (`[status](https://…)` → `status`).
+ */
+export function commentText(text: string, firstSentence = false): string {
   const clean = text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
-  return firstSentence ? leadingSentence(clean) : clean;
+  return firstSentence ? leadingSentence(clean.replace(/\[([^\]]*)\]\([^)\s]*\)/g, '$1')) : clean;
 }
 
 /** The first sentence of a one-line text: up to a `.`, `!` or `?` followed by a space and a capital or a digit. */
@@ -171,7 +181,8 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : [],
     );
     const pad = '  '.repeat(level + 1);
-    const lines: string[] = [];
+    // One entry per member (its comment, if any, on the line above it).
+    const lines: { comment?: string; text: string }[] = [];
     // The types of the members, for an index signature that must admit them all (TS2411).
     const memberTypes: string[] = [];
     const commented = commenting();
@@ -180,21 +191,19 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       for (const [key, value] of Object.entries(props)) {
         if (budget <= 0) {
           // Cut short: the members left out may still be passed.
-          lines.push(`${pad}[key: string]: unknown;`);
-          return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
+          lines.push({ text: '[key: string]: unknown;' });
+          return atom(layoutObject(lines, level));
         }
         const description = isRecord(value) && typeof value.description === 'string' ? value.description : '';
-        if (commented && description) {
-          const line = `${pad}/** ${commentText(description, options.firstSentence)} */`;
-          budget -= line.length;
-          lines.push(line);
-        }
+        const comment =
+          commented && description ? `/** ${commentText(description, options.firstSentence)} */` : undefined;
+        if (comment) budget -= pad.length + comment.length;
         const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
         budget -= pad.length + name.length + 4;
         const optional = !required.has(key);
         const type = inMember(() => render(value, level + 1, refs));
         memberTypes.push(...(type.members ?? [type.text]), ...(optional ? ['undefined'] : []));
-        lines.push(`${pad}${name}${optional ? '?' : ''}: ${type.text};`);
+        lines.push({ ...(comment ? { comment } : {}), text: `${name}${optional ? '?' : ''}: ${type.text};` });
       }
       const extra = node.additionalProperties;
       if (
@@ -202,20 +211,41 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
         (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
       ) {
         const index = inMember(() => render(isRecord(extra) ? extra : true, level + 1, refs));
-        lines.push(`${pad}[key: string]: ${indexType(index, memberTypes)};`);
+        lines.push({ text: `[key: string]: ${indexType(index, memberTypes)};` });
       } else if (extra === true || isRecord(node.patternProperties)) {
-        lines.push(`${pad}[key: string]: unknown;`);
+        lines.push({ text: '[key: string]: unknown;' });
       }
     } finally {
       objects--;
     }
     if (lines.length === 0) return atom('Record<string, never>');
     const width = options.inlineWidth ?? 0;
-    if (width > 0 && lines.every((line) => !line.includes('\n') && !line.trimStart().startsWith('/**'))) {
-      const inline = `{ ${lines.map((line) => line.trimStart()).join(' ')} }`;
+    if (width > 0 && lines.every((line) => !line.comment && !line.text.includes('\n'))) {
+      const inline = `{ ${lines
+        .map((line) => line.text)
+        .join(' ')
+        .slice(0, -1)} }`;
       if (inline.length <= width) return atom(inline);
     }
-    return atom(`{\n${lines.join('\n')}\n${'  '.repeat(level)}}`);
+    return atom(layoutObject(lines, level));
+  };
+
+  // The members of an object on lines of their own, or packed up to `packWidth`.
+  const layoutObject = (members: readonly { comment?: string; text: string }[], level: number): string => {
+    const pad = '  '.repeat(level + 1);
+    const width = options.packWidth ?? 0;
+    const out: string[] = [];
+    let packing = false;
+    for (const member of members) {
+      if (member.comment) out.push(`${pad}${member.comment}`);
+      const packable = width > 0 && !member.comment && !member.text.includes('\n');
+      const last = out.length - 1;
+      if (packable && packing && (out[last] as string).length + 1 + member.text.length <= width)
+        out[last] = `${out[last]} ${member.text}`;
+      else out.push(`${pad}${member.text}`);
+      packing = packable;
+    }
+    return `{\n${out.join('\n')}\n${'  '.repeat(level)}}`;
   };
 
   const renderInner = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {

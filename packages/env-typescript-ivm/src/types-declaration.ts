@@ -6,8 +6,9 @@ import {
   sharedSchemaRef,
   type ToolDocsInput,
 } from '@cyrnel/sdk';
+import { findDerivations } from './derived-types';
 import { mergeStatuses } from './merge-statuses';
-import { leadingSentence, renderSchemaType } from './schema-type';
+import { commentText, renderSchemaType } from './schema-type';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -19,18 +20,28 @@ function key(id: string): string {
 // of their parameters and results, and named declarations themselves only (GitHub's 5-tool
 // selection was 55 KB with every nested member's full description).
 function comment(text: string, pad: string): string {
-  const clean = leadingSentence(text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim());
+  const clean = commentText(text, true);
   return clean ? `${pad}/** ${clean} */\n` : '';
 }
 
-// Objects without comments up to this long render on one line (`{ id?: number; name?: string }`).
+// Objects without comments up to this long render on one line (`{ id?: number; name?: string }`),
+// and members without comments share lines up to this long (GitHub's 5-tool selection: 26 KB with
+// one member per line).
 const INLINE_WIDTH = 100;
+const PACK_WIDTH = 100;
 
 /** The namespace the shared schemas of every service are declared in: `CyrnelSchemas.<service>.<name>`. */
 export const SCHEMAS_NAMESPACE = 'CyrnelSchemas';
 
+/** The namespace the tools of every service are declared in: `CyrnelTools.<service>`. */
+export const TOOLS_NAMESPACE = 'CyrnelTools';
+
 // Names a type alias cannot take (TS2457) besides the reserved words.
+// `Record` and `Omit` too: declarations refer to each other unqualified inside their namespace,
+// where a shared schema of that name would shadow the global one the declarations use.
 const RESERVED_TYPE_NAMES = new Set([
+  'Record',
+  'Omit',
   'any',
   'unknown',
   'never',
@@ -186,6 +197,29 @@ function withNullableTwins(
   return Object.keys(twins).length === 0 ? schemas : { ...schemas, ...twins };
 }
 
+const words = (text: string) => text.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The comment of a named declaration: its description, unless that only restates the name
+ * (GitHub's `full-repository`: "Full Repository", `nullable-license-simple`: "License Simple")
+ * or repeats the declaration it is written from (a nullable twin, a derived declaration).
+ */
+function declarationComment(
+  name: string,
+  schemas: Readonly<Record<string, JSONSchema>>,
+  given: Readonly<Record<string, JSONSchema>>,
+  derivedFrom: string | undefined,
+): string {
+  const description = schemas[name]?.description;
+  if (typeof description !== 'string') return '';
+  if ([words(name), words(name).replace(/^nullable/, '')].includes(words(description))) return '';
+  const options = schemas[name]?.anyOf;
+  const first = Array.isArray(options) ? (options[0] as { $ref?: unknown } | undefined) : undefined;
+  const twin = schemas[name] === given[name] ? undefined : sharedSchemaName(String(first?.$ref));
+  const source = twin ?? derivedFrom;
+  return source !== undefined && given[source]?.description === description ? '' : description;
+}
+
 interface ServiceTypes {
   readonly serviceId: string;
   readonly tools: ToolDocsInput[];
@@ -211,21 +245,29 @@ function sharedDeclarations(service: ServiceTypes): {
   const ids = new Map(names.map((name) => [name, identifierFor(name, used)]));
   const prefix = `${SCHEMAS_NAMESPACE}.${identifierFor(service.serviceId, new Set())}.`;
   const broken = circularRefs(schemas, names);
+  // Inside the namespace its members are named unqualified; from the tools, qualified.
   const refType = (from: string | undefined) => (ref: string, direct: boolean) => {
     const name = sharedSchemaName(ref);
     const id = name === undefined ? undefined : ids.get(name);
     if (id === undefined) return undefined;
-    if (from !== undefined && direct && broken.has(`${from}\u0000${name}`)) return null;
-    return `${prefix}${id}`;
+    if (from === undefined) return `${prefix}${id}`;
+    return direct && broken.has(`${from}\u0000${name}`) ? null : id;
   };
+  const memberType = (schema: unknown) => renderSchemaType(schema, { refType: refType('') });
+  const derivations = findDerivations(schemas, names, memberType);
   const lines = names.map((name) => {
-    const type = renderSchemaType(schemas[name], {
-      indent: 1,
-      inlineWidth: INLINE_WIDTH,
-      refType: refType(name),
-    });
-    const description = schemas[name]?.description;
-    return `${comment(typeof description === 'string' ? description : '', '  ')}  type ${ids.get(name)} = ${type};`;
+    const options = { indent: 1, inlineWidth: INLINE_WIDTH, packWidth: PACK_WIDTH, refType: refType(name) };
+    const derived = derivations.get(name);
+    let type = renderSchemaType(derived ? derived.own : schemas[name], options);
+    if (derived) {
+      const base =
+        derived.omitted.length === 0
+          ? ids.get(derived.base)
+          : `Omit<${ids.get(derived.base)}, ${derived.omitted.map((member) => JSON.stringify(member)).join(' | ')}>`;
+      type = type === 'Record<string, never>' ? `${base}` : `${base} & ${type}`;
+      if (derived.nullable) type = `(${type}) | null`;
+    }
+    return `${comment(declarationComment(name, schemas, given, derived?.base), '  ')}  type ${ids.get(name)} = ${type};`;
   });
   const namespace = identifierFor(service.serviceId, new Set());
   return {
@@ -248,34 +290,36 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
     else byService.set(tool.serviceId, { serviceId: tool.serviceId, tools: [tool] });
   }
   const namespaces: string[] = [];
+  const interfaces: string[] = [];
   const services = [...byService.values()].map((service) => {
     const shared = sharedDeclarations(service);
     if (shared.declarations) namespaces.push(shared.declarations);
-    const refType = shared.refType(undefined);
+    const options = {
+      inlineWidth: INLINE_WIDTH,
+      packWidth: PACK_WIDTH,
+      indent: 2,
+      comments: 2,
+      firstSentence: true,
+      refType: shared.refType(undefined),
+    };
     const members = service.tools.map((tool) => {
-      const input = renderSchemaType(tool.inputSchema, {
-        inlineWidth: INLINE_WIDTH,
-        indent: 4,
-        comments: 2,
-        firstSentence: true,
-        refType,
-      });
-      const output = renderSchemaType(mergeStatuses(tool.outputSchema), {
-        inlineWidth: INLINE_WIDTH,
-        indent: 4,
-        comments: 2,
-        firstSentence: true,
-        refType,
-      });
-      return `${comment(tool.description, '        ')}        ${key(tool.toolId)}: { invoke(parameters: ${input}): Promise<${output}> };`;
+      const input = renderSchemaType(tool.inputSchema, options);
+      const output = renderSchemaType(mergeStatuses(tool.outputSchema), options);
+      return `${comment(tool.description, '    ')}    ${key(tool.toolId)}: { invoke(parameters: ${input}): Promise<${output}> };`;
     });
-    return `    ${key(service.serviceId)}: {\n      tools: {\n${members.join('\n')}\n      };\n    };`;
+    const name = identifierFor(service.serviceId, new Set());
+    interfaces.push(`  interface ${name} {\n${members.join('\n')}\n  }`);
+    return `    ${key(service.serviceId)}: { tools: ${TOOLS_NAMESPACE}.${name} };`;
   });
   const schemasBlock =
     namespaces.length > 0
       ? `/** Schemas shared by the tools of each service, declared once: \`${SCHEMAS_NAMESPACE}.<service>.<name>\`. */\n${namespaces.join('\n')}\n\n`
       : '';
-  return `${schemasBlock}/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures) and a stable code. */
+  const toolsBlock =
+    interfaces.length > 0
+      ? `/** The tools of each service: \`${TOOLS_NAMESPACE}.<service>\`, reached as \`cyrnel.services.<service>.tools\`. */\ndeclare namespace ${TOOLS_NAMESPACE} {\n${interfaces.join('\n')}\n}\n\n`
+      : '';
+  return `${schemasBlock}${toolsBlock}/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures) and a stable code. */
 interface CyrnelToolError extends Error {
   status: number;
   code: string;

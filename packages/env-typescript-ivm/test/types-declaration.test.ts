@@ -189,7 +189,7 @@ describe('generateTypes with shared schemas', () => {
     expect(text).toContain('CyrnelSchemas.gh.simple_user');
     expect(text).not.toContain('type unused');
     // A nullable twin names its plain schema instead of repeating its members.
-    expect(text).toContain('type nullable_simple_user = CyrnelSchemas.gh.simple_user | null;');
+    expect(text).toContain('type nullable_simple_user = simple_user | null;');
     const code = `
 const repo = await cyrnel.services.gh.tools.repos_get.invoke({ a: 'x', s: 1 });
 const login: string = repo.body.owner.login;
@@ -208,5 +208,88 @@ console.log(login, parent, issues, typed.login, maybeLogin, types.length);
     const text = generateTypes(sharedTools.slice(1));
     expect(text).toContain('type simple_user = ');
     expect(text).not.toContain('type repository');
+  });
+
+  it('writes a near-copy of another declaration as Omit<base, …> & {…}, exactly', () => {
+    const members = Object.fromEntries(
+      Array.from({ length: 14 }, (_, i) => [`field${i}_url`, { type: 'string' }]),
+    );
+    const base = {
+      type: 'object',
+      description: 'A repository.',
+      properties: {
+        ...members,
+        pushed_at: { type: ['string', 'null'] },
+        topics: { type: 'array', items: { type: 'string' } },
+      },
+      required: [...Object.keys(members), 'pushed_at'],
+    };
+    const full = {
+      type: 'object',
+      description: 'Full Repository',
+      properties: { ...members, pushed_at: { type: 'string' }, network_count: { type: 'integer' } },
+      required: [...Object.keys(members), 'pushed_at', 'network_count'],
+    };
+    const schemas = {
+      repository: base,
+      'full-repository': full,
+      'nullable-full': { ...full, nullable: true },
+    };
+    const declared: ToolDocsInput[] = [
+      {
+        serviceId: 'gh',
+        toolId: 'repos_get',
+        description: 'Get a repository. More words.',
+        inputSchema: {},
+        outputSchema: {
+          type: 'object',
+          properties: {
+            full: { $ref: '#/$defs/full-repository' },
+            plain: { $ref: '#/$defs/repository' },
+            maybe: { $ref: '#/$defs/nullable-full' },
+          },
+          required: ['full', 'plain', 'maybe'],
+        },
+        schemas,
+      },
+    ];
+    const text = generateTypes(declared);
+    expect(text).toContain(
+      'type full_repository = Omit<repository, "pushed_at" | "topics"> & { pushed_at: string; network_count: number };',
+    );
+    // A description that only restates the name is left out; members without comments share lines.
+    expect(text).not.toContain('/** Full Repository */');
+    expect(text).toContain('field0_url: string; field1_url: string; field2_url: string;');
+    const code = `
+const { full, plain, maybe } = await cyrnel.services.gh.tools.repos_get.invoke({});
+const pushed: string = full.pushed_at;
+const count: number = full.network_count;
+const url: string = full.field13_url;
+const maybePushed: string | null = plain.pushed_at;
+const nullable: number | undefined = maybe?.network_count;
+console.log(pushed, count, url, maybePushed, nullable);
+`;
+    expect(diagnostics(code, ['lib.es2023.d.ts'], declared)).toEqual([]);
+    // The derived declaration lacks what it omits: topics is not a member of a full repository.
+    expect(
+      diagnostics(
+        'const r = await cyrnel.services.gh.tools.repos_get.invoke({});\nr.full.topics;',
+        ['lib.es2023.d.ts'],
+        declared,
+      ).join('\n'),
+    ).toContain("Property 'topics' does not exist");
+  });
+
+  it('keeps the first sentence of a comment and the text of its Markdown links', () => {
+    const text = generateTypes([
+      {
+        serviceId: 'gh',
+        toolId: 'issues_get',
+        description: 'Returns a [`301` status](https://docs.example/redirects) when moved. Second sentence.',
+        inputSchema: {},
+        outputSchema: {},
+      },
+    ]);
+    expect(text).toContain('/** Returns a `301` status when moved. */');
   });
 });
