@@ -166,9 +166,19 @@ const MIB = 1024 * KIB;
 /** Time answers get to reach their clients after the host closed, and cut handlers get to end. */
 const FLUSH_MS = 1000;
 
+/**
+ * Idle keep-alive connections stay open this long: longer than the idle timeouts of common load
+ * balancers (60 s), so the server is never the side that closes a connection a client is about to
+ * reuse (Node's default of 5 s lets a request sent just then fail with ECONNRESET).
+ */
+const KEEP_ALIVE_MS = 65_000;
+
 function listen(fetch: FetchHandler, port: number, hostname: string) {
   return new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const server = serve({ fetch, port, hostname }, () => resolve(server));
+    const http = server as import('node:http').Server;
+    http.keepAliveTimeout = KEEP_ALIVE_MS;
+    http.headersTimeout = KEEP_ALIVE_MS + 1000;
     server.once('error', reject);
   }) as Promise<import('node:http').Server>;
 }
