@@ -11,6 +11,22 @@ export interface InvokeInput {
   toolId: string;
   /** Parameters, already validated against the tool's `inputSchema` by the host. */
   parameters: Record<string, unknown>;
+  /**
+   * Aborted once the result is no longer wanted: the call's deadline passed, its process ended
+   * (kill, timeout, shutdown) or the adapter is being torn down (since 0.2.0). An adapter hands it
+   * to its outbound work so that stops too, and may reject with `signal.reason`:
+   *
+   * ```ts
+   * async invoke({ parameters, signal }) {
+   *   const res = await fetch(url, { method: 'POST', body: JSON.stringify(parameters), signal });
+   *   return { status: res.status, body: await res.json() };
+   * }
+   * ```
+   *
+   * The host always passes one to `AdapterModule.invoke`; an environment may pass its own to
+   * `EnvironmentBindings.invokeTool` (the host combines it with the process's).
+   */
+  signal?: AbortSignal;
 }
 
 /** What `EnvironmentModule.generateToolDocs` receives to render one tool's Markdown page. */
