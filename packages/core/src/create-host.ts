@@ -41,8 +41,14 @@ export interface CreateHostOptions {
   readonly logger?: ModuleLogger;
   /** Checked against custom modules' `engines.cyrnel`; default {@link HOST_VERSION}. */
   readonly hostVersion?: string;
-  /** Process limits (SPEC §9 defaults) and the deadline of one adapter call. */
-  readonly limits?: Partial<ProcessLimits> & { readonly invokeTimeoutMs?: number };
+  /**
+   * Process limits (SPEC §9 defaults), the deadline of one adapter call (default 60 s) and of a
+   * module's setup (default 30 s).
+   */
+  readonly limits?: Partial<ProcessLimits> & {
+    readonly invokeTimeoutMs?: number;
+    readonly moduleSetupTimeoutMs?: number;
+  };
   /**
    * Where modules may connect on behalf of agent code, handed to every module's `setup` as
    * `context.outbound` (see `createOutboundPolicy`). Absent: modules check nothing.
@@ -72,7 +78,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const { catalog, revision } = watchCatalog(storage.catalog);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
-  const { invokeTimeoutMs, ...processLimits } = options.limits ?? {};
+  const { invokeTimeoutMs, moduleSetupTimeoutMs, ...processLimits } = options.limits ?? {};
   const cipher = createSecretsCipher({ key: options.secretsKey, previousKeys: options.previousSecretsKeys });
   const vault = createSecretsVault(catalog, cipher, now);
   // The registry is created after the gateway and the process manager, which reach it lazily.
@@ -86,8 +92,6 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     sharedSchemas,
     adapter,
     activeAdapterIds,
-    invokeTimeoutMs,
-    logger,
   });
   const environments = {
     lease: () => registry.environments.lease(),
@@ -119,6 +123,10 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     hostVersion: options.hostVersion ?? HOST_VERSION,
     logger,
     bindings: processes.bindings,
+    deadlines: {
+      ...(invokeTimeoutMs === undefined ? {} : { invokeMs: invokeTimeoutMs }),
+      ...(moduleSetupTimeoutMs === undefined ? {} : { setupMs: moduleSetupTimeoutMs }),
+    },
     ...(options.outbound ? { outbound: options.outbound } : {}),
     now,
     onAdapterActive: (id, instance) => services.hydrateAdapter(id, instance),

@@ -11,6 +11,7 @@ import type { CatalogStorage, ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
 import { ConflictError, NotFoundError, UpstreamError } from './errors';
 import { createKeyedLock } from './keyed-lock';
+import type { ModuleDeadlines } from './module-guard';
 import { type RegisteredModule, registerBuiltin, scanModules } from './module-loader';
 import { createModuleRuntimes } from './module-runtimes';
 import { createModuleSettings } from './module-settings';
@@ -32,6 +33,8 @@ export interface ModuleRegistryOptions {
   readonly logger: ModuleLogger;
   /** What environments are set up with (the process manager's). */
   readonly bindings: EnvironmentBindings;
+  /** Deadlines of module setup and adapter calls (see `ModuleDeadlines`). */
+  readonly deadlines?: ModuleDeadlines;
   /** Handed to every module's `setup` as `context.outbound`. */
   readonly outbound?: OutboundPolicy;
   readonly now: () => Date;
@@ -69,6 +72,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     settings,
     logger,
     bindings: options.bindings,
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.outbound ? { outbound: options.outbound } : {}),
     onAdapterActive: options.onAdapterActive,
   });

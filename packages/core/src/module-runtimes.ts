@@ -11,6 +11,7 @@ import type { ModuleStatus } from '@cyrnel/sdk/api';
 import type { ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
 import { createEnvironmentSlot } from './environment-slot';
+import { guardAdapter, guardEnvironment, instantiateModule, type ModuleDeadlines } from './module-guard';
 import type { RegisteredModule } from './module-loader';
 import type { ModuleSettings } from './module-settings';
 import { errorMessage, scopedLogger } from './scoped-logger';
@@ -33,6 +34,8 @@ export interface ModuleRuntimesOptions {
   readonly settings: ModuleSettings;
   readonly logger: ModuleLogger;
   readonly bindings: EnvironmentBindings;
+  /** Deadlines of setup and adapter calls; every instance runs behind `guardAdapter`/`guardEnvironment`. */
+  readonly deadlines?: ModuleDeadlines;
   /** Handed to every module's `setup` as `context.outbound`. */
   readonly outbound?: OutboundPolicy;
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
@@ -78,20 +81,22 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     if (!module) return;
     try {
       const { config, secrets } = await settings.forSetup(id, module.definition);
-      const instance = await module.definition.instantiate();
+      const instance = await instantiateModule(id, () => module.definition.instantiate(), options.deadlines);
+      const moduleLogger = scopedLogger(logger, { module: id });
       const context: ModuleSetupContext = {
         config,
         secrets,
-        logger: scopedLogger(logger, { module: id }),
+        logger: moduleLogger,
         ...(options.outbound ? { outbound: options.outbound } : {}),
       };
+      const guard = { logger: moduleLogger, ...(options.deadlines ? { deadlines: options.deadlines } : {}) };
       if (module.info.type === 'adapter') {
-        const adapter = instance as AdapterModule;
+        const adapter = guardAdapter(id, instance as AdapterModule, guard);
         await adapter.setup(context);
         Object.assign(runtime, { adapter, failed: false, error: null });
         await options.onAdapterActive(id, adapter);
       } else {
-        const environment = instance as EnvironmentModule;
+        const environment = guardEnvironment(id, instance as EnvironmentModule, guard);
         await environment.setup({ ...context, bindings: options.bindings });
         // The previous environment, if any, drains from here on (SPEC §3).
         slot.activate(id, environment);
@@ -111,11 +116,8 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     const adapter = runtime.adapter;
     Object.assign(runtime, { adapter: undefined, failed: false, error: null });
     slot.deactivate(id);
-    if (adapter) {
-      await adapter.teardown().catch((error: unknown) => {
-        logger.error('adapter teardown failed', { module: id, error: errorMessage(error) });
-      });
-    }
+    // The guard refuses later calls, aborts those in flight, and logs a failed or late teardown.
+    if (adapter) await adapter.teardown();
   };
 
   return {

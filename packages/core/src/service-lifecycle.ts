@@ -1,7 +1,7 @@
 import type { AdapterModule, ModuleLogger, ServiceDefinition } from '@cyrnel/sdk';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { checkDefinition } from './check-definition';
-import { NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { NotFoundError, UnavailableError, ValidationError } from './errors';
 import type { ModuleRegistry } from './module-registry';
 import { errorMessage } from './scoped-logger';
 import type { ServiceSettings } from './service-settings';
@@ -53,21 +53,12 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     return adapter;
   };
 
+  // The adapter is guarded (module-guard.ts): a refusal arrives as a 400 naming the adapter.
   const generate = async (
     adapter: AdapterModule,
     adapterId: string,
     text: string,
-  ): Promise<ServiceDefinition> => {
-    let raw: unknown;
-    try {
-      raw = await adapter.generateDefinition(text);
-    } catch (error) {
-      throw new ValidationError(`adapter ${adapterId} refused the definition: ${errorMessage(error)}`, [
-        { path: 'definition', message: errorMessage(error) },
-      ]);
-    }
-    return checkDefinition(raw, adapterId);
-  };
+  ): Promise<ServiceDefinition> => checkDefinition(await adapter.generateDefinition(text), adapterId);
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
     const adapter = registry.adapter(row.adapter);
@@ -77,15 +68,9 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     });
   };
 
+  // A failure arrives from the guard as a 502 naming the adapter and the service.
   const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
-    const state = await settings.state(row);
-    try {
-      await adapter.hydrateService(state);
-    } catch (error) {
-      throw new UpstreamError(
-        `adapter ${row.adapter} failed to hydrate service ${row.id}: ${errorMessage(error)}`,
-      );
-    }
+    await adapter.hydrateService(await settings.state(row));
   };
 
   const enable = async (row: ServiceRow): Promise<void> => {

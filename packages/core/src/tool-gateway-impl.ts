@@ -4,16 +4,13 @@ import {
   type DiscoveredTool,
   type InvokeInput,
   type JSONSchema,
-  type ModuleLogger,
   type ToolDescription,
   withSharedSchemas,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
-import { ConflictError, NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { ConflictError, NotFoundError, UnavailableError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
-import { errorMessage } from './scoped-logger';
 import type { SharedSchemasCache } from './shared-schemas-cache';
-import { timerDelay } from './timer-delay';
 import type { SchemaChecker } from './validation/schema-checker';
 
 /** Options of {@link createToolGateway}. */
@@ -27,9 +24,6 @@ export interface ToolGatewayOptions {
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
   /** The ids of the active adapters (tool search keeps only their tools). */
   readonly activeAdapterIds: () => readonly string[];
-  /** Deadline of one `adapter.invoke`; default 60000 ms (past it: 502 `upstream_error`). */
-  readonly invokeTimeoutMs?: number;
-  readonly logger: ModuleLogger;
 }
 
 const MAX_DISCOVERED = 100;
@@ -42,21 +36,9 @@ export interface ToolGatewayEngine {
   describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
 }
 
-/** The adapter call that missed its deadline: an adapter failure, 502 like any other (SPEC §9). */
-class AdapterTimeout extends UpstreamError {}
-
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new AdapterTimeout(`${what} timed out after ${ms} ms`)), timerDelay(ms));
-  });
-  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
-}
-
 /** Create the tool gateway. */
 export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngine {
-  const { catalog, logger } = options;
-  const timeoutMs = options.invokeTimeoutMs ?? 60_000;
+  const { catalog } = options;
   // The checker's workers compile an input schema once per tool and service hash (an update
   // changes the hash); only a worker that lacks it makes the gate read the schema.
   const inputSchemaOf = (serviceId: string, toolId: string) => async () => {
@@ -81,7 +63,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
   return {
     async invoke(input) {
       if (!isPlainObject(input)) throw new ValidationError('invoke input must be an object');
-      const { serviceId, toolId, parameters = {} } = input as Partial<InvokeInput>;
+      const { serviceId, toolId, parameters = {}, signal } = input as Partial<InvokeInput>;
       if (typeof serviceId !== 'string')
         throw new ValidationError('serviceId must be a string', [
           { path: 'serviceId', message: 'must be a string' },
@@ -118,21 +100,13 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           schemas: async () => (await options.sharedSchemas.get(serviceId, tool.serviceHash)) ?? {},
         },
       });
-      try {
-        return await withTimeout(
-          adapter.invoke({ serviceId, toolId, parameters }),
-          timeoutMs,
-          `tool ${serviceId}.${toolId}`,
-        );
-      } catch (error) {
-        if (error instanceof AdapterTimeout) throw error;
-        logger.debug('tool invocation failed', {
-          service: serviceId,
-          tool: toolId,
-          error: errorMessage(error),
-        });
-        throw new UpstreamError(errorMessage(error) || `tool ${serviceId}.${toolId} failed`);
-      }
+      // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
+      return adapter.invoke({
+        serviceId,
+        toolId,
+        parameters,
+        ...(signal instanceof AbortSignal ? { signal } : {}),
+      });
     },
     async discoverServices(rawQuery) {
       const query = rawQuery === undefined ? {} : rawQuery;

@@ -220,6 +220,30 @@ describe('module registry', () => {
     expect(probe.calls).toEqual(['setup', 'hydrate:svc']);
   });
 
+  it('fails an adapter whose setup hangs past the deadline instead of hanging the host, and tears it down once it ends', async () => {
+    const probe = createProbe();
+    let release!: () => void;
+    probe.setupHold = new Promise((resolve) => {
+      release = resolve;
+    });
+    harness = await createHarness({
+      builtins: [createTestAdapter('stuck', probe)],
+      limits: { moduleSetupTimeoutMs: 50 },
+    });
+    const { host } = harness;
+    expect(await host.modules.get('stuck')).toMatchObject({
+      status: 'failed',
+      error: 'module stuck did not finish setup within 50 ms',
+    });
+    await expect(
+      host.services.install({ id: 'svc', adapter: 'stuck', definition: '{"tools":[]}' }),
+    ).rejects.toMatchObject({ status: 503 });
+    release();
+    await vi.waitFor(() => expect(probe.calls).toEqual(['setup', 'teardown']));
+    probe.setupHold = undefined;
+    expect(await host.modules.setEnabled('stuck', true)).toMatchObject({ status: 'active', error: null });
+  });
+
   it('filters and pages the module list', async () => {
     const host = await start({
       builtins: [

@@ -35,6 +35,11 @@ export class LiveProcess {
   lease: EnvironmentLease | undefined;
   /** Set once a kill or the deadline decided how the run ends. */
   forced: { exitState: ExecutionExitState; error: string } | undefined;
+  /**
+   * Aborted when the run ends or is being forced to (kill, deadline, shutdown): the signal of its
+   * tool calls in flight, so adapters stop their outbound work for a result nobody will read.
+   */
+  readonly ending = new AbortController();
   /** The environment said the execution waits for a slot. */
   reportedQueued = false;
   finished = false;

@@ -83,7 +83,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       run.calls.push(call);
       run.pendingCalls.set(call, started.getTime());
       try {
-        const result = await tools.invoke(input);
+        const signal =
+          input?.signal instanceof AbortSignal
+            ? AbortSignal.any([input.signal, run.ending.signal])
+            : run.ending.signal;
+        const result = await tools.invoke({ ...input, signal });
         call.ok = true;
         return result;
       } catch (error) {

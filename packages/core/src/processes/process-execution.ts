@@ -1,5 +1,6 @@
 import { type ExecutionExitState, isExecutionExitState, type ModuleLogger } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environment-provider';
+import { ConflictError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
@@ -56,10 +57,19 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
   };
 
+  // Tool calls still in flight are cancelled: their adapters abort the outbound requests.
+  const endCalls = (run: LiveProcess, exitState: ExecutionExitState): void => {
+    if (!run.ending.signal.aborted)
+      run.ending.abort(
+        new ConflictError(`process ${run.record.id} ended (${exitState}) before the call finished`),
+      );
+  };
+
   const finish = (run: LiveProcess, exitState: ExecutionExitState, error: string | null): void => {
     if (run.finished) return;
     run.finished = true;
     unfinished--;
+    endCalls(run, exitState);
     noteActivity(run);
     for (const timer of run.timers) clearTimeout(timer);
     run.timers = [];
@@ -170,6 +180,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
   const terminate = (run: LiveProcess, exitState: ExecutionExitState, error: string): void => {
     if (run.finished || run.forced) return;
     run.forced = { exitState, error };
+    endCalls(run, exitState);
     killInEnvironment(run);
     if (run.record.state === 'queued') {
       finish(run, exitState, error);

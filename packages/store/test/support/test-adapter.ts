@@ -11,6 +11,8 @@ export interface AdapterProbe {
   failInvoke: string | undefined;
   /** Make setup throw this message. */
   failSetup: string | undefined;
+  /** When set, setup waits for it (a module whose setup hangs). */
+  setupHold: Promise<void> | undefined;
   /** Hold invoke until resolved (for timeouts). */
   invokeDelayMs: number;
   /** When set, the next hydrateService (after recording its call) waits for it before keeping the state. */
@@ -25,6 +27,7 @@ export function createProbe(): AdapterProbe {
     failHydrate: undefined,
     failInvoke: undefined,
     failSetup: undefined,
+    setupHold: undefined,
     invokeDelayMs: 0,
     hydrateHold: undefined,
   };
@@ -63,6 +66,7 @@ export function createTestAdapter(id: string, probe: AdapterProbe): BuiltinModul
       return {
         async setup() {
           probe.calls.push('setup');
+          if (probe.setupHold) await probe.setupHold;
           if (probe.failSetup) throw new Error(probe.failSetup);
         },
         async teardown() {

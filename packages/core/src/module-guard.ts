@@ -1,0 +1,269 @@
+import type {
+  AdapterModule,
+  EnvironmentModule,
+  EnvironmentSetupContext,
+  InvokeInput,
+  ModuleLogger,
+  ModuleSetupContext,
+  ServiceDefinition,
+} from '@cyrnel/sdk';
+import { type CyrnelError, isCyrnelError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { errorMessage } from './scoped-logger';
+import { timerDelay } from './timer-delay';
+
+/** Deadlines of module calls. */
+export interface ModuleDeadlines {
+  /** `instantiate()`, and `setup()`; default 30,000 ms each (past it: 503 `module_setup_timeout`). */
+  readonly setupMs?: number;
+  /** One `adapter.invoke`; default 60,000 ms (past it: 502, the signal aborted). */
+  readonly invokeMs?: number;
+  /** `teardown()`; default 10,000 ms (past it the instance is dropped and the failure logged). */
+  readonly teardownMs?: number;
+}
+
+/** Default {@link ModuleDeadlines}. */
+export const DEFAULT_MODULE_DEADLINES: Required<ModuleDeadlines> = {
+  setupMs: 30_000,
+  invokeMs: 60_000,
+  teardownMs: 10_000,
+};
+
+/** The message a missed deadline rejects with. */
+class DeadlineError extends Error {}
+
+/**
+ * `task` racing a deadline: rejects with `onTimeout()` when `ms` pass first, aborting `controller`
+ * (if given) so the work behind it stops rather than runs on abandoned.
+ */
+function withDeadline<T>(
+  task: Promise<T>,
+  ms: number,
+  onTimeout: () => Error,
+  controller?: AbortController,
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = onTimeout();
+      controller?.abort(error);
+      reject(error);
+    }, timerDelay(ms));
+  });
+  return Promise.race([task, deadline]).finally(() => clearTimeout(timer));
+}
+
+function setupTimeout(id: string, ms: number): CyrnelError {
+  const error = new UnavailableError(`module ${id} did not finish setup within ${ms} ms`);
+  return Object.assign(error, { reason: 'module_setup_timeout' });
+}
+
+/**
+ * A module's `instantiate()` under the setup deadline (a hanging factory fails the module with
+ * `module_setup_timeout` instead of hanging the host).
+ *
+ * @example
+ * ```ts
+ * const instance = await instantiateModule('openapi', () => definition.instantiate());
+ * ```
+ */
+export function instantiateModule<T>(
+  id: string,
+  instantiate: () => T | Promise<T>,
+  deadlines: ModuleDeadlines = {},
+): Promise<T> {
+  const ms = deadlines.setupMs ?? DEFAULT_MODULE_DEADLINES.setupMs;
+  return withDeadline(Promise.resolve().then(instantiate), ms, () => setupTimeout(id, ms));
+}
+
+/** The lifecycle every module instance shares: set up once under a deadline, refused after teardown. */
+interface Lifecycle {
+  /** Run `setup` under the setup deadline; a late setup is torn down when it finally ends. */
+  setup(run: () => Promise<void>, teardown: () => Promise<void>): Promise<void>;
+  /** Refuse the call once torn down, else run it. */
+  open(): void;
+  /** Abort every call in flight, refuse new ones, and tear down under its deadline. */
+  teardown(run: () => Promise<void>): Promise<void>;
+  /** Aborted at teardown: the module's outbound work stops with it. */
+  readonly signal: AbortSignal;
+}
+
+function lifecycle(id: string, deadlines: Required<ModuleDeadlines>, logger: ModuleLogger): Lifecycle {
+  const closing = new AbortController();
+  let tornDown = false;
+  return {
+    signal: closing.signal,
+    async setup(run, teardown) {
+      const started = run();
+      try {
+        await withDeadline(started, deadlines.setupMs, () => setupTimeout(id, deadlines.setupMs));
+      } catch (error) {
+        // A setup that ends after its deadline leaves nothing running behind.
+        started.then(teardown, () => undefined).catch(() => undefined);
+        throw error;
+      }
+    },
+    open() {
+      if (tornDown) {
+        const error = new UnavailableError(`module ${id} was torn down`);
+        Object.assign(error, { reason: 'module_torn_down' });
+        throw error;
+      }
+    },
+    async teardown(run) {
+      if (tornDown) return;
+      tornDown = true;
+      closing.abort(new UnavailableError(`module ${id} was torn down`));
+      await withDeadline(run(), deadlines.teardownMs, () => new DeadlineError('teardown')).catch((error) => {
+        logger.error('module teardown failed', {
+          module: id,
+          error:
+            error instanceof DeadlineError
+              ? `timed out after ${deadlines.teardownMs} ms`
+              : errorMessage(error),
+        });
+      });
+    },
+  };
+}
+
+/** A module's error as the host reports it: its own coded error, else `wrap(message)`. */
+function translate(error: unknown, wrap: (message: string) => CyrnelError): CyrnelError {
+  return isCyrnelError(error) ? error : wrap(errorMessage(error));
+}
+
+/**
+ * One adapter instance behind the host's guards (every call the host makes goes through it):
+ * `setup` under a deadline (`module_setup_timeout`), calls refused after `teardown`
+ * (`module_torn_down`), `invoke` under its deadline with an `AbortSignal` the adapter passes to
+ * its outbound work (aborted by the deadline, the caller's signal or teardown), and errors
+ * translated: a refused definition is a 400, a failed hydration or call a 502, a module's own
+ * `CyrnelError` kept as it is.
+ *
+ * @example
+ * ```ts
+ * const adapter = guardAdapter('openapi', await module.instantiate(), { logger });
+ * await adapter.setup({ config, secrets, logger });
+ * await adapter.invoke({ serviceId: 'petstore', toolId: 'listPets', parameters: {} }); // ≤ 60 s
+ * ```
+ */
+export function guardAdapter(
+  id: string,
+  inner: AdapterModule,
+  options: { readonly deadlines?: ModuleDeadlines; readonly logger: ModuleLogger },
+): AdapterModule {
+  const deadlines = { ...DEFAULT_MODULE_DEADLINES, ...options.deadlines };
+  const life = lifecycle(id, deadlines, options.logger);
+  return {
+    setup: (context: ModuleSetupContext) =>
+      life.setup(
+        () => inner.setup(context),
+        () => inner.teardown(),
+      ),
+    teardown: () => life.teardown(() => inner.teardown()),
+    async generateDefinition(text: string): Promise<ServiceDefinition> {
+      life.open();
+      try {
+        return await inner.generateDefinition(text);
+      } catch (error) {
+        throw translate(
+          error,
+          (message) =>
+            new ValidationError(`adapter ${id} refused the definition: ${message}`, [
+              { path: 'definition', message },
+            ]),
+        );
+      }
+    },
+    async hydrateService(state) {
+      life.open();
+      try {
+        await inner.hydrateService(state);
+      } catch (error) {
+        throw translate(
+          error,
+          (message) => new UpstreamError(`adapter ${id} failed to hydrate service ${state.id}: ${message}`),
+        );
+      }
+    },
+    async dehydrateService(serviceId) {
+      life.open();
+      await inner.dehydrateService(serviceId);
+    },
+    async invoke(input: InvokeInput) {
+      life.open();
+      const deadline = new AbortController();
+      const signal = AbortSignal.any([deadline.signal, life.signal, ...(input.signal ? [input.signal] : [])]);
+      const what = `tool ${input.serviceId}.${input.toolId}`;
+      // An adapter that ignores the signal is not waited for: the abort answers the caller.
+      let onAbort = () => {};
+      const aborted = new Promise<never>((_, reject) => {
+        onAbort = () => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        return await withDeadline(
+          Promise.race([inner.invoke({ ...input, signal }), aborted]),
+          deadlines.invokeMs,
+          () => new UpstreamError(`${what} timed out after ${deadlines.invokeMs} ms`),
+          deadline,
+        );
+      } catch (error) {
+        options.logger.debug('tool invocation failed', {
+          service: input.serviceId,
+          tool: input.toolId,
+          error: errorMessage(error),
+        });
+        if (signal.aborted && isCyrnelError(signal.reason)) throw signal.reason;
+        throw translate(error, (message) => new UpstreamError(message || `${what} failed`));
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+  };
+}
+
+/**
+ * One environment instance behind the host's guards: `setup` under a deadline
+ * (`module_setup_timeout`) and calls refused after `teardown` (`module_torn_down`). Executions
+ * keep the process deadlines of the process manager.
+ *
+ * @example
+ * ```ts
+ * const environment = guardEnvironment('typescript-ivm', instance, { logger });
+ * await environment.setup({ config, secrets, logger, bindings });
+ * ```
+ */
+export function guardEnvironment(
+  id: string,
+  inner: EnvironmentModule,
+  options: { readonly deadlines?: ModuleDeadlines; readonly logger: ModuleLogger },
+): EnvironmentModule {
+  const deadlines = { ...DEFAULT_MODULE_DEADLINES, ...options.deadlines };
+  const life = lifecycle(id, deadlines, options.logger);
+  const open =
+    <A extends unknown[], R>(call: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      life.open();
+      return call(...args);
+    };
+  return {
+    setup: (context: EnvironmentSetupContext) =>
+      life.setup(
+        () => inner.setup(context),
+        () => inner.teardown(),
+      ),
+    teardown: () => life.teardown(() => inner.teardown()),
+    execute: open((input) => inner.execute(input)),
+    // A kill after teardown has nothing left to stop.
+    kill: (eid) => (life.signal.aborted ? Promise.resolve() : inner.kill(eid)),
+    generateDocs: open(() => inner.generateDocs()),
+    generateToolDocs: open((input) => inner.generateToolDocs(input)),
+    ...(inner.generateTypes
+      ? {
+          generateTypes: open((tools: Parameters<NonNullable<EnvironmentModule['generateTypes']>>[0]) =>
+            (inner.generateTypes as NonNullable<EnvironmentModule['generateTypes']>)(tools),
+          ),
+        }
+      : {}),
+  };
+}
