@@ -18,6 +18,8 @@ export interface TransportRequest {
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: Buffer;
   readonly timeoutMs: number;
+  /** Aborts the request (and any redirect after it) when the caller no longer wants the answer. */
+  readonly signal?: AbortSignal;
   /** Headers that carry credentials: dropped when a redirect leaves the origin. */
   readonly credentialHeaders?: readonly string[];
 }
@@ -164,6 +166,9 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
     async send(request) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), request.timeoutMs);
+      const signal = request.signal
+        ? AbortSignal.any([controller.signal, request.signal])
+        : controller.signal;
       let current = request;
       let previousHost = '';
       inFlight++;
@@ -172,7 +177,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           const host = current.url.host;
           let response: TransportResponse;
           try {
-            response = await once(current, controller.signal);
+            response = await once(current, signal);
           } catch (error) {
             if (error instanceof RefusedConnection) {
               const after = hop > 0 ? ` (after a redirect from ${previousHost})` : '';
@@ -180,6 +185,12 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
             }
             if (controller.signal.aborted) {
               throw new Error(`request to ${host} timed out after ${request.timeoutMs} ms`, { cause: error });
+            }
+            if (request.signal?.aborted) {
+              throw new Error(
+                `request to ${host} was cancelled: ${String(request.signal.reason?.message ?? request.signal.reason)}`,
+                { cause: error },
+              );
             }
             const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
             throw new Error(`request to ${host} failed: ${reason}`, { cause: error });

@@ -75,7 +75,7 @@ export function createOpenApiAdapter(): AdapterModule {
     async dehydrateService(id) {
       drop(id);
     },
-    async invoke({ serviceId, toolId, parameters }) {
+    async invoke({ serviceId, toolId, parameters, signal }) {
       const service = services.get(serviceId);
       if (!service) throw new Error(`service '${serviceId}' is not active in the openapi adapter`);
       const tool = Object.hasOwn(service.state.tools, toolId) ? service.state.tools[toolId] : undefined;
@@ -87,7 +87,8 @@ export function createOpenApiAdapter(): AdapterModule {
         secrets: service.state.secrets,
         parameters: parameters ?? {},
       });
-      return decodeResponse(await service.transport.send(request));
+      // The host's signal (deadline, process end, teardown) aborts the request in flight.
+      return decodeResponse(await service.transport.send(signal ? { ...request, signal } : request));
     },
   };
 }
