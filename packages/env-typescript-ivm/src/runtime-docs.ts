@@ -11,6 +11,7 @@ Your code is TypeScript, run in a fresh V8 isolate (no type check). It is the bo
 
 ## Globals
 - \`await cyrnel.services.<serviceId>.tools.<toolId>.invoke(params)\` calls a tool and resolves with its result (a copy). Tools of HTTP services (OpenAPI) take their parameters in slots — \`{ path?, query?, headers?, cookies?, body? }\` — and resolve with \`{ status, headers, body }\`: a non-2xx answer is a normal result with that \`status\`, not an error, so check \`status\` before using \`body\`.
+- \`await cyrnel.invoke(serviceId, toolId, params)\` is the same call by name (for ids chosen at run time).
 - \`cyrnel.output(obj)\` merges a plain JSON object into the process result (shallow; later keys overwrite). Only what you output reaches the caller — keep intermediate data in variables.
 - \`await cyrnel.discover.services({ query? })\`, \`await cyrnel.discover.tools({ query?, serviceId?, limit? })\`, \`await cyrnel.discover.tool(serviceId, toolId)\` (schemas and a TypeScript \`signature\`), \`await cyrnel.discover.types({ services?, tools? })\` (the declarations of whole services and/or \`'<serviceId>.<toolId>'\` tools, shared schemas as named types).
 - \`console.log/info/debug\` write a line to stdout, \`console.warn/error\` to stderr (strings as is, other values as JSON).

@@ -216,7 +216,9 @@ const discover = freeze({
   tool: (serviceId, toolId) => call('describeTool', [serviceId, toolId]),
   types: (selection) => call('discoverTypes', [selection === undefined ? {} : selection]),
 });
-const cyrnel = freeze({ output, services, discover, console: consoleObject });
+// The seed's direct form, beside the proxy: the same host call, gate and errors.
+const invoke = (serviceId, toolId, params) => call('invoke', [serviceId, toolId, params === undefined ? {} : params]);
+const cyrnel = freeze({ output, services, invoke, discover, console: consoleObject });
 const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });
 O.defineProperty(g, 'cyrnel', fixed(cyrnel));
 O.defineProperty(g, 'console', fixed(consoleObject));

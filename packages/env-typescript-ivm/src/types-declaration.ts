@@ -329,6 +329,8 @@ interface CyrnelToolError extends Error {
 declare const cyrnel: {
   /** Merge a JSON-serialisable plain object into the process output (shallow). */
   output(value: Record<string, unknown>): void;
+  /** The same call as \`cyrnel.services[serviceId].tools[toolId].invoke(parameters)\`, by name. */
+  invoke(serviceId: string, toolId: string, parameters?: Record<string, unknown>): Promise<unknown>;
   /** Tools by service id and tool id; every call goes through the host's invocation gate. */
   services: {
 ${services.join('\n')}

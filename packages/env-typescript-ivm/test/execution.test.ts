@@ -32,6 +32,20 @@ describe('execute', () => {
     expect(record.calls).toEqual([{ serviceId: 'math', toolId: 'add', parameters: { a: 2, b: 3 } }]);
   });
 
+  it('calls a tool by name with cyrnel.invoke, through the same binding and errors as the proxy', async () => {
+    const { exit, record } = await sandbox.run(`
+      const total = await cyrnel.invoke('math', 'add', { a: 4, b: 5 });
+      const refused = await cyrnel.invoke('math', 'disabled').catch((e) => ({ status: e.status, code: e.code }));
+      cyrnel.output({ total, refused });
+    `);
+    expect(exit).toBe('success');
+    expect(record.output).toEqual({ total: 9, refused: { status: 409, code: 'conflict' } });
+    expect(record.calls).toEqual([
+      { serviceId: 'math', toolId: 'add', parameters: { a: 4, b: 5 } },
+      { serviceId: 'math', toolId: 'disabled', parameters: {} },
+    ]);
+  });
+
   it('merges output calls shallowly and rejects non-plain values with a catchable error', async () => {
     const { exit, record } = await sandbox.run(`
       cyrnel.output({ a: 1, b: [1, 'x', null, { c: true }] });

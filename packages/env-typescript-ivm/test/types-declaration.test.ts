@@ -90,6 +90,8 @@ const slots = await cyrnel.services.shop.tools.slots.invoke({});
 const lengths: number[] = slots.maybe.map((m) => m?.a.length ?? 0);
 const kinds: string[] = slots.either.map((e) => ('a' in e ? e.a : String(e.b)));
 console.log(lengths, kinds);
+const byName: unknown = await cyrnel.invoke('crm', 'getUser', { id: 1 });
+console.log(byName);
 const tools = await cyrnel.discover.tools({ query: 'user' });
 cyrnel.output({ first: tools[0]?.toolId ?? null });
 `;

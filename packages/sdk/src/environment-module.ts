@@ -87,7 +87,18 @@ export interface EnvironmentBindings {
   emitStdout(eid: number, chunk: string | Uint8Array): void;
   /** Append to stderr (same rules as stdout). */
   emitStderr(eid: number, chunk: string | Uint8Array): void;
-  /** Merge `patch` shallowly into the process output. */
+  /**
+   * Merge `patch` shallowly into the process output. Throws synchronously, leaving the output as it
+   * was, when `patch` is not a plain JSON object or is nested deeper than `MAX_JSON_DEPTH` (400
+   * `invalid_request`), or when the merged output would exceed the host's output cap (413
+   * `payload_too_large`); an environment turns that into an error its program can catch:
+   *
+   * ```ts
+   * try { bindings.emitOutput(eid, patch); } catch (error) { rejectInSandbox(error); }
+   * ```
+   *
+   * Calls for an execution that already ended are ignored.
+   */
   emitOutput(eid: number, patch: Record<string, unknown>): void;
   /** Record why the execution failed. */
   setError(eid: number, message: string): void;
