@@ -177,7 +177,7 @@ describe('the main thread while type declarations render', () => {
     expect(types.status).toBe(200);
     expect(types.text).toContain('declare const cyrnel');
     expect(types.text).toContain('getThing2999: { invoke(parameters:');
-    expect(types.text).toContain('type Label = { name?: string; };');
+    expect(types.text).toContain('type Label = { name?: string };');
     expect(latencies.length).toBeGreaterThan(0);
     expect(Math.max(...latencies)).toBeLessThan(100);
   });
