@@ -81,7 +81,13 @@ export interface EnvironmentBindings {
    * (optional; since 0.2.0). Rejects with 400 listing unknown names.
    */
   discoverTypes?(eid: number, selection: TypesSelection): Promise<string>;
-  /** Report the execution's state (`queued` while waiting for a slot, then `running`). */
+  /**
+   * Report the execution's state: `queued` while it waits for a slot, then `running` once its code
+   * starts. The process's deadline (`timeoutMs`) counts from `running`; time queued does not count
+   * (a run the environment keeps queued while running nothing ends after its timeout plus the
+   * host's queue allowance). An environment that reports nothing is running from dispatch. Either
+   * report may come at any time, also after an `await` in `execute`.
+   */
   setState(eid: number, state: ExecutionState): void;
   /** Append to stdout. Byte chunks may split multi-byte UTF-8 sequences; the host reassembles them. */
   emitStdout(eid: number, chunk: string | Uint8Array): void;

@@ -42,6 +42,10 @@ export class LiveProcess {
   readonly ending = new AbortController();
   /** The environment said the execution waits for a slot. */
   reportedQueued = false;
+  /** Running since dispatch without a report from the environment yet (see `reportState`). */
+  provisional = false;
+  /** The run's deadline timer, armed when it runs. */
+  deadline: NodeJS.Timeout | undefined;
   finished = false;
   timers: NodeJS.Timeout[] = [];
   /** The backstop of a run the environment keeps `queued` (cleared once it runs). */

@@ -114,8 +114,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     setState(eid, state) {
       const run = running(eid);
       if (!run) return;
-      if (state === 'queued') run.reportedQueued = true;
-      else if (state === 'running') execution.markRunning(run);
+      if (state === 'queued' || state === 'running') execution.reportState(run, state);
       else logger.warn('process: unknown state reported', { id: eid, state: String(state) });
     },
     emitStdout(eid, chunk) {

@@ -56,6 +56,25 @@ describe('the host deadline', () => {
   });
 });
 
+describe('the deadline counts from running', () => {
+  it('does not count the time an environment with an asynchronous queue keeps a run queued', async () => {
+    // Reports `queued` only after an await: the host saw no report at dispatch.
+    const env = createScriptEnvironment({ poolSize: 1, lateQueue: true });
+    const { api } = await setup({ env });
+    const slow = await api.create({ code: 'await cyrnel.sleep(300)', timeoutMs: null });
+    const queued = await api.create({ code: 'cyrnel.output({ ran: true })', timeoutMs: 100 });
+    expect(await api.wait(queued.id)).toMatchObject({ exitState: 'success', output: { ran: true } });
+    expect(await api.wait(slow.id)).toMatchObject({ exitState: 'success' });
+    expect(env.started).toEqual([slow.id, queued.id]);
+  });
+
+  it('still ends a hanging run at the deadline counted from its running report', async () => {
+    const { api } = await setup({ env: createScriptEnvironment({ hang: true }) });
+    const { id } = await api.create({ code: 'cyrnel.log("x")', timeoutMs: 30 });
+    expect(await api.wait(id)).toMatchObject({ exitState: 'timeout', error: 'timed out after 30 ms' });
+  });
+});
+
 describe('timeoutMs: null', () => {
   /** A hanging environment (ignores its deadline and kills) that notes the deadline it was given. */
   function hangingEnvironment(): { env: ScriptEnvironment; deadlines: (number | null)[] } {

@@ -22,8 +22,8 @@ export interface ProcessExecution {
   unfinished(): number;
   /** Hand a run to the leased environment. */
   start(run: LiveProcess, lease: EnvironmentLease): void;
-  /** The environment reports the execution is running. */
-  markRunning(run: LiveProcess): void;
+  /** What the environment reports through `setState`; the deadline counts from `running`. */
+  reportState(run: LiveProcess, state: 'queued' | 'running'): void;
   /** End a run by force (kill, deadline, shutdown): `terminating`, environment kill, then idle. */
   terminate(run: LiveProcess, exitState: ExecutionExitState, error: string): void;
   /** Persist a change of the record of a run. */
@@ -73,6 +73,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     noteActivity(run);
     for (const timer of run.timers) clearTimeout(timer);
     run.timers = [];
+    clearTimeout(run.deadline);
+    run.deadline = undefined;
     clearTimeout(run.queueTimer);
     run.queueTimer = undefined;
     const out = run.stdout.end();
@@ -116,6 +118,16 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     else finish(run, exitState, errorFor(run, exitState));
   };
 
+  // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
+  const armDeadline = (run: LiveProcess): void => {
+    const { timeoutMs } = run;
+    clearTimeout(run.deadline);
+    run.deadline = setTimeout(
+      () => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`),
+      timerDelay(timeoutMs),
+    );
+  };
+
   const markRunning = (run: LiveProcess): void => {
     if (run.finished || run.record.state !== 'queued') return;
     clearTimeout(run.queueTimer);
@@ -123,11 +135,31 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     noteActivity(run);
     persistChange(run, { state: 'running', startedAt: now().toISOString() });
     run.resolveRunning(performance.now());
-    const { timeoutMs } = run;
-    // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
-    run.timers.push(
-      setTimeout(() => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`), timerDelay(timeoutMs)),
-    );
+    armDeadline(run);
+  };
+
+  /**
+   * What the environment reports (`EnvironmentBindings.setState`). A run dispatched without a
+   * report counts as running from dispatch, provisionally: if the environment then reports
+   * `queued` (its own queue, reached after an `await`), the run is queued again and its deadline
+   * waits; if it reports `running`, the deadline restarts from then. The deadline therefore counts
+   * from the environment's `running`, or from dispatch only when it never reports a state.
+   */
+  const reportState = (run: LiveProcess, state: 'queued' | 'running'): void => {
+    if (run.finished || run.forced) return;
+    const provisional = run.provisional;
+    run.provisional = false;
+    if (state === 'running') {
+      if (provisional) armDeadline(run);
+      else markRunning(run);
+      return;
+    }
+    run.reportedQueued = true;
+    if (!provisional || run.record.state !== 'running') return;
+    clearTimeout(run.deadline);
+    run.deadline = undefined;
+    persistChange(run, { state: 'queued', startedAt: null });
+    armQueueBackstop(run, run.timeoutMs + limits.queueStallMs, performance.now());
   };
 
   /** True while another run of `run`'s environment is running or being killed: the queue moves. */
@@ -203,9 +235,12 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     } catch (error) {
       execution = Promise.reject(error);
     }
-    // An environment that does not report `queued` while dispatching is running now.
-    if (!run.reportedQueued) markRunning(run);
-    else if (run.record.state === 'queued')
+    // An environment that does not report `queued` while dispatching is running now
+    // (provisionally: see `reportState`).
+    if (!run.reportedQueued) {
+      markRunning(run);
+      run.provisional = true;
+    } else if (run.record.state === 'queued')
       armQueueBackstop(run, timeoutMs + limits.queueStallMs, performance.now());
     execution.then(
       (exitState) => {
@@ -223,5 +258,5 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     );
   };
 
-  return { live, unfinished: () => unfinished, start, markRunning, terminate, persistChange };
+  return { live, unfinished: () => unfinished, start, reportState, terminate, persistChange };
 }

@@ -8,6 +8,8 @@ export interface ScriptEnvironmentOptions {
   readonly hang?: boolean;
   /** Report `queued`, then never start, never resolve `execute` and ignore `kill`. */
   readonly stall?: boolean;
+  /** Report `queued` only after an `await` (an environment whose own queue is asynchronous). */
+  readonly lateQueue?: boolean;
 }
 
 /** The test environment plus what the tests inspect. */
@@ -63,6 +65,7 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
         host.setState(eid, 'queued');
         return new Promise<never>(() => {});
       }
+      if (options.lateQueue) await new Promise((resolve) => setImmediate(resolve));
       host.setState(eid, 'queued');
       const killedWhileQueued = await new Promise<boolean>((resolve) => {
         if (busy < poolSize) {
