@@ -149,6 +149,8 @@ export interface ToolSearchQuery {
   readonly serviceId?: string;
   /** The adapters active now (the store cannot know which are). */
   readonly adapters: readonly string[];
+  /** Services whose tools are left out (those the host failed to hydrate). */
+  readonly excludedServices?: readonly string[];
   /** At most this many tools. */
   readonly limit: number;
 }

@@ -10,6 +10,7 @@ import { createProcessManager, type ProcessLimits, type ProcessStorage } from '.
 import { silentLogger } from './scoped-logger';
 import { createSecretsCipher } from './secrets-cipher';
 import { createSecretsVault } from './secrets-vault';
+import { createServiceHealth } from './service-health';
 import { createServicesApi } from './services-api';
 import { createSharedSchemasCache } from './shared-schemas-cache';
 import { createToolGateway } from './tool-gateway-impl';
@@ -86,12 +87,15 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const checker = createSchemaChecker(options.validation);
   const activeAdapterIds = () => registry.activeAdapterIds();
   const sharedSchemas = createSharedSchemasCache(catalog);
+  // Which services this host failed to hydrate: read by the gate, discovery, lists and types.
+  const health = createServiceHealth();
   const gateway = createToolGateway({
     catalog,
     checker,
     sharedSchemas,
     adapter,
     activeAdapterIds,
+    health,
   });
   const environments = {
     lease: () => registry.environments.lease(),
@@ -113,6 +117,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     checker,
     logger,
     now,
+    health,
   });
   const registry = createModuleRegistry({
     catalog,
@@ -147,10 +152,12 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     activeAdapterIds,
     environments,
     sharedSchemas,
+    health,
     now,
   });
-  // Rendered declarations change with the catalog and with which adapters are active.
-  const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}`;
+  // Rendered declarations change with the catalog, which adapters are active and which services
+  // failed to hydrate.
+  const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}:${health.version()}`;
   const environment = createEnvironmentApi(environments, tools, catalogState);
   let closing: Promise<void> | undefined;
   return {

@@ -4,6 +4,7 @@ import { checkDefinition } from './check-definition';
 import { NotFoundError, UnavailableError, ValidationError } from './errors';
 import type { ModuleRegistry } from './module-registry';
 import { errorMessage } from './scoped-logger';
+import type { ServiceHealth } from './service-health';
 import type { ServiceSettings } from './service-settings';
 
 /** Options of {@link createServiceLifecycle}. */
@@ -13,6 +14,8 @@ export interface ServiceLifecycleOptions {
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Records each hydration's outcome; dehydrating forgets it. */
+  readonly health: ServiceHealth;
 }
 
 /** The adapter calls of a service's life, in the order of seeds 000/001. */
@@ -35,7 +38,7 @@ export interface ServiceLifecycle {
 
 /** Create the {@link ServiceLifecycle}. */
 export function createServiceLifecycle(options: ServiceLifecycleOptions): ServiceLifecycle {
-  const { catalog, settings, registry, logger, now } = options;
+  const { catalog, settings, registry, logger, now, health } = options;
 
   const find = async (id: string): Promise<ServiceRow> => {
     const row = await catalog.getService(id);
@@ -61,6 +64,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
   ): Promise<ServiceDefinition> => checkDefinition(await adapter.generateDefinition(text), adapterId);
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
+    health.set(row.id, undefined);
     const adapter = registry.adapter(row.adapter);
     if (!adapter) return;
     await adapter.dehydrateService(row.id).catch((error: unknown) => {
@@ -70,7 +74,13 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
 
   // A failure arrives from the guard as a 502 naming the adapter and the service.
   const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
-    await adapter.hydrateService(await settings.state(row));
+    try {
+      await adapter.hydrateService(await settings.state(row));
+      health.set(row.id, undefined);
+    } catch (error) {
+      health.set(row.id, errorMessage(error));
+      throw error;
+    }
   };
 
   const enable = async (row: ServiceRow): Promise<void> => {

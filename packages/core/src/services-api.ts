@@ -23,6 +23,7 @@ import { decodeCursor, pageLimit, toPage } from './page';
 import { validateAgainstSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
+import { createServiceHealth, type ServiceHealth } from './service-health';
 import { createServiceLifecycle } from './service-lifecycle';
 import { createServiceSettings } from './service-settings';
 import { validateSecrets } from './validate-secrets';
@@ -37,6 +38,8 @@ export interface ServicesApiOptions {
   readonly checker: SchemaChecker;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Which services this host failed to hydrate (default: a fresh one). */
+  readonly health?: ServiceHealth;
 }
 
 /** The services API plus the hook the registry calls when an adapter becomes active. */
@@ -45,19 +48,42 @@ export interface ServicesEngine extends ServicesApi {
   hydrateAdapter(adapterId: string, adapter: AdapterModule): Promise<void>;
 }
 
-/** The service record of the wire API (no schemas). */
-export function toServiceRecord(row: ServiceRow): ServiceRecord {
+/** The service record of the wire API (no schemas), with what this host knows of its hydration. */
+function toServiceRecord(
+  row: ServiceRow,
+  health: ServiceHealth,
+  isAdapterActive: (id: string) => boolean,
+): ServiceRecord {
   const { id, name, description, adapter, enabled, hash, source, toolCount, createdAt, updatedAt } = row;
-  return { id, name, description, adapter, enabled, hash, source, toolCount, createdAt, updatedAt };
-}
-
-function toServiceDetail(row: ServiceRow): ServiceDetail {
-  return { ...toServiceRecord(row), configSchema: row.configSchema, secretsSchema: row.secretsSchema };
+  const error = health.error(id) ?? null;
+  const effectivelyEnabled = enabled && error === null && isAdapterActive(adapter);
+  return {
+    id,
+    name,
+    description,
+    adapter,
+    enabled,
+    hash,
+    source,
+    toolCount,
+    effectivelyEnabled,
+    error,
+    createdAt,
+    updatedAt,
+  };
 }
 
 /** Create the services engine (SPEC §3 "Services", seeds 000/001 for the adapter call order). */
 export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const { catalog, vault, registry, checker, logger, now } = options;
+  const health = options.health ?? createServiceHealth();
+  const isAdapterActive = (id: string) => registry.adapter(id) !== undefined;
+  const record = (row: ServiceRow) => toServiceRecord(row, health, isAdapterActive);
+  const toServiceDetail = (row: ServiceRow): ServiceDetail => ({
+    ...record(row),
+    configSchema: row.configSchema,
+    secretsSchema: row.secretsSchema,
+  });
   const settings = createServiceSettings(catalog, vault, checker);
   const lock = createKeyedLock();
   const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
@@ -68,6 +94,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     registry,
     logger,
     now,
+    health,
   });
 
   const serviceId = (id: unknown) => requireIdentifier(id, 'serviceId');
@@ -77,14 +104,34 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       const query = queryObject(rawQuery);
       const limit = pageLimit(query.limit);
       const afterId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 1)[0];
-      const rows = await catalog.listServices({
+      const failed = optionalBoolean(query.failed, 'failed');
+      const failures = health.failed();
+      const filters = {
         query: optionalString(query.query, 'query'),
         enabled: optionalBoolean(query.enabled, 'enabled'),
         adapter: optionalString(query.adapter, 'adapter'),
-        afterId,
-        limit: limit + 1,
-      });
-      return toPage(rows, limit, (row) => [row.id], toServiceRecord);
+      };
+      let rows: ServiceRow[];
+      if (failed === true) {
+        // Few and in memory: read them one by one, then filter and page like the store would.
+        const found = await Promise.all(failures.map((id) => catalog.getService(id)));
+        const text = filters.query?.toLowerCase();
+        rows = found.filter(
+          (row): row is ServiceRow =>
+            row !== undefined &&
+            (afterId === undefined || row.id > afterId) &&
+            (filters.enabled === undefined || row.enabled === filters.enabled) &&
+            (filters.adapter === undefined || row.adapter === filters.adapter) &&
+            (text === undefined ||
+              [row.id, row.name, row.description].some((field) => field.toLowerCase().includes(text))),
+        );
+      } else {
+        // At most `failures.length` rows are left out: ask for that many more.
+        const extra = failed === false ? failures.length : 0;
+        rows = await catalog.listServices({ ...filters, afterId, limit: limit + 1 + extra });
+        if (failed === false) rows = rows.filter((row) => health.error(row.id) === undefined);
+      }
+      return toPage(rows.slice(0, limit + 1), limit, (row) => [row.id], record);
     },
     async get(id) {
       return toServiceDetail(await find(serviceId(id)));
@@ -264,6 +311,8 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       for (const { id } of await catalog.listServices({ adapter: adapterId, enabled: true })) {
         // Under the service's lock, on a fresh row: reading secrets may re-encrypt them, which
         // must not overwrite a concurrent patch, and a service disabled meanwhile stays dropped.
+        // A failure stays visible (the service's `error`, not effectively enabled) until a
+        // hydration succeeds or the service is disabled.
         await locked(id, async () => {
           const row = await catalog.getService(id);
           if (row?.enabled) await hydrate(row, adapter);

@@ -10,6 +10,7 @@ import {
 import type { CatalogStorage } from './catalog-storage';
 import { ConflictError, NotFoundError, UnavailableError, ValidationError } from './errors';
 import { isPlainObject } from './json-values';
+import type { ServiceHealth } from './service-health';
 import type { SharedSchemasCache } from './shared-schemas-cache';
 import type { SchemaChecker } from './validation/schema-checker';
 
@@ -24,6 +25,8 @@ export interface ToolGatewayOptions {
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
   /** The ids of the active adapters (tool search keeps only their tools). */
   readonly activeAdapterIds: () => readonly string[];
+  /** Services this host failed to hydrate: not callable, not discovered. */
+  readonly health: ServiceHealth;
 }
 
 const MAX_DISCOVERED = 100;
@@ -84,6 +87,9 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       const adapter = options.adapter(tool.adapter);
       if (!adapter)
         throw new UnavailableError(`adapter ${tool.adapter} of service ${serviceId} is not active`);
+      const failure = options.health.error(serviceId);
+      if (failure !== undefined)
+        throw new UnavailableError(`service ${serviceId} is not available: ${failure}`);
       if (!isPlainObject(parameters)) {
         throw new ValidationError('parameters must be an object', [
           { path: 'parameters', message: 'must be an object' },
@@ -116,7 +122,9 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
       const services = await catalog.listServices({ enabled: true, query: text || undefined });
       return services
-        .filter((service) => options.adapter(service.adapter) !== undefined)
+        .filter(
+          (service) => options.adapter(service.adapter) !== undefined && !options.health.error(service.id),
+        )
         .map((service) => ({
           id: service.id,
           name: service.name,
@@ -144,6 +152,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         text: text ?? '',
         ...(serviceId === undefined ? {} : { serviceId }),
         adapters: options.activeAdapterIds(),
+        excludedServices: options.health.failed(),
         limit: Math.min(limit ?? 20, MAX_DISCOVERED),
       });
       return ranked.map((tool) => ({
@@ -158,7 +167,12 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         typeof serviceId === 'string' && typeof toolId === 'string'
           ? await catalog.getTool(serviceId, toolId)
           : undefined;
-      if (!tool?.enabled || !tool.serviceEnabled || !options.adapter(tool.adapter)) {
+      if (
+        !tool?.enabled ||
+        !tool.serviceEnabled ||
+        !options.adapter(tool.adapter) ||
+        options.health.error(tool.serviceId)
+      ) {
         throw new NotFoundError(`tool ${String(serviceId)}.${String(toolId)} not found`);
       }
       return {

@@ -7,6 +7,7 @@ import type { ToolsApi } from './host';
 import { optionalBoolean, optionalString, queryObject, requireBoolean, requireIdentifier } from './input';
 import { decodeCursor, pageLimit, toPage } from './page';
 import { errorMessage } from './scoped-logger';
+import type { ServiceHealth } from './service-health';
 import type { SharedSchemasCache } from './shared-schemas-cache';
 import { typesSelection } from './types-selection';
 
@@ -19,12 +20,17 @@ export interface ToolsApiOptions {
   readonly environments: EnvironmentProvider;
   /** The services' shared schemas, parsed once per definition. */
   readonly sharedSchemas: SharedSchemasCache;
+  /** Services this host failed to hydrate: their tools are not effectively enabled. */
+  readonly health: ServiceHealth;
   readonly now: () => Date;
 }
 
 /** Create the tools API (seed 004). */
 export function createToolsApi(options: ToolsApiOptions): ToolsApi {
-  const { catalog, isAdapterActive, now } = options;
+  const { catalog, now, health } = options;
+  // Callable from here: the adapter active and the service hydrated on this host.
+  const usable = (serviceId: string, adapterId: string) =>
+    options.isAdapterActive(adapterId) && health.error(serviceId) === undefined;
 
   const toRecord = (row: ToolRow): ToolRecord => ({
     serviceId: row.serviceId,
@@ -32,7 +38,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     name: row.name,
     description: row.description,
     enabled: row.enabled,
-    effectivelyEnabled: row.enabled && row.serviceEnabled && isAdapterActive(row.adapter),
+    effectivelyEnabled: row.enabled && row.serviceEnabled && usable(row.serviceId, row.adapter),
   });
   const shared = (row: ToolDetailRow) => options.sharedSchemas.get(row.serviceId, row.serviceHash);
   // A tool's schemas over the API are self-contained: the shared schemas they reach become `$defs`.
@@ -91,6 +97,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       text,
       ...(serviceId === undefined ? {} : { serviceId }),
       adapters: options.activeAdapterIds(),
+      excludedServices: health.failed(),
       limit: limit + 1,
     });
     return { items: rows.slice(0, limit).map(toRecord), nextCursor: null, hasMore: rows.length > limit };
@@ -139,7 +146,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       const selection = typesSelection(rawSelection);
       const inputs: ToolDocsInput[] = [];
       const services = (await catalog.listServices({ enabled: true })).filter((service) =>
-        isAdapterActive(service.adapter),
+        usable(service.id, service.adapter),
       );
       const unknownServices = selection?.unknownServices(services.map((service) => service.id)) ?? [];
       const found = new Set<string>();

@@ -141,6 +141,20 @@ describe('searchTools over a catalog of ~11,000 GitHub tools', () => {
     expect(await search('issues_create', { adapters: [] })).toEqual([]);
   });
 
+  it('leaves out the services the host failed to hydrate', async () => {
+    for (const query of ['', 'issues_create', 'create issue', 'repository']) {
+      const found = await search(query, { limit: 100, excludedServices: ['github3', 'github5'] });
+      expect(found.length, query).toBeGreaterThan(0);
+      expect(
+        found.some((row) => row.serviceId === 'github3' || row.serviceId === 'github5'),
+        query,
+      ).toBe(false);
+    }
+    expect(await search('issues_create', { serviceId: 'github3', excludedServices: ['github3'] })).toEqual(
+      [],
+    );
+  });
+
   it('keeps to one service when asked', async () => {
     const found = await search('repository', { serviceId: 'github4', limit: 100 });
     expect(found).toHaveLength(100);

@@ -9,10 +9,19 @@ const COLUMNS = sql.raw(
     't.enabled as enabled, s.enabled as service_enabled, s.adapter as adapter',
 );
 
-/** Tools an agent can call: both flags on, the adapter active, in the service when one is given. */
-function callable(adapters: string, serviceId: string | undefined): RawBuilder<unknown> {
+/**
+ * Tools an agent can call: both flags on, the adapter active, the service not excluded (the host
+ * failed to hydrate it), in the service when one is given.
+ */
+function callable(query: ToolSearchQuery): RawBuilder<unknown> {
+  const adapters = JSON.stringify(query.adapters);
+  const { serviceId, excludedServices = [] } = query;
   const inService = serviceId === undefined ? sql`` : sql` and t.service_id = ${serviceId}`;
-  return sql`t.enabled = 1 and s.enabled = 1 and s.adapter in (select value from json_each(${adapters}))${inService}`;
+  const excluded =
+    excludedServices.length === 0
+      ? sql``
+      : sql` and s.id not in (select value from json_each(${JSON.stringify(excludedServices)}))`;
+  return sql`t.enabled = 1 and s.enabled = 1 and s.adapter in (select value from json_each(${adapters}))${inService}${excluded}`;
 }
 
 /** The answered tools of some search ids, in their order: texts are read for these only. */
@@ -38,16 +47,15 @@ async function serviceRange(db: Kysely<Database>, serviceId: string): Promise<Ra
 
 async function search(db: Kysely<Database>, query: ToolSearchQuery): Promise<ToolRow[]> {
   const limit = Math.max(0, Math.floor(query.limit));
-  const adapters = JSON.stringify(query.adapters);
   if (limit === 0) return [];
   if (query.text.trim() === '') {
     const { rows } = await sql<ToolBase>`select ${COLUMNS} from tools t join services s on s.id = t.service_id
-      where ${callable(adapters, query.serviceId)} order by t.service_id, t.id limit ${limit}`.execute(db);
+      where ${callable(query)} order by t.service_id, t.id limit ${limit}`.execute(db);
     return rows.map(toToolRow);
   }
   const { exact, terms } = parseSearch(query.text);
   // A qualified id (`github.issues_create`) keeps the words to its service.
-  const filter = callable(adapters, query.serviceId);
+  const filter = callable(query);
   const scoped =
     exact?.serviceId === undefined ? filter : sql`${filter} and t.service_id = ${exact.serviceId}`;
   // Search ids in answer order; each step asks for as many more as were found before it, since

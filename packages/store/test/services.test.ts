@@ -4,8 +4,10 @@ import { ConflictError, createHost, isCyrnelError } from '@cyrnel/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openStore } from '../src/index';
+import { gatewayOf } from './support/gateway';
 import { createHarness, type Harness } from './support/harness';
 import { type AdapterProbe, createProbe, createTestAdapter, definition } from './support/test-adapter';
+import { createEnvironmentProbe, createTestEnvironment } from './support/test-environment';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -346,6 +348,57 @@ describe('services', () => {
     probe.calls.length = 0;
     await h.restart();
     expect(probe.calls).toEqual(['teardown', 'setup', 'hydrate:pets']);
+  });
+
+  it('shows a hydration failed on adapter activation, and leaves the service out of calls, discovery, search and types until it hydrates', async () => {
+    const probe = createProbe();
+    const environment = createTestEnvironment('env', createEnvironmentProbe());
+    const h = await start(probe, { builtins: [createTestAdapter('test', probe), environment] });
+    await h.host.services.install({ id: 'pets', adapter: 'test', definition: twoTools, enabled: true });
+    await h.host.services.install({ id: 'shop', adapter: 'test', definition: twoTools, enabled: true });
+    probe.failHydrate = 'upstream certificate expired';
+    await h.restart();
+    const { host } = h;
+    const failure = 'adapter test failed to hydrate service pets: upstream certificate expired';
+    expect(await host.services.get('pets')).toMatchObject({
+      enabled: true,
+      effectivelyEnabled: false,
+      error: failure,
+    });
+    expect((await host.services.list({ failed: true })).items.map((s) => s.id)).toEqual(['pets', 'shop']);
+    probe.failHydrate = undefined;
+    // Disabling forgets the failure; enabling again hydrates.
+    await host.services.setEnabled('shop', false);
+    expect(await host.services.setEnabled('shop', true)).toMatchObject({
+      effectivelyEnabled: true,
+      error: null,
+    });
+    expect((await host.services.list({ failed: true })).items.map((s) => s.id)).toEqual(['pets']);
+    expect((await host.services.list({ failed: false })).items.map((s) => s.id)).toEqual(['shop']);
+
+    const { tools } = gatewayOf(host);
+    await expect(
+      tools.invoke({ serviceId: 'pets', toolId: 'listPets', parameters: {} }),
+    ).rejects.toMatchObject({
+      status: 503,
+      message: `service pets is not available: ${failure}`,
+    });
+    expect((await tools.discoverServices({})).map((s) => s.id)).toEqual(['shop']);
+    expect((await tools.discoverTools({ query: 'listPets' })).map((t) => t.serviceId)).toEqual(['shop']);
+    expect((await host.tools.list({ query: 'getPet' })).items.map((t) => t.serviceId)).toEqual(['shop']);
+    expect((await host.tools.get('pets', 'getPet')).effectivelyEnabled).toBe(false);
+    await expect(tools.describeTool('pets', 'getPet')).rejects.toMatchObject({ status: 404 });
+    await expect(host.environment.types({ services: ['pets'] })).rejects.toMatchObject({ status: 400 });
+    expect(await host.environment.types({ services: ['shop'] })).toContain('shop');
+
+    // The module's re-activation hydrates it again: the failure is gone everywhere.
+    await host.modules.setEnabled('test', false);
+    await host.modules.setEnabled('test', true);
+    expect(await host.services.get('pets')).toMatchObject({ effectivelyEnabled: true, error: null });
+    expect((await tools.discoverTools({ query: 'listPets' })).map((t) => t.serviceId)).toEqual([
+      'pets',
+      'shop',
+    ]);
   });
 
   it('stores nothing when an install asking to enable fails to hydrate, so a retry succeeds', async () => {

@@ -18,6 +18,7 @@ const LIST_QUERY = {
   query: { type: 'string' },
   enabled: { type: 'boolean' },
   adapter: { type: 'string' },
+  failed: { type: 'boolean' },
 } as const;
 
 const INSTALL_BODY = {

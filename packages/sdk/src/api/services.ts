@@ -19,6 +19,15 @@ export interface ServiceRecord {
   source: string | null;
   /** Number of tools. */
   toolCount: number;
+  /**
+   * Enabled, its adapter active, and hydrated on this host: its tools can be called (since 0.2.0).
+   */
+  effectivelyEnabled: boolean;
+  /**
+   * Why the service is not usable although enabled: the adapter's message of a failed hydration
+   * (on start-up, reload, a module config or secrets change, an update), else null (since 0.2.0).
+   */
+  error: string | null;
   /** ISO timestamp. */
   createdAt: string;
   /** ISO timestamp. */
@@ -41,6 +50,8 @@ export interface ServiceListQuery extends PageQuery {
   enabled?: boolean;
   /** Only services of this adapter. */
   adapter?: string;
+  /** Only services this host failed to hydrate (`true`), or only the others (`false`). */
+  failed?: boolean;
 }
 
 /** `POST /services`: install from a URL or an inline definition (exactly one of them). */

@@ -1,0 +1,42 @@
+/**
+ * Which services this host failed to hydrate, and why (issue 16). Hydration is per host (each
+ * host sets up its own adapters), so this is memory, not storage: a service whose adapter could
+ * not take it is not effectively enabled, is left out of discovery, search and types, and its
+ * record shows the adapter's message until a hydration succeeds, or it is disabled or deleted.
+ */
+export interface ServiceHealth {
+  /** The adapter's message of the last failed hydration, or undefined when there is none. */
+  error(serviceId: string): string | undefined;
+  /** The ids of the services that failed, sorted. */
+  failed(): string[];
+  /** Record the outcome of a hydration (`undefined`: it succeeded), or forget the service. */
+  set(serviceId: string, error: string | undefined): void;
+  /** Changes with every change of the set: part of the key cached declarations depend on. */
+  version(): number;
+}
+
+/**
+ * Create an empty {@link ServiceHealth}.
+ *
+ * @example
+ * ```ts
+ * const health = createServiceHealth();
+ * health.set('github', 'adapter openapi failed to hydrate service github: bad base URL');
+ * health.failed(); // ['github']
+ * ```
+ */
+export function createServiceHealth(): ServiceHealth {
+  const errors = new Map<string, string>();
+  let version = 0;
+  return {
+    error: (serviceId) => errors.get(serviceId),
+    failed: () => [...errors.keys()].sort(),
+    set(serviceId, error) {
+      if (errors.get(serviceId) === error) return;
+      if (error === undefined) errors.delete(serviceId);
+      else errors.set(serviceId, error);
+      version++;
+    },
+    version: () => version,
+  };
+}
