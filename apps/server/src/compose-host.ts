@@ -2,7 +2,7 @@ import openapi from '@cyrnel/adapter-openapi';
 import { type CyrnelHost, createHost, createKeyRing, type KeyRing } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
-import { openStore } from '@cyrnel/store';
+import { openSqliteStore } from '@cyrnel/store/sqlite';
 import type { ServerLogger } from './create-logger';
 import { withConfigDefaults } from './with-config-defaults';
 
@@ -49,7 +49,7 @@ export interface ComposedHost {
  * cuts output at the same point before sending it (the smaller of the two wins).
  */
 export async function composeHost(options: ComposeHostOptions): Promise<ComposedHost> {
-  const store = await openStore({ filename: options.databasePath });
+  const store = await openSqliteStore({ filename: options.databasePath });
   const keys = createKeyRing({ storage: store.keys });
   let host: CyrnelHost;
   try {
