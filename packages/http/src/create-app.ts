@@ -162,7 +162,13 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   );
   app.use(roleGuard({ agentPaths: groupPaths(groups, 'agent', 'none') }));
   // The app's own routes read bodies under the limit themselves; a group's routes read them raw.
-  app.use(groupBodyLimit(groupPaths(groups, 'admin', 'agent', 'none'), maxBodyBytes));
+  if (groups.length > 0)
+    app.use(
+      groupBodyLimit(
+        groups.map((group) => group.path),
+        maxBodyBytes,
+      ),
+    );
   app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
   app.route('/modules', moduleRoutes(ctx));
   app.route('/services', serviceRoutes(ctx));
