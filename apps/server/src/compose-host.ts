@@ -2,14 +2,17 @@ import openapi from '@cyrnel/adapter-openapi';
 import { type CyrnelHost, createHost, createKeyRing, type KeyRing } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
-import { openStore } from '@cyrnel/store';
+import type { Store } from '@cyrnel/store';
+import { openSqliteStore } from '@cyrnel/store/sqlite';
 import type { ServerLogger } from './create-logger';
+import type { DatabaseTarget } from './database-url';
 import { withConfigDefaults } from './with-config-defaults';
 
 /** Options of {@link composeHost}. */
 export interface ComposeHostOptions {
   readonly dataDir: string;
-  readonly databasePath: string;
+  /** The store to open. */
+  readonly database: DatabaseTarget;
   readonly secretsKey: Buffer;
   readonly secretsPreviousKeys: readonly Buffer[];
   readonly limits: ProcessLimitOptions;
@@ -32,7 +35,7 @@ export interface ProcessLimitOptions {
   readonly maxTimeoutMs: number;
 }
 
-/** The core host on the SQLite store, with the built-in modules, and how to close both. */
+/** The core host on the chosen store, with the built-in modules, and how to close both. */
 export interface ComposedHost {
   readonly host: CyrnelHost;
   /** The API keys stored in the database. */
@@ -49,7 +52,7 @@ export interface ComposedHost {
  * cuts output at the same point before sending it (the smaller of the two wins).
  */
 export async function composeHost(options: ComposeHostOptions): Promise<ComposedHost> {
-  const store = await openStore({ filename: options.databasePath });
+  const store = await openDatabase(options.database);
   const keys = createKeyRing({ storage: store.keys });
   let host: CyrnelHost;
   try {
@@ -81,4 +84,12 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
     closeHost: ({ graceMs }) => host.close({ graceMs }),
     closeStore: () => store.close(),
   };
+}
+
+/** Open the store `--database-url` chose: the one place that knows every kind of database. */
+export async function openDatabase(target: DatabaseTarget): Promise<Store> {
+  switch (target.kind) {
+    case 'sqlite':
+      return openSqliteStore({ filename: target.path });
+  }
 }

@@ -1,5 +1,6 @@
 export { assertSafeBind, isLoopbackHost } from './assert-safe-bind';
 export { type CreateLoggerOptions, createLogger, type LogFields, type ServerLogger } from './create-logger';
+export { type DatabaseTarget, parseDatabaseUrl } from './database-url';
 export {
   ConfigError,
   isSecretsKey,

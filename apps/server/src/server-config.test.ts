@@ -18,7 +18,7 @@ describe('parseServerConfig', () => {
       port: 9371,
       host: '127.0.0.1',
       dataDir: join(homedir(), '.cyrnel'),
-      databasePath: join(homedir(), '.cyrnel', 'data.db'),
+      database: { kind: 'sqlite', path: join(homedir(), '.cyrnel', 'data.db') },
       apiKey: undefined,
       insecure: false,
       logLevel: 'info',
@@ -96,7 +96,7 @@ describe('parseServerConfig', () => {
       logLevel: 'debug',
       insecure: true,
       dataDir: '/tmp/x',
-      databasePath: '/tmp/x/data.db',
+      database: { kind: 'sqlite', path: '/tmp/x/data.db' },
       urlAllowCidrs: ['127.0.0.0/8', '::1/128'],
       allowPrivateUrls: true,
     });
@@ -139,10 +139,31 @@ describe('parseServerConfig', () => {
     expect(run([], { CYRNEL_HOST: 'api.internal-1.example' }).host).toBe('api.internal-1.example');
   });
 
-  it('accepts sqlite: database URLs and refuses every other scheme', () => {
-    expect(run(['--database-url', 'sqlite:/var/db/c.db']).databasePath).toBe('/var/db/c.db');
-    expect(run(['--database-url', 'sqlite:///var/db/c.db']).databasePath).toBe('/var/db/c.db');
-    expect(() => run(['--database-url', 'postgres://u@h/db'])).toThrow(/--database-url.*only sqlite/);
+  it('accepts sqlite: and file: database URLs and refuses every other scheme', () => {
+    const path = (url: string) => run(['--database-url', url]).database;
+    expect(path('sqlite:/var/db/c.db')).toEqual({ kind: 'sqlite', path: '/var/db/c.db' });
+    expect(path('sqlite:///var/db/c.db')).toEqual({ kind: 'sqlite', path: '/var/db/c.db' });
+    expect(path('file:///var/db/c.db')).toEqual({ kind: 'sqlite', path: '/var/db/c.db' });
+    expect(path('SQLite:c.db')).toEqual({ kind: 'sqlite', path: join(process.cwd(), 'c.db') });
+    expect(path('file:db/c.db')).toEqual({ kind: 'sqlite', path: join(process.cwd(), 'db', 'c.db') });
+    expect(path('sqlite:~/c.db')).toEqual({ kind: 'sqlite', path: join(homedir(), 'c.db') });
+    expect(run([], { CYRNEL_DATABASE_URL: 'sqlite:/e.db' }).database.path).toBe('/e.db');
+    for (const url of ['postgres://u@h/db', 'postgresql://h/db']) {
+      expect(() => run(['--database-url', url])).toThrow(
+        'invalid value for --database-url: PostgreSQL is not supported yet',
+      );
+    }
+    expect(() => run([], { CYRNEL_DATABASE_URL: 'postgres://h/db' })).toThrow(
+      /invalid value for CYRNEL_DATABASE_URL: PostgreSQL is not supported yet/,
+    );
+    expect(() => run(['--database-url', 'mysql://h/db'])).toThrow(
+      'invalid value for --database-url: must be sqlite:<path> or file:<path> (got a "mysql:" URL)',
+    );
+    expect(() => run(['--database-url', '/var/db/c.db'])).toThrow(/got no scheme/);
+    expect(() => run(['--database-url', 'sqlite://host/c.db'])).toThrow(
+      /sqlite:\/\/ must be followed by an absolute path/,
+    );
+    expect(() => run(['--database-url', 'sqlite:'])).toThrow(/sqlite: needs a file path/);
   });
 
   it.each([

@@ -1,8 +1,9 @@
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { parseCidr } from '@cyrnel/core';
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
+import { type DatabaseTarget, defaultDatabase, expandHome, parseDatabaseUrl } from './database-url';
 import { type FlagSpec, SERVER_FLAGS } from './server-flags';
 
 /** Log levels, quietest last. */
@@ -15,8 +16,8 @@ export interface ServerConfig {
   readonly port: number;
   readonly host: string;
   readonly dataDir: string;
-  /** Path of the SQLite database file. */
-  readonly databasePath: string;
+  /** The store to open (`--database-url`; SQLite at `<dataDir>/data.db` by default). */
+  readonly database: DatabaseTarget;
   readonly apiKey: string | undefined;
   readonly insecure: boolean;
   readonly secretsKey: string | undefined;
@@ -103,12 +104,12 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     return entry === undefined ? fallback : parseValue(spec, entry.value, entry.source);
   };
   const dataDir = expandHome(get('data-dir', join(homedir(), '.cyrnel')) as string);
-  const databaseUrl = get('database-url', undefined) as string | undefined;
+  const databaseUrl = raw.get('database-url');
   return {
     port: get('port', 9371) as number,
     host: get('host', '127.0.0.1') as string,
     dataDir,
-    databasePath: databaseUrl === undefined ? join(dataDir, 'data.db') : sqlitePath(databaseUrl),
+    database: databaseUrl === undefined ? defaultDatabase(dataDir) : database(databaseUrl),
     apiKey: get('api-key', undefined) as string | undefined,
     insecure: get('insecure', false) as boolean,
     secretsKey: get('secrets-key', undefined) as string | undefined,
@@ -234,21 +235,12 @@ function isOrigin(value: string): boolean {
   }
 }
 
-function expandHome(path: string): string {
-  if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
-  return resolve(path);
-}
-
-function sqlitePath(url: string): string {
-  if (!url.startsWith('sqlite:')) {
-    const scheme = url.split(':')[0] ?? url;
-    throw new ConfigError(
-      `invalid value for --database-url: only sqlite:<path> is supported for now (got a "${scheme}:" URL)`,
-    );
+function database({ value, source }: { value: string; source: string }): DatabaseTarget {
+  try {
+    return parseDatabaseUrl(value);
+  } catch (error) {
+    throw new ConfigError(`invalid value for ${source}: ${(error as Error).message}`);
   }
-  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-  if (path === '') throw new ConfigError('invalid value for --database-url: sqlite: needs a file path');
-  return expandHome(path);
 }
 
 /** True for base64 text decoding to exactly 32 bytes (SPEC §3 secrets key). */

@@ -51,7 +51,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     flag: 'database-url',
     env: 'CYRNEL_DATABASE_URL',
     kind: 'string',
-    help: 'database; only sqlite:<path> for now',
+    help: 'the store: sqlite:<path> or file:<path> (PostgreSQL not supported yet)',
     shownDefault: 'sqlite:<data-dir>/data.db',
   },
   {

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { type AddressInfo, isIP } from 'node:net';
-import { join } from 'node:path';
 import { createOutboundPolicy, loadSecretsKey, type OwnEndpoint } from '@cyrnel/core';
 import { createApp } from '@cyrnel/http';
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
@@ -8,6 +7,7 @@ import { serve } from '@hono/node-server';
 import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
+import { defaultDatabase } from './database-url';
 import { prepareDataDir } from './prepare-data-dir';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import type { ServerConfig } from './server-config';
@@ -38,7 +38,7 @@ export interface RunningServer {
 }
 
 /**
- * Start cyrnel: the SQLite store in the data directory, the core host with the built-in
+ * Start cyrnel: the store (`database`, by default SQLite in the data directory), the core host with the built-in
  * `openapi` and `typescript-ivm` modules, and the HTTP API.
  *
  * @example
@@ -51,9 +51,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const host = options.host ?? '127.0.0.1';
   const apiKey = options.apiKey === '' ? undefined : options.apiKey;
   const dataDir = options.dataDir;
-  const databasePath = options.databasePath ?? join(dataDir, 'data.db');
-  // Without a database there is no stored key: refuse before creating anything.
-  if (!existsSync(databasePath)) assertSafeBind(host, apiKey, options.insecure === true);
+  const database = options.database ?? defaultDatabase(dataDir);
+  // Without a database file there is no stored key: refuse before creating anything.
+  if (!existsSync(database.path)) assertSafeBind(host, apiKey, options.insecure === true);
   await prepareDataDir(dataDir, logger);
   const secrets = loadSecretsKey({
     dataDir,
@@ -77,7 +77,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   const composed = await composeHost({
     dataDir,
-    databasePath,
+    database,
     secretsKey: secrets.key,
     secretsPreviousKeys: secrets.previousKeys,
     limits: {
@@ -123,7 +123,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const port = bound.port;
   ownEndpoint = { address: bound.address, port };
   const url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
-  logger.announce('listening', { url, dataDir, pid: process.pid, database: databasePath });
+  logger.announce('listening', { url, dataDir, pid: process.pid, database: database.path });
   const graceMs = options.shutdownTimeoutMs ?? 10_000;
   let closing: Promise<void> | undefined;
   const close = async () => {

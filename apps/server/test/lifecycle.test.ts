@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { openSqliteStore } from '@cyrnel/store/sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SERVER_FLAGS } from '../src/server-flags';
 import { apiClient, shopSpec, startUpstream, tempDir, type Upstream } from './helpers';
@@ -129,7 +131,7 @@ describe('cyrnel-server binary', () => {
       encoding: 'utf8',
     });
     expect(postgres.status).toBe(2);
-    expect(postgres.stderr).toContain('only sqlite');
+    expect(postgres.stderr).toContain('invalid value for --database-url: PostgreSQL is not supported yet');
     const badHost = spawnSync(process.execPath, [CLI, '--host', 'my host'], { encoding: 'utf8' });
     expect(badHost.status).toBe(2);
     expect(badHost.stderr).toContain('invalid value for --host');
@@ -139,6 +141,28 @@ describe('cyrnel-server binary', () => {
     });
     expect(badLimit.status).toBe(2);
     expect(badLimit.stderr).toContain('CYRNEL_MAX_STDOUT_BYTES');
+  });
+
+  it('keeps its database in the SQLite file --database-url names, not in the data directory', async () => {
+    const dir = await tempDir();
+    const elsewhere = await tempDir();
+    const file = join(elsewhere.path, 'chosen.db');
+    const server = await launch(dir.path, {
+      args: ['--log-level', 'info', '--database-url', `sqlite://${file}`],
+    });
+    launched.push(server.child);
+    expect(server.lines.find((line) => line.msg === 'listening')).toMatchObject({ database: file });
+    const api = apiClient(server.url, KEY);
+    expect((await api('POST', '/keys', { name: 'bot', role: 'agent' })).status).toBe(201);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    expect(existsSync(join(dir.path, 'data.db'))).toBe(false);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    const store = await openSqliteStore({ filename: file });
+    expect(await store.keys.count()).toBe(1);
+    await store.close();
+    await dir.remove();
+    await elsewhere.remove();
   });
 
   it('refuses a non-loopback bind without an API key unless --insecure', async () => {

@@ -20,7 +20,7 @@ import { createSchemaChecker, type SchemaCheckerOptions } from './validation/sch
 /** The version custom modules' `engines.cyrnel` ranges are checked against by default. */
 export const HOST_VERSION = '0.1.0';
 
-/** The storage ports the host needs (`openStore()` of `@cyrnel/store` returns them). */
+/** The storage ports the host needs (a `Store` of `@cyrnel/store`: `openSqliteStore()` of `@cyrnel/store/sqlite` returns one). */
 export interface HostStorage {
   readonly catalog: CatalogStorage;
   readonly processes: ProcessStorage;
@@ -67,7 +67,7 @@ export interface CreateHostOptions {
  *
  * @example
  * ```ts
- * const store = await openStore({ dataDir });
+ * const store = await openSqliteStore({ dataDir });
  * const { key, previousKeys } = loadSecretsKey({ dataDir, env: process.env, logger });
  * const host = await createHost({ storage: store, builtins: [openapi, typescriptIvm], dataDir,
  *   secretsKey: key, previousSecretsKeys: previousKeys, logger });

@@ -14,6 +14,7 @@ export type {
   ToolSearchQuery,
 } from './catalog-storage';
 export { type CreateHostOptions, createHost, HOST_VERSION, type HostStorage } from './create-host';
+export * from './definition-source/index';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
 export {
   ConflictError,

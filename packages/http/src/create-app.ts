@@ -1,7 +1,8 @@
-import { type CyrnelHost, createOutboundPolicy, type KeyRing } from '@cyrnel/core';
+import { type CyrnelHost, createOutboundPolicy, type KeyRing, PayloadTooLargeError } from '@cyrnel/core';
 import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv, HttpLogger } from './app-env';
 import { errorResponse } from './error-response';
 import { accessLog } from './middleware/access-log';
@@ -11,6 +12,7 @@ import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
 import { requestId } from './middleware/request-id';
 import { roleGuard } from './middleware/role-guard';
+import { checkRouteGroups, groupPaths, isWithin, type RouteGroup } from './route-groups';
 import { createEventStreamBudget } from './routes/event-stream-budget';
 import { keyRoutes } from './routes/key-routes';
 import { moduleRoutes } from './routes/module-routes';
@@ -94,6 +96,14 @@ export interface CreateAppOptions {
    * exceed it is dropped. Default 256 MiB.
    */
   maxEventBufferBytes?: number;
+  /**
+   * Extra route groups (an MCP endpoint at `/mcp`, an admin UI at `/ui`), mounted behind the
+   * same request id, access log, host allow-list, cross-site guard, JSON content type, key and
+   * role checks as the app's own routes, with request bodies capped at `maxBodyBytes` (413).
+   * Each says who may use it (`auth`, default `admin`). A path that overlaps a built-in route or
+   * another group throws.
+   */
+  routes?: readonly RouteGroup[];
 }
 
 const MIB = 1024 * 1024;
@@ -108,12 +118,15 @@ const SILENT: HttpLogger = { info() {}, warn() {}, error() {} };
  */
 export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hono<AppEnv> {
   const logger = options.logger ?? SILENT;
+  const groups = options.routes ?? [];
+  checkRouteGroups(groups);
+  const maxBodyBytes = options.maxBodyBytes ?? 64 * MIB;
   const maxEventStreams = options.maxEventStreams ?? 256;
   const maxEventBufferBytes = options.maxEventBufferBytes ?? 256 * MIB;
   const ctx = createRouteContext({
     host,
     logger,
-    maxBodyBytes: options.maxBodyBytes ?? 64 * MIB,
+    maxBodyBytes,
     maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
     maxJsonElements: options.maxJsonElements ?? 50_000,
     maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
@@ -144,15 +157,25 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     bearerAuth({
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       ...(options.keys === undefined ? {} : { keys: options.keys }),
+      publicPaths: groupPaths(groups, 'none'),
     }),
   );
-  app.use(roleGuard());
+  app.use(roleGuard({ agentPaths: groupPaths(groups, 'agent', 'none') }));
+  // The app's own routes read bodies under the limit themselves; a group's routes read them raw.
+  if (groups.length > 0)
+    app.use(
+      groupBodyLimit(
+        groups.map((group) => group.path),
+        maxBodyBytes,
+      ),
+    );
   app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
   app.route('/modules', moduleRoutes(ctx));
   app.route('/services', serviceRoutes(ctx));
   app.route('/processes', processRoutes(ctx));
   if (options.keys) app.route('/keys', keyRoutes(ctx, options.keys));
   app.route('/', toolRoutes(ctx));
+  for (const group of groups) app.route(group.path, group.app);
   app.notFound((c) =>
     c.json(
       { error: `no route for ${c.req.method} ${c.req.path}`, code: 'not_found' } satisfies ErrorBody,
@@ -161,4 +184,15 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   );
   app.onError((error, c) => errorResponse(error, c, logger));
   return app;
+}
+
+/** Cap request bodies on the route groups' paths (413 `payload_too_large` beyond `maxBytes`). */
+function groupBodyLimit(paths: readonly string[], maxBytes: number): MiddlewareHandler<AppEnv> {
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
+      throw new PayloadTooLargeError(`the request body is larger than ${maxBytes} bytes`);
+    },
+  });
+  return (c, next) => (paths.some((path) => isWithin(c.req.path, path)) ? limit(c, next) : next());
 }

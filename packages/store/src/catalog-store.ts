@@ -3,15 +3,15 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database';
 import { createModuleRows } from './module-rows';
 import { createServiceRows } from './service-rows';
+import type { StoreDialect } from './store-dialect';
 import { createToolRows } from './tool-rows';
-import { createToolSearch } from './tool-search';
 
-/** The `CatalogStorage` port of `@cyrnel/core` on a Kysely database. */
-export function createCatalogStore(db: Kysely<Database>): CatalogStorage {
+/** The `CatalogStorage` port of `@cyrnel/core` on a Kysely database; search is the dialect's. */
+export function createCatalogStore(db: Kysely<Database>, dialect: StoreDialect): CatalogStorage {
   return {
     ...createModuleRows(db),
-    ...createServiceRows(db),
+    ...createServiceRows(db, dialect),
     ...createToolRows(db),
-    searchTools: createToolSearch(db),
+    searchTools: dialect.toolSearch.search(db),
   };
 }

@@ -2,5 +2,8 @@ import type { CatalogTables } from './catalog-tables';
 import type { KeyTables } from './key-tables';
 import type { ProcessTables } from './process-tables';
 
-/** Every table of the cyrnel database, for `Kysely<Database>` (internal to this package). */
+/**
+ * Every table of the cyrnel database, for `Kysely<Database>`: the type of the Kysely instance
+ * handed to `createStore`.
+ */
 export interface Database extends CatalogTables, KeyTables, ProcessTables {}

@@ -1,5 +1,13 @@
 export { createCatalogStore } from './catalog-store';
+export { type CreateStoreOptions, createStore, type Store } from './create-store';
+export type { Database } from './database';
 export { createKeyStore } from './key-store';
-export { type OpenStoreOptions, openStore, type Store } from './open-store';
 export { createProcessStore } from './process-store';
 export { runMigrations } from './run-migrations';
+export type {
+  IndexedService,
+  SearchableTool,
+  StoreDialect,
+  StoreDialectName,
+  ToolSearchIndex,
+} from './store-dialect';

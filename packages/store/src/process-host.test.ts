@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type CyrnelHost, createHost, INTERRUPTED_ERROR } from '@cyrnel/core';
 import { typescriptIvmModule } from '@cyrnel/env-typescript-ivm';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from './open-store';
+import { openSqliteStore, type SqliteStore } from './sqlite/open-sqlite-store';
 
 // A program that keeps waiting: a pending timer (one waiting on nothing is ended at once).
 const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
@@ -15,8 +15,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startHost(dataDir: string): Promise<{ host: CyrnelHost; store: Store }> {
-  const store = await openStore({ dataDir });
+async function startHost(dataDir: string): Promise<{ host: CyrnelHost; store: SqliteStore }> {
+  const store = await openSqliteStore({ dataDir });
   const host = await createHost({
     storage: store,
     builtins: [typescriptIvmModule],
@@ -36,7 +36,7 @@ function tempDir(): string {
   return dir;
 }
 
-describe('processes through createHost and openStore', () => {
+describe('processes through createHost and openSqliteStore', () => {
   it('runs code on the built-in typescript-ivm environment and keeps the results', async () => {
     const { host } = await startHost(tempDir());
     const { id } = await host.processes.create({

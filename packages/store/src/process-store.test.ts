@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore as openCyrnelStore } from './open-store';
 import { createProcessStore } from './process-store';
 import { createProcessTestDatabase, type ProcessTestDatabase } from './process-test-database';
+import { openSqliteStore as openCyrnelStore } from './sqlite/open-sqlite-store';
 
 const databases: ProcessTestDatabase[] = [];
 afterEach(async () => {
@@ -174,7 +174,7 @@ describe('createProcessStore', () => {
     }
   });
 
-  it('is attached to openStore and keeps its rows across reopening', async () => {
+  it('is attached to openSqliteStore and keeps its rows across reopening', async () => {
     const { database } = await openStore();
     const filename = join(database.file, '..', 'opened.db');
     const first = await openCyrnelStore({ filename });

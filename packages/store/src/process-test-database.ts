@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { createKysely } from './create-kysely';
 import type { Database } from './database';
 import { runMigrations } from './run-migrations';
+import { createKysely } from './sqlite/create-kysely';
+import { sqliteDialect } from './sqlite/sqlite-dialect';
 
 /** A SQLite file in a fresh temp directory, for the process tests. */
 export interface ProcessTestDatabase {
@@ -15,7 +16,7 @@ export interface ProcessTestDatabase {
   dispose(): Promise<void>;
 }
 
-/** Create a test database with the settings and migrations `openStore` uses. */
+/** Create a test database with the settings and migrations `openSqliteStore` uses. */
 export function createProcessTestDatabase(): ProcessTestDatabase {
   const dir = mkdtempSync(join(tmpdir(), 'cyrnel-processes-'));
   const file = join(dir, 'cyrnel.db');
@@ -25,7 +26,7 @@ export function createProcessTestDatabase(): ProcessTestDatabase {
     async open() {
       const db = createKysely({ filename: file });
       opened.push(db);
-      await runMigrations(db);
+      await runMigrations(db, sqliteDialect.migrations);
       return db;
     },
     async dispose() {

@@ -1,6 +1,5 @@
 import { type Kysely, sql } from 'kysely';
 import { type Migration, Migrator } from 'kysely/migration';
-import { migrations as knownMigrations } from './migrations/index';
 
 const MIGRATION_TABLE = 'cyrnel_migration';
 const MIGRATION_LOCK_TABLE = 'cyrnel_migration_lock';
@@ -14,12 +13,13 @@ async function executedMigrations<DB>(db: Kysely<DB>): Promise<string[]> {
 }
 
 /**
- * Bring the database to this version's schema. A database that ran migrations this version
+ * Bring the database to this version's schema: `migrations` are a dialect's (`sqliteDialect.migrations`
+ * of `@cyrnel/store/sqlite`), run by Kysely's `Migrator`, which speaks every Kysely dialect. A database that ran migrations this version
  * does not know was written by a newer cyrnel: it is refused rather than used half-understood.
  */
 export async function runMigrations<DB>(
   db: Kysely<DB>,
-  migrations: Readonly<Record<string, Migration>> = knownMigrations,
+  migrations: Readonly<Record<string, Migration>>,
 ): Promise<void> {
   const unknown = (await executedMigrations(db)).filter((name) => !Object.hasOwn(migrations, name));
   if (unknown.length > 0) {

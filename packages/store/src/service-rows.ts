@@ -2,10 +2,10 @@ import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow, word
 import type { JSONSchema } from '@cyrnel/sdk';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
+import { nextSearchId } from './search-ids';
 import { createSettingsRows } from './settings-rows';
 import { containsText, flag, parseObject } from './sql-helpers';
-import { indexServiceTools, nextSearchId, unindexServiceTools } from './tool-search-index';
-import { isUniqueViolation } from './unique-violation';
+import type { StoreDialect, ToolSearchIndex } from './store-dialect';
 
 type ServiceMethods = Pick<
   CatalogStorage,
@@ -82,6 +82,7 @@ function sharedSchemasText(schemas: Readonly<Record<string, unknown>> | undefine
 
 /** Insert a service's tools and index them for search, in the caller's transaction. */
 async function insertTools(
+  search: ToolSearchIndex,
   trx: Transaction<Database>,
   service: { readonly id: string; readonly name: string },
   tools: readonly NewTool[],
@@ -110,11 +111,11 @@ async function insertTools(
       )
       .execute();
   }
-  await indexServiceTools(trx, { serviceId: service.id, serviceName: service.name, firstSearchId, tools });
+  await search.add(trx, { serviceId: service.id, serviceName: service.name, firstSearchId, tools });
 }
 
-/** The service half of the catalog port. */
-export function createServiceRows(db: Kysely<Database>): ServiceMethods {
+/** The service half of the catalog port; the dialect indexes tools and recognises duplicate ids. */
+export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): ServiceMethods {
   const settings = createSettingsRows(db, { config: 'service_config', secrets: 'service_secrets' });
   return {
     async listServices(query) {
@@ -161,7 +162,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
               updated_at: service.createdAt,
             })
             .execute();
-          await insertTools(trx, service, service.tools);
+          await insertTools(dialect.toolSearch, trx, service, service.tools);
           await trx
             .insertInto('service_config')
             .values({
@@ -186,7 +187,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
           }
         });
       } catch (error) {
-        if (isUniqueViolation(error)) {
+        if (dialect.isUniqueViolation(error)) {
           throw new ConflictError(`service ${service.id} already exists`, { cause: error });
         }
         throw error;
@@ -211,9 +212,9 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
           })
           .where('id', '=', id)
           .execute();
-        await unindexServiceTools(trx, id);
+        await dialect.toolSearch.remove(trx, id);
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
-        await insertTools(trx, { id, name: fields.name }, fields.tools);
+        await insertTools(dialect.toolSearch, trx, { id, name: fields.name }, fields.tools);
       });
     },
     async setServiceEnabled(id, enabled, at) {
@@ -227,7 +228,7 @@ export function createServiceRows(db: Kysely<Database>): ServiceMethods {
     async deleteService(id) {
       return db.transaction().execute(async (trx) => {
         // Children first and explicitly: correct even where foreign keys are not enforced.
-        await unindexServiceTools(trx, id);
+        await dialect.toolSearch.remove(trx, id);
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
         await trx.deleteFrom('service_config').where('owner_id', '=', id).execute();
         await trx.deleteFrom('service_secrets').where('owner_id', '=', id).execute();

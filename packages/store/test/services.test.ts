@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { ConflictError, createHost, isCyrnelError } from '@cyrnel/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openStore } from '../src/index';
+import { openSqliteStore } from '../src/sqlite/index';
 import { gatewayOf } from './support/gateway';
 import { createHarness, type Harness } from './support/harness';
 import { type AdapterProbe, createProbe, createTestAdapter, definition } from './support/test-adapter';
@@ -493,7 +493,7 @@ describe('services', () => {
 
   it('keeps two installs of one id racing across two hosts on one database consistent', async () => {
     const h = await start(createProbe());
-    const otherStore = await openStore({ dataDir: h.dataDir });
+    const otherStore = await openSqliteStore({ dataDir: h.dataDir });
     const other = await createHost({
       storage: otherStore,
       builtins: [createTestAdapter('test', createProbe())],

@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { CyrnelError, type KeyRing } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Caller } from '../app-env';
+import { isWithin } from '../route-groups';
 
 /** Options of {@link bearerAuth}. */
 export interface BearerAuthOptions {
@@ -9,12 +10,19 @@ export interface BearerAuthOptions {
   readonly apiKey?: string;
   /** Stored keys with roles. */
   readonly keys?: KeyRing;
+  /**
+   * More paths reachable without a key besides `/health`, each with everything below it
+   * (`/ui` covers `/ui/app.js`): route groups mounted with `auth: 'none'`.
+   */
+  readonly publicPaths?: readonly string[];
 }
 
 /** Paths reachable without a key. */
 const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health']);
 const OPEN: Caller = Object.freeze({ keyId: null, role: 'admin' });
 const BOOTSTRAP: Caller = OPEN;
+/** Who asks on a public path of a route group: nobody known, so the least role (even on an open server). */
+const ANONYMOUS: Caller = Object.freeze({ keyId: null, role: 'agent' });
 
 /**
  * Require `Authorization: Bearer <key>` (SPEC §6, issue 13) and set the request's `caller`: the
@@ -24,6 +32,7 @@ const BOOTSTRAP: Caller = OPEN;
  */
 export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<AppEnv> {
   const { keys } = options;
+  const publicPaths = options.publicPaths ?? [];
   const bootstrap =
     options.apiKey === undefined || options.apiKey === '' ? undefined : sha256(options.apiKey);
   let locked = bootstrap !== undefined;
@@ -34,6 +43,10 @@ export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<A
   return async (c, next) => {
     if (PUBLIC_PATHS.has(c.req.path)) {
       c.set('caller', OPEN);
+      return next();
+    }
+    if (publicPaths.some((prefix) => isWithin(c.req.path, prefix))) {
+      c.set('caller', ANONYMOUS);
       return next();
     }
     if (await open()) {

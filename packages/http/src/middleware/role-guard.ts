@@ -2,6 +2,7 @@ import { ForbiddenError } from '@cyrnel/core';
 import type { KeyRole } from '@cyrnel/sdk/api';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
+import { isWithin } from '../route-groups';
 
 /** One route an `agent` key may use: `GET` also allows `HEAD`. */
 export interface AgentRoute {
@@ -44,15 +45,27 @@ function pattern(path: string): RegExp {
   return new RegExp(`^${source}/?$`);
 }
 
+/** Options of {@link roleGuard}. */
+export interface RoleGuardOptions {
+  /**
+   * More paths an `agent` may use with any method, each with everything below it: route groups
+   * mounted with `auth: 'agent'` or `'none'`.
+   */
+  readonly agentPaths?: readonly string[];
+}
+
 /**
  * Refuse (403 `forbidden`) what the caller's role may not do: `admin` may use every route,
- * `agent` only {@link AGENT_ROUTES}. Runs after `bearerAuth`, which sets the caller.
+ * `agent` only {@link AGENT_ROUTES} and the `agentPaths`. Runs after `bearerAuth`, which sets
+ * the caller.
  */
-export function roleGuard(): MiddlewareHandler<AppEnv> {
+export function roleGuard(options: RoleGuardOptions = {}): MiddlewareHandler<AppEnv> {
   const allowed = AGENT_ROUTES.map((route) => ({ method: route.method, regex: pattern(route.path) }));
+  const agentPaths = options.agentPaths ?? [];
   const roleMay: Record<KeyRole, (method: string, path: string) => boolean> = {
     admin: () => true,
     agent: (method, path) => {
+      if (agentPaths.some((prefix) => isWithin(path, prefix))) return true;
       const as = method === 'HEAD' ? 'GET' : method;
       return allowed.some((route) => route.method === as && route.regex.test(path));
     },

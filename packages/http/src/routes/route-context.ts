@@ -1,4 +1,4 @@
-import type { CyrnelHost } from '@cyrnel/core';
+import type { CyrnelHost, DownloadDefinitionOptions } from '@cyrnel/core';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Context } from 'hono';
 import type { AppEnv, HttpLogger } from '../app-env';
@@ -37,10 +37,12 @@ export interface RouteContext {
   readonly eventStreams: EventStreamBudget;
   /** Read the request's JSON body under the size limit. */
   body(c: Context<AppEnv>, emptyAs?: unknown): Promise<unknown>;
+  /** How a definition is downloaded for this request (core's `resolveDefinition`): aborted when the client leaves. */
+  download(c: Context<AppEnv>): DownloadDefinitionOptions;
 }
 
 /** Build the shared {@link RouteContext}. */
-export function createRouteContext(fields: Omit<RouteContext, 'body'>): RouteContext {
+export function createRouteContext(fields: Omit<RouteContext, 'body' | 'download'>): RouteContext {
   return {
     ...fields,
     body: (c, emptyAs) =>
@@ -50,5 +52,11 @@ export function createRouteContext(fields: Omit<RouteContext, 'body'>): RouteCon
         maxElements: fields.maxJsonElements,
         ...(emptyAs === undefined ? {} : { emptyAs }),
       }),
+    download: (c) => ({
+      outbound: fields.outbound,
+      maxBytes: fields.maxDefinitionBytes,
+      timeoutMs: fields.downloadTimeoutMs,
+      signal: c.req.raw.signal,
+    }),
   };
 }

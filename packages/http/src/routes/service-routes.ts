@@ -1,3 +1,4 @@
+import { resolveDefinition } from '@cyrnel/core';
 import type {
   InstallServiceRequest,
   ServiceListQuery,
@@ -10,7 +11,6 @@ import { validateBody } from '../validation/body-schema';
 import { ENABLED_BODY } from '../validation/enabled-body';
 import { validateJsonPatch } from '../validation/json-patch';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
-import { resolveDefinition } from './definition-source';
 import type { RouteContext } from './route-context';
 
 const LIST_QUERY = {
@@ -42,7 +42,7 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
   );
   app.post('/', async (c) => {
     const body = validateBody<InstallServiceRequest>(await ctx.body(c), INSTALL_BODY);
-    const { definition, source } = await resolveDefinition(ctx, c, body);
+    const { definition, source } = await resolveDefinition(body, ctx.download(c));
     const service = await host.services.install({
       id: body.id,
       adapter: body.adapter,
@@ -59,7 +59,7 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
     const body = validateBody<UpdateServiceRequest>(await ctx.body(c), UPDATE_BODY);
     // Unknown services are refused before anything is downloaded.
     await host.services.get(c.req.param('serviceId'));
-    const { definition, source } = await resolveDefinition(ctx, c, body);
+    const { definition, source } = await resolveDefinition(body, ctx.download(c));
     return c.json(await host.services.update(c.req.param('serviceId'), { definition, source }));
   });
   app.delete('/:serviceId', async (c) => {

@@ -3,13 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CreateHostOptions, type CyrnelHost, createHost } from '@cyrnel/core';
-import { type OpenStoreOptions, openStore, type Store } from '../../src/index';
+import { type OpenSqliteStoreOptions, openSqliteStore, type SqliteStore } from '../../src/sqlite/index';
 
 /** A data directory in a temp folder with a store and a host on it; `restart()` reopens both. */
 export interface Harness {
   readonly dataDir: string;
   host: CyrnelHost;
-  store: Store;
+  store: SqliteStore;
   /** Close the host and the store, then open them again with (possibly changed) options. */
   restart(options?: Partial<CreateHostOptions>): Promise<void>;
   close(): Promise<void>;
@@ -18,12 +18,12 @@ export interface Harness {
 /** Start a host on a fresh data directory (`storeOptions` for the store, e.g. its busy timeout). */
 export async function createHarness(
   options: Partial<CreateHostOptions> = {},
-  storeOptions: Omit<OpenStoreOptions, 'dataDir' | 'filename'> = {},
+  storeOptions: Omit<OpenSqliteStoreOptions, 'dataDir' | 'filename'> = {},
 ): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cyrnel-host-'));
   let current: Partial<CreateHostOptions> = { secretsKey: randomBytes(32), ...options };
   const open = async () => {
-    const store = await openStore({ dataDir, ...storeOptions });
+    const store = await openSqliteStore({ dataDir, ...storeOptions });
     const host = await createHost({
       dataDir,
       ...current,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createOutboundPolicy, type OwnEndpoint } from '@cyrnel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOutboundPolicy, type OwnEndpoint } from '../outbound/outbound-policy';
 import { downloadDefinition } from './download-definition';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;

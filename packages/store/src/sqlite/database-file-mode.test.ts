@@ -2,7 +2,7 @@ import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore } from './open-store';
+import { openSqliteStore } from './open-sqlite-store';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -16,7 +16,7 @@ describe('database file modes', () => {
     const root = mkdtempSync(join(tmpdir(), 'cyrnel-mode-'));
     dirs.push(root);
     const filename = join(root, 'nested', 'data.db');
-    const store = await openStore({ filename });
+    const store = await openSqliteStore({ filename });
     try {
       await store.processes.list({ limit: 1 });
       expect(modeOf(join(root, 'nested'))).toBe(0o700);
@@ -32,11 +32,11 @@ describe('database file modes', () => {
     const root = mkdtempSync(join(tmpdir(), 'cyrnel-mode-'));
     dirs.push(root);
     const filename = join(root, 'data.db');
-    await (await openStore({ filename })).close();
+    await (await openSqliteStore({ filename })).close();
     writeFileSync(`${filename}-wal`, '');
     chmodSync(filename, 0o644);
     chmodSync(`${filename}-wal`, 0o666);
-    const store = await openStore({ filename });
+    const store = await openSqliteStore({ filename });
     try {
       expect(modeOf(filename)).toBe(0o600);
       expect(modeOf(`${filename}-wal`)).toBe(0o600);

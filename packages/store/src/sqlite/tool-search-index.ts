@@ -1,22 +1,6 @@
 import { searchWords } from '@cyrnel/core';
 import { type QueryExecutorProvider, sql } from 'kysely';
-
-/** What a tool is indexed by. */
-export interface SearchableTool {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly keywords?: readonly string[];
-}
-
-/** A service's tools to index, in the order their search ids were given. */
-export interface IndexedService {
-  readonly serviceId: string;
-  readonly serviceName: string;
-  /** The search id of `tools[0]`; the others follow one by one. */
-  readonly firstSearchId: number;
-  readonly tools: readonly SearchableTool[];
-}
+import type { IndexedService } from '../store-dialect';
 
 /**
  * Only a description's first words are indexed: they say what the tool does, and what follows
@@ -29,12 +13,6 @@ export const DESCRIPTION_WORDS = 64;
 
 function leadingWords(text: string): string {
   return searchWords(text).split(' ', DESCRIPTION_WORDS).join(' ');
-}
-
-/** The first search id of a new contiguous range: one past the largest in use. */
-export async function nextSearchId(db: QueryExecutorProvider): Promise<number> {
-  const { rows } = await sql<{ top: number | null }>`select max(search_id) as top from tools`.execute(db);
-  return (rows[0]?.top ?? 0) + 1;
 }
 
 /** Add a service's tools to `tool_search` (call in the transaction that inserts the tool rows). */

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKysely } from './create-kysely';
-import { openStore } from './open-store';
+import { openSqliteStore } from './open-sqlite-store';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -60,10 +60,10 @@ function tempDir() {
   return dir;
 }
 
-describe('openStore', () => {
+describe('openSqliteStore', () => {
   it('creates data.db in the data directory, in WAL mode, with every table migrated', async () => {
     const dataDir = join(tempDir(), 'nested');
-    const store = await openStore({ dataDir, busyTimeoutMs: 1234 });
+    const store = await openSqliteStore({ dataDir, busyTimeoutMs: 1234 });
     expect(store.filename).toBe(join(dataDir, 'data.db'));
     await store.close();
     const db = new Database(join(dataDir, 'data.db'));
@@ -96,33 +96,33 @@ describe('openStore', () => {
 
   it('migrates once and opens an up-to-date database again', async () => {
     const filename = join(tempDir(), 'x.db');
-    const first = await openStore({ filename });
+    const first = await openSqliteStore({ filename });
     await first.catalog.insertModule(moduleRow('m'));
     await first.close();
-    const second = await openStore({ filename });
+    const second = await openSqliteStore({ filename });
     expect((await second.catalog.listModules()).map((row) => row.id)).toEqual(['m']);
     await second.close();
   });
 
   it('refuses a database written by a newer version, with a clear message', async () => {
     const filename = join(tempDir(), 'x.db');
-    await (await openStore({ filename })).close();
+    await (await openSqliteStore({ filename })).close();
     const db = new Database(filename);
     db.prepare("insert into cyrnel_migration (name, timestamp) values ('0099-future', 'later')").run();
     db.close();
-    await expect(openStore({ filename })).rejects.toThrow(
+    await expect(openSqliteStore({ filename })).rejects.toThrow(
       /newer version of cyrnel \(unknown migrations: 0099-future\)/,
     );
   });
 
   it('enforces foreign keys', async () => {
-    const store = await openStore({ dataDir: tempDir() });
+    const store = await openSqliteStore({ dataDir: tempDir() });
     await expect(store.catalog.setServiceConfig('ghost', {}, 'now')).rejects.toThrow(/FOREIGN KEY/);
     await store.close();
   });
 
   it('needs a data directory or a file name', async () => {
-    await expect(openStore({})).rejects.toThrow('dataDir or a filename');
+    await expect(openSqliteStore({})).rejects.toThrow('dataDir or a filename');
   });
 
   it('sets the busy timeout on its connection (5 s by default)', async () => {
@@ -140,8 +140,8 @@ describe('openStore', () => {
 
   it('waits for a write lock held by another connection, as long as its busy timeout allows', async () => {
     const filename = join(tempDir(), 'x.db');
-    const patient = await openStore({ filename });
-    const impatient = await openStore({ filename, busyTimeoutMs: 0 });
+    const patient = await openSqliteStore({ filename });
+    const impatient = await openSqliteStore({ filename, busyTimeoutMs: 0 });
     try {
       const lock = await lockFromAnotherThread(filename, 200);
       await expect(impatient.catalog.insertModule(moduleRow('a'))).rejects.toMatchObject({

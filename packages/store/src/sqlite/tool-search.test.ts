@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { generateDefinition } from '@cyrnel/adapter-openapi';
 import type { NewService, NewTool, ToolRow, ToolSearchQuery } from '@cyrnel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from './open-store';
+import { openSqliteStore, type SqliteStore } from './open-sqlite-store';
 
 // GitHub's REST description (a dev-only fixture), its ~1,200 operations under 9 service ids: a
 // catalog of ~11,000 real tools. Schemas are left out: search never reads them.
@@ -49,14 +49,14 @@ function service(id: string, overrides: Partial<NewService> = {}): NewService {
 }
 
 let dir: string;
-let store: Store;
+let store: SqliteStore;
 const search = (text: string, more: Partial<ToolSearchQuery> = {}) =>
   store.catalog.searchTools({ text, adapters: ADAPTERS, limit: 20, ...more });
 const names = (rows: readonly ToolRow[]) => rows.map((row) => `${row.serviceId}.${row.id}`);
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'cyrnel-search-'));
-  store = await openStore({ dataDir: dir });
+  store = await openSqliteStore({ dataDir: dir });
   for (let i = 0; i < COPIES; i++) await store.catalog.insertService(service(`github${i}`));
   // What must never be found: a disabled service, a disabled tool, an inactive adapter's service.
   await store.catalog.setServiceEnabled('github8', false, 'now');

@@ -1,7 +1,7 @@
 import { type CatalogStorage, parseSearch, type ToolRow, type ToolSearchQuery } from '@cyrnel/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Database } from './database';
-import { type ToolBase, toToolRow } from './tool-rows';
+import type { Database } from '../database';
+import { type ToolBase, toToolRow } from '../tool-rows';
 import { EVERYTHING, type Range, tierIdsAll, titleIds } from './tool-search-steps';
 
 const COLUMNS = sql.raw(

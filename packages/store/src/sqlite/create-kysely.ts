@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type { Database } from './database';
+import type { Database } from '../database';
 import { lockPerFile } from './file-lock';
 import { cacheStatements } from './statement-cache';
 

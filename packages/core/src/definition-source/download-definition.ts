@@ -2,22 +2,22 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
+import type { OutboundPolicy } from '@cyrnel/sdk';
 import {
   ForbiddenError,
   isCyrnelError,
   PayloadTooLargeError,
-  parseAddress,
   TimeoutError,
   UpstreamError,
   ValidationError,
-} from '@cyrnel/core';
-import type { OutboundPolicy } from '@cyrnel/sdk';
+} from '../errors';
+import { parseAddress } from '../outbound/cidr';
 
 /** Options of {@link downloadDefinition}. */
 export interface DownloadDefinitionOptions {
   /**
-   * Decides which address and port each connection may reach, e.g. `createOutboundPolicy` of
-   * `@cyrnel/core`: the private-address guard plus, given the server's own endpoint, never
+   * Decides which address and port each connection may reach, e.g. `createOutboundPolicy`: the
+   * private-address guard plus, given the server's own endpoint, never
    * cyrnel's own API.
    */
   outbound: OutboundPolicy;

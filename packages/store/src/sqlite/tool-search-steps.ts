@@ -1,6 +1,6 @@
 import type { SearchTerm } from '@cyrnel/core';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
-import type { Database } from './database';
+import type { Database } from '../database';
 import { ftsMatch, hasPrefix, type MatchMode, type MatchOptions } from './fts-match';
 
 /**

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runMigrations } from '../../run-migrations';
 import { createKysely } from '../create-kysely';
-import { openStore } from '../open-store';
-import { runMigrations } from '../run-migrations';
+import { openSqliteStore } from '../open-sqlite-store';
 import { migrations } from './index';
 
 const dirs: string[] = [];
@@ -38,7 +38,7 @@ describe('migration 0004-tool-search', () => {
     }
     await db.destroy();
 
-    const store = await openStore({ filename });
+    const store = await openSqliteStore({ filename });
     try {
       const search = (text: string) =>
         store.catalog
