@@ -1,6 +1,20 @@
 import type { JSONSchema, ModuleType } from '@cyrnel/sdk';
 import type { SealedSecrets } from './secrets-cipher';
 
+/**
+ * Whose config and secrets: a module's or a service's. Both kinds are stored and handled the
+ * same way, keyed by this pair.
+ *
+ * @example
+ * ```ts
+ * await catalog.getConfig({ kind: 'service', id: 'github' });
+ * ```
+ */
+export interface SettingsOwner {
+  readonly kind: 'module' | 'service';
+  readonly id: string;
+}
+
 /** A row of the modules table. Timestamps are ISO strings. */
 export interface ModuleRow {
   readonly id: string;
@@ -164,11 +178,13 @@ export interface CatalogStorage {
   listModules(): Promise<ModuleRow[]>;
   insertModule(row: ModuleRow): Promise<void>;
   updateModule(id: string, change: ModuleChange): Promise<void>;
-  /** Stored module config, or undefined when never set. */
-  getModuleConfig(id: string): Promise<Record<string, unknown> | undefined>;
-  setModuleConfig(id: string, config: Record<string, unknown>, at: string): Promise<void>;
-  getModuleSecrets(id: string): Promise<SealedSecrets | undefined>;
-  setModuleSecrets(id: string, secrets: SealedSecrets, at: string): Promise<void>;
+
+  /** An owner's stored config, or undefined when never set. */
+  getConfig(owner: SettingsOwner): Promise<Record<string, unknown> | undefined>;
+  setConfig(owner: SettingsOwner, config: Record<string, unknown>, at: string): Promise<void>;
+  /** An owner's sealed secrets, or undefined when never set. */
+  getSecrets(owner: SettingsOwner): Promise<SealedSecrets | undefined>;
+  setSecrets(owner: SettingsOwner, secrets: SealedSecrets, at: string): Promise<void>;
 
   listServices(query: ServiceRowQuery): Promise<ServiceRow[]>;
   getService(id: string): Promise<ServiceRow | undefined>;
@@ -187,10 +203,6 @@ export interface CatalogStorage {
   deleteService(id: string): Promise<boolean>;
   /** The service's shared schemas; undefined when it has none or does not exist. */
   getServiceSchemas(id: string): Promise<Record<string, JSONSchema> | undefined>;
-  getServiceConfig(id: string): Promise<Record<string, unknown> | undefined>;
-  setServiceConfig(id: string, config: Record<string, unknown>, at: string): Promise<void>;
-  getServiceSecrets(id: string): Promise<SealedSecrets | undefined>;
-  setServiceSecrets(id: string, secrets: SealedSecrets, at: string): Promise<void>;
 
   listTools(query: ToolRowQuery): Promise<ToolRow[]>;
   /**

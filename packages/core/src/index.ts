@@ -7,6 +7,7 @@ export type {
   ServiceDefinitionFields,
   ServiceRow,
   ServiceRowQuery,
+  SettingsOwner,
   ToolDetailRow,
   ToolGateRow,
   ToolRow,

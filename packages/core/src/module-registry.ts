@@ -14,10 +14,10 @@ import { createKeyedLock } from './keyed-lock';
 import type { ModuleDeadlines } from './module-guard';
 import { type RegisteredModule, registerBuiltin, scanModules } from './module-loader';
 import { createModuleRuntimes } from './module-runtimes';
-import { createModuleSettings } from './module-settings';
 import { reconcileModules } from './reconcile-modules';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
+import { createSettings } from './settings';
 import type { SchemaChecker } from './validation/schema-checker';
 
 /** Options of {@link createModuleRegistry}. */
@@ -67,7 +67,8 @@ export interface ModuleRegistry {
 /** Create the module registry; every change is serialized. */
 export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegistry {
   const { catalog, logger, now } = options;
-  const settings = createModuleSettings(catalog, options.vault, now, options.checker);
+  const settings = createSettings(catalog, options.vault, now, options.checker);
+  const owner = (id: string) => ({ kind: 'module', id }) as const;
   const runtimes = createModuleRuntimes({
     settings,
     logger,
@@ -189,24 +190,24 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         }
         return toDetail(await findRow(id));
       }),
-    getConfig: async (id) => settings.config(id, presentModule(await findRow(id)).definition),
+    getConfig: async (id) => settings.config(owner(id), presentModule(await findRow(id)).definition),
     patchConfig: (id, patch) =>
       serial(async () => {
         const row = await findRow(id);
-        const config = await settings.patchConfig(id, presentModule(row).definition, patch);
+        const { value } = await settings.patchConfig(owner(id), presentModule(row).definition, patch);
         await reactivate(row);
-        return config;
+        return value;
       }),
     // Serialized: reading may re-encrypt a record found under a previous key.
     getSecretsPresent: (id) =>
       serial(async () => {
         presentModule(await findRow(id));
-        return settings.secretsPresent(id);
+        return settings.secretsPresent(owner(id));
       }),
     patchSecrets: (id, patch) =>
       serial(async () => {
         const row = await findRow(id);
-        await settings.patchSecrets(id, presentModule(row).definition, patch);
+        await settings.patchSecrets(owner(id), presentModule(row).definition, patch);
         await reactivate(row);
       }),
     adapter: (id) => runtimes.get(id)?.adapter,

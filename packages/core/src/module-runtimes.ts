@@ -13,8 +13,8 @@ import type { EnvironmentProvider } from './environment-provider';
 import { createEnvironmentSlot } from './environment-slot';
 import { guardAdapter, guardEnvironment, instantiateModule, type ModuleDeadlines } from './module-guard';
 import type { RegisteredModule } from './module-loader';
-import type { ModuleSettings } from './module-settings';
 import { errorMessage, scopedLogger } from './scoped-logger';
+import type { Settings } from './settings';
 
 /** What the host knows about one module id at runtime. */
 export interface ModuleRuntime {
@@ -31,7 +31,7 @@ export interface ModuleRuntime {
 
 /** Options of {@link createModuleRuntimes}. */
 export interface ModuleRuntimesOptions {
-  readonly settings: ModuleSettings;
+  readonly settings: Pick<Settings, 'forSetup'>;
   readonly logger: ModuleLogger;
   readonly bindings: EnvironmentBindings;
   /** Deadlines of setup and adapter calls; every instance runs behind `guardAdapter`/`guardEnvironment`. */
@@ -80,7 +80,7 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     const module = runtime.module;
     if (!module) return;
     try {
-      const { config, secrets } = await settings.forSetup(id, module.definition);
+      const { config, secrets } = await settings.forSetup({ kind: 'module', id }, module.definition);
       const instance = await instantiateModule(id, () => module.definition.instantiate(), options.deadlines);
       const moduleLogger = scopedLogger(logger, { module: id });
       const context: ModuleSetupContext = {

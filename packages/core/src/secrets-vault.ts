@@ -1,16 +1,13 @@
-import type { CatalogStorage } from './catalog-storage';
+import type { CatalogStorage, SettingsOwner } from './catalog-storage';
 import type { SealedSecrets, SecretsCipher } from './secrets-cipher';
-
-/** Whose secrets: a module's or a service's. */
-export type SecretsOwner = 'module' | 'service';
 
 /** Reads and writes encrypted secrets, re-encrypting records found under a previous key. */
 export interface SecretsVault {
   /** The decrypted secrets (empty object when none were stored). */
-  read(owner: SecretsOwner, id: string): Promise<Record<string, unknown>>;
-  write(owner: SecretsOwner, id: string, value: Record<string, unknown>): Promise<void>;
+  read(owner: SettingsOwner): Promise<Record<string, unknown>>;
+  write(owner: SettingsOwner, value: Record<string, unknown>): Promise<void>;
   /** Encrypt for a row written elsewhere (an insert transaction). */
-  seal(owner: SecretsOwner, id: string, value: Record<string, unknown>): SealedSecrets;
+  seal(owner: SettingsOwner, value: Record<string, unknown>): SealedSecrets;
 }
 
 /** Create a {@link SecretsVault} over the catalog port. */
@@ -19,25 +16,19 @@ export function createSecretsVault(
   cipher: SecretsCipher,
   now: () => Date,
 ): SecretsVault {
-  // The owner and id are bound as additional data: a ciphertext copied to another row fails to open.
-  const context = (owner: SecretsOwner, id: string) => `${owner}:${id}`;
-  const store = (owner: SecretsOwner, id: string, value: Record<string, unknown>) => {
-    const sealed = cipher.seal(value, context(owner, id));
-    const at = now().toISOString();
-    return owner === 'module'
-      ? catalog.setModuleSecrets(id, sealed, at)
-      : catalog.setServiceSecrets(id, sealed, at);
-  };
+  // The owner is bound as additional data: a ciphertext copied to another row fails to open.
+  const context = (owner: SettingsOwner) => `${owner.kind}:${owner.id}`;
+  const store = (owner: SettingsOwner, value: Record<string, unknown>) =>
+    catalog.setSecrets(owner, cipher.seal(value, context(owner)), now().toISOString());
   return {
-    async read(owner, id) {
-      const sealed =
-        owner === 'module' ? await catalog.getModuleSecrets(id) : await catalog.getServiceSecrets(id);
+    async read(owner) {
+      const sealed = await catalog.getSecrets(owner);
       if (!sealed) return {};
-      const { value, stale } = cipher.open(sealed, context(owner, id));
-      if (stale) await store(owner, id, value);
+      const { value, stale } = cipher.open(sealed, context(owner));
+      if (stale) await store(owner, value);
       return value;
     },
     write: store,
-    seal: (owner, id, value) => cipher.seal(value, context(owner, id)),
+    seal: (owner, value) => cipher.seal(value, context(owner)),
   };
 }

@@ -1,16 +1,16 @@
-import type { AdapterModule, ModuleLogger, ServiceDefinition } from '@cyrnel/sdk';
+import type { AdapterModule, ModuleLogger, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { checkDefinition } from './check-definition';
 import { NotFoundError, UnavailableError, ValidationError } from './errors';
 import type { ModuleRegistry } from './module-registry';
 import { errorMessage } from './scoped-logger';
 import type { ServiceHealth } from './service-health';
-import type { ServiceSettings } from './service-settings';
+import type { Settings } from './settings';
 
 /** Options of {@link createServiceLifecycle}. */
 export interface ServiceLifecycleOptions {
   readonly catalog: CatalogStorage;
-  readonly settings: ServiceSettings;
+  readonly settings: Pick<Settings, 'forSetup'>;
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
@@ -72,10 +72,22 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     });
   };
 
+  /** Validate config and secrets (defaults applied) and build the `ServiceState` for hydration. */
+  const state = async (row: ServiceRow): Promise<ServiceState> => {
+    const { config, secrets } = await settings.forSetup({ kind: 'service', id: row.id }, row);
+    const tools = Object.fromEntries(
+      (await catalog.listServiceTools(row.id)).map((tool) => [
+        tool.id,
+        { adapterDomain: tool.adapterDomain },
+      ]),
+    );
+    return { id: row.id, adapterDomain: row.adapterDomain, tools, config, secrets };
+  };
+
   // A failure arrives from the guard as a 502 naming the adapter and the service.
   const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
     try {
-      await adapter.hydrateService(await settings.state(row));
+      await adapter.hydrateService(await state(row));
       health.set(row.id, undefined);
     } catch (error) {
       health.set(row.id, errorMessage(error));
@@ -85,7 +97,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
 
   const enable = async (row: ServiceRow): Promise<void> => {
     const adapter = activeAdapter(row.adapter);
-    await settings.state(row);
+    await state(row);
     await catalog.setServiceEnabled(row.id, true, now().toISOString());
     try {
       await hydrate(row, adapter);

@@ -15,17 +15,15 @@ import {
   requireObject,
   requireString,
 } from './input';
-import { presentPointers } from './json-pointer';
 import { createKeyedLock } from './keyed-lock';
 import type { ModuleRegistry } from './module-registry';
-import { patchObject } from './module-settings';
 import { decodeCursor, pageLimit, toPage } from './page';
 import { validateAgainstSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
 import { createServiceHealth, type ServiceHealth } from './service-health';
 import { createServiceLifecycle } from './service-lifecycle';
-import { createServiceSettings } from './service-settings';
+import { createSettings } from './settings';
 import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
 
@@ -84,7 +82,8 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     configSchema: row.configSchema,
     secretsSchema: row.secretsSchema,
   });
-  const settings = createServiceSettings(catalog, vault, checker);
+  const settings = createSettings(catalog, vault, now, checker);
+  const owner = (id: string) => ({ kind: 'service', id }) as const;
   const lock = createKeyedLock();
   const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
 
@@ -179,7 +178,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           ...(definition.schemas ? { schemas: definition.schemas } : {}),
           tools: definition.tools.map((tool) => ({ ...tool, enabled: true })),
           config: stripDefaults(definition.configSchema, storedConfig),
-          secrets: storedSecrets ? vault.seal('service', id, storedSecrets) : null,
+          secrets: storedSecrets ? vault.seal(owner(id), storedSecrets) : null,
           createdAt: at,
         });
         if (enabled) {
@@ -272,39 +271,32 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       });
     },
     async getConfig(rawId) {
-      return settings.config(await find(serviceId(rawId)));
+      const row = await find(serviceId(rawId));
+      return settings.config(owner(row.id), row);
     },
     async patchConfig(rawId, patch) {
       const id = serviceId(rawId);
       return locked(id, async () => {
         const row = await find(id);
-        const previous = (await catalog.getServiceConfig(id)) ?? {};
-        const next = patchObject(fillDefaults(row.configSchema, previous), patch, 'config');
-        const config = await validateAgainstSchema(checker, row.configSchema, next, {
-          field: 'config',
-          applyDefaults: true,
-        });
-        await catalog.setServiceConfig(id, stripDefaults(row.configSchema, config), now().toISOString());
-        await rehydrate(row, () => catalog.setServiceConfig(id, previous, now().toISOString()));
-        return config;
+        const { value, restore } = await settings.patchConfig(owner(id), row, patch);
+        await rehydrate(row, restore);
+        return value;
       });
     },
     async getSecretsPresent(rawId) {
       const id = serviceId(rawId);
+      // Locked: reading may re-encrypt a record found under a previous key.
       return locked(id, async () => {
         await find(id);
-        return presentPointers(await vault.read('service', id));
+        return settings.secretsPresent(owner(id));
       });
     },
     async patchSecrets(rawId, patch) {
       const id = serviceId(rawId);
       await locked(id, async () => {
         const row = await find(id);
-        const previous = await vault.read('service', id);
-        const next = patchObject(previous, patch, 'secrets');
-        const secrets = await validateSecrets(checker, row.secretsSchema, next);
-        await vault.write('service', id, secrets);
-        await rehydrate(row, () => vault.write('service', id, previous));
+        const { restore } = await settings.patchSecrets(owner(id), row, patch);
+        await rehydrate(row, restore);
       });
     },
     async hydrateAdapter(adapterId, adapter) {

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database';
 import { createModuleRows } from './module-rows';
 import { createServiceRows } from './service-rows';
+import { createSettingsRows } from './settings-rows';
 import type { StoreDialect } from './store-dialect';
 import { createToolRows } from './tool-rows';
 
@@ -11,6 +12,7 @@ export function createCatalogStore(db: Kysely<Database>, dialect: StoreDialect):
   return {
     ...createModuleRows(db),
     ...createServiceRows(db, dialect),
+    ...createSettingsRows(db),
     ...createToolRows(db),
     searchTools: dialect.toolSearch.search(db),
   };

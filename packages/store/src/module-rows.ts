@@ -3,7 +3,6 @@ import type { ModuleType } from '@cyrnel/sdk';
 import type { Kysely, Selectable } from 'kysely';
 import type { ModulesTable } from './catalog-tables';
 import type { Database } from './database';
-import { createSettingsRows } from './settings-rows';
 import { flag } from './sql-helpers';
 
 function toModuleRow(row: Selectable<ModulesTable>): ModuleRow {
@@ -21,20 +20,10 @@ function toModuleRow(row: Selectable<ModulesTable>): ModuleRow {
   };
 }
 
-type ModuleMethods = Pick<
-  CatalogStorage,
-  | 'listModules'
-  | 'insertModule'
-  | 'updateModule'
-  | 'getModuleConfig'
-  | 'setModuleConfig'
-  | 'getModuleSecrets'
-  | 'setModuleSecrets'
->;
+type ModuleMethods = Pick<CatalogStorage, 'listModules' | 'insertModule' | 'updateModule'>;
 
 /** The module half of the catalog port. */
 export function createModuleRows(db: Kysely<Database>): ModuleMethods {
-  const settings = createSettingsRows(db, { config: 'module_config', secrets: 'module_secrets' });
   return {
     async listModules() {
       const rows = await db.selectFrom('modules').selectAll().orderBy('id').execute();
@@ -73,9 +62,5 @@ export function createModuleRows(db: Kysely<Database>): ModuleMethods {
         .where('id', '=', id)
         .execute();
     },
-    getModuleConfig: settings.getConfig,
-    setModuleConfig: settings.setConfig,
-    getModuleSecrets: settings.getSecrets,
-    setModuleSecrets: settings.setSecrets,
   };
 }

@@ -3,7 +3,6 @@ import type { JSONSchema } from '@cyrnel/sdk';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
 import { nextSearchId } from './search-ids';
-import { createSettingsRows } from './settings-rows';
 import { containsText, flag, parseObject } from './sql-helpers';
 import type { StoreDialect, ToolSearchIndex } from './store-dialect';
 
@@ -15,10 +14,6 @@ type ServiceMethods = Pick<
   | 'replaceServiceDefinition'
   | 'setServiceEnabled'
   | 'deleteService'
-  | 'getServiceConfig'
-  | 'setServiceConfig'
-  | 'getServiceSecrets'
-  | 'setServiceSecrets'
   | 'getServiceSchemas'
 >;
 
@@ -116,7 +111,6 @@ async function insertTools(
 
 /** The service half of the catalog port; the dialect indexes tools and recognises duplicate ids. */
 export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): ServiceMethods {
-  const settings = createSettingsRows(db, { config: 'service_config', secrets: 'service_secrets' });
   return {
     async listServices(query) {
       let select = selectServices(db).orderBy('id');
@@ -240,9 +234,5 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
       const row = await db.selectFrom('services').select('schemas').where('id', '=', id).executeTakeFirst();
       return row?.schemas ? (parseObject(row.schemas) as Record<string, JSONSchema>) : undefined;
     },
-    getServiceConfig: settings.getConfig,
-    setServiceConfig: settings.setConfig,
-    getServiceSecrets: settings.getSecrets,
-    setServiceSecrets: settings.setSecrets,
   };
 }

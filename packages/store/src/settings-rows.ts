@@ -1,53 +1,49 @@
-import type { SealedSecrets } from '@cyrnel/core';
+import type { CatalogStorage, SettingsOwner } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database';
 import { parseObject } from './sql-helpers';
 
-/** Which tables hold one kind of owner's config and secrets. */
-export interface SettingsTables {
-  readonly config: 'module_config' | 'service_config';
-  readonly secrets: 'module_secrets' | 'service_secrets';
-}
-
-/** Config (JSON text) and sealed secrets of one kind of owner, one row each per owner id. */
-export interface SettingsRows {
-  getConfig(ownerId: string): Promise<Record<string, unknown> | undefined>;
-  setConfig(ownerId: string, config: Record<string, unknown>, at: string): Promise<void>;
-  getSecrets(ownerId: string): Promise<SealedSecrets | undefined>;
-  setSecrets(ownerId: string, secrets: SealedSecrets, at: string): Promise<void>;
-}
-
 /**
- * The config and secrets rows of modules or of services: the two kinds have tables of the same
- * shape (`ConfigTable`, `SecretsTable`), so one implementation serves both.
+ * The tables holding each kind of owner's config and secrets. Modules and services keep
+ * tables of the same shape (`ConfigTable`, `SecretsTable`), each with a foreign key to its
+ * owner's table, so deleting a service drops its settings in the same statement.
  */
-export function createSettingsRows(db: Kysely<Database>, tables: SettingsTables): SettingsRows {
+const TABLES = {
+  module: { config: 'module_config', secrets: 'module_secrets' },
+  service: { config: 'service_config', secrets: 'service_secrets' },
+} as const;
+
+type SettingsMethods = Pick<CatalogStorage, 'getConfig' | 'setConfig' | 'getSecrets' | 'setSecrets'>;
+
+/** Config (JSON text) and sealed secrets of every owner, one row each, keyed by `{kind, id}`. */
+export function createSettingsRows(db: Kysely<Database>): SettingsMethods {
+  const tables = (owner: SettingsOwner) => TABLES[owner.kind];
   return {
-    async getConfig(ownerId) {
+    async getConfig(owner) {
       const row = await db
-        .selectFrom(tables.config)
+        .selectFrom(tables(owner).config)
         .select('config')
-        .where('owner_id', '=', ownerId)
+        .where('owner_id', '=', owner.id)
         .executeTakeFirst();
       return row ? parseObject(row.config) : undefined;
     },
-    async setConfig(ownerId, config, at) {
+    async setConfig(owner, config, at) {
       const text = JSON.stringify(config);
       await db
-        .insertInto(tables.config)
-        .values({ owner_id: ownerId, config: text, updated_at: at })
+        .insertInto(tables(owner).config)
+        .values({ owner_id: owner.id, config: text, updated_at: at })
         .onConflict((oc) => oc.column('owner_id').doUpdateSet({ config: text, updated_at: at }))
         .execute();
     },
-    async getSecrets(ownerId) {
+    async getSecrets(owner) {
       const row = await db
-        .selectFrom(tables.secrets)
+        .selectFrom(tables(owner).secrets)
         .select(['key_id', 'iv', 'tag', 'ciphertext'])
-        .where('owner_id', '=', ownerId)
+        .where('owner_id', '=', owner.id)
         .executeTakeFirst();
       return row ? { keyId: row.key_id, iv: row.iv, tag: row.tag, ciphertext: row.ciphertext } : undefined;
     },
-    async setSecrets(ownerId, secrets, at) {
+    async setSecrets(owner, secrets, at) {
       const values = {
         key_id: secrets.keyId,
         iv: secrets.iv,
@@ -55,8 +51,8 @@ export function createSettingsRows(db: Kysely<Database>, tables: SettingsTables)
         ciphertext: secrets.ciphertext,
       };
       await db
-        .insertInto(tables.secrets)
-        .values({ owner_id: ownerId, ...values, updated_at: at })
+        .insertInto(tables(owner).secrets)
+        .values({ owner_id: owner.id, ...values, updated_at: at })
         .onConflict((oc) => oc.column('owner_id').doUpdateSet({ ...values, updated_at: at }))
         .execute();
     },

@@ -117,7 +117,9 @@ describe('openSqliteStore', () => {
 
   it('enforces foreign keys', async () => {
     const store = await openSqliteStore({ dataDir: tempDir() });
-    await expect(store.catalog.setServiceConfig('ghost', {}, 'now')).rejects.toThrow(/FOREIGN KEY/);
+    await expect(store.catalog.setConfig({ kind: 'service', id: 'ghost' }, {}, 'now')).rejects.toThrow(
+      /FOREIGN KEY/,
+    );
     await store.close();
   });
 
