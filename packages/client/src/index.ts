@@ -13,5 +13,6 @@ export type { ProcessEventsOptions } from './process-events';
 export type { ProcessesApi, RunProcessOptions } from './processes-api';
 export type { RequestOptions } from './request-options';
 export type { InstallServiceInput, ServicesApi } from './services-api';
+export type { SettingsApi } from './settings-api';
 export { parseSse, type SseMessage } from './sse-parser';
 export type { ToolsApi } from './tools-api';

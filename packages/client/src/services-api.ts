@@ -1,11 +1,6 @@
 import type {
-  ConfigResponse,
   InstallServiceRequest,
-  JsonPatch,
   ListResponse,
-  SchemaResponse,
-  SecretsPresenceResponse,
-  SecretsUpdatedResponse,
   ServiceDetail,
   ServiceListQuery,
   ServiceRecord,
@@ -13,6 +8,7 @@ import type {
 } from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
 import type { RequestOptions } from './request-options';
+import { createSettingsApi, type SettingsApi } from './settings-api';
 import type { Transport } from './transport';
 import { url } from './url-path';
 
@@ -24,7 +20,7 @@ export type InstallServiceInput = Omit<InstallServiceRequest, 'url' | 'definitio
   ({ url: string; definition?: never } | { definition: string | object; url?: never });
 
 /** `/services` endpoints. */
-export interface ServicesApi {
+export interface ServicesApi extends SettingsApi {
   /** `GET /services`: one page. */
   list(query?: ServiceListQuery, options?: RequestOptions): Promise<ListResponse<ServiceRecord>>;
   /** Every service matching `query`, page after page. */
@@ -39,22 +35,6 @@ export interface ServicesApi {
   delete(serviceId: string, options?: RequestOptions): Promise<void>;
   /** `POST /services/:serviceId/enabled`; a hydration failure is a 502 `CyrnelError`. */
   setEnabled(serviceId: string, enabled: boolean, options?: RequestOptions): Promise<ServiceDetail>;
-  /** `GET /services/:serviceId/config`. */
-  getConfig(serviceId: string, options?: RequestOptions): Promise<ConfigResponse>;
-  /** `PATCH /services/:serviceId/config` with a JSON Patch. */
-  patchConfig(serviceId: string, patch: JsonPatch, options?: RequestOptions): Promise<ConfigResponse>;
-  /** `GET /services/:serviceId/secrets`: which secrets are set, never their values. */
-  getSecrets(serviceId: string, options?: RequestOptions): Promise<SecretsPresenceResponse>;
-  /** `PATCH /services/:serviceId/secrets` with a JSON Patch. */
-  patchSecrets(
-    serviceId: string,
-    patch: JsonPatch,
-    options?: RequestOptions,
-  ): Promise<SecretsUpdatedResponse>;
-  /** `GET /services/:serviceId/config/schema`. */
-  configSchema(serviceId: string, options?: RequestOptions): Promise<SchemaResponse>;
-  /** `GET /services/:serviceId/secrets/schema`. */
-  secretsSchema(serviceId: string, options?: RequestOptions): Promise<SchemaResponse>;
 }
 
 /** Build the `services` group over a transport. */
@@ -85,17 +65,6 @@ export function createServicesApi(transport: Transport): ServicesApi {
         body: { enabled },
         options,
       }),
-    getConfig: (serviceId, options) =>
-      transport.json({ method: 'GET', path: url`/services/${serviceId}/config`, options }),
-    patchConfig: (serviceId, patch, options) =>
-      transport.json({ method: 'PATCH', path: url`/services/${serviceId}/config`, body: patch, options }),
-    getSecrets: (serviceId, options) =>
-      transport.json({ method: 'GET', path: url`/services/${serviceId}/secrets`, options }),
-    patchSecrets: (serviceId, patch, options) =>
-      transport.json({ method: 'PATCH', path: url`/services/${serviceId}/secrets`, body: patch, options }),
-    configSchema: (serviceId, options) =>
-      transport.json({ method: 'GET', path: url`/services/${serviceId}/config/schema`, options }),
-    secretsSchema: (serviceId, options) =>
-      transport.json({ method: 'GET', path: url`/services/${serviceId}/secrets/schema`, options }),
+    ...createSettingsApi(transport, '/services'),
   };
 }

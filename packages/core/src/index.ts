@@ -1,3 +1,11 @@
+export {
+  type BodySchema,
+  EMPTY_BODY,
+  ENABLED_BODY,
+  type FieldSpec,
+  type FieldType,
+  validateBody,
+} from './body-schema';
 export type {
   CatalogStorage,
   ModuleChange,
@@ -42,7 +50,7 @@ export type {
   ToolsApi,
   UpdateServiceInput,
 } from './host';
-export { applyJsonPatch } from './json-patch';
+export { applyJsonPatch, requireJsonPatch } from './json-patch';
 export { type JsonShapeLimits, jsonDepthExceeds, jsonShapeExceeds } from './json-shape';
 export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';

@@ -3,6 +3,7 @@ import type { ModuleDetail, ModuleRecord } from '@cyrnel/sdk/api';
 import { ValidationError } from './errors';
 import type { ModulesApi } from './host';
 import { optionalBoolean, optionalString, queryObject, requireBoolean, requireModuleId } from './input';
+import { requireJsonPatch } from './json-patch';
 import type { ModuleRegistry } from './module-registry';
 import { decodeCursor, pageLimit, toPage } from './page';
 
@@ -45,8 +46,15 @@ export function createModulesApi(registry: ModuleRegistry): ModulesApi {
       registry.setEnabled(requireModuleId(id), requireBoolean(enabled, 'enabled')),
     reload: () => registry.reload(),
     getConfig: async (id) => registry.getConfig(requireModuleId(id)),
-    patchConfig: async (id, patch) => registry.patchConfig(requireModuleId(id), patch),
+    // The patch first: its shape is wrong whatever the module (the answer a front end gets without any lookup).
+    patchConfig: async (id, patch) => {
+      const valid = requireJsonPatch(patch);
+      return registry.patchConfig(requireModuleId(id), valid);
+    },
     getSecretsPresent: async (id) => registry.getSecretsPresent(requireModuleId(id)),
-    patchSecrets: async (id, patch) => registry.patchSecrets(requireModuleId(id), patch),
+    patchSecrets: async (id, patch) => {
+      const valid = requireJsonPatch(patch);
+      return registry.patchSecrets(requireModuleId(id), valid);
+    },
   };
 }

@@ -15,6 +15,7 @@ import {
   requireObject,
   requireString,
 } from './input';
+import { requireJsonPatch } from './json-patch';
 import { createKeyedLock } from './keyed-lock';
 import type { ModuleRegistry } from './module-registry';
 import { decodeCursor, pageLimit, toPage } from './page';
@@ -274,7 +275,8 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       const row = await find(serviceId(rawId));
       return settings.config(owner(row.id), row);
     },
-    async patchConfig(rawId, patch) {
+    async patchConfig(rawId, rawPatch) {
+      const patch = requireJsonPatch(rawPatch);
       const id = serviceId(rawId);
       return locked(id, async () => {
         const row = await find(id);
@@ -291,7 +293,8 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         return settings.secretsPresent(owner(id));
       });
     },
-    async patchSecrets(rawId, patch) {
+    async patchSecrets(rawId, rawPatch) {
+      const patch = requireJsonPatch(rawPatch);
       const id = serviceId(rawId);
       await locked(id, async () => {
         const row = await find(id);

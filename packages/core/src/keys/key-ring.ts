@@ -8,8 +8,9 @@ import {
   type KeyRole,
   type ListResponse,
 } from '@cyrnel/sdk/api';
+import { validateBody } from '../body-schema';
 import { NotFoundError, ValidationError } from '../errors';
-import { queryObject, requireObject } from '../input';
+import { queryObject } from '../input';
 import { decodeCursor, pageLimit, toPage } from '../page';
 import type { KeyRow, KeyStorage } from './key-storage';
 
@@ -48,6 +49,11 @@ export const KEY_PREFIX = 'cyk_';
 const KEY_PATTERN = /^cyk_[A-Za-z0-9_-]{43}$/;
 const MAX_NAME_LENGTH = 100;
 
+const CREATE_BODY = {
+  name: { type: 'string', required: true, maxLength: MAX_NAME_LENGTH },
+  role: { type: 'string', required: true },
+} as const;
+
 /**
  * Hex SHA-256 of an API key. A plain fast hash is enough: keys are 256 random bits, so there is
  * nothing to brute-force (a slow password hash only helps low-entropy secrets).
@@ -82,9 +88,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
   const touchIntervalMs = options.touchIntervalMs ?? 60_000;
   return {
     async create(request) {
-      const { name, role, ...rest } = requireObject(request, 'body');
-      const extra = Object.keys(rest)[0];
-      if (extra !== undefined) throw invalid(extra, 'is not a known field');
+      const { name, role } = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_BODY);
       if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME_LENGTH) {
         throw invalid('name', `must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
       }

@@ -55,8 +55,14 @@ describe('process API input', () => {
   it('validates the options of run and names the field', async () => {
     const api = await setup();
     const { id } = await api.create({ code: 'cyrnel.output({ ok: true })', autorun: false });
-    await refuses(api.run(id, null as never), 'body');
-    await refuses(api.run(id, [] as never), 'body');
+    // The same answer as every request body of the wrong type (`validateBody`).
+    for (const body of [null, []]) {
+      await expect(api.run(id, body as never)).rejects.toMatchObject({
+        code: 'invalid_request',
+        message: 'the request body must be a JSON object',
+        details: [{ path: '', message: 'must be an object' }],
+      });
+    }
     await refuses(api.run(id, { force: 'yes' as never }), 'force');
     expect(await api.run(id, {})).toMatchObject({ state: 'queued' });
     expect(await api.wait(id)).toMatchObject({ exitState: 'success', output: { ok: true } });

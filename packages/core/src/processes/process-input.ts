@@ -1,5 +1,5 @@
+import { validateBody } from '../body-schema';
 import { ValidationError } from '../errors';
-import { optionalBoolean, requireObject } from '../input';
 import { MAX_TIMER_DELAY_MS } from '../timer-delay';
 
 /** How long a caller of `processes.wait` is willing to wait. */
@@ -57,9 +57,9 @@ export function validateWaitOptions(options: unknown): WaitOptions {
   };
 }
 
-/** Validate the options of `processes.run` (the `signals/run` body); errors name the field. */
+/** Validate the options of `processes.run` (the `signals/run` body) strictly; errors name the field. */
 export function validateRunOptions(options: unknown): { force: boolean } {
   if (options === undefined) return { force: false };
-  const { force } = requireObject(options, 'body');
-  return { force: optionalBoolean(force, 'force') ?? false };
+  const { force } = validateBody<{ force?: boolean }>(options, { force: { type: 'boolean' } });
+  return { force: force ?? false };
 }

@@ -1,6 +1,7 @@
 import type { ProcessRecord } from '@cyrnel/sdk/api';
 import { NotFoundError } from '../errors';
 import type { ProcessesApi } from '../host';
+import { validateRunOptions } from './process-input';
 
 /**
  * Who acts on processes: the processes it creates carry its `keyId`; with `ownOnly` it sees and
@@ -49,7 +50,11 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
     output: (id) => guarded(id, () => api.output(id)),
     calls: (id) => guarded(id, () => api.calls(id)),
     subscribe: (id, listener) => guarded(id, () => api.subscribe(id, listener)),
-    run: (id, options) => guarded(id, () => api.run(id, options)),
+    // A bad body is a 400 whoever's process it names, as for the unscoped API.
+    run: async (id, options) => {
+      validateRunOptions(options);
+      return guarded(id, () => api.run(id, options));
+    },
     kill: (id) => guarded(id, () => api.kill(id)),
     delete: (id) => guarded(id, () => api.delete(id)),
   };

@@ -1,6 +1,7 @@
 import type { CreateProcessRequest } from '@cyrnel/sdk/api';
+import { validateBody } from '../body-schema';
 import { PayloadTooLargeError, ValidationError } from '../errors';
-import { optionalBoolean, optionalObject, requireObject, requireString } from '../input';
+import { optionalBoolean, optionalObject, requireString } from '../input';
 import { MAX_TIMER_DELAY_MS } from '../timer-delay';
 import type { ProcessLimits } from './process-limits';
 
@@ -23,19 +24,27 @@ export interface ValidCreateRequest {
   readonly autorun: boolean;
 }
 
+/** The fields of a create request, their JSON types (the checks below bound their values). */
+const CREATE_BODY = {
+  code: { type: 'string', required: true },
+  ref: { type: 'string' },
+  timeoutMs: { type: 'positiveInteger', nullable: true },
+  envConfig: { type: 'object' },
+  autorun: { type: 'boolean' },
+} as const;
+
 function invalid(field: string, message: string): never {
   throw new ValidationError(`${field} ${message}`, [{ path: field, message }]);
 }
 
-/** Validate `POST /processes` input field by field; errors name the field. */
+/** Validate `POST /processes` input: its shape strictly (unknown fields refused), then field by field; errors name the field. */
 export function validateCreateRequest(
   request: unknown,
   limits: Pick<ProcessLimits, 'maxCodeBytes' | 'maxEnvConfigBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
 ): ValidCreateRequest {
-  const { code, ref, timeoutMs, envConfig, autorun } = requireObject(request, 'body') as Record<
-    keyof CreateProcessRequest,
-    unknown
-  >;
+  const { code, ref, timeoutMs, envConfig, autorun } = validateBody<
+    Record<keyof CreateProcessRequest, unknown>
+  >(request, CREATE_BODY);
   const source = requireString(code, 'code');
   if (source.trim() === '') invalid('code', 'must not be empty');
   // Cheap bound first: a UTF-16 unit is at most 3 UTF-8 bytes.

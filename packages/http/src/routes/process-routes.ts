@@ -1,9 +1,15 @@
-import { ForbiddenError, type ProcessesApi, scopeProcesses, ValidationError } from '@cyrnel/core';
+import {
+  EMPTY_BODY,
+  ForbiddenError,
+  type ProcessesApi,
+  scopeProcesses,
+  ValidationError,
+  validateBody,
+} from '@cyrnel/core';
 import { EXECUTION_EXIT_STATES, PROCESS_STATES } from '@cyrnel/sdk';
 import type { CreateProcessRequest, ProcessListQuery, RunProcessRequest } from '@cyrnel/sdk/api';
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
-import { validateBody } from '../validation/body-schema';
 import { parseProcessId } from '../validation/params';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
 import { processEvents } from './process-events';
@@ -17,16 +23,18 @@ const LIST_QUERY = {
   keyId: { type: 'string' },
 } as const;
 
-const CREATE_BODY = {
-  code: { type: 'string', required: true },
-  ref: { type: 'string' },
-  timeoutMs: { type: 'positiveInteger', nullable: true },
-  envConfig: { type: 'object' },
-  autorun: { type: 'boolean' },
-  wait: { type: 'boolean' },
-} as const;
-
-const RUN_BODY = { force: { type: 'boolean' } } as const;
+/**
+ * Split this route's own `wait` option off a create body; the host checks the rest (the
+ * `CreateProcessRequest`). A body that is no object goes on whole, for the host to refuse.
+ */
+function splitWait(body: unknown): { wait: boolean; request: unknown } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !Object.hasOwn(body, 'wait')) {
+    return { wait: false, request: body };
+  }
+  const { wait, ...request } = body as Record<string, unknown>;
+  validateBody({ wait }, { wait: { type: 'boolean' } });
+  return { wait: wait === true, request };
+}
 
 const TEXT = { 'content-type': 'text/plain; charset=utf-8' } as const;
 
@@ -45,14 +53,14 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
     c.json(await processesOf(c).list(parseQuery<ProcessListQuery>(c.req.url, LIST_QUERY))),
   );
   app.post('/', async (c) => {
-    const { wait, ...request } = validateBody<CreateProcessRequest>(await ctx.body(c), CREATE_BODY);
-    if (wait === true && request.autorun === false) {
+    const { wait, request } = splitWait(await ctx.body(c));
+    if (wait && (request as CreateProcessRequest).autorun === false) {
       throw new ValidationError('wait:true needs autorun (an idle process would never finish)', [
         { path: 'wait', message: 'conflicts with autorun:false' },
       ]);
     }
-    const record = await processesOf(c).create(request);
-    if (wait !== true) return c.json(record, 201);
+    const record = await processesOf(c).create(request as CreateProcessRequest);
+    if (!wait) return c.json(record, 201);
     // Until idle: once it runs, at most its own timeout plus a margin (time queued behind a busy
     // pool does not count; the host's queue backstop bounds that). Without a timeout, only the
     // client leaving (the request signal) ends the wait. A 504 carries `details.processId`.
@@ -79,11 +87,11 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
     return processEvents(ctx, c, processId);
   });
   app.post('/:id/signals/run', async (c) => {
-    const { force } = validateBody<RunProcessRequest>(await ctx.body(c, {}), RUN_BODY);
-    return c.json(await processesOf(c).run(id(c.req.param('id')), force === undefined ? {} : { force }));
+    const options = (await ctx.body(c, {})) as RunProcessRequest;
+    return c.json(await processesOf(c).run(id(c.req.param('id')), options));
   });
   app.post('/:id/signals/kill', async (c) => {
-    validateBody(await ctx.body(c, {}), {});
+    validateBody(await ctx.body(c, {}), EMPTY_BODY);
     return c.json(await processesOf(c).kill(id(c.req.param('id'))));
   });
   return app;

@@ -1,4 +1,4 @@
-import { resolveDefinition } from '@cyrnel/core';
+import { ENABLED_BODY, resolveDefinition, validateBody } from '@cyrnel/core';
 import type {
   InstallServiceRequest,
   ServiceListQuery,
@@ -7,11 +7,9 @@ import type {
 } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
-import { validateBody } from '../validation/body-schema';
-import { ENABLED_BODY } from '../validation/enabled-body';
-import { validateJsonPatch } from '../validation/json-patch';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
 import type { RouteContext } from './route-context';
+import { settingsRoutes } from './settings-routes';
 
 const LIST_QUERY = {
   ...PAGE_QUERY,
@@ -70,26 +68,9 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
     const { enabled } = validateBody<SetEnabledRequest>(await ctx.body(c), ENABLED_BODY);
     return c.json(await host.services.setEnabled(c.req.param('serviceId'), enabled));
   });
-  app.get('/:serviceId/config', async (c) =>
-    c.json({ config: await host.services.getConfig(c.req.param('serviceId')) }),
-  );
-  app.patch('/:serviceId/config', async (c) => {
-    const patch = validateJsonPatch(await ctx.body(c));
-    return c.json({ config: await host.services.patchConfig(c.req.param('serviceId'), patch) });
-  });
-  app.get('/:serviceId/secrets', async (c) =>
-    c.json({ present: await host.services.getSecretsPresent(c.req.param('serviceId')) }),
-  );
-  app.patch('/:serviceId/secrets', async (c) => {
-    const patch = validateJsonPatch(await ctx.body(c));
-    await host.services.patchSecrets(c.req.param('serviceId'), patch);
-    return c.json({ updated: true });
-  });
-  app.get('/:serviceId/config/schema', async (c) =>
-    c.json((await host.services.get(c.req.param('serviceId'))).configSchema),
-  );
-  app.get('/:serviceId/secrets/schema', async (c) =>
-    c.json((await host.services.get(c.req.param('serviceId'))).secretsSchema),
+  app.route(
+    '/:serviceId',
+    settingsRoutes(ctx, (c) => ({ api: host.services, id: c.req.param('serviceId') as string })),
   );
   return app;
 }

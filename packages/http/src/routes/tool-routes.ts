@@ -1,8 +1,7 @@
+import { ENABLED_BODY, validateBody } from '@cyrnel/core';
 import type { SetEnabledRequest, ToolListQuery } from '@cyrnel/sdk/api';
 import { Hono } from 'hono';
 import type { AppEnv } from '../app-env';
-import { validateBody } from '../validation/body-schema';
-import { ENABLED_BODY } from '../validation/enabled-body';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
 import type { RouteContext } from './route-context';
 

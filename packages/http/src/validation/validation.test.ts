@@ -1,6 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { validateBody } from './body-schema';
-import { validateJsonPatch } from './json-patch';
 import { parseProcessId } from './params';
 import { PAGE_QUERY, parseQuery } from './query';
 import { readJsonBody } from './read-json-body';
@@ -40,51 +38,6 @@ describe('parseQuery', () => {
     } catch (error) {
       expect((error as Error).message).toContain(search.split('=')[0]);
     }
-  });
-});
-
-describe('validateBody', () => {
-  const schema = { enabled: { type: 'boolean', required: true }, name: { type: 'string' } } as const;
-
-  it('accepts valid bodies', () => {
-    expect(validateBody({ enabled: true }, schema)).toEqual({ enabled: true });
-  });
-
-  it('refuses unknown fields, wrong types, missing fields and non-objects naming the field', () => {
-    expect(() => validateBody({ enabled: true, extra: 1 }, schema)).toThrow(/extra unknown field/);
-    expect(() => validateBody({ enabled: 'true' }, schema)).toThrow(/enabled must be a boolean/);
-    expect(() => validateBody({}, schema)).toThrow(/enabled is required/);
-    expect(() => validateBody([], schema)).toThrow(/JSON object/);
-    try {
-      validateBody({ enabled: 1, name: 2 }, schema);
-    } catch (error) {
-      expect(error).toMatchObject({
-        code: 'invalid_request',
-        details: [
-          { path: 'enabled', message: expect.any(String) },
-          { path: 'name', message: 'must be a string' },
-        ],
-      });
-    }
-  });
-});
-
-describe('validateJsonPatch', () => {
-  it('accepts RFC 6902 operations', () => {
-    const patch = [
-      { op: 'add', path: '/a', value: 1 },
-      { op: 'remove', path: '/b' },
-      { op: 'move', from: '/c', path: '/d' },
-    ];
-    expect(validateJsonPatch(patch)).toBe(patch);
-  });
-
-  it('refuses non-arrays, unknown ops, missing and unknown members', () => {
-    expect(() => validateJsonPatch({ op: 'add' })).toThrow(/array/);
-    expect(() => validateJsonPatch([{ op: 'merge', path: '/a' }])).toThrow(/\/0\/op/);
-    expect(() => validateJsonPatch([{ op: 'add', path: '/a' }])).toThrow(/\/0\/value is required/);
-    expect(() => validateJsonPatch([{ op: 'remove', path: 'a' }])).toThrow(/JSON pointer/);
-    expect(() => validateJsonPatch([{ op: 'remove', path: '/a', value: 1 }])).toThrow(/unknown field/);
   });
 });
 

@@ -1,5 +1,6 @@
-import { ValidationError } from '@cyrnel/core';
 import type { ValidationIssue } from '@cyrnel/sdk/api';
+import { ValidationError } from './errors';
+import { isPlainObject } from './json-values';
 
 /** The JSON types a body field may be declared with. */
 export type FieldType = 'string' | 'boolean' | 'object' | 'array' | 'positiveInteger';
@@ -43,14 +44,16 @@ function describe(type: FieldType): string {
   return type === 'positiveInteger' ? 'a positive integer' : type === 'object' ? 'an object' : `a ${type}`;
 }
 
-/** True for `{...}` JSON objects (not arrays, not null). */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
- * Validate a parsed JSON body against a flat schema: it must be an object, unknown fields are
- * refused, wrong types are reported by field name (400 `invalid_request` with `details`).
+ * Validate a request body against a flat schema: it must be an object, unknown fields are
+ * refused, wrong types are reported by field name (400 `invalid_request` with `details`). The host
+ * APIs check their request objects with it, so every front end gets the same answers.
+ *
+ * @example
+ * ```ts
+ * validateBody({ enabled: 'yes' }, ENABLED_BODY);
+ * // ValidationError: invalid request body: enabled must be a boolean (true or false)
+ * ```
  */
 export function validateBody<T>(body: unknown, schema: BodySchema): T {
   if (!isPlainObject(body)) {
@@ -77,3 +80,9 @@ export function validateBody<T>(body: unknown, schema: BodySchema): T {
   }
   return body as T;
 }
+
+/** Body schema of every `POST .../enabled` route: `{enabled: boolean}`, strictly. */
+export const ENABLED_BODY = { enabled: { type: 'boolean', required: true } } as const satisfies BodySchema;
+
+/** Body schema of routes that take no fields (`{}` or an empty body only). */
+export const EMPTY_BODY = {} as const satisfies BodySchema;

@@ -1,0 +1,64 @@
+import { createKeyRing } from '@cyrnel/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from './support/harness';
+
+// Validation of request meaning happens once, in the host: any front end calling `host.*`
+// (HTTP today, others tomorrow) gets the same 400, before anything is looked up.
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+const refused = (message: string | RegExp) =>
+  expect.objectContaining({ code: 'invalid_request', status: 400, message: expect.stringMatching(message) });
+
+describe('request validation in the host', () => {
+  it('refuses malformed JSON Patch documents for config and secrets of either kind of owner', async () => {
+    harness = await createHarness();
+    const { host } = harness;
+    // No such service or module: the patch's shape is checked first, so the answer is a 400, not a 404.
+    await expect(host.services.patchConfig('ghost', { op: 'add' } as never)).rejects.toThrowError(
+      refused(/^the request body must be a JSON Patch array \(RFC 6902\)$/),
+    );
+    await expect(
+      host.services.patchSecrets('ghost', [{ op: 'add', path: '/a' }] as never),
+    ).rejects.toThrowError(refused(/^invalid JSON Patch: \/0\/value is required$/));
+    await expect(
+      host.modules.patchConfig('ghost', [{ op: 'merge', path: '/a' }] as never),
+    ).rejects.toThrowError(refused(/\/0\/op must be one of add, remove/));
+    await expect(host.modules.patchSecrets('ghost', [{ op: 'remove', path: 'a' }])).rejects.toThrowError(
+      refused(/\/0\/path must be a JSON pointer string/),
+    );
+  });
+
+  it('refuses process requests of the wrong shape, naming the field', async () => {
+    harness = await createHarness();
+    const { processes } = harness.host;
+    await expect(processes.create({ code: 1 } as never)).rejects.toThrowError(
+      refused(/^invalid request body: code must be a string$/),
+    );
+    await expect(processes.create({ code: 'x', timeoutMs: 0 })).rejects.toThrowError(
+      refused(/timeoutMs must be a positive integer/),
+    );
+    await expect(processes.create({ code: 'x', wait: true } as never)).rejects.toThrowError(
+      refused(/wait unknown field/),
+    );
+    await expect(processes.create([] as never)).rejects.toThrowError(refused(/must be a JSON object/));
+    // Before the (unknown) process is looked up.
+    await expect(processes.run(999, { force: 'yes' } as never)).rejects.toThrowError(
+      refused(/force must be a boolean/),
+    );
+    expect((await processes.list()).items).toEqual([]);
+  });
+
+  it('refuses key requests with unknown or missing fields', async () => {
+    harness = await createHarness();
+    const keys = createKeyRing({ storage: harness.store.keys });
+    await expect(keys.create({ name: 'ci', role: 'agent', scope: 'all' } as never)).rejects.toThrowError(
+      refused(/scope unknown field/),
+    );
+    await expect(keys.create({ name: 'ci' } as never)).rejects.toThrowError(refused(/role is required/));
+    expect((await keys.list()).items).toEqual([]);
+  });
+});
