@@ -57,6 +57,24 @@ export function optionalObject(value: unknown, field: string): Record<string, un
   return value === undefined ? undefined : requireObject(value, field);
 }
 
+/**
+ * An optional query value from a fixed set; otherwise 400 `invalid query: <field> must be one of …`.
+ *
+ * @example
+ * ```ts
+ * optionalOneOf(query.type, MODULE_TYPES, 'type'); // 'adapter' | 'environment' | undefined
+ * ```
+ */
+export function optionalOneOf<T extends string>(
+  value: unknown,
+  values: readonly T[],
+  field: string,
+): T | undefined {
+  if (value === undefined || (values as readonly unknown[]).includes(value)) return value as T | undefined;
+  const message = `must be one of ${values.join(', ')}`;
+  throw new ValidationError(`invalid query: ${field} ${message}`, [{ path: field, message }]);
+}
+
 /** The query object of a list call (undefined → empty). */
 export function queryObject(value: unknown): Record<string, unknown> {
   return value === undefined ? {} : requireObject(value, 'query');

@@ -1,8 +1,14 @@
-import { MODULE_TYPES, type ModuleType } from '@cyrnel/sdk';
+import { MODULE_TYPES } from '@cyrnel/sdk';
 import type { ModuleDetail, ModuleRecord } from '@cyrnel/sdk/api';
-import { ValidationError } from './errors';
 import type { ModulesApi } from './host';
-import { optionalBoolean, optionalString, queryObject, requireBoolean, requireModuleId } from './input';
+import {
+  optionalBoolean,
+  optionalOneOf,
+  optionalString,
+  queryObject,
+  requireBoolean,
+  requireModuleId,
+} from './input';
 import { requireJsonPatch } from './json-patch';
 import type { ModuleRegistry } from './module-registry';
 import { decodeCursor, pageLimit, toPage } from './page';
@@ -18,12 +24,7 @@ export function createModulesApi(registry: ModuleRegistry): ModulesApi {
     async list(rawQuery) {
       const query = queryObject(rawQuery);
       const limit = pageLimit(query.limit);
-      if (query.type !== undefined && !(MODULE_TYPES as readonly unknown[]).includes(query.type)) {
-        throw new ValidationError(`type must be one of ${MODULE_TYPES.join(', ')}`, [
-          { path: 'type', message: `must be one of ${MODULE_TYPES.join(', ')}` },
-        ]);
-      }
-      const type = query.type as ModuleType | undefined;
+      const type = optionalOneOf(query.type, MODULE_TYPES, 'type');
       const enabled = optionalBoolean(query.enabled, 'enabled');
       const isBuiltin = optionalBoolean(query.isBuiltin, 'isBuiltin');
       const text = optionalString(query.query, 'query')?.toLowerCase();

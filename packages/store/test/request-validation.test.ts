@@ -49,7 +49,20 @@ describe('request validation in the host', () => {
     await expect(processes.run(999, { force: 'yes' } as never)).rejects.toThrowError(
       refused(/force must be a boolean/),
     );
+    await expect(processes.list({ state: 'sleeping' } as never)).rejects.toThrowError(
+      refused(/^invalid query: state must be one of idle, queued, running, terminating$/),
+    );
     expect((await processes.list()).items).toEqual([]);
+  });
+
+  it('refuses list queries naming values outside their sets', async () => {
+    harness = await createHarness();
+    await expect(harness.host.modules.list({ type: 'plugin' } as never)).rejects.toThrowError(
+      refused(/^invalid query: type must be one of adapter, environment$/),
+    );
+    await expect(harness.host.processes.list({ exitState: 'ok' } as never)).rejects.toThrowError(
+      refused(/exitState must be one of/),
+    );
   });
 
   it('refuses key requests with unknown or missing fields', async () => {

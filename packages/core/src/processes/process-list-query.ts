@@ -1,12 +1,12 @@
 import {
+  EXECUTION_EXIT_STATES,
   type ExecutionExitState,
-  isExecutionExitState,
-  isProcessState,
+  PROCESS_STATES,
   type ProcessState,
 } from '@cyrnel/sdk';
 import type { ListResponse, ProcessListQuery, ProcessSummary } from '@cyrnel/sdk/api';
 import { ValidationError } from '../errors';
-import { optionalString, queryObject } from '../input';
+import { optionalOneOf, optionalString, queryObject } from '../input';
 import { decodeCursor, pageLimit, toPage } from '../page';
 import type { ProcessStorageQuery } from './process-storage';
 
@@ -17,9 +17,8 @@ function invalid(field: string, message: string): never {
 /** Validate `GET /processes` filters and paging; `limit` above the maximum is clamped. */
 export function toStorageQuery(query?: ProcessListQuery): ProcessStorageQuery {
   const { limit, cursor, state, exitState, ref, keyId } = queryObject(query) as ProcessListQuery;
-  if (state !== undefined && !isProcessState(state)) invalid('state', 'is not a process state');
-  if (exitState !== undefined && !isExecutionExitState(exitState))
-    invalid('exitState', 'is not an exit state');
+  optionalOneOf(state, PROCESS_STATES, 'state');
+  optionalOneOf(exitState, EXECUTION_EXIT_STATES, 'exitState');
   optionalString(ref, 'ref');
   optionalString(keyId, 'keyId');
   let beforeId: number | undefined;

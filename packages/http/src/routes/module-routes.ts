@@ -8,7 +8,8 @@ import { settingsRoutes } from './settings-routes';
 
 const LIST_QUERY = {
   ...PAGE_QUERY,
-  type: { type: 'enum', values: ['adapter', 'environment'] },
+  // The host checks the value (`adapter` or `environment`).
+  type: { type: 'string' },
   enabled: { type: 'boolean' },
   isBuiltin: { type: 'boolean' },
   query: { type: 'string' },

@@ -6,7 +6,6 @@ import {
   ValidationError,
   validateBody,
 } from '@cyrnel/core';
-import { EXECUTION_EXIT_STATES, PROCESS_STATES } from '@cyrnel/sdk';
 import type { CreateProcessRequest, ProcessListQuery, RunProcessRequest } from '@cyrnel/sdk/api';
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
@@ -17,8 +16,9 @@ import type { RouteContext } from './route-context';
 
 const LIST_QUERY = {
   ...PAGE_QUERY,
-  state: { type: 'enum', values: PROCESS_STATES },
-  exitState: { type: 'enum', values: EXECUTION_EXIT_STATES },
+  // Their values are the host's to check (`state`, `exitState` must name states).
+  state: { type: 'string' },
+  exitState: { type: 'string' },
   ref: { type: 'string' },
   keyId: { type: 'string' },
 } as const;

@@ -1,6 +1,7 @@
-import type { CyrnelHost, DownloadDefinitionOptions } from '@cyrnel/core';
+import { type CyrnelHost, type DownloadDefinitionOptions, PayloadTooLargeError } from '@cyrnel/core';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import type { AppEnv, HttpLogger } from '../app-env';
 import { readJsonBody } from '../validation/read-json-body';
 import type { EventStreamBudget } from './event-stream-budget';
@@ -35,7 +36,7 @@ export interface RouteContext {
   readonly maxEventBufferBytes: number;
   /** The open streams and queued bytes all event streams share. */
   readonly eventStreams: EventStreamBudget;
-  /** Read the request's JSON body under the size limit. */
+  /** Read the request's JSON body under the size limit (413 beyond `maxBodyBytes`). */
   body(c: Context<AppEnv>, emptyAs?: unknown): Promise<unknown>;
   /** How a definition is downloaded for this request (core's `resolveDefinition`): aborted when the client leaves. */
   download(c: Context<AppEnv>): DownloadDefinitionOptions;
@@ -43,15 +44,25 @@ export interface RouteContext {
 
 /** Build the shared {@link RouteContext}. */
 export function createRouteContext(fields: Omit<RouteContext, 'body' | 'download'>): RouteContext {
+  // Hono's limit: a declared Content-Length beyond it is refused unread, a chunked body is cut off
+  // at it. Applied where a route reads its body, so a route that takes none (or none exists: 404)
+  // answers as it would without a body.
+  const limit = bodyLimit({
+    maxSize: fields.maxBodyBytes,
+    onError: () => {
+      throw new PayloadTooLargeError(`the request body is larger than ${fields.maxBodyBytes} bytes`);
+    },
+  });
   return {
     ...fields,
-    body: (c, emptyAs) =>
-      readJsonBody(c.req.raw, {
-        maxBytes: fields.maxBodyBytes,
+    body: async (c, emptyAs) => {
+      await limit(c, async () => {});
+      return readJsonBody(c.req.raw, {
         maxDepth: fields.maxJsonDepth,
         maxElements: fields.maxJsonElements,
         ...(emptyAs === undefined ? {} : { emptyAs }),
-      }),
+      });
+    },
     download: (c) => ({
       outbound: fields.outbound,
       maxBytes: fields.maxDefinitionBytes,

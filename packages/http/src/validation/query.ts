@@ -5,8 +5,7 @@ import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type ValidationIssue } from '@cyrne
 export type QueryParamSpec =
   | { readonly type: 'string' }
   | { readonly type: 'boolean' }
-  | { readonly type: 'limit' }
-  | { readonly type: 'enum'; readonly values: readonly string[] };
+  | { readonly type: 'limit' };
 
 /** Every query parameter a route accepts; any other one is refused. */
 export type QuerySchema = Readonly<Record<string, QueryParamSpec>>;
@@ -16,7 +15,7 @@ export const PAGE_QUERY: QuerySchema = { limit: { type: 'limit' }, cursor: { typ
 
 /**
  * Parse a URL's query strictly: unknown or repeated parameters, booleans other than
- * `true`/`false`, unknown enum values and bad limits are 400; `limit` defaults to 20 and is
+ * `true`/`false` and bad limits are 400 (what a value means, e.g. an enum, the host checks); `limit` defaults to 20 and is
  * clamped to 100 (SPEC §6).
  */
 export function parseQuery<T>(url: string, schema: QuerySchema): T {
@@ -55,10 +54,6 @@ function parseValue(raw: string, spec: QueryParamSpec): { value?: unknown; probl
       if (raw === 'true') return { value: true };
       if (raw === 'false') return { value: false };
       return { problem: 'must be true or false' };
-    case 'enum':
-      return spec.values.includes(raw)
-        ? { value: raw }
-        : { problem: `must be one of ${spec.values.join(', ')}` };
     case 'limit': {
       if (!/^\d+$/.test(raw) || Number(raw) < 1) return { problem: 'must be a positive integer' };
       return { value: Math.min(Number(raw), MAX_PAGE_LIMIT) };

@@ -7,11 +7,11 @@ const query = (search: string) =>
   parseQuery<Record<string, unknown>>(`http://x/p?${search}`, {
     ...PAGE_QUERY,
     enabled: { type: 'boolean' },
-    type: { type: 'enum', values: ['adapter', 'environment'] },
+    type: { type: 'string' },
   });
 
 describe('parseQuery', () => {
-  it('defaults limit to 20, clamps above 100 and parses booleans and enums', () => {
+  it('defaults limit to 20, clamps above 100 and parses booleans and strings', () => {
     expect(query('')).toEqual({ limit: 20 });
     expect(query('limit=500&enabled=false&type=adapter&cursor=abc')).toEqual({
       limit: 100,
@@ -28,7 +28,6 @@ describe('parseQuery', () => {
     'limit=abc',
     'enabled=1',
     'enabled=TRUE',
-    'type=other',
     'nope=1',
     'limit=1&limit=2',
   ])('refuses %s with invalid_request naming the parameter', (search) => {
@@ -60,61 +59,37 @@ describe('readJsonBody', () => {
     } as RequestInit);
 
   it('parses JSON and uses emptyAs for empty bodies', async () => {
+    await expect(readJsonBody(post('{"a":1}'), { maxDepth: 64, maxElements: 50_000 })).resolves.toEqual({
+      a: 1,
+    });
     await expect(
-      readJsonBody(post('{"a":1}'), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
-    ).resolves.toEqual({ a: 1 });
-    await expect(
-      readJsonBody(post(null), { maxBytes: 100, maxDepth: 64, maxElements: 50_000, emptyAs: {} }),
+      readJsonBody(post(null), { maxDepth: 64, maxElements: 50_000, emptyAs: {} }),
     ).resolves.toEqual({});
   });
 
-  it('refuses malformed, missing and oversized bodies', async () => {
-    await expect(
-      readJsonBody(post('{"a":'), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
-    ).rejects.toMatchObject({
+  it('refuses malformed and missing bodies', async () => {
+    await expect(readJsonBody(post('{"a":'), { maxDepth: 64, maxElements: 50_000 })).rejects.toMatchObject({
       code: 'invalid_request',
       message: expect.stringMatching(/malformed JSON/),
     });
-    await expect(
-      readJsonBody(post(null), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
-    ).rejects.toMatchObject({
+    await expect(readJsonBody(post(null), { maxDepth: 64, maxElements: 50_000 })).rejects.toMatchObject({
       code: 'invalid_request',
-    });
-    await expect(
-      readJsonBody(post('x'.repeat(101)), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
-    ).rejects.toMatchObject({
-      code: 'payload_too_large',
-      status: 413,
-    });
-    const stream = new ReadableStream({
-      start(controller) {
-        controller.enqueue(new TextEncoder().encode('x'.repeat(60)));
-        controller.enqueue(new TextEncoder().encode('x'.repeat(60)));
-        controller.close();
-      },
-    });
-    await expect(
-      readJsonBody(post(stream), { maxBytes: 100, maxDepth: 64, maxElements: 50_000 }),
-    ).rejects.toMatchObject({
-      code: 'payload_too_large',
     });
   });
 
   it('refuses bodies nested deeper than maxDepth with a 400 naming the limit, before parsing', async () => {
     const deep = (depth: number) => `{"v":${'['.repeat(depth - 1)}${']'.repeat(depth - 1)}}`;
-    await expect(
-      readJsonBody(post(deep(8)), { maxBytes: 1e6, maxDepth: 8, maxElements: 50_000 }),
-    ).resolves.toBeTypeOf('object');
-    await expect(
-      readJsonBody(post(deep(9)), { maxBytes: 1e6, maxDepth: 8, maxElements: 50_000 }),
-    ).rejects.toMatchObject({
+    await expect(readJsonBody(post(deep(8)), { maxDepth: 8, maxElements: 50_000 })).resolves.toBeTypeOf(
+      'object',
+    );
+    await expect(readJsonBody(post(deep(9)), { maxDepth: 8, maxElements: 50_000 })).rejects.toMatchObject({
       code: 'invalid_request',
       status: 400,
       message: expect.stringContaining('deeper than 8 levels'),
     });
     // Far deeper than V8's recursion limits: still a 400, never a RangeError.
     await expect(
-      readJsonBody(post(deep(200_000)), { maxBytes: 1e6, maxDepth: 64, maxElements: 50_000 }),
+      readJsonBody(post(deep(200_000)), { maxDepth: 64, maxElements: 50_000 }),
     ).rejects.toMatchObject({
       code: 'invalid_request',
     });
@@ -122,7 +97,7 @@ describe('readJsonBody', () => {
 
   it('refuses bodies with more than maxElements elements with a 400 naming the limit, before parsing', async () => {
     const values = (count: number) => `{"v":[${Array(count).fill('{}').join(',')}]}`;
-    const limits = { maxBytes: 64 * 1024 * 1024, maxDepth: 64, maxElements: 1000 };
+    const limits = { maxDepth: 64, maxElements: 1000 };
     await expect(readJsonBody(post(values(499)), limits)).resolves.toBeTypeOf('object');
     await expect(readJsonBody(post(values(1_000_000)), limits)).rejects.toMatchObject({
       code: 'invalid_request',
