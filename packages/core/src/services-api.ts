@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
 import type { ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
+import { validateBody } from './body-schema';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { ConflictError, ValidationError } from './errors';
 import { fillDefaults, stripDefaults } from './fill-defaults';
@@ -12,7 +13,6 @@ import {
   queryObject,
   requireIdentifier,
   requireModuleId,
-  requireObject,
   requireString,
 } from './input';
 import { requireJsonPatch } from './json-patch';
@@ -27,6 +27,23 @@ import { createServiceLifecycle } from './service-lifecycle';
 import { createSettings } from './settings';
 import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
+
+/** The fields of `install` input (strict: any other is refused); the checks below bound their values. */
+const INSTALL_INPUT = {
+  id: { type: 'string', required: true },
+  adapter: { type: 'string', required: true },
+  definition: { type: 'string', required: true },
+  source: { type: 'string', nullable: true },
+  config: { type: 'object' },
+  secrets: { type: 'object' },
+  enabled: { type: 'boolean' },
+} as const;
+
+/** The fields of `update` input. */
+const UPDATE_INPUT = {
+  definition: { type: 'string', required: true },
+  source: { type: 'string', nullable: true },
+} as const;
 
 /** Options of {@link createServicesApi}. */
 export interface ServicesApiOptions {
@@ -137,7 +154,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       return toServiceDetail(await find(serviceId(id)));
     },
     async install(rawInput) {
-      const input = requireObject(rawInput, 'body');
+      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_INPUT);
       const id = requireIdentifier(input.id, 'id');
       const adapterId = requireModuleId(input.adapter, 'adapter');
       const text = requireString(input.definition, 'definition', { nonEmpty: true });
@@ -198,7 +215,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     },
     async update(rawId, rawInput) {
       const id = serviceId(rawId);
-      const input = requireObject(rawInput, 'body');
+      const input = validateBody<Record<string, unknown>>(rawInput, UPDATE_INPUT);
       const text = requireString(input.definition, 'definition', { nonEmpty: true });
       const source = input.source === null ? null : optionalString(input.source, 'source');
       return locked(id, async () => {

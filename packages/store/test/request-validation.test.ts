@@ -55,6 +55,25 @@ describe('request validation in the host', () => {
     expect((await processes.list()).items).toEqual([]);
   });
 
+  it('refuses install and update input with unknown fields or wrong types, before any adapter is asked', async () => {
+    harness = await createHarness();
+    const { services } = harness.host;
+    // `url` is a field of the HTTP body only (the HTTP layer downloads it); the host takes text.
+    await expect(
+      services.install({ id: 'a', adapter: 'openapi', url: 'https://x', definition: '{}' } as never),
+    ).rejects.toThrowError(refused(/^invalid request body: url unknown field$/));
+    await expect(services.install({ id: 'a', adapter: 'openapi' } as never)).rejects.toThrowError(
+      refused(/definition is required/),
+    );
+    await expect(
+      services.install({ id: 'a', adapter: 'openapi', definition: '{}', config: [] } as never),
+    ).rejects.toThrowError(refused(/config must be a JSON object/));
+    await expect(services.update('a', { definition: 1 } as never)).rejects.toThrowError(
+      refused(/definition must be a string/),
+    );
+    expect((await services.list()).items).toEqual([]);
+  });
+
   it('refuses list queries naming values outside their sets', async () => {
     harness = await createHarness();
     await expect(harness.host.modules.list({ type: 'plugin' } as never)).rejects.toThrowError(

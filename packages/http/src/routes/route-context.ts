@@ -44,18 +44,23 @@ export interface RouteContext {
 
 /** Build the shared {@link RouteContext}. */
 export function createRouteContext(fields: Omit<RouteContext, 'body' | 'download'>): RouteContext {
-  // Hono's limit: a declared Content-Length beyond it is refused unread, a chunked body is cut off
-  // at it. Applied where a route reads its body, so a route that takes none (or none exists: 404)
-  // answers as it would without a body.
+  const tooLarge = () =>
+    new PayloadTooLargeError(`the request body is larger than ${fields.maxBodyBytes} bytes`);
+  // Hono's limit cuts a chunked body off at the limit. It is applied where a route reads its
+  // body, so a route that takes none (or none exists: 404) answers as it would without one.
   const limit = bodyLimit({
     maxSize: fields.maxBodyBytes,
     onError: () => {
-      throw new PayloadTooLargeError(`the request body is larger than ${fields.maxBodyBytes} bytes`);
+      throw tooLarge();
     },
   });
   return {
     ...fields,
     body: async (c, emptyAs) => {
+      // A declared length beyond the limit is refused before the body is touched: `bodyLimit`
+      // opens `c.req.raw.body` first, which on @hono/node-server starts consuming the upload, and
+      // the kept-alive connection then fails the client's next request (seen in apps/server).
+      if (Number(c.req.header('content-length')) > fields.maxBodyBytes) throw tooLarge();
       await limit(c, async () => {});
       return readJsonBody(c.req.raw, {
         maxDepth: fields.maxJsonDepth,
