@@ -35,7 +35,11 @@ export function createRequestTracker(handler: FetchHandler): RequestTracker {
   return {
     fetch: async (request, env) => {
       if (draining) {
-        const body: ErrorBody = { error: 'the server is shutting down', code: 'unavailable' };
+        const body: ErrorBody = {
+          error: 'the server is shutting down',
+          code: 'unavailable',
+          reason: 'shutting_down',
+        };
         return Response.json(body, {
           status: 503,
           headers: { connection: 'close', [REQUEST_ID_HEADER]: randomUUID() },

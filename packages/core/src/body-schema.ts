@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '@cyrnel/sdk/api';
-import { ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import { isPlainObject } from './json-values';
 
 /** The JSON types a body field may be declared with. */
@@ -52,14 +52,14 @@ function describe(type: FieldType): string {
  * @example
  * ```ts
  * validateBody({ enabled: 'yes' }, ENABLED_BODY);
- * // ValidationError: invalid request body: enabled must be a boolean (true or false)
+ * // 400 invalid_request: invalid request body: enabled must be a boolean (true or false)
  * ```
  */
 export function validateBody<T>(body: unknown, schema: BodySchema): T {
   if (!isPlainObject(body)) {
-    throw new ValidationError('the request body must be a JSON object', [
-      { path: '', message: 'must be an object' },
-    ]);
+    throw cyrnelError('invalid_request', 'the request body must be a JSON object', {
+      details: [{ path: '', message: 'must be an object' }],
+    });
   }
   const issues: ValidationIssue[] = [];
   for (const key of Object.keys(body)) {
@@ -76,7 +76,7 @@ export function validateBody<T>(body: unknown, schema: BodySchema): T {
   }
   if (issues.length > 0) {
     const summary = issues.map((issue) => `${issue.path || 'body'} ${issue.message}`).join('; ');
-    throw new ValidationError(`invalid request body: ${summary}`, issues);
+    throw cyrnelError('invalid_request', `invalid request body: ${summary}`, { details: issues });
   }
   return body as T;
 }

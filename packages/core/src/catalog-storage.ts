@@ -172,7 +172,7 @@ export interface ToolSearchQuery {
 /**
  * The storage port of modules, services, tools, config and secrets. The core declares it and
  * never imports a database library; `@cyrnel/store` implements it with Kysely. Multi-row
- * changes are single transactions. Implementations throw `ConflictError` on a duplicate id.
+ * changes are single transactions. Implementations throw 409 `service_exists` on a duplicate id.
  */
 export interface CatalogStorage {
   listModules(): Promise<ModuleRow[]>;
@@ -188,7 +188,7 @@ export interface CatalogStorage {
 
   listServices(query: ServiceRowQuery): Promise<ServiceRow[]>;
   getService(id: string): Promise<ServiceRow | undefined>;
-  /** Insert the service, its tools, config and secrets; `ConflictError` when the id exists. */
+  /** Insert the service, its tools, config and secrets; 409 `service_exists` when the id exists. */
   insertService(service: NewService): Promise<void>;
   /** Replace the definition fields and all tools, and set `enabled`, in one transaction. */
   replaceServiceDefinition(

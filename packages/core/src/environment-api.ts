@@ -1,6 +1,6 @@
 import type { EnvironmentModule, TypesSelection } from '@cyrnel/sdk';
 import type { EnvironmentProvider } from './environment-provider';
-import { UnavailableError, UpstreamError } from './errors';
+import { cyrnelError } from './errors';
 import type { EnvironmentApi, ToolsApi } from './host';
 import { errorMessage } from './scoped-logger';
 import { typesSelection } from './types-selection';
@@ -34,14 +34,17 @@ export function createEnvironmentApi(
     | undefined;
   const active = () => {
     const environment = environments.active();
-    if (!environment) throw new UnavailableError('no environment is active');
+    if (!environment) throw cyrnelError('module_unavailable', 'no environment is active');
     return environment;
   };
   const render = async (what: string, task: () => Promise<string>) => {
     try {
       return await task();
     } catch (error) {
-      throw new UpstreamError(`the environment failed to render ${what}: ${errorMessage(error)}`);
+      throw cyrnelError(
+        'upstream_failed',
+        `the environment failed to render ${what}: ${errorMessage(error)}`,
+      );
     }
   };
   return {
@@ -54,7 +57,7 @@ export function createEnvironmentApi(
       const environment = active();
       const generateTypes = environment.generateTypes?.bind(environment);
       if (!generateTypes)
-        throw new UnavailableError('the active environment does not render type declarations');
+        throw cyrnelError('module_unavailable', 'the active environment does not render type declarations');
       const key = catalogState();
       if (rendered?.key !== key) rendered = { key, byEnvironment: new WeakMap() };
       const { byEnvironment } = rendered;

@@ -25,20 +25,7 @@ export type {
 export { type CreateHostOptions, createHost, HOST_VERSION, type HostStorage } from './create-host';
 export * from './definition-source/index';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
-export {
-  ConflictError,
-  CyrnelError,
-  type CyrnelErrorOptions,
-  ForbiddenError,
-  isCyrnelError,
-  NotFoundError,
-  PayloadTooLargeError,
-  TimeoutError,
-  TooManyProcessesError,
-  UnavailableError,
-  UpstreamError,
-  ValidationError,
-} from './errors';
+export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export { fillDefaults, stripDefaults } from './fill-defaults';
 export type {
   CyrnelHost,

@@ -1,9 +1,9 @@
 import { isValidIdentifier, MODULE_ID_PATTERN } from '@cyrnel/sdk';
-import { ValidationError } from './errors';
+import { type CyrnelError, cyrnelError } from './errors';
 import { isPlainObject } from './json-values';
 
-function invalid(field: string, message: string): ValidationError {
-  return new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+function invalid(field: string, message: string): CyrnelError {
+  return cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
 /** A service or tool id: a TypeScript identifier (SPEC §3). */
@@ -72,7 +72,9 @@ export function optionalOneOf<T extends string>(
 ): T | undefined {
   if (value === undefined || (values as readonly unknown[]).includes(value)) return value as T | undefined;
   const message = `must be one of ${values.join(', ')}`;
-  throw new ValidationError(`invalid query: ${field} ${message}`, [{ path: field, message }]);
+  throw cyrnelError('invalid_request', `invalid query: ${field} ${message}`, {
+    details: [{ path: field, message }],
+  });
 }
 
 /** The query object of a list call (undefined → empty). */

@@ -1,5 +1,5 @@
 import type { JsonPatch, ValidationIssue } from '@cyrnel/sdk/api';
-import { ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import { parseJsonPointer } from './json-pointer';
 import { isDeepEqual, isPlainObject } from './json-values';
 
@@ -102,7 +102,7 @@ function applyOne(document: unknown, operation: Record<string, unknown>): unknow
 
 /**
  * Apply an RFC 6902 JSON Patch to a copy of `document`; the input is never modified.
- * Throws a `ValidationError` naming the failing operation's index (issue path `/<index>`).
+ * Throws a 400 `invalid_request` naming the failing operation's index (issue path `/<index>`).
  * Messages never include values: patches may carry secrets.
  *
  * @example
@@ -116,7 +116,7 @@ export function applyJsonPatch(
   field = 'patch',
   options: { allowTest?: boolean } = {},
 ): unknown {
-  if (!Array.isArray(patch)) throw new ValidationError(`${field} must be a JSON Patch array`);
+  if (!Array.isArray(patch)) throw cyrnelError('invalid_request', `${field} must be a JSON Patch array`);
   let result = structuredClone(document);
   patch.forEach((operation: unknown, index) => {
     try {
@@ -127,9 +127,11 @@ export function applyJsonPatch(
     } catch (error) {
       if (!(error instanceof PatchFailure)) throw error;
       const op = isPlainObject(operation) && typeof operation.op === 'string' ? operation.op : '?';
-      throw new ValidationError(`${field} operation ${index} (${op.slice(0, 20)}): ${error.message}`, [
-        { path: `/${index}`, message: error.message },
-      ]);
+      throw cyrnelError(
+        'invalid_request',
+        `${field} operation ${index} (${op.slice(0, 20)}): ${error.message}`,
+        { details: [{ path: `/${index}`, message: error.message }] },
+      );
     }
   });
   return result;
@@ -152,14 +154,14 @@ const OPERATION_FIELDS: Readonly<Record<string, readonly string[]>> = {
  * @example
  * ```ts
  * requireJsonPatch([{ op: 'remove', path: '/a' }]); // the patch, typed
- * requireJsonPatch({ op: 'add' }); // ValidationError: the request body must be a JSON Patch array (RFC 6902)
+ * requireJsonPatch({ op: 'add' }); // 400 invalid_request: the request body must be a JSON Patch array (RFC 6902)
  * ```
  */
 export function requireJsonPatch(body: unknown): JsonPatch {
   if (!Array.isArray(body)) {
-    throw new ValidationError('the request body must be a JSON Patch array (RFC 6902)', [
-      { path: '', message: 'must be an array of operations' },
-    ]);
+    throw cyrnelError('invalid_request', 'the request body must be a JSON Patch array (RFC 6902)', {
+      details: [{ path: '', message: 'must be an array of operations' }],
+    });
   }
   const issues: ValidationIssue[] = [];
   body.forEach((operation: unknown, index) => {
@@ -184,9 +186,10 @@ export function requireJsonPatch(body: unknown): JsonPatch {
     }
   });
   if (issues.length > 0) {
-    throw new ValidationError(
+    throw cyrnelError(
+      'invalid_request',
       `invalid JSON Patch: ${issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
-      issues,
+      { details: issues },
     );
   }
   return body as JsonPatch;

@@ -1,6 +1,6 @@
 import type { AdapterModule, EnvironmentModule, InvokeInput, ModuleLogger } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
-import { ConflictError } from './errors';
+import { cyrnelError } from './errors';
 import { guardAdapter, guardEnvironment, instantiateModule } from './module-guard';
 
 const logged: string[] = [];
@@ -118,7 +118,7 @@ describe('guardAdapter', () => {
       { logger },
     );
     const pending = guarded.invoke({ ...call, signal: caller.signal });
-    caller.abort(new ConflictError('process p ended'));
+    caller.abort(cyrnelError('process_not_running', 'process p ended'));
     await expect(pending).rejects.toMatchObject({ status: 409, message: 'process p ended' });
   });
 
@@ -134,6 +134,7 @@ describe('guardAdapter', () => {
     );
     await expect(guarded.generateDefinition('x')).rejects.toMatchObject({
       status: 400,
+      reason: 'invalid_definition',
       message: 'adapter openapi refused the definition: paths must be an object',
       details: [{ path: 'definition', message: 'paths must be an object' }],
     });
@@ -141,9 +142,14 @@ describe('guardAdapter', () => {
       guarded.hydrateService({ id: 'svc', adapterDomain: {}, tools: {}, config: {}, secrets: {} }),
     ).rejects.toMatchObject({
       status: 502,
+      reason: 'upstream_failed',
       message: 'adapter openapi failed to hydrate service svc: bad base url',
     });
-    await expect(guarded.invoke(call)).rejects.toMatchObject({ status: 502, message: 'connection refused' });
+    await expect(guarded.invoke(call)).rejects.toMatchObject({
+      status: 502,
+      reason: 'upstream_failed',
+      message: 'connection refused',
+    });
   });
 
   it('logs a teardown that never ends and moves on', async () => {

@@ -7,7 +7,7 @@ import type {
   ModuleSetupContext,
   ServiceDefinition,
 } from '@cyrnel/sdk';
-import { type CyrnelError, isCyrnelError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { type CyrnelError, cyrnelError, isCyrnelError } from './errors';
 import { errorMessage } from './scoped-logger';
 import { timerDelay } from './timer-delay';
 
@@ -15,7 +15,7 @@ import { timerDelay } from './timer-delay';
 export interface ModuleDeadlines {
   /** `instantiate()`, and `setup()`; default 30,000 ms each (past it: 503 `module_setup_timeout`). */
   readonly setupMs?: number;
-  /** One `adapter.invoke`; default 60,000 ms (past it: 502, the signal aborted). */
+  /** One `adapter.invoke`; default 60,000 ms (past it: 502 `invoke_timeout`, the signal aborted). */
   readonly invokeMs?: number;
   /** `teardown()`; default 10,000 ms (past it the instance is dropped and the failure logged). */
   readonly teardownMs?: number;
@@ -53,8 +53,7 @@ function withDeadline<T>(
 }
 
 function setupTimeout(id: string, ms: number): CyrnelError {
-  const error = new UnavailableError(`module ${id} did not finish setup within ${ms} ms`);
-  return Object.assign(error, { reason: 'module_setup_timeout' });
+  return cyrnelError('module_setup_timeout', `module ${id} did not finish setup within ${ms} ms`);
 }
 
 /**
@@ -103,16 +102,12 @@ function lifecycle(id: string, deadlines: Required<ModuleDeadlines>, logger: Mod
       }
     },
     open() {
-      if (tornDown) {
-        const error = new UnavailableError(`module ${id} was torn down`);
-        Object.assign(error, { reason: 'module_torn_down' });
-        throw error;
-      }
+      if (tornDown) throw cyrnelError('module_torn_down', `module ${id} was torn down`);
     },
     async teardown(run) {
       if (tornDown) return;
       tornDown = true;
-      closing.abort(new UnavailableError(`module ${id} was torn down`));
+      closing.abort(cyrnelError('module_torn_down', `module ${id} was torn down`));
       await withDeadline(run(), deadlines.teardownMs, () => new DeadlineError('teardown')).catch((error) => {
         logger.error('module teardown failed', {
           module: id,
@@ -165,12 +160,10 @@ export function guardAdapter(
       try {
         return await inner.generateDefinition(text);
       } catch (error) {
-        throw translate(
-          error,
-          (message) =>
-            new ValidationError(`adapter ${id} refused the definition: ${message}`, [
-              { path: 'definition', message },
-            ]),
+        throw translate(error, (message) =>
+          cyrnelError('invalid_definition', `adapter ${id} refused the definition: ${message}`, {
+            details: [{ path: 'definition', message }],
+          }),
         );
       }
     },
@@ -179,9 +172,8 @@ export function guardAdapter(
       try {
         await inner.hydrateService(state);
       } catch (error) {
-        throw translate(
-          error,
-          (message) => new UpstreamError(`adapter ${id} failed to hydrate service ${state.id}: ${message}`),
+        throw translate(error, (message) =>
+          cyrnelError('upstream_failed', `adapter ${id} failed to hydrate service ${state.id}: ${message}`),
         );
       }
     },
@@ -204,7 +196,7 @@ export function guardAdapter(
         return await withDeadline(
           Promise.race([inner.invoke({ ...input, signal }), aborted]),
           deadlines.invokeMs,
-          () => new UpstreamError(`${what} timed out after ${deadlines.invokeMs} ms`),
+          () => cyrnelError('invoke_timeout', `${what} timed out after ${deadlines.invokeMs} ms`),
           deadline,
         );
       } catch (error) {
@@ -214,7 +206,7 @@ export function guardAdapter(
           error: errorMessage(error),
         });
         if (signal.aborted && isCyrnelError(signal.reason)) throw signal.reason;
-        throw translate(error, (message) => new UpstreamError(message || `${what} failed`));
+        throw translate(error, (message) => cyrnelError('upstream_failed', message || `${what} failed`));
       } finally {
         signal.removeEventListener('abort', onAbort);
       }

@@ -9,7 +9,7 @@ import type {
 import type { JsonPatch, ModuleDetail, ReloadModulesResponse } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
-import { ConflictError, NotFoundError, UpstreamError } from './errors';
+import { cyrnelError } from './errors';
 import { createKeyedLock } from './keyed-lock';
 import type { ModuleDeadlines } from './module-guard';
 import { type RegisteredModule, registerBuiltin, scanModules } from './module-loader';
@@ -104,13 +104,13 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
 
   const findRow = async (id: string): Promise<ModuleRow> => {
     const row = (await catalog.listModules()).find((candidate) => candidate.id === id);
-    if (!row) throw new NotFoundError(`module ${id} not found`);
+    if (!row) throw cyrnelError('module_not_found', `module ${id} not found`);
     return row;
   };
 
   const presentModule = (row: ModuleRow): RegisteredModule => {
     const module = runtimes.get(row.id)?.module;
-    if (!module || row.missing) throw new ConflictError(`module ${row.id} is missing`);
+    if (!module || row.missing) throw cyrnelError('module_missing', `module ${row.id} is missing`);
     return module;
   };
 
@@ -121,9 +121,13 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     try {
       await runtimes.activate(row.id);
     } catch (error) {
-      throw new UpstreamError(`saved, but module ${row.id} failed to re-activate: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      throw cyrnelError(
+        'module_setup_failed',
+        `saved, but module ${row.id} failed to re-activate: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   };
 
@@ -136,9 +140,13 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     } catch (error) {
       await catalog.updateModule(row.id, { enabled: false, updatedAt: at() });
       runtimes.of(row.id).failed = false;
-      throw new UpstreamError(`module ${row.id} failed to activate: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      throw cyrnelError(
+        'module_setup_failed',
+        `module ${row.id} failed to activate: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     if (row.type !== 'environment') return;
     // The previous environment is draining now; its flag goes off too.

@@ -1,5 +1,5 @@
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT } from '@cyrnel/sdk/api';
-import { ValidationError } from './errors';
+import { cyrnelError } from './errors';
 
 /**
  * Encode a position in a stable order as an opaque cursor (base64url of a JSON array of strings).
@@ -9,10 +9,12 @@ export function encodeCursor(position: readonly string[]): string {
   return Buffer.from(JSON.stringify(position), 'utf8').toString('base64url');
 }
 
-/** Decode a cursor made by {@link encodeCursor} holding `size` strings; `ValidationError` on anything else. */
+/** Decode a cursor made by {@link encodeCursor} holding `size` strings; 400 `invalid_request` on anything else. */
 export function decodeCursor(cursor: unknown, size: number): string[] {
   const invalid = () =>
-    new ValidationError('cursor is invalid', [{ path: 'cursor', message: 'invalid cursor' }]);
+    cyrnelError('invalid_request', 'cursor is invalid', {
+      details: [{ path: 'cursor', message: 'invalid cursor' }],
+    });
   if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > 4096) throw invalid();
   let position: unknown;
   try {
@@ -30,9 +32,9 @@ export function decodeCursor(cursor: unknown, size: number): string[] {
 export function pageLimit(limit: unknown): number {
   if (limit === undefined) return DEFAULT_PAGE_LIMIT;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-    throw new ValidationError('limit must be a positive integer', [
-      { path: 'limit', message: 'must be a positive integer' },
-    ]);
+    throw cyrnelError('invalid_request', 'limit must be a positive integer', {
+      details: [{ path: 'limit', message: 'must be a positive integer' }],
+    });
   }
   return Math.min(limit, MAX_PAGE_LIMIT);
 }

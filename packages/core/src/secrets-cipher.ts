@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { CyrnelError, ValidationError } from './errors';
+import { cyrnelError } from './errors';
 
 /** Secrets as stored: AES-256-GCM ciphertext with its IV, tag and the id of the key (all base64 but keyId). */
 export interface SealedSecrets {
@@ -31,9 +31,9 @@ export interface SecretsCipher {
 export function decodeSecretsKey(key: Uint8Array | string, field = 'secretsKey'): Buffer {
   const bytes = typeof key === 'string' ? Buffer.from(key.trim(), 'base64') : Buffer.from(key);
   if (bytes.length !== 32) {
-    throw new ValidationError(`${field} must be 32 bytes (base64-encoded)`, [
-      { path: field, message: 'must be base64 of 32 bytes' },
-    ]);
+    throw cyrnelError('invalid_request', `${field} must be 32 bytes (base64-encoded)`, {
+      details: [{ path: field, message: 'must be base64 of 32 bytes' }],
+    });
   }
   return bytes;
 }
@@ -80,7 +80,7 @@ export function createSecretsCipher(options: SecretsCipherOptions): SecretsCiphe
     open(sealed, context) {
       const key = keys.get(sealed.keyId);
       if (!key) {
-        throw new CyrnelError(
+        throw cyrnelError(
           'internal',
           `secrets of ${context} were encrypted with an unknown key (id ${sealed.keyId}); configure it as a previous key`,
         );
@@ -96,13 +96,9 @@ export function createSecretsCipher(options: SecretsCipherOptions): SecretsCiphe
         return { value: JSON.parse(plain) as Record<string, unknown>, stale: sealed.keyId !== keyId };
       } catch (error) {
         // Never include the plaintext or key material: only say that the record is unreadable.
-        throw new CyrnelError(
-          'internal',
-          `secrets of ${context} cannot be decrypted (tampered or wrong key)`,
-          {
-            cause: error instanceof Error ? new Error(error.message) : undefined,
-          },
-        );
+        throw cyrnelError('internal', `secrets of ${context} cannot be decrypted (tampered or wrong key)`, {
+          cause: error instanceof Error ? new Error(error.message) : undefined,
+        });
       }
     },
   };

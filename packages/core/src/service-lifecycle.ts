@@ -1,7 +1,7 @@
 import type { AdapterModule, ModuleLogger, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { checkDefinition } from './check-definition';
-import { NotFoundError, UnavailableError, ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import type { ModuleRegistry } from './module-registry';
 import { errorMessage } from './scoped-logger';
 import type { ServiceHealth } from './service-health';
@@ -20,7 +20,7 @@ export interface ServiceLifecycleOptions {
 
 /** The adapter calls of a service's life, in the order of seeds 000/001. */
 export interface ServiceLifecycle {
-  /** The service row; `NotFoundError` when unknown. */
+  /** The service row; 404 `service_not_found` when unknown. */
   find(id: string): Promise<ServiceRow>;
   /** The active adapter; unknown id → 400, not active → 503. */
   activeAdapter(adapterId: string): AdapterModule;
@@ -42,17 +42,17 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
 
   const find = async (id: string): Promise<ServiceRow> => {
     const row = await catalog.getService(id);
-    if (!row) throw new NotFoundError(`service ${id} not found`);
+    if (!row) throw cyrnelError('service_not_found', `service ${id} not found`);
     return row;
   };
 
   const activeAdapter = (adapterId: string): AdapterModule => {
     if (!registry.isKnownAdapter(adapterId))
-      throw new ValidationError(`unknown adapter ${adapterId}`, [
-        { path: 'adapter', message: 'no adapter module with this id' },
-      ]);
+      throw cyrnelError('invalid_request', `unknown adapter ${adapterId}`, {
+        details: [{ path: 'adapter', message: 'no adapter module with this id' }],
+      });
     const adapter = registry.adapter(adapterId);
-    if (!adapter) throw new UnavailableError(`adapter ${adapterId} is not active`);
+    if (!adapter) throw cyrnelError('module_unavailable', `adapter ${adapterId} is not active`);
     return adapter;
   };
 

@@ -3,7 +3,7 @@ import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
 import type { ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
 import { validateBody } from './body-schema';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
-import { ConflictError, ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import { fillDefaults, stripDefaults } from './fill-defaults';
 import type { ServicesApi } from './host';
 import {
@@ -163,7 +163,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       const secrets = optionalObject(input.secrets, 'secrets');
       const enabled = optionalBoolean(input.enabled, 'enabled') ?? false;
       return locked(id, async () => {
-        if (await catalog.getService(id)) throw new ConflictError(`service ${id} already exists`);
+        if (await catalog.getService(id)) throw cyrnelError('service_exists', `service ${id} already exists`);
         const definition = await generate(activeAdapter(adapterId), adapterId, text);
         // Given values must validate; absent ones are stored as defaults and checked when enabling.
         const storedConfig = config
@@ -274,9 +274,9 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       const id = serviceId(rawId);
       const enabled = optionalBoolean(rawEnabled, 'enabled');
       if (enabled === undefined)
-        throw new ValidationError('enabled must be a boolean', [
-          { path: 'enabled', message: 'must be a boolean' },
-        ]);
+        throw cyrnelError('invalid_request', 'enabled must be a boolean', {
+          details: [{ path: 'enabled', message: 'must be a boolean' }],
+        });
       return locked(id, async () => {
         const row = await find(id);
         if (row.enabled === enabled) return toServiceDetail(row);

@@ -1,7 +1,7 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import type { JsonPatch } from '@cyrnel/sdk/api';
 import type { CatalogStorage, SettingsOwner } from './catalog-storage';
-import { ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import { fillDefaults, stripDefaults } from './fill-defaults';
 import { applyJsonPatch } from './json-patch';
 import { presentPointers } from './json-pointer';
@@ -38,7 +38,7 @@ export interface PatchedSettings<T> {
 export interface Settings {
   /** Stored config with defaults (not validated: shown as it is). */
   config(owner: SettingsOwner, schemas: SettingsSchemas): Promise<Record<string, unknown>>;
-  /** Config and secrets to set the owner up with: validated, defaults applied; `ValidationError` otherwise. */
+  /** Config and secrets to set the owner up with: validated, defaults applied; 400 `invalid_request` (`missing_secret`) otherwise. */
   forSetup(
     owner: SettingsOwner,
     schemas: SettingsSchemas,
@@ -67,9 +67,9 @@ function patchObject(
 ): Record<string, unknown> {
   const next = applyJsonPatch(current, patch, `${field} patch`, { allowTest: field !== 'secrets' });
   if (!isPlainObject(next)) {
-    throw new ValidationError(`${field} must stay a JSON object`, [
-      { path: '/', message: 'must be an object' },
-    ]);
+    throw cyrnelError('invalid_request', `${field} must stay a JSON object`, {
+      details: [{ path: '/', message: 'must be an object' }],
+    });
   }
   return next;
 }

@@ -8,7 +8,7 @@ import {
   withSharedSchemas,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
-import { ConflictError, NotFoundError, UnavailableError, ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import { isPlainObject } from './json-values';
 import type { ServiceHealth } from './service-health';
 import type { SharedSchemasCache } from './shared-schemas-cache';
@@ -46,7 +46,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
   // changes the hash); only a worker that lacks it makes the gate read the schema.
   const inputSchemaOf = (serviceId: string, toolId: string) => async () => {
     const tool = await catalog.getTool(serviceId, toolId);
-    if (!tool) throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
+    if (!tool) throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
     return tool.inputSchema;
   };
 
@@ -65,35 +65,39 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
 
   return {
     async invoke(input) {
-      if (!isPlainObject(input)) throw new ValidationError('invoke input must be an object');
+      if (!isPlainObject(input)) throw cyrnelError('invalid_request', 'invoke input must be an object');
       const { serviceId, toolId, parameters = {}, signal } = input as Partial<InvokeInput>;
       if (typeof serviceId !== 'string')
-        throw new ValidationError('serviceId must be a string', [
-          { path: 'serviceId', message: 'must be a string' },
-        ]);
+        throw cyrnelError('invalid_request', 'serviceId must be a string', {
+          details: [{ path: 'serviceId', message: 'must be a string' }],
+        });
       if (typeof toolId !== 'string')
-        throw new ValidationError('toolId must be a string', [
-          { path: 'toolId', message: 'must be a string' },
-        ]);
+        throw cyrnelError('invalid_request', 'toolId must be a string', {
+          details: [{ path: 'toolId', message: 'must be a string' }],
+        });
       // The gate, in SPEC §3 order: 404, 409, 503, 400; only then the adapter.
       // One small query on the hot path: the tool's flags, its service's flag, adapter and hash.
       const tool = await catalog.getToolGate(serviceId, toolId);
       if (!tool) {
-        if (!(await catalog.getService(serviceId))) throw new NotFoundError(`service ${serviceId} not found`);
-        throw new NotFoundError(`tool ${toolId} not found in service ${serviceId}`);
+        if (!(await catalog.getService(serviceId)))
+          throw cyrnelError('service_not_found', `service ${serviceId} not found`);
+        throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
       }
-      if (!tool.serviceEnabled) throw new ConflictError(`service ${serviceId} is disabled`);
-      if (!tool.enabled) throw new ConflictError(`tool ${serviceId}.${toolId} is disabled`);
+      if (!tool.serviceEnabled) throw cyrnelError('service_disabled', `service ${serviceId} is disabled`);
+      if (!tool.enabled) throw cyrnelError('tool_disabled', `tool ${serviceId}.${toolId} is disabled`);
       const adapter = options.adapter(tool.adapter);
       if (!adapter)
-        throw new UnavailableError(`adapter ${tool.adapter} of service ${serviceId} is not active`);
+        throw cyrnelError(
+          'module_unavailable',
+          `adapter ${tool.adapter} of service ${serviceId} is not active`,
+        );
       const failure = options.health.error(serviceId);
       if (failure !== undefined)
-        throw new UnavailableError(`service ${serviceId} is not available: ${failure}`);
+        throw cyrnelError('service_unavailable', `service ${serviceId} is not available: ${failure}`);
       if (!isPlainObject(parameters)) {
-        throw new ValidationError('parameters must be an object', [
-          { path: 'parameters', message: 'must be an object' },
-        ]);
+        throw cyrnelError('invalid_parameters', 'parameters must be an object', {
+          details: [{ path: 'parameters', message: 'must be an object' }],
+        });
       }
       await options.checker.check({
         field: 'parameters',
@@ -101,6 +105,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         schema: inputSchemaOf(serviceId, toolId),
         schemaName: `the inputSchema of ${serviceId}.${toolId}`,
         value: parameters,
+        invalidReason: 'invalid_parameters',
         shared: {
           key: `${serviceId}\u0000${tool.serviceHash}`,
           schemas: async () => (await options.sharedSchemas.get(serviceId, tool.serviceHash)) ?? {},
@@ -116,10 +121,12 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     },
     async discoverServices(rawQuery) {
       const query = rawQuery === undefined ? {} : rawQuery;
-      if (!isPlainObject(query)) throw new ValidationError('query must be an object');
+      if (!isPlainObject(query)) throw cyrnelError('invalid_request', 'query must be an object');
       const text = query.query;
       if (text !== undefined && typeof text !== 'string')
-        throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
+        throw cyrnelError('invalid_request', 'query must be a string', {
+          details: [{ path: 'query', message: 'must be a string' }],
+        });
       const services = await catalog.listServices({ enabled: true, query: text || undefined });
       return services
         .filter(
@@ -135,18 +142,20 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     },
     async discoverTools(rawQuery) {
       const query = rawQuery === undefined ? {} : rawQuery;
-      if (!isPlainObject(query)) throw new ValidationError('query must be an object');
+      if (!isPlainObject(query)) throw cyrnelError('invalid_request', 'query must be an object');
       const { query: text, serviceId, limit } = query;
       if (text !== undefined && typeof text !== 'string')
-        throw new ValidationError('query must be a string', [{ path: 'query', message: 'must be a string' }]);
+        throw cyrnelError('invalid_request', 'query must be a string', {
+          details: [{ path: 'query', message: 'must be a string' }],
+        });
       if (serviceId !== undefined && typeof serviceId !== 'string')
-        throw new ValidationError('serviceId must be a string', [
-          { path: 'serviceId', message: 'must be a string' },
-        ]);
+        throw cyrnelError('invalid_request', 'serviceId must be a string', {
+          details: [{ path: 'serviceId', message: 'must be a string' }],
+        });
       if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
-        throw new ValidationError('limit must be a positive integer', [
-          { path: 'limit', message: 'must be a positive integer' },
-        ]);
+        throw cyrnelError('invalid_request', 'limit must be a positive integer', {
+          details: [{ path: 'limit', message: 'must be a positive integer' }],
+        });
       }
       const ranked = await catalog.searchTools({
         text: text ?? '',
@@ -173,7 +182,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         !options.adapter(tool.adapter) ||
         options.health.error(tool.serviceId)
       ) {
-        throw new NotFoundError(`tool ${String(serviceId)}.${String(toolId)} not found`);
+        throw cyrnelError('tool_not_found', `tool ${String(serviceId)}.${String(toolId)} not found`);
       }
       return {
         serviceId: tool.serviceId,

@@ -2,7 +2,7 @@ import { type JSONSchema, type ToolDocsInput, withSharedSchemas } from '@cyrnel/
 import type { ToolDetail, ToolRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ToolDetailRow, ToolRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
-import { NotFoundError, UnavailableError, UpstreamError, ValidationError } from './errors';
+import { cyrnelError } from './errors';
 import type { ToolsApi } from './host';
 import { optionalBoolean, optionalString, queryObject, requireBoolean, requireIdentifier } from './input';
 import { decodeCursor, pageLimit, toPage } from './page';
@@ -67,8 +67,9 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     const tid = requireIdentifier(toolId, 'toolId');
     const row = await catalog.getTool(sid, tid);
     if (!row) {
-      if (!(await catalog.getService(sid))) throw new NotFoundError(`service ${sid} not found`);
-      throw new NotFoundError(`tool ${tid} not found in service ${sid}`);
+      if (!(await catalog.getService(sid)))
+        throw cyrnelError('service_not_found', `service ${sid} not found`);
+      throw cyrnelError('tool_not_found', `tool ${tid} not found in service ${sid}`);
     }
     return row;
   };
@@ -83,14 +84,17 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     limit: number,
   ) => {
     if (cursor !== undefined) {
-      throw new ValidationError('cursor cannot be combined with query: ranked results are not paged', [
-        { path: 'cursor', message: 'not allowed with query' },
-      ]);
+      throw cyrnelError(
+        'invalid_request',
+        'cursor cannot be combined with query: ranked results are not paged',
+        { details: [{ path: 'cursor', message: 'not allowed with query' }] },
+      );
     }
     if (enabled === false) {
-      throw new ValidationError(
+      throw cyrnelError(
+        'invalid_request',
         'enabled=false cannot be combined with query: the search finds enabled tools only',
-        [{ path: 'enabled', message: 'must be true or absent with query' }],
+        { details: [{ path: 'enabled', message: 'must be true or absent with query' }] },
       );
     }
     const rows = await catalog.searchTools({
@@ -109,7 +113,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       const limit = pageLimit(query.limit);
       const serviceId = optionalString(query.serviceId, 'serviceId');
       if (serviceId !== undefined && !(await catalog.getService(serviceId))) {
-        throw new NotFoundError(`service ${serviceId} not found`);
+        throw cyrnelError('service_not_found', `service ${serviceId} not found`);
       }
       const text = optionalString(query.query, 'query');
       const enabled = optionalBoolean(query.enabled, 'enabled');
@@ -135,11 +139,14 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     async docs(serviceId, toolId) {
       const row = await find(serviceId, toolId);
       const environment = options.environments.active();
-      if (!environment) throw new UnavailableError('no environment is active');
+      if (!environment) throw cyrnelError('module_unavailable', 'no environment is active');
       try {
         return await environment.generateToolDocs(toDocsInput(row, await shared(row)));
       } catch (error) {
-        throw new UpstreamError(`the environment failed to render tool docs: ${errorMessage(error)}`);
+        throw cyrnelError(
+          'upstream_failed',
+          `the environment failed to render tool docs: ${errorMessage(error)}`,
+        );
       }
     },
     async docsInputs(rawSelection) {
@@ -167,10 +174,12 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
           ...(unknownServices.length > 0 ? [`unknown services: ${unknownServices.join(', ')}`] : []),
           ...(unknownTools.length > 0 ? [`unknown tools: ${unknownTools.join(', ')}`] : []),
         ];
-        throw new ValidationError(`${parts.join('; ')} (enabled services and tools only)`, [
-          ...unknownServices.map((id) => ({ path: 'services', message: `unknown service ${id}` })),
-          ...unknownTools.map((id) => ({ path: 'tools', message: `unknown tool ${id}` })),
-        ]);
+        throw cyrnelError('invalid_request', `${parts.join('; ')} (enabled services and tools only)`, {
+          details: [
+            ...unknownServices.map((id) => ({ path: 'services', message: `unknown service ${id}` })),
+            ...unknownTools.map((id) => ({ path: 'tools', message: `unknown tool ${id}` })),
+          ],
+        });
       }
       return inputs;
     },

@@ -1,5 +1,5 @@
 import type { TypesSelection } from '@cyrnel/sdk';
-import { ValidationError } from './errors';
+import { cyrnelError } from './errors';
 
 /** Names one selection may carry: a prompt's worth of tools, not a catalog. */
 const MAX_NAMES = 1000;
@@ -22,14 +22,14 @@ function names(value: unknown, field: string): string[] {
   if (value === undefined || value === null) return [];
   const list = typeof value === 'string' ? value.split(',') : value;
   if (!Array.isArray(list) || list.some((name) => typeof name !== 'string'))
-    throw new ValidationError(`${field} must be a list of names`, [
-      { path: field, message: 'must be a list of names' },
-    ]);
+    throw cyrnelError('invalid_request', `${field} must be a list of names`, {
+      details: [{ path: field, message: 'must be a list of names' }],
+    });
   const out = [...new Set((list as string[]).map((name) => name.trim()).filter(Boolean))].sort();
   if (out.length > MAX_NAMES)
-    throw new ValidationError(`${field} names more than ${MAX_NAMES}`, [
-      { path: field, message: `at most ${MAX_NAMES} names` },
-    ]);
+    throw cyrnelError('invalid_request', `${field} names more than ${MAX_NAMES}`, {
+      details: [{ path: field, message: `at most ${MAX_NAMES} names` }],
+    });
   return out;
 }
 
@@ -41,18 +41,19 @@ function names(value: unknown, field: string): string[] {
 export function typesSelection(raw: unknown): ParsedSelection | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (typeof raw !== 'object' || Array.isArray(raw))
-    throw new ValidationError('the selection must be an object', [
-      { path: '', message: 'must be an object' },
-    ]);
+    throw cyrnelError('invalid_request', 'the selection must be an object', {
+      details: [{ path: '', message: 'must be an object' }],
+    });
   const input = raw as Record<string, unknown>;
   const services = names(input.services, 'services');
   const tools = names(input.tools, 'tools');
   if (services.length === 0 && tools.length === 0) return undefined;
   const malformed = tools.filter((name) => !/^[^.]+\.[^.]+$/.test(name));
   if (malformed.length > 0)
-    throw new ValidationError(
+    throw cyrnelError(
+      'invalid_request',
       `tools must be named <serviceId>.<toolId>: ${malformed.slice(0, 20).join(', ')}`,
-      [{ path: 'tools', message: 'must be <serviceId>.<toolId>' }],
+      { details: [{ path: 'tools', message: 'must be <serviceId>.<toolId>' }] },
     );
   const wholeServices = new Set(services);
   const toolSet = new Set(tools);

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { ValidationError } from './errors';
+import { type CyrnelError, isCyrnelError } from './errors';
 import { validateSecrets } from './validate-secrets';
 import { createSchemaChecker } from './validation/schema-checker';
 
@@ -21,13 +21,13 @@ const schema = {
   additionalProperties: false,
 };
 
-async function failure(value: Record<string, unknown>, field?: string): Promise<ValidationError> {
+async function failure(value: Record<string, unknown>, field?: string): Promise<CyrnelError> {
   const error = await validateSecrets(checker, schema, value, field).then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ValidationError);
-  return error as ValidationError;
+  expect(isCyrnelError(error)).toBe(true);
+  return error as CyrnelError;
 }
 
 describe('validateSecrets', () => {
@@ -41,6 +41,7 @@ describe('validateSecrets', () => {
   it('does name a missing required secret, never a value', async () => {
     const error = await failure({});
     expect(error.message).toBe("missing secret 'api_key'");
+    expect(error).toMatchObject({ reason: 'missing_secret', code: 'invalid_request', status: 400 });
     expect(error.details).toEqual([{ path: '/', message: "must have required property 'api_key'" }]);
   });
 

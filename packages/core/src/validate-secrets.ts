@@ -1,6 +1,6 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import type { ValidationIssue } from '@cyrnel/sdk/api';
-import { ValidationError } from './errors';
+import { cyrnelError, isCyrnelError } from './errors';
 import { validateAgainstSchema } from './schema-validation';
 import type { SchemaChecker } from './validation/schema-checker';
 
@@ -33,7 +33,10 @@ export async function validateSecrets<T>(
   try {
     return await validateAgainstSchema(checker, schema, value, { field, applyDefaults: true, redact: true });
   } catch (error) {
-    const issues = error instanceof ValidationError && Array.isArray(error.details) ? error.details : [];
+    const issues =
+      isCyrnelError(error) && error.code === 'invalid_request' && Array.isArray(error.details)
+        ? error.details
+        : [];
     const missing = missingSecrets(issues as ValidationIssue[]);
     if (missing.length === 0) throw error;
     const names = missing.map((name) => `'${name}'`).join(', ');
@@ -42,6 +45,9 @@ export async function validateSecrets<T>(
       issues.length - (issues as ValidationIssue[]).filter((i) => REQUIRED.test(i.message)).length;
     const more = others > 0 ? ` (and ${others} other problem${others > 1 ? 's' : ''}, see details)` : '';
     const owner = field === 'secrets' ? '' : `${field}: `;
-    throw new ValidationError(`${owner}${what}${more}`, issues as ValidationIssue[], { cause: error });
+    throw cyrnelError('missing_secret', `${owner}${what}${more}`, {
+      details: issues as ValidationIssue[],
+      cause: error,
+    });
   }
 }

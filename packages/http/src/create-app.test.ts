@@ -1,5 +1,5 @@
 import type { CyrnelHost } from '@cyrnel/core';
-import { NotFoundError, TooManyProcessesError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './create-app';
 
@@ -96,7 +96,7 @@ describe('createApp', () => {
   });
 
   it('answers every 429 with Retry-After in seconds', async () => {
-    const busy = createApp(throwingHost(() => new TooManyProcessesError('too many live processes')));
+    const busy = createApp(throwingHost(() => cyrnelError('too_many_processes', 'too many live processes')));
     const response = await busy.request('/processes', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -107,7 +107,7 @@ describe('createApp', () => {
   });
 
   it('maps typed errors to their status and code', async () => {
-    const typed = createApp(throwingHost(() => new NotFoundError('service x not found')));
+    const typed = createApp(throwingHost(() => cyrnelError('service_not_found', 'service x not found')));
     const response = await typed.request('/services/x');
     expect(response.status).toBe(404);
     expect(await response.json()).toEqual({ error: 'service x not found', code: 'not_found' });

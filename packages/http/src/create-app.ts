@@ -1,4 +1,4 @@
-import { type CyrnelHost, createOutboundPolicy, type KeyRing, PayloadTooLargeError } from '@cyrnel/core';
+import { type CyrnelHost, createOutboundPolicy, cyrnelError, type KeyRing } from '@cyrnel/core';
 import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -178,7 +178,11 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   for (const group of groups) app.route(group.path, group.app);
   app.notFound((c) =>
     c.json(
-      { error: `no route for ${c.req.method} ${c.req.path}`, code: 'not_found' } satisfies ErrorBody,
+      {
+        error: `no route for ${c.req.method} ${c.req.path}`,
+        code: 'not_found',
+        reason: 'route_not_found',
+      } satisfies ErrorBody,
       404,
     ),
   );
@@ -191,7 +195,7 @@ function groupBodyLimit(paths: readonly string[], maxBytes: number): MiddlewareH
   const limit = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw new PayloadTooLargeError(`the request body is larger than ${maxBytes} bytes`);
+      throw cyrnelError('payload_too_large', `the request body is larger than ${maxBytes} bytes`);
     },
   });
   return (c, next) => (paths.some((path) => isWithin(c.req.path, path)) ? limit(c, next) : next());

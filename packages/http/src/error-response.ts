@@ -9,18 +9,19 @@ import type { AppEnv, HttpLogger } from './app-env';
 export const RETRY_AFTER_SECONDS = 1;
 
 /**
- * Turn any thrown value into the error envelope `{error, code, details?}`. Typed errors keep
- * their message and status; anything else is a 500 with a generic message, logged with
- * the request id (never the stack to the client).
+ * Turn any thrown value into the error envelope `{error, code, reason, details?}`. Typed errors
+ * keep their message, reason and status; anything else is a 500 `internal` with a generic
+ * message, logged with the request id (never the stack to the client).
  */
 export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLogger): Response {
   if (isCyrnelError(error)) {
-    const body: ErrorBody = { error: error.message, code: error.code };
+    const body: ErrorBody = { error: error.message, code: error.code, reason: error.reason };
     if (error.details !== undefined) body.details = error.details;
     if (error.status >= 500) {
       logger.warn('request failed', {
         requestId: c.get('requestId'),
         code: error.code,
+        reason: error.reason,
         error: error.message,
       });
     }
@@ -30,7 +31,11 @@ export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLo
   }
   if (error instanceof HTTPException && error.status === 413) {
     return c.json(
-      { error: 'the request body is too large', code: 'payload_too_large' } satisfies ErrorBody,
+      {
+        error: 'the request body is too large',
+        code: 'payload_too_large',
+        reason: 'payload_too_large',
+      } satisfies ErrorBody,
       413,
     );
   }
@@ -40,7 +45,11 @@ export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLo
     stack: error instanceof Error ? error.stack : undefined,
   });
   return c.json(
-    { error: `internal error (request id ${c.get('requestId')})`, code: 'internal' } satisfies ErrorBody,
+    {
+      error: `internal error (request id ${c.get('requestId')})`,
+      code: 'internal',
+      reason: 'internal',
+    } satisfies ErrorBody,
     500,
   );
 }

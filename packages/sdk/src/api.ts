@@ -12,7 +12,16 @@ export type {
   SecretsUpdatedResponse,
   SetEnabledRequest,
 } from './api/common';
-export { ERROR_STATUS, type ErrorBody, type ErrorCode, type ValidationIssue } from './api/errors';
+export {
+  ERROR_REASONS,
+  ERROR_STATUS,
+  type ErrorBody,
+  type ErrorCode,
+  type ErrorCodeOf,
+  type ErrorReason,
+  isErrorReason,
+  type ValidationIssue,
+} from './api/errors';
 export {
   type CreatedKey,
   type CreateKeyRequest,

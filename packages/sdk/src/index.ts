@@ -1,4 +1,5 @@
 export type { AdapterModule } from './adapter-module';
+export type { ErrorCode, ErrorReason } from './api/errors';
 export type {
   DiscoveredService,
   DiscoveredTool,
@@ -10,6 +11,7 @@ export type {
   ToolDescription,
   TypesSelection,
 } from './environment-module';
+export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export {
   EXECUTION_EXIT_STATES,
   EXECUTION_STATES,

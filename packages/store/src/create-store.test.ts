@@ -85,7 +85,7 @@ describe('createStore', () => {
           return [];
         },
       },
-      // A driver error it does not recognise stays what it was: no ConflictError.
+      // A driver error it does not recognise stays what it was: no service_exists.
       isUniqueViolation: () => false,
     };
     const store = await createStore({ db: database(), dialect });

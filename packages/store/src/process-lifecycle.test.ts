@@ -1,9 +1,9 @@
 import {
   createProcessManager,
+  cyrnelError,
   type EnvironmentProvider,
   INTERRUPTED_ERROR,
   KILLED_ERROR,
-  NotFoundError,
   type ProcessLimits,
   type ProcessManager,
   SHUTDOWN_ERROR,
@@ -35,7 +35,7 @@ function mapTools(): ToolGateway {
   ]);
   const find = (serviceId: string, toolId: string) => {
     const tool = tools.get(`${serviceId}.${toolId}`);
-    if (!tool) throw new NotFoundError(`tool ${serviceId}.${toolId} not found`);
+    if (!tool) throw cyrnelError('tool_not_found', `tool ${serviceId}.${toolId} not found`);
     return tool;
   };
   return {

@@ -53,7 +53,7 @@ describe('createProcessStore', () => {
       startedAt: at(1),
       durationMs: i,
       ok: i % 2 === 0,
-      errorCode: i % 2 === 0 ? null : 'not_found',
+      errorCode: i % 2 === 0 ? null : ('not_found' as const),
     }));
     await store.finish(
       id,

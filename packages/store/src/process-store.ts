@@ -1,6 +1,6 @@
 import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
-import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ErrorCode, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
@@ -172,7 +172,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
         startedAt: row.started_at,
         durationMs: Number(row.duration_ms),
         ok: Number(row.ok) === 1,
-        errorCode: row.error_code,
+        errorCode: row.error_code as ErrorCode | null,
       }));
     },
 

@@ -1,4 +1,4 @@
-import { type CatalogStorage, ConflictError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
+import { type CatalogStorage, cyrnelError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
 import type { JSONSchema } from '@cyrnel/sdk';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
@@ -182,7 +182,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         });
       } catch (error) {
         if (dialect.isUniqueViolation(error)) {
-          throw new ConflictError(`service ${service.id} already exists`, { cause: error });
+          throw cyrnelError('service_exists', `service ${service.id} already exists`, { cause: error });
         }
         throw error;
       }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { ConflictError, createHost, isCyrnelError } from '@cyrnel/core';
+import { createHost, isCyrnelError } from '@cyrnel/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../src/sqlite/index';
@@ -274,7 +274,7 @@ describe('services', () => {
     );
     expect(fulfilled).toHaveLength(1);
     expect(rejected).toHaveLength(1);
-    expect(rejected[0]?.reason).toBeInstanceOf(ConflictError);
+    expect(rejected[0]?.reason).toMatchObject({ code: 'conflict', reason: 'service_exists' });
     expect(rows(h, 'select id from services')).toEqual([{ id: 'pets' }]);
     expect(rows(h, 'select service_id, id from tools order by id')).toEqual([
       { service_id: 'pets', id: 'getPet' },

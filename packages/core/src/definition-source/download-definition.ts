@@ -3,14 +3,7 @@ import { request as httpRequest, type IncomingMessage, type RequestOptions } fro
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { OutboundPolicy } from '@cyrnel/sdk';
-import {
-  ForbiddenError,
-  isCyrnelError,
-  PayloadTooLargeError,
-  TimeoutError,
-  UpstreamError,
-  ValidationError,
-} from '../errors';
+import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import { parseAddress } from '../outbound/cidr';
 
 /** Options of {@link downloadDefinition}. */
@@ -57,18 +50,24 @@ export async function downloadDefinition(url: string, options: DownloadDefinitio
     if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
       response.destroy();
       if (hop >= maxRedirects)
-        throw new UpstreamError(`download of ${url} failed: more than ${maxRedirects} redirects`);
+        throw cyrnelError(
+          'upstream_failed',
+          `download of ${url} failed: more than ${maxRedirects} redirects`,
+        );
       target = parseUrl(new URL(location, target).href);
       continue;
     }
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
       response.destroy();
-      throw new UpstreamError(`download of ${target.href} failed: the server answered ${status}`);
+      throw cyrnelError(
+        'upstream_failed',
+        `download of ${target.href} failed: the server answered ${status}`,
+      );
     }
     const text = await readBody(response, target, options.maxBytes, signal, timeoutMs);
     if (text.trim() === '')
-      throw new ValidationError(`download of ${target.href} returned an empty definition`);
+      throw cyrnelError('invalid_definition', `download of ${target.href} returned an empty definition`);
     return text;
   }
 }
@@ -78,12 +77,14 @@ function parseUrl(text: string): URL {
   try {
     url = new URL(text);
   } catch {
-    throw new ValidationError('url is not a valid URL', [{ path: 'url', message: 'not a valid URL' }]);
+    throw cyrnelError('invalid_request', 'url is not a valid URL', {
+      details: [{ path: 'url', message: 'not a valid URL' }],
+    });
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ValidationError('url must be http or https', [
-      { path: 'url', message: 'must be http or https' },
-    ]);
+    throw cyrnelError('invalid_request', 'url must be http or https', {
+      details: [{ path: 'url', message: 'must be http or https' }],
+    });
   }
   return url;
 }
@@ -91,7 +92,9 @@ function parseUrl(text: string): URL {
 /** The policy's refusal as a 403, whatever kind of `Error` the policy threw. */
 function refusal(error: unknown): Error {
   if (isCyrnelError(error)) return error;
-  return new ForbiddenError(error instanceof Error ? error.message : String(error), { cause: error });
+  return cyrnelError('outbound_refused', error instanceof Error ? error.message : String(error), {
+    cause: error,
+  });
 }
 
 function guardedLookup(outbound: OutboundPolicy, port: number): LookupFunction {
@@ -101,7 +104,7 @@ function guardedLookup(outbound: OutboundPolicy, port: number): LookupFunction {
       { all: true, family: lookupOptions.family ?? 0 },
       (error, addresses: LookupAddress[]) => {
         if (error || addresses.length === 0) {
-          callback(new UpstreamError(`could not resolve ${hostname}`, { cause: error }), '', 4);
+          callback(cyrnelError('upstream_failed', `could not resolve ${hostname}`, { cause: error }), '', 4);
           return;
         }
         try {
@@ -187,18 +190,18 @@ function readBody(
   });
 }
 
-function tooLarge(maxBytes: number): PayloadTooLargeError {
-  return new PayloadTooLargeError(`the definition is larger than ${maxBytes} bytes`);
+function tooLarge(maxBytes: number): CyrnelError {
+  return cyrnelError('payload_too_large', `the definition is larger than ${maxBytes} bytes`);
 }
 
 function translate(error: unknown, url: URL, signal: AbortSignal, timeoutMs: number): Error {
   if (isCyrnelError(error)) return error;
   if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
-    return new TimeoutError(`download of the definition timed out after ${timeoutMs} ms`);
+    return cyrnelError('download_timeout', `download of the definition timed out after ${timeoutMs} ms`);
   }
-  if (signal.aborted) return new UpstreamError('download of the definition was aborted');
+  if (signal.aborted) return cyrnelError('upstream_failed', 'download of the definition was aborted');
   const message = error instanceof Error ? error.message : String(error);
-  return new UpstreamError(`download of the definition from ${url.host} failed: ${message}`, {
+  return cyrnelError('upstream_failed', `download of the definition from ${url.host} failed: ${message}`, {
     cause: error,
   });
 }

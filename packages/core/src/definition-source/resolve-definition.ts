@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors';
+import { cyrnelError } from '../errors';
 import { type DownloadDefinitionOptions, downloadDefinition } from './download-definition';
 
 /** Exactly one of `url` and `definition`, as install and update requests carry them. */
@@ -32,22 +32,22 @@ export async function resolveDefinition(
   download: DownloadDefinitionOptions,
 ): Promise<ResolvedDefinition> {
   if (fields.url !== undefined && fields.definition !== undefined) {
-    throw new ValidationError('give either url or definition, not both', [
-      { path: 'url', message: 'conflicts with definition' },
-    ]);
+    throw cyrnelError('invalid_request', 'give either url or definition, not both', {
+      details: [{ path: 'url', message: 'conflicts with definition' }],
+    });
   }
   if (fields.definition !== undefined) {
     if (fields.definition.trim() === '') {
-      throw new ValidationError('definition is empty', [
-        { path: 'definition', message: 'must not be empty' },
-      ]);
+      throw cyrnelError('invalid_definition', 'definition is empty', {
+        details: [{ path: 'definition', message: 'must not be empty' }],
+      });
     }
     return { definition: fields.definition, source: null };
   }
   if (fields.url === undefined) {
-    throw new ValidationError('either url or definition is required', [
-      { path: 'definition', message: 'url or definition is required' },
-    ]);
+    throw cyrnelError('invalid_request', 'either url or definition is required', {
+      details: [{ path: 'definition', message: 'url or definition is required' }],
+    });
   }
   return { definition: await downloadDefinition(fields.url, download), source: fields.url };
 }

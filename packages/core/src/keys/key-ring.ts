@@ -9,7 +9,7 @@ import {
   type ListResponse,
 } from '@cyrnel/sdk/api';
 import { validateBody } from '../body-schema';
-import { NotFoundError, ValidationError } from '../errors';
+import { type CyrnelError, cyrnelError } from '../errors';
 import { queryObject } from '../input';
 import { decodeCursor, pageLimit, toPage } from '../page';
 import type { KeyRow, KeyStorage } from './key-storage';
@@ -62,8 +62,8 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key).digest('hex');
 }
 
-function invalid(field: string, message: string): ValidationError {
-  return new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+function invalid(field: string, message: string): CyrnelError {
+  return cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
 function toRecord(row: KeyRow): KeyRecord {
@@ -122,7 +122,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
     },
 
     async delete(id) {
-      if (!(await storage.delete(id))) throw new NotFoundError(`key ${id} not found`);
+      if (!(await storage.delete(id))) throw cyrnelError('key_not_found', `key ${id} not found`);
     },
 
     async authenticate(key) {

@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import type { OutboundPolicy } from '@cyrnel/sdk';
-import { ForbiddenError } from '../errors';
+import { cyrnelError } from '../errors';
 import { type AddressGuardOptions, createAddressGuard } from './address-guard';
 import { anyCidrContains, parseAddress, parseCidr } from './cidr';
 import { embeddedIPv4 } from './embedded-ipv4';
@@ -70,10 +70,14 @@ export function createOutboundPolicy(options: OutboundPolicyOptions = {}): Outbo
       const asked = hostname.replace(/^\[|\]$/g, '') === address ? '' : ` (${hostname})`;
       const own = options.ownEndpoint?.();
       if (own && port === own.port && (sameAddress(address, own.address) || isLocal(address, own.address))) {
-        throw new ForbiddenError(`refusing to connect to ${where}${asked}: that is cyrnel's own API`);
+        throw cyrnelError(
+          'outbound_refused',
+          `refusing to connect to ${where}${asked}: that is cyrnel's own API`,
+        );
       }
       if (!guard.allows(address)) {
-        throw new ForbiddenError(
+        throw cyrnelError(
+          'outbound_refused',
           `refusing to connect to ${where}${asked} (private, loopback, link-local, metadata or denied address)`,
         );
       }

@@ -1,4 +1,4 @@
-import { TimeoutError } from '../errors';
+import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 
 /** How long and until what a caller is willing to wait. */
@@ -28,7 +28,10 @@ export async function awaitSettled(
   let done = false;
   const stop = new Promise<never>((_, reject) => {
     const giveUp = (message: string, ms: number) => {
-      const timer = setTimeout(() => reject(new TimeoutError(message, { details })), timerDelay(ms));
+      const timer = setTimeout(
+        () => reject(cyrnelError('wait_timeout', message, { details })),
+        timerDelay(ms),
+      );
       cleanups.push(() => clearTimeout(timer));
     };
     if (timeoutMs !== undefined) giveUp(`${what} did not finish within ${timeoutMs} ms`, timeoutMs);

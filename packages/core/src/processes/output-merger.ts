@@ -1,14 +1,15 @@
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
-import { PayloadTooLargeError, ValidationError } from '../errors';
+import { cyrnelError } from '../errors';
 import { jsonDepthExceeds } from '../json-shape';
 import { isPlainObject } from '../json-values';
 
 /** `value` as JSON text, refusing values nested deeper than the output allows. */
 function outputJson(key: string, value: unknown): string | undefined {
   const tooDeep = () =>
-    new ValidationError(
+    cyrnelError(
+      'invalid_request',
       `output is nested too deeply: it allows at most ${MAX_JSON_DEPTH} levels of arrays and objects`,
-      [{ path: `output.${key}`, message: 'nested too deeply' }],
+      { details: [{ path: `output.${key}`, message: 'nested too deeply' }] },
     );
   let json: string | undefined;
   try {
@@ -46,7 +47,7 @@ export function createOutputMerger(maxBytes: number): OutputMerger {
 
   return {
     merge(patch) {
-      if (!isPlainObject(patch)) throw new ValidationError('output must be a plain object');
+      if (!isPlainObject(patch)) throw cyrnelError('invalid_request', 'output must be a plain object');
       const next = new Map<string, string | undefined>();
       let nextTotal = total;
       const texts = Object.entries(patch).map(([key, value]) => [key, outputJson(key, value)] as const);
@@ -66,7 +67,7 @@ export function createOutputMerger(maxBytes: number): OutputMerger {
             Buffer.byteLength(JSON.stringify(key)) + Buffer.byteLength(JSON.stringify(value)) + 2,
           );
         }
-        throw new PayloadTooLargeError(`output exceeds the ${maxBytes}-byte cap`);
+        throw cyrnelError('payload_too_large', `output exceeds the ${maxBytes}-byte cap`);
       }
       const applied: Record<string, unknown> = {};
       for (const [key, json] of next) {

@@ -1,6 +1,6 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
-import { ConflictError, CyrnelError, isCyrnelError, UnavailableError, UpstreamError } from '../errors';
+import { cyrnelError, isCyrnelError } from '../errors';
 import type { ToolGateway } from '../tool-gateway';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
@@ -46,7 +46,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   // and other runs interleave), and at most DISCOVERY_BUDGET per run.
   const discover = <T>(eid: number, task: () => Promise<T>): Promise<T> => {
     const run = running(eid);
-    if (!run) return Promise.reject(new ConflictError(`execution ${eid} is not running`));
+    if (!run) return Promise.reject(cyrnelError('process_not_running', `execution ${eid} is not running`));
     let state = discoveries.get(run);
     if (!state) {
       state = { count: 0, tail: Promise.resolve() };
@@ -54,7 +54,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     }
     if (++state.count > DISCOVERY_BUDGET) {
       return Promise.reject(
-        new CyrnelError(
+        cyrnelError(
           'too_many_calls',
           `a process may make at most ${DISCOVERY_BUDGET} discovery calls (cyrnel.discover.*)`,
         ),
@@ -68,7 +68,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   return {
     async invokeTool(eid, input) {
       const run = running(eid);
-      if (!run) throw new ConflictError(`execution ${eid} is not running`);
+      if (!run) throw cyrnelError('process_not_running', `execution ${eid} is not running`);
       const started = now();
       // Recorded at the call, completed at the answer: a call still in flight when the run
       // ends is kept (ok false, no error code, duration up to the end) for the audit.
@@ -93,7 +93,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       } catch (error) {
         const typed = isCyrnelError(error)
           ? error
-          : new UpstreamError(error instanceof Error ? error.message : 'the tool call failed', {
+          : cyrnelError('upstream_failed', error instanceof Error ? error.message : 'the tool call failed', {
               cause: error,
             });
         call.errorCode = typed.code;
@@ -108,7 +108,8 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     describeTool: (eid, serviceId, toolId) => discover(eid, () => tools.describeTool(serviceId, toolId)),
     discoverTypes: (eid, selection) =>
       discover(eid, () => {
-        if (!tools.discoverTypes) throw new UnavailableError('type declarations are not available');
+        if (!tools.discoverTypes)
+          throw cyrnelError('module_unavailable', 'type declarations are not available');
         return tools.discoverTypes(selection ?? {});
       }),
     setState(eid, state) {

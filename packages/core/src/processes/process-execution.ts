@@ -1,6 +1,6 @@
 import { type ExecutionExitState, isExecutionExitState, type ModuleLogger } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environment-provider';
-import { ConflictError } from '../errors';
+import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
@@ -61,7 +61,10 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
   const endCalls = (run: LiveProcess, exitState: ExecutionExitState): void => {
     if (!run.ending.signal.aborted)
       run.ending.abort(
-        new ConflictError(`process ${run.record.id} ended (${exitState}) before the call finished`),
+        cyrnelError(
+          'process_not_running',
+          `process ${run.record.id} ended (${exitState}) before the call finished`,
+        ),
       );
   };
 

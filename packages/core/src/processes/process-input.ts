@@ -1,5 +1,5 @@
 import { validateBody } from '../body-schema';
-import { ValidationError } from '../errors';
+import { cyrnelError } from '../errors';
 import { MAX_TIMER_DELAY_MS } from '../timer-delay';
 
 /** How long a caller of `processes.wait` is willing to wait. */
@@ -16,7 +16,7 @@ export interface WaitOptions {
 }
 
 function invalid(field: string, message: string): never {
-  throw new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+  throw cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
 /** A process id: a positive safe integer. */

@@ -5,13 +5,13 @@ import {
   type ProcessState,
 } from '@cyrnel/sdk';
 import type { ListResponse, ProcessListQuery, ProcessSummary } from '@cyrnel/sdk/api';
-import { ValidationError } from '../errors';
+import { cyrnelError } from '../errors';
 import { optionalOneOf, optionalString, queryObject } from '../input';
 import { decodeCursor, pageLimit, toPage } from '../page';
 import type { ProcessStorageQuery } from './process-storage';
 
 function invalid(field: string, message: string): never {
-  throw new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+  throw cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
 /** Validate `GET /processes` filters and paging; `limit` above the maximum is clamped. */

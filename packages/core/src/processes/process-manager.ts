@@ -1,7 +1,7 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
-import { ConflictError, NotFoundError, TooManyProcessesError, UnavailableError } from '../errors';
+import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host';
 import { timerDelay } from '../timer-delay';
 import type { ToolGateway } from '../tool-gateway';
@@ -86,18 +86,19 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   };
 
   const reserve = (keyId: string | null): EnvironmentLease => {
-    if (closing) throw new UnavailableError('the host is shutting down');
+    if (closing) throw cyrnelError('shutting_down', 'the host is shutting down');
     if (execution.unfinished() + reserved >= limits.maxLiveProcesses) {
-      throw new TooManyProcessesError(`too many live processes (at most ${limits.maxLiveProcesses})`);
+      throw cyrnelError('too_many_processes', `too many live processes (at most ${limits.maxLiveProcesses})`);
     }
     // Issue 13: one key cannot take every slot; processes without a key only meet the global bound.
     if (keyId !== null && liveOfKey(keyId) >= limits.maxLiveProcessesPerKey) {
-      throw new TooManyProcessesError(
+      throw cyrnelError(
+        'too_many_processes',
         `too many live processes for this key (at most ${limits.maxLiveProcessesPerKey} queued, running or terminating per key)`,
       );
     }
     const lease = environments.lease();
-    if (!lease) throw new UnavailableError('no environment is active');
+    if (!lease) throw cyrnelError('module_unavailable', 'no environment is active');
     return lease;
   };
 
@@ -111,7 +112,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
 
   const stored = async (id: number): Promise<ProcessRecord> => {
     const record = await storage.get(id);
-    if (!record) throw new NotFoundError(`process ${id} not found`);
+    if (!record) throw cyrnelError('process_not_found', `process ${id} not found`);
     return record;
   };
 
@@ -128,15 +129,15 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     (await storage.results(id)) ?? { output: {}, stdout: '', stderr: '' };
 
   const idleResults = async (id: number) => {
-    if (await activeRun(id)) throw new ConflictError(`process ${id} is not idle`);
+    if (await activeRun(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
     const record = await stored(id);
-    if (record.state !== 'idle') throw new ConflictError(`process ${id} is not idle`);
+    if (record.state !== 'idle') throw cyrnelError('process_not_idle', `process ${id} is not idle`);
     return storedResults(id);
   };
 
   const api: ProcessesApi = {
     async create(request, createOptions) {
-      if (closing) throw new UnavailableError('the host is shutting down');
+      if (closing) throw cyrnelError('shutting_down', 'the host is shutting down');
       const valid = validateCreateRequest(request, limits);
       const keyId = createOptions?.keyId ?? null;
       const lease = valid.autorun ? reserve(keyId) : undefined;
@@ -230,7 +231,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const run = live.get(id);
       if (run) return run.code;
       const code = await storage.code(id);
-      if (code === undefined) throw new NotFoundError(`process ${id} not found`);
+      if (code === undefined) throw cyrnelError('process_not_found', `process ${id} not found`);
       return code;
     },
 
@@ -269,14 +270,17 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     async run(rawId, runOptions) {
       const id = requireProcessId(rawId);
       const { force } = validateRunOptions(runOptions);
-      if (await activeRun(id)) throw new ConflictError(`process ${id} is not idle`);
+      if (await activeRun(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
       const record = await stored(id);
-      if (record.state !== 'idle') throw new ConflictError(`process ${id} is not idle`);
+      if (record.state !== 'idle') throw cyrnelError('process_not_idle', `process ${id} is not idle`);
       if (record.exitState !== null && !force) {
-        throw new ConflictError(`process ${id} has results: run it with force to clear them`);
+        throw cyrnelError(
+          'process_has_results',
+          `process ${id} has results: run it with force to clear them`,
+        );
       }
       const code = (await storage.code(id)) ?? '';
-      if (live.has(id)) throw new ConflictError(`process ${id} is not idle`);
+      if (live.has(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
       const lease = reserve(record.keyId);
       const updatedAt = now().toISOString();
       const change = {
@@ -304,7 +308,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         return { ...run.record };
       }
       const record = await stored(id);
-      if (record.state === 'idle') throw new ConflictError(`process ${id} is idle`);
+      if (record.state === 'idle') throw cyrnelError('process_not_running', `process ${id} is idle`);
       // A non-idle row no run of this host owns (left by another host): record the kill.
       const at = now().toISOString();
       const change = {
@@ -320,9 +324,9 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
 
     async delete(rawId) {
       const id = requireProcessId(rawId);
-      if (await activeRun(id)) throw new ConflictError(`process ${id} is not idle`);
+      if (await activeRun(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
       const record = await stored(id);
-      if (record.state !== 'idle') throw new ConflictError(`process ${id} is not idle`);
+      if (record.state !== 'idle') throw cyrnelError('process_not_idle', `process ${id} is not idle`);
       await storage.delete(id);
       // Followers of a process that never ran would wait for a run that cannot come: end them.
       const followers = waiting.get(id) ?? new Set();
@@ -342,7 +346,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     bindings,
     async recover() {
       // Every non-idle row is a leftover only while this manager has started nothing.
-      if (live.size > 0) throw new ConflictError('recover() must run before any process starts');
+      if (live.size > 0)
+        throw cyrnelError('process_not_idle', 'recover() must run before any process starts');
       const count = await storage.failInterrupted(INTERRUPTED_ERROR, now().toISOString());
       if (count > 0) logger.warn('process: recorded interrupted processes as failed', { count });
     },

@@ -1,5 +1,5 @@
 import type { ProcessRecord } from '@cyrnel/sdk/api';
-import { NotFoundError } from '../errors';
+import { cyrnelError, isCyrnelError } from '../errors';
 import type { ProcessesApi } from '../host';
 import { validateRunOptions } from './process-input';
 
@@ -18,7 +18,7 @@ export type ProcessActor =
  * @example
  * ```ts
  * const mine = scopeProcesses(host.processes, { keyId: key.id, ownOnly: true });
- * await mine.get(7); // NotFoundError unless key.id created process 7
+ * await mine.get(7); // 404 `process_not_found` unless key.id created process 7
  * ```
  */
 export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): ProcessesApi {
@@ -33,9 +33,9 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
     try {
       record = await api.get(id);
     } catch (error) {
-      if (!(error instanceof NotFoundError)) throw error;
+      if (!isCyrnelError(error) || error.reason !== 'process_not_found') throw error;
     }
-    if (!record || record.keyId !== keyId) throw new NotFoundError(`process ${id} not found`);
+    if (!record || record.keyId !== keyId) throw cyrnelError('process_not_found', `process ${id} not found`);
     return record;
   };
   const guarded = <T>(id: number, call: () => Promise<T>): Promise<T> => own(id).then(call);

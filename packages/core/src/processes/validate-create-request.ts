@@ -1,6 +1,6 @@
 import type { CreateProcessRequest } from '@cyrnel/sdk/api';
 import { validateBody } from '../body-schema';
-import { PayloadTooLargeError, ValidationError } from '../errors';
+import { cyrnelError } from '../errors';
 import { optionalBoolean, optionalObject, requireString } from '../input';
 import { MAX_TIMER_DELAY_MS } from '../timer-delay';
 import type { ProcessLimits } from './process-limits';
@@ -34,7 +34,7 @@ const CREATE_BODY = {
 } as const;
 
 function invalid(field: string, message: string): never {
-  throw new ValidationError(`${field} ${message}`, [{ path: field, message }]);
+  throw cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
 /** Validate `POST /processes` input: its shape strictly (unknown fields refused), then field by field; errors name the field. */
@@ -49,7 +49,7 @@ export function validateCreateRequest(
   if (source.trim() === '') invalid('code', 'must not be empty');
   // Cheap bound first: a UTF-16 unit is at most 3 UTF-8 bytes.
   if (source.length * 3 > limits.maxCodeBytes && Buffer.byteLength(source) > limits.maxCodeBytes) {
-    throw new PayloadTooLargeError(`code exceeds ${limits.maxCodeBytes} bytes`);
+    throw cyrnelError('payload_too_large', `code exceeds ${limits.maxCodeBytes} bytes`);
   }
   const label = ref === undefined || ref === null ? null : requireString(ref, 'ref');
   if (label !== null && label.length > MAX_REF_LENGTH) {
@@ -70,7 +70,7 @@ export function validateCreateRequest(
   }
   const config = optionalObject(envConfig, 'envConfig') ?? {};
   if (Buffer.byteLength(JSON.stringify(config)) > limits.maxEnvConfigBytes) {
-    throw new PayloadTooLargeError(`envConfig exceeds ${limits.maxEnvConfigBytes} bytes of JSON`, {
+    throw cyrnelError('payload_too_large', `envConfig exceeds ${limits.maxEnvConfigBytes} bytes of JSON`, {
       details: [{ path: 'envConfig', message: `must be at most ${limits.maxEnvConfigBytes} bytes of JSON` }],
     });
   }

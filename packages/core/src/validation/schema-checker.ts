@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import type { JSONSchema } from '@cyrnel/sdk';
-import { UpstreamError, ValidationError } from '../errors';
+import type { ErrorReason, JSONSchema } from '@cyrnel/sdk';
+import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import type { CheckReply, CheckRequest } from './validation-worker';
 
@@ -24,6 +24,8 @@ export interface SchemaCheck {
    * to each worker once per `key` (e.g. the service's definition hash) rather than with every schema.
    */
   readonly shared?: SharedSchemas;
+  /** The reason of the 400 when the value does not validate; default `invalid_request`. */
+  readonly invalidReason?: ErrorReason;
 }
 
 /** The shared schemas of one service definition, as a {@link SchemaCheck} names them. */
@@ -42,7 +44,7 @@ export interface SharedSchemas {
  * its worker (terminated and replaced), never the host's event loop.
  */
 export interface SchemaChecker {
-  /** Resolve when valid; reject with `ValidationError` (400) listing the problems, or `UpstreamError` (502) for a broken schema. */
+  /** Resolve when valid; reject with 400 `invalid_request` listing the problems, or 502 `upstream_failed` for a broken schema. */
   check(check: SchemaCheck): Promise<void>;
   /** Terminate the workers; later checks reject. */
   close(): Promise<void>;
@@ -143,9 +145,13 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
     stop(slot);
     if (pending) {
       pending.reject(
-        new UpstreamError(`${pending.check.field} could not be validated: the validator failed`, {
-          cause: error,
-        }),
+        cyrnelError(
+          'upstream_failed',
+          `${pending.check.field} could not be validated: the validator failed`,
+          {
+            cause: error,
+          },
+        ),
       );
     }
     pump();
@@ -173,7 +179,11 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
         const first = reply.issues[0];
         const summary = first ? `: ${first.path} ${first.message}` : '';
         pending.reject(
-          new ValidationError(`${check.field} does not match its schema${summary}`, reply.issues),
+          cyrnelError(
+            check.invalidReason ?? 'invalid_request',
+            `${check.field} does not match its schema${summary}`,
+            { details: reply.issues },
+          ),
         );
         break;
       }
@@ -185,7 +195,8 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
         break;
       case 'bad-schema':
         pending.reject(
-          new UpstreamError(
+          cyrnelError(
+            'upstream_failed',
             `${check.schemaName ?? `the schema of ${check.field}`} is not a usable JSON Schema`,
             {
               cause: new Error(reply.message),
@@ -195,7 +206,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
         break;
       case 'failed':
         pending.reject(
-          new UpstreamError(`the schema of ${check.field} cannot be evaluated`, {
+          cyrnelError('upstream_failed', `the schema of ${check.field} cannot be evaluated`, {
             cause: new Error(reply.message),
           }),
         );
@@ -232,9 +243,10 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
       finish(slot);
       stop(slot);
       pending.reject(
-        new ValidationError(
+        cyrnelError(
+          check.invalidReason ?? 'invalid_request',
           `${check.field} could not be validated within ${ms} ms: the value is too costly to check against its schema`,
-          [{ path: '/', message: `validation took longer than ${ms} ms` }],
+          { details: [{ path: '/', message: `validation took longer than ${ms} ms` }] },
         ),
       );
       pump();
@@ -246,9 +258,11 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
       // Not cloneable: nested too deeply for the structured clone, or not plain data.
       finish(slot);
       pending.reject(
-        new ValidationError(`${check.field} cannot be validated: it is nested too deeply or not plain JSON`, [
-          { path: '/', message: error instanceof Error ? error.message : String(error) },
-        ]),
+        cyrnelError(
+          check.invalidReason ?? 'invalid_request',
+          `${check.field} cannot be validated: it is nested too deeply or not plain JSON`,
+          { details: [{ path: '/', message: error instanceof Error ? error.message : String(error) }] },
+        ),
       );
       pump();
       return;

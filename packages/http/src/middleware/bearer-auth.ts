@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { CyrnelError, type KeyRing } from '@cyrnel/core';
+import { cyrnelError, type KeyRing } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Caller } from '../app-env';
 import { isWithin } from '../route-groups';
@@ -63,7 +63,7 @@ export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<A
     const key = presented === '' ? undefined : await keys?.authenticate(presented);
     if (!key) {
       c.header('WWW-Authenticate', 'Bearer');
-      throw new CyrnelError('unauthorized', 'missing or invalid API key (Authorization: Bearer <key>)');
+      throw cyrnelError('unauthorized', 'missing or invalid API key (Authorization: Bearer <key>)');
     }
     c.set('caller', { keyId: key.id, role: key.role });
     return next();

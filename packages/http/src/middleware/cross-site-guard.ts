@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 
@@ -22,7 +22,8 @@ export function crossSiteGuard(options: CrossSiteGuardOptions = {}): MiddlewareH
   const any = listed.includes('*');
   const allowed = new Set(listed.filter((entry) => entry !== '*').map(serialise));
   const refuse = (why: string) =>
-    new ForbiddenError(
+    cyrnelError(
+      'forbidden',
       `cross-site request refused (${why}); a browser app on another origin must be listed in --allowed-origins (CYRNEL_ALLOWED_ORIGINS)`,
     );
   return async (c, next) => {

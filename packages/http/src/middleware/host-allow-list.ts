@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { ForbiddenError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 
@@ -37,7 +37,8 @@ export function hostAllowList(options: HostAllowListOptions = {}): MiddlewareHan
     const name = hostName(header);
     if (name !== undefined && (isIP(name) !== 0 || allowed(name))) return next();
     const shown = name !== undefined && /^[a-z0-9.-]{1,253}$/.test(name) ? `"${name}"` : 'of this request';
-    throw new ForbiddenError(
+    throw cyrnelError(
+      'forbidden',
       `host ${shown} is not allowed: DNS names other than localhost must be listed in --allowed-hosts (CYRNEL_ALLOWED_HOSTS) to protect against DNS rebinding`,
     );
   };

@@ -1,4 +1,4 @@
-import { CyrnelError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
 
@@ -21,7 +21,7 @@ export function jsonContentType(): MiddlewareHandler<AppEnv> {
     if (type === undefined ? hasBody(c.req.raw.headers) : !JSON_TYPE.test(type.trim())) {
       const got =
         type === undefined ? 'no Content-Type' : `Content-Type ${JSON.stringify(type.slice(0, 100))}`;
-      throw new CyrnelError(
+      throw cyrnelError(
         'unsupported_media_type',
         `request bodies must be application/json (charset utf-8 if any); got ${got}`,
       );

@@ -1,4 +1,4 @@
-import { ForbiddenError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import type { KeyRole } from '@cyrnel/sdk/api';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
@@ -73,7 +73,8 @@ export function roleGuard(options: RoleGuardOptions = {}): MiddlewareHandler<App
   return async (c, next) => {
     const { role } = c.get('caller');
     if (!roleMay[role](c.req.method, c.req.path)) {
-      throw new ForbiddenError(
+      throw cyrnelError(
+        'forbidden',
         `the ${role} role may not use ${c.req.method} ${c.req.path.slice(0, 200)} (an admin key may)`,
       );
     }

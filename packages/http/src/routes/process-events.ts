@@ -1,4 +1,4 @@
-import { CyrnelError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { AppEnv } from '../app-env';
@@ -23,7 +23,7 @@ interface QueuedEvent {
 export async function processEvents(ctx: RouteContext, c: Context<AppEnv>, id: number): Promise<Response> {
   const budget = ctx.eventStreams;
   if (!budget.open()) {
-    throw new CyrnelError(
+    throw cyrnelError(
       'too_many_streams',
       `too many open event streams (at most ${ctx.maxEventStreams}); retry later`,
     );

@@ -1,11 +1,4 @@
-import {
-  EMPTY_BODY,
-  ForbiddenError,
-  type ProcessesApi,
-  scopeProcesses,
-  ValidationError,
-  validateBody,
-} from '@cyrnel/core';
+import { cyrnelError, EMPTY_BODY, type ProcessesApi, scopeProcesses, validateBody } from '@cyrnel/core';
 import type { CreateProcessRequest, ProcessListQuery, RunProcessRequest } from '@cyrnel/sdk/api';
 import { type Context, Hono } from 'hono';
 import type { AppEnv } from '../app-env';
@@ -44,7 +37,8 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
   const processesOf = (c: Context<AppEnv>): ProcessesApi => {
     const { keyId, role } = c.get('caller');
     if (role === 'admin') return scopeProcesses(ctx.host.processes, { keyId, ownOnly: false });
-    if (keyId === null) throw new ForbiddenError(`the ${role} role needs a stored key to own processes`);
+    if (keyId === null)
+      throw cyrnelError('forbidden', `the ${role} role needs a stored key to own processes`);
     return scopeProcesses(ctx.host.processes, { keyId, ownOnly: true });
   };
   const app = new Hono<AppEnv>();
@@ -55,9 +49,9 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
   app.post('/', async (c) => {
     const { wait, request } = splitWait(await ctx.body(c));
     if (wait && (request as CreateProcessRequest).autorun === false) {
-      throw new ValidationError('wait:true needs autorun (an idle process would never finish)', [
-        { path: 'wait', message: 'conflicts with autorun:false' },
-      ]);
+      throw cyrnelError('invalid_request', 'wait:true needs autorun (an idle process would never finish)', {
+        details: [{ path: 'wait', message: 'conflicts with autorun:false' }],
+      });
     }
     const record = await processesOf(c).create(request as CreateProcessRequest);
     if (!wait) return c.json(record, 201);

@@ -1,4 +1,4 @@
-import { type CyrnelHost, type DownloadDefinitionOptions, PayloadTooLargeError } from '@cyrnel/core';
+import { type CyrnelHost, cyrnelError, type DownloadDefinitionOptions } from '@cyrnel/core';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -45,7 +45,7 @@ export interface RouteContext {
 /** Build the shared {@link RouteContext}. */
 export function createRouteContext(fields: Omit<RouteContext, 'body' | 'download'>): RouteContext {
   const tooLarge = () =>
-    new PayloadTooLargeError(`the request body is larger than ${fields.maxBodyBytes} bytes`);
+    cyrnelError('payload_too_large', `the request body is larger than ${fields.maxBodyBytes} bytes`);
   // Hono's limit cuts a chunked body off at the limit. It is applied where a route reads its
   // body, so a route that takes none (or none exists: 404) answers as it would without one.
   const limit = bodyLimit({

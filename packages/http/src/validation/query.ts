@@ -1,4 +1,4 @@
-import { ValidationError } from '@cyrnel/core';
+import { cyrnelError } from '@cyrnel/core';
 import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type ValidationIssue } from '@cyrnel/sdk/api';
 
 /** How one query parameter is parsed. */
@@ -40,7 +40,7 @@ export function parseQuery<T>(url: string, schema: QuerySchema): T {
   }
   if (issues.length > 0) {
     const summary = issues.map((issue) => `${issue.path} ${issue.message}`).join('; ');
-    throw new ValidationError(`invalid query: ${summary}`, issues);
+    throw cyrnelError('invalid_request', `invalid query: ${summary}`, { details: issues });
   }
   if ('limit' in schema && result.limit === undefined) result.limit = DEFAULT_PAGE_LIMIT;
   return result as T;

@@ -1,4 +1,4 @@
-import { jsonShapeExceeds, ValidationError } from '@cyrnel/core';
+import { cyrnelError, jsonShapeExceeds } from '@cyrnel/core';
 
 /** Options of {@link readJsonBody}. */
 export interface ReadJsonBodyOptions {
@@ -22,22 +22,24 @@ export async function readJsonBody(request: Request, options: ReadJsonBodyOption
   const text = request.body ? await request.text() : '';
   if (text.trim() === '') {
     if (options.emptyAs !== undefined) return options.emptyAs;
-    throw new ValidationError('a JSON request body is required');
+    throw cyrnelError('invalid_request', 'a JSON request body is required');
   }
   const exceeded = jsonShapeExceeds(text, options);
   if (exceeded === 'depth') {
-    throw new ValidationError(
+    throw cyrnelError(
+      'invalid_request',
       `the JSON body is nested deeper than ${options.maxDepth} levels of arrays and objects`,
     );
   }
   if (exceeded === 'elements') {
-    throw new ValidationError(
+    throw cyrnelError(
+      'invalid_request',
       `the JSON body has more than ${options.maxElements} elements (arrays, objects and values in them)`,
     );
   }
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ValidationError(`malformed JSON body: ${(error as Error).message}`);
+    throw cyrnelError('invalid_request', `malformed JSON body: ${(error as Error).message}`);
   }
 }

@@ -1,9 +1,10 @@
 /**
  * Every stable error code of the HTTP API with its status (SPEC §9). Listed once; never reused.
- * Issue 13 added `unsupported_media_type` (a request body that is not `application/json`) and
- * `too_many_streams` (the server's cap on concurrent event streams) and `too_many_calls` (a
- * process beyond its budget of calls, e.g. discovery); every 429 over HTTP carries `Retry-After`
- * in seconds.
+ * A code is the status class of an error; its {@link ERROR_REASONS reason} says precisely what
+ * went wrong. Issue 13 added `unsupported_media_type` (a request body that is not
+ * `application/json`) and `too_many_streams` (the server's cap on concurrent event streams) and
+ * `too_many_calls` (a process beyond its budget of calls, e.g. discovery); every 429 over HTTP
+ * carries `Retry-After` in seconds.
  */
 export const ERROR_STATUS = {
   invalid_request: 400,
@@ -22,15 +23,123 @@ export const ERROR_STATUS = {
   timeout: 504,
 } as const;
 
-/** A stable error code. */
+/** A stable error code: the status class of an error (`invalid_request`, `conflict`, ...). */
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/**
+ * Every stable error reason with the code it belongs to (so a reason determines its code and
+ * status) and its meaning. Listed once; a reason is never reused for another failure. The
+ * table users read is in the `@cyrnel/http` README ("Error reasons").
+ *
+ * @example
+ * ```ts
+ * import { ERROR_REASONS } from '@cyrnel/sdk/api';
+ * ERROR_REASONS.tool_disabled.code; // 'conflict'
+ * ```
+ */
+export const ERROR_REASONS = {
+  invalid_request: { code: 'invalid_request', meaning: 'the request is malformed or a field is invalid' },
+  invalid_parameters: {
+    code: 'invalid_request',
+    meaning: "the tool call's parameters do not match the tool's input schema",
+  },
+  invalid_definition: {
+    code: 'invalid_request',
+    meaning: 'the service definition is empty or its adapter refused it',
+  },
+  missing_secret: { code: 'invalid_request', meaning: 'a required secret of a service or module is not set' },
+  unauthorized: { code: 'unauthorized', meaning: 'no API key, or an unknown or revoked one' },
+  forbidden: {
+    code: 'forbidden',
+    meaning: "the key's role, the Host or the Origin of the request is not allowed",
+  },
+  outbound_refused: {
+    code: 'forbidden',
+    meaning: 'the outbound policy refused the address (private network, a refused port, cyrnel itself)',
+  },
+  route_not_found: { code: 'not_found', meaning: 'no route for this method and path' },
+  service_not_found: { code: 'not_found', meaning: 'no service with this id' },
+  tool_not_found: { code: 'not_found', meaning: 'no tool with this id in the service' },
+  process_not_found: { code: 'not_found', meaning: 'no process with this id (visible to this key)' },
+  module_not_found: { code: 'not_found', meaning: 'no module with this id' },
+  key_not_found: { code: 'not_found', meaning: 'no API key with this id' },
+  service_exists: { code: 'conflict', meaning: 'a service with this id is already installed' },
+  service_disabled: { code: 'conflict', meaning: 'the service is disabled' },
+  tool_disabled: { code: 'conflict', meaning: 'the tool is disabled (its service is enabled)' },
+  process_not_idle: { code: 'conflict', meaning: 'the process is queued or running' },
+  process_not_running: { code: 'conflict', meaning: 'the process (or execution) is not running' },
+  process_has_results: {
+    code: 'conflict',
+    meaning: 'the process has results: run it with force to clear them',
+  },
+  module_missing: { code: 'conflict', meaning: 'the module is registered but its package is gone' },
+  payload_too_large: {
+    code: 'payload_too_large',
+    meaning: 'a body, code, envConfig, output or definition exceeds its size cap',
+  },
+  unsupported_media_type: {
+    code: 'unsupported_media_type',
+    meaning: 'the request body is not application/json',
+  },
+  too_many_processes: { code: 'too_many_processes', meaning: 'too many live processes; retry later' },
+  too_many_calls: {
+    code: 'too_many_calls',
+    meaning: 'a process exceeded its budget of calls (pending calls, discovery calls)',
+  },
+  too_many_streams: { code: 'too_many_streams', meaning: 'too many open event streams; retry later' },
+  internal: { code: 'internal', meaning: 'an unexpected server failure (logged with the request id)' },
+  upstream_failed: {
+    code: 'upstream_error',
+    meaning: 'an adapter, the environment, a remote API or a download failed',
+  },
+  invoke_timeout: {
+    code: 'upstream_error',
+    meaning: 'the adapter did not answer within the invoke deadline',
+  },
+  module_setup_failed: { code: 'upstream_error', meaning: 'the module failed to set up (activate)' },
+  module_unavailable: {
+    code: 'unavailable',
+    meaning: 'the module the request needs (environment or adapter) is not active',
+  },
+  module_setup_timeout: {
+    code: 'unavailable',
+    meaning: 'the module did not finish instantiate() or setup() within its deadline',
+  },
+  service_unavailable: {
+    code: 'unavailable',
+    meaning: 'the service is enabled but its adapter could not hydrate it (see its error)',
+  },
+  module_torn_down: { code: 'unavailable', meaning: 'the module was torn down while serving the request' },
+  shutting_down: { code: 'unavailable', meaning: 'the server is shutting down' },
+  process_interrupted: {
+    code: 'unavailable',
+    meaning: 'the server stopped or shut down before the process finished',
+  },
+  process_killed: { code: 'conflict', meaning: 'the process was canceled by a kill request' },
+  process_timeout: { code: 'timeout', meaning: 'the process ran past its timeout' },
+  wait_timeout: { code: 'timeout', meaning: 'the process did not finish within the wait bound' },
+  download_timeout: { code: 'timeout', meaning: 'the definition download timed out' },
+} as const satisfies Record<string, { code: ErrorCode; meaning: string }>;
+
+/** A stable error reason: what precisely went wrong (`service_disabled`, `too_many_calls`, ...). */
+export type ErrorReason = keyof typeof ERROR_REASONS;
+
+/** The code a reason belongs to. */
+export type ErrorCodeOf<R extends ErrorReason> = (typeof ERROR_REASONS)[R]['code'];
+
+/** True when `value` is one of the {@link ERROR_REASONS}. */
+export function isErrorReason(value: unknown): value is ErrorReason {
+  return typeof value === 'string' && Object.hasOwn(ERROR_REASONS, value);
+}
 
 /** The error envelope of every non-2xx JSON response. */
 export interface ErrorBody {
   /** Human-readable message naming the problem. */
   error: string;
-  /** Stable machine-readable code. */
+  /** Stable machine-readable status class. */
   code: ErrorCode;
+  /** Stable machine-readable reason: what precisely went wrong (one of {@link ERROR_REASONS}). */
+  reason: ErrorReason;
   /** Extra data, e.g. validation errors. */
   details?: unknown;
 }

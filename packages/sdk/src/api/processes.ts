@@ -1,4 +1,5 @@
 import type { ExecutionExitState, ProcessState } from '../execution';
+import type { ErrorCode } from './errors';
 import type { PageQuery } from './lists';
 
 /** A process as `GET /processes/:id` returns it (no code, no outputs). */
@@ -104,8 +105,8 @@ export interface ToolCallRecord {
   durationMs: number;
   /** Whether it resolved. */
   ok: boolean;
-  /** Stable error code when it did not (e.g. `not_found`, `upstream_error`). */
-  errorCode: string | null;
+  /** Stable error code when it did not (e.g. `not_found`, `upstream_error`); null while in flight. */
+  errorCode: ErrorCode | null;
 }
 
 /** `GET /processes/:id/calls`. */

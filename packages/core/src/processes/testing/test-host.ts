@@ -1,6 +1,6 @@
 import type { EnvironmentModule, ToolDescription } from '@cyrnel/sdk';
 import type { EnvironmentProvider } from '../../environment-provider';
-import { NotFoundError } from '../../errors';
+import { cyrnelError } from '../../errors';
 import type { ToolGateway } from '../../tool-gateway';
 
 /** Test scaffolding for the host's environment port: one switchable environment, leases counted. */
@@ -42,7 +42,7 @@ export function createMapToolGateway(
 ): ToolGateway {
   const find = (serviceId: string, toolId: string) => {
     const tool = tools.get(`${serviceId}.${toolId}`);
-    if (!tool) throw new NotFoundError(`tool ${serviceId}.${toolId} not found`);
+    if (!tool) throw cyrnelError('tool_not_found', `tool ${serviceId}.${toolId} not found`);
     return tool;
   };
   return {
