@@ -9,7 +9,7 @@
 // (default http://127.0.0.1:8787).
 import { readFile } from 'node:fs/promises';
 // Inside this repository the client comes from its build; elsewhere: `from '@cyrnel/client'`.
-import { CyrnelError, CyrnelProcessError, createClient } from '../packages/client/dist/index.js';
+import { CyrnelHttpError, CyrnelProcessError, createClient } from '../packages/client/dist/index.js';
 
 const client = createClient({
   baseUrl: process.env.CYRNEL_URL ?? 'http://127.0.0.1:9371',
@@ -19,7 +19,7 @@ const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:8787';
 
 // Re-runnable: an earlier install of the same id is replaced.
 await client.services.delete('weather').catch((error) => {
-  if (!(error instanceof CyrnelError && error.code === 'not_found')) throw error;
+  if (!(error instanceof CyrnelHttpError && error.reason === 'service_not_found')) throw error;
 });
 
 // 1. Install from the file; the adapter turns each operation into a tool.

@@ -1,26 +1,40 @@
-import type { ErrorBody, ErrorCode, ProcessResult } from '@cyrnel/sdk/api';
+import type { ErrorBody, ErrorCode, ErrorReason, ProcessResult } from '@cyrnel/sdk/api';
 
-/** Code of an error response that did not carry the cyrnel error envelope. */
+/** Code (and reason) of an error response that did not carry the cyrnel error envelope. */
 export type UnknownErrorCode = 'unknown';
 
 /**
- * The server answered with an error status. `code` is the stable code of the error envelope
- * (`@cyrnel/sdk/api` `ErrorCode`), or `unknown` when something in between (a proxy) answered
- * without one.
+ * The server answered with an error status. `code` is the status class of the error envelope
+ * (`@cyrnel/sdk/api` `ErrorCode`) and `reason` what precisely went wrong (`ErrorReason`, listed in
+ * the `@cyrnel/http` README); both are `unknown` when something in between (a proxy) answered
+ * without the envelope. Named apart from the SDK's `CyrnelError`, the error the server throws.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   await client.services.setEnabled('github', true);
+ * } catch (error) {
+ *   if (error instanceof CyrnelHttpError && error.reason === 'missing_secret') askForSecrets();
+ *   else throw error;
+ * }
+ * ```
  */
-export class CyrnelError extends Error {
+export class CyrnelHttpError extends Error {
   /** HTTP status of the response. */
   readonly status: number;
-  /** Stable machine-readable code. */
+  /** Stable status class (`conflict`, `not_found`, ...). */
   readonly code: ErrorCode | UnknownErrorCode;
+  /** Stable, specific reason (`service_disabled`, `tool_disabled`, ...). */
+  readonly reason: ErrorReason | UnknownErrorCode;
   /** Extra data, e.g. validation issues of an `invalid_request`. */
   readonly details: unknown;
 
   constructor(status: number, body: Partial<ErrorBody> | undefined, fallbackMessage: string) {
     super(typeof body?.error === 'string' ? body.error : fallbackMessage);
-    this.name = 'CyrnelError';
+    this.name = 'CyrnelHttpError';
     this.status = status;
     this.code = typeof body?.code === 'string' ? body.code : 'unknown';
+    this.reason = typeof body?.reason === 'string' ? body.reason : 'unknown';
     this.details = body?.details;
   }
 }

@@ -1,7 +1,7 @@
 export { type ClientOptions, type CyrnelClient, createClient } from './create-client';
 export type { EnvironmentApi } from './environment-api';
 export {
-  CyrnelError,
+  CyrnelHttpError,
   CyrnelNetworkError,
   CyrnelProcessError,
   CyrnelTimeoutError,

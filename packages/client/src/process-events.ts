@@ -1,5 +1,5 @@
 import type { ProcessEvent, ProcessEventMap } from '@cyrnel/sdk/api';
-import { CyrnelError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
+import { CyrnelHttpError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
 import { createReplayFilter } from './replay-filter';
 import type { RequestOptions } from './request-options';
 import { sleep } from './sleep';
@@ -72,7 +72,7 @@ export async function* processEvents(
       drop = new CyrnelNetworkError(`the event stream of process ${id} ended before its exit event`);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
-      if (error instanceof CyrnelError) throw error;
+      if (error instanceof CyrnelHttpError) throw error;
       drop =
         error instanceof CyrnelNetworkError || error instanceof CyrnelTimeoutError
           ? error
@@ -92,6 +92,6 @@ function parseData(data: string, id: number): unknown {
   try {
     return JSON.parse(data);
   } catch {
-    throw new CyrnelError(200, undefined, `process ${id}: an event carried data that is not JSON`);
+    throw new CyrnelHttpError(200, undefined, `process ${id}: an event carried data that is not JSON`);
   }
 }

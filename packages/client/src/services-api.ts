@@ -33,7 +33,7 @@ export interface ServicesApi extends SettingsApi {
   update(serviceId: string, input: UpdateServiceRequest, options?: RequestOptions): Promise<ServiceDetail>;
   /** `DELETE /services/:serviceId` (204). */
   delete(serviceId: string, options?: RequestOptions): Promise<void>;
-  /** `POST /services/:serviceId/enabled`; a hydration failure is a 502 `CyrnelError`. */
+  /** `POST /services/:serviceId/enabled`; a hydration failure is a 502 `CyrnelHttpError`. */
   setEnabled(serviceId: string, enabled: boolean, options?: RequestOptions): Promise<ServiceDetail>;
 }
 

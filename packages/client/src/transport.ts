@@ -1,5 +1,5 @@
 import type { ErrorBody } from '@cyrnel/sdk/api';
-import { CyrnelError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
+import { CyrnelHttpError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
 import { type QueryValues, queryString } from './query-string';
 import type { RequestOptions } from './request-options';
 
@@ -105,7 +105,7 @@ export function createTransport(options: TransportOptions): Transport {
       release();
       if (timedOut) throw new CyrnelTimeoutError(timeoutMs, what);
       if (call.signal?.aborted) throw call.signal.reason;
-      if (error instanceof CyrnelError) throw error;
+      if (error instanceof CyrnelHttpError) throw error;
       throw new CyrnelNetworkError(`${what} failed: ${describe(error)}`, { cause: error });
     }
 
@@ -122,7 +122,7 @@ export function createTransport(options: TransportOptions): Transport {
         try {
           return JSON.parse(text);
         } catch {
-          throw new CyrnelError(response.status, undefined, `${request.path}: the response is not JSON`);
+          throw new CyrnelHttpError(response.status, undefined, `${request.path}: the response is not JSON`);
         }
       }),
     text: (request) => send(request, 'text/plain, text/markdown', (response) => response.text()),
@@ -148,7 +148,7 @@ export function createTransport(options: TransportOptions): Transport {
   };
 }
 
-async function errorFrom(response: Response, what: string): Promise<CyrnelError> {
+async function errorFrom(response: Response, what: string): Promise<CyrnelHttpError> {
   const text = await response.text().catch(() => '');
   let body: Partial<ErrorBody> | undefined;
   try {
@@ -157,5 +157,5 @@ async function errorFrom(response: Response, what: string): Promise<CyrnelError>
   } catch {
     // Not the cyrnel envelope (a proxy's HTML page, say): status and a generic message.
   }
-  return new CyrnelError(response.status, body, `${what} answered ${response.status}`);
+  return new CyrnelHttpError(response.status, body, `${what} answered ${response.status}`);
 }

@@ -21,7 +21,7 @@ import type {
   ToolRecord,
 } from '@cyrnel/sdk/api';
 import { describe, expectTypeOf, it } from 'vitest';
-import { type CyrnelError, createClient } from '../src/index';
+import { type CyrnelHttpError, createClient } from '../src/index';
 
 const client = createClient({ baseUrl: 'http://127.0.0.1:9371' });
 
@@ -106,7 +106,10 @@ describe('createClient types', () => {
   it('narrows event payloads by type and exposes error fields', () => {
     const event = {} as ProcessEvent;
     if (event.type === 'stdout') expectTypeOf(event.data).toEqualTypeOf<{ text: string }>();
-    expectTypeOf<CyrnelError['status']>().toEqualTypeOf<number>();
-    expectTypeOf<CyrnelError['code']>().toEqualTypeOf<import('@cyrnel/sdk/api').ErrorCode | 'unknown'>();
+    expectTypeOf<CyrnelHttpError['status']>().toEqualTypeOf<number>();
+    expectTypeOf<CyrnelHttpError['code']>().toEqualTypeOf<import('@cyrnel/sdk/api').ErrorCode | 'unknown'>();
+    expectTypeOf<CyrnelHttpError['reason']>().toEqualTypeOf<
+      import('@cyrnel/sdk/api').ErrorReason | 'unknown'
+    >();
   });
 });

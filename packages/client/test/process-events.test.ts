@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CyrnelError, CyrnelNetworkError, CyrnelTimeoutError, createClient } from '../src/index';
+import { CyrnelHttpError, CyrnelNetworkError, CyrnelTimeoutError, createClient } from '../src/index';
 import { sendJson, startWireServer, type WireServer } from './wire-server';
 
 let server: WireServer | undefined;
@@ -133,7 +133,7 @@ describe('processes.events', () => {
     const error = await collect(createClient({ baseUrl: server.baseUrl }).processes.events(5)).catch(
       (e: unknown) => e,
     );
-    expect(error).toBeInstanceOf(CyrnelError);
+    expect(error).toBeInstanceOf(CyrnelHttpError);
     expect(error).toMatchObject({ status: 404, code: 'not_found' });
     expect(server.seen).toHaveLength(1);
   });

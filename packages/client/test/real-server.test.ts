@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { type RunningServer, startServer } from '@cyrnel/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CyrnelClient, CyrnelError, CyrnelProcessError, createClient } from '../src/index';
+import { type CyrnelClient, CyrnelHttpError, CyrnelProcessError, createClient } from '../src/index';
 import { sendJson, startWireServer, type WireServer } from './wire-server';
 
 // A program that keeps waiting: a pending timer (one waiting on nothing is ended at once).
@@ -250,7 +250,11 @@ describe('createClient against the real server', () => {
     const listed = await client.processes.list({ ref: 'events' });
     expect(listed.items.map((p) => p.id)).toEqual([created.id]);
     await client.processes.delete(created.id);
-    await expect(client.processes.get(created.id)).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(client.processes.get(created.id)).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+      reason: 'process_not_found',
+    });
   });
 
   it('creates idle, starts, kills and re-runs processes', async () => {
@@ -267,18 +271,25 @@ describe('createClient against the real server', () => {
     for await (const event of client.processes.events(idle.id)) exit = event;
     expect(exit).toMatchObject({ type: 'exit', data: { exitState: 'canceled' } });
     await expect(client.processes.start(idle.id)).rejects.toMatchObject({ status: 409, code: 'conflict' });
-    await expect(client.processes.kill(idle.id)).rejects.toMatchObject({ status: 409 });
+    await expect(client.processes.kill(idle.id)).rejects.toMatchObject({
+      status: 409,
+      reason: 'process_not_running',
+    });
   });
 
   it('surfaces validation errors with their details, and 204 deletes', async () => {
     const error = await client.services.list({ limit: 0 }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CyrnelError);
+    expect(error).toBeInstanceOf(CyrnelHttpError);
     expect(error).toMatchObject({ status: 400, code: 'invalid_request' });
     const patch = await client.services
       .patchConfig('pets', [{ op: 'add', path: '/timeoutMs', value: 'soon' }])
       .catch((e: unknown) => e);
     expect(patch).toMatchObject({ status: 400, code: 'invalid_request' });
-    await expect(client.tools.get('pets', 'nope')).rejects.toMatchObject({ status: 404, code: 'not_found' });
+    await expect(client.tools.get('pets', 'nope')).rejects.toMatchObject({
+      status: 404,
+      code: 'not_found',
+      reason: 'tool_not_found',
+    });
     await client.services.delete('pets');
     expect((await client.services.list()).items.map((s) => s.id)).not.toContain('pets');
   });
@@ -327,6 +338,7 @@ describe('createClient against the real server', () => {
     await expect(client.modules.setEnabled('nope', true)).rejects.toMatchObject({
       status: 404,
       code: 'not_found',
+      reason: 'module_not_found',
     });
   });
 
@@ -336,6 +348,7 @@ describe('createClient against the real server', () => {
       await expect(createClient({ baseUrl: keyed.url }).services.list()).rejects.toMatchObject({
         status: 401,
         code: 'unauthorized',
+        reason: 'unauthorized',
       });
       expect(await createClient({ baseUrl: keyed.url }).health()).toEqual({ status: 'ok' });
       expect((await createClient({ baseUrl: keyed.url, apiKey: 'the-key' }).services.list()).items).toEqual(

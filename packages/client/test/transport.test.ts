@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  CyrnelError,
+  CyrnelHttpError,
   CyrnelNetworkError,
   CyrnelProcessError,
   CyrnelTimeoutError,
@@ -50,27 +50,29 @@ describe('transport', () => {
     expect(JSON.parse(enable.body)).toEqual({ enabled: false });
   });
 
-  it('turns the error envelope into a CyrnelError with status, code, message and details', async () => {
+  it('turns the error envelope into a CyrnelHttpError with status, code, reason, message and details', async () => {
     const { baseUrl } = await serve((_req, res) =>
       sendJson(res, 400, {
         error: 'limit must be a positive integer',
         code: 'invalid_request',
+        reason: 'invalid_request',
         details: [{ path: 'limit', message: 'bad' }],
       }),
     );
     const error = await createClient({ baseUrl })
       .services.list({ limit: 0 })
       .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(CyrnelError);
+    expect(error).toBeInstanceOf(CyrnelHttpError);
     expect(error).toMatchObject({
       status: 400,
       code: 'invalid_request',
+      reason: 'invalid_request',
       message: 'limit must be a positive integer',
       details: [{ path: 'limit', message: 'bad' }],
     });
   });
 
-  it('reports a non-envelope error response with code unknown', async () => {
+  it('reports a non-envelope error response with code and reason unknown', async () => {
     const { baseUrl } = await serve((_req, res) =>
       res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad gateway</h1>'),
     );
@@ -78,9 +80,10 @@ describe('transport', () => {
       .health()
       .catch((e: unknown) => e);
     expect(error).toMatchObject({
-      name: 'CyrnelError',
+      name: 'CyrnelHttpError',
       status: 502,
       code: 'unknown',
+      reason: 'unknown',
       message: 'GET /health answered 502',
     });
   });
@@ -107,7 +110,7 @@ describe('transport', () => {
       .health()
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CyrnelNetworkError);
-    expect(error).not.toBeInstanceOf(CyrnelError);
+    expect(error).not.toBeInstanceOf(CyrnelHttpError);
     expect((error as Error).message).toMatch(/^GET \/health failed/);
   });
 

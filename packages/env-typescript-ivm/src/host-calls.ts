@@ -1,4 +1,4 @@
-import type { EnvironmentBindings, ToolDocsInput } from '@cyrnel/sdk';
+import { cyrnelError, type EnvironmentBindings, type ToolDocsInput } from '@cyrnel/sdk';
 import type { HostCallKind } from './isolate-runner';
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -6,7 +6,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function invalid(message: string): Error {
-  return Object.assign(new Error(message), { status: 400, code: 'invalid_request' });
+  return cyrnelError('invalid_request', message);
 }
 
 function text(value: unknown, name: string): string {
@@ -35,7 +35,8 @@ export async function performHostCall(
   switch (kind) {
     case 'invoke': {
       const [serviceId, toolId, parameters] = args;
-      if (!isRecord(parameters)) throw invalid('invoke expects a parameters object');
+      if (!isRecord(parameters))
+        throw cyrnelError('invalid_parameters', 'invoke expects a parameters object');
       return bindings.invokeTool(eid, {
         serviceId: text(serviceId, 'serviceId'),
         toolId: text(toolId, 'toolId'),
@@ -65,10 +66,7 @@ export async function performHostCall(
     case 'discoverTypes': {
       const selection = isRecord(args[0]) ? args[0] : {};
       if (!bindings.discoverTypes)
-        throw Object.assign(new Error('type declarations are not available'), {
-          status: 503,
-          code: 'unavailable',
-        });
+        throw cyrnelError('module_unavailable', 'type declarations are not available');
       return bindings.discoverTypes(eid, {
         ...(selection.services === undefined ? {} : { services: names(selection.services, 'services') }),
         ...(selection.tools === undefined ? {} : { tools: names(selection.tools, 'tools') }),

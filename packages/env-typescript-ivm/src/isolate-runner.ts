@@ -1,6 +1,7 @@
 import { type ExecutionExitState, MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
 import { createActivityProbe } from './activity-probe';
+import { callError } from './call-error';
 import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
 import { createPendingCalls, MAX_PENDING_CALLS } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
@@ -11,7 +12,7 @@ export type HostCallKind = 'invoke' | 'discoverServices' | 'discoverTools' | 'de
 
 /** Where a runner sends what the sandbox does. */
 export interface RunnerHooks {
-  /** Perform a host call; reject with an error carrying `status` and `code` to fail it in the sandbox. */
+  /** Perform a host call; reject with an error carrying `status`, `code` and `reason` to fail it in the sandbox. */
   call(kind: HostCallKind, args: readonly unknown[]): Promise<unknown>;
   /** Forward (already capped) stdout or stderr text. */
   write(stream: 'stdout' | 'stderr', text: string): void;
@@ -78,11 +79,7 @@ function describeThrown(error: unknown): string {
 }
 
 /** A tool result that cannot cross into the isolate (structured clone refused it). */
-const UNCOPYABLE = {
-  message: 'The tool result could not be copied into the sandbox',
-  status: 502,
-  code: 'upstream_error',
-};
+const UNCOPYABLE = callError('upstream_failed', 'The tool result could not be copied into the sandbox');
 
 /** Create a runner holding one isolate of `memoryLimitMb`. */
 export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunner {

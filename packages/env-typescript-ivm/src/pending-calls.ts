@@ -1,4 +1,4 @@
-import { type CallError, toCallError } from './call-error';
+import { type CallError, callError, toCallError } from './call-error';
 import type { HostCallKind } from './isolate-runner';
 
 /** Default bound on one execution's pending host calls and timers. */
@@ -44,11 +44,8 @@ export function createPendingCalls(options: PendingCallsOptions): PendingCalls {
   let lastStarted = 0;
   let ended = false;
 
-  const tooMany = (): CallError => ({
-    message: `Too many pending calls and timers (limit ${options.max})`,
-    status: 429,
-    code: 'too_many_calls',
-  });
+  const tooMany = (): CallError =>
+    callError('too_many_calls', `Too many pending calls and timers (limit ${options.max})`);
   const settle = (id: number, ok: boolean, value: unknown) => {
     if (ended || !calls.delete(id)) return;
     options.deliver(id, ok, value);
@@ -73,11 +70,7 @@ export function createPendingCalls(options: PendingCallsOptions): PendingCalls {
         return;
       }
       if (typeof kind !== 'string' || !HOST_CALLS.has(kind) || !Array.isArray(args)) {
-        options.deliver(id, false, {
-          message: `Unknown host call ${String(kind)}`,
-          status: 400,
-          code: 'invalid_request',
-        });
+        options.deliver(id, false, callError('invalid_request', `Unknown host call ${String(kind)}`));
         return;
       }
       calls.add(id);

@@ -29,7 +29,7 @@ Your code is TypeScript, run in a fresh V8 isolate (no type check). It is the bo
 - An uncaught error or an unhandled promise rejection ends the run \`failed\` with its message.
 
 ## Errors
-\`invoke\` rejects when the call is refused or the service cannot be reached (transport failure, timeout) — not on a non-2xx answer. The \`Error\` carries \`message\`, \`status\` (400 invalid parameters, 404 unknown tool, 409 disabled, 429 too many pending calls, 503 unavailable, 502 the service failed) and \`code\`.
+\`invoke\` rejects when the call is refused or the service cannot be reached (transport failure, timeout) — not on a non-2xx answer. The \`Error\` carries \`message\`, \`status\` (400 invalid parameters, 404 unknown tool, 409 disabled, 429 too many pending calls, 503 unavailable, 502 the service failed), \`code\` and \`reason\` (what precisely went wrong, e.g. \`service_disabled\` or \`tool_disabled\`: branch on it, not on the message).
 
 ## Example
 \`\`\`ts

@@ -51,6 +51,7 @@ const tooMany = (what) => {
   const err = new ErrorCtor(what + ': too many pending calls and timers (limit ' + maxPending + '); await or clear some first');
   err.status = 429;
   err.code = 'too_many_calls';
+  err.reason = 'too_many_calls';
   return err;
 };
 // Registers the continuation before the host can answer; throws when args cannot be copied.
@@ -74,6 +75,7 @@ const callError = (e) => {
   const err = new ErrorCtor(StringCtor(e.message));
   err.status = e.status;
   err.code = e.code;
+  err.reason = e.reason;
   return err;
 };
 // True when v nests arrays and plain objects more than room levels deep. Each object is walked
@@ -96,6 +98,7 @@ const call = (kind, args) => new PromiseCtor((resolve, reject) => {
       ' nested too deeply (at most ' + maxDepth + ' levels of arrays and objects)');
     err.status = 400;
     err.code = 'invalid_request';
+    err.reason = kind === 'invoke' ? 'invalid_parameters' : 'invalid_request';
     throw err;
   }
   // The host gets a JSON tree: structured clone would keep shared references, and a small DAG

@@ -319,10 +319,13 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
     interfaces.length > 0
       ? `/** The tools of each service: \`${TOOLS_NAMESPACE}.<service>\`, reached as \`cyrnel.services.<service>.tools\`. */\ndeclare namespace ${TOOLS_NAMESPACE} {\n${interfaces.join('\n')}\n}\n\n`
       : '';
-  return `${schemasBlock}${toolsBlock}/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures) and a stable code. */
+  return `${schemasBlock}${toolsBlock}/** A rejected tool call: the gate's HTTP status (or 502 for adapter failures), its stable code and reason. */
 interface CyrnelToolError extends Error {
   status: number;
+  /** Status class, e.g. 'conflict'. */
   code: string;
+  /** What precisely went wrong, e.g. 'service_disabled' or 'tool_disabled'. */
+  reason: string;
 }
 
 /** The sandbox API of the typescript-ivm environment. */

@@ -1,3 +1,4 @@
+import { cyrnelError } from '@cyrnel/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
 
@@ -9,10 +10,10 @@ beforeAll(async () => {
     {
       'math.add': (p) => (p.a as number) + (p.b as number),
       'math.fail': () => {
-        throw Object.assign(new Error('upstream exploded'), { status: 502, code: 'upstream_error' });
+        throw cyrnelError('upstream_failed', 'upstream exploded');
       },
       'math.disabled': () => {
-        throw Object.assign(new Error('tool is disabled'), { status: 409, code: 'conflict' });
+        throw cyrnelError('tool_disabled', 'tool is disabled');
       },
     },
   );
@@ -126,23 +127,41 @@ describe('execute', () => {
     expect(record.stdout).not.toContain('\uFFFD');
   });
 
-  it('makes tool errors catchable with message, status and code', async () => {
+  it('makes tool errors catchable with message, status, code and reason', async () => {
     const { exit, record } = await sandbox.run(`
       const seen = [];
       for (const tool of ['fail', 'disabled', 'missing']) {
         try { await cyrnel.services.math.tools[tool].invoke({}); }
-        catch (err) { seen.push({ message: err.message, status: err.status, code: err.code, isError: err instanceof Error }); }
+        catch (err) { seen.push({ message: err.message, status: err.status, code: err.code, reason: err.reason, isError: err instanceof Error }); }
       }
       try { await cyrnel.services.math.tools.add.invoke('nope' as never); }
-      catch (err) { seen.push({ message: err.message, status: err.status, code: err.code, isError: true }); }
+      catch (err) { seen.push({ message: err.message, status: err.status, code: err.code, reason: err.reason, isError: true }); }
       cyrnel.output({ seen });
     `);
     expect(exit).toBe('success');
     expect(record.output.seen).toEqual([
-      { message: 'upstream exploded', status: 502, code: 'upstream_error', isError: true },
-      { message: 'tool is disabled', status: 409, code: 'conflict', isError: true },
-      { message: 'Unknown tool math.missing', status: 404, code: 'not_found', isError: true },
-      { message: 'invoke expects a parameters object', status: 400, code: 'invalid_request', isError: true },
+      {
+        message: 'upstream exploded',
+        status: 502,
+        code: 'upstream_error',
+        reason: 'upstream_failed',
+        isError: true,
+      },
+      { message: 'tool is disabled', status: 409, code: 'conflict', reason: 'tool_disabled', isError: true },
+      {
+        message: 'Unknown tool math.missing',
+        status: 404,
+        code: 'not_found',
+        reason: 'tool_not_found',
+        isError: true,
+      },
+      {
+        message: 'invoke expects a parameters object',
+        status: 400,
+        code: 'invalid_request',
+        reason: 'invalid_parameters',
+        isError: true,
+      },
     ]);
   });
 
@@ -194,7 +213,7 @@ describe('execute', () => {
     const { exit, record } = await sandbox.run(`
       const ids = Array.from({ length: 5000 }, () => setTimeout(() => {}, 60_000));
       let refused: unknown;
-      try { setTimeout(() => {}, 0); } catch (err: any) { refused = { message: err.message, code: err.code, status: err.status }; }
+      try { setTimeout(() => {}, 0); } catch (err: any) { refused = { message: err.message, code: err.code, reason: err.reason, status: err.status }; }
       const call = await cyrnel.services.math.tools.add.invoke({ a: 1, b: 1 }).catch((err) => err.code);
       ids.forEach(clearTimeout);
       await new Promise((r) => setTimeout(r, 1));
@@ -205,6 +224,7 @@ describe('execute', () => {
       refused: {
         message: 'setTimeout: too many pending calls and timers (limit 5000); await or clear some first',
         code: 'too_many_calls',
+        reason: 'too_many_calls',
         status: 429,
       },
       call: 'too_many_calls',

@@ -1,4 +1,10 @@
-import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import {
+  cyrnelError,
+  type EnvironmentBindings,
+  type EnvironmentModule,
+  type ExecutionExitState,
+  type ModuleLogger,
+} from '@cyrnel/sdk';
 import { createTypescriptEnvironment } from '../src';
 
 /** A fake tool: answers with a value, or throws to reject the call. */
@@ -32,11 +38,7 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
     async invokeTool(eid, input) {
       of(eid).calls.push(input);
       const tool = tools[`${input.serviceId}.${input.toolId}`];
-      if (!tool)
-        throw Object.assign(new Error(`Unknown tool ${input.serviceId}.${input.toolId}`), {
-          status: 404,
-          code: 'not_found',
-        });
+      if (!tool) throw cyrnelError('tool_not_found', `Unknown tool ${input.serviceId}.${input.toolId}`);
       return tool(input.parameters);
     },
     async discoverServices() {

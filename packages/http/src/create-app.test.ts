@@ -41,7 +41,11 @@ describe('createApp', () => {
     for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: 'Basic sesame' }]) {
       const response = await app.request('/modules', { headers });
       expect(response.status).toBe(401);
-      expect(await response.json()).toEqual({ error: expect.any(String), code: 'unauthorized' });
+      expect(await response.json()).toEqual({
+        error: expect.any(String),
+        code: 'unauthorized',
+        reason: 'unauthorized',
+      });
       expect(response.headers.get('x-request-id')).toBeTruthy();
     }
   });
@@ -54,7 +58,11 @@ describe('createApp', () => {
     ] as const) {
       const response = await app.request(path, { method, headers: auth });
       expect(response.status).toBe(404);
-      expect(await response.json()).toEqual({ error: `no route for ${method} ${path}`, code: 'not_found' });
+      expect(await response.json()).toEqual({
+        error: `no route for ${method} ${path}`,
+        code: 'not_found',
+        reason: 'route_not_found',
+      });
     }
   });
 
@@ -62,7 +70,11 @@ describe('createApp', () => {
     const response = await app.request('/modules', { headers: { ...auth, 'x-request-id': 'req-500' } });
     expect(response.status).toBe(500);
     const body = (await response.json()) as { error: string; code: string };
-    expect(body).toEqual({ error: 'internal error (request id req-500)', code: 'internal' });
+    expect(body).toEqual({
+      error: 'internal error (request id req-500)',
+      code: 'internal',
+      reason: 'internal',
+    });
     expect(JSON.stringify(body)).not.toContain('secret');
     expect(logs).toContainEqual(expect.objectContaining({ msg: 'unhandled error', requestId: 'req-500' }));
     expect(logs).toContainEqual(
@@ -90,7 +102,8 @@ describe('createApp', () => {
       const response = await app.request('/processes', { method: 'POST', headers, body: '{"code":"1"}' });
       expect({ status: response.status, body: await response.json() }).toEqual({
         status,
-        body: { error: expect.any(String), code },
+        // Each of these codes has the reason of the same name.
+        body: { error: expect.any(String), code, reason: code },
       });
     }
   });
@@ -110,7 +123,11 @@ describe('createApp', () => {
     const typed = createApp(throwingHost(() => cyrnelError('service_not_found', 'service x not found')));
     const response = await typed.request('/services/x');
     expect(response.status).toBe(404);
-    expect(await response.json()).toEqual({ error: 'service x not found', code: 'not_found' });
+    expect(await response.json()).toEqual({
+      error: 'service x not found',
+      code: 'not_found',
+      reason: 'service_not_found',
+    });
   });
 
   // What a body means (JSON Patch documents, process and key requests) the host checks: see
@@ -186,6 +203,6 @@ describe('createApp', () => {
       body: JSON.stringify({ id: 'a', adapter: 'openapi', url: 'http://169.254.169.254/latest' }),
     });
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ code: 'forbidden' });
+    expect(await response.json()).toMatchObject({ code: 'forbidden', reason: 'outbound_refused' });
   });
 });

@@ -33,6 +33,7 @@ describe('crossSiteGuard', () => {
         expect(await response.json()).toEqual({
           error: expect.stringContaining('--allowed-origins'),
           code: 'forbidden',
+          reason: 'forbidden',
         });
       }
     },

@@ -43,7 +43,11 @@ describe('hostAllowList', () => {
     const response = await get(app, host);
     expect(response.status).toBe(403);
     const body = await response.json();
-    expect(body).toEqual({ error: expect.stringContaining('--allowed-hosts'), code: 'forbidden' });
+    expect(body).toEqual({
+      error: expect.stringContaining('--allowed-hosts'),
+      code: 'forbidden',
+      reason: 'forbidden',
+    });
   });
 
   it('names the refused host when it is a plain name, never echoing anything else', async () => {

@@ -38,6 +38,7 @@ describe('jsonContentType', () => {
         expect(await response.json()).toEqual({
           error: expect.stringContaining('application/json'),
           code: 'unsupported_media_type',
+          reason: 'unsupported_media_type',
         });
       }
     }

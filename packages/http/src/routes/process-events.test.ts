@@ -29,6 +29,7 @@ describe('GET /processes/:id/events', () => {
     expect(await third.json()).toEqual({
       error: expect.stringContaining('at most 2'),
       code: 'too_many_streams',
+      reason: 'too_many_streams',
     });
     await first.body?.cancel();
     await expect
