@@ -112,13 +112,20 @@ describe('restart durability', () => {
 
     expect(await snapshot(cyrnel.client)).toEqual(before);
     const interrupted = await cyrnel.client.processes.get(id);
-    expect(interrupted).toMatchObject({ state: 'idle', exitState: 'failed' });
+    expect(interrupted).toMatchObject({
+      state: 'idle',
+      exitState: 'failed',
+      errorReason: 'process_interrupted',
+    });
     expect(interrupted.error).toMatch(/interrupted/);
     for await (const event of follower) seen.push(event);
     expect(seen.filter((e) => e.type === 'stdout')).toEqual([
       { type: 'stdout', data: { text: 'started\n' } },
     ]);
-    expect(seen.at(-1)).toEqual({ type: 'exit', data: { exitState: 'failed', error: interrupted.error } });
+    expect(seen.at(-1)).toEqual({
+      type: 'exit',
+      data: { exitState: 'failed', error: interrupted.error, errorReason: 'process_interrupted' },
+    });
   });
 
   it('still runs code that calls the restored service with its restored secrets', async () => {

@@ -41,7 +41,11 @@ describe('createRequestTracker', () => {
     expect(response.status).toBe(503);
     expect(response.headers.get('connection')).toBe('close');
     expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(await response.json()).toEqual({ error: 'the server is shutting down', code: 'unavailable' });
+    expect(await response.json()).toEqual({
+      error: 'the server is shutting down',
+      code: 'unavailable',
+      reason: 'shutting_down',
+    });
     expect(calls).toBe(0);
     expect(tracker.pending()).toBe(0);
   });

@@ -80,7 +80,10 @@ describe('agent flow', () => {
     expect(events.headers.get('content-type')).toContain('text/event-stream');
     const parsed = parseSse(await events.text());
     expect(parsed.map((event) => event.event)).toContain('stdout');
-    expect(parsed.at(-1)).toEqual({ event: 'exit', data: { exitState: 'success', error: null } });
+    expect(parsed.at(-1)).toEqual({
+      event: 'exit',
+      data: { exitState: 'success', error: null, errorReason: null },
+    });
     const patches = parsed.filter((event) => event.event === 'output').map((event) => event.data.patch);
     expect(Object.assign({}, ...patches)).toEqual({ name: 'user-7', orderCount: 2, total: 12 });
 

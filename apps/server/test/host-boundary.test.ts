@@ -34,7 +34,11 @@ describe('host boundary: a browser cannot drive the server', () => {
           path,
           type,
           status: 415,
-          body: { error: expect.stringContaining('application/json'), code: 'unsupported_media_type' },
+          body: {
+            error: expect.stringContaining('application/json'),
+            code: 'unsupported_media_type',
+            reason: 'unsupported_media_type',
+          },
         });
       }
     }
@@ -62,6 +66,7 @@ describe('host boundary: a browser cannot drive the server', () => {
       expect(JSON.parse(response.text)).toEqual({
         error: expect.stringMatching(/"rebind\.attacker\.example".*--allowed-hosts/),
         code: 'forbidden',
+        reason: 'forbidden',
       });
     }
     for (const name of [`127.0.0.1:${port}`, `localhost:${port}`, `cyrnel.localhost:${port}`]) {

@@ -109,7 +109,7 @@ describe('process routes', () => {
     }
     expect(parseSse(text).at(-1)).toEqual({
       event: 'exit',
-      data: { exitState: 'canceled', error: expect.any(String) },
+      data: { exitState: 'canceled', error: expect.any(String), errorReason: 'process_killed' },
     });
     expect((await api('GET', `/processes/${id}`)).body).toMatchObject({
       state: 'idle',

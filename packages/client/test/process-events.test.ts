@@ -16,7 +16,7 @@ const EVENTS: ProcessEvent[] = [
   { type: 'output', data: { patch: { a: 1 } } },
   { type: 'stderr', data: { text: 'warn\n' } },
   { type: 'state', data: { state: 'idle', exitState: 'success' } },
-  { type: 'exit', data: { exitState: 'success', error: null } },
+  { type: 'exit', data: { exitState: 'success', error: null, errorReason: null } },
 ];
 
 function writeEvents(res: ServerResponse, events: ProcessEvent[]): void {
@@ -90,7 +90,7 @@ describe('processes.events', () => {
         { type: 'state', data: { state: 'idle', exitState: 'success' } },
         { type: 'stdout', data: { text: 'abcd' } },
         { type: 'output', data: { patch: { a: 1, b: 2 } } },
-        { type: 'exit', data: { exitState: 'success', error: null } },
+        { type: 'exit', data: { exitState: 'success', error: null, errorReason: null } },
       ],
     ];
     let connection = 0;
@@ -113,7 +113,7 @@ describe('processes.events', () => {
       { type: 'state', data: { state: 'idle', exitState: 'success' } },
       { type: 'stdout', data: { text: 'd' } },
       { type: 'output', data: { patch: { a: 1, b: 2 } } },
-      { type: 'exit', data: { exitState: 'success', error: null } },
+      { type: 'exit', data: { exitState: 'success', error: null, errorReason: null } },
     ]);
   });
 

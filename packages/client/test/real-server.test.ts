@@ -201,7 +201,7 @@ describe('createClient against the real server', () => {
     expect(['queued', 'running', 'idle']).toContain(restarted.state);
     let exit: ProcessEvent | undefined;
     for await (const event of client.processes.events(first.id)) exit = event;
-    expect(exit).toEqual({ type: 'exit', data: { exitState: 'success', error: null } });
+    expect(exit).toEqual({ type: 'exit', data: { exitState: 'success', error: null, errorReason: null } });
 
     // It really ran again: the upstream got a second call, and the results are the new run's.
     expect(upstream.seen.filter((r) => r.url === '/pets?limit=1').length).toBe(seenBefore + 1);
@@ -227,7 +227,10 @@ describe('createClient against the real server', () => {
     });
     const events: ProcessEvent[] = [];
     for await (const event of client.processes.events(created.id)) events.push(event);
-    expect(events.at(-1)).toEqual({ type: 'exit', data: { exitState: 'success', error: null } });
+    expect(events.at(-1)).toEqual({
+      type: 'exit',
+      data: { exitState: 'success', error: null, errorReason: null },
+    });
     const text = (type: 'stdout' | 'stderr') =>
       events.flatMap((e) => (e.type === type ? [e.data.text] : [])).join('');
     expect([text('stdout'), text('stderr')]).toEqual(['a\n', 'b\n']);

@@ -1,5 +1,12 @@
 import { describe, expectTypeOf, it } from 'vitest';
-import type { ErrorBody, ListResponse, ProcessEvent, ProcessResult } from '../src/api';
+import type {
+  ERROR_REASONS,
+  ErrorBody,
+  ErrorReason,
+  ListResponse,
+  ProcessEvent,
+  ProcessResult,
+} from '../src/api';
 import type {
   AdapterModule,
   BuiltinModule,
@@ -132,6 +139,8 @@ describe('sdk contracts', () => {
 
   it('shapes the wire types', () => {
     expectTypeOf<ErrorBody['code']>().toExtend<string>();
+    expectTypeOf<ErrorBody['reason']>().toEqualTypeOf<ErrorReason>();
+    expectTypeOf<(typeof ERROR_REASONS)['tool_disabled']['code']>().toEqualTypeOf<'conflict'>();
     expectTypeOf<ListResponse<number>>().toEqualTypeOf<{
       items: number[];
       nextCursor: string | null;
@@ -140,6 +149,7 @@ describe('sdk contracts', () => {
     expectTypeOf<Extract<ProcessEvent, { type: 'exit' }>['data']>().toEqualTypeOf<{
       exitState: ExecutionExitState;
       error: string | null;
+      errorReason: ErrorReason | null;
     }>();
     expectTypeOf<ProcessResult['output']>().toEqualTypeOf<Record<string, unknown>>();
   });

@@ -37,6 +37,7 @@ describe('createProcessStore', () => {
       state: 'queued',
       exitState: null,
       error: null,
+      errorReason: null,
       timeoutMs: 500,
       envConfig: { x: [1] },
       createdAt: at(0),
@@ -160,7 +161,7 @@ describe('createProcessStore', () => {
       await store.update(id, { state, updatedAt: at(0) });
       ids.push(id);
     }
-    expect(await store.failInterrupted('stopped', at(9))).toBe(3);
+    expect(await store.failInterrupted('stopped', at(9), 'process_interrupted')).toBe(3);
     for (const [i, id] of ids.entries()) {
       const record = await store.get(id);
       if (i < 3)
@@ -168,9 +169,10 @@ describe('createProcessStore', () => {
           state: 'idle',
           exitState: 'failed',
           error: 'stopped',
+          errorReason: 'process_interrupted',
           completedAt: at(9),
         });
-      else expect(record).toMatchObject({ state: 'idle', exitState: null, error: null });
+      else expect(record).toMatchObject({ state: 'idle', exitState: null, error: null, errorReason: null });
     }
   });
 

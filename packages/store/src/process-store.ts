@@ -1,6 +1,6 @@
 import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
-import type { ErrorCode, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ErrorCode, ErrorReason, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
 import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
@@ -14,6 +14,7 @@ const SUMMARY_COLUMNS = [
   'state',
   'exit_state',
   'error',
+  'error_reason',
   'timeout_ms',
   'created_at',
   'updated_at',
@@ -43,6 +44,7 @@ function toSummary(row: SummaryRow): ProcessSummary {
     state: row.state as ProcessState,
     exitState: row.exit_state as ExecutionExitState | null,
     error: row.error,
+    errorReason: row.error_reason as ErrorReason | null,
     timeoutMs: row.timeout_ms === null ? null : Number(row.timeout_ms),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
@@ -56,6 +58,7 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
   if (change.state !== undefined) columns.state = change.state;
   if (change.exitState !== undefined) columns.exit_state = change.exitState;
   if (change.error !== undefined) columns.error = change.error;
+  if (change.errorReason !== undefined) columns.error_reason = change.errorReason;
   if (change.startedAt !== undefined) columns.started_at = change.startedAt;
   if (change.completedAt !== undefined) columns.completed_at = change.completedAt;
   return columns;
@@ -228,10 +231,17 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
       });
     },
 
-    async failInterrupted(error, at) {
+    async failInterrupted(error, at, errorReason) {
       const result = await db
         .updateTable('processes')
-        .set({ state: 'idle', exit_state: 'failed', error, completed_at: at, updated_at: at })
+        .set({
+          state: 'idle',
+          exit_state: 'failed',
+          error,
+          error_reason: errorReason,
+          completed_at: at,
+          updated_at: at,
+        })
         .where('state', 'in', LIVE_STATES)
         .executeTakeFirst();
       return Number(result.numUpdatedRows);

@@ -10,6 +10,8 @@ export interface ProcessesTable {
   state: string;
   exit_state: string | null;
   error: string | null;
+  /** Added by migration 0006: the stable reason of the end (`process_timeout`, ...), or null. */
+  error_reason: Generated<string | null>;
   timeout_ms: number | null;
   env_config: string;
   output: string;

@@ -1,4 +1,4 @@
-import type { ExecutionExitState } from '@cyrnel/sdk';
+import type { ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
 import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { EnvironmentLease } from '../environment-provider';
 import { createOutputMerger, type OutputMerger } from './output-merger';
@@ -34,7 +34,7 @@ export class LiveProcess {
   error: string | null = null;
   lease: EnvironmentLease | undefined;
   /** Set once a kill or the deadline decided how the run ends. */
-  forced: { exitState: ExecutionExitState; error: string } | undefined;
+  forced: { exitState: ExecutionExitState; error: string; errorReason: ErrorReason } | undefined;
   /**
    * Aborted when the run ends or is being forced to (kill, deadline, shutdown): the signal of its
    * tool calls in flight, so adapters stop their outbound work for a result nobody will read.

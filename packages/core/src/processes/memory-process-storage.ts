@@ -31,6 +31,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         envConfig: { ...envConfig },
         exitState: null,
         error: null,
+        errorReason: null,
         createdAt,
         updatedAt: createdAt,
         startedAt: null,
@@ -81,7 +82,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
       row.calls = [];
     },
     delete: async (id) => rows.delete(id),
-    async failInterrupted(error, at) {
+    async failInterrupted(error, at, errorReason) {
       let count = 0;
       for (const row of rows.values()) {
         if (row.record.state === 'idle') continue;
@@ -90,6 +91,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
           state: 'idle',
           exitState: 'failed',
           error,
+          errorReason,
           completedAt: at,
           updatedAt: at,
         };

@@ -39,7 +39,12 @@ describe('the host deadline', () => {
     const { id } = await api.create({ code: 'cyrnel.log("never")', timeoutMs: 30 });
     expect((await api.get(id)).state).toBe('queued');
     const result = await api.wait(id);
-    expect(result).toMatchObject({ state: 'idle', exitState: 'timeout', startedAt: null });
+    expect(result).toMatchObject({
+      state: 'idle',
+      exitState: 'timeout',
+      errorReason: 'process_timeout',
+      startedAt: null,
+    });
     expect(result.error).toMatch(/queued: the environment ran nothing for 20 ms/);
     expect(env.killed).toEqual([id]);
     expect(environments.held()).toBe(0);
@@ -157,7 +162,7 @@ describe('waiting with a margin', () => {
     const { api } = await setup({ env, limits: { killGraceMs: 300 } });
     const { id } = await api.create({ code: 'x', timeoutMs: 30 });
     const error = await api.wait(id, { marginMs: 10 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'timeout', details: { processId: id } });
+    expect(error).toMatchObject({ code: 'timeout', reason: 'wait_timeout', details: { processId: id } });
     expect((error as Error).message).toBe(
       `process ${id} did not finish within its timeout of 30 ms plus 10 ms`,
     );

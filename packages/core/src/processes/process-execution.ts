@@ -1,4 +1,9 @@
-import { type ExecutionExitState, isExecutionExitState, type ModuleLogger } from '@cyrnel/sdk';
+import {
+  type ErrorReason,
+  type ExecutionExitState,
+  isExecutionExitState,
+  type ModuleLogger,
+} from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environment-provider';
 import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
@@ -25,7 +30,7 @@ export interface ProcessExecution {
   /** What the environment reports through `setState`; the deadline counts from `running`. */
   reportState(run: LiveProcess, state: 'queued' | 'running'): void;
   /** End a run by force (kill, deadline, shutdown): `terminating`, environment kill, then idle. */
-  terminate(run: LiveProcess, exitState: ExecutionExitState, error: string): void;
+  terminate(run: LiveProcess, exitState: ExecutionExitState, error: string, errorReason: ErrorReason): void;
   /** Persist a change of the record of a run. */
   persistChange(run: LiveProcess, change: Partial<LiveProcess['record']>): void;
 }
@@ -68,7 +73,12 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
       );
   };
 
-  const finish = (run: LiveProcess, exitState: ExecutionExitState, error: string | null): void => {
+  const finish = (
+    run: LiveProcess,
+    exitState: ExecutionExitState,
+    error: string | null,
+    errorReason: ErrorReason | null,
+  ): void => {
     if (run.finished) return;
     run.finished = true;
     unfinished--;
@@ -91,10 +101,10 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
     run.lease = undefined;
     const at = now().toISOString();
-    const change = { state: 'idle', exitState, error, completedAt: at, updatedAt: at } as const;
+    const change = { state: 'idle', exitState, error, errorReason, completedAt: at, updatedAt: at } as const;
     run.record = { ...run.record, ...change };
     run.emit({ type: 'state', data: { state: 'idle', exitState } });
-    run.emit({ type: 'exit', data: { exitState, error } });
+    run.emit({ type: 'exit', data: { exitState, error, errorReason } });
     const id = run.record.id;
     const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
     const end = Date.parse(at);
@@ -116,9 +126,14 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     return exitState === 'canceled' ? 'canceled' : 'the process failed';
   };
 
+  // An end the environment reports: only a deadline or a cancel has a reason; a failure is the code's.
+  const reasonFor = (exitState: ExecutionExitState): ErrorReason | null =>
+    exitState === 'timeout' ? 'process_timeout' : exitState === 'canceled' ? 'process_killed' : null;
+
   const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
-    if (run.forced) finish(run, run.forced.exitState, run.forced.error);
-    else finish(run, exitState, errorFor(run, exitState));
+    const { forced } = run;
+    if (forced) finish(run, forced.exitState, forced.error, forced.errorReason);
+    else finish(run, exitState, errorFor(run, exitState), reasonFor(exitState));
   };
 
   // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
@@ -126,7 +141,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     const { timeoutMs } = run;
     clearTimeout(run.deadline);
     run.deadline = setTimeout(
-      () => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`),
+      () => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`, 'process_timeout'),
       timerDelay(timeoutMs),
     );
   };
@@ -195,6 +210,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
         run,
         'timeout',
         `timed out after ${waitedMs} ms queued: the environment ran nothing for ${limits.queueStallMs} ms`,
+        'process_timeout',
       );
     }, timerDelay(delayMs));
   };
@@ -212,18 +228,25 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
   };
 
-  const terminate = (run: LiveProcess, exitState: ExecutionExitState, error: string): void => {
+  const terminate = (
+    run: LiveProcess,
+    exitState: ExecutionExitState,
+    error: string,
+    errorReason: ErrorReason,
+  ): void => {
     if (run.finished || run.forced) return;
-    run.forced = { exitState, error };
+    run.forced = { exitState, error, errorReason };
     endCalls(run, exitState);
     killInEnvironment(run);
     if (run.record.state === 'queued') {
-      finish(run, exitState, error);
+      finish(run, exitState, error, errorReason);
       return;
     }
     persistChange(run, { state: 'terminating' });
     // An environment that never returns from execute() is abandoned after the grace period.
-    run.timers.push(setTimeout(() => finish(run, exitState, error), timerDelay(limits.killGraceMs)));
+    run.timers.push(
+      setTimeout(() => finish(run, exitState, error, errorReason), timerDelay(limits.killGraceMs)),
+    );
   };
 
   const start = (run: LiveProcess, lease: EnvironmentLease): void => {

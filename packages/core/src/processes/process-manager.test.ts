@@ -79,7 +79,12 @@ describe('createProcessManager', () => {
     const { api, environments } = await setup({ env });
     const { id } = await api.create({ code: 'anything', timeoutMs: 30 });
     const result = await api.wait(id);
-    expect(result).toMatchObject({ state: 'idle', exitState: 'timeout', error: 'timed out after 30 ms' });
+    expect(result).toMatchObject({
+      state: 'idle',
+      exitState: 'timeout',
+      error: 'timed out after 30 ms',
+      errorReason: 'process_timeout',
+    });
     expect(env.killed).toEqual([id]);
     expect(environments.held()).toBe(0);
   });
@@ -106,14 +111,24 @@ describe('createProcessManager', () => {
     const second = await api.create({ code: 'cyrnel.log("never")' });
     await runningOf(api, first.id);
     const killedQueued = await api.kill(second.id);
-    expect(killedQueued).toMatchObject({ state: 'idle', exitState: 'canceled', error: KILLED_ERROR });
+    expect(killedQueued).toMatchObject({
+      state: 'idle',
+      exitState: 'canceled',
+      error: KILLED_ERROR,
+      errorReason: 'process_killed',
+    });
     await expect(api.kill(second.id)).rejects.toMatchObject({ code: 'conflict' });
     await expect(api.stdout(first.id)).rejects.toMatchObject({ code: 'conflict' });
     const [a, b] = await Promise.all([api.kill(first.id), api.kill(first.id)]);
     expect(a.state).toBe('terminating');
     expect(b.state).toBe('terminating');
     const result = await api.wait(first.id);
-    expect(result).toMatchObject({ state: 'idle', exitState: 'canceled', error: KILLED_ERROR });
+    expect(result).toMatchObject({
+      state: 'idle',
+      exitState: 'canceled',
+      error: KILLED_ERROR,
+      errorReason: 'process_killed',
+    });
     expect(env.started).toEqual([first.id]);
     expect((await api.wait(second.id)).stdout).toBe('');
   });
@@ -330,7 +345,7 @@ describe('createProcessManager', () => {
       { type: 'stdout', data: { text: 'a\n' } },
       { type: 'stderr', data: { text: 'b\n' } },
       { type: 'output', data: { patch: { k: 1 } } },
-      { type: 'exit', data: { exitState: 'success', error: null } },
+      { type: 'exit', data: { exitState: 'success', error: null, errorReason: null } },
     ]);
     await expect(api.subscribe(999, () => {})).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -386,7 +401,10 @@ describe('createProcessManager', () => {
     await api.run(id);
     await exited;
     expect(events[0]).toEqual({ type: 'state', data: { state: 'idle', exitState: null } });
-    expect(events.at(-1)).toEqual({ type: 'exit', data: { exitState: 'success', error: null } });
+    expect(events.at(-1)).toEqual({
+      type: 'exit',
+      data: { exitState: 'success', error: null, errorReason: null },
+    });
     expect(events).toContainEqual({ type: 'stdout', data: { text: 'ran\n' } });
   });
 
@@ -418,7 +436,12 @@ describe('createProcessManager', () => {
     await storage.update(id, { state: 'running', startedAt: at, updatedAt: at });
     const { manager, api } = await setup({ storage });
     await manager.recover();
-    expect(await api.get(id)).toMatchObject({ state: 'idle', exitState: 'failed', error: INTERRUPTED_ERROR });
+    expect(await api.get(id)).toMatchObject({
+      state: 'idle',
+      exitState: 'failed',
+      error: INTERRUPTED_ERROR,
+      errorReason: 'process_interrupted',
+    });
   });
 
   it('gives running processes a grace period on close, then kills and records them', async () => {
@@ -427,7 +450,11 @@ describe('createProcessManager', () => {
     const stuck = await api.create({ code: HANGS, timeoutMs: null });
     await manager.close({ graceMs: 1000 });
     expect(await api.wait(quick.id)).toMatchObject({ exitState: 'success', output: { ok: true } });
-    expect(await api.get(stuck.id)).toMatchObject({ exitState: 'failed', error: SHUTDOWN_ERROR });
+    expect(await api.get(stuck.id)).toMatchObject({
+      exitState: 'failed',
+      error: SHUTDOWN_ERROR,
+      errorReason: 'process_interrupted',
+    });
     await expect(api.create({ code: 'x' })).rejects.toMatchObject({ code: 'unavailable' });
   });
 
@@ -439,7 +466,12 @@ describe('createProcessManager', () => {
     await runningOf(api, running.id);
     await manager.close({ graceMs: 0 });
     for (const { id } of [running, queued]) {
-      expect(await api.get(id)).toMatchObject({ state: 'idle', exitState: 'failed', error: SHUTDOWN_ERROR });
+      expect(await api.get(id)).toMatchObject({
+        state: 'idle',
+        exitState: 'failed',
+        error: SHUTDOWN_ERROR,
+        errorReason: 'process_interrupted',
+      });
     }
     expect(env.started).toEqual([running.id]);
     expect(environments.held()).toBe(0);
@@ -485,7 +517,7 @@ describe('createProcessManager', () => {
     await api.delete(id);
     expect(events).toEqual([
       { type: 'state', data: { state: 'idle', exitState: null } },
-      { type: 'exit', data: { exitState: 'canceled', error: DELETED_ERROR } },
+      { type: 'exit', data: { exitState: 'canceled', error: DELETED_ERROR, errorReason: 'process_killed' } },
     ]);
     await expect(api.subscribe(id, () => {})).rejects.toMatchObject({ code: 'not_found' });
   });

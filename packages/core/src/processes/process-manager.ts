@@ -171,6 +171,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         state,
         exitState: null,
         error: null,
+        errorReason: null,
         timeoutMs: valid.timeoutMs,
         envConfig: valid.envConfig,
         createdAt,
@@ -287,6 +288,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         state: 'queued',
         exitState: null,
         error: null,
+        errorReason: null,
         startedAt: null,
         completedAt: null,
         updatedAt,
@@ -304,7 +306,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const id = requireProcessId(rawId);
       const run = await activeRun(id);
       if (run) {
-        execution.terminate(run, 'canceled', KILLED_ERROR);
+        execution.terminate(run, 'canceled', KILLED_ERROR, 'process_killed');
         return { ...run.record };
       }
       const record = await stored(id);
@@ -315,6 +317,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         state: 'idle',
         exitState: 'canceled',
         error: KILLED_ERROR,
+        errorReason: 'process_killed',
         completedAt: at,
         updatedAt: at,
       } as const;
@@ -333,7 +336,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       waiting.delete(id);
       for (const listener of followers) {
         try {
-          listener({ type: 'exit', data: { exitState: 'canceled', error: DELETED_ERROR } });
+          listener({
+            type: 'exit',
+            data: { exitState: 'canceled', error: DELETED_ERROR, errorReason: 'process_killed' },
+          });
         } catch {
           // A failing subscriber must not fail the delete.
         }
@@ -348,7 +354,11 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       // Every non-idle row is a leftover only while this manager has started nothing.
       if (live.size > 0)
         throw cyrnelError('process_not_idle', 'recover() must run before any process starts');
-      const count = await storage.failInterrupted(INTERRUPTED_ERROR, now().toISOString());
+      const count = await storage.failInterrupted(
+        INTERRUPTED_ERROR,
+        now().toISOString(),
+        'process_interrupted',
+      );
       if (count > 0) logger.warn('process: recorded interrupted processes as failed', { count });
     },
     async close({ graceMs = 10_000 } = {}) {
@@ -361,7 +371,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       await Promise.race([settledAll(), grace]);
       clearTimeout(timer);
       // Issue 8: a run the shutdown interrupts is `failed`, as after a crash, not `canceled`.
-      for (const run of live.values()) execution.terminate(run, 'failed', SHUTDOWN_ERROR);
+      for (const run of live.values())
+        execution.terminate(run, 'failed', SHUTDOWN_ERROR, 'process_interrupted');
       await settledAll();
     },
   };

@@ -1,4 +1,4 @@
-import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
+import type { ErrorReason, ExecutionExitState, ProcessState } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 
 /** A process as the manager inserts it. */
@@ -19,6 +19,7 @@ export interface ProcessChange {
   readonly state?: ProcessState;
   readonly exitState?: ExecutionExitState | null;
   readonly error?: string | null;
+  readonly errorReason?: ErrorReason | null;
   readonly startedAt?: string | null;
   readonly completedAt?: string | null;
   /** ISO timestamp of the change. */
@@ -79,5 +80,5 @@ export interface ProcessStorage {
    * Record every process left `queued`, `running` or `terminating` as `idle`/`failed` with
    * `error` (a host that stopped mid-run); answers how many were changed.
    */
-  failInterrupted(error: string, at: string): Promise<number>;
+  failInterrupted(error: string, at: string, errorReason: ErrorReason): Promise<number>;
 }

@@ -15,7 +15,10 @@ export function storedEvents(record: ProcessRecord, results: ProcessResults | un
     events.push({ type: 'output', data: { patch: results.output } });
   }
   if (record.state === 'idle' && record.exitState !== null) {
-    events.push({ type: 'exit', data: { exitState: record.exitState, error: record.error } });
+    events.push({
+      type: 'exit',
+      data: { exitState: record.exitState, error: record.error, errorReason: record.errorReason },
+    });
   }
   return events;
 }

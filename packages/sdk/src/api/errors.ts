@@ -115,7 +115,10 @@ export const ERROR_REASONS = {
     code: 'unavailable',
     meaning: 'the server stopped or shut down before the process finished',
   },
-  process_killed: { code: 'conflict', meaning: 'the process was canceled by a kill request' },
+  process_killed: {
+    code: 'conflict',
+    meaning: 'the process was canceled by a kill request (or deleted before it ran)',
+  },
   process_timeout: { code: 'timeout', meaning: 'the process ran past its timeout' },
   wait_timeout: { code: 'timeout', meaning: 'the process did not finish within the wait bound' },
   download_timeout: { code: 'timeout', meaning: 'the definition download timed out' },

@@ -1,5 +1,5 @@
 import type { ExecutionExitState, ProcessState } from '../execution';
-import type { ErrorCode } from './errors';
+import type { ErrorCode, ErrorReason } from './errors';
 import type { PageQuery } from './lists';
 
 /** A process as `GET /processes/:id` returns it (no code, no outputs). */
@@ -16,6 +16,13 @@ export interface ProcessRecord {
   exitState: ExecutionExitState | null;
   /** Why it failed, timed out or was canceled. */
   error: string | null;
+  /**
+   * How it ended when not by itself, as a stable reason: `process_timeout`, `process_killed`,
+   * `process_interrupted` (the server stopped or shut down first). Null after a success, while
+   * unfinished, and when the code failed on its own (its error is in `error`). Branch on this,
+   * never on the text of `error`.
+   */
+  errorReason: ErrorReason | null;
   /**
    * Wall-clock limit of a run in milliseconds. Null only for a process stored by an older server
    * without a deadline; it runs with the server's default.
@@ -126,7 +133,7 @@ export interface ProcessEventMap {
   /** A shallow patch merged into the output. */
   output: { patch: Record<string, unknown> };
   /** The end of the run; the stream closes after it. */
-  exit: { exitState: ExecutionExitState; error: string | null };
+  exit: { exitState: ExecutionExitState; error: string | null; errorReason: ErrorReason | null };
 }
 
 /** One process event: `type` is the SSE event name, `data` its JSON payload. */

@@ -90,6 +90,7 @@ describe('openSqliteStore', () => {
       '0003-keys',
       '0004-tool-search',
       '0005-shared-schemas',
+      '0006-process-error-reason',
     ]);
     db.close();
   });

@@ -4,6 +4,7 @@ import * as processes from './0002-processes';
 import * as keys from './0003-keys';
 import * as toolSearch from './0004-tool-search';
 import * as sharedSchemas from './0005-shared-schemas';
+import * as processErrorReason from './0006-process-error-reason';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -12,4 +13,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0003-keys': keys,
   '0004-tool-search': toolSearch,
   '0005-shared-schemas': sharedSchemas,
+  '0006-process-error-reason': processErrorReason,
 };
