@@ -63,12 +63,17 @@ describe('error reasons', () => {
       badParameters: { status: 400, code: 'invalid_request', reason: 'invalid_parameters' },
     });
     const calls = await api('GET', `/processes/${result.body.id}/calls`);
-    expect(calls.body.items.map((call: { errorCode: string }) => call.errorCode)).toEqual([
-      'conflict',
-      'conflict',
-      'not_found',
-      'not_found',
-      'invalid_request',
+    expect(
+      calls.body.items.map((call: { errorCode: string; errorReason: string }) => [
+        call.errorCode,
+        call.errorReason,
+      ]),
+    ).toEqual([
+      ['conflict', 'service_disabled'],
+      ['conflict', 'tool_disabled'],
+      ['not_found', 'service_not_found'],
+      ['not_found', 'tool_not_found'],
+      ['invalid_request', 'invalid_parameters'],
     ]);
   });
 

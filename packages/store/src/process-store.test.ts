@@ -55,6 +55,7 @@ describe('createProcessStore', () => {
       durationMs: i,
       ok: i % 2 === 0,
       errorCode: i % 2 === 0 ? null : ('not_found' as const),
+      errorReason: i % 2 === 0 ? null : ('tool_not_found' as const),
     }));
     await store.finish(
       id,
@@ -83,7 +84,15 @@ describe('createProcessStore', () => {
       envConfig: {},
       createdAt: at(0),
     });
-    const call = { serviceId: 's', toolId: 't', startedAt: at(0), durationMs: 1, ok: true, errorCode: null };
+    const call = {
+      serviceId: 's',
+      toolId: 't',
+      startedAt: at(0),
+      durationMs: 1,
+      ok: true,
+      errorCode: null,
+      errorReason: null,
+    };
     await store.finish(
       id,
       { state: 'idle', exitState: 'failed', error: 'e', updatedAt: at(1) },

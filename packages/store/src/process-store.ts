@@ -27,7 +27,7 @@ const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
 type SummaryRow = Pick<Selectable<ProcessesTable>, (typeof SUMMARY_COLUMNS)[number]>;
 type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
 
-/** Rows per multi-row insert of tool calls: 8 parameters each stays far below SQLite's limit. */
+/** Rows per multi-row insert of tool calls: 9 parameters each stays far below SQLite's limit. */
 const CALLS_PER_INSERT = 500;
 
 const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'terminating'];
@@ -103,6 +103,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
         duration_ms: Math.round(call.durationMs),
         ok: flag(call.ok),
         error_code: call.errorCode,
+        error_reason: call.errorReason,
       }));
       await trx.insertInto('process_tool_calls').values(rows).execute();
     }
@@ -165,7 +166,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
     async calls(id) {
       const rows = await db
         .selectFrom('process_tool_calls')
-        .select(['service_id', 'tool_id', 'started_at', 'duration_ms', 'ok', 'error_code'])
+        .select(['service_id', 'tool_id', 'started_at', 'duration_ms', 'ok', 'error_code', 'error_reason'])
         .where('process_id', '=', id)
         .orderBy('id')
         .execute();
@@ -176,6 +177,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
         durationMs: Number(row.duration_ms),
         ok: Number(row.ok) === 1,
         errorCode: row.error_code as ErrorCode | null,
+        errorReason: row.error_reason as ErrorReason | null,
       }));
     },
 

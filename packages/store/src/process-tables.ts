@@ -33,6 +33,8 @@ export interface ProcessToolCallsTable {
   duration_ms: number;
   ok: number;
   error_code: string | null;
+  /** Added by migration 0006: the stable reason of a failed call, or null. */
+  error_reason: Generated<string | null>;
 }
 
 /** The tables of the process store. */

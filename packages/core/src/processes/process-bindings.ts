@@ -79,6 +79,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
         durationMs: 0,
         ok: false,
         errorCode: null,
+        errorReason: null,
       };
       run.calls.push(call);
       run.pendingCalls.set(call, started.getTime());
@@ -97,6 +98,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
               cause: error,
             });
         call.errorCode = typed.code;
+        call.errorReason = typed.reason;
         throw typed;
       } finally {
         call.durationMs = now().getTime() - started.getTime();

@@ -70,7 +70,13 @@ describe('createProcessManager', () => {
     const result = await api.wait(id);
     expect(result).toMatchObject({ exitState: 'failed', error: 'boom', stdout: '404 not_found\n' });
     expect(await api.calls(id)).toMatchObject([
-      { serviceId: 'nope', toolId: 'missing', ok: false, errorCode: 'not_found' },
+      {
+        serviceId: 'nope',
+        toolId: 'missing',
+        ok: false,
+        errorCode: 'not_found',
+        errorReason: 'tool_not_found',
+      },
     ]);
   });
 

@@ -114,6 +114,8 @@ export interface ToolCallRecord {
   ok: boolean;
   /** Stable error code when it did not (e.g. `not_found`, `upstream_error`); null while in flight. */
   errorCode: ErrorCode | null;
+  /** Stable reason when it did not (e.g. `service_disabled`, `tool_disabled`); null while in flight. */
+  errorReason: ErrorReason | null;
 }
 
 /** `GET /processes/:id/calls`. */

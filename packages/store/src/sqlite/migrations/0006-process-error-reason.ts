@@ -3,10 +3,13 @@ import { type Kysely, sql } from 'kysely';
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
 /**
  * The stable reason of a process's end (`ProcessRecord.errorReason`, issue 15), so clients stop
- * matching the text of `error`. Rows of older versions get the reason their end implies.
+ * matching the text of `error`, and of each failed tool call (`ToolCallRecord.errorReason`).
+ * Processes of older versions get the reason their end implies.
  */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {
   await db.schema.alterTable('processes').addColumn('error_reason', 'text').execute();
+  // Calls recorded before it keep a null reason: their code is all that was stored.
+  await db.schema.alterTable('process_tool_calls').addColumn('error_reason', 'text').execute();
   await sql`update processes set error_reason = case
       when exit_state = 'timeout' then 'process_timeout'
       when exit_state = 'canceled' then 'process_killed'
@@ -16,5 +19,6 @@ export async function up<Database>(db: Kysely<Database>): Promise<void> {
 
 /** Drop what {@link up} created. */
 export async function down<Database>(db: Kysely<Database>): Promise<void> {
+  await db.schema.alterTable('process_tool_calls').dropColumn('error_reason').execute();
   await db.schema.alterTable('processes').dropColumn('error_reason').execute();
 }
