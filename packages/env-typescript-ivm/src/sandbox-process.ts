@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { toCallError } from './call-error';
+import { callError, toCallError } from './call-error';
 import type { RunJob, RunResult } from './isolate-runner';
 import {
   CATASTROPHIC_ERROR_MARKER,
@@ -130,11 +130,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
           t: 'reply',
           id: message.id,
           ok: false,
-          error: {
-            message: 'The tool result could not be copied into the sandbox',
-            status: 502,
-            code: 'upstream_error',
-          },
+          error: callError('upstream_failed', 'The tool result could not be copied into the sandbox'),
         });
       }
     }
