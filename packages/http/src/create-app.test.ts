@@ -165,6 +165,7 @@ describe('createApp', () => {
       expect(await response.json()).toEqual({
         error: 'the request body is larger than 100 bytes',
         code: 'payload_too_large',
+        reason: 'payload_too_large',
       });
     };
     const declared = JSON.stringify({ code: 'x'.repeat(200) });
