@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
+import { MAX_JSON_DEPTH, MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 
 /** How a flag's value is parsed. */
 export type FlagKind = 'string' | 'host' | 'port' | 'positiveInteger' | 'boolean' | 'list' | 'logLevel';
@@ -20,9 +20,6 @@ export interface FlagSpec {
   /** Largest value of a `positiveInteger` flag (default `Number.MAX_SAFE_INTEGER`). */
   readonly max?: number;
 }
-
-/** Largest delay a Node timer honours; beyond it Node fires after 1 ms instead. */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /** Every flag of `cyrnel-server`, in `--help` order. */
 export const SERVER_FLAGS: readonly FlagSpec[] = [
@@ -122,7 +119,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     kind: 'positiveInteger',
     help: 'deadline of a definition download (504 beyond)',
     shownDefault: '30000',
-    max: MAX_TIMER_MS,
+    max: MAX_TIMER_DELAY_MS,
   },
   {
     flag: 'max-code-bytes',
@@ -181,7 +178,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     kind: 'positiveInteger',
     help: 'largest timeoutMs a process may ask for (400 beyond)',
     shownDefault: '300000',
-    max: MAX_TIMER_MS,
+    max: MAX_TIMER_DELAY_MS,
   },
   {
     flag: 'max-event-streams',
@@ -210,7 +207,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     kind: 'positiveInteger',
     help: 'grace given to requests and running processes on SIGINT/SIGTERM',
     shownDefault: '10000',
-    max: MAX_TIMER_MS,
+    max: MAX_TIMER_DELAY_MS,
   },
   {
     flag: 'allowed-hosts',

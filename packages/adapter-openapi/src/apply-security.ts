@@ -1,4 +1,4 @@
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { SecuritySchemePlan } from './operation-model';
 import { encodeComponent, percentEncode } from './serialize-parameter';
 
@@ -21,7 +21,9 @@ function cookieValue(secret: string): string {
 function satisfiable(scheme: SecuritySchemePlan | undefined, secret: unknown): boolean {
   if (!scheme) return false;
   if (scheme.type === 'http' && scheme.scheme === 'basic') {
-    return isRecord(secret) && typeof secret.username === 'string' && typeof secret.password === 'string';
+    return (
+      isPlainObject(secret) && typeof secret.username === 'string' && typeof secret.password === 'string'
+    );
   }
   // Mutual TLS needs a client certificate the secrets schema cannot carry.
   if (scheme.type === 'mutualTLS') return false;

@@ -1,4 +1,4 @@
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 
 /**
  * Throw when a parsed value contains a reference cycle. YAML aliases can build one (`&a [*a]`); JSON
@@ -20,7 +20,7 @@ export function assertAcyclic(root: unknown): void {
     if (onPath.has(node)) throw new Error('definition contains a circular YAML alias');
     onPath.add(node);
     stack.push({ node, exit: true });
-    const children = Array.isArray(node) ? node : isRecord(node) ? Object.values(node) : [];
+    const children = Array.isArray(node) ? node : isPlainObject(node) ? Object.values(node) : [];
     for (const child of children) {
       if (typeof child !== 'object' || child === null || done.has(child)) continue;
       if (onPath.has(child)) throw new Error('definition contains a circular YAML alias');

@@ -1,8 +1,8 @@
+import { isPlainObject } from '@cyrnel/sdk';
 import { applySecurity } from './apply-security';
 import { assertValidHeaders } from './assert-valid-headers';
 import { encodeBody } from './encode-body';
 import type { TransportRequest } from './http-transport';
-import { isRecord } from './is-record';
 import type { OperationPlan, ServicePlan } from './operation-model';
 import { requestTarget } from './request-target';
 import { credentialNames, isFramingHeader, refuseReservedParameters } from './reserved-parameters';
@@ -21,7 +21,7 @@ export interface BuildRequestInput {
 // Framing and hop-by-hop names are dropped: the HTTP client sets them (node frames the body it sends).
 function headerMap(value: unknown): Record<string, string> {
   const headers: Record<string, string> = {};
-  if (!isRecord(value)) return headers;
+  if (!isPlainObject(value)) return headers;
   for (const [name, text] of Object.entries(value))
     if (typeof text === 'string' && !isFramingHeader(name)) headers[name.toLowerCase()] = text;
   return headers;
@@ -42,7 +42,7 @@ export function resolveBaseUrl(
 ): string {
   const configured = typeof config.baseUrl === 'string' && config.baseUrl !== '' ? config.baseUrl : undefined;
   if (configured !== undefined && configured !== service.defaultBaseUrl) return configured;
-  const variables = isRecord(config.serverVariables) ? config.serverVariables : {};
+  const variables = isPlainObject(config.serverVariables) ? config.serverVariables : {};
   const documentServer = service.servers[0];
   const documentBase = documentServer ? expandServerUrl(documentServer, variables) : configured;
   const own = operation.servers?.[0];
@@ -65,7 +65,7 @@ export function resolveBaseUrl(
 export function buildRequest(input: BuildRequestInput): TransportRequest {
   const { service, operation, config, secrets, parameters } = input;
   refuseReservedParameters(parameters, credentialNames(operation.security, service.securitySchemes));
-  const slot = (name: string) => (isRecord(parameters[name]) ? parameters[name] : {});
+  const slot = (name: string) => (isPlainObject(parameters[name]) ? parameters[name] : {});
   const headers = headerMap(config.headers);
   if (operation.accept && headers.accept === undefined) headers.accept = operation.accept;
   const query: string[] = operation.literalQuery ? [operation.literalQuery] : [];

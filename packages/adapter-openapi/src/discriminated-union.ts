@@ -1,4 +1,4 @@
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import { pointerSegments, resolvePointer } from './json-pointer';
 
 /** A `oneOf`/`anyOf` whose branch is chosen by a tag property (OpenAPI `discriminator`). */
@@ -12,7 +12,9 @@ export interface DiscriminatedUnion {
 type Discriminator = { propertyName: string; mapping?: unknown };
 
 function asDiscriminator(value: unknown): Discriminator | undefined {
-  return isRecord(value) && typeof value.propertyName === 'string' ? (value as Discriminator) : undefined;
+  return isPlainObject(value) && typeof value.propertyName === 'string'
+    ? (value as Discriminator)
+    : undefined;
 }
 
 /** The component name a ref points at (`#/components/schemas/Cat`, `#/definitions/Cat` → `Cat`). */
@@ -48,7 +50,7 @@ function inheritedDiscriminator(ref: string, root: unknown): Discriminator | und
   for (let node = queue.shift(); node !== undefined; node = queue.shift()) {
     if (seen.has(node)) continue;
     seen.add(node);
-    if (!isRecord(node)) continue;
+    if (!isPlainObject(node)) continue;
     if (typeof node.$ref === 'string') {
       if (seen.has(node.$ref) || !exists(root, node.$ref)) continue;
       seen.add(node.$ref);
@@ -78,7 +80,7 @@ export function discriminatedUnion(
       ? schema.anyOf
       : [];
   if (branches.length === 0) return undefined;
-  const refs = branches.map((b) => (isRecord(b) && typeof b.$ref === 'string' ? b.$ref : undefined));
+  const refs = branches.map((b) => (isPlainObject(b) && typeof b.$ref === 'string' ? b.$ref : undefined));
   let discriminators: Discriminator[];
   const own = asDiscriminator(schema.discriminator);
   if (own) discriminators = [own];
@@ -93,7 +95,7 @@ export function discriminatedUnion(
   }
   const tags = new Map<string, string>();
   for (const { mapping } of discriminators) {
-    if (!isRecord(mapping)) continue;
+    if (!isPlainObject(mapping)) continue;
     for (const [tag, target] of Object.entries(mapping)) {
       const ref = mappingRef(target, root);
       if (ref !== undefined && !tags.has(tag)) tags.set(tag, ref);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { BodyPlan, ParameterPlan } from './operation-model';
 import { serializeQuery } from './serialize-parameter';
 
@@ -18,7 +18,7 @@ interface FileValue {
 
 function isFileValue(value: unknown): value is FileValue {
   return (
-    isRecord(value) &&
+    isPlainObject(value) &&
     typeof value.base64 === 'string' &&
     Object.keys(value).every((k) => k === 'base64' || k === 'filename' || k === 'contentType')
   );
@@ -34,7 +34,7 @@ function concreteType(mediaType: string, fallback: string): string {
 
 function formBody(plan: BodyPlan, value: unknown): EncodedBody {
   const pairs: string[] = [];
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     for (const [name, item] of Object.entries(value)) {
       const enc = plan.encoding?.[name];
       const param: ParameterPlan = {
@@ -74,7 +74,7 @@ function multipartBody(plan: BodyPlan, value: unknown): EncodedBody {
       // A base64 field (3.1 contentEncoding) is sent as the base64 text the document asks for.
       const bytes = file ? Buffer.from(file.base64, binary ? 'base64' : 'utf8') : Buffer.from(item as string);
       part(name, [`; filename="${escapeQuoted(filename)}"\r\nContent-Type: ${type}`], bytes);
-    } else if (isRecord(item) || Array.isArray(item)) {
+    } else if (isPlainObject(item) || Array.isArray(item)) {
       part(name, [`\r\nContent-Type: ${declared ?? 'application/json'}`], Buffer.from(JSON.stringify(item)));
     } else {
       part(
@@ -84,11 +84,11 @@ function multipartBody(plan: BodyPlan, value: unknown): EncodedBody {
       );
     }
   };
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     for (const [name, item] of Object.entries(value)) {
       if (item === undefined) continue;
       // An array of scalars or files is sent as repeated parts (OpenAPI multipart arrays).
-      if (Array.isArray(item) && item.every((v) => !isRecord(v) || isFileValue(v)))
+      if (Array.isArray(item) && item.every((v) => !isPlainObject(v) || isFileValue(v)))
         for (const v of item) field(name, v);
       else field(name, item);
     }

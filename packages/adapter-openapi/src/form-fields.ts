@@ -1,5 +1,5 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { PropertyEncoding } from './operation-model';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
 import { setOwn } from './set-own';
@@ -35,7 +35,7 @@ function acceptsString(schema: JSONSchema): boolean {
 // 3.1 `contentMediaType` / `contentEncoding`, Swagger 2.0 `type: file`, also behind `$ref`, inside
 // `allOf`/`anyOf`/`oneOf` (nullable or composed properties) and as array items (repeated parts).
 function fileInfo(schema: unknown, resolve: Resolve, seen = new Set<unknown>()): FileInfo | undefined {
-  if (!isRecord(schema) || seen.has(schema)) return undefined;
+  if (!isPlainObject(schema) || seen.has(schema)) return undefined;
   seen.add(schema);
   if (typeof schema.$ref === 'string') return fileInfo(resolve(schema), resolve, seen);
   const mediaType = typeof schema.contentMediaType === 'string' ? schema.contentMediaType : undefined;
@@ -57,13 +57,13 @@ function fileInfo(schema: unknown, resolve: Resolve, seen = new Set<unknown>()):
       if (found) return { ...own, ...found };
     }
   }
-  if (schema.type === 'array' || isRecord(schema.items)) return fileInfo(schema.items, resolve, seen);
+  if (schema.type === 'array' || isPlainObject(schema.items)) return fileInfo(schema.items, resolve, seen);
   return undefined;
 }
 
 // A file field the schema describes only with 3.1 keywords takes a file object too (SPEC §9).
 function widen(schema: JSONSchema): JSONSchema {
-  if (schema.type === 'array' && isRecord(schema.items)) {
+  if (schema.type === 'array' && isPlainObject(schema.items)) {
     return { ...schema, items: { anyOf: [schema.items as JSONSchema, FILE_OBJECT_SCHEMA] } };
   }
   return { anyOf: [schema, FILE_OBJECT_SCHEMA] };
@@ -86,11 +86,11 @@ export function planFormFields(
   const encoding: Record<string, PropertyEncoding> = { ...(media.encoding ?? {}) };
   const target = typeof schema.$ref === 'string' ? resolve(schema) : schema;
   const members = [target, ...(Array.isArray(target.allOf) ? target.allOf : [])].map((m) =>
-    isRecord(m) && typeof m.$ref === 'string' ? resolve(m as JSONSchema) : m,
+    isPlainObject(m) && typeof m.$ref === 'string' ? resolve(m as JSONSchema) : m,
   );
   const widened: Record<string, JSONSchema> = {};
   for (const [index, member] of members.entries()) {
-    if (!isRecord(member) || !isRecord(member.properties)) continue;
+    if (!isPlainObject(member) || !isPlainObject(member.properties)) continue;
     for (const [name, prop] of Object.entries(member.properties)) {
       const info = fileInfo(prop, resolve);
       if (!info) continue;

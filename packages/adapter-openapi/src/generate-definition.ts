@@ -1,7 +1,7 @@
 import type { ServiceDefinition, ToolDefinition } from '@cyrnel/sdk';
+import { isPlainObject } from '@cyrnel/sdk';
 import { createDefinitionBudget } from './definition-budget';
 import { buildInputSchema } from './input-schema';
-import { isRecord } from './is-record';
 import { jsonKind } from './json-kind';
 import { isJsonMediaType } from './media-types';
 import { normalizeOperation } from './normalize-operation';
@@ -19,14 +19,14 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 
 function securityOf(value: unknown): string[][] {
   if (!Array.isArray(value)) return [];
-  return value.filter(isRecord).map((requirement) => Object.keys(requirement));
+  return value.filter(isPlainObject).map((requirement) => Object.keys(requirement));
 }
 
 // `paths` is optional in 3.1 (a webhooks-only document); anything but an object is a broken document,
 // refused rather than read as "no operations".
 function pathsOf(value: unknown): Record<string, unknown> {
   if (value === undefined) return {};
-  if (!isRecord(value)) throw new Error(`paths must be an object of path items, got ${jsonKind(value)}`);
+  if (!isPlainObject(value)) throw new Error(`paths must be an object of path items, got ${jsonKind(value)}`);
   return value;
 }
 
@@ -47,18 +47,18 @@ export function generateDefinition(text: string): ServiceDefinition {
   const servicePlan = buildServicePlan(doc, registry);
   const allocate = createToolIdAllocator();
   const budget = createDefinitionBudget();
-  const info = isRecord(root.info) ? root.info : {};
+  const info = isPlainObject(root.info) ? root.info : {};
   const tools: ToolDefinition[] = [];
   for (const [path, rawItem] of Object.entries(pathsOf(root.paths))) {
     // Paths objects may carry `x-` extensions, whatever their value.
     if (path.startsWith('x-')) continue;
     const pathItem = registry.deref(rawItem);
-    if (!isRecord(pathItem))
+    if (!isPlainObject(pathItem))
       throw new Error(`paths['${path}'] must be a path item object, got ${jsonKind(pathItem)}`);
     for (const [key, operation] of Object.entries(pathItem)) {
       const method = key.toLowerCase();
       if (!METHODS.has(method)) continue;
-      if (!isRecord(operation))
+      if (!isPlainObject(operation))
         throw new Error(
           `${method.toUpperCase()} ${path}: the operation must be an object, got ${jsonKind(operation)}`,
         );

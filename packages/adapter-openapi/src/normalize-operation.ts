@@ -1,4 +1,4 @@
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { ParameterLocation, PropertyEncoding } from './operation-model';
 import type { OpenApiDialect } from './parse-document';
 import { bindKeyQuery, parsePathKey } from './path-key';
@@ -45,14 +45,14 @@ export interface NormalizedOperation {
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 
 function mediaOf(content: unknown): NormalizedMedia[] {
-  if (!isRecord(content)) return [];
+  if (!isPlainObject(content)) return [];
   return Object.entries(content).map(([mediaType, media]) => {
-    const m = isRecord(media) ? media : {};
+    const m = isPlainObject(media) ? media : {};
     let encoding: Record<string, PropertyEncoding> | undefined;
-    if (isRecord(m.encoding)) {
+    if (isPlainObject(m.encoding)) {
       encoding = {};
       for (const [prop, enc] of Object.entries(m.encoding)) {
-        if (!isRecord(enc)) continue;
+        if (!isPlainObject(enc)) continue;
         encoding[prop] = {
           ...(typeof enc.contentType === 'string' ? { contentType: enc.contentType } : {}),
           ...(typeof enc.style === 'string' ? { style: enc.style } : {}),
@@ -84,7 +84,7 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
     if (!Array.isArray(list)) continue;
     for (const raw of list) {
       const param = registry.deref(raw);
-      if (!isRecord(param) || typeof param.name !== 'string' || typeof param.in !== 'string') continue;
+      if (!isPlainObject(param) || typeof param.name !== 'string' || typeof param.in !== 'string') continue;
       merged.set(`${param.in}\u0000${param.name}`, param);
     }
   }
@@ -143,7 +143,7 @@ export function normalizeOperation(input: NormalizeInput): NormalizedOperation {
   if (formFields.length > 0) body = swaggerFormBody(formFields, operation.consumes ?? root.consumes);
   if (dialect !== '2.0' && operation.requestBody !== undefined) {
     const requestBody = registry.deref(operation.requestBody);
-    if (isRecord(requestBody)) {
+    if (isPlainObject(requestBody)) {
       body = {
         required: requestBody.required === true,
         ...(typeof requestBody.description === 'string' ? { description: requestBody.description } : {}),
@@ -182,7 +182,7 @@ function undeclaredPathParameters(
 
 function normalizeResponses(input: NormalizeInput): NormalizedOperation['responses'] {
   const { dialect, registry, root, operation } = input;
-  if (!isRecord(operation.responses)) return [];
+  if (!isPlainObject(operation.responses)) return [];
   const produces = (operation.produces ?? root.produces) as unknown;
   const types =
     Array.isArray(produces) && produces.length > 0 ? (produces as string[]) : ['application/json'];
@@ -190,7 +190,7 @@ function normalizeResponses(input: NormalizeInput): NormalizedOperation['respons
     .filter(([status]) => /^([1-5][0-9X]{2}|default)$/i.test(status))
     .map(([status, raw]) => {
       const response = registry.deref(raw);
-      if (!isRecord(response)) return { status, media: [] };
+      if (!isPlainObject(response)) return { status, media: [] };
       if (dialect === '2.0') {
         return {
           status,

@@ -1,6 +1,6 @@
+import { isPlainObject } from '@cyrnel/sdk';
 import { parse as parseYaml } from 'yaml';
 import { assertAcyclic } from './assert-acyclic';
-import { isRecord } from './is-record';
 
 /** The OpenAPI dialects the adapter reads. */
 export type OpenApiDialect = '2.0' | '3.0' | '3.1';
@@ -70,7 +70,7 @@ export function parseDocument(text: string): ParsedDocument {
     throw new Error('definition is empty: expected an OpenAPI document (JSON or YAML)');
   }
   const root = parseText(text);
-  if (!isRecord(root)) {
+  if (!isPlainObject(root)) {
     throw new Error('not an OpenAPI document: expected a JSON or YAML object at the top level');
   }
   if (root.swagger !== undefined) {

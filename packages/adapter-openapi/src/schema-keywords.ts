@@ -1,5 +1,5 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import { pointerSegments } from './json-pointer';
 
 /** What a multipart or binary body field accepts besides a plain text string. */
@@ -99,10 +99,10 @@ export function applyNullable(out: JSONSchema): JSONSchema {
 // to responses only); writeOnly the reverse. The input side matters more, so both are relaxed.
 /** Drop readOnly/writeOnly properties from `required`. */
 export function stripReadOnlyFromRequired(out: JSONSchema): void {
-  if (!Array.isArray(out.required) || !isRecord(out.properties)) return;
+  if (!Array.isArray(out.required) || !isPlainObject(out.properties)) return;
   const props = out.properties as Record<string, unknown>;
   out.required = (out.required as string[]).filter((name) => {
     const prop = props[name];
-    return !(isRecord(prop) && (prop.readOnly === true || prop.writeOnly === true));
+    return !(isPlainObject(prop) && (prop.readOnly === true || prop.writeOnly === true));
   });
 }

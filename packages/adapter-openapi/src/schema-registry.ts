@@ -1,6 +1,6 @@
 import type { JSONSchema } from '@cyrnel/sdk';
+import { isPlainObject } from '@cyrnel/sdk';
 import { type DiscriminatedUnion, discriminatedUnion, mappingRef } from './discriminated-union';
-import { isRecord } from './is-record';
 import { resolvePointer } from './json-pointer';
 import type { OpenApiDialect } from './parse-document';
 import {
@@ -80,7 +80,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
   function checkRefCycle(ref: string): void {
     const seen = new Set<string>();
     let current: unknown = { $ref: ref };
-    while (isRecord(current) && typeof current.$ref === 'string' && Object.keys(current).length === 1) {
+    while (isPlainObject(current) && typeof current.$ref === 'string' && Object.keys(current).length === 1) {
       if (seen.has(current.$ref)) throw new Error(`circular $ref chain at '${ref}'`);
       seen.add(current.$ref);
       current = resolvePointer(root, current.$ref);
@@ -94,7 +94,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
       );
     }
     if (typeof schema === 'boolean') return (schema ? {} : { not: {} }) as JSONSchema;
-    if (!isRecord(schema)) return {};
+    if (!isPlainObject(schema)) return {};
     if (typeof schema.$ref === 'string') {
       const name = nameOf(schema.$ref);
       refs.add(name);
@@ -122,18 +122,18 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
     let out: JSONSchema = {};
     for (const [key, value] of Object.entries(schema)) {
       if (DROPPED.has(key) || key.startsWith('x-')) continue;
-      if (SCHEMA_MAPS.includes(key) && isRecord(value)) {
+      if (SCHEMA_MAPS.includes(key) && isPlainObject(value)) {
         const map: Record<string, JSONSchema> = {};
         for (const [name, sub] of Object.entries(value)) {
           if (key === 'patternProperties' && !validPattern(name)) continue;
           setOwn(map, name, convert(sub, refs));
         }
         out[key] = map;
-      } else if (SCHEMA_VALUES.includes(key) && (isRecord(value) || typeof value === 'boolean')) {
+      } else if (SCHEMA_VALUES.includes(key) && (isPlainObject(value) || typeof value === 'boolean')) {
         out[key] = convert(value, refs);
       } else if ((SCHEMA_ARRAYS.includes(key) || key === 'items') && Array.isArray(value)) {
         out[key] = value.map((sub) => convert(sub, refs));
-      } else if (key === 'discriminator' && isRecord(value)) {
+      } else if (key === 'discriminator' && isPlainObject(value)) {
         out[key] = convertDiscriminator(value, refs);
       } else if (key === 'pattern') {
         // Patterns a JavaScript 'u' RegExp cannot compile would make every validation throw.
@@ -174,7 +174,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
 
   function convertDiscriminator(value: Record<string, unknown>, refs: Set<string>): JSONSchema {
     const out: JSONSchema = { ...value };
-    if (isRecord(value.mapping)) {
+    if (isPlainObject(value.mapping)) {
       const mapping: Record<string, unknown> = {};
       for (const [tag, target] of Object.entries(value.mapping)) {
         const ref = mappingRef(target, root);
@@ -245,7 +245,7 @@ export function createSchemaRegistry(options: SchemaRegistryOptions): SchemaRegi
     deref(node) {
       const seen = new Set<string>();
       let current = node;
-      while (isRecord(current) && typeof current.$ref === 'string') {
+      while (isPlainObject(current) && typeof current.$ref === 'string') {
         if (seen.has(current.$ref)) throw new Error(`circular $ref chain at '${current.$ref}'`);
         seen.add(current.$ref);
         current = resolvePointer(root, current.$ref);

@@ -1,4 +1,4 @@
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { ParameterPlan } from './operation-model';
 
 const RESERVED_ESCAPES = /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
@@ -43,7 +43,7 @@ export function serializeQuery(plan: ParameterPlan, value: unknown): string[] {
     if (plan.explode) return value.map((item) => `${name}=${enc(scalar(item))}`);
     return [`${name}=${value.map((item) => enc(scalar(item))).join(DELIMITERS[plan.style] ?? ',')}`];
   }
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     if (plan.style === 'deepObject') return deepObjectPairs(name, value, enc);
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     if (plan.explode) return entries.map(([k, v]) => `${percentEncode(k)}=${enc(scalar(v))}`);
@@ -61,7 +61,7 @@ function deepObjectPairs(
   return Object.entries(value).flatMap(([key, item]) => {
     const name = `${prefix}[${percentEncode(key)}]`;
     if (item === undefined) return [];
-    if (isRecord(item)) return deepObjectPairs(name, item, enc);
+    if (isPlainObject(item)) return deepObjectPairs(name, item, enc);
     if (Array.isArray(item)) return item.map((v) => `${name}=${enc(scalar(v))}`);
     return [`${name}=${enc(scalar(item))}`];
   });
@@ -80,7 +80,7 @@ export function serializePath(plan: ParameterPlan, value: unknown): string {
       return explode ? items.map((v) => `;${name}=${v}`).join('') : `;${name}=${items.join(',')}`;
     return items.join(',');
   }
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     const entries = Object.entries(value)
       .filter(([, v]) => v !== undefined)
       .map(([k, v]) => [enc(k), enc(scalar(v))] as const);
@@ -102,7 +102,7 @@ export function serializePath(plan: ParameterPlan, value: unknown): string {
 export function serializeHeader(plan: ParameterPlan, value: unknown): string {
   if (plan.contentType) return contentValue(plan, value);
   if (Array.isArray(value)) return value.map(scalar).join(',');
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     return plan.explode
       ? entries.map(([k, v]) => `${k}=${scalar(v)}`).join(',')
@@ -120,7 +120,7 @@ export function serializeCookie(plan: ParameterPlan, value: unknown): string[] {
     if (plan.explode) return value.map((v) => `${plan.name}=${enc(scalar(v))}`);
     return [`${plan.name}=${value.map((v) => enc(scalar(v))).join(',')}`];
   }
-  if (isRecord(value)) {
+  if (isPlainObject(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
     if (plan.explode) return entries.map(([k, v]) => `${k}=${enc(scalar(v))}`);
     return [`${plan.name}=${entries.flatMap(([k, v]) => [enc(k), enc(scalar(v))]).join(',')}`];

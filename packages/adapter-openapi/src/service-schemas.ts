@@ -1,5 +1,5 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { isRecord } from './is-record';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { SecuritySchemePlan, ServerPlan, ServicePlan } from './operation-model';
 import type { ParsedDocument } from './parse-document';
 import type { SchemaRegistry } from './schema-registry';
@@ -11,13 +11,13 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export function serversOf(value: unknown): ServerPlan[] {
   if (!Array.isArray(value)) return [];
   return value
-    .filter(isRecord)
+    .filter(isPlainObject)
     .filter((s) => typeof s.url === 'string')
     .map((server) => {
       const variables: Record<string, string> = {};
-      if (isRecord(server.variables)) {
+      if (isPlainObject(server.variables)) {
         for (const [name, variable] of Object.entries(server.variables)) {
-          if (isRecord(variable) && variable.default !== undefined)
+          if (isPlainObject(variable) && variable.default !== undefined)
             variables[name] = String(variable.default);
         }
       }
@@ -55,14 +55,14 @@ function securitySchemesOf(
   const raw =
     doc.dialect === '2.0'
       ? root.securityDefinitions
-      : isRecord(root.components)
+      : isPlainObject(root.components)
         ? root.components.securitySchemes
         : undefined;
   const out: Record<string, SecuritySchemePlan> = {};
-  if (!isRecord(raw)) return out;
+  if (!isPlainObject(raw)) return out;
   for (const [name, value] of Object.entries(raw)) {
     const scheme = registry.deref(value);
-    if (!isRecord(scheme) || typeof scheme.type !== 'string') continue;
+    if (!isPlainObject(scheme) || typeof scheme.type !== 'string') continue;
     if (scheme.type === 'basic') out[name] = { type: 'http', scheme: 'basic' };
     else if (scheme.type === 'http')
       out[name] = { type: 'http', scheme: String(scheme.scheme ?? 'bearer').toLowerCase() };
@@ -90,9 +90,9 @@ export function buildConfigSchema(plan: ServicePlan, doc: ParsedDocument): JSONS
   const variables: Record<string, JSONSchema> = {};
   const rawServers = doc.dialect === '2.0' ? [] : ((doc.root.servers as unknown[] | undefined) ?? []);
   const firstVars =
-    isRecord(rawServers[0]) && isRecord(rawServers[0].variables) ? rawServers[0].variables : {};
+    isPlainObject(rawServers[0]) && isPlainObject(rawServers[0].variables) ? rawServers[0].variables : {};
   for (const [name, variable] of Object.entries(firstVars)) {
-    if (!isRecord(variable)) continue;
+    if (!isPlainObject(variable)) continue;
     variables[name] = {
       type: 'string',
       ...(Array.isArray(variable.enum) ? { enum: variable.enum.map(String) } : {}),

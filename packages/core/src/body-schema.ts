@@ -1,6 +1,6 @@
+import { isPlainObject } from '@cyrnel/sdk';
 import type { ValidationIssue } from '@cyrnel/sdk/api';
 import { cyrnelError } from './errors';
-import { isPlainObject } from './json-values';
 
 /** The JSON types a body field may be declared with. */
 export type FieldType = 'string' | 'boolean' | 'object' | 'array' | 'positiveInteger';

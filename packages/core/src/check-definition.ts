@@ -1,7 +1,11 @@
-import { isValidIdentifier, type ServiceDefinition, SHARED_SCHEMA_NAME_PATTERN } from '@cyrnel/sdk';
+import {
+  isPlainObject,
+  isValidIdentifier,
+  type ServiceDefinition,
+  SHARED_SCHEMA_NAME_PATTERN,
+} from '@cyrnel/sdk';
 import type { ValidationIssue } from '@cyrnel/sdk/api';
 import { cyrnelError } from './errors';
-import { isPlainObject } from './json-values';
 
 /** Bounds of a tool's `keywords`: search words, not a place for documents. */
 const MAX_KEYWORDS = 100;

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { JSONSchema } from '@cyrnel/sdk';
-import { isPlainObject } from './json-values';
+import { isPlainObject } from '@cyrnel/sdk';
 
 const MAX_DEPTH = 64;
 

@@ -1,6 +1,5 @@
-import { isValidIdentifier, MODULE_ID_PATTERN } from '@cyrnel/sdk';
+import { isPlainObject, isValidIdentifier, MODULE_ID_PATTERN } from '@cyrnel/sdk';
 import { type CyrnelError, cyrnelError } from './errors';
-import { isPlainObject } from './json-values';
 
 function invalid(field: string, message: string): CyrnelError {
   return cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });

@@ -1,7 +1,8 @@
+import { isPlainObject } from '@cyrnel/sdk';
 import type { JsonPatch, ValidationIssue } from '@cyrnel/sdk/api';
 import { cyrnelError } from './errors';
 import { parseJsonPointer } from './json-pointer';
-import { isDeepEqual, isPlainObject } from './json-values';
+import { isDeepEqual } from './json-values';
 
 type Container = Record<string, unknown> | unknown[];
 

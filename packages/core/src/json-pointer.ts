@@ -1,4 +1,4 @@
-import { isPlainObject } from './json-values';
+import { isPlainObject } from '@cyrnel/sdk';
 
 /** Split an RFC 6901 JSON Pointer into unescaped tokens; undefined when it is malformed. */
 export function parseJsonPointer(pointer: string): string[] | undefined {

@@ -1,8 +1,4 @@
-/** True for non-null, non-array objects. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
+import { isPlainObject } from '@cyrnel/sdk';
 /** Structural equality of JSON values (key order ignored), as RFC 6902 `test` requires. */
 export function isDeepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

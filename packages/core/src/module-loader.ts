@@ -5,11 +5,11 @@ import { pathToFileURL } from 'node:url';
 import {
   type BuiltinModule,
   isModuleDefinition,
+  isPlainObject,
   type ModuleDefinition,
   type ModuleInfo,
   validateModuleManifest,
 } from '@cyrnel/sdk';
-import { isPlainObject } from './json-values';
 import { isValidRange, satisfiesRange } from './semver-range';
 
 /** A module the registry knows the code of: a built-in or a custom module loaded from disk. */

@@ -1,11 +1,11 @@
 import type { JSONSchema } from '@cyrnel/sdk';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { JsonPatch } from '@cyrnel/sdk/api';
 import type { CatalogStorage, SettingsOwner } from './catalog-storage';
 import { cyrnelError } from './errors';
 import { fillDefaults, stripDefaults } from './fill-defaults';
 import { applyJsonPatch } from './json-patch';
 import { presentPointers } from './json-pointer';
-import { isPlainObject } from './json-values';
 import { validateAgainstSchema } from './schema-validation';
 import type { SecretsVault } from './secrets-vault';
 import { validateSecrets } from './validate-secrets';

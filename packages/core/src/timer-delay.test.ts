@@ -1,5 +1,6 @@
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
-import { MAX_TIMER_DELAY_MS, timerDelay } from './timer-delay';
+import { timerDelay } from './timer-delay';
 
 describe('timerDelay', () => {
   it('keeps delays a timer honours and clamps the rest into range', () => {

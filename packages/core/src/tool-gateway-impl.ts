@@ -3,13 +3,13 @@ import {
   type DiscoveredService,
   type DiscoveredTool,
   type InvokeInput,
+  isPlainObject,
   type JSONSchema,
   type ToolDescription,
   withSharedSchemas,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from './catalog-storage';
 import { cyrnelError } from './errors';
-import { isPlainObject } from './json-values';
 import type { ServiceHealth } from './service-health';
 import type { SharedSchemasCache } from './shared-schemas-cache';
 import type { SchemaChecker } from './validation/schema-checker';

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { JSONSchema } from '@cyrnel/sdk';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 
 /** Module configuration with every default applied. */
 export interface ResolvedConfig {
@@ -45,7 +46,7 @@ export const configSchema: JSONSchema = {
     idleTimeoutMs: {
       type: 'integer',
       minimum: 0,
-      maximum: 2_147_483_647,
+      maximum: MAX_TIMER_DELAY_MS,
       default: 300_000,
       description:
         'A sandbox process without work for this long exits, so an idle server holds no sandbox memory; the next execution forks one again (≈ 0.1 s). 0: never.',
@@ -58,7 +59,7 @@ export const configSchema: JSONSchema = {
     renderTimeoutMs: {
       type: 'integer',
       minimum: 1,
-      maximum: 2_147_483_647,
+      maximum: MAX_TIMER_DELAY_MS,
       default: 60_000,
       description:
         'Deadline of one rendering of type declarations, tool docs or a signature, which run in a worker thread; past it the rendering fails and the worker is replaced.',
@@ -81,12 +82,12 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
   return {
     poolSize: intIn(config.poolSize, 1, 256, cpus),
     executionsPerChild: intIn(config.executionsPerChild, 1, 64, 8),
-    idleTimeoutMs: intIn(config.idleTimeoutMs, 0, 2_147_483_647, 300_000),
+    idleTimeoutMs: intIn(config.idleTimeoutMs, 0, MAX_TIMER_DELAY_MS, 300_000),
     memoryLimitMb: intIn(config.memoryLimitMb, 8, 8192, 128),
     stdoutCapBytes: intIn(config.stdoutCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
     stderrCapBytes: intIn(config.stderrCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
     outputCapBytes: intIn(config.outputCapBytes, 2, Number.MAX_SAFE_INTEGER, 4_194_304),
-    defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, 2_147_483_647, 30_000),
-    renderTimeoutMs: intIn(config.renderTimeoutMs, 1, 2_147_483_647, 60_000),
+    defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, MAX_TIMER_DELAY_MS, 30_000),
+    renderTimeoutMs: intIn(config.renderTimeoutMs, 1, MAX_TIMER_DELAY_MS, 60_000),
   };
 }

@@ -1,5 +1,5 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-import { isRecord as isPlainObject } from './schema-type';
+import { isPlainObject } from '@cyrnel/sdk';
 
 /** A declaration written as another one with some members replaced: `Omit<base, omitted> & {own}`. */
 export interface Derivation {

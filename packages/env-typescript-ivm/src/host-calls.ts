@@ -1,9 +1,5 @@
-import { cyrnelError, type EnvironmentBindings, type ToolDocsInput } from '@cyrnel/sdk';
+import { cyrnelError, type EnvironmentBindings, isPlainObject, type ToolDocsInput } from '@cyrnel/sdk';
 import type { HostCallKind } from './isolate-runner';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function invalid(message: string): Error {
   return cyrnelError('invalid_request', message);
@@ -35,7 +31,7 @@ export async function performHostCall(
   switch (kind) {
     case 'invoke': {
       const [serviceId, toolId, parameters] = args;
-      if (!isRecord(parameters))
+      if (!isPlainObject(parameters))
         throw cyrnelError('invalid_parameters', 'invoke expects a parameters object');
       return bindings.invokeTool(eid, {
         serviceId: text(serviceId, 'serviceId'),
@@ -44,11 +40,11 @@ export async function performHostCall(
       });
     }
     case 'discoverServices': {
-      const query = isRecord(args[0]) ? args[0] : {};
+      const query = isPlainObject(args[0]) ? args[0] : {};
       return bindings.discoverServices(eid, typeof query.query === 'string' ? { query: query.query } : {});
     }
     case 'discoverTools': {
-      const q = isRecord(args[0]) ? args[0] : {};
+      const q = isPlainObject(args[0]) ? args[0] : {};
       return bindings.discoverTools(eid, {
         ...(typeof q.query === 'string' ? { query: q.query } : {}),
         ...(typeof q.serviceId === 'string' ? { serviceId: q.serviceId } : {}),
@@ -64,7 +60,7 @@ export async function performHostCall(
       return { ...description, signature: await signature(description) };
     }
     case 'discoverTypes': {
-      const selection = isRecord(args[0]) ? args[0] : {};
+      const selection = isPlainObject(args[0]) ? args[0] : {};
       if (!bindings.discoverTypes)
         throw cyrnelError('module_unavailable', 'type declarations are not available');
       return bindings.discoverTypes(eid, {

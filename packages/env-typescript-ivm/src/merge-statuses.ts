@@ -1,14 +1,11 @@
 import type { JSONSchema } from '@cyrnel/sdk';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+import { isPlainObject } from '@cyrnel/sdk';
 
 /** The `const` of an option's `properties.status`, and the option's JSON without it. */
 function statusOf(option: unknown): { status: unknown; rest: string } | undefined {
-  if (!isRecord(option) || !isRecord(option.properties)) return undefined;
+  if (!isPlainObject(option) || !isPlainObject(option.properties)) return undefined;
   const status = option.properties.status;
-  if (!isRecord(status) || !('const' in status) || Object.keys(status).length !== 1) return undefined;
+  if (!isPlainObject(status) || !('const' in status) || Object.keys(status).length !== 1) return undefined;
   const { status: _, ...properties } = option.properties;
   return { status: status.const, rest: JSON.stringify({ ...option, properties }) };
 }
@@ -45,7 +42,7 @@ export function mergeStatuses(schema: JSONSchema): JSONSchema {
     return {
       ...schema,
       [key]: merged.map((item) => {
-        if (!isRecord(item) || !('statuses' in item)) return item;
+        if (!isPlainObject(item) || !('statuses' in item)) return item;
         const { option, statuses } = item as { option: Record<string, unknown>; statuses: unknown[] };
         if (statuses.length === 1) return option;
         const properties = option.properties as Record<string, unknown>;

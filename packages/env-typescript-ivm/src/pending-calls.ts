@@ -1,3 +1,4 @@
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { type CallError, callError, toCallError } from './call-error';
 import type { HostCallKind } from './isolate-runner';
 
@@ -32,9 +33,6 @@ const HOST_CALLS: ReadonlySet<string> = new Set([
   'discoverTypes',
 ]);
 
-/** Longest delay Node timers accept; longer ones fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 /** Track one execution's host calls and timers, bounded by `max`. */
 export function createPendingCalls(options: PendingCallsOptions): PendingCalls {
   const calls = new Set<number>();
@@ -61,7 +59,7 @@ export function createPendingCalls(options: PendingCallsOptions): PendingCalls {
         return;
       }
       if (kind === 'sleep') {
-        const ms = Math.min(Math.max(Number(Array.isArray(args) ? args[0] : 0) || 0, 0), MAX_TIMER_MS);
+        const ms = Math.min(Math.max(Number(Array.isArray(args) ? args[0] : 0) || 0, 0), MAX_TIMER_DELAY_MS);
         const timer = setTimeout(() => {
           timers.delete(id);
           if (!ended) options.deliver(id, true, null);

@@ -1,4 +1,5 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import type { RunJob, RunResult } from './isolate-runner';
 import {
   type ChildExit,
@@ -62,9 +63,6 @@ export interface ChildExitEvent extends ChildExit {
   readonly respawnDelayMs: number;
 }
 
-/** Longest delay Node timers accept; longer ones fire at once. */
-const MAX_TIMER_MS = 2_147_483_647;
-
 interface Waiting {
   readonly eid: number;
   readonly job: RunJob;
@@ -79,7 +77,7 @@ interface Waiting {
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const graceMs = options.graceMs ?? 1000;
   const perChild = Math.max(1, options.executionsPerChild ?? 1);
-  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? 0, MAX_TIMER_MS);
+  const idleTimeoutMs = Math.min(options.idleTimeoutMs ?? 0, MAX_TIMER_DELAY_MS);
   const idle: SandboxProcess[] = [];
   const idleTimers = new Map<SandboxProcess, NodeJS.Timeout>();
   const retired = new Set<SandboxProcess>();
@@ -170,7 +168,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       // The child enforces the deadline itself; this backstop covers a child that stopped answering.
       const backstop = setTimeout(
         () => child.stop(next.eid, 'timeout', graceMs),
-        Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_MS),
+        Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_DELAY_MS),
       );
       busy.set(next.eid, { process: child, backstop });
       next.handlers.started();

@@ -1,3 +1,4 @@
+import { isPlainObject } from '@cyrnel/sdk';
 /** Options of {@link renderSchemaType}. */
 export interface RenderSchemaOptions {
   /** Indentation of the first line's nested members (two spaces per level). */
@@ -41,10 +42,6 @@ const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 const MAX_DEPTH = 24;
 /** Characters charged per rendered node for its keywords, brackets and separators. */
 const NODE_COST = 8;
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function literal(value: unknown): Rendered {
   if (value === null || ['string', 'number', 'boolean'].includes(typeof value))
@@ -128,7 +125,7 @@ function indexType(index: Rendered, memberTypes: readonly string[]): string {
  * `definitions`; anything else degrades to `unknown`. Never throws.
  */
 export function renderSchemaType(schema: unknown, options: RenderSchemaOptions = {}): string {
-  const root = isRecord(schema) ? schema : {};
+  const root = isPlainObject(schema) ? schema : {};
   const comments = options.comments ?? false;
   // Levels of objects entered, for a numeric `comments`.
   let objects = 0;
@@ -142,7 +139,7 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     if (!match) return undefined;
     const defs = root[match[1] as string];
     const name = (match[2] as string).replace(/~1/g, '/').replace(/~0/g, '~');
-    return isRecord(defs) ? defs[name] : undefined;
+    return isPlainObject(defs) ? defs[name] : undefined;
   };
 
   const charge = (type: Rendered): Rendered => {
@@ -164,7 +161,7 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
   const render = (node: unknown, level: number, refs: readonly string[]): Rendered => {
     if (node === true || node === undefined) return UNKNOWN;
     if (node === false) return atom('never');
-    if (!isRecord(node) || depth > MAX_DEPTH || budget <= 0) return UNKNOWN;
+    if (!isPlainObject(node) || depth > MAX_DEPTH || budget <= 0) return UNKNOWN;
     budget -= NODE_COST;
     depth++;
     try {
@@ -176,7 +173,7 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
   };
 
   const renderObject = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {
-    const props = isRecord(node.properties) ? node.properties : {};
+    const props = isPlainObject(node.properties) ? node.properties : {};
     const required = new Set(
       Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : [],
     );
@@ -194,7 +191,8 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
           lines.push({ text: '[key: string]: unknown;' });
           return atom(layoutObject(lines, level));
         }
-        const description = isRecord(value) && typeof value.description === 'string' ? value.description : '';
+        const description =
+          isPlainObject(value) && typeof value.description === 'string' ? value.description : '';
         const comment =
           commented && description ? `/** ${commentText(description, options.firstSentence)} */` : undefined;
         if (comment) budget -= pad.length + comment.length;
@@ -207,12 +205,12 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       }
       const extra = node.additionalProperties;
       if (
-        isRecord(extra) ||
+        isPlainObject(extra) ||
         (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
       ) {
-        const index = inMember(() => render(isRecord(extra) ? extra : true, level + 1, refs));
+        const index = inMember(() => render(isPlainObject(extra) ? extra : true, level + 1, refs));
         lines.push({ text: `[key: string]: ${indexType(index, memberTypes)};` });
-      } else if (extra === true || isRecord(node.patternProperties)) {
+      } else if (extra === true || isPlainObject(node.patternProperties)) {
         lines.push({ text: '[key: string]: unknown;' });
       }
     } finally {
@@ -269,7 +267,7 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
         const hasBase = base.type !== undefined || base.properties !== undefined;
         const parts = options.map((option) =>
           render(
-            isRecord(option) && hasBase ? { ...base, ...option, [key]: undefined } : option,
+            isPlainObject(option) && hasBase ? { ...base, ...option, [key]: undefined } : option,
             level,
             refs,
           ),

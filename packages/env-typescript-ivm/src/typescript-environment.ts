@@ -1,4 +1,5 @@
 import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { type ResolvedConfig, resolveConfig } from './config';
 import { resolveDistFile } from './dist-file';
 import { performHostCall } from './host-calls';
@@ -82,7 +83,7 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       const requested = input.options?.timeoutMs;
       const timeoutMs =
         typeof requested === 'number' && Number.isFinite(requested) && requested > 0
-          ? Math.min(requested, 2_147_483_647)
+          ? Math.min(requested, MAX_TIMER_DELAY_MS)
           : config.defaultTimeoutMs;
       guard(logger, 'setState', () => bindings.setState(eid, 'queued'));
       if (typeof input.code !== 'string') {

@@ -45,6 +45,7 @@ export {
 } from './manifest';
 export type { Module, ModuleLogger, ModuleSetupContext } from './module';
 export type { OutboundPolicy } from './outbound-policy';
+export { isPlainObject } from './plain-object';
 export type { ServiceDefinition, ServiceState, ToolDefinition, ToolState } from './service-definition';
 export {
   SHARED_SCHEMA_NAME_PATTERN,
@@ -53,3 +54,4 @@ export {
   sharedSchemaRef,
   withSharedSchemas,
 } from './shared-schemas';
+export { MAX_TIMER_DELAY_MS } from './timer-delay';

@@ -1,6 +1,7 @@
 import type { AdapterModule } from './adapter-module';
 import type { EnvironmentModule } from './environment-module';
 import type { JSONSchema } from './json-schema';
+import { isPlainObject } from './plain-object';
 
 /** The two kinds of module. */
 export const MODULE_TYPES = ['adapter', 'environment'] as const;
@@ -67,17 +68,13 @@ export interface BuiltinModule<
   manifest: ModuleInfo;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Problems with a `module.json` value, one message per field, empty when it is valid.
  * Checks shapes only; whether `main` stays inside the directory and whether `engines.cyrnel`
  * matches the host are the host's checks.
  */
 export function validateModuleManifest(value: unknown): string[] {
-  if (!isRecord(value)) return ['manifest must be a JSON object'];
+  if (!isPlainObject(value)) return ['manifest must be a JSON object'];
   const problems: string[] = [];
   if (typeof value.id !== 'string' || !MODULE_ID_PATTERN.test(value.id)) {
     problems.push(`id must match ${MODULE_ID_PATTERN}`);
@@ -94,7 +91,7 @@ export function validateModuleManifest(value: unknown): string[] {
     problems.push('version must be a semantic version (e.g. 1.0.0)');
   }
   if (value.engines !== undefined) {
-    if (!isRecord(value.engines)) problems.push('engines must be an object');
+    if (!isPlainObject(value.engines)) problems.push('engines must be an object');
     else if (value.engines.cyrnel !== undefined && typeof value.engines.cyrnel !== 'string') {
       problems.push('engines.cyrnel must be a semver range string');
     }
@@ -116,5 +113,5 @@ export function isModuleDefinition(
   value: unknown,
 ): value is Pick<ModuleDefinition, 'instantiate'> &
   Partial<Pick<ModuleDefinition, 'configSchema' | 'secretsSchema'>> {
-  return isRecord(value) && typeof value.instantiate === 'function';
+  return isPlainObject(value) && typeof value.instantiate === 'function';
 }

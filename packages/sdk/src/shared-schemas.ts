@@ -1,4 +1,5 @@
 import type { JSONSchema } from './json-schema';
+import { isPlainObject } from './plain-object';
 
 /**
  * What a shared schema may be named (`ServiceDefinition.schemas`): letters, digits, `_`, `.` and
@@ -18,10 +19,6 @@ export function sharedSchemaName(ref: string): string | undefined {
   return REF.exec(ref)?.[1];
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null;
-}
-
 /**
  * The shared schemas a schema reaches, directly or through other shared schemas, by name (sorted).
  * Names the schema's own `$defs` holds are its own and not looked up. Walks each shared schema once
@@ -37,16 +34,16 @@ export function sharedSchemaClosure(
   schema: unknown,
   schemas: Readonly<Record<string, JSONSchema>>,
 ): Record<string, JSONSchema> {
-  const own = isRecord(schema) && isRecord(schema.$defs) ? schema.$defs : {};
+  const own = isPlainObject(schema) && isPlainObject(schema.$defs) ? schema.$defs : {};
   const found = new Set<string>();
   const stack: unknown[] = [schema];
   while (stack.length > 0) {
     const node = stack.pop();
-    if (!isRecord(node)) continue;
     if (Array.isArray(node)) {
       for (const item of node) stack.push(item);
       continue;
     }
+    if (!isPlainObject(node)) continue;
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string') {
         const name = sharedSchemaName(value);
@@ -73,6 +70,6 @@ export function withSharedSchemas(
   if (!schemas) return schema;
   const closure = sharedSchemaClosure(schema, schemas);
   if (Object.keys(closure).length === 0) return schema;
-  const own = isRecord(schema.$defs) ? (schema.$defs as Record<string, JSONSchema>) : {};
+  const own = isPlainObject(schema.$defs) ? (schema.$defs as Record<string, JSONSchema>) : {};
   return { ...schema, $defs: { ...closure, ...own } };
 }

@@ -1,7 +1,6 @@
-import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
+import { isPlainObject, MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
 import { jsonDepthExceeds } from '../json-shape';
-import { isPlainObject } from '../json-values';
 
 /** `value` as JSON text, refusing values nested deeper than the output allows. */
 function outputJson(key: string, value: unknown): string | undefined {

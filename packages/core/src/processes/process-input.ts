@@ -1,6 +1,6 @@
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { validateBody } from '../body-schema';
 import { cyrnelError } from '../errors';
-import { MAX_TIMER_DELAY_MS } from '../timer-delay';
 
 /** How long a caller of `processes.wait` is willing to wait. */
 export interface WaitOptions {

@@ -1,4 +1,4 @@
-import { MAX_TIMER_DELAY_MS } from '../timer-delay';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 
 /** Size and count limits of the process manager (SPEC §3, §9). */
 export interface ProcessLimits {
