@@ -60,7 +60,6 @@ export {
   type SecretsCipherOptions,
   secretsKeyId,
 } from './secrets-cipher';
-export { isValidRange, satisfiesRange } from './semver-range';
 export type { ToolGateway } from './tool-gateway';
 export { createToolGateway, type ToolGatewayOptions } from './tool-gateway-impl';
 export {

@@ -35,6 +35,12 @@ describe('satisfiesRange', () => {
     ['1.0.0-beta.2', '>=1.0.0-beta.10', false],
     ['1.0.0-beta.11', '>=1.0.0-beta.10', true],
     ['1.0.0', '>= 1.0.0', true],
+    // npm's engines semantics: a prerelease host takes part in ranges naming other tuples.
+    ['0.2.0-rc.1', '>=0.1.0', true],
+    ['0.2.0-rc.1', '^0.1.0', false],
+    ['1.2.3+build.5', '1.2.3', true],
+    ['v1.2.3', '^1', true],
+    ['1.2.3', '~> 1.2', true],
   ])('%s satisfies "%s": %s', (version, range, expected) => {
     expect(satisfiesRange(version, range)).toBe(expected);
   });
