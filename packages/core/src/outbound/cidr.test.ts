@@ -26,8 +26,13 @@ describe('parseAddress', () => {
 
 describe('parseCidr', () => {
   it('clears host bits and accepts bare addresses as single hosts', () => {
-    expect(parseCidr('10.9.8.7/8')).toMatchObject({ family: 4, network: 0x0a000000n, prefix: 8 });
+    expect(parseCidr('10.9.8.7/8')).toMatchObject({ family: 4, prefix: 8 });
+    expect(contains('10.9.8.7/8', '10.0.0.0')).toBe(true);
+    expect(contains('10.9.8.7/8', '11.0.0.0')).toBe(false);
     expect(parseCidr('fd00:ec2::254')).toMatchObject({ family: 6, prefix: 128 });
+    expect(contains('fd00:ec2::254', 'fd00:ec2::254')).toBe(true);
+    expect(contains('fd00:ec2::254', 'fd00:ec2::255')).toBe(false);
+    expect(contains('fe80::1%eth0', 'fe80::1')).toBe(true);
   });
 
   it('refuses bad prefixes and non-addresses', () => {
@@ -61,5 +66,7 @@ describe('cidrContains', () => {
     expect(contains('10.0.0.0/8', '::ffff:a00:1')).toBe(true);
     expect(contains('::1/128', '127.0.0.1')).toBe(false);
     expect(contains('10.0.0.0/8', '::a00:1')).toBe(false);
+    expect(contains('::/0', '1.2.3.4')).toBe(false);
+    expect(contains('::ffff:0:0/96', '10.0.0.1')).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import { isIPv4, isIPv6 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
 /** An IP address as a family and a 32- or 128-bit integer. */
 export interface ParsedAddress {
@@ -14,10 +14,10 @@ export interface Cidr {
   readonly text: string;
   /** 4 or 6. */
   readonly family: 4 | 6;
-  /** Network bits (host bits cleared). */
-  readonly network: bigint;
   /** Prefix length. */
   readonly prefix: number;
+  /** The block as Node's matcher; it alone is not the policy (see {@link cidrContains}). */
+  readonly list: BlockList;
 }
 
 function parseIPv4(text: string): bigint {
@@ -60,6 +60,20 @@ export function unmapIPv4(address: ParsedAddress): ParsedAddress {
   return address;
 }
 
+/** The canonical text of a parsed address (dotted quad, or eight hex groups). */
+function formatAddress(address: ParsedAddress): string {
+  const count = address.family === 4 ? 4 : 8;
+  const width = address.family === 4 ? 8n : 16n;
+  const parts: string[] = [];
+  for (let i = count - 1; i >= 0; i--) {
+    const part = (address.value >> (BigInt(i) * width)) & ((1n << width) - 1n);
+    parts.push(address.family === 4 ? part.toString(10) : part.toString(16));
+  }
+  return parts.join(address.family === 4 ? '.' : ':');
+}
+
+const familyName = (family: 4 | 6) => (family === 4 ? 'ipv4' : 'ipv6');
+
 /** Parse `a.b.c.d/n` or `x::y/n` (a bare address means a single host); throws on bad input. */
 export function parseCidr(text: string): Cidr {
   const trimmed = text.trim();
@@ -73,21 +87,20 @@ export function parseCidr(text: string): Cidr {
     throw new Error(`invalid CIDR "${text}": prefix must be 0..${bits}`);
   }
   const prefix = Number(prefixText);
-  const mask = prefixMask(prefix, bits);
-  return { text: trimmed, family: address.family, network: address.value & mask, prefix };
+  const list = new BlockList();
+  list.addSubnet(formatAddress(address), prefix, familyName(address.family));
+  return { text: trimmed, family: address.family, prefix, list };
 }
 
-function prefixMask(prefix: number, bits: number): bigint {
-  const all = (1n << BigInt(bits)) - 1n;
-  return prefix === 0 ? 0n : (all << BigInt(bits - prefix)) & all;
-}
-
-/** True when `address` lies inside `cidr` (IPv4-mapped IPv6 addresses match IPv4 blocks). */
+/**
+ * True when `address` lies inside `cidr`. An IPv4-mapped IPv6 address (`::ffff:a.b.c.d`) matches
+ * IPv4 blocks; otherwise families never cross (Node's `BlockList` alone would also match IPv4
+ * addresses against IPv6 blocks such as `::/0`, and mapped ones against IPv6 blocks).
+ */
 export function cidrContains(cidr: Cidr, address: ParsedAddress): boolean {
   const candidate = cidr.family === 4 ? unmapIPv4(address) : address;
   if (candidate.family !== cidr.family) return false;
-  const mask = prefixMask(cidr.prefix, cidr.family === 4 ? 32 : 128);
-  return (candidate.value & mask) === cidr.network;
+  return cidr.list.check(formatAddress(candidate), familyName(candidate.family));
 }
 
 /** True when any of `cidrs` contains `address`. */
