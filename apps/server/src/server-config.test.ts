@@ -201,6 +201,8 @@ describe('parseServerConfig', () => {
     [['--nope'], /unknown flag --nope/],
     [['--port'], /--port needs a value/],
     [['stray'], /unexpected argument/],
+    [['-x'], /unknown flag -x/],
+    [['--insecure', 'true'], /unexpected argument "true"/],
   ])('refuses %j naming the flag', (argv, message) => {
     expect(() => run(argv)).toThrowError(ConfigError);
     expect(() => run(argv)).toThrow(message);
@@ -215,6 +217,8 @@ describe('parseServerConfig', () => {
   it('recognises --help and --version', () => {
     expect(parseServerConfig(['--port', '1', '--help'], {})).toEqual({ action: 'help' });
     expect(parseServerConfig(['--version'], {})).toEqual({ action: 'version' });
+    expect(parseServerConfig(['-h'], {})).toEqual({ action: 'help' });
+    expect(parseServerConfig(['-v'], {})).toEqual({ action: 'version' });
   });
 });
 

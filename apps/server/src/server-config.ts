@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseCidr } from '@cyrnel/core';
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { type DatabaseTarget, defaultDatabase, expandHome, parseDatabaseUrl } from './database-url';
@@ -61,9 +62,21 @@ export class ConfigError extends Error {
   }
 }
 
+/** `node:util` `parseArgs` options: every flag, plus `--help`/`-h` and `--version`/`-v`. */
+const PARSE_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
+  ...Object.fromEntries(
+    SERVER_FLAGS.map((spec) => [spec.flag, { type: spec.kind === 'boolean' ? 'boolean' : 'string' }]),
+  ),
+} satisfies ParseArgsConfig['options'];
+
 /**
  * Parse `argv` (without node and the script) and the environment into a {@link ServerConfig}.
- * `--flag value` and `--flag=value` both work; a flag wins over its variable.
+ * `--flag value` and `--flag=value` both work (a switch such as `--insecure` takes no separate
+ * value; `--insecure=false` is allowed); a flag wins over its variable. `node:util` `parseArgs`
+ * splits the arguments (non-strict, so unknown flags and a switch's `=value` reach our own
+ * messages and value checks).
  */
 export function parseServerConfig(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
   const raw = new Map<string, { value: string; source: string }>();
@@ -71,26 +84,18 @@ export function parseServerConfig(argv: readonly string[], env: NodeJS.ProcessEn
     const value = env[spec.env];
     if (value !== undefined && value !== '') raw.set(spec.flag, { value, source: spec.env });
   }
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] as string;
-    if (arg === '--help' || arg === '-h') return { action: 'help' };
-    if (arg === '--version' || arg === '-v') return { action: 'version' };
-    if (!arg.startsWith('--')) throw new ConfigError(`unexpected argument "${arg}" (see --help)`);
-    const eq = arg.indexOf('=');
-    const name = arg.slice(2, eq < 0 ? undefined : eq);
-    const spec = SERVER_FLAGS.find((candidate) => candidate.flag === name);
-    if (!spec) throw new ConfigError(`unknown flag --${name} (see --help)`);
-    let value: string | undefined = eq < 0 ? undefined : arg.slice(eq + 1);
-    if (value === undefined) {
-      const next = argv[index + 1];
-      if (spec.kind === 'boolean' && (next === undefined || next.startsWith('--'))) value = 'true';
-      else if (next === undefined) throw new ConfigError(`--${name} needs a value`);
-      else {
-        value = next;
-        index++;
-      }
-    }
-    raw.set(spec.flag, { value, source: `--${spec.flag}` });
+  const { tokens } = parseArgs({ args: [...argv], options: PARSE_OPTIONS, strict: false, tokens: true });
+  for (const token of tokens) {
+    if (token.kind === 'positional')
+      throw new ConfigError(`unexpected argument "${token.value}" (see --help)`);
+    if (token.kind === 'option-terminator') continue;
+    if (token.name === 'help') return { action: 'help' };
+    if (token.name === 'version') return { action: 'version' };
+    const spec = SERVER_FLAGS.find((candidate) => candidate.flag === token.name);
+    if (!spec) throw new ConfigError(`unknown flag ${token.rawName} (see --help)`);
+    if (token.value === undefined && spec.kind !== 'boolean')
+      throw new ConfigError(`--${spec.flag} needs a value`);
+    raw.set(spec.flag, { value: token.value ?? 'true', source: `--${spec.flag}` });
   }
   return { action: 'run', config: buildConfig(raw) };
 }
