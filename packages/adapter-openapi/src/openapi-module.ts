@@ -1,4 +1,5 @@
 import type { AdapterModule, BuiltinModule, JSONSchema, ModuleInfo } from '@cyrnel/sdk';
+import { version } from '../package.json';
 import { createOpenApiAdapter } from './openapi-adapter';
 
 /** The built-in module's manifest (module id `openapi`). */
@@ -7,7 +8,7 @@ export const manifest: ModuleInfo = {
   name: 'OpenAPI',
   description: 'Turns OpenAPI 3.0/3.1 and Swagger 2.0 documents into tools that call the described HTTP API',
   type: 'adapter',
-  version: '0.1.0',
+  version, // from package.json: changesets bumps only that
 };
 
 /** The module's own configuration schema: the adapter has no module-level settings. */

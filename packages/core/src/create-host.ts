@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
+import { version } from '../package.json';
 import { watchCatalog } from './catalog-revision';
 import type { CatalogStorage } from './catalog-storage';
 import { createEnvironmentApi } from './environment-api';
@@ -17,8 +18,11 @@ import { createToolGateway } from './tool-gateway-impl';
 import { createToolsApi } from './tools-api';
 import { createSchemaChecker, type SchemaCheckerOptions } from './validation/schema-checker';
 
-/** The version custom modules' `engines.cyrnel` ranges are checked against by default. */
-export const HOST_VERSION = '0.1.0';
+/**
+ * The version custom modules' `engines.cyrnel` ranges are checked against by default: this
+ * package's `package.json` version (changesets bumps only that; the bundler inlines it).
+ */
+export const HOST_VERSION: string = version;
 
 /** The storage ports the host needs (a `Store` of `@cyrnel/store`: `openSqliteStore()` of `@cyrnel/store/sqlite` returns one). */
 export interface HostStorage {

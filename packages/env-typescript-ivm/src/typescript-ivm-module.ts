@@ -1,4 +1,5 @@
 import type { BuiltinModule, EnvironmentModule, ModuleInfo } from '@cyrnel/sdk';
+import { version } from '../package.json';
 import { configSchema, secretsSchema } from './config';
 import { createTypescriptEnvironment } from './typescript-environment';
 
@@ -8,7 +9,7 @@ export const manifest: ModuleInfo = {
   name: 'TypeScript (isolated-vm)',
   description: 'Runs submitted TypeScript in isolated-vm sandboxes held by supervised child processes',
   type: 'environment',
-  version: '0.1.0',
+  version, // from package.json: changesets bumps only that
 };
 
 /** Create a fresh, not yet set-up instance (module factory). */
