@@ -14,5 +14,4 @@ export type { ProcessesApi, RunProcessOptions } from './processes-api';
 export type { RequestOptions } from './request-options';
 export type { InstallServiceInput, ServicesApi } from './services-api';
 export type { SettingsApi } from './settings-api';
-export { parseSse, type SseMessage } from './sse-parser';
 export type { ToolsApi } from './tools-api';

@@ -26,7 +26,6 @@ export { type CreateHostOptions, createHost, HOST_VERSION, type HostStorage } fr
 export * from './definition-source/index';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
-export { fillDefaults, stripDefaults } from './fill-defaults';
 export type {
   CyrnelHost,
   EnvironmentApi,
@@ -37,31 +36,20 @@ export type {
   ToolsApi,
   UpdateServiceInput,
 } from './host';
-export { applyJsonPatch, requireJsonPatch } from './json-patch';
-export { type JsonShapeLimits, jsonDepthExceeds, jsonShapeExceeds } from './json-shape';
+export { type JsonShapeLimits, jsonShapeExceeds } from './json-shape';
 export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
 export * from './outbound/index';
 export * from './processes/index';
 export {
-  MAX_SEARCH_CHARS,
-  MAX_SEARCH_WORDS,
   type ParsedSearch,
   parseSearch,
   type SearchTerm,
   searchWords,
   wordCount,
 } from './search-text';
-export {
-  createSecretsCipher,
-  decodeSecretsKey,
-  type SealedSecrets,
-  type SecretsCipher,
-  type SecretsCipherOptions,
-  secretsKeyId,
-} from './secrets-cipher';
+export { type SealedSecrets, secretsKeyId } from './secrets-cipher';
 export type { ToolGateway } from './tool-gateway';
-export { createToolGateway, type ToolGatewayOptions } from './tool-gateway-impl';
 export {
   createSchemaChecker,
   type SchemaCheck,

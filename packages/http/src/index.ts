@@ -1,19 +1,3 @@
-/**
- * @deprecated The address guard and the definition download live in `@cyrnel/core` now; these
- * re-exports keep old imports working.
- */
-export {
-  type AddressGuard,
-  type AddressGuardOptions,
-  BLOCKED_CIDRS,
-  type Cidr,
-  cidrContains,
-  createAddressGuard,
-  type DownloadDefinitionOptions,
-  downloadDefinition,
-  parseAddress,
-  parseCidr,
-} from '@cyrnel/core';
 export type { AppEnv, Caller, HttpLogger } from './app-env';
 export { type CreateAppOptions, createApp } from './create-app';
 export { type BearerAuthOptions, bearerAuth } from './middleware/bearer-auth';
