@@ -40,15 +40,22 @@ describe('@cyrnel/core package boundaries', () => {
       Record<string, string> | undefined
     >;
     const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
-    expect(dependencies.sort()).toEqual(['@cyrnel/sdk', 'ajv', 'ajv-draft-04', 'ajv-formats', 're2js']);
+    expect(dependencies.sort()).toEqual([
+      '@cyrnel/sdk',
+      'ajv',
+      'ajv-draft-04',
+      'ajv-formats',
+      're2js',
+      'semver',
+    ]);
   });
 
-  it('imports only node built-ins, its SPEC §2 dependencies and its own files', () => {
+  it('imports only node built-ins, its SPEC §2 dependencies (plus semver for engines ranges) and its own files', () => {
     const outside = importsUnder(join(root, 'src')).filter(
       ({ specifier }) =>
         !specifier.startsWith('.') &&
         !specifier.startsWith('node:') &&
-        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|re2js|vitest)(\/|$)/.test(specifier),
+        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|re2js|semver|vitest)(\/|$)/.test(specifier),
     );
     expect(outside).toEqual([]);
   });
