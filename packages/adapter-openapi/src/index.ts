@@ -9,4 +9,3 @@ export {
   openapiModule as default,
   secretsSchema,
 } from './openapi-module';
-export { toolIdCandidate } from './tool-id';

@@ -3,7 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateRuntimeDocs, generateTypes, resolveConfig } from '../src';
+import { generateTypes } from '../src';
+import { resolveConfig } from '../src/config';
+import { generateRuntimeDocs } from '../src/runtime-docs';
 import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
 
 const docs = generateRuntimeDocs(resolveConfig());

@@ -2,9 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTypescriptEnvironment, resolveChildPath } from '../src';
+import { createTypescriptEnvironment } from '../src';
 import { type ChildExitEvent, createSandboxPool } from '../src/sandbox-pool';
 import { CATASTROPHIC_ERROR_MARKER } from '../src/sandbox-protocol';
+import { resolveChildPath } from '../src/typescript-environment';
 import {
   createRecordingBindings,
   createRecordingLogger,
