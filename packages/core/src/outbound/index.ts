@@ -4,5 +4,5 @@ export {
   BLOCKED_CIDRS,
   createAddressGuard,
 } from './address-guard';
-export { type Cidr, type ParsedAddress, parseAddress, parseCidr } from './cidr';
+export { type Cidr, parseCidr } from './cidr';
 export { createOutboundPolicy, type OutboundPolicyOptions, type OwnEndpoint } from './outbound-policy';
