@@ -19,6 +19,12 @@ export interface RenderSchemaOptions {
    */
   readonly packWidth?: number;
   /**
+   * Comments already written, as `name\u0000comment`: a member named the same with the same comment
+   * goes without it, and new ones are added (pass one set to several renderings, e.g. every tool
+   * of a service, to write GitHub's `owner: The account owner of the repository` once).
+   */
+  readonly writtenComments?: Set<string>;
+  /**
    * About the most characters to render; what lies beyond renders as `unknown` (an object cut
    * short gets an index signature). Default {@link MAX_SCHEMA_TYPE_LENGTH}.
    */
@@ -193,10 +199,16 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
         }
         const description =
           isPlainObject(value) && typeof value.description === 'string' ? value.description : '';
-        const comment =
-          commented && description ? `/** ${commentText(description, options.firstSentence)} */` : undefined;
-        if (comment) budget -= pad.length + comment.length;
         const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
+        let comment =
+          commented && description ? `/** ${commentText(description, options.firstSentence)} */` : undefined;
+        const written = options.writtenComments;
+        if (comment && written) {
+          const seen = `${name}\u0000${comment}`;
+          if (written.has(seen)) comment = undefined;
+          else written.add(seen);
+        }
+        if (comment) budget -= pad.length + comment.length;
         budget -= pad.length + name.length + 4;
         const optional = !required.has(key);
         const type = inMember(() => render(value, level + 1, refs));

@@ -301,6 +301,8 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
       comments: 2,
       firstSentence: true,
       refType: shared.refType(undefined),
+      // A member's comment once per service: GitHub's `owner` and `repo` are in most tools.
+      writtenComments: new Set<string>(),
     };
     const members = service.tools.map((tool) => {
       const input = renderSchemaType(tool.inputSchema, options);
@@ -328,6 +330,9 @@ interface CyrnelToolError extends Error {
   reason: string;
 }
 
+/** A tool as discovery answers it. */
+interface CyrnelToolSummary { serviceId: string; toolId: string; name: string; description: string }
+
 /** The sandbox API of the typescript-ivm environment. */
 declare const cyrnel: {
   /** Merge a JSON-serialisable plain object into the process output (shallow). */
@@ -340,8 +345,8 @@ ${services.join('\n')}
   };
   discover: {
     services(query?: { query?: string }): Promise<{ id: string; name: string; description: string; toolCount: number }[]>;
-    tools(query?: { query?: string; serviceId?: string; limit?: number }): Promise<{ serviceId: string; toolId: string; name: string; description: string }[]>;
-    tool(serviceId: string, toolId: string): Promise<{ serviceId: string; toolId: string; name: string; description: string; inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; signature: string }>;
+    tools(query?: { query?: string; serviceId?: string; limit?: number }): Promise<CyrnelToolSummary[]>;
+    tool(serviceId: string, toolId: string): Promise<CyrnelToolSummary & { inputSchema: Record<string, unknown>; outputSchema: Record<string, unknown>; signature: string }>;
     /** These declarations for a selection: whole services and/or \`<serviceId>.<toolId>\` names. */
     types(selection?: { services?: string[]; tools?: string[] }): Promise<string>;
   };

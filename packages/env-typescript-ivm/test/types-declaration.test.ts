@@ -294,4 +294,17 @@ console.log(pushed, count, url, maybePushed, nullable);
     ]);
     expect(text).toContain('/** Returns a `301` status when moved. */');
   });
+
+  it("writes a member's comment once per service", () => {
+    const owner = { type: 'string', description: 'The account owner of the repository.' };
+    const tool = (toolId: string): ToolDocsInput => ({
+      serviceId: 'gh',
+      toolId,
+      description: toolId,
+      inputSchema: { type: 'object', properties: { owner }, required: ['owner'] },
+      outputSchema: {},
+    });
+    const text = generateTypes([tool('a'), tool('b'), { ...tool('c'), serviceId: 'other' }]);
+    expect(text.match(/The account owner of the repository/g)).toHaveLength(2);
+  });
 });
