@@ -166,9 +166,11 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
     async send(request) {
       const controller = new AbortController();
       const timer = setTimeout(() => controller.abort(), request.timeoutMs);
-      const signal = request.signal
-        ? AbortSignal.any([controller.signal, request.signal])
-        : controller.signal;
+      // The caller's signal aborts the request too (a listener: `AbortSignal.any` is slow per call).
+      const cancel = () => controller.abort(request.signal?.reason);
+      if (request.signal?.aborted) cancel();
+      else request.signal?.addEventListener('abort', cancel, { once: true });
+      const signal = controller.signal;
       let current = request;
       let previousHost = '';
       inFlight++;
@@ -183,14 +185,14 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
               const after = hop > 0 ? ` (after a redirect from ${previousHost})` : '';
               throw new Error(`${error.message}${after}`, { cause: error });
             }
-            if (controller.signal.aborted) {
-              throw new Error(`request to ${host} timed out after ${request.timeoutMs} ms`, { cause: error });
-            }
             if (request.signal?.aborted) {
               throw new Error(
                 `request to ${host} was cancelled: ${String(request.signal.reason?.message ?? request.signal.reason)}`,
                 { cause: error },
               );
+            }
+            if (controller.signal.aborted) {
+              throw new Error(`request to ${host} timed out after ${request.timeoutMs} ms`, { cause: error });
             }
             const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
             throw new Error(`request to ${host} failed: ${reason}`, { cause: error });
@@ -204,6 +206,7 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
         }
       } finally {
         clearTimeout(timer);
+        request.signal?.removeEventListener('abort', cancel);
         inFlight--;
         if (retiring && inFlight === 0) destroy();
       }
