@@ -26,6 +26,8 @@ export const DISCOVERY_BUDGET = 1000;
 interface DiscoveryState {
   count: number;
   tail: Promise<unknown>;
+  /** The one refusal past the budget, built once: thousands arrive in one batch from the sandbox. */
+  refused?: Promise<never>;
 }
 
 /**
@@ -53,12 +55,16 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       discoveries.set(run, state);
     }
     if (++state.count > DISCOVERY_BUDGET) {
-      return Promise.reject(
-        cyrnelError(
-          'too_many_calls',
-          `a process may make at most ${DISCOVERY_BUDGET} discovery calls (cyrnel.discover.*)`,
-        ),
-      );
+      if (!state.refused) {
+        state.refused = Promise.reject(
+          cyrnelError(
+            'too_many_calls',
+            `a process may make at most ${DISCOVERY_BUDGET} discovery calls (cyrnel.discover.*)`,
+          ),
+        );
+        state.refused.catch(() => undefined);
+      }
+      return state.refused;
     }
     const result = state.tail.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(task);
     state.tail = result.catch(() => undefined);
