@@ -228,6 +228,14 @@ export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> 
 }
 
 /**
+ * The slowest `/health` answer a test accepts while it attacks the main thread. The attacks these
+ * tests stop (catastrophic backtracking, parsing millions of values, rendering megabytes on the
+ * main thread) stall the event loop for seconds; scheduling noise on a 2-core machine running the
+ * test, the server and the sandbox children in parallel reaches 100–150 ms. Between the two.
+ */
+export const HEALTH_STALL_MS = 250;
+
+/**
  * Probe `/health` back to back (5 ms apart) until `stop()`, which resolves with every probe's
  * latency: a stalled event loop (issue 13) shows as one slow probe. Latency counts from when the
  * probe was due, not from when it was sent: the test servers share the test's thread, so a stall

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startServer } from '../src/index';
 import { openUnreadStream, rawRequest } from './boundary-helpers';
-import { apiClient, probeHealth, tempDir, useServer } from './helpers';
+import { apiClient, HEALTH_STALL_MS, probeHealth, tempDir, useServer } from './helpers';
 
 // Issue 13, "the host boundary": each attack that worked before, against a real server on
 // 127.0.0.1. Where the attack runs on the main thread, /health is probed throughout and must
-// keep answering within 100 ms.
+// keep answering within HEALTH_STALL_MS (250 ms).
 
 const JSON_TYPE = { 'content-type': 'application/json' };
 const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
@@ -146,7 +146,7 @@ describe('host boundary: limits on what API clients send', () => {
         expect(response.body.error).toContain('deeper than 64 levels');
       }
     }
-    expect(Math.max(...(await health.stop()))).toBeLessThan(100);
+    expect(Math.max(...(await health.stop()))).toBeLessThan(HEALTH_STALL_MS);
   });
 
   it('answers bodies of millions of tiny values with 400 before parsing them, /health staying fast', async () => {
@@ -167,7 +167,7 @@ describe('host boundary: limits on what API clients send', () => {
       });
       expect(response.body.error).toContain('more than 50000 elements');
     }
-    expect(Math.max(...(await health.stop()))).toBeLessThan(100);
+    expect(Math.max(...(await health.stop()))).toBeLessThan(HEALTH_STALL_MS);
   });
 
   it('caps envConfig (413 naming the field and limit) and lists processes without it', async () => {
@@ -256,7 +256,7 @@ describe('host boundary: event streams', () => {
       expect(text).not.toContain('event: exit');
       socket.destroy();
     }
-    expect(Math.max(...(await health.stop()))).toBeLessThan(100);
+    expect(Math.max(...(await health.stop()))).toBeLessThan(HEALTH_STALL_MS);
     // A small process still streams in full.
     const quiet = await api('POST', '/processes', { code: 'console.log("hi")', wait: true });
     const events = await fetch(`${url()}/processes/${quiet.body.id}/events`);
