@@ -1,9 +1,8 @@
+import { createMemoryProcessStorage, MAX_TIMEOUT_MS } from '@cyrnel/core';
 import type { ExecutionInput } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
-import { createMemoryProcessStorage } from './memory-process-storage';
-import { createScriptEnvironment, type ScriptEnvironment } from './testing/script-environment';
-import { HANGS, runningOf, trackTestManagers } from './testing/test-manager';
-import { MAX_TIMEOUT_MS } from './validate-create-request';
+import { createScriptEnvironment, type ScriptEnvironment } from '../../src/script-environment';
+import { HANGS, runningOf, trackTestManagers } from '../../src/test-manager';
 
 const setup = trackTestManagers();
 

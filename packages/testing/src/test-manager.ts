@@ -1,8 +1,11 @@
+import {
+  createMemoryProcessStorage,
+  createProcessManager,
+  type ProcessLimits,
+  type ProcessManager,
+  type ProcessStorage,
+} from '@cyrnel/core';
 import { afterEach } from 'vitest';
-import { createMemoryProcessStorage } from '../memory-process-storage';
-import type { ProcessLimits } from '../process-limits';
-import { createProcessManager, type ProcessManager } from '../process-manager';
-import type { ProcessStorage } from '../process-storage';
 import { createScriptEnvironment, type ScriptEnvironment } from './script-environment';
 import { createMapToolGateway, createTestEnvironments, type TestEnvironments } from './test-host';
 

@@ -1,11 +1,16 @@
+import {
+  createMemoryProcessStorage,
+  DELETED_ERROR,
+  INTERRUPTED_ERROR,
+  KILLED_ERROR,
+  MAX_TIMEOUT_MS,
+  type ProcessStorage,
+  SHUTDOWN_ERROR,
+} from '@cyrnel/core';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { describe, expect, it } from 'vitest';
-import { createMemoryProcessStorage } from './memory-process-storage';
-import { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './process-manager';
-import type { ProcessStorage } from './process-storage';
-import { createScriptEnvironment } from './testing/script-environment';
-import { HANGS, runningOf, trackTestManagers } from './testing/test-manager';
-import { MAX_TIMEOUT_MS } from './validate-create-request';
+import { createScriptEnvironment } from '../../src/script-environment';
+import { HANGS, runningOf, trackTestManagers } from '../../src/test-manager';
 
 const setup = trackTestManagers();
 

@@ -1,7 +1,5 @@
-import type { EnvironmentModule, ToolDescription } from '@cyrnel/sdk';
-import type { EnvironmentProvider } from '../../environment-provider';
-import { cyrnelError } from '../../errors';
-import type { ToolGateway } from '../../tool-gateway';
+import type { EnvironmentProvider, ToolGateway } from '@cyrnel/core';
+import { cyrnelError, type EnvironmentModule, type ToolDescription } from '@cyrnel/sdk';
 
 /** Test scaffolding for the host's environment port: one switchable environment, leases counted. */
 export interface TestEnvironments extends EnvironmentProvider {

@@ -1,6 +1,6 @@
+import { scopeProcesses } from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
-import { scopeProcesses } from './scope-processes';
-import { HANGS, trackTestManagers } from './testing/test-manager';
+import { HANGS, trackTestManagers } from '../../src/test-manager';
 
 const setup = trackTestManagers();
 

@@ -1,0 +1,212 @@
+import {
+  type AdapterModule,
+  isPlainObject,
+  isValidIdentifier,
+  type ModuleSetupContext,
+  type ServiceDefinition,
+  type ServiceState,
+} from '@cyrnel/sdk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** What an adapter's kit runs against: texts it reads and calls it answers. */
+export interface AdapterContractFixture {
+  /** A definition text the adapter accepts. */
+  readonly definition: string;
+  /** A text it must refuse (throw from `generateDefinition`). */
+  readonly invalidDefinition: string;
+  /** The service's config and secrets in the hydrated state (defaults applied). */
+  readonly config?: Record<string, unknown>;
+  readonly secrets?: Record<string, unknown>;
+  /** A call that succeeds, and a check of its result. */
+  readonly call: {
+    readonly toolId: string;
+    readonly parameters: Record<string, unknown>;
+    readonly check: (result: unknown) => void;
+  };
+  /** A call whose answer takes far longer than the test (a stalled upstream): aborting must end it. */
+  readonly slowCall: { readonly toolId: string; readonly parameters: Record<string, unknown> };
+}
+
+/** Options of {@link runAdapterContract}. */
+export interface AdapterContractOptions {
+  /** Shown in the suite's name, e.g. `openapi`. */
+  readonly name: string;
+  /** A fresh adapter instance (what the module's `instantiate()` answers). */
+  create(): AdapterModule | Promise<AdapterModule>;
+  /** The module's setup context (config, secrets, outbound); a silent logger and `{}` by default. */
+  readonly setup?: Partial<ModuleSetupContext>;
+  /** The fixture, read once before the tests (start upstream servers before it is called). */
+  fixture(): AdapterContractFixture | Promise<AdapterContractFixture>;
+}
+
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Every `#/$defs/<name>` reference in `value`. */
+function localRefs(value: unknown, found: string[] = []): string[] {
+  if (Array.isArray(value)) for (const item of value) localRefs(item, found);
+  else if (isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value)) {
+      if (key === '$ref' && typeof item === 'string' && item.startsWith('#/$defs/'))
+        found.push(item.slice(8));
+      else localRefs(item, found);
+    }
+  }
+  return found;
+}
+
+/** The `ServiceState` the host would hydrate for `definition` (SPEC §3, seed 001). */
+export function stateOf(
+  id: string,
+  definition: ServiceDefinition,
+  settings: { config?: Record<string, unknown>; secrets?: Record<string, unknown> } = {},
+): ServiceState {
+  return {
+    id,
+    adapterDomain: definition.adapterDomain,
+    tools: Object.fromEntries(
+      definition.tools.map((tool) => [tool.id, { adapterDomain: tool.adapterDomain }]),
+    ),
+    config: settings.config ?? {},
+    secrets: settings.secrets ?? {},
+  };
+}
+
+/**
+ * The adapter contract of seeds 000/001 as a Vitest suite: a pure, deterministic
+ * `generateDefinition` whose output the host can store (identifier ids, object schemas, resolvable
+ * shared-schema references, JSON), refusals by throwing, `hydrateService` replacing state,
+ * idempotent `dehydrateService`, `invoke` rejecting unknown pairs and honouring its abort signal,
+ * and a second life after `teardown`. Call it at the top level of a test file.
+ *
+ * @example
+ * ```ts
+ * import adapter from '@cyrnel/adapter-openapi';
+ * import { runAdapterContract } from '@cyrnel/testing';
+ *
+ * runAdapterContract({
+ *   name: 'openapi',
+ *   create: () => adapter.instantiate(),
+ *   fixture: () => ({ definition, invalidDefinition: 'not a document', call, slowCall }),
+ * });
+ * ```
+ */
+export function runAdapterContract(options: AdapterContractOptions): void {
+  describe(`AdapterModule contract: ${options.name}`, () => {
+    let adapter: AdapterModule;
+    let fixture: AdapterContractFixture;
+    let definition: ServiceDefinition;
+    const context = (): ModuleSetupContext => ({ config: {}, secrets: {}, logger: silent, ...options.setup });
+    const state = (id: string) =>
+      stateOf(id, definition, {
+        ...(fixture.config ? { config: fixture.config } : {}),
+        ...(fixture.secrets ? { secrets: fixture.secrets } : {}),
+      });
+    const invoke = (
+      serviceId: string,
+      toolId: string,
+      parameters: Record<string, unknown>,
+      signal?: AbortSignal,
+    ) => adapter.invoke({ serviceId, toolId, parameters, signal: signal ?? new AbortController().signal });
+
+    beforeAll(async () => {
+      fixture = await options.fixture();
+      adapter = await options.create();
+      await adapter.setup(context());
+      definition = await adapter.generateDefinition(fixture.definition);
+    });
+    afterAll(async () => {
+      await adapter?.teardown();
+    });
+
+    it('generates a definition the host can store: identifiers, strings, object schemas, JSON', () => {
+      expect(typeof definition.name).toBe('string');
+      expect(typeof definition.description).toBe('string');
+      expect(isPlainObject(definition.configSchema)).toBe(true);
+      expect(isPlainObject(definition.secretsSchema)).toBe(true);
+      expect(isPlainObject(definition.adapterDomain)).toBe(true);
+      expect(definition.tools.length).toBeGreaterThan(0);
+      const ids = definition.tools.map((tool) => tool.id);
+      expect(ids.filter((id) => !isValidIdentifier(id))).toEqual([]);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const tool of definition.tools) {
+        expect({ id: tool.id, name: typeof tool.name, description: typeof tool.description }).toEqual({
+          id: tool.id,
+          name: 'string',
+          description: 'string',
+        });
+        expect(isPlainObject(tool.inputSchema) && isPlainObject(tool.outputSchema), tool.id).toBe(true);
+        expect(isPlainObject(tool.adapterDomain), tool.id).toBe(true);
+      }
+      expect(JSON.parse(JSON.stringify(definition))).toEqual(definition);
+    });
+
+    it('references shared schemas only by names it defines', () => {
+      const shared = definition.schemas ?? {};
+      const unresolved = [
+        ...definition.tools.flatMap((tool) =>
+          [tool.inputSchema, tool.outputSchema].flatMap((schema) => {
+            const own = isPlainObject(schema.$defs) ? schema.$defs : {};
+            return localRefs(schema).filter(
+              (name) => !Object.hasOwn(shared, name) && !Object.hasOwn(own, name),
+            );
+          }),
+        ),
+        ...localRefs(Object.values(shared)).filter((name) => !Object.hasOwn(shared, name)),
+      ];
+      expect(unresolved).toEqual([]);
+    });
+
+    it('is deterministic: the same text gives the same definition (regeneration relies on it)', async () => {
+      expect(await adapter.generateDefinition(fixture.definition)).toEqual(definition);
+    });
+
+    it('refuses an invalid definition by throwing', async () => {
+      await expect(adapter.generateDefinition(fixture.invalidDefinition)).rejects.toThrow();
+    });
+
+    it('invokes a hydrated service, and rejects unknown services and tools', async () => {
+      await adapter.hydrateService(state('contractA'));
+      fixture.call.check(await invoke('contractA', fixture.call.toolId, fixture.call.parameters));
+      await expect(invoke('contractA', 'noSuchTool_x', {})).rejects.toThrow();
+      await expect(invoke('neverHydrated', fixture.call.toolId, fixture.call.parameters)).rejects.toThrow();
+    });
+
+    it('replaces state on a second hydration and drops it on dehydration (idempotent)', async () => {
+      await adapter.hydrateService(state('contractB'));
+      await adapter.hydrateService(state('contractB'));
+      fixture.call.check(await invoke('contractB', fixture.call.toolId, fixture.call.parameters));
+      await adapter.dehydrateService('contractB');
+      await adapter.dehydrateService('contractB');
+      await adapter.dehydrateService('neverHydrated');
+      await expect(invoke('contractB', fixture.call.toolId, fixture.call.parameters)).rejects.toThrow();
+    });
+
+    it('stops a call when its signal aborts, rejecting promptly', async () => {
+      await adapter.hydrateService(state('contractC'));
+      const controller = new AbortController();
+      const call = invoke(
+        'contractC',
+        fixture.slowCall.toolId,
+        fixture.slowCall.parameters,
+        controller.signal,
+      );
+      const outcome = call.then(
+        () => 'resolved',
+        () => 'rejected',
+      );
+      setTimeout(() => controller.abort(new Error('deadline')), 50);
+      const raced = await Promise.race([
+        outcome,
+        new Promise((resolve) => setTimeout(() => resolve('still pending'), 5000)),
+      ]);
+      expect(raced).toBe('rejected');
+    });
+
+    it('works again after teardown and a new setup', async () => {
+      await adapter.teardown();
+      await adapter.setup(context());
+      await adapter.hydrateService(state('contractD'));
+      fixture.call.check(await invoke('contractD', fixture.call.toolId, fixture.call.parameters));
+    });
+  });
+}

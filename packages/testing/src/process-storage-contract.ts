@@ -1,0 +1,236 @@
+import type { NewProcess, ProcessStorage } from '@cyrnel/core';
+import type { ToolCallRecord } from '@cyrnel/sdk/api';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+/** A storage under test and how to release it. */
+export interface StorageUnderTest<T> {
+  readonly storage: T;
+  /** Release it (close the database, remove its files). */
+  close(): Promise<void>;
+}
+
+/** Options of {@link runProcessStorageContract}. */
+export interface ProcessStorageContractOptions {
+  /** Shown in the suite's name, e.g. `sqlite`. */
+  readonly name: string;
+  /** A fresh, empty storage for each test. */
+  create(): Promise<StorageUnderTest<ProcessStorage>>;
+}
+
+const AT = '2026-01-01T00:00:00.000Z';
+
+/** A process as the manager inserts it, with `fields` over the defaults. */
+export function newProcess(fields: Partial<NewProcess> = {}): NewProcess {
+  return {
+    ref: null,
+    keyId: null,
+    code: 'cyrnel.output({ ok: true })',
+    state: 'idle',
+    timeoutMs: null,
+    envConfig: {},
+    createdAt: AT,
+    ...fields,
+  };
+}
+
+const CALL: ToolCallRecord = {
+  serviceId: 'shop',
+  toolId: 'getUser',
+  startedAt: AT,
+  durationMs: 12,
+  ok: false,
+  errorCode: 'conflict',
+  errorReason: 'tool_disabled',
+};
+
+/**
+ * The contract of core's `ProcessStorage` port as a Vitest suite: what the process manager relies
+ * on from any store (ids, partial updates, atomic finish and reset, newest-first pages with
+ * filters, deletion, recovery of interrupted runs). Call it at the top level of a test file.
+ *
+ * @example
+ * ```ts
+ * import { createMemoryProcessStorage } from '@cyrnel/core';
+ * import { runProcessStorageContract } from '@cyrnel/testing';
+ *
+ * runProcessStorageContract({
+ *   name: 'memory',
+ *   create: async () => ({ storage: createMemoryProcessStorage(), close: async () => {} }),
+ * });
+ * ```
+ */
+export function runProcessStorageContract(options: ProcessStorageContractOptions): void {
+  describe(`ProcessStorage contract: ${options.name}`, () => {
+    let subject: StorageUnderTest<ProcessStorage>;
+    let storage: ProcessStorage;
+    beforeEach(async () => {
+      subject = await options.create();
+      storage = subject.storage;
+    });
+    afterEach(async () => {
+      await subject.close();
+    });
+
+    it('answers increasing positive ids and reads back what was inserted', async () => {
+      const first = await storage.insert(
+        newProcess({ ref: 'r1', keyId: 'k1', timeoutMs: 500, envConfig: { a: [1, { b: 'c' }] } }),
+      );
+      const second = await storage.insert(newProcess({ state: 'queued', code: 'const x = "é";' }));
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBeGreaterThan(first);
+      expect(await storage.get(first)).toEqual({
+        id: first,
+        ref: 'r1',
+        keyId: 'k1',
+        state: 'idle',
+        exitState: null,
+        error: null,
+        errorReason: null,
+        timeoutMs: 500,
+        envConfig: { a: [1, { b: 'c' }] },
+        createdAt: AT,
+        updatedAt: AT,
+        startedAt: null,
+        completedAt: null,
+      });
+      expect((await storage.get(second))?.state).toBe('queued');
+      expect(await storage.code(second)).toBe('const x = "é";');
+      expect(await storage.results(first)).toEqual({ output: {}, stdout: '', stderr: '' });
+      expect(await storage.calls(first)).toEqual([]);
+    });
+
+    it('answers undefined (or nothing) for unknown ids', async () => {
+      expect(await storage.get(987_654)).toBeUndefined();
+      expect(await storage.code(987_654)).toBeUndefined();
+      expect(await storage.results(987_654)).toBeUndefined();
+      expect(await storage.calls(987_654)).toEqual([]);
+      expect(await storage.delete(987_654)).toBe(false);
+    });
+
+    it('changes only the fields an update names', async () => {
+      const id = await storage.insert(newProcess({ ref: 'keep' }));
+      await storage.update(id, {
+        state: 'running',
+        startedAt: '2026-01-01T00:00:01.000Z',
+        updatedAt: '2026-01-01T00:00:01.000Z',
+      });
+      expect(await storage.get(id)).toMatchObject({
+        ref: 'keep',
+        state: 'running',
+        exitState: null,
+        startedAt: '2026-01-01T00:00:01.000Z',
+        updatedAt: '2026-01-01T00:00:01.000Z',
+        completedAt: null,
+      });
+    });
+
+    it('stores the end of a run (state, results, calls) together, and a reset clears them', async () => {
+      const id = await storage.insert(newProcess());
+      const end = {
+        state: 'idle',
+        exitState: 'failed',
+        error: 'boom',
+        errorReason: 'process_timeout',
+        completedAt: '2026-01-01T00:00:02.000Z',
+        updatedAt: '2026-01-01T00:00:02.000Z',
+      } as const;
+      const results = { output: { n: 1, nested: { s: 'ü' } }, stdout: 'out\n', stderr: 'err\n' };
+      await storage.finish(id, end, results, [
+        CALL,
+        { ...CALL, toolId: 'listOrders', ok: true, errorCode: null, errorReason: null },
+      ]);
+      expect(await storage.get(id)).toMatchObject(end);
+      expect(await storage.results(id)).toEqual(results);
+      expect((await storage.calls(id)).map((call) => call.toolId)).toEqual(['getUser', 'listOrders']);
+      expect((await storage.calls(id))[0]).toEqual(CALL);
+
+      await storage.reset(id, {
+        state: 'queued',
+        exitState: null,
+        error: null,
+        errorReason: null,
+        completedAt: null,
+        updatedAt: '2026-01-01T00:00:03.000Z',
+      });
+      expect(await storage.get(id)).toMatchObject({
+        state: 'queued',
+        exitState: null,
+        error: null,
+        errorReason: null,
+      });
+      expect(await storage.results(id)).toEqual({ output: {}, stdout: '', stderr: '' });
+      expect(await storage.calls(id)).toEqual([]);
+    });
+
+    it('lists newest first, filtered and paged, without envConfig', async () => {
+      const ids: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push(
+          await storage.insert(
+            newProcess({ ref: i % 2 === 0 ? 'even' : 'odd', keyId: i < 2 ? 'k1' : 'k2', envConfig: { i } }),
+          ),
+        );
+      }
+      await storage.finish(
+        ids[1] as number,
+        { state: 'idle', exitState: 'success', updatedAt: AT },
+        { output: {}, stdout: '', stderr: '' },
+        [],
+      );
+      await storage.update(ids[2] as number, { state: 'queued', updatedAt: AT });
+      const all = await storage.list({ limit: 10 });
+      expect(all.map((summary) => summary.id)).toEqual([...ids].reverse());
+      expect(all.every((summary) => !('envConfig' in summary))).toBe(true);
+      expect((await storage.list({ limit: 10, ref: 'even' })).map((s) => s.id)).toEqual([
+        ids[4],
+        ids[2],
+        ids[0],
+      ]);
+      expect((await storage.list({ limit: 10, keyId: 'k1' })).map((s) => s.id)).toEqual([ids[1], ids[0]]);
+      expect((await storage.list({ limit: 10, state: 'queued' })).map((s) => s.id)).toEqual([ids[2]]);
+      expect((await storage.list({ limit: 10, exitState: 'success' })).map((s) => s.id)).toEqual([ids[1]]);
+      expect((await storage.list({ limit: 2 })).map((s) => s.id)).toEqual([ids[4], ids[3]]);
+      expect((await storage.list({ limit: 2, beforeId: ids[3] })).map((s) => s.id)).toEqual([ids[2], ids[1]]);
+    });
+
+    it('deletes a process with its calls and results', async () => {
+      const id = await storage.insert(newProcess());
+      await storage.finish(
+        id,
+        { state: 'idle', exitState: 'success', updatedAt: AT },
+        { output: { a: 1 }, stdout: 'x', stderr: '' },
+        [CALL],
+      );
+      expect(await storage.delete(id)).toBe(true);
+      expect(await storage.get(id)).toBeUndefined();
+      expect(await storage.calls(id)).toEqual([]);
+      expect(await storage.delete(id)).toBe(false);
+      // Ids are never reused.
+      expect(await storage.insert(newProcess())).toBeGreaterThan(id);
+    });
+
+    it('records runs a stopped host left queued, running or terminating as failed, with the reason', async () => {
+      const idle = await storage.insert(newProcess());
+      const queued = await storage.insert(newProcess({ state: 'queued' }));
+      const running = await storage.insert(newProcess());
+      await storage.update(running, { state: 'running', updatedAt: AT });
+      const terminating = await storage.insert(newProcess());
+      await storage.update(terminating, { state: 'terminating', updatedAt: AT });
+      const at = '2026-01-02T00:00:00.000Z';
+      expect(await storage.failInterrupted('interrupted: the host stopped', at, 'process_interrupted')).toBe(
+        3,
+      );
+      for (const id of [queued, running, terminating]) {
+        expect(await storage.get(id)).toMatchObject({
+          state: 'idle',
+          exitState: 'failed',
+          error: 'interrupted: the host stopped',
+          errorReason: 'process_interrupted',
+          completedAt: at,
+        });
+      }
+      expect(await storage.get(idle)).toMatchObject({ state: 'idle', exitState: null, error: null });
+      expect(await storage.failInterrupted('again', at, 'process_interrupted')).toBe(0);
+    });
+  });
+}

@@ -1,0 +1,8 @@
+import { createMemoryProcessStorage } from '@cyrnel/core';
+import { runProcessStorageContract } from '../src/index';
+
+// The kit proven on core's in-memory storage (the SQLite store runs it in @cyrnel/store).
+runProcessStorageContract({
+  name: 'memory',
+  create: async () => ({ storage: createMemoryProcessStorage(), close: async () => {} }),
+});
