@@ -1,5 +1,5 @@
 import openapi from '@cyrnel/adapter-openapi';
-import { type CyrnelHost, createHost, createKeyRing, type KeyRing } from '@cyrnel/core';
+import { type CyrnelHost, createHost, createKeyRing, type KeyRing, type RegistryOptions } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Store } from '@cyrnel/store';
@@ -19,8 +19,10 @@ export interface ComposeHostOptions {
   readonly logger: ServerLogger;
   /** Called with the number of stored API keys before the host starts; throw to refuse the start. */
   readonly checkKeys?: (storedKeys: number) => void;
-  /** Where tool calls may connect (handed to every module's `setup`). */
+  /** Where tool calls may connect (handed to every module's `setup`), and downloads. */
   readonly outbound: OutboundPolicy;
+  /** Registries, npm and auto-updates. */
+  readonly registries?: RegistryOptions;
 }
 
 /** The process limits of SPEC §3 the server sets from its flags. */
@@ -73,6 +75,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       logger: options.logger.child({ component: 'core' }),
       limits: { ...options.limits },
       outbound: options.outbound,
+      ...(options.registries ? { registries: options.registries } : {}),
     });
   } catch (error) {
     await store.close();

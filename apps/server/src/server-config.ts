@@ -46,6 +46,12 @@ export interface ServerConfig {
   readonly allowPrivateUrls: boolean;
   readonly urlAllowCidrs: readonly string[];
   readonly urlDenyCidrs: readonly string[];
+  /** Registries for installs by name and `/registries`. */
+  readonly registries: readonly string[];
+  /** The npm registry modules are installed from. */
+  readonly npmRegistry: string;
+  /** Interval of auto-updates; undefined: never. */
+  readonly autoUpdateIntervalMs: number | undefined;
 }
 
 /** What the command line asked for: run with a config, or print help / the version. */
@@ -142,6 +148,9 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     allowPrivateUrls: get('allow-private-urls', false) as boolean,
     urlAllowCidrs: get('url-allow-cidrs', []) as string[],
     urlDenyCidrs: get('url-deny-cidrs', []) as string[],
+    registries: get('registries', []) as string[],
+    npmRegistry: get('npm-registry', 'https://registry.npmjs.org') as string,
+    autoUpdateIntervalMs: get('auto-update-interval-ms', undefined) as number | undefined,
   };
 }
 
@@ -151,6 +160,7 @@ function parseValue(spec: FlagSpec, value: string, source: string): string | num
     case 'string':
       if (value.trim() === '') throw refuse('must not be empty');
       if (spec.flag === 'secrets-key' && !isSecretsKey(value)) throw refuse('must be base64 of 32 bytes');
+      if (spec.flag === 'npm-registry' && !isHttpUrl(value)) throw refuse('must be an http(s) URL');
       return value;
     case 'port':
       if (!/^\d{1,5}$/.test(value) || Number(value) > 65_535) throw refuse('must be a port number 0..65535');
@@ -185,6 +195,10 @@ function parseValue(spec: FlagSpec, value: string, source: string): string | num
             throw refuse((error as Error).message);
           }
         }
+      }
+      if (spec.flag === 'registries') {
+        const bad = items.find((item) => !isHttpUrl(item));
+        if (bad !== undefined) throw refuse(`"${bad}" is not an http(s) URL`);
       }
       if (spec.flag === 'allowed-hosts') {
         const bad = items.find((item) => item !== '*' && !isHostPattern(item));
@@ -251,4 +265,13 @@ function database({ value, source }: { value: string; source: string }): Databas
 /** True for base64 text decoding to exactly 32 bytes (SPEC §3 secrets key). */
 export function isSecretsKey(value: string): boolean {
   return /^[A-Za-z0-9+/]+={0,2}$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
 }

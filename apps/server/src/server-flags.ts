@@ -222,6 +222,26 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     help: 'comma-separated browser origins (https://ui.example.com, * = any) allowed to send state-changing requests',
   },
   {
+    flag: 'registries',
+    env: 'CYRNEL_REGISTRIES',
+    kind: 'list',
+    help: 'comma-separated registry URLs (base URLs or registry.json URLs) for POST /services/install by name and /registries',
+  },
+  {
+    flag: 'npm-registry',
+    env: 'CYRNEL_NPM_REGISTRY',
+    kind: 'string',
+    help: 'npm registry modules are installed from by package name (POST /modules/install)',
+    shownDefault: 'https://registry.npmjs.org',
+  },
+  {
+    flag: 'auto-update-interval-ms',
+    env: 'CYRNEL_AUTO_UPDATE_INTERVAL_MS',
+    kind: 'positiveInteger',
+    help: 'update auto-update modules and registry-installed services this often (default: never)',
+    max: MAX_TIMER_DELAY_MS,
+  },
+  {
     flag: 'allow-private-urls',
     env: 'CYRNEL_ALLOW_PRIVATE_URLS',
     kind: 'boolean',

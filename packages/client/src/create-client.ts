@@ -3,6 +3,7 @@ import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
 import { createKeysApi, type KeysApi } from './keys-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
 import { createProcessesApi, type ProcessesApi } from './processes-api';
+import { createRegistriesApi, type RegistriesApi } from './registries-api';
 import type { RequestOptions } from './request-options';
 import { createServicesApi, type ServicesApi } from './services-api';
 import { createToolsApi, type ToolsApi } from './tools-api';
@@ -27,6 +28,8 @@ export interface CyrnelClient {
   readonly processes: ProcessesApi;
   /** API keys with roles (admin keys only). */
   readonly keys: KeysApi;
+  /** The server's configured registries. */
+  readonly registries: RegistriesApi;
 }
 
 /**
@@ -46,5 +49,6 @@ export function createClient(options: ClientOptions): CyrnelClient {
     environment: createEnvironmentApi(transport),
     processes: createProcessesApi(transport),
     keys: createKeysApi(transport),
+    registries: createRegistriesApi(transport),
   };
 }

@@ -11,6 +11,7 @@ export type { KeysApi } from './keys-api';
 export type { ModulesApi } from './modules-api';
 export type { ProcessEventsOptions } from './process-events';
 export type { ProcessesApi, RunProcessOptions } from './processes-api';
+export type { RegistriesApi } from './registries-api';
 export type { RequestOptions } from './request-options';
 export type { InstallServiceInput, ServicesApi } from './services-api';
 export type { SettingsApi } from './settings-api';

@@ -1,8 +1,11 @@
 import type {
+  InstallModuleRequest,
   ListResponse,
   ModuleDetail,
   ModuleListQuery,
   ModuleRecord,
+  ModuleUpdateResult,
+  PatchModuleRequest,
   ReloadModulesResponse,
 } from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
@@ -23,6 +26,20 @@ export interface ModulesApi extends SettingsApi {
   setEnabled(moduleId: string, enabled: boolean, options?: RequestOptions): Promise<ModuleDetail>;
   /** `POST /modules/reload`: rescan the modules directory. */
   reload(options?: RequestOptions): Promise<ReloadModulesResponse>;
+  /**
+   * `POST /modules/install`: a module from npm or a registry (201); it starts disabled.
+   *
+   * @example
+   * ```ts
+   * const module = await client.modules.install({ source: '@acme/cyrnel-adapter-soap', version: '^1' });
+   * await client.modules.setEnabled(module.id, true);
+   * ```
+   */
+  install(input: InstallModuleRequest, options?: RequestOptions): Promise<ModuleDetail>;
+  /** `POST /modules/:moduleId/update`: the newest version within its range. */
+  update(moduleId: string, options?: RequestOptions): Promise<ModuleUpdateResult>;
+  /** `PATCH /modules/:moduleId`: version range and auto-update of an installed module. */
+  configure(moduleId: string, patch: PatchModuleRequest, options?: RequestOptions): Promise<ModuleDetail>;
 }
 
 /** Build the `modules` group over a transport. */
@@ -36,6 +53,12 @@ export function createModulesApi(transport: Transport): ModulesApi {
     setEnabled: (moduleId, enabled, options) =>
       transport.json({ method: 'POST', path: url`/modules/${moduleId}/enabled`, body: { enabled }, options }),
     reload: (options) => transport.json({ method: 'POST', path: '/modules/reload', options }),
+    install: (input, options) =>
+      transport.json({ method: 'POST', path: '/modules/install', body: input, options }),
+    update: (moduleId, options) =>
+      transport.json({ method: 'POST', path: url`/modules/${moduleId}/update`, options }),
+    configure: (moduleId, patch, options) =>
+      transport.json({ method: 'PATCH', path: url`/modules/${moduleId}`, body: patch, options }),
     ...createSettingsApi(transport, '/modules'),
   };
 }

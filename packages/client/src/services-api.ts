@@ -1,6 +1,8 @@
 import type {
+  InstallFromRegistryRequest,
   InstallServiceRequest,
   ListResponse,
+  RegistryUpdateResult,
   ServiceDetail,
   ServiceListQuery,
   ServiceRecord,
@@ -35,6 +37,17 @@ export interface ServicesApi extends SettingsApi {
   delete(serviceId: string, options?: RequestOptions): Promise<void>;
   /** `POST /services/:serviceId/enabled`; a hydration failure is a 502 `CyrnelHttpError`. */
   setEnabled(serviceId: string, enabled: boolean, options?: RequestOptions): Promise<ServiceDetail>;
+  /**
+   * `POST /services/install`: install from a registry (201).
+   *
+   * @example
+   * ```ts
+   * await client.services.installFromRegistry({ source: 'https://registry.example.com#petstore', version: '^1' });
+   * ```
+   */
+  installFromRegistry(input: InstallFromRegistryRequest, options?: RequestOptions): Promise<ServiceDetail>;
+  /** `POST /services/:serviceId/update`: the registry entry's latest version. */
+  updateFromRegistry(serviceId: string, options?: RequestOptions): Promise<RegistryUpdateResult>;
 }
 
 /** Build the `services` group over a transport. */
@@ -65,6 +78,10 @@ export function createServicesApi(transport: Transport): ServicesApi {
         body: { enabled },
         options,
       }),
+    installFromRegistry: (input, options) =>
+      transport.json({ method: 'POST', path: '/services/install', body: input, options }),
+    updateFromRegistry: (serviceId, options) =>
+      transport.json({ method: 'POST', path: url`/services/${serviceId}/update`, options }),
     ...createSettingsApi(transport, '/services'),
   };
 }

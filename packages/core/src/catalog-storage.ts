@@ -1,4 +1,5 @@
 import type { JSONSchema, ModuleType } from '@cyrnel/sdk';
+import type { RegistryOrigin } from '@cyrnel/sdk/api';
 import type { SealedSecrets } from './secrets-cipher';
 
 /**
@@ -54,6 +55,10 @@ export interface ServiceRow {
   readonly configSchema: JSONSchema;
   readonly secretsSchema: JSONSchema;
   readonly adapterDomain: Record<string, unknown>;
+  /** Version of the adapter that generated the stored tools; null when unknown. */
+  readonly adapterVersion: string | null;
+  /** The registry entry it was installed from; null when installed directly. */
+  readonly registry: RegistryOrigin | null;
   readonly toolCount: number;
   readonly enabledToolCount: number;
   readonly createdAt: string;
@@ -117,6 +122,10 @@ export interface ServiceDefinitionFields {
   readonly adapterDomain: Record<string, unknown>;
   /** The schemas the tools share (`ServiceDefinition.schemas`), stored once; none when absent. */
   readonly schemas?: Readonly<Record<string, JSONSchema>>;
+  /** Version of the adapter that generated the definition; absent is stored as null (unknown). */
+  readonly adapterVersion?: string | null;
+  /** The registry entry the definition came from; absent is stored as null (installed directly). */
+  readonly registry?: RegistryOrigin | null;
   readonly tools: readonly NewTool[];
 }
 
@@ -201,6 +210,8 @@ export interface CatalogStorage {
   setServiceEnabled(id: string, enabled: boolean, at: string): Promise<boolean>;
   /** Delete the service with its tools, config and secrets; false when it did not exist. */
   deleteService(id: string): Promise<boolean>;
+  /** The stored definition text (what regeneration feeds `generateDefinition`); undefined when the service does not exist. */
+  getServiceDefinitionText(id: string): Promise<string | undefined>;
   /** The service's shared schemas; undefined when it has none or does not exist. */
   getServiceSchemas(id: string): Promise<Record<string, JSONSchema> | undefined>;
 

@@ -8,6 +8,9 @@ import type { CyrnelHost } from './host';
 import { createModuleRegistry } from './module-registry';
 import { createModulesApi } from './modules-api';
 import { createProcessManager, type ProcessLimits, type ProcessStorage } from './processes/index';
+import { startAutoUpdate } from './registries/auto-update';
+import { createModuleInstaller } from './registries/module-installer';
+import { createServiceRegistries } from './registries/service-registries';
 import { silentLogger } from './scoped-logger';
 import { createSecretsCipher } from './secrets-cipher';
 import { createSecretsVault } from './secrets-vault';
@@ -28,6 +31,28 @@ export const HOST_VERSION: string = version;
 export interface HostStorage {
   readonly catalog: CatalogStorage;
   readonly processes: ProcessStorage;
+}
+
+/** Where services and modules are installed from. */
+export interface RegistryOptions {
+  /** Registries (base URLs or metadata URLs) searched in order for bare service names. */
+  readonly urls?: readonly string[];
+  /** Base URL of the npm registry modules are installed from. Default `https://registry.npmjs.org`. */
+  readonly npmRegistry?: string;
+  /**
+   * Where registry and npm downloads may connect (default: `CreateHostOptions.outbound`, and
+   * nothing checked without one).
+   */
+  readonly outbound?: OutboundPolicy;
+  /** Largest download (metadata, definition, archive) in bytes. Default 64 MiB. */
+  readonly maxBytes?: number;
+  /** Deadline of one download. Default 30 s. */
+  readonly timeoutMs?: number;
+  /**
+   * Every this many ms, update the modules whose `autoUpdate` is on, then every registry-installed
+   * service. Default: never.
+   */
+  readonly autoUpdateIntervalMs?: number;
 }
 
 /** Options of {@link createHost}. */
@@ -59,6 +84,8 @@ export interface CreateHostOptions {
    * `context.outbound` (see `createOutboundPolicy`). Absent: modules check nothing.
    */
   readonly outbound?: OutboundPolicy;
+  /** Registries, npm and auto-updates (issue 16); see {@link RegistryOptions}. */
+  readonly registries?: RegistryOptions;
   /** Workers and deadlines of schema validation (tool parameters, config, secrets). */
   readonly validation?: SchemaCheckerOptions;
   /** Clock, for tests. */
@@ -117,7 +144,11 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const services = createServicesApi({
     catalog,
     vault,
-    registry: { adapter, isKnownAdapter: (id) => registry.isKnownAdapter(id) },
+    registry: {
+      adapter,
+      isKnownAdapter: (id) => registry.isKnownAdapter(id),
+      adapterVersion: (id) => registry.adapterVersion(id),
+    },
     checker,
     logger,
     now,
@@ -150,6 +181,28 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     await checker.close();
     throw error;
   }
+  const registryOptions = options.registries ?? {};
+  const access = {
+    urls: registryOptions.urls ?? [],
+    hostVersion: options.hostVersion ?? HOST_VERSION,
+    download: {
+      outbound: registryOptions.outbound ?? options.outbound ?? { check() {} },
+      maxBytes: registryOptions.maxBytes ?? 64 * 1024 * 1024,
+      timeoutMs: registryOptions.timeoutMs ?? 30_000,
+    },
+  };
+  const serviceRegistries = createServiceRegistries({ ...access, catalog, services, logger });
+  const installer = createModuleInstaller({
+    ...access,
+    registry,
+    registries: serviceRegistries,
+    npmRegistry: registryOptions.npmRegistry ?? 'https://registry.npmjs.org',
+    logger,
+  });
+  const autoUpdate = startAutoUpdate(registryOptions.autoUpdateIntervalMs, logger, async () => {
+    await installer.updateAll();
+    await serviceRegistries.updateAll();
+  });
   const tools = createToolsApi({
     catalog,
     isAdapterActive: (id) => registry.adapter(id) !== undefined,
@@ -165,13 +218,23 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const environment = createEnvironmentApi(environments, tools, catalogState);
   let closing: Promise<void> | undefined;
   return {
-    modules: createModulesApi(registry),
-    services,
+    modules: createModulesApi(registry, installer),
+    services: {
+      ...services,
+      installFromRegistry: (input) => serviceRegistries.installService(input),
+      updateFromRegistry: (id) => serviceRegistries.updateService(id),
+    },
+    registries: {
+      list: () => serviceRegistries.list(),
+      services: () => serviceRegistries.browse('services'),
+      modules: () => serviceRegistries.browse('modules'),
+    },
     tools,
     environment,
     processes: processes.api,
     close(closeOptions) {
       closing ??= (async () => {
+        autoUpdate.stop();
         await processes.close(closeOptions);
         await registry.close();
         await checker.close();

@@ -6,12 +6,16 @@ import type {
   ModuleDetail,
   ModuleListQuery,
   ModuleRecord,
+  ModuleUpdateResult,
   ProcessEvent,
   ProcessListQuery,
   ProcessOutput,
   ProcessRecord,
   ProcessResult,
   ProcessSummary,
+  RegistryListing,
+  RegistrySummary,
+  RegistryUpdateResult,
   ReloadModulesResponse,
   ServiceDetail,
   ServiceListQuery,
@@ -59,6 +63,12 @@ export interface ModulesApi {
   patchConfig(moduleId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
   getSecretsPresent(moduleId: string): Promise<string[]>;
   patchSecrets(moduleId: string, patch: JsonPatch): Promise<void>;
+  /** Install a module from npm or a registry (`InstallModuleRequest`); it starts disabled. */
+  install(input: unknown): Promise<ModuleDetail>;
+  /** Update an installed module to the newest version within its range. */
+  update(moduleId: string): Promise<ModuleUpdateResult>;
+  /** Change an installed module's version range or auto-update flag (`PatchModuleRequest`). */
+  configure(moduleId: string, patch: unknown): Promise<ModuleDetail>;
 }
 
 /** Service operations (SPEC §3 "Services"). */
@@ -73,6 +83,20 @@ export interface ServicesApi {
   patchConfig(serviceId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
   getSecretsPresent(serviceId: string): Promise<string[]>;
   patchSecrets(serviceId: string, patch: JsonPatch): Promise<void>;
+  /** Install from a registry (`InstallFromRegistryRequest`). */
+  installFromRegistry(input: unknown): Promise<ServiceDetail>;
+  /** Re-resolve a registry-installed service's entry; an unchanged text changes nothing. */
+  updateFromRegistry(serviceId: string): Promise<RegistryUpdateResult>;
+}
+
+/** The configured registries (issue 16). */
+export interface RegistriesApi {
+  /** Each configured registry, read now. */
+  list(): Promise<RegistrySummary[]>;
+  /** Every service the configured registries offer. */
+  services(): Promise<RegistryListing[]>;
+  /** Every module the configured registries offer. */
+  modules(): Promise<RegistryListing[]>;
 }
 
 /** Tool operations (seed 004). */
@@ -141,6 +165,7 @@ export interface CyrnelHost {
   readonly tools: ToolsApi;
   readonly environment: EnvironmentApi;
   readonly processes: ProcessesApi;
+  readonly registries: RegistriesApi;
   /** Stop accepting processes, give running ones `graceMs`, kill and record the rest, tear modules down. */
   close(options?: { graceMs?: number }): Promise<void>;
 }

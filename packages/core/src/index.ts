@@ -22,7 +22,13 @@ export type {
   ToolRowQuery,
   ToolSearchQuery,
 } from './catalog-storage';
-export { type CreateHostOptions, createHost, HOST_VERSION, type HostStorage } from './create-host';
+export {
+  type CreateHostOptions,
+  createHost,
+  HOST_VERSION,
+  type HostStorage,
+  type RegistryOptions,
+} from './create-host';
 export * from './definition-source/index';
 export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
@@ -32,6 +38,7 @@ export type {
   InstallServiceInput,
   ModulesApi,
   ProcessesApi,
+  RegistriesApi,
   ServicesApi,
   ToolsApi,
   UpdateServiceInput,

@@ -10,6 +10,7 @@ import {
   type ModuleInfo,
   validateModuleManifest,
 } from '@cyrnel/sdk';
+import type { ModuleOrigin } from '@cyrnel/sdk/api';
 import { isValidRange, satisfiesRange } from './semver-range';
 
 /** A module the registry knows the code of: a built-in or a custom module loaded from disk. */
@@ -21,6 +22,22 @@ export interface RegisteredModule {
   readonly dir?: string;
   /** Changes when the code on disk changes; a reload re-activates the module then. */
   readonly codeKey: string;
+  /** Where an installed module came from (its `.cyrnel-install.json`). */
+  readonly origin?: ModuleOrigin;
+}
+
+/** The file beside `module.json` in which `POST /modules/install` records a module's origin. */
+export const INSTALL_RECORD = '.cyrnel-install.json';
+
+async function readOrigin(dir: string): Promise<ModuleOrigin | undefined> {
+  try {
+    const value: unknown = JSON.parse(await readFile(join(dir, INSTALL_RECORD), 'utf8'));
+    return isPlainObject(value) && typeof value.source === 'string'
+      ? (value as unknown as ModuleOrigin)
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What a scan of the modules directory found. */
@@ -91,12 +108,14 @@ async function loadModuleDir(dir: string, hostVersion: string): Promise<Register
   const definition = definitionOf(namespace);
   if (!definition) throw new Error('main must export { configSchema, secretsSchema, instantiate() }');
   const { id, name, description, type, version, engines } = info;
+  const origin = await readOrigin(dir);
   return {
     info: { id, name, description, type, version, ...(engines ? { engines } : {}) },
     definition,
     isBuiltin: false,
     dir,
     codeKey,
+    ...(origin ? { origin } : {}),
   };
 }
 
@@ -109,7 +128,8 @@ export async function scanModules(modulesDir: string | undefined, hostVersion: s
   const skipped: { dir: string; error: string }[] = [];
   if (!modulesDir || !existsSync(modulesDir)) return { found, skipped };
   const entries = (await readdir(modulesDir, { withFileTypes: true }))
-    .filter((entry) => entry.isDirectory() || entry.isSymbolicLink())
+    // Dot-directories are the installer's (staging, the previous version during an update).
+    .filter((entry) => (entry.isDirectory() || entry.isSymbolicLink()) && !entry.name.startsWith('.'))
     .map((entry) => entry.name)
     .sort();
   for (const name of entries) {

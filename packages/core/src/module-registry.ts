@@ -48,6 +48,14 @@ export interface ModuleRegistry {
   /** Register built-ins, scan, reconcile and activate; call once. */
   start(): Promise<ReloadModulesResponse>;
   reload(): Promise<ReloadModulesResponse>;
+  /** Reload after installing `id`: a module new to the table starts disabled. */
+  reloadInstalled(id: string): Promise<ReloadModulesResponse>;
+  /** Whether `id` is a built-in module's id. */
+  isBuiltin(id: string): boolean;
+  /** The directory modules are installed into, if any. */
+  readonly modulesDir: string | undefined;
+  /** Run `task` serialized with every other module change (installs swap directories under it). */
+  serial<T>(task: () => Promise<T>): Promise<T>;
   details(): Promise<ModuleDetail[]>;
   detail(id: string): Promise<ModuleDetail>;
   setEnabled(id: string, enabled: boolean): Promise<ModuleDetail>;
@@ -57,6 +65,8 @@ export interface ModuleRegistry {
   patchSecrets(id: string, patch: JsonPatch): Promise<void>;
   /** The active adapter instance of `id`. */
   adapter(id: string): AdapterModule | undefined;
+  /** The version of the code registered for adapter `id` (what its services are generated with). */
+  adapterVersion(id: string): string | undefined;
   /** The ids of the adapters active now (what tool search keeps). */
   activeAdapterIds(): string[];
   /** Whether an adapter module of this id is registered (present or missing). */
@@ -95,6 +105,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       enabled: row.enabled,
       status: runtimes.status(row),
       error: row.missing ? 'the module code was not found at the last scan' : (runtime?.error ?? null),
+      origin: runtime?.module?.origin ?? null,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
       configSchema: definition?.configSchema ?? {},
@@ -157,7 +168,9 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     }
   };
 
-  const scanAndReconcile = async (): Promise<ReloadModulesResponse> => {
+  const scanAndReconcile = async (
+    startDisabled: ReadonlySet<string> = new Set(),
+  ): Promise<ReloadModulesResponse> => {
     const scan = await scanModules(options.modulesDir, options.hostVersion);
     const registered: RegisteredModule[] = [];
     const skipped = [...scan.skipped];
@@ -174,7 +187,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       taken.add(module.info.id);
       registered.push(module);
     }
-    await reconcileModules(catalog, runtimes, registered, at());
+    await reconcileModules(catalog, runtimes, registered, at(), startDisabled);
     for (const entry of skipped) logger.warn('module skipped', { ...entry });
     return {
       loaded: registered.filter((module) => !module.isBuiltin).map((module) => module.info.id),
@@ -184,8 +197,13 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
 
   return {
     environments: runtimes.environments,
-    start: () => serial(scanAndReconcile),
-    reload: () => serial(scanAndReconcile),
+    start: () => serial(() => scanAndReconcile()),
+    reload: () => serial(() => scanAndReconcile()),
+    // Called inside `serial` by the installer.
+    reloadInstalled: (id) => scanAndReconcile(new Set([id])),
+    isBuiltin: (id) => builtins.some((module) => module.info.id === id),
+    modulesDir: options.modulesDir,
+    serial,
     details: async () => (await catalog.listModules()).map(toDetail),
     detail: async (id) => toDetail(await findRow(id)),
     setEnabled: (id, enabled) =>
@@ -219,6 +237,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         await reactivate(row);
       }),
     adapter: (id) => runtimes.get(id)?.adapter,
+    adapterVersion: (id) => runtimes.get(id)?.module?.info.version,
     activeAdapterIds: () => runtimes.activeAdapterIds(),
     isKnownAdapter: (id) => runtimes.get(id)?.type === 'adapter',
     close: () => serial(() => runtimes.close()),

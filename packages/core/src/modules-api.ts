@@ -12,6 +12,7 @@ import {
 import { requireJsonPatch } from './json-patch';
 import type { ModuleRegistry } from './module-registry';
 import { decodeCursor, pageLimit, toPage } from './page';
+import type { ModuleInstaller } from './registries/module-installer';
 
 function toRecord(detail: ModuleDetail): ModuleRecord {
   const { configSchema: _config, secretsSchema: _secrets, ...record } = detail;
@@ -19,7 +20,7 @@ function toRecord(detail: ModuleDetail): ModuleRecord {
 }
 
 /** The modules API over the registry, validating every client-passable input. */
-export function createModulesApi(registry: ModuleRegistry): ModulesApi {
+export function createModulesApi(registry: ModuleRegistry, installer: ModuleInstaller): ModulesApi {
   return {
     async list(rawQuery) {
       const query = queryObject(rawQuery);
@@ -57,5 +58,8 @@ export function createModulesApi(registry: ModuleRegistry): ModulesApi {
       const valid = requireJsonPatch(patch);
       return registry.patchSecrets(requireModuleId(id), valid);
     },
+    install: (input) => installer.install(input),
+    update: (id) => installer.update(id),
+    configure: (id, patch) => installer.configure(id, patch),
   };
 }

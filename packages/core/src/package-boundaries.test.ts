@@ -47,15 +47,16 @@ describe('@cyrnel/core package boundaries', () => {
       'ajv-formats',
       're2js',
       'semver',
+      'tar',
     ]);
   });
 
-  it('imports only node built-ins, its SPEC §2 dependencies (plus semver for engines ranges) and its own files', () => {
+  it('imports only node built-ins, its SPEC §2 dependencies (plus semver for engines ranges, tar for module archives) and its own files', () => {
     const outside = importsUnder(join(root, 'src')).filter(
       ({ specifier }) =>
         !specifier.startsWith('.') &&
         !specifier.startsWith('node:') &&
-        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|re2js|semver|vitest)(\/|$)/.test(specifier),
+        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|re2js|semver|tar|vitest)(\/|$)/.test(specifier),
     );
     expect(outside).toEqual([]);
   });

@@ -13,6 +13,8 @@ export async function reconcileModules(
   runtimes: ModuleRuntimes,
   registered: readonly RegisteredModule[],
   at: string,
+  /** Ids that start disabled when they are new (modules just installed). */
+  startDisabled: ReadonlySet<string> = new Set(),
 ): Promise<void> {
   const rows = new Map((await catalog.listModules()).map((row) => [row.id, row]));
   const ids = new Set(registered.map((module) => module.info.id));
@@ -29,7 +31,7 @@ export async function reconcileModules(
     const runtime = runtimes.of(id);
     runtime.type = type;
     if (!row) {
-      const enabled = type === 'adapter' || !environmentEnabled;
+      const enabled = !startDisabled.has(id) && (type === 'adapter' || !environmentEnabled);
       if (type === 'environment' && enabled) environmentEnabled = true;
       await catalog.insertModule({
         id,
@@ -70,6 +72,8 @@ export async function reconcileModules(
     }
     const previous = runtime.module;
     if (previous && previous.codeKey === module.codeKey && previous.info.type === type && !row.missing) {
+      // Same code: keep the instance, take the fresh registration (its install record may have changed).
+      runtime.module = module;
       if (!enabled) await runtimes.deactivate(id);
       continue;
     }

@@ -1,5 +1,6 @@
 import type { AdapterModule, ModuleLogger, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
-import type { CatalogStorage, ServiceRow } from './catalog-storage';
+import type { RegistryOrigin } from '@cyrnel/sdk/api';
+import type { CatalogStorage, ServiceDefinitionFields, ServiceRow } from './catalog-storage';
 import { checkDefinition } from './check-definition';
 import { cyrnelError } from './errors';
 import type { ModuleRegistry } from './module-registry';
@@ -11,11 +12,43 @@ import type { Settings } from './settings';
 export interface ServiceLifecycleOptions {
   readonly catalog: CatalogStorage;
   readonly settings: Pick<Settings, 'forSetup'>;
-  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
+  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
   /** Records each hydration's outcome; dehydrating forgets it. */
   readonly health: ServiceHealth;
+}
+
+/** What is stored with a definition besides what `generateDefinition` made of it. */
+export interface DefinitionOrigin {
+  readonly text: string;
+  readonly hash: string;
+  readonly source: string | null;
+  readonly registry: RegistryOrigin | null;
+  /** Version of the adapter that generated it. */
+  readonly adapterVersion: string | null;
+}
+
+/** The stored fields of a generated definition; tools enabled as `enabled(toolId)` says. */
+export function definitionFields(
+  definition: ServiceDefinition,
+  origin: DefinitionOrigin,
+  enabled: (toolId: string) => boolean,
+): ServiceDefinitionFields {
+  return {
+    name: definition.name,
+    description: definition.description,
+    hash: origin.hash,
+    source: origin.source,
+    definition: origin.text,
+    configSchema: definition.configSchema,
+    secretsSchema: definition.secretsSchema,
+    adapterDomain: definition.adapterDomain,
+    adapterVersion: origin.adapterVersion,
+    registry: origin.registry,
+    ...(definition.schemas ? { schemas: definition.schemas } : {}),
+    tools: definition.tools.map((tool) => ({ ...tool, enabled: enabled(tool.id) })),
+  };
 }
 
 /** The adapter calls of a service's life, in the order of seeds 000/001. */
@@ -30,8 +63,26 @@ export interface ServiceLifecycle {
   dehydrate(row: ServiceRow): Promise<void>;
   /** `hydrateService` with the validated state; a throw becomes a 502. */
   hydrate(row: ServiceRow, adapter: AdapterModule): Promise<void>;
-  /** Enable with rollback (SPEC §3): validate, flag on, hydrate; a failed hydration turns the flag off again. */
+  /**
+   * Enable with rollback (SPEC §3): regenerate when the adapter's version changed, validate, flag
+   * on, hydrate; a failed hydration turns the flag off again.
+   */
   enable(row: ServiceRow): Promise<void>;
+  /** Replace the stored definition, keeping each surviving tool's flag (new tools enabled). */
+  replace(
+    row: ServiceRow,
+    definition: ServiceDefinition,
+    origin: DefinitionOrigin,
+    enabled: boolean,
+  ): Promise<void>;
+  /**
+   * Regenerate a service whose tools an earlier version of its (now active) adapter generated
+   * (issue 16): `generateDefinition` on the stored text, tools replaced keeping their flags,
+   * config and secrets kept and validated by the hydration of an enabled service. A failure
+   * leaves the service disabled, its `error` saying why, and is rethrown; the stored version stays
+   * the old one, so the next activation tries again. True when it regenerated.
+   */
+  regenerate(row: ServiceRow, adapter: AdapterModule): Promise<boolean>;
   /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
   rehydrate(row: ServiceRow, restore: () => Promise<void>): Promise<void>;
 }
@@ -95,8 +146,65 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     }
   };
 
+  const replace = async (
+    row: ServiceRow,
+    definition: ServiceDefinition,
+    origin: DefinitionOrigin,
+    enabled: boolean,
+  ): Promise<void> => {
+    const flags = new Map(
+      (await catalog.listTools({ serviceId: row.id })).map((tool) => [tool.id, tool.enabled]),
+    );
+    await catalog.replaceServiceDefinition(
+      row.id,
+      definitionFields(definition, origin, (toolId) => flags.get(toolId) ?? true),
+      enabled,
+      now().toISOString(),
+    );
+  };
+
+  const regenerate = async (row: ServiceRow, adapter: AdapterModule): Promise<boolean> => {
+    const version = registry.adapterVersion(row.adapter) ?? null;
+    if (version === null || row.adapterVersion === version) return false;
+    const fail = async (error: unknown): Promise<never> => {
+      const message = `regenerating the service with adapter ${row.adapter} ${version} failed: ${errorMessage(error)}`;
+      await catalog.setServiceEnabled(row.id, false, now().toISOString());
+      await dehydrate(row);
+      health.set(row.id, message);
+      logger.error('service regeneration failed', { service: row.id, error: message });
+      throw cyrnelError('service_regeneration_failed', message, { cause: error });
+    };
+    const text = await catalog.getServiceDefinitionText(row.id);
+    if (text === undefined) throw cyrnelError('service_not_found', `service ${row.id} not found`);
+    let definition: ServiceDefinition;
+    try {
+      definition = await generate(adapter, row.adapter, text);
+    } catch (error) {
+      return fail(error);
+    }
+    await dehydrate(row);
+    const origin = {
+      text,
+      hash: row.hash,
+      source: row.source,
+      registry: row.registry,
+      adapterVersion: version,
+    };
+    await replace(row, definition, origin, row.enabled);
+    logger.info('service regenerated', { service: row.id, adapter: row.adapter, version });
+    const fresh = await find(row.id);
+    if (!fresh.enabled) return true;
+    try {
+      await hydrate(fresh, adapter);
+    } catch (error) {
+      return fail(error);
+    }
+    return true;
+  };
+
   const enable = async (row: ServiceRow): Promise<void> => {
     const adapter = activeAdapter(row.adapter);
+    if (await regenerate(row, adapter)) row = await find(row.id);
     await state(row);
     await catalog.setServiceEnabled(row.id, true, now().toISOString());
     try {
@@ -119,5 +227,5 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     }
   };
 
-  return { find, activeAdapter, generate, dehydrate, hydrate, enable, rehydrate };
+  return { find, activeAdapter, generate, dehydrate, hydrate, enable, rehydrate, replace, regenerate };
 }

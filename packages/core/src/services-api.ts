@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
-import type { ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
+import type { RegistryOrigin, ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
 import { validateBody } from './body-schema';
 import type { CatalogStorage, ServiceRow } from './catalog-storage';
 import { cyrnelError } from './errors';
@@ -23,7 +23,7 @@ import { validateAgainstSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
 import { createServiceHealth, type ServiceHealth } from './service-health';
-import { createServiceLifecycle } from './service-lifecycle';
+import { createServiceLifecycle, definitionFields } from './service-lifecycle';
 import { createSettings } from './settings';
 import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
@@ -49,7 +49,7 @@ const UPDATE_INPUT = {
 export interface ServicesApiOptions {
   readonly catalog: CatalogStorage;
   readonly vault: SecretsVault;
-  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter'>;
+  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
   /** Validates config and secrets off the main thread. */
   readonly checker: SchemaChecker;
   readonly logger: ModuleLogger;
@@ -58,10 +58,42 @@ export interface ServicesApiOptions {
   readonly health?: ServiceHealth;
 }
 
-/** The services API plus the hook the registry calls when an adapter becomes active. */
-export interface ServicesEngine extends ServicesApi {
-  /** Hydrate every enabled service of a freshly set-up adapter (failures are logged). */
+/** A definition resolved by a front end or a registry, ready to install. */
+export interface ResolvedInstall {
+  readonly id: string;
+  readonly adapter: string;
+  readonly text: string;
+  readonly source: string | null;
+  readonly registry: RegistryOrigin | null;
+  readonly config?: Record<string, unknown>;
+  readonly secrets?: Record<string, unknown>;
+  readonly enabled: boolean;
+}
+
+/** A new definition text for a service; absent fields keep the stored ones. */
+export interface ResolvedUpdate {
+  readonly text: string;
+  readonly source?: string | null;
+  readonly registry?: RegistryOrigin | null;
+  /** Checked on the current row under the service's lock, before anything changes; throw to refuse. */
+  readonly expect?: (row: ServiceRow) => void;
+}
+
+/** The services API plus the hooks of the module registry and of service registries. */
+export interface ServicesEngine extends Omit<ServicesApi, 'installFromRegistry' | 'updateFromRegistry'> {
+  /**
+   * Hydrate every enabled service of a freshly set-up adapter, first regenerating the services an
+   * earlier version of it generated (failures are logged and shown on the service).
+   */
   hydrateAdapter(adapterId: string, adapter: AdapterModule): Promise<void>;
+  /** Install a resolved definition (what `install` does after validating its input). */
+  installResolved(input: ResolvedInstall): Promise<ServiceDetail>;
+  /** Update with a resolved definition; `updated: false` when the text is the stored one. */
+  updateResolved(id: string, input: ResolvedUpdate): Promise<{ updated: boolean; service: ServiceDetail }>;
+}
+
+function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** The service record of the wire API (no schemas), with what this host knows of its hydration. */
@@ -71,6 +103,7 @@ function toServiceRecord(
   isAdapterActive: (id: string) => boolean,
 ): ServiceRecord {
   const { id, name, description, adapter, enabled, hash, source, toolCount, createdAt, updatedAt } = row;
+  const { adapterVersion, registry } = row;
   const error = health.error(id) ?? null;
   const effectivelyEnabled = enabled && error === null && isAdapterActive(adapter);
   return {
@@ -82,6 +115,8 @@ function toServiceRecord(
     hash,
     source,
     toolCount,
+    adapterVersion,
+    registry,
     effectivelyEnabled,
     error,
     createdAt,
@@ -105,7 +140,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const lock = createKeyedLock();
   const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
 
-  const { find, activeAdapter, generate, dehydrate, enable, rehydrate, hydrate } = createServiceLifecycle({
+  const lifecycle = createServiceLifecycle({
     catalog,
     settings,
     registry,
@@ -113,6 +148,99 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     now,
     health,
   });
+  const { find, activeAdapter, generate, dehydrate, enable, rehydrate, hydrate, replace, regenerate } =
+    lifecycle;
+
+  /** Install a checked, resolved definition (an inline or downloaded one, or a registry's). */
+  const installResolved = async (input: ResolvedInstall): Promise<ServiceDetail> => {
+    const { id, adapter: adapterId, text, config, secrets, enabled } = input;
+    return locked(id, async () => {
+      if (await catalog.getService(id)) throw cyrnelError('service_exists', `service ${id} already exists`);
+      const definition = await generate(activeAdapter(adapterId), adapterId, text);
+      // Given values must validate; absent ones are stored as defaults and checked when enabling.
+      const storedConfig = config
+        ? await validateAgainstSchema(checker, definition.configSchema, config, {
+            field: 'config',
+            applyDefaults: true,
+          })
+        : fillDefaults(definition.configSchema, {});
+      const storedSecrets = secrets
+        ? await validateSecrets(checker, definition.secretsSchema, secrets)
+        : undefined;
+      if (enabled) {
+        // Asked to enable: a config or secrets problem is a 400 before anything is stored.
+        await validateAgainstSchema(checker, definition.configSchema, storedConfig, { field: 'config' });
+        await validateSecrets(checker, definition.secretsSchema, storedSecrets ?? {});
+      }
+      const at = now().toISOString();
+      const origin = {
+        text,
+        hash: sha256(text),
+        source: input.source,
+        registry: input.registry,
+        adapterVersion: registry.adapterVersion(adapterId) ?? null,
+      };
+      await catalog.insertService({
+        ...definitionFields(definition, origin, () => true),
+        id,
+        adapter: adapterId,
+        enabled: false,
+        config: stripDefaults(definition.configSchema, storedConfig),
+        secrets: storedSecrets ? vault.seal(owner(id), storedSecrets) : null,
+        createdAt: at,
+      });
+      if (enabled) {
+        const row = await find(id);
+        try {
+          await enable(row);
+        } catch (error) {
+          // A failed install stores nothing: undo it the way a delete would, so a retry can succeed.
+          await dehydrate(row);
+          await catalog.deleteService(id);
+          throw error;
+        }
+      }
+      return toServiceDetail(await find(id));
+    });
+  };
+
+  /** Replace a service's definition; an unchanged text changes nothing (`updated: false`). */
+  const updateResolved = async (
+    id: string,
+    input: ResolvedUpdate,
+  ): Promise<{ updated: boolean; service: ServiceDetail }> =>
+    locked(id, async () => {
+      const row = await find(id);
+      if (input.expect) input.expect(row);
+      const hash = sha256(input.text);
+      if (hash === row.hash) return { updated: false, service: toServiceDetail(row) };
+      const definition = await generate(activeAdapter(row.adapter), row.adapter, input.text);
+      // Seed 001: dehydrate immediately before the new tools are inserted; the service stays disabled.
+      await dehydrate(row);
+      const origin = {
+        text: input.text,
+        hash,
+        source: input.source === undefined ? row.source : input.source,
+        registry: input.registry === undefined ? row.registry : input.registry,
+        adapterVersion: registry.adapterVersion(row.adapter) ?? null,
+      };
+      try {
+        await replace(row, definition, origin, false);
+      } catch (error) {
+        // Nothing was written: the row still says enabled, so the adapter must hold it again.
+        const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+        if (adapter) {
+          await hydrate(row, adapter).catch((rehydrateError: unknown) => {
+            logger.error('service failed to hydrate again after a failed update', {
+              service: id,
+              error: errorMessage(rehydrateError),
+            });
+          });
+        }
+        throw error;
+      }
+      return { updated: true, service: toServiceDetail(await find(id)) };
+    });
 
   const serviceId = (id: unknown) => requireIdentifier(id, 'serviceId');
 
@@ -155,62 +283,17 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     },
     async install(rawInput) {
       const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_INPUT);
-      const id = requireIdentifier(input.id, 'id');
-      const adapterId = requireModuleId(input.adapter, 'adapter');
-      const text = requireString(input.definition, 'definition', { nonEmpty: true });
-      const source = input.source === null ? null : (optionalString(input.source, 'source') ?? null);
       const config = optionalObject(input.config, 'config');
       const secrets = optionalObject(input.secrets, 'secrets');
-      const enabled = optionalBoolean(input.enabled, 'enabled') ?? false;
-      return locked(id, async () => {
-        if (await catalog.getService(id)) throw cyrnelError('service_exists', `service ${id} already exists`);
-        const definition = await generate(activeAdapter(adapterId), adapterId, text);
-        // Given values must validate; absent ones are stored as defaults and checked when enabling.
-        const storedConfig = config
-          ? await validateAgainstSchema(checker, definition.configSchema, config, {
-              field: 'config',
-              applyDefaults: true,
-            })
-          : fillDefaults(definition.configSchema, {});
-        const storedSecrets = secrets
-          ? await validateSecrets(checker, definition.secretsSchema, secrets)
-          : undefined;
-        if (enabled) {
-          // Asked to enable: a config or secrets problem is a 400 before anything is stored.
-          await validateAgainstSchema(checker, definition.configSchema, storedConfig, { field: 'config' });
-          await validateSecrets(checker, definition.secretsSchema, storedSecrets ?? {});
-        }
-        const at = now().toISOString();
-        await catalog.insertService({
-          id,
-          adapter: adapterId,
-          enabled: false,
-          name: definition.name,
-          description: definition.description,
-          hash: createHash('sha256').update(text, 'utf8').digest('hex'),
-          source,
-          definition: text,
-          configSchema: definition.configSchema,
-          secretsSchema: definition.secretsSchema,
-          adapterDomain: definition.adapterDomain,
-          ...(definition.schemas ? { schemas: definition.schemas } : {}),
-          tools: definition.tools.map((tool) => ({ ...tool, enabled: true })),
-          config: stripDefaults(definition.configSchema, storedConfig),
-          secrets: storedSecrets ? vault.seal(owner(id), storedSecrets) : null,
-          createdAt: at,
-        });
-        if (enabled) {
-          const row = await find(id);
-          try {
-            await enable(row);
-          } catch (error) {
-            // A failed install stores nothing: undo it the way a delete would, so a retry can succeed.
-            await dehydrate(row);
-            await catalog.deleteService(id);
-            throw error;
-          }
-        }
-        return toServiceDetail(await find(id));
+      return installResolved({
+        id: requireIdentifier(input.id, 'id'),
+        adapter: requireModuleId(input.adapter, 'adapter'),
+        text: requireString(input.definition, 'definition', { nonEmpty: true }),
+        source: input.source === null ? null : (optionalString(input.source, 'source') ?? null),
+        registry: null,
+        ...(config ? { config } : {}),
+        ...(secrets ? { secrets } : {}),
+        enabled: optionalBoolean(input.enabled, 'enabled') ?? false,
       });
     },
     async update(rawId, rawInput) {
@@ -218,50 +301,12 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       const input = validateBody<Record<string, unknown>>(rawInput, UPDATE_INPUT);
       const text = requireString(input.definition, 'definition', { nonEmpty: true });
       const source = input.source === null ? null : optionalString(input.source, 'source');
-      return locked(id, async () => {
-        const row = await find(id);
-        const hash = createHash('sha256').update(text, 'utf8').digest('hex');
-        if (hash === row.hash) return toServiceDetail(row);
-        const definition = await generate(activeAdapter(row.adapter), row.adapter, text);
-        const previous = new Map(
-          (await catalog.listTools({ serviceId: id })).map((tool) => [tool.id, tool.enabled]),
-        );
-        // Seed 001: dehydrate immediately before the new tools are inserted; the service stays disabled.
-        await dehydrate(row);
-        try {
-          await catalog.replaceServiceDefinition(
-            id,
-            {
-              name: definition.name,
-              description: definition.description,
-              hash,
-              source: source === undefined ? row.source : source,
-              definition: text,
-              configSchema: definition.configSchema,
-              secretsSchema: definition.secretsSchema,
-              adapterDomain: definition.adapterDomain,
-              ...(definition.schemas ? { schemas: definition.schemas } : {}),
-              tools: definition.tools.map((tool) => ({ ...tool, enabled: previous.get(tool.id) ?? true })),
-            },
-            false,
-            now().toISOString(),
-          );
-        } catch (error) {
-          // Nothing was written: the row still says enabled, so the adapter must hold it again.
-          const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
-          if (adapter) {
-            await hydrate(row, adapter).catch((rehydrateError: unknown) => {
-              logger.error('service failed to hydrate again after a failed update', {
-                service: id,
-                error: errorMessage(rehydrateError),
-              });
-            });
-          }
-          throw error;
-        }
-        return toServiceDetail(await find(id));
-      });
+      // A definition given by hand detaches the service from its registry entry.
+      return (await updateResolved(id, { text, ...(source === undefined ? {} : { source }), registry: null }))
+        .service;
     },
+    installResolved,
+    updateResolved,
     async delete(rawId) {
       const id = serviceId(rawId);
       await locked(id, async () => {
@@ -320,6 +365,19 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       });
     },
     async hydrateAdapter(adapterId, adapter) {
+      const version = registry.adapterVersion(adapterId) ?? null;
+      // Services an earlier version generated are regenerated first, enabled or not (issue 16).
+      for (const { id } of await catalog.listServices({ adapter: adapterId })) {
+        await locked(id, async () => {
+          const row = await catalog.getService(id);
+          if (row && version !== null && row.adapterVersion !== version) await regenerate(row, adapter);
+        }).catch((error: unknown) => {
+          logger.error('service failed to regenerate on adapter activation', {
+            service: id,
+            error: errorMessage(error),
+          });
+        });
+      }
       for (const { id } of await catalog.listServices({ adapter: adapterId, enabled: true })) {
         // Under the service's lock, on a fresh row: reading secrets may re-encrypt them, which
         // must not overwrite a concurrent patch, and a service disabled meanwhile stays dropped.

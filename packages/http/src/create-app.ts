@@ -17,6 +17,7 @@ import { createEventStreamBudget } from './routes/event-stream-budget';
 import { keyRoutes } from './routes/key-routes';
 import { moduleRoutes } from './routes/module-routes';
 import { processRoutes } from './routes/process-routes';
+import { registryRoutes } from './routes/registry-routes';
 import { createRouteContext } from './routes/route-context';
 import { serviceRoutes } from './routes/service-routes';
 import { toolRoutes } from './routes/tool-routes';
@@ -172,6 +173,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
   app.route('/modules', moduleRoutes(ctx));
   app.route('/services', serviceRoutes(ctx));
+  app.route('/registries', registryRoutes(ctx));
   app.route('/processes', processRoutes(ctx));
   if (options.keys) app.route('/keys', keyRoutes(ctx, options.keys));
   app.route('/', toolRoutes(ctx));

@@ -18,7 +18,16 @@ export interface RouteGroup {
 }
 
 /** The first segments the app's own routes use: a group may not take them over. */
-const OWN_PREFIXES = ['/health', '/modules', '/services', '/processes', '/keys', '/tools', '/environment'];
+const OWN_PREFIXES = [
+  '/health',
+  '/modules',
+  '/services',
+  '/processes',
+  '/keys',
+  '/tools',
+  '/environment',
+  '/registries',
+];
 
 const GROUP_PATH = /^(?:\/[A-Za-z0-9][A-Za-z0-9._~-]*)+$/;
 

@@ -32,10 +32,14 @@ export {
 } from './api/keys';
 export { DEFAULT_PAGE_LIMIT, type ListResponse, MAX_PAGE_LIMIT, type PageQuery } from './api/lists';
 export type {
+  InstallModuleRequest,
   ModuleDetail,
   ModuleListQuery,
+  ModuleOrigin,
   ModuleRecord,
   ModuleStatus,
+  ModuleUpdateResult,
+  PatchModuleRequest,
   ReloadModulesResponse,
 } from './api/modules';
 export type {
@@ -53,7 +57,19 @@ export type {
   ToolCallRecord,
 } from './api/processes';
 export type {
+  RegistryDocument,
+  RegistryEntry,
+  RegistryListing,
+  RegistryModuleEntry,
+  RegistryServiceEntry,
+  RegistrySummary,
+  RegistryVersion,
+} from './api/registries';
+export type {
+  InstallFromRegistryRequest,
   InstallServiceRequest,
+  RegistryOrigin,
+  RegistryUpdateResult,
   ServiceDetail,
   ServiceListQuery,
   ServiceRecord,

@@ -44,6 +44,10 @@ export interface ServicesTable {
   adapter_domain: string;
   /** JSON text of the shared schemas (migration 0005); NULL when the definition has none. */
   schemas: string | null;
+  /** Version of the adapter that generated the tools (migration 0007); NULL when unknown. */
+  adapter_version: string | null;
+  /** JSON text of the registry origin `{url, name, version}` (migration 0007); NULL when installed directly. */
+  registry: string | null;
   created_at: string;
   updated_at: string;
 }

@@ -1,5 +1,6 @@
 import { type CatalogStorage, cyrnelError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
 import type { JSONSchema } from '@cyrnel/sdk';
+import type { RegistryOrigin } from '@cyrnel/sdk/api';
 import { type Kysely, sql, type Transaction } from 'kysely';
 import type { Database } from './database';
 import { nextSearchId } from './search-ids';
@@ -15,6 +16,7 @@ type ServiceMethods = Pick<
   | 'setServiceEnabled'
   | 'deleteService'
   | 'getServiceSchemas'
+  | 'getServiceDefinitionText'
 >;
 
 function selectServices(db: Kysely<Database>) {
@@ -31,6 +33,8 @@ function selectServices(db: Kysely<Database>) {
       'config_schema',
       'secrets_schema',
       'adapter_domain',
+      'adapter_version',
+      'registry',
       'created_at',
       'updated_at',
     ])
@@ -63,6 +67,8 @@ function toServiceRow(row: SelectedService): ServiceRow {
     configSchema: parseObject(row.config_schema),
     secretsSchema: parseObject(row.secrets_schema),
     adapterDomain: parseObject(row.adapter_domain),
+    adapterVersion: row.adapter_version,
+    registry: row.registry ? (parseObject(row.registry) as unknown as RegistryOrigin) : null,
     toolCount: Number(row.tool_count ?? 0),
     enabledToolCount: Number(row.enabled_tool_count ?? 0),
     createdAt: row.created_at,
@@ -152,6 +158,8 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
               secrets_schema: JSON.stringify(service.secretsSchema),
               adapter_domain: JSON.stringify(service.adapterDomain),
               schemas: sharedSchemasText(service.schemas),
+              adapter_version: service.adapterVersion ?? null,
+              registry: service.registry ? JSON.stringify(service.registry) : null,
               created_at: service.createdAt,
               updated_at: service.createdAt,
             })
@@ -201,6 +209,8 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
             secrets_schema: JSON.stringify(fields.secretsSchema),
             adapter_domain: JSON.stringify(fields.adapterDomain),
             schemas: sharedSchemasText(fields.schemas),
+            adapter_version: fields.adapterVersion ?? null,
+            registry: fields.registry ? JSON.stringify(fields.registry) : null,
             enabled: flag(enabled),
             updated_at: at,
           })
@@ -229,6 +239,14 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         const result = await trx.deleteFrom('services').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;
       });
+    },
+    async getServiceDefinitionText(id) {
+      const row = await db
+        .selectFrom('services')
+        .select('definition')
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return row?.definition;
     },
     async getServiceSchemas(id) {
       const row = await db.selectFrom('services').select('schemas').where('id', '=', id).executeTakeFirst();

@@ -39,13 +39,37 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * ```
  */
 export async function downloadDefinition(url: string, options: DownloadDefinitionOptions): Promise<string> {
+  const { bytes, url: finalUrl } = await downloadBytes(url, options);
+  const text = bytes.toString('utf8');
+  if (text.trim() === '')
+    throw cyrnelError('invalid_definition', `download of ${finalUrl} returned an empty definition`);
+  return text;
+}
+
+/**
+ * Download any resource (a definition, registry metadata, a module archive) under the same rules
+ * as {@link downloadDefinition}: answers the bytes and the URL they came from after redirects.
+ *
+ * @example
+ * ```ts
+ * const { bytes } = await downloadBytes('https://registry.example.com/m-1.0.0.tgz', { outbound, maxBytes: 32 << 20 });
+ * ```
+ */
+export async function downloadBytes(
+  url: string,
+  options: DownloadDefinitionOptions & {
+    readonly accept?: string;
+    /** The error a 404 answer becomes (default: 502 `upstream_failed` like any other non-2xx). */
+    readonly notFound?: () => Error;
+  },
+): Promise<{ bytes: Buffer; url: string }> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxRedirects = options.maxRedirects ?? 5;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
   let target = parseUrl(url);
   for (let hop = 0; ; hop++) {
-    const response = await fetchOnce(target, options.outbound, signal, timeoutMs);
+    const response = await fetchOnce(target, options.outbound, signal, timeoutMs, options.accept);
     const location = response.headers.location;
     if (response.statusCode !== undefined && REDIRECTS.has(response.statusCode) && location) {
       response.destroy();
@@ -60,15 +84,14 @@ export async function downloadDefinition(url: string, options: DownloadDefinitio
     const status = response.statusCode ?? 0;
     if (status < 200 || status > 299) {
       response.destroy();
+      if (status === 404 && options.notFound) throw options.notFound();
       throw cyrnelError(
         'upstream_failed',
         `download of ${target.href} failed: the server answered ${status}`,
       );
     }
-    const text = await readBody(response, target, options.maxBytes, signal, timeoutMs);
-    if (text.trim() === '')
-      throw cyrnelError('invalid_definition', `download of ${target.href} returned an empty definition`);
-    return text;
+    const bytes = await readBody(response, target, options.maxBytes, signal, timeoutMs);
+    return { bytes, url: target.href };
   }
 }
 
@@ -128,6 +151,7 @@ function fetchOnce(
   outbound: OutboundPolicy,
   signal: AbortSignal,
   timeoutMs: number,
+  accept = 'application/json, application/yaml, text/yaml, text/plain, */*',
 ): Promise<IncomingMessage> {
   const literal = parseAddress(url.hostname);
   const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
@@ -140,7 +164,7 @@ function fetchOnce(
   }
   const requestOptions: RequestOptions = {
     method: 'GET',
-    headers: { accept: 'application/json, application/yaml, text/yaml, text/plain, */*' },
+    headers: { accept },
     agent: false,
     signal,
     ...(literal ? {} : { lookup: guardedLookup(outbound, port) }),
@@ -159,7 +183,7 @@ function readBody(
   maxBytes: number,
   signal: AbortSignal,
   timeoutMs: number,
-): Promise<string> {
+): Promise<Buffer> {
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) {
     response.destroy();
@@ -183,7 +207,7 @@ function readBody(
     response.on('end', () => {
       if (settled) return;
       settled = true;
-      resolve(Buffer.concat(chunks).toString('utf8'));
+      resolve(Buffer.concat(chunks));
     });
     response.on('error', (error) => fail(translate(error, url, signal, timeoutMs)));
     response.on('aborted', () => fail(translate(new Error('connection aborted'), url, signal, timeoutMs)));
@@ -191,17 +215,17 @@ function readBody(
 }
 
 function tooLarge(maxBytes: number): CyrnelError {
-  return cyrnelError('payload_too_large', `the definition is larger than ${maxBytes} bytes`);
+  return cyrnelError('payload_too_large', `the download is larger than ${maxBytes} bytes`);
 }
 
 function translate(error: unknown, url: URL, signal: AbortSignal, timeoutMs: number): Error {
   if (isCyrnelError(error)) return error;
   if (signal.aborted && signal.reason instanceof DOMException && signal.reason.name === 'TimeoutError') {
-    return cyrnelError('download_timeout', `download of the definition timed out after ${timeoutMs} ms`);
+    return cyrnelError('download_timeout', `download of ${url.href} timed out after ${timeoutMs} ms`);
   }
-  if (signal.aborted) return cyrnelError('upstream_failed', 'download of the definition was aborted');
+  if (signal.aborted) return cyrnelError('upstream_failed', `download of ${url.href} was aborted`);
   const message = error instanceof Error ? error.message : String(error);
-  return cyrnelError('upstream_failed', `download of the definition from ${url.host} failed: ${message}`, {
+  return cyrnelError('upstream_failed', `download from ${url.host} failed: ${message}`, {
     cause: error,
   });
 }

@@ -1,2 +1,2 @@
-export { type DownloadDefinitionOptions, downloadDefinition } from './download-definition';
+export { type DownloadDefinitionOptions, downloadBytes, downloadDefinition } from './download-definition';
 export { type DefinitionFields, type ResolvedDefinition, resolveDefinition } from './resolve-definition';

@@ -27,7 +27,16 @@ export function moduleRoutes(ctx: RouteContext): Hono<AppEnv> {
     validateBody(await ctx.body(c, {}), EMPTY_BODY);
     return c.json(await host.modules.reload());
   });
+  // Issue 16: modules from npm and registries. The core validates the bodies (strict fields).
+  app.post('/install', async (c) => c.json(await host.modules.install(await ctx.body(c)), 201));
   app.get('/:moduleId', async (c) => c.json(await host.modules.get(c.req.param('moduleId'))));
+  app.patch('/:moduleId', async (c) =>
+    c.json(await host.modules.configure(c.req.param('moduleId'), await ctx.body(c))),
+  );
+  app.post('/:moduleId/update', async (c) => {
+    validateBody(await ctx.body(c, {}), EMPTY_BODY);
+    return c.json(await host.modules.update(c.req.param('moduleId')));
+  });
   app.post('/:moduleId/enabled', async (c) => {
     const { enabled } = validateBody<SetEnabledRequest>(await ctx.body(c), ENABLED_BODY);
     return c.json(await host.modules.setEnabled(c.req.param('moduleId'), enabled));

@@ -1,4 +1,4 @@
-import { ENABLED_BODY, resolveDefinition, validateBody } from '@cyrnel/core';
+import { EMPTY_BODY, ENABLED_BODY, resolveDefinition, validateBody } from '@cyrnel/core';
 import type {
   InstallServiceRequest,
   ServiceListQuery,
@@ -51,6 +51,12 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
       ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
     });
     return c.json(service, 201);
+  });
+  // Issue 16: services from registries. The core validates the body (strict fields).
+  app.post('/install', async (c) => c.json(await host.services.installFromRegistry(await ctx.body(c)), 201));
+  app.post('/:serviceId/update', async (c) => {
+    validateBody(await ctx.body(c, {}), EMPTY_BODY);
+    return c.json(await host.services.updateFromRegistry(c.req.param('serviceId')));
   });
   app.get('/:serviceId', async (c) => c.json(await host.services.get(c.req.param('serviceId'))));
   app.patch('/:serviceId', async (c) => {

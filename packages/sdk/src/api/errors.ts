@@ -73,6 +73,25 @@ export const ERROR_REASONS = {
     meaning: 'the process has results: run it with force to clear them',
   },
   module_missing: { code: 'conflict', meaning: 'the module is registered but its package is gone' },
+  module_exists: { code: 'conflict', meaning: 'a module with this id is already installed' },
+  module_builtin: {
+    code: 'conflict',
+    meaning: 'built-in modules ship with the server: they cannot be installed over or updated',
+  },
+  incompatible_version: {
+    code: 'conflict',
+    meaning: "the version's engines.cyrnel range does not include this server's version",
+  },
+  not_from_registry: {
+    code: 'conflict',
+    meaning:
+      'the service or module was installed directly, not from a registry or npm: nothing to update from',
+  },
+  registry_entry_not_found: {
+    code: 'not_found',
+    meaning:
+      'the registry or npm registry has no such service, module or version (or none satisfies the range)',
+  },
   payload_too_large: {
     code: 'payload_too_large',
     meaning: 'a body, code, envConfig, output or definition exceeds its size cap',
@@ -91,6 +110,23 @@ export const ERROR_REASONS = {
   upstream_failed: {
     code: 'upstream_error',
     meaning: 'an adapter, the environment, a remote API or a download failed',
+  },
+  integrity_mismatch: {
+    code: 'upstream_error',
+    meaning: "the downloaded bytes do not match the registry's hash or the npm package's integrity",
+  },
+  invalid_module_archive: {
+    code: 'upstream_error',
+    meaning: 'the module archive is not a gzipped tar of a module (module.json and its main file)',
+  },
+  invalid_registry: {
+    code: 'upstream_error',
+    meaning: 'the registry metadata (or npm package metadata) is not valid JSON of the expected shape',
+  },
+  service_regeneration_failed: {
+    code: 'upstream_error',
+    meaning:
+      "the adapter's new version refused the service's stored definition (the service is left disabled)",
   },
   invoke_timeout: {
     code: 'upstream_error',

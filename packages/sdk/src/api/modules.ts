@@ -25,6 +25,8 @@ export interface ModuleRecord {
   status: ModuleStatus;
   /** Why activation failed or the module is missing, when it did. */
   error: string | null;
+  /** Where the module was installed from (`POST /modules/install`), else null (since 0.2.0). */
+  origin: ModuleOrigin | null;
   /** ISO timestamp. */
   createdAt: string;
   /** ISO timestamp. */
@@ -57,4 +59,54 @@ export interface ReloadModulesResponse {
   loaded: string[];
   /** Directories skipped, each with the reason. */
   skipped: { dir: string; error: string }[];
+}
+
+/** Where an installed module came from and how it is kept up to date (since 0.2.0). */
+export interface ModuleOrigin {
+  /** `npm` (a package of the configured npm registry) or `registry` (a registry's module archive). */
+  kind: 'npm' | 'registry';
+  /** The npm package name, or `<registry metadata URL>#<module id>`. */
+  source: string;
+  /** The installed version. */
+  version: string;
+  /** The version constraint updates stay within (a semver range or an npm dist-tag); null: the latest. */
+  range: string | null;
+  /** Updated on the server's auto-update interval (when one is configured). */
+  autoUpdate: boolean;
+  /** The verified digest of the archive (an SRI string, e.g. `sha512-…`). */
+  integrity: string;
+}
+
+/**
+ * `POST /modules/install` (since 0.2.0): a module from npm or a registry; it starts disabled.
+ *
+ * @example
+ * ```ts
+ * await client.modules.install({ source: '@acme/cyrnel-adapter-soap', version: '^1.2.0' });
+ * await client.modules.install({ source: 'https://registry.example.com#soap' });
+ * ```
+ */
+export interface InstallModuleRequest {
+  /** An npm package name (optionally `npm:`-prefixed), or `<registry URL>#<module id>`. */
+  source: string;
+  /** A semver range, exact version or npm dist-tag; default the latest. Kept for updates. */
+  version?: string;
+  /** Update it on the server's auto-update interval. Default false. */
+  autoUpdate?: boolean;
+}
+
+/** `PATCH /modules/:moduleId` (since 0.2.0): how an installed module is kept up to date. */
+export interface PatchModuleRequest {
+  /** The version constraint of updates; null: the latest. */
+  version?: string | null;
+  /** Update on the auto-update interval. */
+  autoUpdate?: boolean;
+}
+
+/** `POST /modules/:moduleId/update` answers this (since 0.2.0). */
+export interface ModuleUpdateResult {
+  /** False when the chosen version is the installed one: nothing was touched. */
+  updated: boolean;
+  /** The module after the update. */
+  module: ModuleDetail;
 }

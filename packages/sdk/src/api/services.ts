@@ -20,6 +20,14 @@ export interface ServiceRecord {
   /** Number of tools. */
   toolCount: number;
   /**
+   * Version of the adapter module whose `generateDefinition` produced the stored tools (since 0.2.0;
+   * null for services stored before it was recorded). When the adapter's version changes, the host
+   * regenerates the service from its stored definition text.
+   */
+  adapterVersion: string | null;
+  /** The registry entry the service was installed from (`POST /services/install`), else null (since 0.2.0). */
+  registry: RegistryOrigin | null;
+  /**
    * Enabled, its adapter active, and hydrated on this host: its tools can be called (since 0.2.0).
    */
   effectivelyEnabled: boolean;
@@ -32,6 +40,16 @@ export interface ServiceRecord {
   createdAt: string;
   /** ISO timestamp. */
   updatedAt: string;
+}
+
+/** Where a registry-installed service came from (since 0.2.0). */
+export interface RegistryOrigin {
+  /** URL of the registry's metadata document (`…/.well-known/registry.json`). */
+  url: string;
+  /** The service's name in the registry. */
+  name: string;
+  /** The installed version. */
+  version: string;
 }
 
 /** `GET /services/:serviceId`: the record plus its schemas. */
@@ -78,4 +96,43 @@ export interface UpdateServiceRequest {
   url?: string;
   /** The new definition text. */
   definition?: string;
+}
+
+/**
+ * `POST /services/install`: install a service from a registry (since 0.2.0). The definition is
+ * downloaded from the chosen version's `url` and must match its `hash`.
+ *
+ * @example
+ * ```ts
+ * await fetch(`${base}/services/install`, { method: 'POST', headers,
+ *   body: JSON.stringify({ source: 'https://registry.example.com#github', version: '^1.2.0' }) });
+ * ```
+ */
+export interface InstallFromRegistryRequest {
+  /**
+   * `<registry URL>#<name>` (the URL is the registry's base, whose `/.well-known/registry.json` is
+   * read, or a metadata document's own URL ending in `.json`), or a bare `<name>` looked up in the
+   * server's configured registries, in order.
+   */
+  source: string;
+  /** An exact version or a semver range; default the entry's `latestVersion`. */
+  version?: string;
+  /** Service id; default the registry name made an identifier. */
+  id?: string;
+  /** Adapter module id; default the entry's `adapter`. */
+  adapter?: string;
+  /** Initial configuration. */
+  config?: Record<string, unknown>;
+  /** Initial secrets. */
+  secrets?: Record<string, unknown>;
+  /** Enable right away (config and secrets must validate). Default false. */
+  enabled?: boolean;
+}
+
+/** `POST /services/:serviceId/update` answers this (since 0.2.0). */
+export interface RegistryUpdateResult {
+  /** False when the registry's version has the hash already installed: nothing was touched. */
+  updated: boolean;
+  /** The service after the update. */
+  service: ServiceDetail;
 }

@@ -91,6 +91,7 @@ describe('openSqliteStore', () => {
       '0004-tool-search',
       '0005-shared-schemas',
       '0006-process-error-reason',
+      '0007-service-origin',
     ]);
     db.close();
   });

@@ -5,6 +5,7 @@ import * as keys from './0003-keys';
 import * as toolSearch from './0004-tool-search';
 import * as sharedSchemas from './0005-shared-schemas';
 import * as processErrorReason from './0006-process-error-reason';
+import * as serviceOrigin from './0007-service-origin';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -14,4 +15,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0004-tool-search': toolSearch,
   '0005-shared-schemas': sharedSchemas,
   '0006-process-error-reason': processErrorReason,
+  '0007-service-origin': serviceOrigin,
 };
