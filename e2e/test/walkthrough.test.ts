@@ -158,4 +158,18 @@ describe('the README walkthrough', () => {
     });
     expect(await client.services.getSecrets('weather')).toEqual({ present: ['/apiKey'] });
   });
+
+  it('reaches the same result through MCP (examples/mcp-walkthrough.mjs, the official MCP client)', async () => {
+    const { stdout } = await run(process.execPath, [join(ROOT, 'examples', 'mcp-walkthrough.mjs')], {
+      cwd: ROOT,
+      env: { ...process.env, CYRNEL_URL: cyrnel.url, CYRNEL_API_KEY: API_KEY },
+      timeout: 30_000,
+    });
+    const promised = (await readFile(join(ROOT, 'examples', 'mcp-walkthrough.mjs'), 'utf8'))
+      .split('\n')
+      .filter((line) => /^\/\/ [a-z]+: /.test(line))
+      .map((line) => line.slice(3));
+    expect(promised).toHaveLength(3);
+    for (const line of promised) expect(stdout.split('\n')).toContain(line);
+  });
 });

@@ -11,6 +11,10 @@ import type { RunningServer } from './start-server';
 async function main(): Promise<void> {
   // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
   process.channel?.unref();
+  if (process.argv[2] === 'mcp') {
+    const { runMcpStdio } = await import('./mcp-stdio');
+    process.exit(await runMcpStdio(process.argv.slice(3), process.env));
+  }
   let parsed: ReturnType<typeof parseServerConfig>;
   try {
     parsed = parseServerConfig(process.argv.slice(2), process.env);

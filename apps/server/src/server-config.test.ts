@@ -232,6 +232,12 @@ describe('helpText', () => {
     }
   });
 
+  it('names the mcp subcommand and the /mcp endpoint', () => {
+    const text = helpText();
+    expect(text).toContain('cyrnel-server mcp [--url <url>]');
+    expect(text).toContain('/mcp');
+  });
+
   it('reads the maximum process timeout from --max-timeout-ms or CYRNEL_MAX_TIMEOUT_MS', () => {
     expect(run([], { CYRNEL_MAX_TIMEOUT_MS: '60000' }).maxTimeoutMs).toBe(60_000);
     expect(run(['--max-timeout-ms=2147483647'], { CYRNEL_MAX_TIMEOUT_MS: '60000' }).maxTimeoutMs).toBe(

@@ -272,6 +272,7 @@ export function helpText(): string {
   });
   return [
     'Usage: cyrnel-server [flags]',
+    '       cyrnel-server mcp [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]',
     '',
     'Starts the cyrnel server. Every flag can also be set with its CYRNEL_* environment',
     'variable; a flag wins over the variable. Prefer the variables for keys (flags show in ps).',
@@ -280,6 +281,9 @@ export function helpText(): string {
     ...rows,
     `  ${'--help'.padEnd(32)} ${''.padEnd(30)} show this help`,
     `  ${'--version'.padEnd(32)} ${''.padEnd(30)} print the version`,
+    '',
+    'cyrnel-server mcp speaks MCP on stdin/stdout (cyrnel-server mcp --help); the server itself',
+    'serves MCP over Streamable HTTP at /mcp.',
     '',
   ].join('\n');
 }

@@ -4,10 +4,12 @@ import { createOutboundPolicy, loadSecretsKey, type OwnEndpoint } from '@cyrnel/
 import { createApp } from '@cyrnel/http';
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { serve } from '@hono/node-server';
+import { version as SERVER_VERSION } from '../package.json';
 import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
 import { defaultDatabase } from './database-url';
+import { mcpRouteGroup } from './mcp-route';
 import { prepareDataDir } from './prepare-data-dir';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import type { ServerConfig } from './server-config';
@@ -92,10 +94,26 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     },
     logger,
     outbound,
+    registries: {
+      urls: options.registries ?? [],
+      npmRegistry: options.npmRegistry ?? 'https://registry.npmjs.org',
+      maxBytes: options.maxDefinitionBytes ?? 64 * MIB,
+      timeoutMs: options.downloadTimeoutMs ?? 30_000,
+      ...(options.autoUpdateIntervalMs === undefined
+        ? {}
+        : { autoUpdateIntervalMs: options.autoUpdateIntervalMs }),
+    },
     // Stored keys protect a non-loopback bind too; they are known once the database is open.
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, options.insecure === true, storedKeys),
   });
+  const mcp = mcpRouteGroup({
+    host: composed.host,
+    version: SERVER_VERSION,
+    maxBodyBytes: (options.maxCodeBytes ?? 100 * KIB) * 6 + 64 * KIB,
+    maxCodeChars: options.maxCodeBytes ?? 100 * KIB,
+  });
   const app = createApp(composed.host, {
+    routes: [mcp.group],
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),
@@ -139,6 +157,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     }
     // Running processes get what is left of the grace, then are killed and recorded, which
     // answers the clients still waiting on them.
+    await mcp.handler.close().catch(() => undefined);
     await composed.closeHost({ graceMs: Math.max(0, deadline - Date.now()) });
     // Give those answers a moment to flush, then cut whatever is left (SSE streams, slow clients).
     const flushed = await Promise.race([stopped.then(() => true), delay(FLUSH_MS).then(() => false)]);

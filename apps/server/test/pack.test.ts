@@ -16,6 +16,8 @@ const PACKAGES = [
   'packages/adapter-openapi',
   'packages/env-typescript-ivm',
   'packages/http',
+  'packages/client',
+  'packages/mcp',
   'apps/server',
 ];
 

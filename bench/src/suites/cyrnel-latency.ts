@@ -2,7 +2,7 @@ import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { compare } from '../harness/compare.ts';
 import { measure } from '../harness/measure.ts';
 import { TRIVIAL } from '../programs.ts';
-import { METRIC, type SuiteContext } from './suite-context.ts';
+import { METRIC, type SuiteContext, TRIVIAL_PROCESS } from './suite-context.ts';
 
 /** `POST /processes {wait:true}` with the trivial program, against floor (a)+(b) and the peer. */
 export async function runCyrnelLatency(ctx: SuiteContext, api: CyrnelApi): Promise<void> {
@@ -14,7 +14,7 @@ export async function runCyrnelLatency(ctx: SuiteContext, api: CyrnelApi): Promi
   const stats = await measure(() => api.run(TRIVIAL), { warmup: config.warmup, reps: config.latencyReps });
   compare(report, {
     section: 'latency',
-    metric: 'cyrnel: trivial process (POST /processes, wait)',
+    metric: TRIVIAL_PROCESS,
     unit: 'ms',
     stats,
     baseline: METRIC.floorAB,

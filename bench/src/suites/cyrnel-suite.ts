@@ -2,6 +2,7 @@ import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
 import { runCyrnelInstall } from './cyrnel-install.ts';
 import { runCyrnelLatency } from './cyrnel-latency.ts';
+import { runCyrnelMcp } from './cyrnel-mcp.ts';
 import { recordIdleMemory, recordWarmMemory, runLeakCheck } from './cyrnel-memory.ts';
 import { runCyrnelThroughput } from './cyrnel-throughput.ts';
 import { runCyrnelToolCalls } from './cyrnel-tool-calls.ts';
@@ -27,6 +28,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
   try {
     await part('cyrnel: idle memory', () => recordIdleMemory(ctx, api, server));
     await part('cyrnel: process latency', () => runCyrnelLatency(ctx, api));
+    await part('cyrnel: MCP latency', () => runCyrnelMcp(ctx, api));
     await part('cyrnel: warm memory', async () => recordWarmMemory(ctx, server));
     await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
     await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api));

@@ -28,6 +28,9 @@ export const METRIC = {
   peerPar: 'peer: 100 tool calls under Promise.all',
 } as const;
 
+/** Metric name of cyrnel's trivial process through `POST /processes {wait:true}`. */
+export const TRIVIAL_PROCESS = 'cyrnel: trivial process (POST /processes, wait)';
+
 /** Metric name of the floor (a)+(b) service's throughput at one concurrency. */
 export function floorThroughputMetric(connections: number): string {
   return `floor (a)+(b) service: processes/s at concurrency ${connections}`;

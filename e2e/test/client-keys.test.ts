@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { type RunningServer, startServer } from '@cyrnel/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CyrnelClient, createClient } from '../src/index';
 
 let server: RunningServer;
 let dataDir: string;

@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type CyrnelClient, CyrnelHttpError, CyrnelProcessError, createClient } from '@cyrnel/client';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { type RunningServer, startServer } from '@cyrnel/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CyrnelClient, CyrnelHttpError, CyrnelProcessError, createClient } from '../src/index';
-import { sendJson, startWireServer, type WireServer } from './wire-server';
+import { sendJson, startWireServer, type WireServer } from '../../packages/client/test/wire-server';
 
 // A program that keeps waiting: a pending timer (one waiting on nothing is ended at once).
 const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
@@ -94,13 +95,29 @@ beforeAll(async () => {
   upstream = await startWireServer((req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     if (path === '/openapi.json') return sendJson(res, 200, petsDocument(upstream.baseUrl));
+    if (path === '/.well-known/registry.json') {
+      const hash = createHash('sha256')
+        .update(JSON.stringify(petsDocument(upstream.baseUrl)))
+        .digest('hex');
+      const versions = { '1.0.0': { url: `${upstream.baseUrl}/openapi.json`, hash } };
+      return sendJson(res, 200, {
+        name: 'Pets registry',
+        services: { pets: { adapter: 'openapi', latestVersion: '1.0.0', versions } },
+      });
+    }
     if (req.headers['x-api-key'] !== 'sekret') return sendJson(res, 401, { message: 'no key' });
     if (path === '/pets') return sendJson(res, 200, PETS);
     const pet = PETS.find((p) => `/pets/${p.id}` === path);
     return pet ? sendJson(res, 200, pet) : sendJson(res, 404, { message: 'no pet' });
   });
   dataDir = await mkdtemp(join(tmpdir(), 'cyrnel-client-'));
-  server = await startServer({ dataDir, port: 0, allowPrivateUrls: true, shutdownTimeoutMs: 1000 });
+  server = await startServer({
+    dataDir,
+    port: 0,
+    allowPrivateUrls: true,
+    shutdownTimeoutMs: 1000,
+    registries: [upstream.baseUrl],
+  });
   client = createClient({ baseUrl: server.url });
 });
 
@@ -343,6 +360,33 @@ describe('createClient against the real server', () => {
       code: 'not_found',
       reason: 'module_not_found',
     });
+  });
+
+  it('browses the configured registry, installs and updates from it, and reads reasons of refusals', async () => {
+    const { items } = await client.registries.list();
+    expect(items).toEqual([
+      expect.objectContaining({ name: 'Pets registry', serviceCount: 1, moduleCount: 0 }),
+    ]);
+    const services = (await client.registries.services()).items;
+    expect(services.map((entry) => [entry.name, entry.adapter, entry.versions])).toEqual([
+      ['pets', 'openapi', ['1.0.0']],
+    ]);
+    expect((await client.registries.modules()).items).toEqual([]);
+    const installed = await client.services.installFromRegistry({ source: 'pets', id: 'registryPets' });
+    expect(installed).toMatchObject({
+      id: 'registryPets',
+      toolCount: 2,
+      registry: { name: 'pets', version: '1.0.0' },
+    });
+    expect(await client.services.updateFromRegistry('registryPets')).toMatchObject({ updated: false });
+    const refusal = await client.modules.update('openapi').catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(CyrnelHttpError);
+    expect(refusal).toMatchObject({ status: 409, code: 'conflict', reason: 'module_builtin' });
+    const missing = await client.modules
+      .install({ source: 'Not A Package' })
+      .catch((error: unknown) => error);
+    expect(missing).toMatchObject({ status: 400, reason: 'invalid_request' });
+    await client.services.delete('registryPets');
   });
 
   it('is refused without the API key when the server requires one', async () => {

@@ -1,0 +1,147 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../src/index';
+import {
+  apiClient,
+  type Json,
+  shopSpec,
+  startUpstream,
+  tempDir,
+  UPSTREAM_KEY,
+  type Upstream,
+} from './helpers';
+
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const KEY = 'stdio-admin-key';
+
+describe('cyrnel-server mcp: MCP over stdio (issue 17)', () => {
+  let server: RunningServer;
+  let upstream: Upstream;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let agentKey: string;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    upstream = await startUpstream();
+    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    const api = apiClient(server.url, KEY);
+    await api('POST', '/services', {
+      id: 'shop',
+      adapter: 'openapi',
+      definition: JSON.stringify(shopSpec(upstream.url)),
+      secrets: { shopKey: UPSTREAM_KEY },
+      enabled: true,
+    });
+    // The bridge needs no admin rights: an agent key runs its own processes.
+    agentKey = (await api('POST', '/keys', { name: 'desktop', role: 'agent' })).body.key;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await dir?.remove();
+  });
+
+  for (const era of ['modern', 'legacy'] as const) {
+    it(`bridges a ${era} client to the running server with an agent key`, async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+        stderr: 'pipe',
+      });
+      const client = new Client(
+        { name: 'stdio-test', version: '1.0.0' },
+        era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {},
+      );
+      await client.connect(transport);
+      try {
+        const { tools } = await client.listTools();
+        expect(tools.map((tool) => tool.name).sort()).toEqual([
+          'execute_typescript',
+          'get_process',
+          'get_tool_types',
+          'search_tools',
+        ]);
+        const run = await client.callTool({
+          name: 'execute_typescript',
+          arguments: {
+            code: 'const u = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 3 } }); cyrnel.output({ name: u.body.name });',
+          },
+        });
+        expect(run.structuredContent).toMatchObject({ exitState: 'success', output: { name: 'user-3' } });
+        const search = await client.callTool({ name: 'search_tools', arguments: { query: 'getUser' } });
+        expect((search.structuredContent as Json).tools[0].tool).toBe('shop.getUser');
+      } finally {
+        await client.close();
+      }
+    });
+  }
+
+  it('runs an embedded host on a data directory with --embedded', async () => {
+    const embedded = await tempDir('cyrnel-embedded-');
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [CLI, 'mcp', '--embedded', '--data-dir', embedded.path],
+      env: { PATH: process.env.PATH ?? '' },
+      stderr: 'pipe',
+    });
+    const client = new Client(
+      { name: 'stdio-embedded', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    try {
+      await client.connect(transport);
+      const run = await client.callTool({
+        name: 'execute_typescript',
+        arguments: { code: 'console.log("hi"); cyrnel.output({ sum: 1 + 2 });' },
+      });
+      expect(run.structuredContent).toMatchObject({
+        exitState: 'success',
+        output: { sum: 3 },
+        stdout: 'hi\n',
+      });
+      const docs = await client.readResource({ uri: 'cyrnel://docs/runtime' });
+      expect(JSON.stringify(docs.contents)).toContain('cyrnel.output');
+    } finally {
+      await client.close();
+      await embedded.remove();
+    }
+  });
+
+  it('ends within 2 s of stdin closing, writing nothing but protocol to stdout', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+      child.once('exit', (code) => resolve({ code, at: performance.now() })),
+    );
+    const request = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    child.stdin.write(`${JSON.stringify(request)}\n`);
+    for (let i = 0; i < 200 && !stdout.includes('\n'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(JSON.parse(stdout.split('\n')[0] as string)).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: 'cyrnel' } },
+    });
+    const closedAt = performance.now();
+    child.stdin.end();
+    const { code, at } = await exited;
+    expect(code).toBe(0);
+    expect(at - closedAt).toBeLessThan(2000);
+    for (const line of stdout.split('\n').filter((line) => line !== ''))
+      expect(JSON.parse(line).jsonrpc).toBe('2.0');
+  });
+});

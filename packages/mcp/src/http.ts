@@ -1,0 +1,56 @@
+import { createMcpHandler } from '@modelcontextprotocol/server';
+import type { McpBackend } from './backend';
+import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
+
+/** Options of {@link createMcpHttpHandler}. */
+export interface McpHttpHandlerOptions<Caller> {
+  /** The backend for one request's caller (e.g. processes scoped to the caller's key). */
+  backend(caller: Caller): McpBackend;
+  readonly server: CyrnelMcpServerOptions;
+  /** Largest request body in bytes (413 beyond). Default 4 MiB. */
+  readonly maxRequestBodySize?: number;
+  /** Out-of-band errors of the MCP layer (logging only). */
+  readonly onerror?: (error: Error) => void;
+}
+
+/** A web-standard MCP endpoint: `fetch(request, caller)` answers one HTTP request. */
+export interface McpHttpHandler<Caller> {
+  fetch(request: Request, caller: Caller): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * The Streamable HTTP endpoint (no server-side sessions): the current protocol revision and,
+ * statelessly, the 2025 one (`initialize`), each request served by a fresh server built for its
+ * caller. Authentication and the Host/Origin checks are the caller's (cyrnel's middleware).
+ *
+ * @example
+ * ```ts
+ * const mcp = createMcpHttpHandler({ backend: (caller) => createHostBackend({ host }), server: { version } });
+ * app.all('/mcp', (c) => mcp.fetch(c.req.raw, c.get('caller')));
+ * ```
+ */
+export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Caller>): McpHttpHandler<Caller> {
+  const handler = createMcpHandler(
+    (context) => {
+      // The caller travels in the SDK's pass-through `authInfo`; the token itself is never needed here.
+      const caller = context.authInfo?.extra?.caller as Caller | undefined;
+      if (caller === undefined) throw new Error('cyrnel mcp: a request without its caller');
+      const requestSignal = context.requestInfo?.signal;
+      return createCyrnelMcpServer(options.backend(caller), {
+        ...options.server,
+        ...(requestSignal ? { requestSignal } : {}),
+      });
+    },
+    {
+      legacy: 'stateless',
+      maxRequestBodySize: options.maxRequestBodySize ?? 4 * 1024 * 1024,
+      ...(options.onerror ? { onerror: options.onerror } : {}),
+    },
+  );
+  return {
+    fetch: (request, caller) =>
+      handler.fetch(request, { authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } } }),
+    close: () => handler.close(),
+  };
+}
