@@ -1,4 +1,4 @@
-import { type CyrnelHost, cyrnelError, scopeProcesses } from '@cyrnel/core';
+import { type CyrnelHost, cyrnelError, jsonShapeExceeds, scopeProcesses } from '@cyrnel/core';
 import type { AppEnv, Caller, RouteGroup } from '@cyrnel/http';
 import { createHostBackend, createMcpHttpHandler, type McpHttpHandler } from '@cyrnel/mcp';
 import { Hono } from 'hono';
@@ -11,6 +11,14 @@ export interface McpRouteOptions {
   readonly maxBodyBytes: number;
   /** Largest `code` of `execute_typescript`, in characters. */
   readonly maxCodeChars: number;
+  /** Nesting depth and element count a request body may have (as on every other route). */
+  readonly maxJsonDepth: number;
+  readonly maxJsonElements: number;
+}
+
+/** A JSON-RPC error answer for a body refused before the MCP layer reads it. */
+function jsonRpcError(status: number, code: number, message: string): Response {
+  return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
 }
 
 /**
@@ -35,11 +43,52 @@ export function mcpRouteGroup(options: McpRouteOptions): {
     maxRequestBodySize: options.maxBodyBytes,
   });
   const app = new Hono<AppEnv>();
-  app.all('/', (c) => {
+  app.all('/', async (c) => {
     const caller = c.get('caller');
     if (caller.role !== 'admin' && caller.keyId === null)
       throw cyrnelError('forbidden', `the ${caller.role} role needs a stored key to own processes`);
-    return handler.fetch(c.req.raw, caller);
+    if (c.req.method !== 'POST') return handler.fetch(c.req.raw, caller);
+    // The body is read here, bounded like every other route's (size, then depth and element
+    // count on the text), and handed on parsed: the SDK would otherwise clone the request to
+    // read it, which costs more than the rest of a trivial call.
+    const text = await readBounded(c.req.raw, options.maxBodyBytes);
+    if (text === undefined)
+      throw cyrnelError('payload_too_large', `the request body is larger than ${options.maxBodyBytes} bytes`);
+    const exceeded = jsonShapeExceeds(text, {
+      maxDepth: options.maxJsonDepth,
+      maxElements: options.maxJsonElements,
+    });
+    if (exceeded !== undefined)
+      return jsonRpcError(
+        400,
+        -32600,
+        exceeded === 'depth'
+          ? `the JSON body is nested deeper than ${options.maxJsonDepth} levels`
+          : `the JSON body has more than ${options.maxJsonElements} elements`,
+      );
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
+    }
+    return handler.fetch(c.req.raw, caller, body);
   });
   return { group: { path: '/mcp', app, auth: 'agent' }, handler };
+}
+
+/**
+ * The body as text, or undefined when it is larger than `maxBytes`. The rest of a body too large
+ * is read and dropped (the app's body limit for route groups caps it): an answer sent while the
+ * client is still uploading would reach it as a closed connection, not as the 413.
+ */
+async function readBounded(request: Request, maxBytes: number): Promise<string | undefined> {
+  if (!request.body) return '';
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size <= maxBytes) chunks.push(chunk);
+  }
+  return size > maxBytes ? undefined : Buffer.concat(chunks).toString('utf8');
 }

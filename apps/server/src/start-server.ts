@@ -111,6 +111,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     version: SERVER_VERSION,
     maxBodyBytes: (options.maxCodeBytes ?? 100 * KIB) * 6 + 64 * KIB,
     maxCodeChars: options.maxCodeBytes ?? 100 * KIB,
+    maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
+    maxJsonElements: options.maxJsonElements ?? 50_000,
   });
   const app = createApp(composed.host, {
     routes: [mcp.group],

@@ -232,6 +232,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     tools,
     environment,
     processes: processes.api,
+    catalogVersion: catalogState,
     close(closeOptions) {
       closing ??= (async () => {
         autoUpdate.stop();

@@ -166,6 +166,18 @@ export interface CyrnelHost {
   readonly environment: EnvironmentApi;
   readonly processes: ProcessesApi;
   readonly registries: RegistriesApi;
+  /**
+   * A token that changes whenever what agents may see of the catalog can change (a service or
+   * tool written, an adapter activated or deactivated, a hydrate failing or recovering): a key for
+   * caches of discovery answers.
+   *
+   * @example
+   * ```ts
+   * const version = host.catalogVersion();
+   * const services = cached?.version === version ? cached.services : await host.services.list();
+   * ```
+   */
+  catalogVersion(): string;
   /** Stop accepting processes, give running ones `graceMs`, kill and record the rest, tear modules down. */
   close(options?: { graceMs?: number }): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { CyrnelHost, ProcessesApi } from '@cyrnel/core';
-import { isCyrnelError } from '@cyrnel/sdk';
-import type { ProcessRecord } from '@cyrnel/sdk/api';
+import { type DiscoveredService, isCyrnelError } from '@cyrnel/sdk';
+import type { ProcessRecord, ProcessResult } from '@cyrnel/sdk/api';
 import type { McpBackend, ProcessView } from './backend';
 
 /** Options of {@link createHostBackend}. */
@@ -35,16 +35,44 @@ async function typesOf(
   return { declarations, unknown };
 }
 
+/** The enabled services of a host, listed once per catalog version (every MCP request reads them). */
+const SERVICES = new WeakMap<CyrnelHost, { version: string; services: Promise<DiscoveredService[]> }>();
+
+function servicesOf(host: CyrnelHost): Promise<DiscoveredService[]> {
+  const version = host.catalogVersion();
+  const cached = SERVICES.get(host);
+  if (cached && cached.version === version) return cached.services;
+  const services = host.services
+    .list({ enabled: true, failed: false, limit: 500 })
+    .then((page) =>
+      page.items
+        .filter((service) => service.effectivelyEnabled)
+        .map(({ id, name, description, toolCount }) => ({ id, name, description, toolCount })),
+    );
+  SERVICES.set(host, { version, services });
+  // A failed listing is not kept: the next request lists again.
+  services.catch(() => {
+    if (SERVICES.get(host)?.services === services) SERVICES.delete(host);
+  });
+  return services;
+}
+
 /** The view of a process: record plus results once idle, live tool calls while it runs. */
-export async function viewOf(processes: ProcessesApi, record: ProcessRecord): Promise<ProcessView> {
+export async function viewOf(
+  processes: ProcessesApi,
+  record: ProcessRecord | ProcessResult,
+): Promise<ProcessView> {
   const idle = record.state === 'idle';
-  const [output, stdout, stderr] = idle
-    ? await Promise.all([
-        processes.output(record.id),
-        processes.stdout(record.id),
-        processes.stderr(record.id),
-      ])
-    : [{}, '', ''];
+  const [output, stdout, stderr] =
+    'output' in record
+      ? [record.output, record.stdout, record.stderr]
+      : idle
+        ? await Promise.all([
+            processes.output(record.id),
+            processes.stdout(record.id),
+            processes.stderr(record.id),
+          ])
+        : [{}, '', ''];
   const calls = await processes.calls(record.id);
   return {
     processId: record.id,
@@ -93,12 +121,7 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
       }));
     },
     toolTypes: (tools) => typesOf(host, tools),
-    async services() {
-      const page = await host.services.list({ enabled: true, failed: false, limit: 500 });
-      return page.items
-        .filter((service) => service.effectivelyEnabled)
-        .map(({ id, name, description, toolCount }) => ({ id, name, description, toolCount }));
-    },
+    services: () => servicesOf(host),
     allTypes: () => host.environment.types(),
     runtimeDocs: () => host.environment.docs(),
     toolDocs: (serviceId, toolId) => host.tools.docs(serviceId, toolId),
@@ -121,6 +144,7 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
             );
           }, pollMs)
         : undefined;
+      let result: ProcessResult | undefined;
       try {
         const waited = processes.wait(id, { timeoutMs: waitMs }).catch((error: unknown) => {
           // Still running after `waitMs`: answer its current view.
@@ -130,11 +154,12 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
         const aborted = new Promise<undefined>((resolve) =>
           signal.addEventListener('abort', () => resolve(undefined), { once: true }),
         );
-        await Promise.race([waited, aborted]);
+        result = await Promise.race([waited, aborted]);
       } finally {
         clearInterval(timer);
       }
-      const view = await viewOf(processes, await processes.get(id));
+      // A finished run's result came with the wait; otherwise read where the process is now.
+      const view = await viewOf(processes, result ?? (await processes.get(id)));
       if (onCall && view.toolCalls.length > seen) onCall(view.toolCalls.length);
       return view;
     },

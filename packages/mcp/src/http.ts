@@ -15,7 +15,11 @@ export interface McpHttpHandlerOptions<Caller> {
 
 /** A web-standard MCP endpoint: `fetch(request, caller)` answers one HTTP request. */
 export interface McpHttpHandler<Caller> {
-  fetch(request: Request, caller: Caller): Promise<Response>;
+  /**
+   * Answer one request. `parsedBody` is the POST body already read and parsed by the caller (who
+   * bounded its size and shape); without it the handler reads the body itself.
+   */
+  fetch(request: Request, caller: Caller, parsedBody?: unknown): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -49,8 +53,11 @@ export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Call
     },
   );
   return {
-    fetch: (request, caller) =>
-      handler.fetch(request, { authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } } }),
+    fetch: (request, caller, parsedBody) =>
+      handler.fetch(request, {
+        authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } },
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      }),
     close: () => handler.close(),
   };
 }

@@ -244,8 +244,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const id = requireProcessId(rawId);
       const run = await activeRun(id);
       if (run) return run.calls.map((call) => ({ ...call }));
-      await stored(id);
-      return storage.calls(id);
+      // Calls exist only for a stored process: its existence is checked only when there are none.
+      const calls = await storage.calls(id);
+      if (calls.length === 0) await stored(id);
+      return calls;
     },
 
     async subscribe(rawId, listener) {
