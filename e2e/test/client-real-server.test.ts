@@ -132,7 +132,7 @@ describe('createClient against the real server', () => {
     expect(await client.health()).toEqual({ status: 'ok' });
     const ids: string[] = [];
     for await (const module of client.modules.iterate({ isBuiltin: true, limit: 1 })) ids.push(module.id);
-    expect(ids.sort()).toEqual(['openapi', 'typescript-ivm']);
+    expect(ids.sort()).toEqual(['mcp', 'openapi', 'typescript-ivm']);
     expect((await client.modules.get('openapi')).configSchema).toBeTypeOf('object');
   });
 

@@ -1,3 +1,4 @@
+import mcp from '@cyrnel/adapter-mcp';
 import openapi from '@cyrnel/adapter-openapi';
 import { type CyrnelHost, createHost, createKeyRing, type KeyRing, type RegistryOptions } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
@@ -64,6 +65,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       dataDir: options.dataDir,
       builtins: [
         openapi,
+        mcp,
         withConfigDefaults(typescriptIvm, {
           stdoutCapBytes: options.limits.maxStdoutBytes,
           stderrCapBytes: options.limits.maxStderrBytes,

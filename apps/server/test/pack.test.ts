@@ -14,6 +14,7 @@ const PACKAGES = [
   'packages/core',
   'packages/store',
   'packages/adapter-openapi',
+  'packages/adapter-mcp',
   'packages/env-typescript-ivm',
   'packages/http',
   'packages/client',

@@ -6,6 +6,7 @@ import type {
   ServiceDetail,
   ServiceListQuery,
   ServiceRecord,
+  ServiceRefreshResult,
   UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
@@ -48,6 +49,15 @@ export interface ServicesApi extends SettingsApi {
   installFromRegistry(input: InstallFromRegistryRequest, options?: RequestOptions): Promise<ServiceDetail>;
   /** `POST /services/:serviceId/update`: the registry entry's latest version. */
   updateFromRegistry(serviceId: string, options?: RequestOptions): Promise<RegistryUpdateResult>;
+  /**
+   * `POST /services/:serviceId/refresh`: the adapter lists the service's tools again (MCP servers).
+   *
+   * @example
+   * ```ts
+   * const { changed, service } = await client.services.refresh('memory');
+   * ```
+   */
+  refresh(serviceId: string, options?: RequestOptions): Promise<ServiceRefreshResult>;
 }
 
 /** Build the `services` group over a transport. */
@@ -82,6 +92,8 @@ export function createServicesApi(transport: Transport): ServicesApi {
       transport.json({ method: 'POST', path: '/services/install', body: input, options }),
     updateFromRegistry: (serviceId, options) =>
       transport.json({ method: 'POST', path: url`/services/${serviceId}/update`, options }),
+    refresh: (serviceId, options) =>
+      transport.json({ method: 'POST', path: url`/services/${serviceId}/refresh`, options }),
     ...createSettingsApi(transport, '/services'),
   };
 }

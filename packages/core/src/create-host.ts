@@ -170,6 +170,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     ...(options.outbound ? { outbound: options.outbound } : {}),
     now,
     onAdapterActive: (id, instance) => services.hydrateAdapter(id, instance),
+    serviceEvents: { toolsChanged: (serviceId) => services.toolsChanged(serviceId) },
   });
   try {
     await processes.recover();

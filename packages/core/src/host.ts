@@ -20,6 +20,7 @@ import type {
   ServiceDetail,
   ServiceListQuery,
   ServiceRecord,
+  ServiceRefreshResult,
   ToolCallRecord,
   ToolDetail,
   ToolListQuery,
@@ -87,6 +88,11 @@ export interface ServicesApi {
   installFromRegistry(input: unknown): Promise<ServiceDetail>;
   /** Re-resolve a registry-installed service's entry; an unchanged text changes nothing. */
   updateFromRegistry(serviceId: string): Promise<RegistryUpdateResult>;
+  /**
+   * List the service's tools again through its adapter's `refreshDefinition` (issue 18): 409
+   * `refresh_not_supported` without one. Tools that remain keep their flag.
+   */
+  refresh(serviceId: string): Promise<ServiceRefreshResult>;
 }
 
 /** The configured registries (issue 16). */

@@ -2,10 +2,12 @@ import type {
   AdapterModule,
   EnvironmentModule,
   EnvironmentSetupContext,
+  GenerateDefinitionContext,
   InvokeInput,
   ModuleLogger,
   ModuleSetupContext,
   ServiceDefinition,
+  ServiceState,
 } from '@cyrnel/sdk';
 import { type CyrnelError, cyrnelError, isCyrnelError } from './errors';
 import { errorMessage } from './scoped-logger';
@@ -143,10 +145,12 @@ export function guardAdapter(
         () => inner.teardown(),
       ),
     teardown: () => life.teardown(() => inner.teardown()),
-    async generateDefinition(text: string): Promise<ServiceDefinition> {
+    async generateDefinition(text: string, context?: GenerateDefinitionContext): Promise<ServiceDefinition> {
       life.open();
       try {
-        return await inner.generateDefinition(text);
+        return await (context === undefined
+          ? inner.generateDefinition(text)
+          : inner.generateDefinition(text, context));
       } catch (error) {
         throw translate(error, (message) =>
           cyrnelError('invalid_definition', `adapter ${id} refused the definition: ${message}`, {
@@ -155,6 +159,25 @@ export function guardAdapter(
         );
       }
     },
+    ...(inner.refreshDefinition
+      ? {
+          async refreshDefinition(state: ServiceState): Promise<ServiceDefinition> {
+            life.open();
+            try {
+              return await (inner.refreshDefinition as (s: ServiceState) => Promise<ServiceDefinition>)(
+                state,
+              );
+            } catch (error) {
+              throw translate(error, (message) =>
+                cyrnelError(
+                  'upstream_failed',
+                  `adapter ${id} failed to list the tools of service ${state.id} again: ${message}`,
+                ),
+              );
+            }
+          },
+        }
+      : {}),
     async hydrateService(state) {
       life.open();
       try {

@@ -5,6 +5,7 @@ import type {
   EnvironmentBindings,
   ModuleLogger,
   OutboundPolicy,
+  ServiceEvents,
 } from '@cyrnel/sdk';
 import type { JsonPatch, ModuleDetail, ReloadModulesResponse } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ModuleRow } from './catalog-storage';
@@ -40,6 +41,8 @@ export interface ModuleRegistryOptions {
   readonly now: () => Date;
   /** Called after an adapter's `setup`: hydrate its enabled services. */
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
+  /** Handed to every adapter's `setup` as `context.services`. */
+  readonly serviceEvents?: ServiceEvents;
 }
 
 /** Modules: registration, reconciliation with the table, activation, draining (SPEC §3). */
@@ -86,6 +89,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     ...(options.outbound ? { outbound: options.outbound } : {}),
     onAdapterActive: options.onAdapterActive,
+    ...(options.serviceEvents ? { serviceEvents: options.serviceEvents } : {}),
   });
   const lock = createKeyedLock();
   const serial = <T>(task: () => Promise<T>) => lock.run('modules', task);

@@ -6,6 +6,7 @@ import type {
   ModuleSetupContext,
   ModuleType,
   OutboundPolicy,
+  ServiceEvents,
 } from '@cyrnel/sdk';
 import type { ModuleStatus } from '@cyrnel/sdk/api';
 import type { ModuleRow } from './catalog-storage';
@@ -39,6 +40,8 @@ export interface ModuleRuntimesOptions {
   /** Handed to every module's `setup` as `context.outbound`. */
   readonly outbound?: OutboundPolicy;
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
+  /** Handed to every adapter's `setup` as `context.services`. */
+  readonly serviceEvents?: ServiceEvents;
 }
 
 /** Module instances: activation (setup), deactivation (teardown or draining) and status. */
@@ -92,7 +95,9 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
       const guard = { logger: moduleLogger, ...(options.deadlines ? { deadlines: options.deadlines } : {}) };
       if (module.info.type === 'adapter') {
         const adapter = guardAdapter(id, instance as AdapterModule, guard);
-        await adapter.setup(context);
+        await adapter.setup(
+          options.serviceEvents ? { ...context, services: options.serviceEvents } : context,
+        );
         Object.assign(runtime, { adapter, failed: false, error: null });
         await options.onAdapterActive(id, adapter);
       } else {

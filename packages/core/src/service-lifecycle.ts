@@ -1,4 +1,11 @@
-import type { AdapterModule, ModuleLogger, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
+import { createHash } from 'node:crypto';
+import type {
+  AdapterModule,
+  GenerateDefinitionContext,
+  ModuleLogger,
+  ServiceDefinition,
+  ServiceState,
+} from '@cyrnel/sdk';
 import type { RegistryOrigin } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ServiceDefinitionFields, ServiceRow } from './catalog-storage';
 import { checkDefinition } from './check-definition';
@@ -11,7 +18,7 @@ import type { Settings } from './settings';
 /** Options of {@link createServiceLifecycle}. */
 export interface ServiceLifecycleOptions {
   readonly catalog: CatalogStorage;
-  readonly settings: Pick<Settings, 'forSetup'>;
+  readonly settings: Pick<Settings, 'forSetup' | 'current'>;
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
@@ -27,6 +34,22 @@ export interface DefinitionOrigin {
   readonly registry: RegistryOrigin | null;
   /** Version of the adapter that generated it. */
   readonly adapterVersion: string | null;
+}
+
+/** SHA-256 (hex) of a definition text: a service's `hash` as installed or updated. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * The `hash` of a service whose tools were generated again from the same text (a refresh, a new
+ * adapter version): the text's and the tools' together, so whatever is keyed by the hash (compiled
+ * validators, shared schemas, rendered types) follows the new tools.
+ */
+export function regeneratedHash(text: string, definition: ServiceDefinition): string {
+  return sha256(
+    `${sha256(text)}\n${JSON.stringify({ tools: definition.tools, schemas: definition.schemas ?? null, adapterDomain: definition.adapterDomain })}`,
+  );
 }
 
 /** The stored fields of a generated definition; tools enabled as `enabled(toolId)` says. */
@@ -58,7 +81,12 @@ export interface ServiceLifecycle {
   /** The active adapter; unknown id → 400, not active → 503. */
   activeAdapter(adapterId: string): AdapterModule;
   /** `generateDefinition`, checked; a refusal is a 400 with the adapter's message. */
-  generate(adapter: AdapterModule, adapterId: string, text: string): Promise<ServiceDefinition>;
+  generate(
+    adapter: AdapterModule,
+    adapterId: string,
+    text: string,
+    context?: GenerateDefinitionContext,
+  ): Promise<ServiceDefinition>;
   /** `dehydrateService` when the adapter is active; failures are logged (it must be idempotent). */
   dehydrate(row: ServiceRow): Promise<void>;
   /** `hydrateService` with the validated state; a throw becomes a 502. */
@@ -85,6 +113,12 @@ export interface ServiceLifecycle {
   regenerate(row: ServiceRow, adapter: AdapterModule): Promise<boolean>;
   /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
   rehydrate(row: ServiceRow, restore: () => Promise<void>): Promise<void>;
+  /**
+   * List a service's tools again (`refreshDefinition`, issue 18) and store them like an update of
+   * the same text; an enabled service is hydrated with them. 409 `refresh_not_supported` when the
+   * adapter has no hook. True when the tools changed.
+   */
+  refresh(row: ServiceRow): Promise<boolean>;
 }
 
 /** Create the {@link ServiceLifecycle}. */
@@ -112,7 +146,14 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     adapter: AdapterModule,
     adapterId: string,
     text: string,
-  ): Promise<ServiceDefinition> => checkDefinition(await adapter.generateDefinition(text), adapterId);
+    context?: GenerateDefinitionContext,
+  ): Promise<ServiceDefinition> =>
+    checkDefinition(
+      await (context === undefined
+        ? adapter.generateDefinition(text)
+        : adapter.generateDefinition(text, context)),
+      adapterId,
+    );
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
     health.set(row.id, undefined);
@@ -178,14 +219,19 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     if (text === undefined) throw cyrnelError('service_not_found', `service ${row.id} not found`);
     let definition: ServiceDefinition;
     try {
-      definition = await generate(adapter, row.adapter, text);
+      definition = await generate(
+        adapter,
+        row.adapter,
+        text,
+        await settings.current({ kind: 'service', id: row.id }),
+      );
     } catch (error) {
       return fail(error);
     }
     await dehydrate(row);
     const origin = {
       text,
-      hash: row.hash,
+      hash: regeneratedHash(text, definition),
       source: row.source,
       registry: row.registry,
       adapterVersion: version,
@@ -227,5 +273,42 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     }
   };
 
-  return { find, activeAdapter, generate, dehydrate, hydrate, enable, rehydrate, replace, regenerate };
+  const refresh = async (row: ServiceRow): Promise<boolean> => {
+    const adapter = activeAdapter(row.adapter);
+    if (!adapter.refreshDefinition)
+      throw cyrnelError(
+        'refresh_not_supported',
+        `adapter ${row.adapter} of service ${row.id} cannot list its tools again`,
+      );
+    const definition = checkDefinition(await adapter.refreshDefinition(await state(row)), row.adapter);
+    const text = await catalog.getServiceDefinitionText(row.id);
+    if (text === undefined) throw cyrnelError('service_not_found', `service ${row.id} not found`);
+    const hash = regeneratedHash(text, definition);
+    if (hash === row.hash) return false;
+    const origin = {
+      text,
+      hash,
+      source: row.source,
+      registry: row.registry,
+      adapterVersion: row.adapterVersion,
+    };
+    await replace(row, definition, origin, row.enabled);
+    logger.info('service refreshed', { service: row.id, tools: definition.tools.length });
+    // `hydrateService` replaces what the adapter holds: the new tools, without a teardown between.
+    if (row.enabled) await hydrate(await find(row.id), adapter);
+    return true;
+  };
+
+  return {
+    find,
+    activeAdapter,
+    generate,
+    dehydrate,
+    hydrate,
+    enable,
+    rehydrate,
+    replace,
+    regenerate,
+    refresh,
+  };
 }

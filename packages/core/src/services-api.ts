@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
 import type { RegistryOrigin, ServiceDetail, ServiceRecord } from '@cyrnel/sdk/api';
 import { validateBody } from './body-schema';
@@ -23,7 +22,7 @@ import { validateAgainstSchema } from './schema-validation';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
 import { createServiceHealth, type ServiceHealth } from './service-health';
-import { createServiceLifecycle, definitionFields } from './service-lifecycle';
+import { createServiceLifecycle, definitionFields, sha256 } from './service-lifecycle';
 import { createSettings } from './settings';
 import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
@@ -86,14 +85,12 @@ export interface ServicesEngine extends Omit<ServicesApi, 'installFromRegistry' 
    * earlier version of it generated (failures are logged and shown on the service).
    */
   hydrateAdapter(adapterId: string, adapter: AdapterModule): Promise<void>;
+  /** An adapter reported that a service's tools changed: refresh it in the background (logged). */
+  toolsChanged(serviceId: string): void;
   /** Install a resolved definition (what `install` does after validating its input). */
   installResolved(input: ResolvedInstall): Promise<ServiceDetail>;
   /** Update with a resolved definition; `updated: false` when the text is the stored one. */
   updateResolved(id: string, input: ResolvedUpdate): Promise<{ updated: boolean; service: ServiceDetail }>;
-}
-
-function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 /** The service record of the wire API (no schemas), with what this host knows of its hydration. */
@@ -151,12 +148,22 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const { find, activeAdapter, generate, dehydrate, enable, rehydrate, hydrate, replace, regenerate } =
     lifecycle;
 
+  /** Refresh under the service's lock; answers the service and whether its tools changed. */
+  const refreshLocked = (id: string) =>
+    locked(id, async () => {
+      const changed = await lifecycle.refresh(await find(id));
+      return { changed, service: toServiceDetail(await find(id)) };
+    });
+
   /** Install a checked, resolved definition (an inline or downloaded one, or a registry's). */
   const installResolved = async (input: ResolvedInstall): Promise<ServiceDetail> => {
     const { id, adapter: adapterId, text, config, secrets, enabled } = input;
     return locked(id, async () => {
       if (await catalog.getService(id)) throw cyrnelError('service_exists', `service ${id} already exists`);
-      const definition = await generate(activeAdapter(adapterId), adapterId, text);
+      const definition = await generate(activeAdapter(adapterId), adapterId, text, {
+        config: config ?? {},
+        secrets: secrets ?? {},
+      });
       // Given values must validate; absent ones are stored as defaults and checked when enabling.
       const storedConfig = config
         ? await validateAgainstSchema(checker, definition.configSchema, config, {
@@ -213,8 +220,15 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       const row = await find(id);
       if (input.expect) input.expect(row);
       const hash = sha256(input.text);
-      if (hash === row.hash) return { updated: false, service: toServiceDetail(row) };
-      const definition = await generate(activeAdapter(row.adapter), row.adapter, input.text);
+      // A refreshed or regenerated service's hash covers its tools too: compare the texts.
+      if (hash === row.hash || input.text === (await catalog.getServiceDefinitionText(id)))
+        return { updated: false, service: toServiceDetail(row) };
+      const definition = await generate(
+        activeAdapter(row.adapter),
+        row.adapter,
+        input.text,
+        await settings.current(owner(id)),
+      );
       // Seed 001: dehydrate immediately before the new tools are inserted; the service stays disabled.
       await dehydrate(row);
       const origin = {
@@ -363,6 +377,18 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
         const { restore } = await settings.patchSecrets(owner(id), row, patch);
         await rehydrate(row, restore);
       });
+    },
+    refresh: (rawId) => refreshLocked(serviceId(rawId)),
+    toolsChanged(id) {
+      if (typeof id !== 'string') return;
+      refreshLocked(id).then(
+        ({ changed }) => logger.info('service tools changed', { service: id, changed }),
+        (error: unknown) =>
+          logger.warn('service refresh after a tools change failed', {
+            service: id,
+            error: errorMessage(error),
+          }),
+      );
     },
     async hydrateAdapter(adapterId, adapter) {
       const version = registry.adapterVersion(adapterId) ?? null;

@@ -43,6 +43,10 @@ export interface Settings {
     owner: SettingsOwner,
     schemas: SettingsSchemas,
   ): Promise<{ config: Record<string, unknown>; secrets: Record<string, unknown> }>;
+  /** The stored config and decrypted secrets as they are, unchecked (what `generateDefinition` may use). */
+  current(
+    owner: SettingsOwner,
+  ): Promise<{ config: Record<string, unknown>; secrets: Record<string, unknown> }>;
   /** Apply a JSON Patch to the config (defaults shown), validate and store it; answers the new config. */
   patchConfig(
     owner: SettingsOwner,
@@ -90,6 +94,9 @@ export function createSettings(
   return {
     async config(owner, { configSchema }) {
       return fillDefaults(configSchema, await stored(owner));
+    },
+    async current(owner) {
+      return { config: await stored(owner), secrets: await vault.read(owner) };
     },
     async forSetup(owner, { configSchema, secretsSchema }) {
       const config = await validateAgainstSchema(checker, configSchema, await stored(owner), {

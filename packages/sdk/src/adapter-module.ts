@@ -24,12 +24,41 @@ import type { ServiceDefinition, ServiceState } from './service-definition';
  * ```
  */
 export interface AdapterModule extends Module {
-  /** Parse a definition text into a {@link ServiceDefinition}. Pure; throw to reject the install. */
-  generateDefinition(input: string): Promise<ServiceDefinition>;
+  /**
+   * Parse a definition text into a {@link ServiceDefinition}; throw to reject the install. An
+   * adapter whose tools are only known by asking a server (MCP) may use `context`: the config and
+   * secrets the install request carries (on an update or a regeneration, the service's stored
+   * ones), before any schema has checked them. An adapter that ignores it stays pure.
+   */
+  generateDefinition(input: string, context?: GenerateDefinitionContext): Promise<ServiceDefinition>;
+  /**
+   * Optional (since 0.3.0): list a service's tools again, for `POST /services/:id/refresh` and
+   * after the adapter called `context.services.toolsChanged(id)` from its setup context. Answers
+   * the whole new definition; the host stores it like an update of the same text: tools that
+   * remain keep their enabled flag, new ones are enabled, and config and secrets stay. Adapters
+   * without it answer 409 `refresh_not_supported`.
+   *
+   * @example
+   * ```ts
+   * async refreshDefinition(state) {
+   *   const tools = await connectionOf(state).listTools();
+   *   return definitionFrom(state.adapterDomain, tools);
+   * }
+   * ```
+   */
+  refreshDefinition?(state: ServiceState): Promise<ServiceDefinition>;
   /** Take a snapshot of an enabled service; replace (not merge) what was kept for `state.id`. */
   hydrateService(state: ServiceState): Promise<void>;
   /** Drop everything kept for service `id`. Idempotent. */
   dehydrateService(id: string): Promise<void>;
   /** Perform one tool call. Throw on an unknown pair or any transport failure. */
   invoke(input: InvokeInput): Promise<unknown>;
+}
+
+/** What {@link AdapterModule.generateDefinition} may use besides the text (since 0.3.0). */
+export interface GenerateDefinitionContext {
+  /** The service's configuration as given (no defaults applied, not yet validated). */
+  readonly config: Record<string, unknown>;
+  /** The service's secrets as given (decrypted, not yet validated). Never log them. */
+  readonly secrets: Record<string, unknown>;
 }

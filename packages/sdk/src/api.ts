@@ -73,6 +73,7 @@ export type {
   ServiceDetail,
   ServiceListQuery,
   ServiceRecord,
+  ServiceRefreshResult,
   UpdateServiceRequest,
 } from './api/services';
 export type { ToolDetail, ToolListQuery, ToolRecord } from './api/tools';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidIdentifier, RESERVED_WORDS } from './identifier';
+import { isValidIdentifier, RESERVED_WORDS, toIdentifier } from './identifier';
 
 describe('isValidIdentifier', () => {
   it('accepts TypeScript identifiers', () => {
@@ -23,5 +23,26 @@ describe('isValidIdentifier', () => {
 
   it('refuses non-strings', () => {
     for (const value of [undefined, null, 42, {}, ['a']]) expect(isValidIdentifier(value)).toBe(false);
+  });
+});
+
+describe('toIdentifier', () => {
+  it('replaces, collapses and trims characters outside [A-Za-z0-9_$]', () => {
+    expect(toIdentifier('get-user.by id')).toBe('get_user_by_id');
+    expect(toIdentifier('--a..b--')).toBe('a_b');
+    expect(toIdentifier('$get')).toBe('$get');
+  });
+
+  it('prefixes a leading digit and suffixes reserved words', () => {
+    expect(toIdentifier('2fa')).toBe('_2fa');
+    expect(toIdentifier('delete')).toBe('delete_');
+    expect(toIdentifier('__proto__')).toBe('proto');
+  });
+
+  it('falls back when nothing is left, and answers an identifier or empty', () => {
+    expect(toIdentifier('***', 'post /pets')).toBe('post_pets');
+    expect(toIdentifier('日本')).toBe('');
+    for (const raw of ['a b', '9', 'class', 'x-y-z', '$'])
+      expect(isValidIdentifier(toIdentifier(raw))).toBe(true);
   });
 });

@@ -69,3 +69,33 @@ export const IDENTIFIER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export function isValidIdentifier(value: unknown): value is string {
   return typeof value === 'string' && IDENTIFIER_PATTERN.test(value) && !RESERVED_WORDS.has(value);
 }
+
+/**
+ * A name from elsewhere (an operation id, an MCP tool name) made an identifier: characters
+ * outside `[A-Za-z0-9_$]` become `_`, runs of `_` collapse, `_` is trimmed from both ends, a
+ * leading digit gets a `_` prefix, a reserved word a trailing `_`. Answers `fallback` (made an
+ * identifier the same way) when nothing is left, and `''` when that is empty too.
+ *
+ * @example
+ * ```ts
+ * toIdentifier('get-user.by id');   // 'get_user_by_id'
+ * toIdentifier('2fa');              // '_2fa'
+ * toIdentifier('delete');           // 'delete_'
+ * toIdentifier('***', 'post /pets'); // 'post_pets'
+ * ```
+ */
+export function toIdentifier(raw: string, fallback = ''): string {
+  let id = sanitize(raw);
+  if (id === '') id = sanitize(fallback);
+  if (id === '') return '';
+  if (/^[0-9]/.test(id)) id = `_${id}`;
+  if (RESERVED_WORDS.has(id)) id = `${id}_`;
+  return id;
+}
+
+function sanitize(raw: string): string {
+  return raw
+    .replace(/[^A-Za-z0-9_$]/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}

@@ -1,4 +1,4 @@
-export type { AdapterModule } from './adapter-module';
+export type { AdapterModule, GenerateDefinitionContext } from './adapter-module';
 export type { ErrorCode, ErrorReason } from './api/errors';
 export type {
   DiscoveredService,
@@ -25,7 +25,7 @@ export {
   PROCESS_STATES,
   type ProcessState,
 } from './execution';
-export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS } from './identifier';
+export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS, toIdentifier } from './identifier';
 export type { InvokeInput, ToolDocsInput } from './invoke-input';
 export { MAX_JSON_DEPTH } from './json-depth';
 export type { JSONSchema } from './json-schema';
@@ -43,7 +43,7 @@ export {
   SEMVER_PATTERN,
   validateModuleManifest,
 } from './manifest';
-export type { Module, ModuleLogger, ModuleSetupContext } from './module';
+export type { Module, ModuleLogger, ModuleSetupContext, ServiceEvents } from './module';
 export type { OutboundPolicy } from './outbound-policy';
 export { isPlainObject } from './plain-object';
 export type { ServiceDefinition, ServiceState, ToolDefinition, ToolState } from './service-definition';

@@ -26,6 +26,28 @@ export interface ModuleSetupContext {
    * `outbound.check(address, port, hostname)` before every connection they open.
    */
   outbound?: OutboundPolicy;
+  /**
+   * What an adapter may tell the host about its services (cyrnel extension, since 0.3.0; absent
+   * for environments and on hosts before it).
+   */
+  services?: ServiceEvents;
+}
+
+/**
+ * Reports from an adapter to the host about the services it holds.
+ *
+ * @example
+ * ```ts
+ * // An MCP server announced `notifications/tools/list_changed` for service `docs`:
+ * context.services?.toolsChanged('docs'); // the host calls refreshDefinition and stores it
+ * ```
+ */
+export interface ServiceEvents {
+  /**
+   * The tools of service `serviceId` changed: the host calls the adapter's `refreshDefinition`
+   * for it and stores the answer. Fire and forget; failures are logged, never thrown here.
+   */
+  toolsChanged(serviceId: string): void;
 }
 
 /** The lifecycle every module shares: `setup` on activation, `teardown` on deactivation. */

@@ -58,6 +58,11 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
     validateBody(await ctx.body(c, {}), EMPTY_BODY);
     return c.json(await host.services.updateFromRegistry(c.req.param('serviceId')));
   });
+  // Issue 18: tools listed again by adapters that discover them live (MCP servers).
+  app.post('/:serviceId/refresh', async (c) => {
+    validateBody(await ctx.body(c, {}), EMPTY_BODY);
+    return c.json(await host.services.refresh(c.req.param('serviceId')));
+  });
   app.get('/:serviceId', async (c) => c.json(await host.services.get(c.req.param('serviceId'))));
   app.patch('/:serviceId', async (c) => {
     const body = validateBody<UpdateServiceRequest>(await ctx.body(c), UPDATE_BODY);

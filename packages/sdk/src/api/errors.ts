@@ -65,6 +65,10 @@ export const ERROR_REASONS = {
   key_not_found: { code: 'not_found', meaning: 'no API key with this id' },
   service_exists: { code: 'conflict', meaning: 'a service with this id is already installed' },
   service_disabled: { code: 'conflict', meaning: 'the service is disabled' },
+  refresh_not_supported: {
+    code: 'conflict',
+    meaning: "the service's adapter cannot list its tools again (it has no refreshDefinition)",
+  },
   tool_disabled: { code: 'conflict', meaning: 'the tool is disabled (its service is enabled)' },
   process_not_idle: { code: 'conflict', meaning: 'the process is queued or running' },
   process_not_running: { code: 'conflict', meaning: 'the process (or execution) is not running' },
@@ -110,6 +114,14 @@ export const ERROR_REASONS = {
   upstream_failed: {
     code: 'upstream_error',
     meaning: 'an adapter, the environment, a remote API or a download failed',
+  },
+  upstream_unauthorized: {
+    code: 'upstream_error',
+    meaning: "the remote server refused the service's credentials (HTTP 401): check its secrets",
+  },
+  tool_error: {
+    code: 'upstream_error',
+    meaning: 'the tool ran and reported a failure (an MCP result with isError); the message is its text',
   },
   integrity_mismatch: {
     code: 'upstream_error',

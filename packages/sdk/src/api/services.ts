@@ -129,6 +129,14 @@ export interface InstallFromRegistryRequest {
   enabled?: boolean;
 }
 
+/** `POST /services/:serviceId/refresh` answers this (since 0.3.0). */
+export interface ServiceRefreshResult {
+  /** False when the adapter listed the same tools: nothing was touched. */
+  changed: boolean;
+  /** The service after the refresh. */
+  service: ServiceDetail;
+}
+
 /** `POST /services/:serviceId/update` answers this (since 0.2.0). */
 export interface RegistryUpdateResult {
   /** False when the registry's version has the hash already installed: nothing was touched. */

@@ -1,0 +1,279 @@
+import {
+  type CyrnelError,
+  cyrnelError,
+  isCyrnelError,
+  type ModuleLogger,
+  type OutboundPolicy,
+} from '@cyrnel/sdk';
+import {
+  type CallToolResult,
+  Client,
+  ProtocolError,
+  StreamableHTTPClientTransport,
+  type Tool,
+} from '@modelcontextprotocol/client';
+import type { ServerSpec } from './definition';
+import { createGuardedFetch, type GuardedFetch } from './guarded-fetch';
+import { createStdioTransport, type StdioTransport } from './stdio-transport';
+
+/** Options of {@link createConnection}. */
+export interface ConnectionOptions {
+  /** The spec with its placeholders filled. */
+  readonly spec: ServerSpec;
+  /** What the connection is for, in messages: `service memory`, `the definition`. */
+  readonly label: string;
+  readonly outbound?: OutboundPolicy;
+  /** Commands a stdio server may be started with (the module's `allowedCommands`). */
+  readonly allowedCommands: readonly string[];
+  readonly clientVersion: string;
+  /** Deadline of connecting (spawn, initialize, for HTTP the handshake). */
+  readonly connectTimeoutMs: number;
+  /** Called when the server announces `notifications/tools/list_changed`. */
+  readonly onToolsChanged?: () => void;
+  readonly logger: ModuleLogger;
+}
+
+/** One MCP server, connected lazily and again after a failure (with backoff). */
+export interface McpConnection {
+  /** Every tool (all pages, at most 64). */
+  listTools(signal?: AbortSignal): Promise<Tool[]>;
+  /** One tool call; a transport failure reconnects once and retries. */
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { readonly signal?: AbortSignal; readonly timeoutMs: number },
+  ): Promise<CallToolResult>;
+  /** The server's name and instructions, once connected. */
+  serverInfo(): { name?: string; title?: string; version?: string; instructions?: string };
+  close(): Promise<void>;
+}
+
+/** Results are not validated in cyrnel's event loop: a server's schema regex could hold it. */
+const PASS_THROUGH_VALIDATOR = {
+  getValidator: () => (input: unknown) => ({
+    valid: true as const,
+    data: input as never,
+    errorMessage: undefined,
+  }),
+};
+
+const MAX_BACKOFF_MS = 30_000;
+
+/** Throws 403 when the stdio command is not allowed by the module's config. */
+export function assertCommandAllowed(spec: ServerSpec, allowedCommands: readonly string[]): void {
+  if (spec.transport !== 'stdio' || allowedCommands.includes(spec.command)) return;
+  throw cyrnelError(
+    'forbidden',
+    `starting "${spec.command}" is not allowed: stdio MCP servers run commands on this machine, so each command must be in the mcp module's config allowedCommands (PATCH /modules/mcp)`,
+    { details: [{ path: 'definition/command', message: 'not in allowedCommands' }] },
+  );
+}
+
+/** The chain of causes of an error, outermost first. */
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (
+    let cause = error;
+    cause !== undefined && chain.length < 8;
+    cause = (cause as { cause?: unknown })?.cause
+  ) {
+    chain.push(cause);
+    if (typeof cause !== 'object' || cause === null) break;
+  }
+  return chain;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Create the connection of one service (or of one install's tool listing). Nothing is opened
+ * before the first call.
+ */
+export function createConnection(options: ConnectionOptions): McpConnection {
+  const { spec, label, logger } = options;
+  let client: Client | undefined;
+  let connecting: Promise<Client> | undefined;
+  let stdio: StdioTransport | undefined;
+  let http: GuardedFetch | undefined;
+  let failures = 0;
+  let lastFailure = 0;
+  let closed = false;
+
+  const stderrNote = (transport = stdio) => {
+    const tail = transport?.stderrTail().trim();
+    return tail ? `; its stderr ends: ${tail.slice(-500)}` : '';
+  };
+
+  const drop = async () => {
+    const current = client;
+    client = undefined;
+    connecting = undefined;
+    const transports = [stdio, http];
+    stdio = undefined;
+    http = undefined;
+    await current?.close().catch(() => undefined);
+    await (transports[0] as StdioTransport | undefined)?.close().catch(() => undefined);
+    await (transports[1] as GuardedFetch | undefined)?.close().catch(() => undefined);
+  };
+
+  /** A failure told apart: refused by policy, refused credentials, timed out, or the transport. */
+  const classify = (error: unknown, signal?: AbortSignal): CyrnelError => {
+    if (isCyrnelError(error)) return error;
+    for (const cause of causes(error)) {
+      if (isCyrnelError(cause)) return cause;
+      if (/^refusing to connect/.test(message(cause))) return cyrnelError('outbound_refused', message(cause));
+    }
+    if (
+      http?.lastStatus() === 401 ||
+      causes(error).some((cause) => (cause as { status?: number })?.status === 401)
+    )
+      return cyrnelError(
+        'upstream_unauthorized',
+        `the MCP server of ${label} refused the credentials (HTTP 401): check the service's secrets`,
+      );
+    if (signal?.aborted && isCyrnelError(signal.reason)) return signal.reason;
+    return cyrnelError(
+      'upstream_failed',
+      `the MCP server of ${label} failed: ${message(error)}${stderrNote()}`,
+      {
+        cause: error,
+      },
+    );
+  };
+
+  const connect = async (): Promise<Client> => {
+    if (closed) throw cyrnelError('module_torn_down', `the connection of ${label} is closed`);
+    // Backoff after failures: 0, 0.5 s, 1 s, 2 s, … 30 s since the last failed attempt.
+    const wait =
+      failures === 0 ? 0 : Math.min(MAX_BACKOFF_MS, 250 * 2 ** failures) - (Date.now() - lastFailure);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const next = new Client(
+      { name: 'cyrnel', version: options.clientVersion },
+      {
+        jsonSchemaValidator: PASS_THROUGH_VALIDATOR,
+        ...(options.onToolsChanged
+          ? {
+              listChanged: {
+                tools: {
+                  autoRefresh: false,
+                  onChanged: () => options.onToolsChanged?.(),
+                },
+              },
+            }
+          : {}),
+      },
+    );
+    let transport: StdioTransport | StreamableHTTPClientTransport;
+    if (spec.transport === 'stdio') {
+      assertCommandAllowed(spec, options.allowedCommands);
+      stdio = createStdioTransport(spec);
+      transport = stdio;
+    } else {
+      http = createGuardedFetch(options.outbound, spec.url);
+      transport = new StreamableHTTPClientTransport(new URL(spec.url), {
+        fetch: http.fetch,
+        requestInit: { headers: { ...spec.headers } },
+      });
+    }
+    next.onclose = () => {
+      // The server went away (a crash, a killed process): the next call connects again.
+      if (client === next) {
+        client = undefined;
+        connecting = undefined;
+      }
+    };
+    try {
+      await next.connect(transport, { timeout: options.connectTimeoutMs });
+    } catch (error) {
+      failures++;
+      lastFailure = Date.now();
+      const refused = classify(error);
+      const started = stdio;
+      await next.close().catch(() => undefined);
+      // Once the process is gone its stderr is whole: the reason a server would not start.
+      await drop();
+      throw refused.reason === 'upstream_failed'
+        ? cyrnelError(
+            'upstream_failed',
+            `could not connect to the MCP server of ${label}: ${message(error)}${stderrNote(started)}`,
+          )
+        : refused;
+    }
+    failures = 0;
+    client = next;
+    return next;
+  };
+
+  const connected = (): Promise<Client> => {
+    if (client) return Promise.resolve(client);
+    connecting ??= connect().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  };
+
+  /** A JSON-RPC error of the server (a tool-level failure): the connection stays. */
+  const isProtocolError = (error: unknown): error is ProtocolError => error instanceof ProtocolError;
+
+  return {
+    async listTools(signal) {
+      const current = await connected();
+      try {
+        return (await current.listTools(undefined, signal ? { signal } : {})).tools;
+      } catch (error) {
+        if (!isProtocolError(error)) await drop();
+        throw classify(error, signal);
+      }
+    },
+    async callTool(name, args, { signal, timeoutMs }) {
+      for (let attempt = 0; ; attempt++) {
+        const current = await connected();
+        try {
+          return (await current.callTool(
+            { name, arguments: args },
+            { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+          )) as CallToolResult;
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason ?? error;
+          if (isProtocolError(error)) {
+            if (error.code === -32001)
+              throw cyrnelError('invoke_timeout', `tool ${name} of ${label} timed out after ${timeoutMs} ms`);
+            throw cyrnelError(
+              'upstream_failed',
+              `the MCP server of ${label} refused tool ${name}: ${message(error)}`,
+            );
+          }
+          if ((error as { code?: unknown })?.code === 'REQUEST_TIMEOUT')
+            throw cyrnelError('invoke_timeout', `tool ${name} of ${label} timed out after ${timeoutMs} ms`);
+          const failure = classify(error, signal);
+          await drop();
+          // A transport failure: connect again and retry once; a refused credential never.
+          if (failure.reason === 'upstream_failed' && attempt === 0) {
+            logger.warn('MCP connection failed; reconnecting once', {
+              service: label,
+              error: failure.message,
+            });
+            continue;
+          }
+          throw failure;
+        }
+      }
+    },
+    serverInfo() {
+      const info = client?.getServerVersion();
+      const instructions = client?.getInstructions();
+      return {
+        ...(info?.name ? { name: info.name } : {}),
+        ...(typeof info?.title === 'string' ? { title: info.title } : {}),
+        ...(info?.version ? { version: info.version } : {}),
+        ...(instructions ? { instructions } : {}),
+      };
+    },
+    async close() {
+      closed = true;
+      await drop();
+    },
+  };
+}

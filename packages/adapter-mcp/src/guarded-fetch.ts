@@ -1,0 +1,88 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { cyrnelError, type OutboundPolicy } from '@cyrnel/sdk';
+import { Agent, fetch as undiciFetch } from 'undici';
+
+/** A `fetch` for the MCP SDK's HTTP transport, and what it saw. */
+export interface GuardedFetch {
+  readonly fetch: typeof globalThis.fetch;
+  /** The status of the last answer: 401 tells a refused credential from a network failure. */
+  lastStatus(): number | undefined;
+  close(): Promise<void>;
+}
+
+/**
+ * A lookup that vets every address a host name resolves to before the socket connects to one,
+ * so a DNS answer that changes between a check and the connect cannot reach a refused address.
+ */
+function guardedLookup(policy: OutboundPolicy, port: number): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
+      if (error || addresses.length === 0) {
+        callback(
+          error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+          '',
+          4,
+        );
+        return;
+      }
+      try {
+        for (const entry of addresses) policy.check(entry.address, port, hostname);
+      } catch (refusal) {
+        callback(refusal as NodeJS.ErrnoException, '', 4);
+        return;
+      }
+      const first = addresses[0] as LookupAddress;
+      if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** The port a URL connects to. */
+function portOf(url: URL): number {
+  if (url.port) return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
+/**
+ * Where the MCP SDK's HTTP transport connects, checked like every outbound connection of cyrnel
+ * (`context.outbound`): the server's endpoint only (one origin), an IP-literal host before each
+ * request, a host name's every address at connect time (so rebinding cannot slip in), and no
+ * redirects (a 3xx is an error the SDK reports). undici's own `fetch` with an `Agent` carrying the
+ * lookup; without a policy, nothing but the origin is checked.
+ */
+export function createGuardedFetch(policy: OutboundPolicy | undefined, endpoint: string): GuardedFetch {
+  const origin = new URL(endpoint);
+  const port = portOf(origin);
+  const agent = new Agent(policy ? { connect: { lookup: guardedLookup(policy, port) } } : {});
+  let status: number | undefined;
+  const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = new URL(input instanceof Request ? input.url : input.toString());
+    if (url.origin !== origin.origin)
+      throw cyrnelError(
+        'outbound_refused',
+        `refusing to connect to ${url.origin}: the service's MCP server is ${origin.origin}`,
+      );
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (policy && isIP(host) !== 0) {
+      try {
+        policy.check(host, port, url.hostname);
+      } catch (refusal) {
+        throw cyrnelError('outbound_refused', (refusal as Error).message);
+      }
+    }
+    const response = await undiciFetch(url, {
+      ...(init as Record<string, unknown>),
+      redirect: 'manual',
+      dispatcher: agent,
+    } as Parameters<typeof undiciFetch>[1]);
+    status = response.status;
+    return response as unknown as Response;
+  };
+  return {
+    fetch: guarded as typeof globalThis.fetch,
+    lastStatus: () => status,
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,165 @@
+import type { AdapterModule } from '@cyrnel/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { alive, FIXTURE, install, nodeServer, setUpAdapter, until } from './harness';
+
+const adapters: AdapterModule[] = [];
+afterEach(async () => {
+  for (const adapter of adapters.splice(0)) await adapter.teardown();
+});
+
+async function fixture(env: Record<string, string> = {}) {
+  const set = await setUpAdapter();
+  adapters.push(set.adapter);
+  const definition = await install(set.adapter, 'fx', nodeServer(FIXTURE, [], env));
+  const call = (toolId: string, parameters: Record<string, unknown> = {}, signal?: AbortSignal) =>
+    set.adapter.invoke({ serviceId: 'fx', toolId, parameters, ...(signal ? { signal } : {}) });
+  return { ...set, definition, call };
+}
+
+describe('a stdio MCP server written with the official SDK (the fixture)', () => {
+  it('becomes a service: its name, instructions, tools with identifier ids and their schemas', async () => {
+    const { definition } = await fixture();
+    expect(definition.name).toBe('Fixture server');
+    expect(definition.description).toBe('Tools for the adapter tests');
+    const ids = definition.tools.map((tool) => tool.id);
+    expect(ids).toEqual(
+      expect.arrayContaining(['add', 'fail', 'get_env', 'plain_text', 'spawn_grandchild', 'slow']),
+    );
+    const add = definition.tools.find((tool) => tool.id === 'add');
+    expect(add).toMatchObject({
+      name: 'Add two numbers',
+      description: 'The sum of a and b',
+      adapterDomain: { name: 'add' },
+      inputSchema: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } } },
+      outputSchema: { type: 'object', properties: { sum: { type: 'number' } } },
+    });
+    // The original name is used on the wire and found by search.
+    expect(definition.tools.find((tool) => tool.id === 'get_env')).toMatchObject({
+      adapterDomain: { name: 'get-env' },
+      keywords: ['get-env'],
+    });
+    expect(definition.configSchema).toMatchObject({ properties: { timeoutMs: { default: 60_000 } } });
+  });
+
+  it('answers structuredContent, parsed JSON text, plain text, and rejects an isError result with its text', async () => {
+    const { call } = await fixture();
+    expect(await call('add', { a: 2, b: 3 })).toEqual({ sum: 5 });
+    expect(await call('pid')).toEqual({ pid: expect.any(Number) });
+    expect(await call('plain_text')).toBe('not json at all');
+    await expect(call('fail')).rejects.toMatchObject({
+      reason: 'tool_error',
+      message: expect.stringContaining('the fixture failed on purpose'),
+    });
+    // A tool error keeps the connection: the same server answers the next call.
+    const before = (await call('pid')) as { pid: number };
+    await call('fail').catch(() => undefined);
+    expect(await call('pid')).toEqual(before);
+  });
+
+  it("starts the server with a minimal environment plus the definition's env, never cyrnel's own", async () => {
+    process.env.CYRNEL_SECRETS_KEY = 'must-not-leak';
+    process.env.CYRNEL_API_KEY = 'must-not-leak-either';
+    try {
+      const { call } = await fixture({ FIXTURE_GREETING: 'hello' });
+      const env = (await call('get_env')) as Record<string, string>;
+      expect(env.FIXTURE_GREETING).toBe('hello');
+      expect(env.PATH).toBe(process.env.PATH);
+      expect(JSON.stringify(env)).not.toContain('must-not-leak');
+      expect(Object.keys(env).filter((name) => name.startsWith('CYRNEL_'))).toEqual([]);
+    } finally {
+      delete process.env.CYRNEL_SECRETS_KEY;
+      delete process.env.CYRNEL_API_KEY;
+    }
+  });
+
+  it('kills the whole process group when the service is dehydrated (a grandchild too)', async () => {
+    const { adapter, call } = await fixture();
+    const { pid: server } = (await call('pid')) as { pid: number };
+    const { pid: grandchild } = (await call('spawn_grandchild')) as { pid: number };
+    expect(alive(server) && alive(grandchild)).toBe(true);
+    await adapter.dehydrateService('fx');
+    await until(() => !alive(server) && !alive(grandchild));
+  });
+
+  it('fails a call clearly when the server dies mid-call, and the next call starts it again', async () => {
+    const { call } = await fixture();
+    const { pid: first } = (await call('pid')) as { pid: number };
+    await expect(call('crash')).rejects.toMatchObject({
+      reason: 'upstream_failed',
+      message: expect.stringMatching(/MCP server of service fx/),
+    });
+    const { pid: second } = (await call('pid')) as { pid: number };
+    expect(second).not.toBe(first);
+    expect(alive(first)).toBe(false);
+  });
+
+  it('times out a call past the service timeoutMs and cancels the MCP request', async () => {
+    const set = await setUpAdapter();
+    adapters.push(set.adapter);
+    await install(set.adapter, 'fx', nodeServer(FIXTURE), { config: { timeoutMs: 200 } });
+    await expect(
+      set.adapter.invoke({ serviceId: 'fx', toolId: 'slow', parameters: { ms: 20_000 } }),
+    ).rejects.toMatchObject({ reason: 'invoke_timeout' });
+    // The connection stays: the next call is answered by the same server.
+    expect(await set.adapter.invoke({ serviceId: 'fx', toolId: 'add', parameters: { a: 1, b: 1 } })).toEqual({
+      sum: 2,
+    });
+  });
+
+  it('stops waiting when the call is aborted (a killed process)', async () => {
+    const { call } = await fixture();
+    const controller = new AbortController();
+    const pending = call('slow', { ms: 20_000 }, controller.signal);
+    setTimeout(() => controller.abort(new Error('process killed')), 100);
+    await expect(pending).rejects.toThrow('process killed');
+  });
+
+  it('reports notifications/tools/list_changed to the host, and refreshDefinition lists the new tool', async () => {
+    const { adapter, changed, call, definition } = await fixture();
+    expect(definition.tools.some((tool) => tool.id === 'late_tool')).toBe(false);
+    await call('add_tool');
+    await until(() => changed.includes('fx'));
+    const state = {
+      id: 'fx',
+      adapterDomain: definition.adapterDomain,
+      tools: {},
+      config: { timeoutMs: 60_000 },
+      secrets: {},
+    };
+    const refreshed = await (adapter.refreshDefinition as NonNullable<typeof adapter.refreshDefinition>)(
+      state,
+    );
+    expect(refreshed.tools.map((tool) => tool.id)).toContain('late_tool');
+  });
+
+  it('fails an install whose tool names collide as identifiers, naming both', async () => {
+    const { adapter } = await setUpAdapter();
+    adapters.push(adapter);
+    await expect(adapter.generateDefinition(nodeServer(FIXTURE, ['--collide']))).rejects.toMatchObject({
+      reason: 'invalid_definition',
+      message: expect.stringMatching(/"a-b" and "a_b" would both be tool a_b/),
+    });
+  });
+
+  it('refuses a stdio server whose command the module config does not allow (403, nothing started)', async () => {
+    const { adapter } = await setUpAdapter({ allowedCommands: [] });
+    adapters.push(adapter);
+    await expect(adapter.generateDefinition(nodeServer(FIXTURE))).rejects.toMatchObject({
+      reason: 'forbidden',
+      message: expect.stringContaining('allowedCommands'),
+    });
+  });
+
+  it('shows the end of stderr when a server cannot start', async () => {
+    const { adapter } = await setUpAdapter();
+    adapters.push(adapter);
+    const text = JSON.stringify({
+      transport: 'stdio',
+      command: process.execPath,
+      args: ['-e', 'console.error("no token given"); process.exit(1)'],
+    });
+    await expect(adapter.generateDefinition(text)).rejects.toMatchObject({
+      message: expect.stringContaining('no token given'),
+    });
+  });
+});
