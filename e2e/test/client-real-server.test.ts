@@ -386,6 +386,9 @@ describe('createClient against the real server', () => {
       .install({ source: 'Not A Package' })
       .catch((error: unknown) => error);
     expect(missing).toMatchObject({ status: 400, reason: 'invalid_request' });
+    // An OpenAPI service cannot list its tools again: only adapters with refreshDefinition can.
+    const noRefresh = await client.services.refresh('registryPets').catch((error: unknown) => error);
+    expect(noRefresh).toMatchObject({ status: 409, code: 'conflict', reason: 'refresh_not_supported' });
     await client.services.delete('registryPets');
   });
 

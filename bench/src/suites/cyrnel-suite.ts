@@ -3,6 +3,7 @@ import { startServerProcess } from '../cyrnel/server-process.ts';
 import { runCyrnelInstall } from './cyrnel-install.ts';
 import { runCyrnelLatency } from './cyrnel-latency.ts';
 import { runCyrnelMcp } from './cyrnel-mcp.ts';
+import { runCyrnelMcpAdapter } from './cyrnel-mcp-adapter.ts';
 import { recordIdleMemory, recordWarmMemory, runLeakCheck } from './cyrnel-memory.ts';
 import { runCyrnelThroughput } from './cyrnel-throughput.ts';
 import { runCyrnelToolCalls } from './cyrnel-tool-calls.ts';
@@ -32,6 +33,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await part('cyrnel: warm memory', async () => recordWarmMemory(ctx, server));
     await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
     await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api));
+    await part('cyrnel: MCP tool calls', () => runCyrnelMcpAdapter(ctx, api));
     await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
     await part('cyrnel: install at scale', () => runCyrnelInstall(ctx, api, server));
     await part('cyrnel: types size', () => runCyrnelTypes(ctx, api));

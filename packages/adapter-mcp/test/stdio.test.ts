@@ -1,6 +1,6 @@
 import type { AdapterModule } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, FIXTURE, install, nodeServer, setUpAdapter, until } from './harness';
+import { alive, EVERYTHING, FIXTURE, install, nodeServer, setUpAdapter, until } from './harness';
 
 const adapters: AdapterModule[] = [];
 afterEach(async () => {
@@ -161,5 +161,23 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     await expect(adapter.generateDefinition(text)).rejects.toMatchObject({
       message: expect.stringContaining('no token given'),
     });
+  });
+});
+
+describe('server-everything on stdio', () => {
+  it('lists its tools and answers them, with nothing of the environment of the test process', async () => {
+    const { adapter } = await setUpAdapter();
+    adapters.push(adapter);
+    const definition = await install(adapter, 'everything', nodeServer(EVERYTHING, ['stdio']));
+    expect(definition.tools.length).toBeGreaterThan(5);
+    const call = (toolId: string, parameters: Record<string, unknown>) =>
+      adapter.invoke({ serviceId: 'everything', toolId, parameters });
+    expect(await call('echo', { message: 'over stdio' })).toBe('Echo: over stdio');
+    expect(await call('get_sum', { a: 1, b: 2 })).toMatch(/3/);
+    // Its environment tool shows what the server was given: nothing of this process's own.
+    expect(process.env.VITEST).toBeDefined();
+    const env = JSON.stringify(await call('get_env', {}));
+    expect(env).toContain('PATH');
+    expect(env).not.toContain('VITEST');
   });
 });

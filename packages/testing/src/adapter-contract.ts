@@ -160,6 +160,19 @@ export function runAdapterContract(options: AdapterContractOptions): void {
       expect(await adapter.generateDefinition(fixture.definition)).toEqual(definition);
     });
 
+    it('lists the same tools again when it can refresh (refreshDefinition is optional)', async () => {
+      if (!adapter.refreshDefinition) {
+        // Without the hook the host answers a refresh with 409 refresh_not_supported.
+        expect(adapter.refreshDefinition).toBeUndefined();
+        return;
+      }
+      await adapter.hydrateService(state('contractR'));
+      const again = await adapter.refreshDefinition(state('contractR'));
+      expect(again.tools.map((tool) => tool.id)).toEqual(definition.tools.map((tool) => tool.id));
+      expect(again.adapterDomain).toEqual(definition.adapterDomain);
+      await adapter.dehydrateService('contractR');
+    });
+
     it('refuses an invalid definition by throwing', async () => {
       await expect(adapter.generateDefinition(fixture.invalidDefinition)).rejects.toThrow();
     });
