@@ -96,11 +96,13 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       expect(all.body.items.map((m: { id: string }) => m.id).sort()).toEqual([
         'flaky',
         'gone',
+        'mcp',
         'openapi',
         'typescript-ivm',
       ]);
       const adapters = await api('GET', '/modules?type=adapter&isBuiltin=true&enabled=true');
       expect(adapters.body.items).toEqual([
+        expect.objectContaining({ id: 'mcp', type: 'adapter', status: 'active' }),
         expect.objectContaining({ id: 'openapi', type: 'adapter', status: 'active' }),
       ]);
       const page = await api('GET', '/modules?limit=1');

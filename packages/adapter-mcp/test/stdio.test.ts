@@ -106,12 +106,28 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     });
   });
 
-  it('stops waiting when the call is aborted (a killed process)', async () => {
+  it('stops waiting when the call is aborted (a killed process), and cancels the MCP request', async () => {
     const { call } = await fixture();
+    await call('pid'); // connected: the slow call is sent at once
     const controller = new AbortController();
     const pending = call('slow', { ms: 20_000 }, controller.signal);
     setTimeout(() => controller.abort(new Error('process killed')), 100);
     await expect(pending).rejects.toThrow('process killed');
+    let seen = { cancelled: 0 };
+    for (let tries = 0; tries < 50 && seen.cancelled === 0; tries++) {
+      seen = (await call('cancelled')) as { cancelled: number };
+      if (seen.cancelled === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(seen).toEqual({ cancelled: 1 });
+  });
+
+  it('closes every server on teardown (the host stopping)', async () => {
+    const { adapter, call } = await fixture();
+    const { pid } = (await call('pid')) as { pid: number };
+    await adapter.teardown();
+    adapters.splice(adapters.indexOf(adapter), 1);
+    await until(() => !alive(pid));
+    await expect(call('pid')).rejects.toThrow();
   });
 
   it('reports notifications/tools/list_changed to the host, and refreshDefinition lists the new tool', async () => {
