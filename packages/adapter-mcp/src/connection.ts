@@ -83,6 +83,17 @@ function causes(error: unknown): unknown[] {
   return chain;
 }
 
+/** Errors of a request that was never sent: retrying it cannot run a tool twice. */
+const UNSENT = new Set(['NOT_CONNECTED', 'SEND_FAILED', 'ECONNREFUSED', 'EPIPE']);
+
+function notDelivered(error: unknown): boolean {
+  return causes(error).some(
+    (cause) =>
+      UNSENT.has(String((cause as { code?: unknown })?.code)) ||
+      /MCP server is not running/.test(message(cause)),
+  );
+}
+
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -249,8 +260,9 @@ export function createConnection(options: ConnectionOptions): McpConnection {
             throw cyrnelError('invoke_timeout', `tool ${name} of ${label} timed out after ${timeoutMs} ms`);
           const failure = classify(error, signal);
           await drop();
-          // A transport failure: connect again and retry once; a refused credential never.
-          if (failure.reason === 'upstream_failed' && attempt === 0) {
+          // A request that never reached the server (a stale connection): connect again and
+          // retry once. One in flight when the connection died fails: it may have run already.
+          if (failure.reason === 'upstream_failed' && attempt === 0 && notDelivered(error)) {
             logger.warn('MCP connection failed; reconnecting once', {
               service: label,
               error: failure.message,

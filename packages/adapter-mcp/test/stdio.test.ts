@@ -93,6 +93,15 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     expect(alive(first)).toBe(false);
   });
 
+  it('starts a server that died while idle again on the next call', async () => {
+    const { call } = await fixture();
+    const { pid: first } = (await call('pid')) as { pid: number };
+    process.kill(first, 'SIGKILL');
+    await until(() => !alive(first));
+    const { pid: second } = (await call('pid')) as { pid: number };
+    expect(second).not.toBe(first);
+  });
+
   it('times out a call past the service timeoutMs and cancels the MCP request', async () => {
     const set = await setUpAdapter();
     adapters.push(set.adapter);
