@@ -8,6 +8,7 @@
 // Run examples/client-usage.mjs first (it installs and enables the `weather` service).
 // Environment: CYRNEL_URL (default http://127.0.0.1:9371), CYRNEL_API_KEY.
 // Inside this repository the client comes from its build; elsewhere: `from '@cyrnel/client'`.
+import './require-node.mjs';
 import { createClient } from '../packages/client/dist/index.js';
 
 const MAX_ATTEMPTS = 3;

@@ -7,6 +7,7 @@
 //
 // Environment: CYRNEL_URL (default http://127.0.0.1:9371), CYRNEL_API_KEY, UPSTREAM_URL
 // (default http://127.0.0.1:8787).
+import './require-node.mjs';
 import { readFile } from 'node:fs/promises';
 // Inside this repository the client comes from its build; elsewhere: `from '@cyrnel/client'`.
 import { CyrnelHttpError, CyrnelProcessError, createClient } from '../packages/client/dist/index.js';

@@ -1,6 +1,7 @@
 // The walkthrough's run through MCP, as an MCP client (an agent's host) does it: search, read the
 // types of the chosen tools, execute code. Run after examples/walkthrough.sh (the weather service
 // installed and enabled): `node examples/mcp-walkthrough.mjs`.
+import './require-node.mjs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const base = process.env.CYRNEL_URL ?? 'http://127.0.0.1:9371';

@@ -5,6 +5,7 @@
 //   PORT=9000 node examples/upstream.mjs
 //
 // Every API call needs the header `X-Api-Key: demo-key` (set as a cyrnel secret).
+import './require-node.mjs';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import './require-node';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { ForwardedSignal, ForwardedSignalName } from './forwarded-signal';

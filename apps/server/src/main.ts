@@ -1,3 +1,4 @@
+import './require-node';
 import { readFileSync } from 'node:fs';
 import { createLogger } from './create-logger';
 import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
