@@ -1,5 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -95,6 +95,14 @@ describe('packed tarballs', () => {
     ).catch((error: Error & { stderr?: string }) => {
       throw new Error(`npm install failed: ${error.message}\n${error.stderr ?? ''}`);
     });
+    // Every package carries the license and says where its source is.
+    for (const pkg of PACKAGES) {
+      const { name } = JSON.parse(readFileSync(join(ROOT, pkg, 'package.json'), 'utf8')) as { name: string };
+      const installed = join(project.path, 'node_modules', ...name.split('/'));
+      expect(readFileSync(join(installed, 'LICENSE'), 'utf8'), name).toMatch(/^MIT License/);
+      const manifest = JSON.parse(readFileSync(join(installed, 'package.json'), 'utf8'));
+      expect(manifest.repository, name).toMatchObject({ url: expect.stringMatching(/^git\+https:/), directory: pkg });
+    }
     const bin = join(project.path, 'node_modules', '.bin', 'cyrnel-server');
     child = spawn(bin, ['--port', '0', '--data-dir', data.path], {
       stdio: ['ignore', 'pipe', 'pipe'],
