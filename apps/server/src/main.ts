@@ -12,6 +12,10 @@ import type { RunningServer } from './start-server';
 async function main(): Promise<void> {
   // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
   process.channel?.unref();
+  if (process.argv[2] === 'module') {
+    const { runModuleCommand } = await import('./module-init');
+    process.exit(await runModuleCommand(process.argv.slice(3)));
+  }
   if (process.argv[2] === 'mcp') {
     const { runMcpStdio } = await import('./mcp-stdio');
     process.exit(await runMcpStdio(process.argv.slice(3), process.env));

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   type BuiltinModule,
@@ -67,6 +67,29 @@ function definitionOf(namespace: Record<string, unknown>): ModuleDefinition | un
   };
 }
 
+/**
+ * How Node loads `file`: `module` for `.mjs` or a `.js` whose nearest package.json says
+ * `"type": "module"`; otherwise a description of why it is CommonJS.
+ */
+async function moduleFormat(file: string, moduleDir: string): Promise<string> {
+  if (file.endsWith('.mjs')) return 'module';
+  if (file.endsWith('.cjs')) return 'a .cjs file';
+  for (let dir = dirname(file); ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest)) {
+      let type: unknown;
+      try {
+        type = (JSON.parse(await readFile(manifest, 'utf8')) as { type?: unknown }).type;
+      } catch {
+        return `${manifest} is not valid JSON`;
+      }
+      if (type === 'module') return 'module';
+      return `${dir === moduleDir ? 'its' : 'the nearest'} package.json says "type": ${JSON.stringify(type ?? 'commonjs')}`;
+    }
+    if (dirname(dir) === dir) return 'no package.json says "type": "module"';
+  }
+}
+
 /** Load one module directory; throws an Error whose message says what is wrong. */
 async function loadModuleDir(dir: string, hostVersion: string): Promise<RegisteredModule | undefined> {
   const manifestFile = join(dir, 'module.json');
@@ -106,7 +129,16 @@ async function loadModuleDir(dir: string, hostVersion: string): Promise<Register
     throw new Error(`main failed to load: ${error instanceof Error ? error.message : String(error)}`);
   }
   const definition = definitionOf(namespace);
-  if (!definition) throw new Error('main must export { configSchema, secretsSchema, instantiate() }');
+  if (!definition) {
+    const format = await moduleFormat(realMain, realDir);
+    if (format !== 'module')
+      throw new Error(
+        `main ${info.main} is a CommonJS file (${format}) that exports no { configSchema, secretsSchema, instantiate() }: assign them to module.exports (or exports.default), or make it an ES module ("type": "module" in its package.json, or a .mjs file) with export default`,
+      );
+    throw new Error(
+      'main must export { configSchema, secretsSchema, instantiate() } (as its default export or as named exports)',
+    );
+  }
   const { id, name, description, type, version, engines } = info;
   const origin = await readOrigin(dir);
   return {

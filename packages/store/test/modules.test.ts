@@ -49,15 +49,26 @@ describe('module registry', () => {
     });
     modules.write('dup', manifest('test'), { 'index.mjs': adapterSource('test') });
     modules.write('no-export', manifest('noexport'), { 'index.mjs': 'export const x = 1;' });
+    // What tsc makes of `export default {...}` in an `npm init -y` project ("type": "commonjs")
+    // loads; one exporting the definition under another name is told apart from an ES module.
+    modules.write('commonjs-named', manifest('commonjsnamed', { main: 'index.js' }), {
+      'package.json': JSON.stringify({ name: 'commonjs-named' }),
+      'index.js': `exports.adapter = ${adapterSourceObject()};`,
+    });
+    modules.write('commonjs', manifest('commonjs', { main: 'index.js' }), {
+      'package.json': JSON.stringify({ name: 'commonjs', type: 'commonjs' }),
+      'index.js': `"use strict";\nObject.defineProperty(exports, "__esModule", { value: true });\nexports.default = ${adapterSourceObject()};`,
+    });
     modules.write('throws', manifest('throws'), { 'index.mjs': 'throw new Error("boom at import");' });
     modules.write('empty', undefined, { 'README.txt': 'not a module' });
     const host = await start();
     const result = await host.modules.reload();
-    expect(result.loaded).toEqual(['current', 'custom']);
+    expect(result.loaded).toEqual(['commonjs', 'current', 'custom']);
     const reasons = Object.fromEntries(result.skipped.map((entry) => [entry.dir, entry.error]));
     expect(Object.keys(reasons).sort()).toEqual([
       'bad-id',
       'bad-json',
+      'commonjs-named',
       'dup',
       'engines',
       'escape',
@@ -68,6 +79,11 @@ describe('module registry', () => {
     expect(reasons.engines).toContain('requires cyrnel >=2.0.0 <3');
     expect(reasons.dup).toContain('already registered');
     expect(reasons.throws).toContain('boom at import');
+    expect(reasons['commonjs-named']).toContain(
+      'main index.js is a CommonJS file (its package.json says "type": "commonjs") that exports no',
+    );
+    expect(reasons['commonjs-named']).toContain('"type": "module" in its package.json');
+    expect(reasons['no-export']).toContain('main must export { configSchema, secretsSchema, instantiate() }');
     const custom = await host.modules.get('custom');
     expect(custom).toMatchObject({ isBuiltin: false, enabled: true, status: 'active', type: 'adapter' });
     expect(custom.configSchema).toMatchObject({ properties: { greeting: { default: 'hi' } } });
@@ -341,3 +357,8 @@ export function instantiate() { return { async setup() {}, async teardown() {}, 
     expect((await host.modules.get('builtinEnv')).enabled).toBe(false);
   });
 });
+
+/** A module definition as an object literal (what a CommonJS build assigns to `exports.default`). */
+function adapterSourceObject(): string {
+  return '{ configSchema: {}, secretsSchema: {}, instantiate() { return {}; } }';
+}
