@@ -48,6 +48,7 @@ export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
 export * from './outbound/index';
 export * from './processes/index';
+export { REQUEST_BODIES } from './request-bodies';
 export {
   type ParsedSearch,
   parseSearch,

@@ -28,7 +28,7 @@ import { validateSecrets } from './validate-secrets';
 import type { SchemaChecker } from './validation/schema-checker';
 
 /** The fields of `install` input (strict: any other is refused); the checks below bound their values. */
-const INSTALL_INPUT = {
+export const INSTALL_INPUT = {
   id: { type: 'string', required: true },
   adapter: { type: 'string', required: true },
   definition: { type: 'string', required: true },
@@ -39,7 +39,7 @@ const INSTALL_INPUT = {
 } as const;
 
 /** The fields of `update` input. */
-const UPDATE_INPUT = {
+export const UPDATE_INPUT = {
   definition: { type: 'string', required: true },
   source: { type: 'string', nullable: true },
 } as const;

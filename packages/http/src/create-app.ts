@@ -3,6 +3,7 @@ import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import { version as HTTP_VERSION } from '../package.json';
 import type { AppEnv, HttpLogger } from './app-env';
 import { errorResponse } from './error-response';
 import { accessLog } from './middleware/access-log';
@@ -12,6 +13,7 @@ import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
 import { requestId } from './middleware/request-id';
 import { roleGuard } from './middleware/role-guard';
+import { openApiDocument } from './openapi';
 import { checkRouteGroups, groupPaths, isWithin, type RouteGroup } from './route-groups';
 import { createEventStreamBudget } from './routes/event-stream-budget';
 import { keyRoutes } from './routes/key-routes';
@@ -171,6 +173,8 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
       ),
     );
   app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
+  const document = openApiDocument(HTTP_VERSION);
+  app.get('/openapi.json', (c) => c.json(document));
   app.route('/modules', moduleRoutes(ctx));
   app.route('/services', serviceRoutes(ctx));
   app.route('/registries', registryRoutes(ctx));

@@ -3,4 +3,5 @@ export { type CreateAppOptions, createApp } from './create-app';
 export { type BearerAuthOptions, bearerAuth } from './middleware/bearer-auth';
 export { REQUEST_ID_HEADER } from './middleware/request-id';
 export { AGENT_ROUTES, type AgentRoute, type RoleGuardOptions, roleGuard } from './middleware/role-guard';
+export { API_ROUTES, bodyJsonSchema, openApiDocument } from './openapi';
 export type { RouteGroup, RouteGroupAuth } from './route-groups';

@@ -20,6 +20,7 @@ export interface RouteGroup {
 /** The first segments the app's own routes use: a group may not take them over. */
 const OWN_PREFIXES = [
   '/health',
+  '/openapi.json',
   '/modules',
   '/services',
   '/processes',

@@ -49,7 +49,7 @@ export const KEY_PREFIX = 'cyk_';
 const KEY_PATTERN = /^cyk_[A-Za-z0-9_-]{43}$/;
 const MAX_NAME_LENGTH = 100;
 
-const CREATE_BODY = {
+export const CREATE_KEY_BODY = {
   name: { type: 'string', required: true, maxLength: MAX_NAME_LENGTH },
   role: { type: 'string', required: true },
 } as const;
@@ -88,7 +88,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
   const touchIntervalMs = options.touchIntervalMs ?? 60_000;
   return {
     async create(request) {
-      const { name, role } = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_BODY);
+      const { name, role } = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_KEY_BODY);
       if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME_LENGTH) {
         throw invalid('name', `must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
       }

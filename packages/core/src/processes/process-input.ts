@@ -1,5 +1,9 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { validateBody } from '../body-schema';
+
+/** The body of `POST /processes/:id/signals/run`. */
+export const RUN_PROCESS_BODY = { force: { type: 'boolean' } } as const;
+
 import { cyrnelError } from '../errors';
 
 /** How long a caller of `processes.wait` is willing to wait. */
@@ -60,6 +64,6 @@ export function validateWaitOptions(options: unknown): WaitOptions {
 /** Validate the options of `processes.run` (the `signals/run` body) strictly; errors name the field. */
 export function validateRunOptions(options: unknown): { force: boolean } {
   if (options === undefined) return { force: false };
-  const { force } = validateBody<{ force?: boolean }>(options, { force: { type: 'boolean' } });
+  const { force } = validateBody<{ force?: boolean }>(options, RUN_PROCESS_BODY);
   return { force: force ?? false };
 }

@@ -25,7 +25,7 @@ export interface ValidCreateRequest {
 }
 
 /** The fields of a create request, their JSON types (the checks below bound their values). */
-const CREATE_BODY = {
+export const CREATE_PROCESS_BODY = {
   code: { type: 'string', required: true },
   ref: { type: 'string' },
   timeoutMs: { type: 'positiveInteger', nullable: true },
@@ -44,7 +44,7 @@ export function validateCreateRequest(
 ): ValidCreateRequest {
   const { code, ref, timeoutMs, envConfig, autorun } = validateBody<
     Record<keyof CreateProcessRequest, unknown>
-  >(request, CREATE_BODY);
+  >(request, CREATE_PROCESS_BODY);
   const source = requireString(code, 'code');
   if (source.trim() === '') invalid('code', 'must not be empty');
   // Cheap bound first: a UTF-16 unit is at most 3 UTF-8 bytes.

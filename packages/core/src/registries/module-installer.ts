@@ -19,13 +19,16 @@ import { isValidRange, satisfiesRange } from '../semver-range';
 import { chooseVersion, verifySha256 } from './registry-document';
 import type { RegistryAccess, ServiceRegistries } from './service-registries';
 
-const INSTALL_BODY = {
+export const MODULE_INSTALL_BODY = {
   source: { type: 'string', required: true },
   version: { type: 'string' },
   autoUpdate: { type: 'boolean' },
 } as const;
 
-const PATCH_BODY = { version: { type: 'string', nullable: true }, autoUpdate: { type: 'boolean' } } as const;
+export const MODULE_PATCH_BODY = {
+  version: { type: 'string', nullable: true },
+  autoUpdate: { type: 'boolean' },
+} as const;
 
 /** Where installed versions live, under the modules directory (the scan skips dot-directories). */
 const VERSIONS_DIR = '.versions';
@@ -325,7 +328,7 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
 
   return {
     async install(rawInput) {
-      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_BODY);
+      const input = validateBody<Record<string, unknown>>(rawInput, MODULE_INSTALL_BODY);
       const source = requireString(input.source, 'source', { nonEmpty: true });
       const range = optionalString(input.version, 'version') ?? null;
       const staged = await stage(
@@ -364,7 +367,7 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
     update,
     async configure(rawId, rawPatch) {
       const id = requireModuleId(rawId);
-      const patch = validateBody<Record<string, unknown>>(rawPatch, PATCH_BODY);
+      const patch = validateBody<Record<string, unknown>>(rawPatch, MODULE_PATCH_BODY);
       const range = patch.version === null ? null : optionalString(patch.version, 'version');
       if (typeof range === 'string' && !isValidRange(range) && !/^[a-z][a-z0-9._-]*$/i.test(range))
         throw cyrnelError('invalid_request', `version ${range} is neither a semver range nor a dist-tag`, {

@@ -31,7 +31,7 @@ import {
 } from './registry-document';
 
 /** The fields of a registry install (strict). */
-const INSTALL_FROM_REGISTRY = {
+export const INSTALL_FROM_REGISTRY = {
   source: { type: 'string', required: true },
   version: { type: 'string' },
   id: { type: 'string' },

@@ -11,14 +11,14 @@ export interface BearerAuthOptions {
   /** Stored keys with roles. */
   readonly keys?: KeyRing;
   /**
-   * More paths reachable without a key besides `/health`, each with everything below it
+   * More paths reachable without a key besides `/health` and `/openapi.json`, each with everything below it
    * (`/ui` covers `/ui/app.js`): route groups mounted with `auth: 'none'`.
    */
   readonly publicPaths?: readonly string[];
 }
 
 /** Paths reachable without a key. */
-const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health']);
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/openapi.json']);
 const OPEN: Caller = Object.freeze({ keyId: null, role: 'admin' });
 const BOOTSTRAP: Caller = OPEN;
 /** Who asks on a public path of a route group: nobody known, so the least role (even on an open server). */

@@ -17,6 +17,7 @@ export interface AgentRoute {
  */
 export const AGENT_ROUTES: readonly AgentRoute[] = [
   { method: 'GET', path: '/health' },
+  { method: 'GET', path: '/openapi.json' },
   { method: 'POST', path: '/processes' },
   { method: 'GET', path: '/processes' },
   { method: 'GET', path: '/processes/:id' },

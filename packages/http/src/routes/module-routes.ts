@@ -6,7 +6,7 @@ import { PAGE_QUERY, parseQuery } from '../validation/query';
 import type { RouteContext } from './route-context';
 import { settingsRoutes } from './settings-routes';
 
-const LIST_QUERY = {
+export const MODULE_LIST_QUERY = {
   ...PAGE_QUERY,
   // The host checks the value (`adapter` or `environment`).
   type: { type: 'string' },
@@ -20,7 +20,7 @@ export function moduleRoutes(ctx: RouteContext): Hono<AppEnv> {
   const { host } = ctx;
   const app = new Hono<AppEnv>();
   app.get('/', async (c) =>
-    c.json(await host.modules.list(parseQuery<ModuleListQuery>(c.req.url, LIST_QUERY))),
+    c.json(await host.modules.list(parseQuery<ModuleListQuery>(c.req.url, MODULE_LIST_QUERY))),
   );
   app.post('/reload', async (c) => {
     // No fields are defined: an empty body or `{}` only, like every other strict route.

@@ -7,7 +7,7 @@ import { PAGE_QUERY, parseQuery } from '../validation/query';
 import { processEvents } from './process-events';
 import type { RouteContext } from './route-context';
 
-const LIST_QUERY = {
+export const PROCESS_LIST_QUERY = {
   ...PAGE_QUERY,
   // Their values are the host's to check (`state`, `exitState` must name states).
   state: { type: 'string' },
@@ -44,7 +44,7 @@ export function processRoutes(ctx: RouteContext): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   const id = (raw: string) => parseProcessId(raw);
   app.get('/', async (c) =>
-    c.json(await processesOf(c).list(parseQuery<ProcessListQuery>(c.req.url, LIST_QUERY))),
+    c.json(await processesOf(c).list(parseQuery<ProcessListQuery>(c.req.url, PROCESS_LIST_QUERY))),
   );
   app.post('/', async (c) => {
     const { wait, request } = splitWait(await ctx.body(c));

@@ -11,7 +11,7 @@ import { PAGE_QUERY, parseQuery } from '../validation/query';
 import type { RouteContext } from './route-context';
 import { settingsRoutes } from './settings-routes';
 
-const LIST_QUERY = {
+export const SERVICE_LIST_QUERY = {
   ...PAGE_QUERY,
   query: { type: 'string' },
   enabled: { type: 'boolean' },
@@ -19,7 +19,7 @@ const LIST_QUERY = {
   failed: { type: 'boolean' },
 } as const;
 
-const INSTALL_BODY = {
+export const SERVICE_INSTALL_BODY = {
   id: { type: 'string', required: true },
   adapter: { type: 'string', required: true },
   url: { type: 'string' },
@@ -29,17 +29,17 @@ const INSTALL_BODY = {
   enabled: { type: 'boolean' },
 } as const;
 
-const UPDATE_BODY = { url: { type: 'string' }, definition: { type: 'string' } } as const;
+export const SERVICE_UPDATE_BODY = { url: { type: 'string' }, definition: { type: 'string' } } as const;
 
 /** `/services` routes (SPEC §6). */
 export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
   const { host } = ctx;
   const app = new Hono<AppEnv>();
   app.get('/', async (c) =>
-    c.json(await host.services.list(parseQuery<ServiceListQuery>(c.req.url, LIST_QUERY))),
+    c.json(await host.services.list(parseQuery<ServiceListQuery>(c.req.url, SERVICE_LIST_QUERY))),
   );
   app.post('/', async (c) => {
-    const body = validateBody<InstallServiceRequest>(await ctx.body(c), INSTALL_BODY);
+    const body = validateBody<InstallServiceRequest>(await ctx.body(c), SERVICE_INSTALL_BODY);
     const { definition, source } = await resolveDefinition(body, ctx.download(c));
     const service = await host.services.install({
       id: body.id,
@@ -65,7 +65,7 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
   });
   app.get('/:serviceId', async (c) => c.json(await host.services.get(c.req.param('serviceId'))));
   app.patch('/:serviceId', async (c) => {
-    const body = validateBody<UpdateServiceRequest>(await ctx.body(c), UPDATE_BODY);
+    const body = validateBody<UpdateServiceRequest>(await ctx.body(c), SERVICE_UPDATE_BODY);
     // Unknown services are refused before anything is downloaded.
     await host.services.get(c.req.param('serviceId'));
     const { definition, source } = await resolveDefinition(body, ctx.download(c));

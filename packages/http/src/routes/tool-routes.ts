@@ -5,7 +5,7 @@ import type { AppEnv } from '../app-env';
 import { PAGE_QUERY, parseQuery } from '../validation/query';
 import type { RouteContext } from './route-context';
 
-const LIST_QUERY = {
+export const TOOL_LIST_QUERY = {
   ...PAGE_QUERY,
   serviceId: { type: 'string' },
   query: { type: 'string' },
@@ -17,7 +17,7 @@ export function toolRoutes(ctx: RouteContext): Hono<AppEnv> {
   const { host } = ctx;
   const app = new Hono<AppEnv>();
   app.get('/tools', async (c) =>
-    c.json(await host.tools.list(parseQuery<ToolListQuery>(c.req.url, LIST_QUERY))),
+    c.json(await host.tools.list(parseQuery<ToolListQuery>(c.req.url, TOOL_LIST_QUERY))),
   );
   app.get('/tools/:serviceId/:toolId', async (c) =>
     c.json(await host.tools.get(c.req.param('serviceId'), c.req.param('toolId'))),

@@ -1,0 +1,75 @@
+import type { CyrnelHost } from '@cyrnel/core';
+import { createKeyRing } from '@cyrnel/core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import { createApp } from './create-app';
+import { API_ROUTES, openApiDocument } from './openapi';
+
+const idleHost = new Proxy({} as CyrnelHost, { get: () => new Proxy({}, { get: () => async () => ({}) }) });
+
+describe('the OpenAPI document', () => {
+  const document = openApiDocument('0.0.0-test');
+
+  it('describes exactly the routes createApp mounts, and nothing it does not', () => {
+    const app = createApp(idleHost, {
+      apiKey: 'k',
+      keys: createKeyRing({ storage: new Proxy({}, { get: () => async () => undefined }) as never }),
+    });
+    const mounted = new Set(
+      app.routes
+        .filter((route) => route.method !== 'ALL' && !route.path.endsWith('/*') && route.path !== '*')
+        .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/\/$/, '') || '/'}`),
+    );
+    const documented = new Set(API_ROUTES.map((route) => `${route.method} ${route.path}`));
+    expect([...mounted].filter((route) => !documented.has(route)).sort()).toEqual([]);
+    expect([...documented].filter((route) => !mounted.has(route)).sort()).toEqual([]);
+  });
+
+  it('is a valid OpenAPI 3.1 shape whose schemas compile, with every error reason', () => {
+    expect(document.openapi).toBe('3.1.0');
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ $id: 'doc', components: document.components });
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(
+          operation.responses as Record<string, { content?: Record<string, { schema: unknown }> }>,
+        )) {
+          for (const { schema } of Object.values(response.content ?? {})) {
+            const local = JSON.parse(JSON.stringify(schema).replaceAll('"#/components', '"doc#/components'));
+            expect(() => ajv.compile(local), `${method} ${path} ${status}`).not.toThrow();
+          }
+        }
+      }
+    }
+    const reasons = (
+      document.components as { schemas: { ErrorBody: { properties: { reason: { enum: string[] } } } } }
+    ).schemas.ErrorBody.properties.reason.enum;
+    expect(reasons).toContain('refresh_not_supported');
+    expect(reasons).toContain('tool_error');
+  });
+
+  it('builds request bodies from the schemas that validate them', () => {
+    const install = document.paths['/services']?.post as {
+      requestBody: { content: Record<string, { schema: unknown }> };
+    };
+    expect(install.requestBody.content['application/json']?.schema).toMatchObject({
+      type: 'object',
+      required: ['id', 'adapter'],
+      additionalProperties: false,
+      properties: { id: { type: 'string' }, url: { type: 'string' }, enabled: { type: 'boolean' } },
+    });
+    const key = document.paths['/keys']?.post as {
+      requestBody: { content: Record<string, { schema: unknown }> };
+    };
+    expect(key.requestBody.content['application/json']?.schema).toMatchObject({
+      properties: { name: { type: 'string', maxLength: 100 } },
+    });
+  });
+
+  it('is served without a key at /openapi.json', async () => {
+    const app = createApp(idleHost, { apiKey: 'k' });
+    const response = await app.request('/openapi.json');
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'cyrnel' } });
+  });
+});
