@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/toolchain.sh)"
 if [ ! -f apps/server/dist/cli.js ]; then
-  pnpm install --frozen-lockfile >&2
-  pnpm build >&2
+  pnpm install --frozen-lockfile --prod --filter cyrnel --filter "@cyrnel/server..." >&2
+  pnpm exec turbo run build --filter "@cyrnel/server..." --output-logs=errors-only >&2
 fi
 exec node apps/server/dist/cli.js mcp "$@"
