@@ -73,3 +73,12 @@ describe('the OpenAPI document', () => {
     expect(await response.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'cyrnel' } });
   });
 });
+
+describe('API.md', () => {
+  it('is the reference rendered from the document (pnpm --filter @cyrnel/http reference)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const { renderReference } = await import('./reference');
+    const committed = await readFile(new URL('../API.md', import.meta.url), 'utf8');
+    expect(committed).toBe(renderReference());
+  });
+});
