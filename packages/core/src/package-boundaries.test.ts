@@ -40,8 +40,10 @@ describe('@cyrnel/core package boundaries', () => {
       Record<string, string> | undefined
     >;
     const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
+    // @types/semver: building the declarations needs it, and serve.sh installs production dependencies only.
     expect(dependencies.sort()).toEqual([
       '@cyrnel/sdk',
+      '@types/semver',
       'ajv',
       'ajv-draft-04',
       'ajv-formats',
