@@ -22,9 +22,11 @@ async function scaffold(id: string, type: 'adapter' | 'environment'): Promise<st
     timeout: 30_000,
   });
   expect(stdout).toContain(`Wrote the ${type} module ${id}`);
-  // What `npm install` in the module folder would give: the SDK's types.
+  // What `npm install` in the module folder would give: the SDK's types, the kits and vitest.
   await mkdir(join(dir, 'node_modules', '@cyrnel'), { recursive: true });
   await symlink(join(ROOT, 'packages/sdk'), join(dir, 'node_modules', '@cyrnel', 'sdk'));
+  await symlink(join(ROOT, 'packages/testing'), join(dir, 'node_modules', '@cyrnel', 'testing'));
+  await symlink(join(ROOT, 'node_modules/vitest'), join(dir, 'node_modules', 'vitest'));
   const checked = await run(process.execPath, [TSC, '-p', dir], { timeout: 120_000 }).then(
     () => '',
     (error: { stdout?: string }) => error.stdout ?? String(error),
@@ -43,9 +45,20 @@ afterAll(async () => {
 });
 
 describe('a module from `cyrnel-server module init`', () => {
-  it('loads as scaffolded: an adapter dropped into modules/, reloaded, installed and invoked', async () => {
+  it('loads as scaffolded: an adapter that passes the adapter contract, dropped into modules/, reloaded, installed and invoked', async () => {
     const { client } = cyrnel as CyrnelServer;
     const dir = await scaffold('echo-tools', 'adapter');
+    // Its own test: the conformance kit of @cyrnel/testing (`npm test` in the module folder).
+    const contract = await run(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run'], {
+      cwd: dir,
+      timeout: 120_000,
+      env: { ...process.env, CI: 'true', NO_COLOR: '1' },
+    }).then(
+      ({ stdout }) => stdout,
+      (error: { stdout?: string; stderr?: string }) => `failed: ${error.stdout ?? ''}${error.stderr ?? ''}`,
+    );
+    expect(contract).toMatch(/Tests\s+\d+ passed/);
+    expect(contract).not.toMatch(/failed/);
     await cp(dir, join(work, 'data', 'modules', 'echo-tools'), { recursive: true, verbatimSymlinks: true });
     const reload = await client.modules.reload();
     expect(reload.skipped).toEqual([]);

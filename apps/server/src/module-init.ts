@@ -66,9 +66,16 @@ function createAdapter() {
     async dehydrateService(id) {
       services.delete(id);
     },
-    async invoke({ serviceId, toolId, parameters }) {
+    async invoke({ serviceId, toolId, parameters, signal }) {
       const service = services.get(serviceId);
       if (!service || !(toolId in service.tools)) throw new Error(\`unknown tool \${serviceId}.\${toolId}\`);
+      // A tool named "slow" answers only when the call is aborted: how a long call honours its signal.
+      if (toolId === 'slow') {
+        await new Promise((_, reject) => {
+          if (signal?.aborted) reject(signal.reason);
+          signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      }
       return { tool: toolId, parameters };
     },
   };
@@ -80,6 +87,27 @@ export default {
   secretsSchema: { type: 'object', properties: {}, additionalProperties: false },
   instantiate: createAdapter,
 };
+`;
+
+const ADAPTER_TEST = `// The adapter contract every cyrnel adapter is held to: npx vitest run.
+import { runAdapterContract } from '@cyrnel/testing';
+import { expect } from 'vitest';
+import module from '../index.js';
+
+runAdapterContract({
+  name: '__ID__',
+  create: () => module.instantiate(),
+  fixture: () => ({
+    definition: '["ping", "slow"]',
+    invalidDefinition: '{"not": "an array"}',
+    call: {
+      toolId: 'ping',
+      parameters: { hello: 'world' },
+      check: (result) => expect(result).toEqual({ tool: 'ping', parameters: { hello: 'world' } }),
+    },
+    slowCall: { toolId: 'slow', parameters: {} },
+  }),
+});
 `;
 
 const ENVIRONMENT = `// @ts-check
@@ -133,7 +161,12 @@ A cyrnel ${type} module, scaffolded by \`cyrnel-server module init\`.
 
 - \`module.json\`: the manifest (id, type, version, \`main\`, \`engines.cyrnel\`).
 - \`index.js\`: the code, an **ES module** (\`package.json\` says \`"type": "module"\`). Its
-  JSDoc types come from \`@cyrnel/sdk\`: \`npm install\` and \`npx tsc --noEmit\` check them.
+  JSDoc types come from \`@cyrnel/sdk\`: \`npm install\` and \`npm run check\` check them.${
+    type === 'adapter'
+      ? `
+- \`test/contract.test.js\`: the adapter contract of \`@cyrnel/testing\`: \`npm test\`.`
+      : ''
+  }
 - Runtime dependencies go in this folder's own \`node_modules\` (\`npm install <pkg>\` here).
 
 Load it: copy or link this folder to \`<data-dir>/modules/${id}\`, then \`POST /modules/reload\`
@@ -218,7 +251,12 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
         private: true,
         type: 'module',
         main: 'index.js',
-        devDependencies: { '@cyrnel/sdk': `^${sdkVersion()}`, typescript: '^5.9.3' },
+        scripts: { test: 'vitest run', check: 'tsc --noEmit' },
+        devDependencies: {
+          '@cyrnel/sdk': `^${sdkVersion()}`,
+          ...(type === 'adapter' ? { '@cyrnel/testing': `^${sdkVersion()}`, vitest: '^5.1.1' } : {}),
+          typescript: '^5.9.3',
+        },
       },
       null,
       2,
@@ -242,6 +280,10 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
     )}\n`,
     'README.md': readme(id, type),
   };
+  if (type === 'adapter') {
+    await mkdir(join(dir, 'test'));
+    files['test/contract.test.js'] = ADAPTER_TEST.replaceAll('__ID__', id);
+  }
   for (const [file, text] of Object.entries(files)) await writeFile(join(dir, file), text);
   process.stdout.write(
     `Wrote the ${type} module ${id} in ${dir}. Copy or link it to <data-dir>/modules/${id} and POST /modules/reload.\n`,
