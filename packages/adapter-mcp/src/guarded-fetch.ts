@@ -3,6 +3,9 @@ import { isIP, type LookupFunction } from 'node:net';
 import { cyrnelError, type OutboundPolicy } from '@cyrnel/sdk';
 import { Agent, fetch as undiciFetch } from 'undici';
 
+/** Largest answer to one request of an HTTP MCP server (a message on stdio is bounded alike). */
+export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
+
 /** A `fetch` for the MCP SDK's HTTP transport, and what it saw. */
 export interface GuardedFetch {
   readonly fetch: typeof globalThis.fetch;
@@ -52,7 +55,11 @@ function portOf(url: URL): number {
  * redirects (a 3xx is an error the SDK reports). undici's own `fetch` with an `Agent` carrying the
  * lookup; without a policy, nothing but the origin is checked.
  */
-export function createGuardedFetch(policy: OutboundPolicy | undefined, endpoint: string): GuardedFetch {
+export function createGuardedFetch(
+  policy: OutboundPolicy | undefined,
+  endpoint: string,
+  maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+): GuardedFetch {
   const origin = new URL(endpoint);
   const port = portOf(origin);
   const agent = new Agent(policy ? { connect: { lookup: guardedLookup(policy, port) } } : {});
@@ -78,7 +85,37 @@ export function createGuardedFetch(policy: OutboundPolicy | undefined, endpoint:
       dispatcher: agent,
     } as Parameters<typeof undiciFetch>[1]);
     status = response.status;
-    return response as unknown as Response;
+    // The answer to one request is bounded (the stdio transport bounds a message the same way);
+    // the long-lived GET stream of server notifications is not one answer.
+    if ((init?.method ?? 'GET').toUpperCase() !== 'POST' || !response.body)
+      return response as unknown as Response;
+    const declared = Number(response.headers.get('content-length'));
+    const tooLarge = () =>
+      cyrnelError('upstream_failed', `the MCP server's answer is larger than ${maxResponseBytes} bytes`);
+    if (declared > maxResponseBytes) {
+      await response.body.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
+    // Read whole (the call's deadline still aborts it): an error inside a stream the SDK is
+    // reading would not fail the pending request, a rejected fetch does.
+    const reader = response.body.getReader();
+    const chunks: Uint8Array[] = [];
+    let seen = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      seen += value.byteLength;
+      if (seen > maxResponseBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge();
+      }
+      chunks.push(value);
+    }
+    return new Response(Buffer.concat(chunks), {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers as unknown as Headers,
+    });
   };
   return {
     fetch: guarded as typeof globalThis.fetch,

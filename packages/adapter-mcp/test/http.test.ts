@@ -91,6 +91,9 @@ describe('an HTTP MCP server that needs a token', () => {
       mcp.registerTool('whoami', { inputSchema: z.object({}) }, async () => ({
         content: [{ type: 'text', text: '"the token holder"' }],
       }));
+      mcp.registerTool('huge', { inputSchema: z.object({}) }, async () => ({
+        content: [{ type: 'text', text: 'x'.repeat(17 * 1024 * 1024) }],
+      }));
       return mcp;
     });
     server = serve({
@@ -148,5 +151,20 @@ describe('an HTTP MCP server that needs a token', () => {
     } finally {
       accept = 'Bearer good-token';
     }
+  });
+
+  it('fails a call whose answer is larger than 16 MiB instead of holding it all, and keeps working', async () => {
+    const { adapter } = await setUpAdapter({ outbound: createOutboundPolicy({ allowPrivateUrls: true }) });
+    adapters.push(adapter);
+    await install(adapter, 'guarded', definition(), { secrets: { token: 'good-token' } });
+    await expect(
+      adapter.invoke({ serviceId: 'guarded', toolId: 'huge', parameters: {} }),
+    ).rejects.toMatchObject({
+      reason: 'upstream_failed',
+      message: expect.stringContaining('larger than 16777216 bytes'),
+    });
+    expect(await adapter.invoke({ serviceId: 'guarded', toolId: 'whoami', parameters: {} })).toBe(
+      'the token holder',
+    );
   });
 });
