@@ -109,7 +109,9 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
               transport.onmessage?.(message);
             }
           } catch (error) {
+            // A message past the bound (or not JSON-RPC): the server is not one to keep talking to.
             transport.onerror?.(error as Error);
+            void transport.close();
           }
         });
         started.stderr?.on('data', (chunk: Buffer) => {

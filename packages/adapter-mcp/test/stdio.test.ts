@@ -93,6 +93,14 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     expect(alive(first)).toBe(false);
   });
 
+  it('fails a call whose answer is a message larger than 16 MiB, and starts the server again for the next', async () => {
+    const { call } = await fixture();
+    const { pid: first } = (await call('pid')) as { pid: number };
+    await expect(call('huge')).rejects.toMatchObject({ reason: 'upstream_failed' });
+    const { pid: second } = (await call('pid')) as { pid: number };
+    expect(second).not.toBe(first);
+  });
+
   it('starts a server that died while idle again on the next call', async () => {
     const { call } = await fixture();
     const { pid: first } = (await call('pid')) as { pid: number };
