@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The whole test suite on a fresh machine: provision Node 24 + pnpm, install, build, then every
-# package's tests and the end-to-end suite against the built server and real peers.
+# package's tests and the end-to-end suite against the built server and real peers (Debian's
+# Chromium, installed when missing, drives the admin UI).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/toolchain.sh)"
+bash scripts/chromium.sh
 pnpm install --frozen-lockfile
 pnpm build
 pnpm test

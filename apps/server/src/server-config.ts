@@ -21,6 +21,8 @@ export interface ServerConfig {
   readonly database: DatabaseTarget;
   readonly apiKey: string | undefined;
   readonly insecure: boolean;
+  /** Do not serve the admin UI at `/ui`. */
+  readonly noUi: boolean;
   readonly secretsKey: string | undefined;
   readonly secretsPreviousKeys: readonly string[];
   readonly logLevel: LogLevel;
@@ -123,6 +125,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     database: databaseUrl === undefined ? defaultDatabase(dataDir) : database(databaseUrl),
     apiKey: get('api-key', undefined) as string | undefined,
     insecure: get('insecure', false) as boolean,
+    noUi: get('no-ui', false) as boolean,
     secretsKey: get('secrets-key', undefined) as string | undefined,
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,

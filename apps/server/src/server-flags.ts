@@ -58,6 +58,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     help: 'require Authorization: Bearer <key> on every route but /health',
   },
   {
+    flag: 'no-ui',
+    env: 'CYRNEL_NO_UI',
+    kind: 'boolean',
+    help: 'do not serve the admin web UI at /ui',
+    shownDefault: 'false',
+  },
+  {
     flag: 'insecure',
     env: 'CYRNEL_INSECURE',
     kind: 'boolean',

@@ -13,6 +13,7 @@ import { mcpRouteGroup } from './mcp-route';
 import { prepareDataDir } from './prepare-data-dir';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import type { ServerConfig } from './server-config';
+import { uiRouteGroup } from './ui-route';
 
 /** Options of {@link startServer}: any {@link ServerConfig} field (defaults as the binary's), plus a logger. */
 export interface StartServerOptions extends Partial<ServerConfig> {
@@ -114,8 +115,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
     maxJsonElements: options.maxJsonElements ?? 50_000,
   });
+  const ui = options.noUi ? undefined : uiRouteGroup();
   const app = createApp(composed.host, {
-    routes: [mcp.group],
+    routes: [mcp.group, ...(ui ? [ui] : [])],
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),

@@ -20,6 +20,7 @@ const PACKAGES = [
   'packages/http',
   'packages/client',
   'packages/mcp',
+  'packages/admin-ui',
   'apps/server',
 ];
 
@@ -223,7 +224,7 @@ describe('packed tarballs', () => {
     }
   });
 
-  it('runs the bin through npx and from node_modules/.bin, and serves /health', {
+  it('runs the bin through npx and from node_modules/.bin, and serves /health and the admin UI', {
     timeout: 120_000,
   }, async () => {
     const data = await tempDir('cyrnel-data-');
@@ -262,6 +263,11 @@ describe('packed tarballs', () => {
     const response = await fetch(`${url}/health`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok' });
+    // The admin UI ships inside the packages: its page and script are served.
+    const ui = await fetch(`${url}/ui/`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toContain('<script type="module" src="app.js">');
+    expect((await fetch(`${url}/ui/app.js`)).status).toBe(200);
     child.kill('SIGTERM');
     const code = await new Promise((resolve) => child?.on('exit', resolve));
     expect(code).toBe(0);

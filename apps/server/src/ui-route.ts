@@ -1,0 +1,70 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { AppEnv, RouteGroup } from '@cyrnel/http';
+import { Hono } from 'hono';
+
+/** The files of `@cyrnel/admin-ui`, served below `/ui`. */
+const FILES: Record<string, string> = {
+  'index.html': 'text/html; charset=utf-8',
+  'app.js': 'text/javascript; charset=utf-8',
+  'styles.css': 'text/css; charset=utf-8',
+};
+
+/**
+ * The page may load its own script and stylesheet and call this server, nothing else: no inline
+ * script or style, no other origin, no framing, no form posts elsewhere.
+ */
+export const UI_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
+ * `/ui`: the admin UI's static files, read once at start. No key is needed for the files
+ * themselves (the page asks for one and sends it with every API call). Each answer carries the
+ * CSP above and an ETag; the browser revalidates (`no-cache`), so a new server version is seen at
+ * once and an unchanged file costs a 304.
+ */
+export function uiRouteGroup(): RouteGroup | undefined {
+  let dist: string;
+  try {
+    dist = join(dirname(createRequire(import.meta.url).resolve('@cyrnel/admin-ui/package.json')), 'dist');
+  } catch {
+    return undefined;
+  }
+  if (!existsSync(join(dist, 'index.html'))) return undefined;
+  const files = new Map(
+    Object.entries(FILES).map(([name, type]) => {
+      const body = readFileSync(join(dist, name));
+      return [
+        name,
+        { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` },
+      ];
+    }),
+  );
+  const app = new Hono<AppEnv>();
+  const serve = (name: string) => (c: { req: { header(name: string): string | undefined } }) => {
+    const file = files.get(name);
+    if (!file) return new Response('not found', { status: 404 });
+    const headers = {
+      'content-type': file.type,
+      'cache-control': 'no-cache',
+      etag: file.etag,
+      'content-security-policy': UI_CSP,
+      'x-content-type-options': 'nosniff',
+      'referrer-policy': 'no-referrer',
+      'x-frame-options': 'DENY',
+    };
+    if (c.req.header('if-none-match') === file.etag) return new Response(null, { status: 304, headers });
+    return new Response(new Uint8Array(file.body), { status: 200, headers });
+  };
+  app.get('*', (c) => {
+    const pathname = new URL(c.req.url).pathname;
+    // `/ui` → `/ui/`, so the page's relative URLs resolve below it.
+    if (pathname === '/ui') return c.redirect('/ui/', 301);
+    const file = pathname.slice('/ui/'.length);
+    return serve(file === '' ? 'index.html' : file)(c);
+  });
+  return { path: '/ui', app, auth: 'none' };
+}

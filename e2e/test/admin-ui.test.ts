@@ -1,0 +1,152 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
+const KEY = 'ui-admin-key';
+const CHROMIUM = '/usr/bin/chromium';
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const WALKTHROUGH = `const forecast = await cyrnel.services.weather.tools.getForecast.invoke({ query: { city: 'Lima' } });
+const converted = await cyrnel.services.weather.tools.celsiusToFahrenheit.invoke({
+  query: { celsius: forecast.body.celsius },
+});
+cyrnel.output({ city: forecast.body.city, fahrenheit: converted.body.fahrenheit });
+`;
+
+let work: string;
+let cyrnel: CyrnelServer;
+let upstream: { url: string; close(): Promise<void> };
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+async function shot(name: string) {
+  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-'));
+  await mkdir(ARTIFACTS, { recursive: true });
+  const { startUpstream } = (await import(join(ROOT, 'examples', 'upstream.mjs'))) as {
+    startUpstream(port: number): Promise<{ url: string; close(): Promise<void> }>;
+  };
+  upstream = await startUpstream(0);
+  cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('console', (message) => {
+    // A refused key is an answer the page handles; the browser logs the 401 itself.
+    if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await cyrnel?.program.stop();
+  await upstream?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('the admin UI at /ui in headless Chromium', () => {
+  it('refuses a wrong key, then signs in with the right one', async () => {
+    await page.goto(`${cyrnel.url}/ui/`);
+    await page.getByLabel('API key').fill('wrong-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('unauthorized');
+    await shot('sign-in');
+    await page.getByLabel('API key').fill(KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Services' }).waitFor();
+    await page
+      .getByTestId('status')
+      .filter({ hasText: /healthy · API \d+\.\d+\.\d+ · environment typescript-ivm/ })
+      .waitFor();
+  });
+
+  it('installs the weather example from a file, sets its secret and enables it', async () => {
+    const document = JSON.parse(await readFile(join(ROOT, 'examples', 'weather.openapi.json'), 'utf8'));
+    document.servers = [{ url: upstream.url }];
+    const file = join(work, 'weather.openapi.json');
+    await writeFile(file, JSON.stringify(document));
+    await page.getByLabel('Id (used in code').fill('weather');
+    await page.getByLabel('Adapter').selectOption('openapi');
+    await page.getByLabel('File').setInputFiles(file);
+    await page.getByRole('button', { name: 'Install' }).click();
+    await page.getByRole('heading', { name: /^weather/ }).waitFor();
+    await page.getByLabel(/^apiKey/).fill('demo-key');
+    await page.getByRole('button', { name: 'Save secrets' }).click();
+    await page.getByText('set', { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Enable' }).click();
+    await page.getByRole('button', { name: 'Disable' }).waitFor();
+    await shot('service');
+    const admin = (await import('@cyrnel/client')).createClient({ baseUrl: cyrnel.url, apiKey: KEY });
+    expect((await admin.services.get('weather')).enabled).toBe(true);
+  });
+
+  it('finds a tool by words and shows its docs', async () => {
+    await page.getByRole('link', { name: 'Tools' }).click();
+    await page.getByLabel(/^Search/).fill('forecast');
+    await page.getByRole('link', { name: 'weather.getForecast' }).click();
+    await page.getByTestId('tool-docs').filter({ hasText: 'getForecast' }).waitFor();
+    await shot('tool');
+  });
+
+  it('runs the walkthrough in the playground: Lima is 64.4 °F, through two tool calls', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page.getByLabel('Code (TypeScript)').fill(WALKTHROUGH);
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
+    await expect(page.getByTestId('output').textContent()).resolves.toContain('"fahrenheit": 64.4');
+    await expect(page.getByTestId('calls').locator('tbody tr').count()).resolves.toBe(2);
+    await shot('playground');
+  });
+
+  it('lists the run on the processes page with its two calls, and keeps state across a reload', async () => {
+    await page.getByRole('link', { name: 'Processes' }).click();
+    await page
+      .getByRole('link', { name: /^#\d+$/ })
+      .first()
+      .click();
+    await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
+    await expect(page.getByTestId('calls').locator('tbody tr').count()).resolves.toBe(2);
+    const url = page.url();
+    await page.reload();
+    expect(page.url()).toBe(url);
+    await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
+    await shot('process');
+  });
+
+  it('kills a long-running process from the playground', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    await page
+      .getByLabel('Code (TypeScript)')
+      .fill("console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 60_000));");
+    await page.getByRole('button', { name: 'Run' }).click();
+    await page.getByTestId('stdout').filter({ hasText: 'started' }).waitFor();
+    await page.getByRole('button', { name: 'Kill' }).click();
+    await page.getByTestId('exit-state').filter({ hasText: 'canceled' }).waitFor();
+  });
+
+  it('lists the modules with their status', async () => {
+    await page.getByRole('link', { name: 'Modules' }).click();
+    await page.getByText('openapi — OpenAPI').waitFor();
+    await shot('modules');
+  });
+
+  it('logged no error in the browser console', () => {
+    expect(problems).toEqual([]);
+  });
+});
