@@ -48,8 +48,10 @@ beforeAll(async () => {
   browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('console', (message) => {
-    // A refused key is an answer the page handles; the browser logs the 401 itself.
-    if (message.type() === 'error' && !/status of 401/.test(message.text())) problems.push(message.text());
+    // The browser logs every non-2xx answer itself; two are steps of this test that the page
+    // shows as errors: the wrong key (401) and the invalid config (400).
+    if (message.type() === 'error' && !/status of (401|400)\b/.test(message.text()))
+      problems.push(message.text());
   });
   page.on('pageerror', (error) => problems.push(error.message));
 }, 60_000);
@@ -96,6 +98,20 @@ describe('the admin UI at /ui in headless Chromium', () => {
     expect((await admin.services.get('weather')).enabled).toBe(true);
   });
 
+  it("edits the service's config through the form generated from its schema, with the server's messages", async () => {
+    await page.getByLabel('timeoutMs').fill('0');
+    await page.getByRole('button', { name: 'Save config' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /minimum|>= 1|must be/ })
+      .waitFor();
+    await page.getByLabel('timeoutMs').fill('5000');
+    await page.getByRole('button', { name: 'Save config' }).click();
+    await page.getByText('saved', { exact: true }).waitFor();
+    const admin = (await import('@cyrnel/client')).createClient({ baseUrl: cyrnel.url, apiKey: KEY });
+    expect((await admin.services.getConfig('weather')).config).toMatchObject({ timeoutMs: 5000 });
+  });
+
   it('finds a tool by words and shows its docs', async () => {
     await page.getByRole('link', { name: 'Tools' }).click();
     await page.getByLabel(/^Search/).fill('forecast');
@@ -140,10 +156,33 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await page.getByTestId('exit-state').filter({ hasText: 'canceled' }).waitFor();
   });
 
-  it('lists the modules with their status', async () => {
+  it("lists the modules with their status and edits a module's config", async () => {
     await page.getByRole('link', { name: 'Modules' }).click();
-    await page.getByText('openapi — OpenAPI').waitFor();
+    await page.getByRole('link', { name: 'openapi', exact: true }).waitFor();
     await shot('modules');
+    await page.getByRole('link', { name: 'typescript-ivm', exact: true }).click();
+    await page.getByRole('heading', { name: /^typescript-ivm/ }).waitFor();
+    await page.getByRole('form', { name: 'Config' }).waitFor();
+  });
+
+  it('replaces a definition and shows the tools it added and removed', async () => {
+    const document = JSON.parse(await readFile(join(ROOT, 'examples', 'weather.openapi.json'), 'utf8'));
+    document.servers = [{ url: upstream.url }];
+    const [path] = Object.keys(document.paths).filter((key) =>
+      JSON.stringify(document.paths[key]).includes('celsiusToFahrenheit'),
+    );
+    delete document.paths[path as string];
+    const file = join(work, 'weather-smaller.json');
+    await writeFile(file, JSON.stringify(document));
+    await page.getByRole('link', { name: 'Services' }).click();
+    await page.getByRole('link', { name: 'weather', exact: true }).click();
+    await page.getByLabel('New definition from').selectOption('file');
+    await page.locator('#update-file').setInputFiles(file);
+    await page.getByRole('button', { name: 'Replace the definition' }).click();
+    await page
+      .getByTestId('definition-changes')
+      .filter({ hasText: 'Added: none. Removed: celsiusToFahrenheit.' })
+      .waitFor();
   });
 
   it('logged no error in the browser console', () => {

@@ -1,5 +1,6 @@
 import { type CyrnelClient, CyrnelHttpError, createClient } from '@cyrnel/client';
 import type {
+  ModuleDetail,
   ModuleRecord,
   ProcessRecord,
   ProcessSummary,
@@ -11,6 +12,7 @@ import type {
 } from '@cyrnel/sdk/api';
 import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
+import { SchemaForm } from './schema-form';
 
 const KEY_STORAGE = 'cyrnel.apiKey';
 
@@ -238,27 +240,37 @@ function Service({ client, id }: { client: CyrnelClient; id: string }) {
   const [service, setService] = useState<ServiceDetail | undefined>();
   const [present, setPresent] = useState<string[]>([]);
   const [tools, setTools] = useState<ToolRecord[]>([]);
-  const [secrets, setSecrets] = useState<Record<string, string>>({});
+  const [config, setConfig] = useState<Record<string, unknown> | undefined>();
   const [confirmDelete, setConfirmDelete] = useState(false);
+  const [update, setUpdate] = useState({ source: 'file', url: '', text: '' });
+  const [changes, setChanges] = useState('');
   const { error, busy, run } = useAction();
   const load = () =>
     run(async () => {
       setService(await client.services.get(id));
       setPresent((await client.services.getSecrets(id)).present);
+      setConfig((await client.services.getConfig(id)).config);
       setTools((await client.tools.list({ serviceId: id, limit: 100 })).items);
     });
   useEffect(() => void load(), [id]);
-  if (!service) return <ErrorLine error={error} />;
-  const secretNames = Object.keys((service.secretsSchema.properties ?? {}) as Record<string, unknown>);
-  const saveSecrets = (event: Event) => {
+  if (!service || !config) return <ErrorLine error={error} />;
+  const replaceDefinition = (event: Event) => {
     event.preventDefault();
     void run(async () => {
-      const patch = Object.entries(secrets)
-        .filter(([, value]) => value !== '')
-        .map(([name, value]) => ({ op: 'add' as const, path: `/${name}`, value }));
-      await client.services.patchSecrets(id, patch);
-      setSecrets({});
-      setPresent((await client.services.getSecrets(id)).present);
+      const before = new Set(tools.map((tool) => tool.id));
+      const updated = await client.services.update(
+        id,
+        update.source === 'url' ? { url: update.url.trim() } : { definition: update.text },
+      );
+      const after = (await client.tools.list({ serviceId: id, limit: 100 })).items;
+      const added = after.filter((tool) => !before.has(tool.id)).map((tool) => tool.id);
+      const kept = new Set(after.map((tool) => tool.id));
+      const removed = [...before].filter((tool) => !kept.has(tool));
+      setService(updated);
+      setTools(after);
+      setChanges(
+        `Definition replaced. Added: ${added.join(', ') || 'none'}. Removed: ${removed.join(', ') || 'none'}.`,
+      );
     });
   };
   return (
@@ -297,36 +309,80 @@ function Service({ client, id }: { client: CyrnelClient; id: string }) {
       </div>
       <p>{service.description}</p>
       <h2>Secrets</h2>
-      {secretNames.length === 0 ? (
-        <p class="empty">This service has no secrets.</p>
-      ) : (
-        <form onSubmit={saveSecrets}>
-          {secretNames.map((name) => (
-            <div key={name}>
-              <label for={`secret-${name}`}>
-                {name}{' '}
-                {present.includes(`/${name}`) ? (
-                  <span class="pill on">set</span>
-                ) : (
-                  <span class="pill off">not set</span>
-                )}
-              </label>
-              <input
-                id={`secret-${name}`}
-                type="password"
-                autocomplete="off"
-                value={secrets[name] ?? ''}
-                onInput={(e) => setSecrets({ ...secrets, [name]: (e.target as HTMLInputElement).value })}
-              />
-            </div>
-          ))}
-          <div class="row">
-            <button type="submit" disabled={busy}>
-              Save secrets
-            </button>
-          </div>
-        </form>
-      )}
+      <SchemaForm
+        key={`secrets-${present.join(',')}`}
+        title="Secrets"
+        schema={service.secretsSchema}
+        initial={{}}
+        secret
+        present={present}
+        onSave={async (patch) => {
+          await client.services.patchSecrets(id, patch);
+          setPresent((await client.services.getSecrets(id)).present);
+        }}
+      />
+      <h2>Config</h2>
+      <SchemaForm
+        title="Config"
+        schema={service.configSchema}
+        initial={config}
+        secret={false}
+        onSave={async (patch) => {
+          setConfig((await client.services.patchConfig(id, patch)).config);
+        }}
+      />
+      <h2>Update the definition</h2>
+      <form onSubmit={replaceDefinition}>
+        <label for="update-source">New definition from</label>
+        <select
+          id="update-source"
+          value={update.source}
+          onChange={(e) => setUpdate({ ...update, source: (e.target as HTMLSelectElement).value })}
+        >
+          <option value="file">a file</option>
+          <option value="url">a URL</option>
+          <option value="text">pasted text</option>
+        </select>
+        {update.source === 'url' ? (
+          <>
+            <label for="update-url">URL</label>
+            <input
+              id="update-url"
+              type="url"
+              value={update.url}
+              onInput={(e) => setUpdate({ ...update, url: (e.target as HTMLInputElement).value })}
+            />
+          </>
+        ) : update.source === 'file' ? (
+          <>
+            <label for="update-file">File</label>
+            <input
+              id="update-file"
+              type="file"
+              onChange={async (e) => {
+                const file = (e.target as HTMLInputElement).files?.[0];
+                if (file) setUpdate({ ...update, text: await file.text() });
+              }}
+            />
+          </>
+        ) : (
+          <>
+            <label for="update-text">Definition</label>
+            <textarea
+              id="update-text"
+              class="code"
+              value={update.text}
+              onInput={(e) => setUpdate({ ...update, text: (e.target as HTMLTextAreaElement).value })}
+            />
+          </>
+        )}
+        <div class="row">
+          <button type="submit" disabled={busy}>
+            Replace the definition
+          </button>
+        </div>
+      </form>
+      {changes ? <p data-testid="definition-changes">{changes}</p> : null}
       <h2>Tools ({tools.length})</h2>
       <ToolTable tools={tools} />
     </>
@@ -768,7 +824,7 @@ function Modules({ client }: { client: CyrnelClient }) {
           {(modules ?? []).map((module) => (
             <tr key={module.id}>
               <td>
-                {module.id} — {module.name}
+                <a href={`#/modules/${encodeURIComponent(module.id)}`}>{module.id}</a> — {module.name}
               </td>
               <td>{module.type}</td>
               <td>{module.version}</td>
@@ -799,6 +855,58 @@ function Modules({ client }: { client: CyrnelClient }) {
           ))}
         </tbody>
       </table>
+    </>
+  );
+}
+
+function Module({ client, id }: { client: CyrnelClient; id: string }) {
+  const [module, setModule] = useState<ModuleDetail | undefined>();
+  const [config, setConfig] = useState<Record<string, unknown> | undefined>();
+  const [present, setPresent] = useState<string[]>([]);
+  const { error, run } = useAction();
+  useEffect(
+    () =>
+      void run(async () => {
+        setModule(await client.modules.get(id));
+        setConfig((await client.modules.getConfig(id)).config);
+        setPresent((await client.modules.getSecrets(id)).present);
+      }),
+    [id],
+  );
+  if (!module || !config) return <ErrorLine error={error} />;
+  return (
+    <>
+      <h1>
+        {module.id} — {module.name}
+      </h1>
+      <p>
+        {module.type} {module.version} · <span class="pill">{module.status}</span> {module.error ?? ''}
+      </p>
+      <p>{module.description}</p>
+      <h2>Config</h2>
+      <SchemaForm
+        title="Config"
+        schema={module.configSchema}
+        initial={config}
+        secret={false}
+        onSave={async (patch) => {
+          setConfig((await client.modules.patchConfig(id, patch)).config);
+          setModule(await client.modules.get(id));
+        }}
+      />
+      <h2>Secrets</h2>
+      <SchemaForm
+        key={`secrets-${present.join(',')}`}
+        title="Secrets"
+        schema={module.secretsSchema}
+        initial={{}}
+        secret
+        present={present}
+        onSave={async (patch) => {
+          await client.modules.patchSecrets(id, patch);
+          setPresent((await client.modules.getSecrets(id)).present);
+        }}
+      />
     </>
   );
 }
@@ -885,6 +993,8 @@ function Shell({ client, onSignOut }: { client: CyrnelClient; onSignOut: () => v
       <Process client={client} id={Number(rest[0])} />
     ) : page === 'processes' ? (
       <Processes client={client} />
+    ) : page === 'modules' && rest[0] ? (
+      <Module client={client} id={rest[0]} />
     ) : page === 'modules' ? (
       <Modules client={client} />
     ) : page === 'connect' ? (
