@@ -120,12 +120,27 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await shot('tool');
   });
 
+  it('completes tool names in the playground from the types of the enabled tools', async () => {
+    await page.getByRole('link', { name: 'Playground' }).click();
+    const editor = page.locator('.cm-content');
+    await editor.waitFor();
+    await editor.fill('');
+    await editor.pressSequentially('cyrnel.services.weather.tools.');
+    await page.locator('.cm-tooltip-autocomplete').getByText('getForecast').waitFor();
+    await shot('completion');
+    await page.keyboard.press('Escape');
+    // An unknown tool is an error of the type checker, shown in the editor.
+    await editor.fill('cyrnel.services.weather.tools.noSuchTool;');
+    await page.locator('.cm-lintRange-error').first().waitFor();
+  });
+
   it('runs the walkthrough in the playground: Lima is 64.4 °F, through two tool calls', async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
-    await page.getByLabel('Code (TypeScript)').fill(WALKTHROUGH);
+    await page.locator('.cm-content').fill(WALKTHROUGH);
     await page.getByRole('button', { name: 'Run' }).click();
     await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
-    await expect(page.getByTestId('output').textContent()).resolves.toContain('"fahrenheit": 64.4');
+    await page.getByTestId('output').filter({ hasText: '"fahrenheit": 64.4' }).waitFor();
+    await page.getByTestId('calls').getByText('weather.celsiusToFahrenheit').waitFor();
     await expect(page.getByTestId('calls').locator('tbody tr').count()).resolves.toBe(2);
     await shot('playground');
   });
@@ -137,6 +152,7 @@ describe('the admin UI at /ui in headless Chromium', () => {
       .first()
       .click();
     await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
+    await page.getByTestId('calls').getByText('weather.celsiusToFahrenheit').waitFor();
     await expect(page.getByTestId('calls').locator('tbody tr').count()).resolves.toBe(2);
     const url = page.url();
     await page.reload();

@@ -1,24 +1,25 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { AppEnv, RouteGroup } from '@cyrnel/http';
 import { Hono } from 'hono';
 
-/** The files of `@cyrnel/admin-ui`, served below `/ui`. */
-const FILES: Record<string, string> = {
-  'index.html': 'text/html; charset=utf-8',
-  'app.js': 'text/javascript; charset=utf-8',
-  'styles.css': 'text/css; charset=utf-8',
+/** The kinds of file `@cyrnel/admin-ui` builds, served below `/ui`. */
+const TYPES: Record<string, string> = {
+  html: 'text/html; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
 };
 
 /**
- * The page may load its own script and stylesheet and call this server, nothing else: no inline
- * script or style, no other origin, no framing, no form posts elsewhere.
+ * The page may load its own scripts (and its editor's worker) and call this server, nothing
+ * else: no inline script, no other origin, no framing, no form posts elsewhere. Inline styles are
+ * allowed: the editor (CodeMirror) injects its theme as style elements; styles cannot run code.
  */
 export const UI_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+  "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self' 'unsafe-inline'; " +
+  "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
  * `/ui`: the admin UI's static files, read once at start. No key is needed for the files
@@ -34,8 +35,10 @@ export function uiRouteGroup(): RouteGroup | undefined {
     return undefined;
   }
   if (!existsSync(join(dist, 'index.html'))) return undefined;
+  const names = readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css)$/.test(name));
   const files = new Map(
-    Object.entries(FILES).map(([name, type]) => {
+    names.map((name) => {
+      const type = TYPES[name.split('.').pop() as string] as string;
       const body = readFileSync(join(dist, name));
       return [
         name,

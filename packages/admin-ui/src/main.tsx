@@ -11,7 +11,8 @@ import type {
   ToolRecord,
 } from '@cyrnel/sdk/api';
 import { render } from 'preact';
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { Markdown } from './markdown';
 import { SchemaForm } from './schema-form';
 
 const KEY_STORAGE = 'cyrnel.apiKey';
@@ -479,7 +480,9 @@ function Tool({ client, serviceId, toolId }: { client: CyrnelClient; serviceId: 
         </button>
       </div>
       <h2>Docs</h2>
-      <pre data-testid="tool-docs">{docs}</pre>
+      <div data-testid="tool-docs">
+        <Markdown text={docs} />
+      </div>
       <div class="grid">
         <div>
           <h2>Input schema</h2>
@@ -633,11 +636,60 @@ function ProcessView({ client, id }: { client: CyrnelClient; id: number }) {
   );
 }
 
+/**
+ * The code editor: a text area at once, replaced by CodeMirror with TypeScript completions and
+ * diagnostics once its chunk (and the language service worker) has loaded.
+ */
+function CodeEditor({
+  code,
+  onChange,
+  types,
+}: {
+  code: string;
+  onChange: (code: string) => void;
+  types: string | undefined;
+}) {
+  const [host, setHost] = useState<HTMLDivElement | null>(null);
+  const [mounted, setMounted] = useState(false);
+  // The editor starts from the text as it is when it loads, not as it was when loading began.
+  const latest = useRef(code);
+  latest.current = code;
+  useEffect(() => {
+    if (!host || types === undefined) return;
+    let editor: { destroy(): void } | undefined;
+    let cancelled = false;
+    void import('./editor').then(({ createEditor }) => {
+      if (cancelled) return;
+      editor = createEditor(host, latest.current, onChange, types);
+      setMounted(true);
+    });
+    return () => {
+      cancelled = true;
+      editor?.destroy();
+    };
+  }, [host, types]);
+  return (
+    <>
+      <label for="code">Code (TypeScript)</label>
+      {mounted ? null : (
+        <textarea
+          id="code"
+          class="code"
+          spellcheck={false}
+          value={code}
+          onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)}
+        />
+      )}
+      <div ref={setHost} class="editor" data-testid="editor" />
+    </>
+  );
+}
+
 function Playground({ client }: { client: CyrnelClient }) {
   const [code, setCode] = useState(() => sessionStorage.getItem('cyrnel.playground') ?? EXAMPLE);
   const [timeoutMs, setTimeoutMs] = useState('30000');
   const [id, setId] = useState<number | undefined>();
-  const [types, setTypes] = useState('');
+  const [types, setTypes] = useState<string | undefined>();
   const { error, busy, run } = useAction();
   useEffect(() => {
     sessionStorage.setItem('cyrnel.playground', code);
@@ -651,14 +703,7 @@ function Playground({ client }: { client: CyrnelClient }) {
   return (
     <>
       <h1>Playground</h1>
-      <label for="code">Code (TypeScript)</label>
-      <textarea
-        id="code"
-        class="code"
-        spellcheck={false}
-        value={code}
-        onInput={(e) => setCode((e.target as HTMLTextAreaElement).value)}
-      />
+      <CodeEditor code={code} onChange={setCode} types={types} />
       <div class="row">
         <label for="timeout">Timeout (ms)</label>
         <input
@@ -677,7 +722,7 @@ function Playground({ client }: { client: CyrnelClient }) {
       {id === undefined ? null : <ProcessView key={id} client={client} id={id} />}
       <details>
         <summary>Declarations of the enabled tools</summary>
-        <pre>{types}</pre>
+        <pre>{types ?? ''}</pre>
       </details>
     </>
   );
