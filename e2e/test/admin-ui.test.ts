@@ -201,6 +201,19 @@ describe('the admin UI at /ui in headless Chromium', () => {
       .waitFor();
   });
 
+  it('works from the keyboard and in a narrow window', async () => {
+    await page.setViewportSize({ width: 420, height: 800 });
+    await page.getByRole('link', { name: 'Services' }).focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Tools' }).waitFor();
+    // Nothing wider than the window: no horizontal scrolling.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await shot('narrow');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it('logged no error in the browser console', () => {
     expect(problems).toEqual([]);
   });

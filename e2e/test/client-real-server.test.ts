@@ -130,6 +130,10 @@ afterAll(async () => {
 describe('createClient against the real server', () => {
   it('answers health and lists the built-in modules', async () => {
     expect(await client.health()).toEqual({ status: 'ok' });
+    expect(await client.openapi()).toMatchObject({
+      openapi: '3.1.0',
+      info: { title: 'cyrnel', version: '0.1.0' },
+    });
     const ids: string[] = [];
     for await (const module of client.modules.iterate({ isBuiltin: true, limit: 1 })) ids.push(module.id);
     expect(ids.sort()).toEqual(['mcp', 'openapi', 'typescript-ivm']);

@@ -1010,9 +1010,7 @@ function Shell({ client, onSignOut }: { client: CyrnelClient; onSignOut: () => v
   useEffect(() => {
     void (async () => {
       const health = await client.health().catch(() => undefined);
-      const document = await fetch(`${location.origin}/openapi.json`)
-        .then((response) => response.json() as Promise<{ info?: { version?: string } }>)
-        .catch(() => undefined);
+      const document = await client.openapi().catch(() => undefined);
       const environments = await client.modules.list({ type: 'environment', limit: 100 }).then(
         (page) => page.items.find((module) => module.status === 'active')?.id ?? 'none',
         () => 'unknown',

@@ -16,6 +16,18 @@ export type ClientOptions = TransportOptions;
 export interface CyrnelClient {
   /** `GET /health` (no auth). */
   health(options?: RequestOptions): Promise<HealthResponse>;
+  /**
+   * `GET /openapi.json` (no auth): the server's API as an OpenAPI 3.1 document; `info.version`
+   * is the version of its HTTP API.
+   *
+   * @example
+   * ```ts
+   * const { info } = await client.openapi();
+   * ```
+   */
+  openapi(
+    options?: RequestOptions,
+  ): Promise<{ openapi: string; info: { title: string; version: string } } & Record<string, unknown>>;
   /** Adapter and environment modules. */
   readonly modules: ModulesApi;
   /** Installed services, their config and secrets. */
@@ -43,6 +55,7 @@ export function createClient(options: ClientOptions): CyrnelClient {
   const transport = createTransport(options);
   return {
     health: (call) => transport.json({ method: 'GET', path: '/health', options: call }),
+    openapi: (call) => transport.json({ method: 'GET', path: '/openapi.json', options: call }),
     modules: createModulesApi(transport),
     services: createServicesApi(transport),
     tools: createToolsApi(transport),
