@@ -208,7 +208,7 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Tools' }).waitFor();
     // Nothing wider than the window: no horizontal scrolling.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
     expect(overflow).toBeLessThanOrEqual(0);
     await shot('narrow');
     await page.setViewportSize({ width: 1280, height: 800 });
