@@ -231,6 +231,13 @@ function Services({ client }: { client: CyrnelClient }) {
           <button type="submit" disabled={busy || form.id.trim() === ''}>
             {busy ? 'Installing…' : 'Install'}
           </button>
+          {busy ? (
+            <span role="status">
+              {form.source === 'url'
+                ? 'Downloading the definition and generating its tools…'
+                : 'Generating the tools…'}
+            </span>
+          ) : null}
         </div>
       </form>
     </>
@@ -620,8 +627,14 @@ function ProcessView({ client, id }: { client: CyrnelClient; id: number }) {
           Kill
         </button>
       ) : null}
-      <h2>Output</h2>
-      <pre data-testid="output">{view.output === undefined ? '' : JSON.stringify(view.output, null, 2)}</pre>
+      <details open>
+        <summary>
+          <h2 class="inline">Output</h2>
+        </summary>
+        <pre data-testid="output">
+          {view.output === undefined ? '' : JSON.stringify(view.output, null, 2)}
+        </pre>
+      </details>
       <h2>Tool calls</h2>
       <CallsTable calls={view.calls} />
       <h2>stdout</h2>
