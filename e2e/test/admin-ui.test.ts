@@ -72,6 +72,7 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await page.getByLabel('API key').fill(KEY);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Services' }).waitFor();
+    await shot('services');
     await page
       .getByTestId('status')
       .filter({ hasText: /healthy · API \d+\.\d+\.\d+ · environment typescript-ivm/ })
@@ -159,6 +160,12 @@ describe('the admin UI at /ui in headless Chromium', () => {
     expect(page.url()).toBe(url);
     await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
     await shot('process');
+    await page.getByRole('link', { name: 'Processes' }).click();
+    await page.getByRole('heading', { name: 'Processes' }).waitFor();
+    await shot('processes');
+    await page.getByRole('link', { name: 'Connect' }).click();
+    await page.getByText(`${cyrnel.url}/mcp`).first().waitFor();
+    await shot('connect');
   });
 
   it('kills a long-running process from the playground', async () => {
