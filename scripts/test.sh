@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/toolchain.sh)"
 bash scripts/chromium.sh
+bash scripts/postgres.sh
 pnpm install --frozen-lockfile
 pnpm build
 pnpm test

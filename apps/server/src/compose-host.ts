@@ -4,6 +4,7 @@ import { type CyrnelHost, createHost, createKeyRing, type KeyRing, type Registry
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Store } from '@cyrnel/store';
+import { openPostgresStore } from '@cyrnel/store/postgres';
 import { openSqliteStore } from '@cyrnel/store/sqlite';
 import type { ServerLogger } from './create-logger';
 import type { DatabaseTarget } from './database-url';
@@ -96,5 +97,7 @@ export async function openDatabase(target: DatabaseTarget): Promise<Store> {
   switch (target.kind) {
     case 'sqlite':
       return openSqliteStore({ filename: target.path });
+    case 'postgres':
+      return openPostgresStore({ url: target.url });
   }
 }

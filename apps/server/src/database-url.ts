@@ -5,7 +5,9 @@ import { join, resolve } from 'node:path';
  * The store the server opens, chosen by `--database-url`. Only SQLite for now; the PostgreSQL
  * store adds `{ kind: 'postgres'; url }` here and a case in `openDatabase`.
  */
-export type DatabaseTarget = { readonly kind: 'sqlite'; readonly path: string };
+export type DatabaseTarget =
+  | { readonly kind: 'sqlite'; readonly path: string }
+  | { readonly kind: 'postgres'; readonly url: string };
 
 /** The default store: SQLite at `<data-dir>/data.db`. */
 export function defaultDatabase(dataDir: string): DatabaseTarget {
@@ -26,13 +28,19 @@ export function defaultDatabase(dataDir: string): DatabaseTarget {
 export function parseDatabaseUrl(url: string): DatabaseTarget {
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
   if (scheme === 'postgres' || scheme === 'postgresql') {
-    throw new Error(
-      'PostgreSQL is not supported yet; use sqlite:<path> (or leave it out for <data-dir>/data.db)',
-    );
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new Error('must be a URL such as postgres://user:password@host:5432/database');
+    }
+    if (parsed.pathname.replace(/^\//, '') === '')
+      throw new Error('a postgres:// URL must name the database, as in postgres://host:5432/cyrnel');
+    return { kind: 'postgres', url };
   }
   if (scheme !== 'sqlite' && scheme !== 'file') {
     const got = scheme === undefined ? 'no scheme' : `a "${scheme}:" URL`;
-    throw new Error(`must be sqlite:<path> or file:<path> (got ${got})`);
+    throw new Error(`must be sqlite:<path>, file:<path> or postgres://… (got ${got})`);
   }
   let path = url.slice(scheme.length + 1);
   if (path.startsWith('//')) {
@@ -51,4 +59,12 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
 export function expandHome(path: string): string {
   if (path === '~' || path.startsWith('~/')) return join(homedir(), path.slice(1));
   return resolve(path);
+}
+
+/** What a target is called in logs: a file's path, or a PostgreSQL URL without its password. */
+export function describeDatabase(target: DatabaseTarget): string {
+  if (target.kind === 'sqlite') return target.path;
+  const url = new URL(target.url);
+  if (url.password) url.password = '***';
+  return url.toString();
 }

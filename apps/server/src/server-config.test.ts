@@ -147,17 +147,21 @@ describe('parseServerConfig', () => {
     expect(path('SQLite:c.db')).toEqual({ kind: 'sqlite', path: join(process.cwd(), 'c.db') });
     expect(path('file:db/c.db')).toEqual({ kind: 'sqlite', path: join(process.cwd(), 'db', 'c.db') });
     expect(path('sqlite:~/c.db')).toEqual({ kind: 'sqlite', path: join(homedir(), 'c.db') });
-    expect(run([], { CYRNEL_DATABASE_URL: 'sqlite:/e.db' }).database.path).toBe('/e.db');
-    for (const url of ['postgres://u@h/db', 'postgresql://h/db']) {
-      expect(() => run(['--database-url', url])).toThrow(
-        'invalid value for --database-url: PostgreSQL is not supported yet',
-      );
-    }
-    expect(() => run([], { CYRNEL_DATABASE_URL: 'postgres://h/db' })).toThrow(
-      /invalid value for CYRNEL_DATABASE_URL: PostgreSQL is not supported yet/,
-    );
+    expect(run([], { CYRNEL_DATABASE_URL: 'sqlite:/e.db' }).database).toEqual({
+      kind: 'sqlite',
+      path: '/e.db',
+    });
+    expect(run(['--database-url', 'postgres://u@h/db']).database).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+    });
+    expect(run([], { CYRNEL_DATABASE_URL: 'postgresql://h:5433/cyrnel' }).database).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://h:5433/cyrnel',
+    });
+    expect(() => run(['--database-url', 'postgres://h'])).toThrow('a postgres:// URL must name the database');
     expect(() => run(['--database-url', 'mysql://h/db'])).toThrow(
-      'invalid value for --database-url: must be sqlite:<path> or file:<path> (got a "mysql:" URL)',
+      'invalid value for --database-url: must be sqlite:<path>, file:<path> or postgres://… (got a "mysql:" URL)',
     );
     expect(() => run(['--database-url', '/var/db/c.db'])).toThrow(/got no scheme/);
     expect(() => run(['--database-url', 'sqlite://host/c.db'])).toThrow(

@@ -127,11 +127,13 @@ describe('cyrnel-server binary', () => {
     });
     expect(badEnv.status).toBe(2);
     expect(badEnv.stderr).toContain('CYRNEL_LOG_LEVEL');
+    // A shared database wants the secrets key from the environment, not a key file of one host.
     const postgres = spawnSync(process.execPath, [CLI, '--database-url', 'postgres://x/y'], {
       encoding: 'utf8',
+      env: { ...process.env, CYRNEL_SECRETS_KEY: '' },
     });
     expect(postgres.status).toBe(2);
-    expect(postgres.stderr).toContain('invalid value for --database-url: PostgreSQL is not supported yet');
+    expect(postgres.stderr).toContain('a PostgreSQL database needs the secrets key from the environment');
     const badHost = spawnSync(process.execPath, [CLI, '--host', 'my host'], { encoding: 'utf8' });
     expect(badHost.status).toBe(2);
     expect(badHost.stderr).toContain('invalid value for --host');

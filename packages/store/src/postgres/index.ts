@@ -1,0 +1,2 @@
+export { type OpenPostgresStoreOptions, openPostgresStore } from './open-postgres-store';
+export { postgresDialect } from './postgres-dialect';

@@ -1,0 +1,24 @@
+import type { Migration } from 'kysely/migration';
+import * as catalog from '../../sqlite/migrations/0001-catalog';
+import * as processes from '../../sqlite/migrations/0002-processes';
+import * as keys from '../../sqlite/migrations/0003-keys';
+import * as sharedSchemas from '../../sqlite/migrations/0005-shared-schemas';
+import * as processErrorReason from '../../sqlite/migrations/0006-process-error-reason';
+import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
+import * as toolSearch from './0004-tool-search';
+import * as collation from './0008-c-collation';
+
+/**
+ * The PostgreSQL migrations: the portable ones are SQLite's own (written for both), tool search
+ * is this dialect's, and byte-order collation is PostgreSQL's only.
+ */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '0001-catalog': catalog,
+  '0002-processes': processes,
+  '0003-keys': keys,
+  '0004-tool-search': toolSearch,
+  '0005-shared-schemas': sharedSchemas,
+  '0006-process-error-reason': processErrorReason,
+  '0007-service-origin': serviceOrigin,
+  '0008-c-collation': collation,
+};
