@@ -88,5 +88,11 @@ describe('the server on PostgreSQL (--database-url postgres://…)', () => {
       wait: true,
     });
     expect(secretRun.body).toMatchObject({ exitState: 'success', output: { status: 200 } });
+    // API keys live in the database too: one created here works, and sees only its processes.
+    const created = await again('POST', '/keys', { name: 'agent on postgres', role: 'agent' });
+    expect(created.status).toBe(201);
+    const agent = apiClient(server.url, (created.body as { key: string }).key);
+    expect((await agent('GET', '/processes')).body).toMatchObject({ items: [] });
+    expect((await agent('GET', '/services')).status).toBe(403);
   });
 });
