@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { runCatalogStorageContract, runProcessStorageContract } from '@cyrnel/testing';
+import { newService, newTool, runCatalogStorageContract, runProcessStorageContract } from '@cyrnel/testing';
 import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
 
 /**
@@ -42,4 +43,29 @@ runProcessStorageContract({
     const { store, close } = await postgresStore();
     return { storage: store.processes, close };
   },
+});
+
+describe('PostgreSQL tool search beyond the kit', () => {
+  it('indexes a service of 450 tools (in batches) and finds any of them by id words and by name', async () => {
+    const { store, close } = await postgresStore();
+    try {
+      const tools = Array.from({ length: 450 }, (_, index) =>
+        newTool(`op_${index}_item`, {
+          name: `Operation number ${index}`,
+          description: `handles item ${index}`,
+        }),
+      );
+      await store.catalog.insertService(newService('big', { enabled: true, tools }));
+      const search = (text: string) =>
+        store.catalog
+          .searchTools({ text, adapters: ['openapi'], limit: 5 })
+          .then((rows) => rows.map((row) => row.id));
+      expect(await search('op_449_item')).toEqual(['op_449_item']);
+      expect((await search('449'))[0]).toBe('op_449_item');
+      expect(await search('Operation number 201')).toContain('op_201_item');
+      expect(await search('nothing like this')).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 });

@@ -12,12 +12,19 @@ const DESCRIPTION_WORDS = 64;
  */
 export async function indexServiceTools(db: QueryExecutorProvider, service: IndexedService): Promise<void> {
   const serviceWords = searchWords(`${service.serviceId} ${service.serviceName}`);
-  for (const [j, tool] of service.tools.entries()) {
-    const description = searchWords(tool.description).split(' ', DESCRIPTION_WORDS).join(' ');
+  // One statement per 200 tools (an install of a large description has thousands).
+  for (let i = 0; i < service.tools.length; i += 200) {
+    const rows = service.tools.slice(i, i + 200).map((tool, j) => {
+      const description = searchWords(tool.description).split(' ', DESCRIPTION_WORDS).join(' ');
+      return sql`(${service.firstSearchId + i + j}::integer, ${searchWords(tool.id)}::text,
+        ${`${searchWords(tool.name)} ${searchWords((tool.keywords ?? []).join(' '))}`}::text,
+        ${`${description} ${serviceWords}`}::text)`;
+    });
     await sql`update tools set search_document =
-        setweight(to_tsvector('simple', ${searchWords(tool.id)}), 'A') ||
-        setweight(to_tsvector('simple', ${`${searchWords(tool.name)} ${searchWords((tool.keywords ?? []).join(' '))}`}), 'B') ||
-        setweight(to_tsvector('simple', ${`${description} ${serviceWords}`}), 'C')
-      where service_id = ${service.serviceId} and search_id = ${service.firstSearchId + j}`.execute(db);
+        setweight(to_tsvector('simple', v.a), 'A') ||
+        setweight(to_tsvector('simple', v.b), 'B') ||
+        setweight(to_tsvector('simple', v.c), 'C')
+      from (values ${sql.join(rows)}) as v(search_id, a, b, c)
+      where tools.service_id = ${service.serviceId} and tools.search_id = v.search_id`.execute(db);
   }
 }
