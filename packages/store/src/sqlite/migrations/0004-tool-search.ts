@@ -1,5 +1,5 @@
-import { wordCount } from '@cyrnel/core';
 import { type Kysely, sql } from 'kysely';
+import { reindexExistingTools } from '../../reindex-existing-tools';
 import { indexServiceTools } from '../tool-search-index';
 
 // Porter stemming over unicode61 (`issues` finds `issue`); a prefix index for the last word typed;
@@ -14,14 +14,6 @@ const TOOL_SEARCH = sql`create virtual table tool_search using fts5(
   contentless_delete = 1
 )`;
 
-interface ExistingTool {
-  service_id: string;
-  service_name: string;
-  id: string;
-  name: string;
-  description: string;
-}
-
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
 /** Ranked tool search (issue 14): an FTS5 index of every tool, kept with the tool rows. */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {
@@ -31,31 +23,7 @@ export async function up<Database>(db: Kysely<Database>): Promise<void> {
   await sql`alter table tools add column name_words integer not null default 0`.execute(db);
   await TOOL_SEARCH.execute(db);
   // Tools installed before: each service's in one contiguous range of search ids, like new ones.
-  const { rows } = await sql<ExistingTool>`
-    select tools.service_id, services.name as service_name, tools.id, tools.name, tools.description
-    from tools join services on services.id = tools.service_id
-    order by tools.service_id, tools.id`.execute(db);
-  let next = 1;
-  for (let i = 0; i < rows.length; ) {
-    const first = rows[i] as ExistingTool;
-    let end = i;
-    while (end < rows.length && (rows[end] as ExistingTool).service_id === first.service_id) end++;
-    const tools = rows.slice(i, end);
-    await indexServiceTools(db, {
-      serviceId: first.service_id,
-      serviceName: first.service_name,
-      firstSearchId: next,
-      tools,
-    });
-    for (const [j, tool] of tools.entries()) {
-      await sql`update tools set search_id = ${next + j}, id_words = ${wordCount(tool.id)},
-        name_words = ${wordCount(tool.name)} where service_id = ${tool.service_id} and id = ${tool.id}`.execute(
-        db,
-      );
-    }
-    next += tools.length;
-    i = end;
-  }
+  await reindexExistingTools(db, indexServiceTools);
   // Covers what ranking reads of each match (flag, lengths, tie order): no wide tool row is read.
   await db.schema
     .createIndex('tools_search_key')
