@@ -1,5 +1,6 @@
 import { type CyrnelClient, CyrnelHttpError } from '@cyrnel/client';
 import type { McpBackend, ProcessView } from './backend';
+import { callableServices, discoveredTool, processView, typesOf } from './backend-views';
 
 /** Options of {@link createClientBackend}. */
 export interface ClientBackendOptions {
@@ -41,22 +42,7 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
       idle ? client.processes.stderr(id) : '',
       client.processes.calls(id),
     ]);
-    return {
-      processId: id,
-      state: record.state,
-      exitState: record.exitState,
-      error: record.error,
-      output,
-      stdout,
-      stderr,
-      toolCalls: calls.items.map(({ serviceId, toolId, ok, durationMs, errorReason }) => ({
-        serviceId,
-        toolId,
-        ok,
-        durationMs,
-        errorReason,
-      })),
-    };
+    return processView(record, { output, stdout, stderr }, calls.items);
   };
   return {
     async searchTools({ query, serviceId, limit }) {
@@ -66,36 +52,22 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
         limit,
         ...(serviceId ? { serviceId } : {}),
       });
-      return page.items.map((tool) => ({
-        serviceId: tool.serviceId,
-        toolId: tool.id,
-        name: tool.name,
-        description: tool.description,
-      }));
+      return page.items.map(discoveredTool);
     },
-    async toolTypes(tools) {
-      const unknown: string[] = [];
-      const known: string[] = [];
-      for (const name of tools) {
-        const [serviceId, toolId, ...rest] = name.split('.');
-        const found =
-          serviceId && toolId && rest.length === 0
-            ? await client.tools.get(serviceId, toolId).then(
-                (tool) => tool.effectivelyEnabled,
-                () => false,
-              )
-            : false;
-        (found ? known : unknown).push(name);
-      }
-      const declarations = known.length > 0 ? await client.environment.types({ tools: known }) : '';
-      return { declarations, unknown };
-    },
+    toolTypes: (tools) =>
+      typesOf(
+        tools,
+        (serviceId, toolId) =>
+          client.tools.get(serviceId, toolId).then(
+            (tool) => tool.effectivelyEnabled,
+            () => false,
+          ),
+        (known) => client.environment.types({ tools: known }),
+      ),
     async services() {
       try {
         const page = await client.services.list({ enabled: true, failed: false, limit: 500 });
-        return page.items
-          .filter((service) => service.effectivelyEnabled)
-          .map(({ id, name, description, toolCount }) => ({ id, name, description, toolCount }));
+        return callableServices(page.items);
       } catch (error) {
         // An agent key may not read /services: count the tools it may list instead.
         if (!(error instanceof CyrnelHttpError) || error.status !== 403) throw error;

@@ -2,6 +2,7 @@ import type { CyrnelHost, ProcessesApi } from '@cyrnel/core';
 import { type DiscoveredService, isCyrnelError } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessResult } from '@cyrnel/sdk/api';
 import type { McpBackend, ProcessView } from './backend';
+import { callableServices, discoveredTool, processView, typesOf } from './backend-views';
 
 /** Options of {@link createHostBackend}. */
 export interface HostBackendOptions {
@@ -10,29 +11,6 @@ export interface HostBackendOptions {
   readonly processes?: ProcessesApi;
   /** How often finished tool calls are counted while waiting, for progress. Default 100 ms. */
   readonly pollMs?: number;
-}
-
-/** Split `service.tool` names into known declarations and unknown names. */
-async function typesOf(
-  host: CyrnelHost,
-  names: readonly string[],
-): Promise<{ declarations: string; unknown: string[] }> {
-  const unknown: string[] = [];
-  const known: string[] = [];
-  for (const name of names) {
-    const [serviceId, toolId, ...rest] = name.split('.');
-    if (!serviceId || !toolId || rest.length > 0) {
-      unknown.push(name);
-      continue;
-    }
-    const found = await host.tools.get(serviceId, toolId).then(
-      (tool) => tool.effectivelyEnabled,
-      () => false,
-    );
-    (found ? known : unknown).push(name);
-  }
-  const declarations = known.length > 0 ? await host.environment.types({ tools: known }) : '';
-  return { declarations, unknown };
 }
 
 /** The enabled services of a host, listed once per catalog version (every MCP request reads them). */
@@ -44,11 +22,7 @@ function servicesOf(host: CyrnelHost): Promise<DiscoveredService[]> {
   if (cached && cached.version === version) return cached.services;
   const services = host.services
     .list({ enabled: true, failed: false, limit: 500 })
-    .then((page) =>
-      page.items
-        .filter((service) => service.effectivelyEnabled)
-        .map(({ id, name, description, toolCount }) => ({ id, name, description, toolCount })),
-    );
+    .then((page) => callableServices(page.items));
   SERVICES.set(host, { version, services });
   // A failed listing is not kept: the next request lists again.
   services.catch(() => {
@@ -73,23 +47,11 @@ export async function viewOf(
             processes.stderr(record.id),
           ])
         : [{}, '', ''];
-  const calls = await processes.calls(record.id);
-  return {
-    processId: record.id,
-    state: record.state,
-    exitState: record.exitState,
-    error: record.error,
-    output: output as Record<string, unknown>,
-    stdout,
-    stderr,
-    toolCalls: calls.map(({ serviceId, toolId, ok, durationMs, errorReason }) => ({
-      serviceId,
-      toolId,
-      ok,
-      durationMs,
-      errorReason,
-    })),
-  };
+  return processView(
+    record,
+    { output: output as Record<string, unknown>, stdout, stderr },
+    await processes.calls(record.id),
+  );
 }
 
 /**
@@ -113,14 +75,18 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
         limit,
         ...(serviceId ? { serviceId } : {}),
       });
-      return page.items.map((tool) => ({
-        serviceId: tool.serviceId,
-        toolId: tool.id,
-        name: tool.name,
-        description: tool.description,
-      }));
+      return page.items.map(discoveredTool);
     },
-    toolTypes: (tools) => typesOf(host, tools),
+    toolTypes: (tools) =>
+      typesOf(
+        tools,
+        (serviceId, toolId) =>
+          host.tools.get(serviceId, toolId).then(
+            (tool) => tool.effectivelyEnabled,
+            () => false,
+          ),
+        (known) => host.environment.types({ tools: known }),
+      ),
     services: () => servicesOf(host),
     allTypes: () => host.environment.types(),
     runtimeDocs: () => host.environment.docs(),
