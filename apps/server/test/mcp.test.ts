@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import {
   apiClient,
+  HEALTH_STALL_MS,
   type Json,
+  probeHealth,
   shopSpec,
   startUpstream,
   tempDir,
@@ -225,6 +227,8 @@ describe('the MCP endpoint /mcp (issue 17)', () => {
         body: (await res.json()) as { error?: { code: number; message: string } },
       };
     };
+    // Refused on the main thread before anything parses them: /health keeps answering meanwhile.
+    const health = probeHealth(server.url);
     // The default code limit is 100 KiB: the body may be 6 × that + 64 KiB.
     const huge = await post(
       JSON.stringify({
@@ -250,6 +254,12 @@ describe('the MCP endpoint /mcp (issue 17)', () => {
     const broken = await post('{"jsonrpc":"2.0",');
     expect(broken.status).toBe(400);
     expect(broken.body.error).toMatchObject({ code: -32700 });
+    const wide = await post(
+      `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"a":[${'0,'.repeat(100_000)}0]}}`,
+    );
+    expect(wide.status).toBe(400);
+    expect(wide.body.error).toMatchObject({ code: -32600, message: expect.stringContaining('elements') });
+    expect(Math.max(...(await health.stop()))).toBeLessThan(HEALTH_STALL_MS);
     // The server still answers a well-formed request afterwards.
     const client = await connect('modern');
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
