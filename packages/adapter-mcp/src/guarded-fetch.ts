@@ -1,6 +1,6 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { cyrnelError, type OutboundPolicy } from '@cyrnel/sdk';
+import { guardedLookup } from '@cyrnel/sdk/node';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 /** Largest answer to one request of an HTTP MCP server (a message on stdio is bounded alike). */
@@ -12,34 +12,6 @@ export interface GuardedFetch {
   /** The status of the last answer: 401 tells a refused credential from a network failure. */
   lastStatus(): number | undefined;
   close(): Promise<void>;
-}
-
-/**
- * A lookup that vets every address a host name resolves to before the socket connects to one,
- * so a DNS answer that changes between a check and the connect cannot reach a refused address.
- */
-function guardedLookup(policy: OutboundPolicy, port: number): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses: LookupAddress[]) => {
-      if (error || addresses.length === 0) {
-        callback(
-          error ?? Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
-          '',
-          4,
-        );
-        return;
-      }
-      try {
-        for (const entry of addresses) policy.check(entry.address, port, hostname);
-      } catch (refusal) {
-        callback(refusal as NodeJS.ErrnoException, '', 4);
-        return;
-      }
-      const first = addresses[0] as LookupAddress;
-      if (options.all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      else callback(null, first.address, first.family);
-    });
-  };
 }
 
 /** The port a URL connects to. */

@@ -7,26 +7,11 @@
  *
  * @example
  * ```ts
- * import { lookup } from 'node:dns';
- * import type { LookupFunction } from 'node:net';
- * import type { OutboundPolicy } from '@cyrnel/sdk';
+ * import { guardedLookup } from '@cyrnel/sdk/node';
  *
- * // A `lookup` for `http.request` that vets every answer, so DNS rebinding cannot slip in
- * // between the check and the connect.
- * function guardedLookup(policy: OutboundPolicy, port: number): LookupFunction {
- *   return (hostname, options, callback) =>
- *     lookup(hostname, { all: true, family: options.family ?? 0 }, (error, addresses) => {
- *       if (error) return callback(error, '', 4);
- *       try {
- *         for (const { address } of addresses) policy.check(address, port, hostname);
- *       } catch (refused) {
- *         return callback(refused as NodeJS.ErrnoException, '', 4);
- *       }
- *       // With `autoSelectFamily` (the default) node asks for every address at once.
- *       if (options.all) callback(null, addresses);
- *       else callback(null, addresses[0]?.address ?? '', addresses[0]?.family ?? 4);
- *     });
- * }
+ * // Every address a host name resolves to is vetted inside the socket's lookup, so DNS
+ * // rebinding cannot slip in between the check and the connect; an IP literal is checked first.
+ * const request = http.request(url, { lookup: guardedLookup(context.outbound, port) });
  * ```
  */
 export interface OutboundPolicy {

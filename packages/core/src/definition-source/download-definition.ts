@@ -1,8 +1,8 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { OutboundPolicy } from '@cyrnel/sdk';
+import { guardedLookup as sharedLookup } from '@cyrnel/sdk/node';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import { parseAddress } from '../outbound/cidr';
 
@@ -120,30 +120,13 @@ function refusal(error: unknown): Error {
   });
 }
 
+/** The SDK's guarded lookup, failing with this module's errors (403 refused, 502 unresolved). */
 function guardedLookup(outbound: OutboundPolicy, port: number): LookupFunction {
-  return (hostname, lookupOptions, callback) => {
-    dnsLookup(
-      hostname,
-      { all: true, family: lookupOptions.family ?? 0 },
-      (error, addresses: LookupAddress[]) => {
-        if (error || addresses.length === 0) {
-          callback(cyrnelError('upstream_failed', `could not resolve ${hostname}`, { cause: error }), '', 4);
-          return;
-        }
-        try {
-          // Every answer is checked, so whichever one the socket picks was vetted.
-          for (const entry of addresses) outbound.check(entry.address, port, hostname);
-        } catch (refused) {
-          callback(refusal(refused) as NodeJS.ErrnoException, '', 4);
-          return;
-        }
-        const first = addresses[0] as LookupAddress;
-        if (lookupOptions.all)
-          (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-        else callback(null, first.address, first.family);
-      },
-    );
-  };
+  return sharedLookup(outbound, port, {
+    refused: refusal,
+    unresolved: (hostname, error) =>
+      cyrnelError('upstream_failed', `could not resolve ${hostname}`, { cause: error }),
+  });
 }
 
 function fetchOnce(
