@@ -1,3 +1,4 @@
+import type { PortableAdapter } from './direct-calls';
 import type { InvokeInput } from './invoke-input';
 import type { Module } from './module';
 import type { ServiceDefinition, ServiceState } from './service-definition';
@@ -47,6 +48,14 @@ export interface AdapterModule extends Module {
    * ```
    */
   refreshDefinition?(state: ServiceState): Promise<ServiceDefinition>;
+  /**
+   * Optional (since 0.4.0): the adapter is stateless beyond each service's snapshot, so a sandbox
+   * process may run its own instance of it and make tool calls there (issue 21): it is set up with
+   * the same config, secrets and outbound policy, hydrated with the same `ServiceState` (holding
+   * the tools called so far), and must answer the same. Adapters that hold connections (MCP) leave
+   * it out; their calls go through the host.
+   */
+  readonly portable?: PortableAdapter;
   /** Take a snapshot of an enabled service; replace (not merge) what was kept for `state.id`. */
   hydrateService(state: ServiceState): Promise<void>;
   /** Drop everything kept for service `id`. Idempotent. */

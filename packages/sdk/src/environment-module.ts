@@ -1,3 +1,4 @@
+import type { DirectCalls } from './direct-calls';
 import type { ExecutionExitState, ExecutionInput, ExecutionState } from './execution';
 import type { InvokeInput, ToolDocsInput } from './invoke-input';
 import type { JSONSchema } from './json-schema';
@@ -108,6 +109,11 @@ export interface EnvironmentBindings {
   emitOutput(eid: number, patch: Record<string, unknown>): void;
   /** Record why the execution failed. */
   setError(eid: number, message: string): void;
+  /**
+   * cyrnel extension (optional, since 0.4.0): calls to portable adapters an environment may make
+   * beside its sandbox instead of through `invokeTool` (see {@link DirectCalls}).
+   */
+  readonly directCalls?: DirectCalls;
 }
 
 /** What an environment receives in `setup`: the module context plus the bindings. */

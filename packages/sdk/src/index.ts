@@ -1,6 +1,15 @@
 export type { AdapterModule, GenerateDefinitionContext } from './adapter-module';
 export type { ErrorCode, ErrorReason } from './api/errors';
 export type {
+  CatalogChange,
+  DirectCall,
+  DirectCallEvent,
+  DirectCallRuntime,
+  DirectCallRuntimeFactory,
+  DirectCalls,
+  PortableAdapter,
+} from './direct-calls';
+export type {
   DiscoveredService,
   DiscoveredTool,
   DiscoverServicesQuery,

@@ -133,8 +133,14 @@ describe('sdk contracts', () => {
       | 'emitStderr'
       | 'emitOutput'
       | 'setError'
+      | 'directCalls'
     >();
-    expectTypeOf<Parameters<NonNullable<EnvironmentBindings[Keys]>>[0]>().toEqualTypeOf<number>();
+    type Callbacks = Exclude<Keys, 'directCalls'>;
+    expectTypeOf<Parameters<NonNullable<EnvironmentBindings[Callbacks]>>[0]>().toEqualTypeOf<number>();
+    // Direct calls (since 0.4.0): what is asked and recorded is keyed by the execution id too.
+    type Direct = NonNullable<EnvironmentBindings['directCalls']>;
+    expectTypeOf<Parameters<Direct['prepare']>[0]>().toEqualTypeOf<number>();
+    expectTypeOf<Parameters<Direct['record']>[0]>().toEqualTypeOf<number>();
   });
 
   it('shapes the wire types', () => {
