@@ -1,4 +1,4 @@
-import type { AdapterModule, BuiltinModule, JSONSchema, ModuleInfo } from '@cyrnel/sdk';
+import type { AdapterModule, BuiltinModule, JSONSchema, ModuleInfo, PortableAdapter } from '@cyrnel/sdk';
 import { version } from '../package.json';
 import { createOpenApiAdapter } from './openapi-adapter';
 
@@ -17,9 +17,21 @@ export const configSchema: JSONSchema = { type: 'object', properties: {}, additi
 /** The module's own secrets schema: per-service secrets live on each service instead. */
 export const secretsSchema: JSONSchema = { type: 'object', properties: {}, additionalProperties: false };
 
+/**
+ * Where a sandbox process loads this module to make tool calls itself (issue 21): the adapter keeps
+ * nothing but each service's snapshot and a connection pool, so it is portable. The built entry,
+ * also when this file runs from `src/` (tests).
+ */
+export const portable: PortableAdapter = {
+  moduleUrl: import.meta.url.endsWith('.ts')
+    ? new URL('../dist/index.js', import.meta.url).href
+    : import.meta.url,
+  exportName: 'openapiModule',
+};
+
 /** Create a fresh, not yet set-up adapter instance. */
 export function instantiate(): AdapterModule {
-  return createOpenApiAdapter();
+  return { ...createOpenApiAdapter(), portable };
 }
 
 /** The built-in module object the server registers. */

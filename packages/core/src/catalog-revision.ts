@@ -20,7 +20,11 @@ const WRITES = /^(insert|update|set|delete|replace)/;
  * await catalog.setToolEnabled('weather', 'getForecast', false, at); // revision() is now 1
  * ```
  */
-export function watchCatalog(inner: CatalogStorage): WatchedCatalog {
+export function watchCatalog(
+  inner: CatalogStorage,
+  /** Awaited after every write, before the write's caller goes on (direct calls drop what they hold). */
+  afterWrite?: () => Promise<void>,
+): WatchedCatalog {
   let revision = 0;
   const catalog = new Proxy(inner, {
     get(target, property, receiver) {
@@ -33,6 +37,7 @@ export function watchCatalog(inner: CatalogStorage): WatchedCatalog {
           return await method.apply(target, args);
         } finally {
           revision++;
+          await afterWrite?.();
         }
       };
     },

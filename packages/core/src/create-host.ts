@@ -3,6 +3,7 @@ import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
 import { version } from '../package.json';
 import { watchCatalog } from './catalog-revision';
 import type { CatalogStorage } from './catalog-storage';
+import { createDirectCallsHost } from './direct-calls/direct-calls-host';
 import { createEnvironmentApi } from './environment-api';
 import type { CyrnelHost } from './host';
 import { createModuleRegistry } from './module-registry';
@@ -84,6 +85,12 @@ export interface CreateHostOptions {
    * `context.outbound` (see `createOutboundPolicy`). Absent: modules check nothing.
    */
   readonly outbound?: OutboundPolicy;
+  /**
+   * Offer environments direct calls (issue 21): sandbox processes call portable adapters' tools
+   * themselves. Default true; false sends every call through the host's gate. A policy in
+   * `outbound` not made by `createOutboundPolicy` turns them off too (it cannot be moved).
+   */
+  readonly directToolCalls?: boolean;
   /** Registries, npm and auto-updates (issue 16); see {@link RegistryOptions}. */
   readonly registries?: RegistryOptions;
   /** Workers and deadlines of schema validation (tool parameters, config, secrets). */
@@ -107,7 +114,8 @@ export interface CreateHostOptions {
 export async function createHost(options: CreateHostOptions): Promise<CyrnelHost> {
   const { storage } = options;
   // Every write goes through the watched port, so per-revision caches see it.
-  const { catalog, revision } = watchCatalog(storage.catalog);
+  // A write is acknowledged only once every sandbox process dropped what direct calls prepared.
+  const { catalog, revision } = watchCatalog(storage.catalog, () => directCalls.changed());
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const { invokeTimeoutMs, moduleSetupTimeoutMs, ...processLimits } = options.limits ?? {};
@@ -128,6 +136,17 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     activeAdapterIds,
     health,
   });
+  // Rendered declarations change with the catalog, which adapters are active and which services
+  // failed to hydrate; so do the calls sandbox processes may make themselves.
+  const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}:${health.version()}`;
+  const directCalls = createDirectCallsHost({
+    catalog,
+    sharedSchemas,
+    adapter,
+    health,
+    revision: catalogState,
+    ...(options.outbound ? { outbound: options.outbound } : {}),
+  });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
@@ -137,6 +156,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     environments,
     // `environment` is created below; the sandbox reaches it only once processes run.
     tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },
+    ...(options.directToolCalls === false ? {} : { directCalls }),
     limits: processLimits,
     logger,
     now,
@@ -153,6 +173,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     logger,
     now,
     health,
+    afterDehydrate: () => directCalls.changed(),
   });
   const registry = createModuleRegistry({
     catalog,
@@ -169,7 +190,10 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     },
     ...(options.outbound ? { outbound: options.outbound } : {}),
     now,
-    onAdapterActive: (id, instance) => services.hydrateAdapter(id, instance),
+    onAdapterActive: async (id, instance) => {
+      await services.hydrateAdapter(id, instance);
+      await directCalls.changed();
+    },
     serviceEvents: { toolsChanged: (serviceId) => services.toolsChanged(serviceId) },
   });
   try {
@@ -213,9 +237,6 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     health,
     now,
   });
-  // Rendered declarations change with the catalog, which adapters are active and which services
-  // failed to hydrate.
-  const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}:${health.version()}`;
   const environment = createEnvironmentApi(environments, tools, catalogState);
   let closing: Promise<void> | undefined;
   return {

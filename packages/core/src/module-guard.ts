@@ -6,6 +6,7 @@ import type {
   InvokeInput,
   ModuleLogger,
   ModuleSetupContext,
+  PortableAdapter,
   ServiceDefinition,
   ServiceState,
 } from '@cyrnel/sdk';
@@ -138,13 +139,26 @@ export function guardAdapter(
 ): AdapterModule {
   const deadlines = { ...DEFAULT_MODULE_DEADLINES, ...options.deadlines };
   const life = lifecycle(id, deadlines, options.logger);
-  return {
+  // A portable adapter's setup context and snapshots are kept (references, no copies): a sandbox
+  // process that makes its calls gets exactly what this instance got.
+  const portable = portableOf(inner);
+  let setupContext: { config: Record<string, unknown>; secrets: Record<string, unknown> } | undefined;
+  const states = new Map<string, ServiceState>();
+  const guarded: AdapterModule = {
+    ...(portable ? { portable } : {}),
     setup: (context: ModuleSetupContext) =>
       life.setup(
-        () => inner.setup(context),
+        () => {
+          if (portable) setupContext = { config: context.config, secrets: context.secrets };
+          return inner.setup(context);
+        },
         () => inner.teardown(),
       ),
-    teardown: () => life.teardown(() => inner.teardown()),
+    teardown: () =>
+      life.teardown(() => {
+        states.clear();
+        return inner.teardown();
+      }),
     async generateDefinition(text: string, context?: GenerateDefinitionContext): Promise<ServiceDefinition> {
       life.open();
       try {
@@ -181,7 +195,9 @@ export function guardAdapter(
     async hydrateService(state) {
       life.open();
       try {
+        if (portable) states.delete(state.id);
         await inner.hydrateService(state);
+        if (portable) states.set(state.id, state);
       } catch (error) {
         throw translate(error, (message) =>
           cyrnelError('upstream_failed', `adapter ${id} failed to hydrate service ${state.id}: ${message}`),
@@ -190,50 +206,121 @@ export function guardAdapter(
     },
     async dehydrateService(serviceId) {
       life.open();
+      states.delete(serviceId);
       await inner.dehydrateService(serviceId);
     },
     async invoke(input: InvokeInput) {
       life.open();
-      // One controller per call, aborted by its deadline, teardown or the caller's signal:
-      // listeners rather than `AbortSignal.any`, which costs far more on this hot path.
-      const call = new AbortController();
-      const sources = input.signal ? [life.signal, input.signal] : [life.signal];
-      let reject: (reason: unknown) => void = () => {};
-      // An adapter that ignores the signal is not waited for: the abort answers the caller.
-      const aborted = new Promise<never>((_, fail) => {
-        reject = fail;
+      return guardedInvoke(inner, input, {
+        signal: life.signal,
+        invokeMs: deadlines.invokeMs,
+        logger: options.logger,
       });
-      const abort = (reason: unknown) => {
-        if (call.signal.aborted) return;
-        call.abort(reason);
-        reject(reason);
-      };
-      const onSource = (event: Event) => abort((event.target as AbortSignal).reason);
-      for (const source of sources) {
-        if (source.aborted) abort(source.reason);
-        else source.addEventListener('abort', onSource, { once: true });
-      }
-      const what = `tool ${input.serviceId}.${input.toolId}`;
-      const timer = setTimeout(
-        () => abort(cyrnelError('invoke_timeout', `${what} timed out after ${deadlines.invokeMs} ms`)),
-        timerDelay(deadlines.invokeMs),
-      );
-      try {
-        return await Promise.race([inner.invoke({ ...input, signal: call.signal }), aborted]);
-      } catch (error) {
-        options.logger.debug('tool invocation failed', {
-          service: input.serviceId,
-          tool: input.toolId,
-          error: errorMessage(error),
-        });
-        if (call.signal.aborted && isCyrnelError(call.signal.reason)) throw call.signal.reason;
-        throw translate(error, (message) => cyrnelError('upstream_failed', message || `${what} failed`));
-      } finally {
-        clearTimeout(timer);
-        for (const source of sources) source.removeEventListener('abort', onSource);
-      }
     },
   };
+  if (portable)
+    portableViews.set(guarded, {
+      portable,
+      invokeMs: deadlines.invokeMs,
+      setup: () => setupContext,
+      state: (serviceId) => states.get(serviceId),
+    });
+  return guarded;
+}
+
+/** Options of {@link guardedInvoke}. */
+export interface GuardedInvokeOptions {
+  /** Aborted when the adapter instance goes away (teardown). */
+  readonly signal: AbortSignal;
+  /** The call's deadline (past it: 502 `invoke_timeout`, the adapter's signal aborted). */
+  readonly invokeMs: number;
+  readonly logger: ModuleLogger;
+}
+
+/**
+ * One `adapter.invoke` under the host's rules, wherever it runs (the host, or a sandbox process
+ * for a portable adapter): a deadline, an `AbortSignal` aborted by the deadline, `options.signal`
+ * or the caller's signal, and errors translated (a module's own `CyrnelError` kept, anything else
+ * a 502 `upstream_failed`).
+ *
+ * @example
+ * ```ts
+ * const result = await guardedInvoke(adapter, { serviceId, toolId, parameters }, { signal, invokeMs: 60_000, logger });
+ * ```
+ */
+export async function guardedInvoke(
+  inner: Pick<AdapterModule, 'invoke'>,
+  input: InvokeInput,
+  options: GuardedInvokeOptions,
+): Promise<unknown> {
+  // One controller per call, aborted by its deadline, teardown or the caller's signal:
+  // listeners rather than `AbortSignal.any`, which costs far more on this hot path.
+  const call = new AbortController();
+  const sources = input.signal ? [options.signal, input.signal] : [options.signal];
+  let reject: (reason: unknown) => void = () => {};
+  // An adapter that ignores the signal is not waited for: the abort answers the caller.
+  const aborted = new Promise<never>((_, fail) => {
+    reject = fail;
+  });
+  const abort = (reason: unknown) => {
+    if (call.signal.aborted) return;
+    call.abort(reason);
+    reject(reason);
+  };
+  const onSource = (event: Event) => abort((event.target as AbortSignal).reason);
+  for (const source of sources) {
+    if (source.aborted) abort(source.reason);
+    else source.addEventListener('abort', onSource, { once: true });
+  }
+  const what = `tool ${input.serviceId}.${input.toolId}`;
+  const timer = setTimeout(
+    () => abort(cyrnelError('invoke_timeout', `${what} timed out after ${options.invokeMs} ms`)),
+    timerDelay(options.invokeMs),
+  );
+  try {
+    return await Promise.race([inner.invoke({ ...input, signal: call.signal }), aborted]);
+  } catch (error) {
+    options.logger.debug('tool invocation failed', {
+      service: input.serviceId,
+      tool: input.toolId,
+      error: errorMessage(error),
+    });
+    if (call.signal.aborted && isCyrnelError(call.signal.reason)) throw call.signal.reason;
+    throw translate(error, (message) => cyrnelError('upstream_failed', message || `${what} failed`));
+  } finally {
+    clearTimeout(timer);
+    for (const source of sources) source.removeEventListener('abort', onSource);
+  }
+}
+
+/** What the host knows of a set-up portable adapter, for direct calls (issue 21). */
+export interface PortableView {
+  readonly portable: PortableAdapter;
+  /** The adapter's deadline per call. */
+  readonly invokeMs: number;
+  /** The config and secrets it was set up with (undefined before `setup`). */
+  setup():
+    | { readonly config: Record<string, unknown>; readonly secrets: Record<string, unknown> }
+    | undefined;
+  /** The snapshot the host hydrated `serviceId` with (undefined when not hydrated). */
+  state(serviceId: string): ServiceState | undefined;
+}
+
+const portableViews = new WeakMap<AdapterModule, PortableView>();
+
+/** The {@link PortableView} of a guarded adapter, when its module declared `portable`. */
+export function portableView(adapter: AdapterModule | undefined): PortableView | undefined {
+  return adapter ? portableViews.get(adapter) : undefined;
+}
+
+/** The declaration when it has the documented shape (a module may say anything). */
+function portableOf(inner: AdapterModule): PortableAdapter | undefined {
+  const declared: unknown = inner.portable;
+  if (typeof declared !== 'object' || declared === null) return undefined;
+  const { moduleUrl, exportName } = declared as Record<string, unknown>;
+  if (typeof moduleUrl !== 'string' || !moduleUrl.startsWith('file:') || typeof exportName !== 'string')
+    return undefined;
+  return { moduleUrl, exportName };
 }
 
 /**

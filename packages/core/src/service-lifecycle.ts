@@ -24,6 +24,8 @@ export interface ServiceLifecycleOptions {
   readonly now: () => Date;
   /** Records each hydration's outcome; dehydrating forgets it. */
   readonly health: ServiceHealth;
+  /** Awaited after each dehydration. */
+  readonly afterDehydrate?: () => Promise<void>;
 }
 
 /** What is stored with a definition besides what `generateDefinition` made of it. */
@@ -162,6 +164,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     await adapter.dehydrateService(row.id).catch((error: unknown) => {
       logger.warn('dehydrateService failed', { service: row.id, error: errorMessage(error) });
     });
+    await options.afterDehydrate?.();
   };
 
   /** Validate config and secrets (defaults applied) and build the `ServiceState` for hydration. */

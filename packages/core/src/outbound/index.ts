@@ -5,4 +5,10 @@ export {
   createAddressGuard,
 } from './address-guard';
 export { type Cidr, parseCidr } from './cidr';
-export { createOutboundPolicy, type OutboundPolicyOptions, type OwnEndpoint } from './outbound-policy';
+export {
+  createOutboundPolicy,
+  describeOutboundPolicy,
+  type OutboundPolicyData,
+  type OutboundPolicyOptions,
+  type OwnEndpoint,
+} from './outbound-policy';

@@ -64,7 +64,7 @@ function isLocal(address: string, bound: string): boolean {
  */
 export function createOutboundPolicy(options: OutboundPolicyOptions = {}): OutboundPolicy {
   const guard = createAddressGuard(options);
-  return {
+  const policy: OutboundPolicy = {
     check(address, port, hostname) {
       const where = `${address.includes(':') ? `[${address}]` : address}:${port}`;
       const asked = hostname.replace(/^\[|\]$/g, '') === address ? '' : ` (${hostname})`;
@@ -82,5 +82,39 @@ export function createOutboundPolicy(options: OutboundPolicyOptions = {}): Outbo
         );
       }
     },
+  };
+  described.set(policy, options);
+  return policy;
+}
+
+/** A policy made by {@link createOutboundPolicy}, as data: what rebuilds it in another process. */
+export interface OutboundPolicyData {
+  readonly allowPrivateUrls: boolean;
+  readonly allowCidrs: readonly string[];
+  readonly denyCidrs: readonly string[];
+  /** Cyrnel's own endpoint as it is now (undefined before the server listens). */
+  readonly ownEndpoint: OwnEndpoint | undefined;
+}
+
+const described = new WeakMap<OutboundPolicy, OutboundPolicyOptions>();
+
+/**
+ * The data of a policy {@link createOutboundPolicy} made, or undefined for any other policy (an
+ * embedder's own `check` cannot be moved to another process: direct calls then stay off).
+ *
+ * @example
+ * ```ts
+ * const data = describeOutboundPolicy(policy); // send it to a sandbox process, then there:
+ * const same = createOutboundPolicy({ ...data, ownEndpoint: () => data.ownEndpoint });
+ * ```
+ */
+export function describeOutboundPolicy(policy: OutboundPolicy): OutboundPolicyData | undefined {
+  const options = described.get(policy);
+  if (!options) return undefined;
+  return {
+    allowPrivateUrls: options.allowPrivateUrls === true,
+    allowCidrs: [...(options.allowCidrs ?? [])],
+    denyCidrs: [...(options.denyCidrs ?? [])],
+    ownEndpoint: options.ownEndpoint?.(),
   };
 }

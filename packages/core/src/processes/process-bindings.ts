@@ -1,5 +1,7 @@
-import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
-import type { ToolCallRecord } from '@cyrnel/sdk/api';
+import type { DirectCallEvent, DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import { isPlainObject } from '@cyrnel/sdk';
+import { ERROR_REASONS, isErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
+import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { cyrnelError, isCyrnelError } from '../errors';
 import type { ToolGateway } from '../tool-gateway';
 import type { LiveProcess } from './live-process';
@@ -11,6 +13,8 @@ export interface ProcessBindingsOptions {
   readonly tools: ToolGateway;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Offered to environments as `bindings.directCalls` (issue 21). */
+  readonly directCalls?: DirectCallsHost;
 }
 
 /** Longest `setError` message kept; the rest is cut. */
@@ -71,7 +75,56 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     return result;
   };
 
+  // Direct calls in flight, by run and the environment's call id (issue 21).
+  const directs = new WeakMap<LiveProcess, Map<number, ToolCallRecord>>();
+  const record = (eid: number, event: DirectCallEvent) => {
+    const run = running(eid);
+    if (!run || !isPlainObject(event) || typeof event.id !== 'number') return;
+    let open = directs.get(run);
+    if (event.kind === 'start') {
+      if (typeof event.serviceId !== 'string' || typeof event.toolId !== 'string') return;
+      const startedAt = Number.isFinite(event.startedAt) ? event.startedAt : now().getTime();
+      const call: ToolCallRecord = {
+        serviceId: event.serviceId,
+        toolId: event.toolId,
+        startedAt: new Date(startedAt).toISOString(),
+        durationMs: 0,
+        ok: false,
+        errorCode: null,
+        errorReason: null,
+      };
+      run.calls.push(call);
+      run.pendingCalls.set(call, startedAt);
+      if (!open) {
+        open = new Map();
+        directs.set(run, open);
+      }
+      open.set(event.id, call);
+    } else if (event.kind === 'end') {
+      const call = open?.get(event.id);
+      if (!call) return;
+      open?.delete(event.id);
+      run.pendingCalls.delete(call);
+      call.ok = event.ok === true;
+      // The code follows from a known reason, as on the gate's path.
+      const reason = event.ok !== true && isErrorReason(event.errorReason) ? event.errorReason : null;
+      call.errorReason = reason;
+      call.errorCode =
+        reason === null ? (event.ok === true ? null : 'upstream_error') : ERROR_REASONS[reason].code;
+      call.durationMs =
+        typeof event.durationMs === 'number' && event.durationMs >= 0 ? Math.round(event.durationMs) : 0;
+    }
+  };
+  const host = options.directCalls;
+  const directCalls: DirectCalls | undefined = host && {
+    runtimeUrl: host.runtimeUrl,
+    prepare: async (eid, serviceId, toolId) => (running(eid) ? host.prepare(serviceId, toolId) : undefined),
+    record,
+    onChange: (listener) => host.onChange(listener),
+  };
+
   return {
+    ...(directCalls ? { directCalls } : {}),
     async invokeTool(eid, input) {
       const run = running(eid);
       if (!run) throw cyrnelError('process_not_running', `execution ${eid} is not running`);

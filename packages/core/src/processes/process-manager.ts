@@ -1,5 +1,6 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
+import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
 import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host';
@@ -33,6 +34,8 @@ export interface ProcessManagerOptions {
   readonly environments: EnvironmentProvider;
   /** The invocation gate and discovery, for the bindings. */
   readonly tools: ToolGateway;
+  /** Direct calls (issue 21) offered to environments as `bindings.directCalls`; absent: none. */
+  readonly directCalls?: DirectCallsHost;
   /** Limits; SPEC §9 defaults for what is left out. */
   readonly limits?: Partial<ProcessLimits>;
   readonly logger?: ModuleLogger;
@@ -70,7 +73,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const execution = createProcessExecution({ storage, limits, logger, now });
-  const bindings = createProcessBindings({ execution, tools, logger, now });
+  const bindings = createProcessBindings({
+    execution,
+    tools,
+    logger,
+    now,
+    ...(options.directCalls ? { directCalls: options.directCalls } : {}),
+  });
   const { live } = execution;
   /** Subscribers of idle processes that have not run yet: they follow the next run. */
   const waiting = new Map<number, Set<ProcessListener>>();

@@ -122,7 +122,11 @@ const validators = new Map<string, ValidateFunction>();
 // walks what the tool uses, not every schema of the service.
 const sharedSets = new Map<string, Readonly<Record<string, JSONSchema>>>();
 
-function compile(schema: unknown): ValidateFunction {
+/**
+ * Compile a schema with the worker's rules (its draft, patterns on RE2, `format: url`). Also used
+ * beside the sandbox by direct calls (`direct-calls/direct-call-runtime.ts`).
+ */
+export function compile(schema: unknown): ValidateFunction {
   const draft = draftOf(schema);
   let ajv = instances.get(draft);
   if (!ajv) {

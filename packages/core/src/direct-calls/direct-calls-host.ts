@@ -1,0 +1,116 @@
+import type { AdapterModule, CatalogChange, OutboundPolicy } from '@cyrnel/sdk';
+import { withSharedSchemas } from '@cyrnel/sdk';
+import type { CatalogStorage } from '../catalog-storage';
+import { portableView } from '../module-guard';
+import { describeOutboundPolicy } from '../outbound/outbound-policy';
+import type { ServiceHealth } from '../service-health';
+import type { SharedSchemasCache } from '../shared-schemas-cache';
+import type { PreparedCall } from './prepared-call';
+
+/** Options of {@link createDirectCallsHost}. */
+export interface DirectCallsHostOptions {
+  readonly catalog: CatalogStorage;
+  readonly sharedSchemas: SharedSchemasCache;
+  /** The active (guarded) adapter instance of an adapter id. */
+  readonly adapter: (adapterId: string) => AdapterModule | undefined;
+  readonly health: ServiceHealth;
+  /** The host's catalog state: changes with every catalog write, active adapter and hydration. */
+  readonly revision: () => string;
+  /** The policy the host's modules got; one not made by `createOutboundPolicy` turns direct calls off. */
+  readonly outbound?: OutboundPolicy;
+}
+
+/** The host side of direct calls (issue 21), shared by every environment. */
+export interface DirectCallsHost {
+  /** `file:` URL of the built runtime (`dist/direct-call-runtime.js`). */
+  readonly runtimeUrl: string;
+  /** A {@link PreparedCall}, or undefined when the call must go through the gate. */
+  prepare(serviceId: unknown, toolId: unknown): Promise<PreparedCall | undefined>;
+  /** Subscribe to changes; answers the unsubscribe function. */
+  onChange(listener: (change: CatalogChange) => Promise<void>): () => void;
+  /** Tell every listener and wait for them (a failing listener is logged by its owner, not here). */
+  changed(): Promise<void>;
+}
+
+/** The built runtime: beside this bundle in `dist/`, or in `../dist/` when running from `src/`. */
+export const DIRECT_CALL_RUNTIME_URL = new URL(
+  import.meta.url.endsWith('.ts') ? '../../dist/direct-call-runtime.js' : './direct-call-runtime.js',
+  import.meta.url,
+).href;
+
+/**
+ * Create the host side of direct calls: what a sandbox process needs to call a portable adapter's
+ * tool itself, read under the gate's rules (a tool that is unknown, disabled, of a disabled or
+ * unavailable service, or of an adapter that is not portable is not prepared: its calls go through
+ * the gate, which answers them), and the change notifications that make runtimes drop it.
+ *
+ * @example
+ * ```ts
+ * const direct = createDirectCallsHost({ catalog, sharedSchemas, adapter, health, revision });
+ * const prepared = await direct.prepare('weather', 'getForecast'); // PreparedCall | undefined
+ * ```
+ */
+export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCallsHost {
+  const listeners = new Set<(change: CatalogChange) => Promise<void>>();
+  // The services prepared since the last change, with their adapter: those the host has
+  // dehydrated since are announced as dropped.
+  const prepared = new Map<string, string>();
+  // The outbound policy as data is the same for every call until the server listens elsewhere.
+  const outboundData = () => (options.outbound ? describeOutboundPolicy(options.outbound) : null);
+
+  return {
+    runtimeUrl: DIRECT_CALL_RUNTIME_URL,
+    async prepare(serviceId, toolId) {
+      if (typeof serviceId !== 'string' || typeof toolId !== 'string') return undefined;
+      // Read first: data read after it may be newer than the label, never older.
+      const revision = options.revision();
+      const gate = await options.catalog.getToolGate(serviceId, toolId);
+      if (!gate?.serviceEnabled || !gate.enabled) return undefined;
+      if (options.health.error(serviceId) !== undefined) return undefined;
+      const view = portableView(options.adapter(gate.adapter));
+      const setup = view?.setup();
+      const state = view?.state(serviceId);
+      const toolState = state && Object.hasOwn(state.tools, toolId) ? state.tools[toolId] : undefined;
+      if (!view || !setup || !state || !toolState) return undefined;
+      const outbound = outboundData();
+      if (outbound === undefined) return undefined;
+      const tool = await options.catalog.getTool(serviceId, toolId);
+      if (!tool) return undefined;
+      const shared = await options.sharedSchemas.get(serviceId, gate.serviceHash);
+      prepared.set(serviceId, gate.adapter);
+      const { tools: _all, ...service } = state;
+      return {
+        revision,
+        adapter: {
+          moduleUrl: view.portable.moduleUrl,
+          exportName: view.portable.exportName,
+          config: setup.config,
+          secrets: setup.secrets,
+          outbound,
+          invokeMs: view.invokeMs,
+        },
+        service,
+        tool: {
+          id: toolId,
+          state: toolState,
+          inputSchema: withSharedSchemas(tool.inputSchema, shared ?? {}),
+        },
+      };
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async changed() {
+      const dropped: string[] = [];
+      for (const [serviceId, adapterId] of prepared) {
+        if (portableView(options.adapter(adapterId))?.state(serviceId) !== undefined) continue;
+        dropped.push(serviceId);
+        prepared.delete(serviceId);
+      }
+      if (listeners.size === 0) return;
+      const change: CatalogChange = { revision: options.revision(), dropped };
+      await Promise.all([...listeners].map((listener) => listener(change).catch(() => undefined)));
+    },
+  };
+}
