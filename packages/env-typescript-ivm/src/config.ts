@@ -22,6 +22,8 @@ export interface ResolvedConfig {
   readonly defaultTimeoutMs: number;
   /** Deadline of one rendering of type declarations, tool docs or a signature in the render worker. */
   readonly renderTimeoutMs: number;
+  /** Sandbox processes call portable adapters' tools themselves when the host offers it (issue 21). */
+  readonly directToolCalls: boolean;
 }
 
 /** Schema of the module configuration (the host validates and applies defaults). */
@@ -64,6 +66,12 @@ export const configSchema: JSONSchema = {
       description:
         'Deadline of one rendering of type declarations, tool docs or a signature, which run in a worker thread; past it the rendering fails and the worker is replaced.',
     },
+    directToolCalls: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Sandbox processes make the tool calls of portable adapters (openapi) themselves, with what the host prepared once per catalog change (the service snapshot, its config and secrets, the input schema), instead of asking the host for each call. false: every call goes through the host.',
+    },
   },
 };
 
@@ -89,5 +97,6 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
     outputCapBytes: intIn(config.outputCapBytes, 2, Number.MAX_SAFE_INTEGER, 4_194_304),
     defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, MAX_TIMER_DELAY_MS, 30_000),
     renderTimeoutMs: intIn(config.renderTimeoutMs, 1, MAX_TIMER_DELAY_MS, 60_000),
+    directToolCalls: config.directToolCalls !== false,
   };
 }

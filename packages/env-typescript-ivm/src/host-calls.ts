@@ -1,5 +1,5 @@
 import { cyrnelError, type EnvironmentBindings, isPlainObject, type ToolDocsInput } from '@cyrnel/sdk';
-import type { HostCallKind } from './isolate-runner';
+import type { ChildCallKind } from './sandbox-protocol';
 
 function invalid(message: string): Error {
   return cyrnelError('invalid_request', message);
@@ -24,7 +24,7 @@ function names(value: unknown, name: string): string[] {
 export async function performHostCall(
   bindings: EnvironmentBindings,
   eid: number,
-  kind: HostCallKind,
+  kind: ChildCallKind,
   args: readonly unknown[],
   signature: (tool: ToolDocsInput) => Promise<string>,
 ): Promise<unknown> {
@@ -68,6 +68,10 @@ export async function performHostCall(
         ...(selection.tools === undefined ? {} : { tools: names(selection.tools, 'tools') }),
       });
     }
+    case 'prepareDirect':
+      // Asked by the sandbox process itself (the sandbox cannot name this kind), for a tool call
+      // it may make without the host (issue 21).
+      return bindings.directCalls?.prepare(eid, text(args[0], 'serviceId'), text(args[1], 'toolId'));
     default:
       throw invalid(`Unknown host call ${String(kind)}`);
   }

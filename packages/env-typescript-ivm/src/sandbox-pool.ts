@@ -1,4 +1,4 @@
-import type { ExecutionExitState } from '@cyrnel/sdk';
+import type { CatalogChange, ExecutionExitState } from '@cyrnel/sdk';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import type { RunJob, RunResult } from './isolate-runner';
 import {
@@ -24,6 +24,11 @@ export interface SandboxPool {
   run(eid: number, job: RunJob, handlers: PoolHandlers): Promise<RunResult>;
   /** Cancel a queued or running execution; unknown ids are ignored. */
   kill(eid: number): void;
+  /**
+   * The catalog changed: resolves once every child dropped what direct calls prepared (a child
+   * that does not answer within the grace is killed).
+   */
+  catalogChanged(change: CatalogChange): Promise<void>;
   /** Cancel queued work, stop running work, kill every child. */
   close(): Promise<void>;
 }
@@ -39,6 +44,8 @@ export interface SandboxPoolOptions {
   readonly executionsPerChild?: number;
   readonly childPath: string;
   readonly memoryLimitMb: number;
+  /** Handed to every child: where it loads the host's direct-call runtime (absent: none). */
+  readonly directCallRuntimeUrl?: string;
   /** How long a child may take to honour a stop before it is killed. */
   readonly graceMs?: number;
   /**
@@ -92,6 +99,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     const child = spawnSandboxProcess({
       childPath: options.childPath,
       memoryLimitMb: options.memoryLimitMb,
+      ...(options.directCallRuntimeUrl ? { directCallRuntimeUrl: options.directCallRuntimeUrl } : {}),
       onActivity: () => pump(),
       onExit: (dead, how) => {
         children.delete(dead);
@@ -200,6 +208,9 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         return;
       }
       busy.get(eid)?.process.stop(eid, 'canceled', graceMs);
+    },
+    async catalogChanged(change) {
+      await Promise.all([...children].map((child) => child.catalogChanged(change, graceMs)));
     },
     async close() {
       closed = true;

@@ -1,4 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
+import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
 import { callError, toCallError } from './call-error';
 import type { RunJob, RunResult } from './isolate-runner';
 import {
@@ -14,8 +15,10 @@ const HANDLED_PER_TURN = 256;
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
-  /** Answer a host call from the sandbox (bindings). */
+  /** Answer a host call from the sandbox (bindings), or a direct call's preparation. */
   call(kind: Extract<ChildMessage, { t: 'call' }>['kind'], args: readonly unknown[]): Promise<unknown>;
+  /** A tool call the child made itself (for the audit). */
+  direct?(event: DirectCallEvent): void;
   /** stdout/stderr text (already capped by the child). */
   write(stream: 'stdout' | 'stderr', text: string): void;
   /** An output patch as JSON text. */
@@ -38,6 +41,11 @@ export interface SandboxProcess {
   run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<RunResult>;
   /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
   stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
+  /**
+   * Tell the child the catalog changed; resolves once it dropped what direct calls prepared, or
+   * once it is dead: a child that does not answer within `graceMs` is killed.
+   */
+  catalogChanged(change: CatalogChange, graceMs: number): Promise<void>;
   /** Kill the child (SIGKILL) and wait for its exit. */
   destroy(): Promise<void>;
 }
@@ -47,6 +55,8 @@ export interface SandboxProcessOptions {
   /** Absolute path of the built `sandbox-child.js`. */
   readonly childPath: string;
   readonly memoryLimitMb: number;
+  /** Where the child loads the host's direct-call runtime (absent: every call goes through the host). */
+  readonly directCallRuntimeUrl?: string;
   /** Called once when the child has exited and its stderr is drained (crash or destroy). */
   readonly onExit: (process: SandboxProcess, how: ChildExit) => void;
   /** Called when one of its executions started or stopped awaiting the host. */
@@ -103,7 +113,10 @@ function crashMessage(
 
 /** Fork a sandbox child. */
 export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProcess {
-  const settings: ChildSettings = { memoryLimitMb: options.memoryLimitMb };
+  const settings: ChildSettings = {
+    memoryLimitMb: options.memoryLimitMb,
+    ...(options.directCallRuntimeUrl ? { directCallRuntimeUrl: options.directCallRuntimeUrl } : {}),
+  };
   const child: ChildProcess = fork(options.childPath, [JSON.stringify(settings)], {
     // The child's own heap only carries IPC values; isolates have their own limit.
     execArgv: ['--no-node-snapshot', `--max-old-space-size=${Math.max(256, options.memoryLimitMb * 2)}`],
@@ -144,8 +157,14 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     clearTimeout(job.killTimer);
     job.settle(result);
   };
+  const acks = new Map<number, () => void>();
+  let nextAck = 1;
   const handle = (message: ChildMessage) => {
     if (message.t === 'ready') return;
+    if (message.t === 'ack') {
+      acks.get(message.id)?.();
+      return;
+    }
     const job = jobs.get(message.eid);
     if (!job) return;
     if (message.t === 'activity') {
@@ -158,7 +177,8 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
         (value) => post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
-    } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
+    } else if (message.t === 'direct') job.handlers.direct?.(message.event);
+    else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
     else if (message.t === 'output') job.handlers.output(message.json);
     else if (message.t === 'done')
       finish(
@@ -249,6 +269,25 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       job.forced = reason;
       post({ t: 'kill', eid });
       job.killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    },
+    catalogChanged(change, graceMs) {
+      if (!alive) return Promise.resolve();
+      const id = nextAck++;
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          acks.delete(id);
+          resolve();
+        };
+        // A child that cannot answer may still hold what changed: it does not outlive the change.
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          void exited.then(done);
+        }, graceMs);
+        acks.set(id, done);
+        void exited.then(done);
+        post({ t: 'catalog', id, change });
+      });
     },
     async destroy() {
       if (alive) child.kill('SIGKILL');

@@ -1,9 +1,15 @@
+import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
 import type { HostCallKind, RunJob, RunResult } from './isolate-runner';
 
 /** Settings a sandbox child receives as its single argv entry (JSON). */
 export interface ChildSettings {
   readonly memoryLimitMb: number;
+  /** `DirectCalls.runtimeUrl` of the host: absent, every tool call goes through the host. */
+  readonly directCallRuntimeUrl?: string;
 }
+
+/** What a child asks the host: the sandbox's calls, and the preparation of a direct call. */
+export type ChildCallKind = HostCallKind | 'prepareDirect';
 
 /**
  * Line prefix a child writes to stderr just before aborting on isolated-vm's
@@ -21,16 +27,21 @@ export type HostMessage =
       readonly value?: unknown;
       readonly error?: unknown;
     }
-  | { readonly t: 'kill'; readonly eid: number };
+  | { readonly t: 'kill'; readonly eid: number }
+  /** The catalog changed: drop what direct calls prepared, then answer `ack` with the same id. */
+  | { readonly t: 'catalog'; readonly id: number; readonly change: CatalogChange };
 
 /** Child → host messages; the child sends them in batches (`{ t: 'batch', m: [...] }`). */
 export type ChildMessage =
   | { readonly t: 'ready' }
+  | { readonly t: 'ack'; readonly id: number }
+  /** A tool call the child made itself, for the audit. */
+  | { readonly t: 'direct'; readonly eid: number; readonly event: DirectCallEvent }
   | {
       readonly t: 'call';
       readonly eid: number;
       readonly id: number;
-      readonly kind: HostCallKind;
+      readonly kind: ChildCallKind;
       readonly args: readonly unknown[];
     }
   | { readonly t: 'stdout' | 'stderr'; readonly eid: number; readonly text: string }

@@ -1,8 +1,11 @@
 import { writeSync } from 'node:fs';
+import type { CatalogChange, DirectCallRuntime, DirectCallRuntimeFactory } from '@cyrnel/sdk';
+import { toCallError } from './call-error';
 import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 import {
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
+  type ChildCallKind,
   type ChildMessage,
   type ChildSettings,
   type HostMessage,
@@ -34,31 +37,119 @@ export function serveSandbox(settings: ChildSettings): void {
   const outbox: ChildMessage[] = [];
   let flushing = false;
   let nextCall = 1;
+  let nextDirect = 1;
+  /** Aborted when an execution is killed or ends: its direct calls stop with it. */
+  const endings = new Map<number, AbortController>();
 
   // One IPC message per event-loop turn keeps a console flood from becoming a message flood.
   function send(message: ChildMessage) {
     outbox.push(message);
     if (flushing) return;
     flushing = true;
-    setImmediate(() => {
-      flushing = false;
-      const batch: ChildBatch = { t: 'batch', m: outbox.splice(0) };
-      process.send?.(batch);
+    setImmediate(flush);
+  }
+  function flush() {
+    flushing = false;
+    if (outbox.length === 0) return;
+    const batch: ChildBatch = { t: 'batch', m: outbox.splice(0) };
+    process.send?.(batch);
+  }
+  /** Send now, not at the next turn: what must reach the host even if this process dies next. */
+  function sendNow(message: ChildMessage) {
+    outbox.push(message);
+    flush();
+  }
+
+  const hostCall = (eid: number, kind: ChildCallKind, args: readonly unknown[]) =>
+    new Promise((resolve, reject) => {
+      const id = nextCall++;
+      replies.set(id, { eid, resolve, reject });
+      send({ t: 'call', eid, id, kind, args });
     });
+
+  // Direct calls (issue 21): the host's runtime, loaded on the first tool call.
+  const runtimeUrl = settings.directCallRuntimeUrl;
+  let runtime: Promise<DirectCallRuntime | undefined> | undefined;
+  const directRuntime = () => {
+    runtime ??= import(runtimeUrl as string).then(
+      (loaded: { createDirectCallRuntime?: DirectCallRuntimeFactory }) => loaded.createDirectCallRuntime?.(),
+      () => undefined,
+    );
+    return runtime;
+  };
+
+  /**
+   * A tool call: made here when the runtime routes it (a portable adapter's enabled tool, valid
+   * parameters), else through the host's gate. Each direct call is reported at its start and,
+   * before the sandbox sees its answer, at its end: a crash right after loses no record.
+   */
+  async function invoke(eid: number, args: readonly unknown[]): Promise<unknown> {
+    if (runtimeUrl === undefined) return hostCall(eid, 'invoke', args);
+    const direct = await directRuntime();
+    const [serviceId, toolId, parameters] = args;
+    const call = await direct?.route(serviceId, toolId, parameters, (s, t) =>
+      hostCall(eid, 'prepareDirect', [s, t]),
+    );
+    const ending = endings.get(eid);
+    if (!call || !ending) return hostCall(eid, 'invoke', args);
+    const id = nextDirect++;
+    const startedAt = Date.now();
+    const started = performance.now();
+    send({
+      t: 'direct',
+      eid,
+      event: { kind: 'start', id, serviceId: serviceId as string, toolId: toolId as string, startedAt },
+    });
+    try {
+      const value = await call.run(ending.signal);
+      sendNow({
+        t: 'direct',
+        eid,
+        event: {
+          kind: 'end',
+          id,
+          ok: true,
+          errorCode: null,
+          errorReason: null,
+          durationMs: performance.now() - started,
+        },
+      });
+      return value;
+    } catch (error) {
+      const failure = toCallError(error);
+      sendNow({
+        t: 'direct',
+        eid,
+        event: {
+          kind: 'end',
+          id,
+          ok: false,
+          errorCode: failure.code,
+          errorReason: failure.reason,
+          durationMs: performance.now() - started,
+        },
+      });
+      throw failure;
+    }
+  }
+
+  async function catalogChanged(id: number, change: CatalogChange) {
+    try {
+      await (await runtime)?.changed(change);
+    } finally {
+      sendNow({ t: 'ack', id });
+    }
   }
 
   async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
     const runner = spare ?? newRunner();
     spare = undefined;
     running.set(eid, runner);
+    const ending = new AbortController();
+    endings.set(eid, ending);
     const result = await runner
       .run(job, {
-        call: (kind, args) =>
-          new Promise((resolve, reject) => {
-            const id = nextCall++;
-            replies.set(id, { eid, resolve, reject });
-            send({ t: 'call', eid, id, kind, args });
-          }),
+        call: (kind, args) => (kind === 'invoke' ? invoke(eid, args) : hostCall(eid, kind, args)),
         write: (stream, text) => send({ t: stream, eid, text }),
         output: (json) => send({ t: 'output', eid, json }),
         activity: (awaiting) => send({ t: 'activity', eid, awaiting }),
@@ -68,6 +159,8 @@ export function serveSandbox(settings: ChildSettings): void {
         error: `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
       }));
     running.delete(eid);
+    endings.delete(eid);
+    ending.abort(new Error('The execution has ended'));
     // One warm isolate is kept for the next execution; those of concurrent ones are released.
     if (spare) runner.dispose();
     else spare = runner;
@@ -82,7 +175,10 @@ export function serveSandbox(settings: ChildSettings): void {
 
   process.on('message', (message: HostMessage) => {
     if (message.t === 'run') void run(message.eid, message.job);
-    else if (message.t === 'kill') running.get(message.eid)?.kill();
+    else if (message.t === 'kill') {
+      endings.get(message.eid)?.abort(new Error('The execution was stopped'));
+      running.get(message.eid)?.kill();
+    } else if (message.t === 'catalog') void catalogChanged(message.id, message.change);
     else if (message.t === 'reply') {
       const waiter = replies.get(message.id);
       if (!waiter) return;

@@ -25,6 +25,8 @@ interface Active {
   readonly config: ResolvedConfig;
   readonly pool: SandboxPool;
   readonly logger: ModuleLogger;
+  /** Ends the subscription to catalog changes (direct calls). */
+  readonly unsubscribe: () => void;
 }
 
 function guard(logger: ModuleLogger, what: string, fn: () => void) {
@@ -54,10 +56,15 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
 
   return {
     async setup({ config, logger, bindings }) {
-      if (active) await active.pool.close();
+      if (active) {
+        active.unsubscribe();
+        await active.pool.close();
+      }
       stopRendering();
       const resolved = resolveConfig(config);
+      const direct = resolved.directToolCalls ? bindings.directCalls : undefined;
       const pool = createSandboxPool({
+        ...(direct ? { directCallRuntimeUrl: direct.runtimeUrl } : {}),
         size: resolved.poolSize,
         executionsPerChild: resolved.executionsPerChild,
         memoryLimitMb: resolved.memoryLimitMb,
@@ -72,7 +79,9 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
             idleTimeoutMs: resolved.idleTimeoutMs,
           }),
       });
-      active = { bindings, config: resolved, pool, logger };
+      // A change is acknowledged by the host only once every sandbox process dropped its copy.
+      const unsubscribe = direct?.onChange((change) => pool.catalogChanged(change)) ?? (() => {});
+      active = { bindings, config: resolved, pool, logger, unsubscribe };
     },
 
     async execute(input): Promise<ExecutionExitState> {
@@ -103,6 +112,8 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
           started: () => guard(logger, 'setState', () => bindings.setState(eid, 'running')),
           call: (kind, args) =>
             performHostCall(bindings, eid, kind, args, (tool) => rendering().signature(tool)),
+          direct: (event) =>
+            guard(logger, 'directCalls.record', () => bindings.directCalls?.record(eid, event)),
           write: (stream, text) =>
             guard(logger, 'emit', () =>
               stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
@@ -139,6 +150,7 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
     async teardown() {
       const env = active;
       active = undefined;
+      env?.unsubscribe();
       stopRendering();
       await env?.pool.close();
     },
