@@ -3,6 +3,7 @@ import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from 
 import type { EnvironmentLease } from '../environment-provider';
 import { createOutputMerger, type OutputMerger } from './output-merger';
 import type { ProcessLimits } from './process-limits';
+import type { ProcessChange } from './process-storage';
 import { createTextCapture, type TextCapture } from './text-capture';
 
 /** A listener of process events. */
@@ -55,6 +56,12 @@ export class LiveProcess {
   /** Resolves once the end of the run is persisted. */
   readonly settled: Promise<void>;
   resolveSettled!: () => void;
+  /** A change written later, or with the end if the run ends first (the start of a run). */
+  deferred: ProcessChange | undefined;
+  deferredTimer: NodeJS.Timeout | undefined;
+  /** Resolves when the run ends in memory (its results known), before they are persisted. */
+  readonly ended: Promise<void>;
+  resolveEnded!: () => void;
   /** Resolves with the `performance.now()` time the run started running; never if it does not. */
   readonly running: Promise<number>;
   resolveRunning!: (at: number) => void;
@@ -71,6 +78,9 @@ export class LiveProcess {
     this.output = createOutputMerger(limits.maxOutputBytes);
     this.settled = new Promise((resolve) => {
       this.resolveSettled = resolve;
+    });
+    this.ended = new Promise((resolve) => {
+      this.resolveEnded = resolve;
     });
     this.running = new Promise((resolve) => {
       this.resolveRunning = resolve;

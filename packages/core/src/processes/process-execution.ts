@@ -11,6 +11,13 @@ import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessStorage } from './process-storage';
 
+/**
+ * How long the `running` update of a run is held back: a run that ends sooner is written once,
+ * at its end (a trivial process takes about a millisecond). Reads never see the difference: the
+ * run in memory answers them, and `list` writes what is held back before it reads the store.
+ */
+export const RUNNING_WRITE_DELAY_MS = 50;
+
 /** Options of {@link createProcessExecution}. */
 export interface ProcessExecutionOptions {
   readonly storage: ProcessStorage;
@@ -32,7 +39,13 @@ export interface ProcessExecution {
   /** End a run by force (kill, deadline, shutdown): `terminating`, environment kill, then idle. */
   terminate(run: LiveProcess, exitState: ExecutionExitState, error: string, errorReason: ErrorReason): void;
   /** Persist a change of the record of a run. */
-  persistChange(run: LiveProcess, change: Partial<LiveProcess['record']>): void;
+  persistChange(
+    run: LiveProcess,
+    change: Partial<LiveProcess['record']>,
+    options?: { readonly deferred?: boolean },
+  ): void;
+  /** Write a run's held-back change now (before reading the store alone). */
+  flushDeferred(run: LiveProcess): void;
 }
 
 /** Create the execution engine shared by the API and the bindings. */
@@ -52,11 +65,32 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     logger.error('process: storage write failed', { id, error: String(error) });
   };
 
-  const persistChange = (run: LiveProcess, change: Partial<LiveProcess['record']>): void => {
+  /** Write the change held back by `persistChange(..., { deferred: true })`, if any. */
+  const flushDeferred = (run: LiveProcess): void => {
+    const change = run.deferred;
+    if (!change) return;
+    run.deferred = undefined;
+    clearTimeout(run.deferredTimer);
+    run.persist(() => storage.update(run.record.id, change), onWriteError(run.record.id));
+  };
+
+  const persistChange = (
+    run: LiveProcess,
+    change: Partial<LiveProcess['record']>,
+    options: { readonly deferred?: boolean } = {},
+  ): void => {
     const updatedAt = now().toISOString();
     run.record = { ...run.record, ...change, updatedAt };
     const stored = { ...change, updatedAt };
-    run.persist(() => storage.update(run.record.id, stored), onWriteError(run.record.id));
+    if (options.deferred) {
+      // A run that ends within RUNNING_WRITE_DELAY_MS is written once, at its end (issue 21).
+      run.deferred = { ...run.deferred, ...stored };
+      clearTimeout(run.deferredTimer);
+      run.deferredTimer = setTimeout(() => flushDeferred(run), RUNNING_WRITE_DELAY_MS);
+    } else {
+      flushDeferred(run);
+      run.persist(() => storage.update(run.record.id, stored), onWriteError(run.record.id));
+    }
     if (change.state !== undefined) {
       run.emit({ type: 'state', data: { state: run.record.state, exitState: run.record.exitState } });
     }
@@ -101,7 +135,19 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
     run.lease = undefined;
     const at = now().toISOString();
-    const change = { state: 'idle', exitState, error, errorReason, completedAt: at, updatedAt: at } as const;
+    // What was held back (the start of a short run) is written with the end, in one statement.
+    const held = run.deferred;
+    run.deferred = undefined;
+    clearTimeout(run.deferredTimer);
+    const change = {
+      ...held,
+      state: 'idle',
+      exitState,
+      error,
+      errorReason,
+      completedAt: at,
+      updatedAt: at,
+    } as const;
     run.record = { ...run.record, ...change };
     run.emit({ type: 'state', data: { state: 'idle', exitState } });
     run.emit({ type: 'exit', data: { exitState, error, errorReason } });
@@ -111,6 +157,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     for (const [call, start] of run.pendingCalls) call.durationMs = end - start;
     // A snapshot: a call answering after the end must not change what was persisted.
     const calls = run.calls.map((call) => ({ ...call }));
+    // `wait` answers from memory now; the rows follow (reads of the id wait for them).
+    run.resolveEnded();
     run
       .persist(() => storage.finish(id, change, results, calls), onWriteError(id))
       .then(() => {
@@ -151,7 +199,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     clearTimeout(run.queueTimer);
     run.queueTimer = undefined;
     noteActivity(run);
-    persistChange(run, { state: 'running', startedAt: now().toISOString() });
+    persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
     run.resolveRunning(performance.now());
     armDeadline(run);
   };
@@ -176,7 +224,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     if (!provisional || run.record.state !== 'running') return;
     clearTimeout(run.deadline);
     run.deadline = undefined;
-    persistChange(run, { state: 'queued', startedAt: null });
+    // Back to queued before the provisional start was written: the two cancel out in one write.
+    persistChange(run, { state: 'queued', startedAt: null }, { deferred: run.deferred !== undefined });
     armQueueBackstop(run, run.timeoutMs + limits.queueStallMs, performance.now());
   };
 
@@ -284,5 +333,5 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     );
   };
 
-  return { live, unfinished: () => unfinished, start, reportState, terminate, persistChange };
+  return { live, unfinished: () => unfinished, start, reportState, terminate, persistChange, flushDeferred };
 }

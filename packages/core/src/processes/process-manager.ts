@@ -207,7 +207,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
               ms: limit + marginMs,
               message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
             };
-      await awaitSettled(run.settled, `process ${id}`, {
+      // Answered from memory once the run ended, while its end is written.
+      await awaitSettled(run.ended, `process ${id}`, {
         ...(timeoutMs === undefined ? {} : { timeoutMs }),
         ...(signal === undefined ? {} : { signal }),
         ...(after === undefined ? {} : { after }),
@@ -220,7 +221,12 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const storageQuery = toStorageQuery(query);
       // The store catches up with the runs in memory first, then answers alone: filtering on
       // stored states while showing live ones could list a `running` filter's match as idle.
-      await Promise.all([...live.values()].map((run) => run.persisted));
+      await Promise.all(
+        [...live.values()].map((run) => {
+          execution.flushDeferred(run);
+          return run.persisted;
+        }),
+      );
       const rows = await storage.list({ ...storageQuery, limit: storageQuery.limit + 1 });
       // A storage that still hands back `envConfig` must not leak it into the page.
       return toProcessPage(
@@ -261,8 +267,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
 
     async subscribe(rawId, listener) {
       const id = requireProcessId(rawId);
+      // A run that ended (`wait` answers before its end is written) is replayed from the store.
       const run = live.get(id);
-      if (run) return run.subscribe(listener);
+      if (run && !run.finished) return run.subscribe(listener);
+      if (run) await run.settled;
       const record = await stored(id);
       const results = record.exitState === null ? undefined : await storage.results(id);
       const started = live.get(id);

@@ -183,3 +183,57 @@ describe('waiting with a margin', () => {
     await expect(left).rejects.toThrow('the client left');
   });
 });
+
+describe('lifecycle writes (issue 21)', () => {
+  /** A memory storage that counts the statements a run costs. */
+  const counting = () => {
+    const inner = createMemoryProcessStorage();
+    const writes: string[] = [];
+    const storage: typeof inner = {
+      ...inner,
+      insert: (...args) => {
+        writes.push('insert');
+        return inner.insert(...args);
+      },
+      update: (id, change) => {
+        writes.push(`update:${change.state ?? '-'}`);
+        return inner.update(id, change);
+      },
+      finish: (...args) => {
+        writes.push('finish');
+        return inner.finish(...args);
+      },
+    };
+    return { storage, writes };
+  };
+
+  it('writes a short run twice: its insert, and its start with its end', async () => {
+    const { storage, writes } = counting();
+    const { api } = await setup({ storage });
+    const { id } = await api.create({ code: 'cyrnel.output({ ok: true })' });
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ exitState: 'success', output: { ok: true } });
+    expect(result.startedAt).not.toBeNull();
+    // The answer came from memory; the row has everything once the write is done.
+    await api.list({});
+    expect(writes).toEqual(['insert', 'finish']);
+    expect(await storage.get(id)).toMatchObject({
+      state: 'idle',
+      exitState: 'success',
+      startedAt: result.startedAt,
+    });
+  });
+
+  it('writes the start of a longer run on its own, and before a list reads the store', async () => {
+    const { storage, writes } = counting();
+    const { api } = await setup({ storage });
+    const { id } = await api.create({ code: 'await cyrnel.sleep(300)' });
+    while ((await api.get(id)).state !== 'running') await new Promise((resolve) => setTimeout(resolve, 2));
+    // A list right away sees it running although the held-back write was not due yet.
+    expect((await api.list({ state: 'running' })).items.map((item) => item.id)).toEqual([id]);
+    expect(writes).toEqual(['insert', 'update:running']);
+    await api.wait(id);
+    await api.list({});
+    expect(writes).toEqual(['insert', 'update:running', 'finish']);
+  });
+});
