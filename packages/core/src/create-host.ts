@@ -173,7 +173,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     logger,
     now,
     health,
-    afterDehydrate: () => directCalls.changed(),
+    afterHydration: () => directCalls.changed(),
   });
   const registry = createModuleRegistry({
     catalog,

@@ -24,8 +24,8 @@ export interface ServiceLifecycleOptions {
   readonly now: () => Date;
   /** Records each hydration's outcome; dehydrating forgets it. */
   readonly health: ServiceHealth;
-  /** Awaited after each dehydration. */
-  readonly afterDehydrate?: () => Promise<void>;
+  /** Awaited after each hydration (successful or not) and each dehydration. */
+  readonly afterHydration?: () => Promise<void>;
 }
 
 /** What is stored with a definition besides what `generateDefinition` made of it. */
@@ -164,7 +164,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     await adapter.dehydrateService(row.id).catch((error: unknown) => {
       logger.warn('dehydrateService failed', { service: row.id, error: errorMessage(error) });
     });
-    await options.afterDehydrate?.();
+    await options.afterHydration?.();
   };
 
   /** Validate config and secrets (defaults applied) and build the `ServiceState` for hydration. */
@@ -187,6 +187,8 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     } catch (error) {
       health.set(row.id, errorMessage(error));
       throw error;
+    } finally {
+      await options.afterHydration?.();
     }
   };
 

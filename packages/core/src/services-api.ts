@@ -55,8 +55,8 @@ export interface ServicesApiOptions {
   readonly now: () => Date;
   /** Which services this host failed to hydrate (default: a fresh one). */
   readonly health?: ServiceHealth;
-  /** Awaited after a service was dehydrated (direct calls to it still running are aborted). */
-  readonly afterDehydrate?: () => Promise<void>;
+  /** Awaited after a service was hydrated or dehydrated (sandbox processes drop what they prepared). */
+  readonly afterHydration?: () => Promise<void>;
 }
 
 /** A definition resolved by a front end or a registry, ready to install. */
@@ -146,7 +146,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     logger,
     now,
     health,
-    ...(options.afterDehydrate ? { afterDehydrate: options.afterDehydrate } : {}),
+    ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
   });
   const { find, activeAdapter, generate, dehydrate, enable, rehydrate, hydrate, replace, regenerate } =
     lifecycle;

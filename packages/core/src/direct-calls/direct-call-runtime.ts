@@ -17,6 +17,9 @@ import { createOutboundPolicy } from '../outbound/outbound-policy';
 import { compile } from '../validation/validation-worker';
 import type { PreparedCall } from './prepared-call';
 
+/** Tools (and refusals) one sandbox process keeps prepared before it starts over. */
+const MAX_ROUTES = 10_000;
+
 const silent: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** One set-up adapter instance: per module, config, secrets and outbound policy. */
@@ -154,6 +157,8 @@ export function createDirectCallRuntime(): DirectCallRuntime {
       const at = generation;
       let pending = routes.get(key);
       if (!pending) {
+        // Hostile code may name millions of tools that do not exist: the cache stays bounded.
+        if (routes.size >= MAX_ROUTES) routes.clear();
         pending = prepare(serviceId, toolId)
           .then((prepared) => build(prepared as PreparedCall | undefined, at))
           .catch(() => null);

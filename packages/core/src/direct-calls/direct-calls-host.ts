@@ -55,6 +55,10 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
   // The services prepared since the last change, with their adapter: those the host has
   // dehydrated since are announced as dropped.
   const prepared = new Map<string, string>();
+  // Every announcement gets a label of its own, also when the catalog did not move (a
+  // re-hydration with new secrets): what was prepared before it is never taken for after.
+  let announced = 0;
+  const revision = () => `${options.revision()}#${announced}`;
   // The outbound policy as data is the same for every call until the server listens elsewhere.
   const outboundData = () => (options.outbound ? describeOutboundPolicy(options.outbound) : null);
 
@@ -63,7 +67,7 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
     async prepare(serviceId, toolId) {
       if (typeof serviceId !== 'string' || typeof toolId !== 'string') return undefined;
       // Read first: data read after it may be newer than the label, never older.
-      const revision = options.revision();
+      const label = revision();
       const gate = await options.catalog.getToolGate(serviceId, toolId);
       if (!gate?.serviceEnabled || !gate.enabled) return undefined;
       if (options.health.error(serviceId) !== undefined) return undefined;
@@ -80,7 +84,7 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
       prepared.set(serviceId, gate.adapter);
       const { tools: _all, ...service } = state;
       return {
-        revision,
+        revision: label,
         adapter: {
           moduleUrl: view.portable.moduleUrl,
           exportName: view.portable.exportName,
@@ -102,6 +106,7 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
       return () => listeners.delete(listener);
     },
     async changed() {
+      announced++;
       const dropped: string[] = [];
       for (const [serviceId, adapterId] of prepared) {
         if (portableView(options.adapter(adapterId))?.state(serviceId) !== undefined) continue;
@@ -109,7 +114,7 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
         prepared.delete(serviceId);
       }
       if (listeners.size === 0) return;
-      const change: CatalogChange = { revision: options.revision(), dropped };
+      const change: CatalogChange = { revision: revision(), dropped };
       await Promise.all([...listeners].map((listener) => listener(change).catch(() => undefined)));
     },
   };
