@@ -33,7 +33,7 @@ function pidOfLocalPort(port: number): number | undefined {
   return undefined;
 }
 
-/** The shop upstream, recording which process sent each request; `/users/0` answers 500. */
+/** The shop upstream, recording which process sent each request; `/users/0` answers 500, `/users/99` never. */
 async function startShop(): Promise<{ url: string; seen: Seen[]; close(): Promise<void> }> {
   const seen: Seen[] = [];
   let base = '';
@@ -51,6 +51,7 @@ async function startShop(): Promise<{ url: string; seen: Seen[]; close(): Promis
     if (key !== UPSTREAM_KEY && key !== 'rotated-key') return json(401, { message: 'bad key' });
     const user = /^\/users\/(\d+)$/.exec(url.pathname);
     if (user?.[1] === '0') return json(500, { message: 'broken' });
+    if (user?.[1] === '99') return; // held: a call in flight
     if (user) return json(200, { id: Number(user[1]), name: `user-${user[1]}` });
     if (url.pathname === '/orders') return json(200, [{ id: 1, userId: 1, amount: 5 }]);
     return json(404, { message: 'not found' });
@@ -251,27 +252,31 @@ describe('direct tool calls: sandbox processes call portable adapters themselves
     for (const seen of shop.seen) expect(children.has(seen.pid as number)).toBe(true);
   });
 
-  it('records the calls made before the sandbox process crashed, with the crash', async () => {
+  it('records the calls made before the sandbox process crashed, and the one in flight, with the crash', async () => {
     shop.seen.length = 0;
     const created = await api('POST', '/processes', {
       code: `
-        for (const id of [4, 5, 6]) await cyrnel.services.shop.tools.getUser.invoke({ path: { id } });
-        await new Promise((resolve) => setTimeout(resolve, 60_000));`,
+        for (const id of [4, 5, 6, 99]) await cyrnel.services.shop.tools.getUser.invoke({ path: { id } });`,
       timeoutMs: 90_000,
     });
     expect(created.status).toBe(201);
-    while (shop.seen.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
-    const owner = shop.seen[2]?.pid as number;
+    while (shop.seen.length < 4) await new Promise((resolve) => setTimeout(resolve, 10));
+    // Past the moment a call's start is written on its own (5 ms).
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const owner = shop.seen[3]?.pid as number;
     expect(sandboxChildren()).toContain(owner);
     process.kill(owner, 'SIGKILL');
     const done = await idle(created.body.id);
     expect(done).toMatchObject({ exitState: 'failed' });
     expect(done.error).toContain('sandbox');
     const calls = await api('GET', `/processes/${created.body.id}/calls`);
-    expect(calls.body.items.map((call: Json) => [call.toolId, call.ok])).toEqual([
-      ['getUser', true],
-      ['getUser', true],
-      ['getUser', true],
+    expect(calls.body.items.map((call: Json) => [call.toolId, call.ok, call.errorCode])).toEqual([
+      ['getUser', true, null],
+      ['getUser', true, null],
+      ['getUser', true, null],
+      ['getUser', false, null],
     ]);
+    // The one in flight lasted until the crash.
+    expect(calls.body.items[3].durationMs).toBeGreaterThanOrEqual(100);
   });
 });

@@ -7,6 +7,12 @@ export interface ActivityProbeOptions {
   readonly probe: () => Promise<number>;
   /** How long the program must stay idle, waiting on the host, before it counts as awaiting. */
   readonly settleMs: number;
+  /**
+   * Pokes within this many milliseconds share one probe (default 0: one per poke). A program
+   * making a tool call every fraction of a millisecond would otherwise pay an isolate round trip
+   * per answer for the probe alone.
+   */
+  readonly debounceMs?: number;
   /** The program started awaiting (true) or runs again (false). */
   readonly onAwaiting: (awaiting: boolean) => void;
   /** The program waits for a promise with nothing pending that could settle it. */
@@ -35,6 +41,8 @@ export function createActivityProbe(options: ActivityProbeOptions): ActivityProb
   let stopped = false;
   let awaiting = false;
   let settle: NodeJS.Timeout | undefined;
+  let debounce: NodeJS.Timeout | undefined;
+  const debounceMs = options.debounceMs ?? 0;
 
   const report = (next: boolean) => {
     if (next === awaiting) return;
@@ -72,11 +80,20 @@ export function createActivityProbe(options: ActivityProbeOptions): ActivityProb
       clearTimeout(settle);
       report(false);
       stale = true;
-      if (!inFlight) ask();
+      if (inFlight || debounce) return;
+      if (debounceMs <= 0) {
+        ask();
+        return;
+      }
+      debounce = setTimeout(() => {
+        debounce = undefined;
+        if (!stopped && !inFlight) ask();
+      }, debounceMs);
     },
     stop() {
       stopped = true;
       clearTimeout(settle);
+      clearTimeout(debounce);
     },
   };
 }

@@ -55,6 +55,8 @@ export interface IsolateRunnerOptions {
 
 /** Idle time after which a program waiting on the host counts as awaiting (holds no CPU). */
 const AWAIT_SETTLE_MS = 10;
+/** Answers delivered within this long share one activity probe (see `ActivityProbeOptions`). */
+const PROBE_DEBOUNCE_MS = 2;
 
 /** The bootstrap's `deliver(id, ok, value)`. */
 type Deliver = (id: number, ok: boolean, value: unknown) => void;
@@ -133,6 +135,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
       const activity = createActivityProbe({
         probe: async () => (probeRef ? probeRef.apply(undefined, [], { result: { copy: true } }) : 0),
         settleMs: AWAIT_SETTLE_MS,
+        debounceMs: PROBE_DEBOUNCE_MS,
         onAwaiting: (awaiting) => hooks.activity?.(awaiting),
         onStalled: () => stop?.('deadlock'),
       });

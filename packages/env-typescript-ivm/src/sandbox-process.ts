@@ -3,6 +3,8 @@ import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
 import { callError, toCallError } from './call-error';
 import type { RunJob, RunResult } from './isolate-runner';
 import {
+  AUDIT_FD,
+  type AuditLine,
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
   type ChildMessage,
@@ -67,6 +69,10 @@ interface Job {
   readonly eid: number;
   readonly handlers: ExecutionHandlers;
   readonly settle: (result: RunResult) => void;
+  /** Audit lines read for it so far. */
+  audited: number;
+  /** Its end, held until the audit lines its `done` announced have been read. */
+  held?: { readonly lines: number; readonly result: RunResult };
   forced?: 'timeout' | 'canceled';
   awaiting?: boolean;
   killTimer?: NodeJS.Timeout;
@@ -121,7 +127,8 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     // The child's own heap only carries IPC values; isolates have their own limit.
     execArgv: ['--no-node-snapshot', `--max-old-space-size=${Math.max(256, options.memoryLimitMb * 2)}`],
     serialization: 'advanced',
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    // fd 4: the audit pipe of direct tool calls (AUDIT_FD), written synchronously by the child.
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'],
     // Its own process group: a Ctrl-C in the server's terminal reaches the server, whose graceful
     // shutdown stops executions in order, not the children at once. The IPC channel still ties
     // the child to the host (it exits on disconnect), so it never outlives the server.
@@ -177,17 +184,43 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
         (value) => post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
-    } else if (message.t === 'direct') job.handlers.direct?.(message.event);
-    else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
+    } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
     else if (message.t === 'output') job.handlers.output(message.json);
-    else if (message.t === 'done')
-      finish(
-        job,
-        job.forced
-          ? { exit: job.forced }
-          : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) },
-      );
+    else if (message.t === 'done') {
+      const result: RunResult = job.forced
+        ? { exit: job.forced }
+        : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) };
+      const lines = typeof message.audited === 'number' ? message.audited : 0;
+      // Every call the run made is recorded before its end: lines still in the pipe come first.
+      if (job.audited < lines) job.held = { lines, result };
+      else finish(job, result);
+    }
   };
+
+  // Audit lines (direct tool calls): whole lines are parsed as they come, in order.
+  let auditTail = '';
+  const auditLine = (text: string) => {
+    let line: AuditLine;
+    try {
+      line = JSON.parse(text) as AuditLine;
+    } catch {
+      return;
+    }
+    const job = typeof line?.eid === 'number' ? jobs.get(line.eid) : undefined;
+    if (!job) return;
+    job.audited++;
+    job.handlers.direct?.(line.event);
+    if (job.held && job.audited >= job.held.lines) finish(job, job.held.result);
+  };
+  child.stdio[AUDIT_FD]?.on('data', (chunk: Buffer) => {
+    const text = auditTail + chunk.toString('utf8');
+    let start = 0;
+    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
+      auditLine(text.slice(start, end));
+      start = end + 1;
+    }
+    auditTail = text.slice(start);
+  });
 
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
@@ -234,7 +267,12 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     const crash = crashMessage(signal, code, stderrTail, options.memoryLimitMb);
     const shared = jobs.size > 1 ? ` (with ${jobs.size - 1} other execution(s) sharing the sandbox)` : '';
     for (const job of [...jobs.values()]) {
-      finish(job, job.forced ? { exit: job.forced } : { exit: 'failed', error: `${crash}${shared}` });
+      // A run that ended before the crash keeps its own end (only its audit lines were pending).
+      finish(
+        job,
+        job.held?.result ??
+          (job.forced ? { exit: job.forced } : { exit: 'failed', error: `${crash}${shared}` }),
+      );
     }
     options.onExit(self, { code, signal });
   });
@@ -259,7 +297,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
           settle({ exit: 'failed', error: 'The sandbox process is not running' });
           return;
         }
-        jobs.set(eid, { eid, handlers, settle });
+        jobs.set(eid, { eid, handlers, settle, audited: 0 });
         post({ t: 'run', eid, job });
       });
     },

@@ -35,8 +35,6 @@ export type HostMessage =
 export type ChildMessage =
   | { readonly t: 'ready' }
   | { readonly t: 'ack'; readonly id: number }
-  /** A tool call the child made itself, for the audit. */
-  | { readonly t: 'direct'; readonly eid: number; readonly event: DirectCallEvent }
   | {
       readonly t: 'call';
       readonly eid: number;
@@ -48,7 +46,21 @@ export type ChildMessage =
   | { readonly t: 'output'; readonly eid: number; readonly json: string }
   /** The execution started awaiting the host (its isolate idle) or runs again. */
   | { readonly t: 'activity'; readonly eid: number; readonly awaiting: boolean }
-  | ({ readonly t: 'done'; readonly eid: number } & RunResult);
+  /** `audited`: the audit lines written for this execution (the host reads them all first). */
+  | ({ readonly t: 'done'; readonly eid: number; readonly audited?: number } & RunResult);
+
+/**
+ * The child's file descriptor for audit lines (direct tool calls): a pipe beside the IPC channel,
+ * written synchronously, so what a child wrote survives its crash. One JSON {@link AuditLine}
+ * per line.
+ */
+export const AUDIT_FD = 4;
+
+/** One audit line: an execution id and a direct call's start or end. */
+export interface AuditLine {
+  readonly eid: number;
+  readonly event: DirectCallEvent;
+}
 
 /** The envelope every child message travels in. */
 export interface ChildBatch {

@@ -1,8 +1,15 @@
 import { writeSync } from 'node:fs';
-import type { CatalogChange, DirectCallRuntime, DirectCallRuntimeFactory } from '@cyrnel/sdk';
+import type {
+  CatalogChange,
+  DirectCallEvent,
+  DirectCallRuntime,
+  DirectCallRuntimeFactory,
+} from '@cyrnel/sdk';
 import { toCallError } from './call-error';
 import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 import {
+  AUDIT_FD,
+  type AuditLine,
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
   type ChildCallKind,
@@ -10,6 +17,9 @@ import {
   type ChildSettings,
   type HostMessage,
 } from './sandbox-protocol';
+
+/** How long a direct call runs before its start is written on its own (see `invoke`). */
+const START_AUDIT_MS = 5;
 
 /**
  * Serve executions over this process's IPC channel (the child side of `SandboxProcess`): each
@@ -40,6 +50,40 @@ export function serveSandbox(settings: ChildSettings): void {
   let nextDirect = 1;
   /** Aborted when an execution is killed or ends: its direct calls stop with it. */
   const endings = new Map<number, AbortController>();
+  /** Audit lines written per execution (its `done` says how many, so the host reads them first). */
+  const audited = new Map<number, number>();
+
+  /**
+   * Write audit lines now, synchronously, to the audit pipe: a crash right after loses nothing,
+   * and it costs one write(2), not an IPC message. A full pipe (the host reads it continuously)
+   * is waited out.
+   */
+  function audit(eid: number, events: readonly DirectCallEvent[]) {
+    let text = '';
+    for (const event of events) text += `${JSON.stringify({ eid, event } satisfies AuditLine)}\n`;
+    const bytes = Buffer.from(text);
+    let offset = 0;
+    while (offset < bytes.length) {
+      try {
+        offset += writeSync(AUDIT_FD, bytes, offset);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1);
+      }
+    }
+    audited.set(eid, (audited.get(eid) ?? 0) + events.length);
+  }
+
+  // A call's start is written when it has run for START_AUDIT_MS, else together with its end
+  // (one write per call): only a call younger than that can be missing after a crash, and only
+  // if it had not answered yet.
+  const unwritten = new Map<number, { eid: number; event: DirectCallEvent }>();
+  let startTimer: NodeJS.Timeout | undefined;
+  const writeStarts = () => {
+    startTimer = undefined;
+    for (const { eid, event } of unwritten.values()) audit(eid, [event]);
+    unwritten.clear();
+  };
 
   // One IPC message per event-loop turn keeps a console flood from becoming a message flood.
   function send(message: ChildMessage) {
@@ -54,7 +98,7 @@ export function serveSandbox(settings: ChildSettings): void {
     const batch: ChildBatch = { t: 'batch', m: outbox.splice(0) };
     process.send?.(batch);
   }
-  /** Send now, not at the next turn: what must reach the host even if this process dies next. */
+  /** Send now, not at the next turn (the answer to a change the host is waiting for). */
   function sendNow(message: ChildMessage) {
     outbox.push(message);
     flush();
@@ -95,39 +139,45 @@ export function serveSandbox(settings: ChildSettings): void {
     const id = nextDirect++;
     const startedAt = Date.now();
     const started = performance.now();
-    send({
-      t: 'direct',
-      eid,
-      event: { kind: 'start', id, serviceId: serviceId as string, toolId: toolId as string, startedAt },
-    });
+    const start: DirectCallEvent = {
+      kind: 'start',
+      id,
+      serviceId: serviceId as string,
+      toolId: toolId as string,
+      startedAt,
+    };
+    unwritten.set(id, { eid, event: start });
+    startTimer ??= setTimeout(writeStarts, START_AUDIT_MS);
+    // Its end, after its start when that is not written yet: before the sandbox sees the answer.
+    const end = (event: DirectCallEvent) => {
+      const pending = unwritten.get(id);
+      unwritten.delete(id);
+      if (unwritten.size === 0 && startTimer) {
+        clearTimeout(startTimer);
+        startTimer = undefined;
+      }
+      audit(eid, pending ? [pending.event, event] : [event]);
+    };
     try {
       const value = await call.run(ending.signal);
-      sendNow({
-        t: 'direct',
-        eid,
-        event: {
-          kind: 'end',
-          id,
-          ok: true,
-          errorCode: null,
-          errorReason: null,
-          durationMs: performance.now() - started,
-        },
+      end({
+        kind: 'end',
+        id,
+        ok: true,
+        errorCode: null,
+        errorReason: null,
+        durationMs: performance.now() - started,
       });
       return value;
     } catch (error) {
       const failure = toCallError(error);
-      sendNow({
-        t: 'direct',
-        eid,
-        event: {
-          kind: 'end',
-          id,
-          ok: false,
-          errorCode: failure.code,
-          errorReason: failure.reason,
-          durationMs: performance.now() - started,
-        },
+      end({
+        kind: 'end',
+        id,
+        ok: false,
+        errorCode: failure.code,
+        errorReason: failure.reason,
+        durationMs: performance.now() - started,
       });
       throw failure;
     }
@@ -170,7 +220,9 @@ export function serveSandbox(settings: ChildSettings): void {
       replies.delete(id);
       waiter.reject(new Error('The execution has ended'));
     }
-    send({ t: 'done', eid, ...result });
+    const lines = audited.get(eid);
+    audited.delete(eid);
+    send({ t: 'done', eid, ...result, ...(lines ? { audited: lines } : {}) });
   }
 
   process.on('message', (message: HostMessage) => {
