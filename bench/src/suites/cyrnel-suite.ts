@@ -32,7 +32,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await part('cyrnel: MCP latency', () => runCyrnelMcp(ctx, api));
     await part('cyrnel: warm memory', async () => recordWarmMemory(ctx, server));
     await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
-    await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api));
+    await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api, server));
     await part('cyrnel: MCP tool calls', () => runCyrnelMcpAdapter(ctx, api));
     await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
     await part('cyrnel: install at scale', () => runCyrnelInstall(ctx, api, server));

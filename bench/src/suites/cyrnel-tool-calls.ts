@@ -1,13 +1,20 @@
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { treeCpuMs } from '../cyrnel/proc-memory.ts';
+import type { ServerProcess } from '../cyrnel/server-process.ts';
 import { compare } from '../harness/compare.ts';
 import { measure } from '../harness/measure.ts';
 import { parallelCallsProgram, sequentialCallsProgram } from '../programs.ts';
 import { METRIC, type SuiteContext } from './suite-context.ts';
 
 const SERVICE = 'upstream';
+const ENV_CONFIG = '/modules/typescript-ivm/config';
 
 /** Installs the upstream as an OpenAPI service, then 1,000 sequential and 100 parallel calls in one process. */
-export async function runCyrnelToolCalls(ctx: SuiteContext, api: CyrnelApi): Promise<void> {
+export async function runCyrnelToolCalls(
+  ctx: SuiteContext,
+  api: CyrnelApi,
+  server: ServerProcess,
+): Promise<void> {
   const { config, report, upstream } = ctx;
   ctx.log('cyrnel: tool-call overhead');
   await api.post('/services', {
@@ -21,7 +28,18 @@ export async function runCyrnelToolCalls(ctx: SuiteContext, api: CyrnelApi): Pro
   if ((check.output as { sum?: number } | undefined)?.sum !== 499_500) {
     throw new Error(`the tool-call chain returned ${JSON.stringify(check.output)}`);
   }
+  const cpuBefore = treeCpuMs(server.pid);
   const seq = await measure(() => api.run(seqCode, 120_000), { warmup: 0, reps: config.chainReps });
+  const cpuAfter = treeCpuMs(server.pid);
+  const calls = config.chainReps * 1_000;
+  report.add({
+    section: 'tool calls',
+    metric: 'cyrnel: server CPU per tool call',
+    unit: 'ms',
+    value: (cpuAfter.mainMs - cpuBefore.mainMs) / calls,
+    target: '≤ 0.1 ms',
+    note: `user+system CPU of the server process over ${calls} sequential calls (its share of each process included); the sandbox children used ${((cpuAfter.childrenMs - cpuBefore.childrenMs) / calls).toFixed(3)} ms per call`,
+  });
   compare(report, {
     section: 'tool calls',
     metric: 'cyrnel: 1,000 sequential tool calls in one process',
@@ -41,6 +59,23 @@ export async function runCyrnelToolCalls(ctx: SuiteContext, api: CyrnelApi): Pro
     baseline: METRIC.peerSeq,
     label: 'peer',
   });
+  // The same chain through the host's gate (issue 21's design before): what direct calls save.
+  await api.patch(ENV_CONFIG, [{ op: 'add', path: '/directToolCalls', value: false }]);
+  try {
+    await api.run(seqCode, 120_000);
+    const gated = await measure(() => api.run(seqCode, 120_000), { warmup: 0, reps: config.chainReps });
+    compare(report, {
+      section: 'tool calls',
+      metric: 'cyrnel: 1,000 sequential tool calls through the host gate',
+      unit: 'ms',
+      stats: gated,
+      baseline: METRIC.fetchSeq,
+      label: 'fetch',
+      note: 'directToolCalls: false (every call crosses to the server process and back)',
+    });
+  } finally {
+    await api.patch(ENV_CONFIG, [{ op: 'remove', path: '/directToolCalls' }]);
+  }
   const parCode = parallelCallsProgram(SERVICE, 100);
   await api.run(parCode);
   const par = await measure(() => api.run(parCode), { warmup: 2, reps: config.batchReps });
