@@ -25,6 +25,8 @@ export interface ComposeHostOptions {
   readonly outbound: OutboundPolicy;
   /** Registries, npm and auto-updates. */
   readonly registries?: RegistryOptions;
+  /** Sandbox processes call portable adapters' tools themselves (default true; issue 21). */
+  readonly directToolCalls?: boolean;
 }
 
 /** The process limits of SPEC §3 the server sets from its flags. */
@@ -78,6 +80,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       logger: options.logger.child({ component: 'core' }),
       limits: { ...options.limits },
       outbound: options.outbound,
+      ...(options.directToolCalls === false ? { directToolCalls: false } : {}),
       ...(options.registries ? { registries: options.registries } : {}),
     });
   } catch (error) {

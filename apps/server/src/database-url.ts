@@ -18,7 +18,7 @@ export function defaultDatabase(dataDir: string): DatabaseTarget {
  * Read a `--database-url`: `sqlite:` or `file:` followed by a path — absolute (`sqlite:///var/lib/c.db`,
  * `sqlite:/var/lib/c.db`), relative to the working directory (`sqlite:c.db`) or under the home
  * directory (`sqlite:~/c.db`); written as is, without percent-decoding. Throws an `Error` saying
- * what is wrong (the caller names the flag): PostgreSQL URLs are refused as not supported yet.
+ * what is wrong (the caller names the flag). A `postgres://` or `postgresql://` URL must name its database.
  *
  * @example
  * ```ts

@@ -23,6 +23,8 @@ export interface ServerConfig {
   readonly insecure: boolean;
   /** Do not serve the admin UI at `/ui`. */
   readonly noUi: boolean;
+  /** Every tool call goes through the server process (no direct calls from sandbox processes). */
+  readonly noDirectToolCalls: boolean;
   readonly secretsKey: string | undefined;
   readonly secretsPreviousKeys: readonly string[];
   readonly logLevel: LogLevel;
@@ -126,6 +128,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     apiKey: get('api-key', undefined) as string | undefined,
     insecure: get('insecure', false) as boolean,
     noUi: get('no-ui', false) as boolean,
+    noDirectToolCalls: get('no-direct-tool-calls', false) as boolean,
     secretsKey: get('secrets-key', undefined) as string | undefined,
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,

@@ -48,7 +48,7 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     flag: 'database-url',
     env: 'CYRNEL_DATABASE_URL',
     kind: 'string',
-    help: 'the store: sqlite:<path> or file:<path> (PostgreSQL not supported yet)',
+    help: 'the store: sqlite:<path>, file:<path> or postgres://user:password@host:5432/database',
     shownDefault: 'sqlite:<data-dir>/data.db',
   },
   {
@@ -62,6 +62,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     env: 'CYRNEL_NO_UI',
     kind: 'boolean',
     help: 'do not serve the admin web UI at /ui',
+    shownDefault: 'false',
+  },
+  {
+    flag: 'no-direct-tool-calls',
+    env: 'CYRNEL_NO_DIRECT_TOOL_CALLS',
+    kind: 'boolean',
+    help: 'send every tool call through the server process (sandbox processes then hold no service secrets)',
     shownDefault: 'false',
   },
   {

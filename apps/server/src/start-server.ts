@@ -103,6 +103,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     },
     logger,
     outbound,
+    ...(options.noDirectToolCalls ? { directToolCalls: false } : {}),
     registries: {
       urls: options.registries ?? [],
       npmRegistry: options.npmRegistry ?? 'https://registry.npmjs.org',

@@ -5,8 +5,12 @@ import { shopSpec, UPSTREAM_KEY, useServer } from './helpers';
  * Every error carries a reason (issue 15): what a client branches on where the status class alone
  * is ambiguous, asserted on real HTTP answers and on what a real sandbox sees.
  */
-describe('error reasons', () => {
-  const { api, url } = useServer({ apiKey: 'reason-key', allowPrivateUrls: true });
+// Both paths of a tool call (issue 21): made by the sandbox process itself, or by the server.
+describe.each([
+  { path: 'direct calls', noDirectToolCalls: false },
+  { path: 'calls through the server', noDirectToolCalls: true },
+])('error reasons ($path)', ({ noDirectToolCalls }) => {
+  const { api, url } = useServer({ apiKey: 'reason-key', allowPrivateUrls: true, noDirectToolCalls });
 
   const install = async (id: string, enabled: boolean) => {
     const definition = JSON.stringify(shopSpec('http://127.0.0.1:9'));

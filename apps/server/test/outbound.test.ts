@@ -72,11 +72,16 @@ afterAll(async () => {
   await upstream.close();
 });
 
-describe('tool calls and the outbound policy', () => {
+// Both paths of a tool call (issue 21): made by the sandbox process itself, or by the server.
+describe.each([
+  { path: 'direct calls', noDirectToolCalls: false },
+  { path: 'calls through the server', noDirectToolCalls: true },
+])('tool calls and the outbound policy ($path)', ({ noDirectToolCalls }) => {
   describe('with --allow-private-urls', () => {
-    const { api, url } = useServer({ allowPrivateUrls: true });
+    const { api, url } = useServer({ allowPrivateUrls: true, noDirectToolCalls });
 
     it("does refuse a redirect to cyrnel's own API: the call fails, no config leaks", async () => {
+      upstream.seen.length = 0;
       const installed = await api('POST', '/services', {
         id: 'redirector',
         adapter: 'openapi',
@@ -98,7 +103,7 @@ describe('tool calls and the outbound policy', () => {
   });
 
   describe('without --allow-private-urls', () => {
-    const { api } = useServer();
+    const { api } = useServer({ noDirectToolCalls });
 
     it('does refuse a base URL at a private address before connecting', async () => {
       const before = upstream.seen.length;

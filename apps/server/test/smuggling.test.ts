@@ -101,10 +101,15 @@ afterAll(async () => {
   await upstream.close();
 });
 
-describe('tool calls cannot smuggle requests or override credentials', () => {
-  const { api } = useServer({ allowPrivateUrls: true });
+// Both paths of a tool call (issue 21): made by the sandbox process itself, or by the server.
+describe.each([
+  { path: 'direct calls', noDirectToolCalls: false },
+  { path: 'calls through the server', noDirectToolCalls: true },
+])('tool calls cannot smuggle requests or override credentials ($path)', ({ noDirectToolCalls }) => {
+  const { api } = useServer({ allowPrivateUrls: true, noDirectToolCalls });
 
   it('leaves framing headers out of the schema and refuses them, sends the credential exactly once', async () => {
+    upstream.seen.length = 0;
     const installed = await api('POST', '/services', {
       id: 'notes',
       adapter: 'openapi',

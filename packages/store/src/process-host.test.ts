@@ -61,7 +61,11 @@ describe('processes through createHost and openSqliteStore', () => {
       code: WAITS,
       timeoutMs: null,
     });
-    // Simulate a crash: the row stays `queued`/`running` because close() is never reached.
+    // Simulate a crash: the row stays `queued`/`running` because close() is never reached. The
+    // first host is left running: its writes held back (the start of a run) land first.
+    while ((await first.host.processes.get(id)).state !== 'running')
+      await new Promise((r) => setTimeout(r, 5));
+    await first.host.processes.list({});
     const at = new Date().toISOString();
     await first.store.processes.update(id, { state: 'running', startedAt: at, updatedAt: at });
     const second = await startHost(dataDir);
