@@ -15,5 +15,22 @@ export function createCatalogStore(db: Kysely<Database>, dialect: StoreDialect):
     ...createSettingsRows(db),
     ...createToolRows(db),
     searchTools: dialect.toolSearch.search(db),
+    async catalogRevision() {
+      const row = await db
+        .selectFrom('catalog_revision')
+        .select('value')
+        .where('id', '=', 1)
+        .executeTakeFirst();
+      return Number(row?.value ?? 0);
+    },
+    async bumpCatalogRevision() {
+      const row = await db
+        .updateTable('catalog_revision')
+        .set((eb) => ({ value: eb('value', '+', 1) }))
+        .where('id', '=', 1)
+        .returning('value')
+        .executeTakeFirst();
+      return Number(row?.value ?? 0);
+    },
   };
 }

@@ -81,4 +81,6 @@ export interface CatalogTables {
   tools: ToolsTable;
   service_config: ConfigTable;
   service_secrets: SecretsTable;
+  /** Migration 0009: one row (id 1) counting catalog writes, across hosts. */
+  catalog_revision: { id: number; value: number | string | bigint };
 }

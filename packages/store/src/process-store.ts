@@ -61,6 +61,10 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
   if (change.errorReason !== undefined) columns.error_reason = change.errorReason;
   if (change.startedAt !== undefined) columns.started_at = change.startedAt;
   if (change.completedAt !== undefined) columns.completed_at = change.completedAt;
+  if (change.ownerHost !== undefined) {
+    columns.owner_host = change.ownerHost;
+    columns.claimed_at = change.updatedAt;
+  }
   return columns;
 }
 
@@ -123,6 +127,8 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
         stderr: '',
         created_at: process.createdAt,
         updated_at: process.createdAt,
+        owner_host: process.ownerHost ?? null,
+        claimed_at: process.ownerHost ? process.createdAt : null,
       };
       compiledInsert ??= db.insertInto('processes').values(values).returning('id').compile();
       const { rows } = await db.executeQuery<{ id: number }>({
@@ -233,8 +239,8 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
       });
     },
 
-    async failInterrupted(error, at, errorReason) {
-      const result = await db
+    async failInterrupted(error, at, errorReason, scope) {
+      let query = db
         .updateTable('processes')
         .set({
           state: 'idle',
@@ -244,9 +250,31 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
           completed_at: at,
           updated_at: at,
         })
-        .where('state', 'in', LIVE_STATES)
-        .executeTakeFirst();
+        .where('state', 'in', LIVE_STATES);
+      if (scope) {
+        // Never another live host's runs: only this host's, those of hosts whose heartbeat is
+        // stale or gone, and (at a start) those stored before hosts had owners.
+        const live = db.selectFrom('hosts').select('id').where('heartbeat_at', '>=', scope.staleBefore);
+        query = query.where((eb) =>
+          eb.or([
+            ...(scope.unowned ? [eb('owner_host', 'is', null)] : []),
+            ...(scope.hostId === undefined ? [] : [eb('owner_host', '=', scope.hostId)]),
+            eb.and([eb('owner_host', 'is not', null), eb('owner_host', 'not in', live)]),
+          ]),
+        );
+      }
+      const result = await query.executeTakeFirst();
       return Number(result.numUpdatedRows);
+    },
+    async heartbeat(hostId, at) {
+      await db
+        .insertInto('hosts')
+        .values({ id: hostId, started_at: at, heartbeat_at: at })
+        .onConflict((conflict) => conflict.column('id').doUpdateSet({ heartbeat_at: at }))
+        .execute();
+    },
+    async removeHost(hostId) {
+      await db.deleteFrom('hosts').where('id', '=', hostId).execute();
     },
   };
 }

@@ -21,6 +21,16 @@ export interface ProcessesTable {
   updated_at: string;
   started_at: string | null;
   completed_at: string | null;
+  /** Added by migration 0009: the host that runs (or last ran) it, and since when. */
+  owner_host: Generated<string | null>;
+  claimed_at: Generated<string | null>;
+}
+
+/** Row of `hosts` (migration 0009): one per host sharing the database. */
+export interface HostsTable {
+  id: string;
+  started_at: string;
+  heartbeat_at: string;
 }
 
 /** Row of `process_tool_calls` (migration 0002): `ok` is 0 or 1. */
@@ -41,4 +51,5 @@ export interface ProcessToolCallsTable {
 export interface ProcessTables {
   processes: ProcessesTable;
   process_tool_calls: ProcessToolCallsTable;
+  hosts: HostsTable;
 }

@@ -232,5 +232,68 @@ export function runProcessStorageContract(options: ProcessStorageContractOptions
       expect(await storage.get(idle)).toMatchObject({ state: 'idle', exitState: null, error: null });
       expect(await storage.failInterrupted('again', at, 'process_interrupted')).toBe(0);
     });
+
+    it('fails only the runs of this host, of silent hosts and (when asked) of no host: never a live host’s (issue 22)', async () => {
+      const running = async (ownerHost: string | null) => {
+        const id = await storage.insert(newProcess({ state: 'queued', ownerHost }));
+        await storage.update(id, { state: 'running', updatedAt: AT });
+        return id;
+      };
+      await storage.heartbeat('live', '2026-01-01T00:00:10.000Z');
+      await storage.heartbeat('silent', '2026-01-01T00:00:01.000Z');
+      await storage.heartbeat('me', '2026-01-01T00:00:10.000Z');
+      const ofLive = await running('live');
+      const ofSilent = await running('silent');
+      const ofMe = await running('me');
+      const ofUnknown = await running('never-seen');
+      const ofNobody = await running(null);
+      const at = '2026-01-01T00:00:12.000Z';
+      const staleBefore = '2026-01-01T00:00:05.000Z';
+      // A sweep: the silent and the unknown host's runs only.
+      expect(await storage.failInterrupted('gone', at, 'process_interrupted', { staleBefore })).toBe(2);
+      expect((await storage.get(ofSilent))?.state).toBe('idle');
+      expect((await storage.get(ofUnknown))?.state).toBe('idle');
+      for (const id of [ofLive, ofMe, ofNobody]) expect((await storage.get(id))?.state).toBe('running');
+      // A start of host `me`: its own leftovers and the unowned ones, still never the live host's.
+      expect(
+        await storage.failInterrupted('gone', at, 'process_interrupted', {
+          staleBefore,
+          hostId: 'me',
+          unowned: true,
+        }),
+      ).toBe(2);
+      expect(await storage.get(ofMe)).toMatchObject({ state: 'idle', exitState: 'failed', error: 'gone' });
+      expect((await storage.get(ofNobody))?.state).toBe('idle');
+      expect((await storage.get(ofLive))?.state).toBe('running');
+      // A heartbeat keeps a host alive; a removed host's runs are anyone's to fail.
+      await storage.heartbeat('live', '2026-01-01T00:00:20.000Z');
+      expect(
+        await storage.failInterrupted('gone', at, 'process_interrupted', {
+          staleBefore: '2026-01-01T00:00:15.000Z',
+        }),
+      ).toBe(0);
+      await storage.removeHost('live');
+      expect(
+        await storage.failInterrupted('gone', at, 'process_interrupted', {
+          staleBefore: '2026-01-01T00:00:15.000Z',
+        }),
+      ).toBe(1);
+      // The owner is not part of the record.
+      expect(Object.keys((await storage.get(ofLive)) ?? {})).not.toContain('ownerHost');
+    });
+
+    it('moves a re-run to the host that claims it', async () => {
+      await storage.heartbeat('a', '2026-01-01T00:00:00.000Z');
+      await storage.heartbeat('b', '2026-01-01T00:00:30.000Z');
+      const id = await storage.insert(newProcess({ state: 'queued', ownerHost: 'a' }));
+      await storage.reset(id, { state: 'queued', ownerHost: 'b', updatedAt: AT });
+      await storage.update(id, { state: 'running', updatedAt: AT });
+      // Host a is silent, but the run is b's now.
+      expect(
+        await storage.failInterrupted('gone', AT, 'process_interrupted', {
+          staleBefore: '2026-01-01T00:00:10.000Z',
+        }),
+      ).toBe(0);
+    });
   });
 }

@@ -1,11 +1,19 @@
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
-import type { ProcessResults, ProcessStorage } from './process-storage';
+import type { ProcessChange, ProcessResults, ProcessStorage } from './process-storage';
+
+/** A change as the record takes it, and the owner it names (if any). */
+function split(change: ProcessChange): { fields: Omit<ProcessChange, 'ownerHost'>; owner?: string | null } {
+  const { ownerHost, ...fields } = change;
+  return ownerHost === undefined ? { fields } : { fields, owner: ownerHost };
+}
 
 interface MemoryRow {
   record: ProcessRecord;
   readonly code: string;
   results: ProcessResults;
   calls: ToolCallRecord[];
+  /** The host that runs it (not part of the record). */
+  owner: string | null;
 }
 
 const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
@@ -16,11 +24,17 @@ const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: ''
  */
 export function createMemoryProcessStorage(): ProcessStorage {
   const rows = new Map<number, MemoryRow>();
+  const hosts = new Map<string, string>();
   let nextId = 1;
+  const apply = (row: MemoryRow, change: ProcessChange) => {
+    const { fields, owner } = split(change);
+    row.record = { ...row.record, ...fields };
+    if (owner !== undefined) row.owner = owner;
+  };
   const copy = (record: ProcessRecord): ProcessRecord => ({ ...record, envConfig: { ...record.envConfig } });
 
   return {
-    async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt }) {
+    async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt, ownerHost }) {
       const id = nextId++;
       const record: ProcessRecord = {
         id,
@@ -37,7 +51,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         startedAt: null,
         completedAt: null,
       };
-      rows.set(id, { record, code, results: emptyResults(), calls: [] });
+      rows.set(id, { record, code, results: emptyResults(), calls: [], owner: ownerHost ?? null });
       return id;
     },
     async get(id) {
@@ -65,27 +79,34 @@ export function createMemoryProcessStorage(): ProcessStorage {
     },
     async update(id, change) {
       const row = rows.get(id);
-      if (row) row.record = { ...row.record, ...change };
+      if (row) apply(row, change);
     },
     async finish(id, change, results, calls) {
       const row = rows.get(id);
       if (!row) return;
-      row.record = { ...row.record, ...change };
+      apply(row, change);
       row.results = { ...results, output: { ...results.output } };
       row.calls = [...calls];
     },
     async reset(id, change) {
       const row = rows.get(id);
       if (!row) return;
-      row.record = { ...row.record, ...change };
+      apply(row, change);
       row.results = emptyResults();
       row.calls = [];
     },
     delete: async (id) => rows.delete(id),
-    async failInterrupted(error, at, errorReason) {
+    async failInterrupted(error, at, errorReason, scope) {
       let count = 0;
+      const gone = (owner: string | null) => {
+        if (!scope) return true;
+        if (owner === null) return scope.unowned === true;
+        if (owner === scope.hostId) return true;
+        const beat = hosts.get(owner);
+        return beat === undefined || beat < scope.staleBefore;
+      };
       for (const row of rows.values()) {
-        if (row.record.state === 'idle') continue;
+        if (row.record.state === 'idle' || !gone(row.owner)) continue;
         row.record = {
           ...row.record,
           state: 'idle',
@@ -98,6 +119,12 @@ export function createMemoryProcessStorage(): ProcessStorage {
         count++;
       }
       return count;
+    },
+    async heartbeat(hostId, at) {
+      hosts.set(hostId, at);
+    },
+    async removeHost(hostId) {
+      hosts.delete(hostId);
     },
   };
 }

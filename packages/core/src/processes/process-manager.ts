@@ -41,6 +41,13 @@ export interface ProcessManagerOptions {
   readonly logger?: ModuleLogger;
   /** Clock, for tests. */
   readonly now?: () => Date;
+  /**
+   * This host, when several share the storage (issue 22): its runs are stored as its own, it
+   * says it is alive every `heartbeatMs` (default 2,000), and it fails only its own leftovers and
+   * those of hosts silent for `leaseMs` (default 10,000), at its start and at every heartbeat.
+   * Absent: the storage is this host's alone, and `recover` fails every unfinished process.
+   */
+  readonly host?: { readonly id: string; readonly heartbeatMs?: number; readonly leaseMs?: number };
 }
 
 /** The process manager: the API, the bindings the active environment is set up with, and its lifecycle. */
@@ -159,7 +166,16 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       let id: number;
       try {
         const { code, ref, timeoutMs, envConfig } = valid;
-        id = await storage.insert({ code, ref, keyId, timeoutMs, envConfig, state, createdAt });
+        id = await storage.insert({
+          code,
+          ref,
+          keyId,
+          timeoutMs,
+          envConfig,
+          state,
+          createdAt,
+          ...(options.host ? { ownerHost: options.host.id } : {}),
+        });
       } catch (error) {
         lease?.release();
         throw error;
@@ -314,7 +330,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       } as const;
       const run = new LiveProcess({ ...record, ...change }, code, limits);
       run.persist(
-        () => storage.reset(id, change),
+        () => storage.reset(id, options.host ? { ...change, ownerHost: options.host.id } : change),
         (error) => logger.error('process: storage write failed', { id, error: String(error) }),
       );
       launch(run, lease);
@@ -366,6 +382,36 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     },
   };
 
+  // Several hosts (issue 22): this one's heartbeat, and the runs of hosts that went silent.
+  const heartbeatMs = Math.max(10, options.host?.heartbeatMs ?? 2_000);
+  const leaseMs = Math.max(heartbeatMs * 2, options.host?.leaseMs ?? 10_000);
+  const staleBefore = (at: Date) => new Date(at.getTime() - leaseMs).toISOString();
+  let heartbeat: NodeJS.Timeout | undefined;
+  let beating = false;
+  const startHeartbeat = (hostId: string) => {
+    heartbeat = setInterval(() => {
+      if (beating || closing) return;
+      beating = true;
+      void (async () => {
+        const at = now();
+        await storage.heartbeat(hostId, at.toISOString());
+        const count = await storage.failInterrupted(
+          INTERRUPTED_ERROR,
+          at.toISOString(),
+          'process_interrupted',
+          { staleBefore: staleBefore(at) },
+        );
+        if (count > 0)
+          logger.warn('process: recorded the processes of a silent host as failed', { count, leaseMs });
+      })()
+        .catch((error: unknown) => logger.error('process: heartbeat failed', { error: String(error) }))
+        .finally(() => {
+          beating = false;
+        });
+    }, heartbeatMs);
+    heartbeat.unref();
+  };
+
   return {
     api,
     bindings,
@@ -373,15 +419,21 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       // Every non-idle row is a leftover only while this manager has started nothing.
       if (live.size > 0)
         throw cyrnelError('process_not_idle', 'recover() must run before any process starts');
+      const at = now();
+      const host = options.host;
+      if (host) await storage.heartbeat(host.id, at.toISOString());
       const count = await storage.failInterrupted(
         INTERRUPTED_ERROR,
-        now().toISOString(),
+        at.toISOString(),
         'process_interrupted',
+        host ? { hostId: host.id, staleBefore: staleBefore(at), unowned: true } : undefined,
       );
       if (count > 0) logger.warn('process: recorded interrupted processes as failed', { count });
+      if (host) startHeartbeat(host.id);
     },
     async close({ graceMs = 10_000 } = {}) {
       closing = true;
+      clearInterval(heartbeat);
       const settledAll = () => Promise.all([...live.values()].map((run) => run.settled));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
@@ -393,6 +445,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       for (const run of live.values())
         execution.terminate(run, 'failed', SHUTDOWN_ERROR, 'process_interrupted');
       await settledAll();
+      // Its runs are recorded: the other hosts need not wait out its lease.
+      if (options.host) await storage.removeHost(options.host.id).catch(() => undefined);
     },
   };
 }

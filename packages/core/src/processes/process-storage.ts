@@ -12,6 +12,8 @@ export interface NewProcess {
   readonly envConfig: Record<string, unknown>;
   /** ISO timestamp; also the first `updatedAt`. */
   readonly createdAt: string;
+  /** The host that runs it (issue 22), claimed at `createdAt`; null: none yet. */
+  readonly ownerHost?: string | null;
 }
 
 /** Fields of a state change; absent fields are left as they are. */
@@ -22,8 +24,20 @@ export interface ProcessChange {
   readonly errorReason?: ErrorReason | null;
   readonly startedAt?: string | null;
   readonly completedAt?: string | null;
+  /** The host that claims the run now (a re-run), claimed at `updatedAt`. */
+  readonly ownerHost?: string | null;
   /** ISO timestamp of the change. */
   readonly updatedAt: string;
+}
+
+/** Which unfinished processes {@link ProcessStorage.failInterrupted} may fail (issue 22). */
+export interface InterruptedScope {
+  /** This host: its own unfinished runs are leftovers of its previous life. */
+  readonly hostId?: string;
+  /** Hosts whose last heartbeat is before this ISO timestamp (or that have none) are gone. */
+  readonly staleBefore: string;
+  /** Also fail runs without an owner (stored by a version before hosts); at a host's start only. */
+  readonly unowned?: boolean;
 }
 
 /** What a run leaves behind, persisted once when it ends. */
@@ -78,7 +92,18 @@ export interface ProcessStorage {
   delete(id: number): Promise<boolean>;
   /**
    * Record every process left `queued`, `running` or `terminating` as `idle`/`failed` with
-   * `error` (a host that stopped mid-run); answers how many were changed.
+   * `error` (a host that stopped mid-run); answers how many were changed. With a `scope`, only
+   * those of this host, of hosts whose heartbeat is stale or missing, and (with `unowned`) those
+   * without an owner: never another live host's runs.
    */
-  failInterrupted(error: string, at: string, errorReason: ErrorReason): Promise<number>;
+  failInterrupted(
+    error: string,
+    at: string,
+    errorReason: ErrorReason,
+    scope?: InterruptedScope,
+  ): Promise<number>;
+  /** Say that host `hostId` is alive at `at` (insert or update its row; since issue 22). */
+  heartbeat(hostId: string, at: string): Promise<void>;
+  /** Remove host `hostId` (a clean shutdown, once its runs are recorded). */
+  removeHost(hostId: string): Promise<void>;
 }

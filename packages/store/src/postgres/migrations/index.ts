@@ -5,6 +5,7 @@ import * as keys from '../../sqlite/migrations/0003-keys';
 import * as sharedSchemas from '../../sqlite/migrations/0005-shared-schemas';
 import * as processErrorReason from '../../sqlite/migrations/0006-process-error-reason';
 import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
+import * as hosts from '../../sqlite/migrations/0009-hosts';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 
@@ -21,4 +22,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0006-process-error-reason': processErrorReason,
   '0007-service-origin': serviceOrigin,
   '0008-c-collation': collation,
+  '0009-hosts': hosts,
 };

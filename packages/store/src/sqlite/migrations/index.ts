@@ -6,6 +6,7 @@ import * as toolSearch from './0004-tool-search';
 import * as sharedSchemas from './0005-shared-schemas';
 import * as processErrorReason from './0006-process-error-reason';
 import * as serviceOrigin from './0007-service-origin';
+import * as hosts from './0009-hosts';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -16,4 +17,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0005-shared-schemas': sharedSchemas,
   '0006-process-error-reason': processErrorReason,
   '0007-service-origin': serviceOrigin,
+  '0009-hosts': hosts,
 };

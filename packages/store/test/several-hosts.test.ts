@@ -1,0 +1,179 @@
+import { randomBytes } from 'node:crypto';
+import { type CyrnelHost, createHost, INTERRUPTED_ERROR } from '@cyrnel/core';
+import { typescriptIvmModule } from '@cyrnel/env-typescript-ivm';
+import type { AdapterModule, BuiltinModule, ServiceState } from '@cyrnel/sdk';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openPostgresStore, type PostgresStore } from '../src/postgres/index';
+
+/** The PostgreSQL of the tests (see postgres-contract.test.ts). */
+const URL = process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SECRETS_KEY = randomBytes(32);
+const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
+
+/** What one host's instance of the test adapter was told: the services it holds now. */
+type Held = Map<string, ServiceState>;
+
+/** A tiny adapter whose instances report what they hold, per host. */
+function recordingAdapter(held: Held): BuiltinModule<AdapterModule> {
+  return {
+    manifest: { id: 'notes', name: 'Notes', description: 'test adapter', type: 'adapter', version: '1.0.0' },
+    configSchema: { type: 'object' },
+    secretsSchema: { type: 'object' },
+    instantiate: () => ({
+      async setup() {},
+      async teardown() {
+        held.clear();
+      },
+      async generateDefinition() {
+        return {
+          name: 'Notes',
+          description: '',
+          configSchema: { type: 'object', properties: { greeting: { type: 'string' } } },
+          secretsSchema: { type: 'object' },
+          adapterDomain: {},
+          tools: [
+            {
+              id: 'hello',
+              name: 'hello',
+              description: 'Says hello',
+              inputSchema: { type: 'object' },
+              outputSchema: { type: 'object' },
+              adapterDomain: {},
+            },
+          ],
+        };
+      },
+      async hydrateService(state) {
+        held.set(state.id, state);
+      },
+      async dehydrateService(id) {
+        held.delete(id);
+      },
+      async invoke({ serviceId }) {
+        return { greeting: held.get(serviceId)?.config.greeting ?? null };
+      },
+    }),
+  };
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** A fresh schema shared by the hosts of one test, dropped at the end. */
+function sharedSchema(): string {
+  const schema = `cyrnel_h_${randomBytes(6).toString('hex')}`;
+  cleanups.push(async () => {
+    const client = new pg.Client({ connectionString: URL });
+    await client.connect();
+    try {
+      await client.query(`drop schema if exists "${schema}" cascade`);
+    } finally {
+      await client.end();
+    }
+  });
+  return schema;
+}
+
+async function startHost(
+  schema: string,
+  id: string,
+  held: Held = new Map(),
+): Promise<{ host: CyrnelHost; store: PostgresStore; held: Held }> {
+  const store = await openPostgresStore({ url: URL, schema, maxConnections: 4 });
+  const host = await createHost({
+    storage: store,
+    builtins: [typescriptIvmModule, recordingAdapter(held)],
+    secretsKey: SECRETS_KEY,
+    host: { id, heartbeatMs: 50, leaseMs: 300, catalogPollMs: 100 },
+  });
+  cleanups.push(async () => {
+    await host.close({ graceMs: 0 });
+    await store.close();
+  });
+  return { host, store, held };
+}
+
+async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promise<number> {
+  const start = Date.now();
+  while (!(await check())) {
+    if (Date.now() - start > ms) throw new Error(`not within ${ms} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return Date.now() - start;
+}
+
+describe('several hosts on one PostgreSQL database (issue 22)', () => {
+  it("never fails another live host's runs when starting, and fails a silent host's within the lease", async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const { id } = await a.host.processes.create({ code: WAITS, timeoutMs: null });
+    await until(async () => (await a.host.processes.get(id)).state === 'running');
+    // A host that went silent (its heartbeat stopped long ago) left a run behind.
+    await a.store.processes.heartbeat('host-gone', '2020-01-01T00:00:00.000Z');
+    const orphan = await a.store.processes.insert({
+      ref: null,
+      keyId: null,
+      code: WAITS,
+      state: 'queued',
+      timeoutMs: null,
+      envConfig: {},
+      createdAt: new Date().toISOString(),
+      ownerHost: 'host-gone',
+    });
+    const b = await startHost(schema, 'host-b');
+    // B started: A's run is untouched; the silent host's run is failed by B.
+    expect((await b.host.processes.get(id)).state).toBe('running');
+    expect(await b.host.processes.get(orphan)).toMatchObject({
+      state: 'idle',
+      exitState: 'failed',
+      error: INTERRUPTED_ERROR,
+      errorReason: 'process_interrupted',
+    });
+    // Long past the lease, A still beats: its run is still running.
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect((await b.host.processes.get(id)).state).toBe('running');
+    await a.host.processes.kill(id);
+  });
+
+  it('takes a catalog change made on one host into account on the others within 2 s', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const b = await startHost(schema, 'host-b');
+    await a.host.services.install({
+      id: 'memo',
+      adapter: 'notes',
+      definition: 'anything',
+      config: { greeting: 'hi' },
+      enabled: true,
+    });
+    expect(a.held.get('memo')?.config).toEqual({ greeting: 'hi' });
+    // Enabled on A: hydrated on B, and callable there.
+    const enabled = await until(() => b.held.has('memo'));
+    expect(enabled).toBeLessThan(2_000);
+    const call = await b.host.processes.create({
+      code: 'cyrnel.output(await cyrnel.services.memo.tools.hello.invoke({}))',
+    });
+    expect(await b.host.processes.wait(call.id)).toMatchObject({
+      exitState: 'success',
+      output: { greeting: 'hi' },
+    });
+    // New config on A: B hydrates the service again with it.
+    await a.host.services.patchConfig('memo', [{ op: 'replace', path: '/greeting', value: 'hello' }]);
+    await until(() => b.held.get('memo')?.config.greeting === 'hello');
+    // Disabled on A: B drops it and refuses calls.
+    await a.host.services.setEnabled('memo', false);
+    await until(() => !b.held.has('memo'));
+    const refused = await b.host.processes.create({
+      code: 'try { await cyrnel.services.memo.tools.hello.invoke({}) } catch (e) { cyrnel.output({ reason: e.reason }) }',
+    });
+    expect(await b.host.processes.wait(refused.id)).toMatchObject({ output: { reason: 'service_disabled' } });
+    // Deleted on A: gone on B too.
+    await a.host.services.setEnabled('memo', true);
+    await until(() => b.held.has('memo'));
+    await a.host.services.delete('memo');
+    await until(() => !b.held.has('memo'));
+  });
+});
