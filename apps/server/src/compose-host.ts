@@ -8,6 +8,7 @@ import { openPostgresStore } from '@cyrnel/store/postgres';
 import { openSqliteStore } from '@cyrnel/store/sqlite';
 import type { ServerLogger } from './create-logger';
 import type { DatabaseTarget } from './database-url';
+import { defaultHostId } from './server-config';
 import { withConfigDefaults } from './with-config-defaults';
 
 /** Options of {@link composeHost}. */
@@ -27,6 +28,8 @@ export interface ComposeHostOptions {
   readonly registries?: RegistryOptions;
   /** Sandbox processes call portable adapters' tools themselves (default true; issue 21). */
   readonly directToolCalls?: boolean;
+  /** This host among several on the database (issue 22; default: this machine and data directory). */
+  readonly hostId?: string;
 }
 
 /** The process limits of SPEC §3 the server sets from its flags. */
@@ -81,6 +84,11 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       limits: { ...options.limits },
       outbound: options.outbound,
       ...(options.directToolCalls === false ? { directToolCalls: false } : {}),
+      // A SQLite file has one host (it is locked); a PostgreSQL database may have several.
+      host: {
+        id: options.hostId ?? defaultHostId(options.dataDir),
+        catalogPollMs: options.database.kind === 'postgres' ? 1000 : 0,
+      },
       ...(options.registries ? { registries: options.registries } : {}),
     });
   } catch (error) {

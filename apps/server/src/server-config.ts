@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { homedir, hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { parseCidr } from '@cyrnel/core';
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
@@ -25,6 +26,8 @@ export interface ServerConfig {
   readonly noUi: boolean;
   /** Every tool call goes through the server process (no direct calls from sandbox processes). */
   readonly noDirectToolCalls: boolean;
+  /** This host among several on one database (`--host-id`; default from the machine and data directory). */
+  readonly hostId: string;
   readonly secretsKey: string | undefined;
   readonly secretsPreviousKeys: readonly string[];
   readonly logLevel: LogLevel;
@@ -129,6 +132,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     insecure: get('insecure', false) as boolean,
     noUi: get('no-ui', false) as boolean,
     noDirectToolCalls: get('no-direct-tool-calls', false) as boolean,
+    hostId: (get('host-id', undefined) as string | undefined) ?? defaultHostId(dataDir),
     secretsKey: get('secrets-key', undefined) as string | undefined,
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,
@@ -158,6 +162,11 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     npmRegistry: get('npm-registry', 'https://registry.npmjs.org') as string,
     autoUpdateIntervalMs: get('auto-update-interval-ms', undefined) as number | undefined,
   };
+}
+
+/** A host id that survives restarts and differs between hosts: the machine and the data directory. */
+export function defaultHostId(dataDir: string): string {
+  return `${hostname()}-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 8)}`;
 }
 
 function parseValue(spec: FlagSpec, value: string, source: string): string | number | boolean | string[] {

@@ -65,6 +65,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     shownDefault: 'false',
   },
   {
+    flag: 'host-id',
+    env: 'CYRNEL_HOST_ID',
+    kind: 'string',
+    help: 'this host among several on one database: stable across restarts, unique per host',
+    shownDefault: '<machine name>-<hash of the data directory>',
+  },
+  {
     flag: 'no-direct-tool-calls',
     env: 'CYRNEL_NO_DIRECT_TOOL_CALLS',
     kind: 'boolean',

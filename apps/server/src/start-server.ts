@@ -104,6 +104,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     logger,
     outbound,
     ...(options.noDirectToolCalls ? { directToolCalls: false } : {}),
+    ...(options.hostId ? { hostId: options.hostId } : {}),
     registries: {
       urls: options.registries ?? [],
       npmRegistry: options.npmRegistry ?? 'https://registry.npmjs.org',

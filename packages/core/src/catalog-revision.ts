@@ -5,6 +5,12 @@ export interface WatchedCatalog {
   readonly catalog: CatalogStorage;
   /** Grows with every write made through `catalog` (after the write has finished). */
   revision(): number;
+  /**
+   * Read the shared count of catalog writes (`CatalogStorage.catalogRevision`): true when another
+   * host wrote since the last look (the local revision then grows too); false without one, or
+   * when the storage does not count.
+   */
+  poll(): Promise<boolean>;
 }
 
 // Every method of the port that writes starts with one of these verbs.
@@ -26,6 +32,15 @@ export function watchCatalog(
   afterWrite?: () => Promise<void>,
 ): WatchedCatalog {
   let revision = 0;
+  // The shared count as this host last knew it, and whether a write of another host slipped in.
+  let seen: number | undefined;
+  let missed = false;
+  const count = async () => {
+    if (!inner.bumpCatalogRevision) return;
+    const next = await inner.bumpCatalogRevision();
+    if (seen !== undefined && next !== seen + 1) missed = true;
+    seen = next;
+  };
   const catalog = new Proxy(inner, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
@@ -37,10 +52,25 @@ export function watchCatalog(
           return await method.apply(target, args);
         } finally {
           revision++;
+          await count().catch(() => {
+            missed = true;
+          });
           await afterWrite?.();
         }
       };
     },
   });
-  return { catalog, revision: () => revision };
+  return {
+    catalog,
+    revision: () => revision,
+    async poll() {
+      if (!inner.catalogRevision) return false;
+      const now = await inner.catalogRevision();
+      const moved = (seen !== undefined && now !== seen) || missed;
+      seen = now;
+      missed = false;
+      if (moved) revision++;
+      return moved;
+    },
+  };
 }

@@ -233,4 +233,11 @@ export interface CatalogStorage {
   getToolGate(serviceId: string, toolId: string): Promise<ToolGateRow | undefined>;
   /** False when the tool does not exist. */
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean, at: string): Promise<boolean>;
+  /**
+   * Optional (issue 22): the count of catalog writes shared by every host on the database. A host
+   * that sees it move by more than its own writes re-reads the catalog.
+   */
+  catalogRevision?(): Promise<number>;
+  /** Count one catalog write; answers the new count. */
+  bumpCatalogRevision?(): Promise<number>;
 }

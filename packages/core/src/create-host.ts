@@ -12,7 +12,7 @@ import { createProcessManager, type ProcessLimits, type ProcessStorage } from '.
 import { startAutoUpdate } from './registries/auto-update';
 import { createModuleInstaller } from './registries/module-installer';
 import { createServiceRegistries } from './registries/service-registries';
-import { silentLogger } from './scoped-logger';
+import { errorMessage, silentLogger } from './scoped-logger';
 import { createSecretsCipher } from './secrets-cipher';
 import { createSecretsVault } from './secrets-vault';
 import { createServiceHealth } from './service-health';
@@ -91,6 +91,22 @@ export interface CreateHostOptions {
    * `outbound` not made by `createOutboundPolicy` turns them off too (it cannot be moved).
    */
   readonly directToolCalls?: boolean;
+  /**
+   * This host's identity when several hosts share the storage (issue 22; see
+   * `ProcessManagerOptions.host`): stable across restarts, so a restarted host fails its own
+   * leftovers at once; unique per host. Absent: the storage is this host's alone.
+   */
+  readonly host?: {
+    readonly id: string;
+    readonly heartbeatMs?: number;
+    readonly leaseMs?: number;
+    /**
+     * How often to look for catalog writes of other hosts (the storage's shared count), in ms;
+     * default 1000, 0: never (a storage no other host writes to). A change seen re-hydrates the
+     * services it touched and reaches the sandbox processes (issue 22).
+     */
+    readonly catalogPollMs?: number;
+  };
   /** Registries, npm and auto-updates (issue 16); see {@link RegistryOptions}. */
   readonly registries?: RegistryOptions;
   /** Workers and deadlines of schema validation (tool parameters, config, secrets). */
@@ -115,7 +131,8 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const { storage } = options;
   // Every write goes through the watched port, so per-revision caches see it.
   // A write is acknowledged only once every sandbox process dropped what direct calls prepared.
-  const { catalog, revision } = watchCatalog(storage.catalog, () => directCalls.changed());
+  const watched = watchCatalog(storage.catalog, () => directCalls.changed());
+  const { catalog, revision } = watched;
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const { invokeTimeoutMs, moduleSetupTimeoutMs, ...processLimits } = options.limits ?? {};
@@ -160,6 +177,15 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     limits: processLimits,
     logger,
     now,
+    ...(options.host
+      ? {
+          host: {
+            id: options.host.id,
+            ...(options.host.heartbeatMs === undefined ? {} : { heartbeatMs: options.host.heartbeatMs }),
+            ...(options.host.leaseMs === undefined ? {} : { leaseMs: options.host.leaseMs }),
+          },
+        }
+      : {}),
   });
   const services = createServicesApi({
     catalog,
@@ -205,6 +231,30 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     await registry.close().catch(() => undefined);
     await checker.close();
     throw error;
+  }
+  // Catalog writes of other hosts on the same database (issue 22).
+  const pollMs = options.host ? (options.host.catalogPollMs ?? 1000) : 0;
+  let catalogPoll: NodeJS.Timeout | undefined;
+  if (pollMs > 0) {
+    await watched.poll();
+    await services.resync();
+    let polling = false;
+    catalogPoll = setInterval(() => {
+      if (polling) return;
+      polling = true;
+      void (async () => {
+        if (!(await watched.poll())) return;
+        await services.resync();
+        await directCalls.changed();
+      })()
+        .catch((error: unknown) =>
+          logger.error('catalog: reading changes of other hosts failed', { error: errorMessage(error) }),
+        )
+        .finally(() => {
+          polling = false;
+        });
+    }, pollMs);
+    catalogPoll.unref();
   }
   const registryOptions = options.registries ?? {};
   const access = {
@@ -257,6 +307,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     catalogVersion: catalogState,
     close(closeOptions) {
       closing ??= (async () => {
+        clearInterval(catalogPoll);
         autoUpdate.stop();
         await processes.close(closeOptions);
         await registry.close();

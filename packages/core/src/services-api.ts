@@ -87,6 +87,12 @@ export interface ServicesEngine extends Omit<ServicesApi, 'installFromRegistry' 
    * earlier version of it generated (failures are logged and shown on the service).
    */
   hydrateAdapter(adapterId: string, adapter: AdapterModule): Promise<void>;
+  /**
+   * The catalog changed on another host (issue 22): hydrate again every enabled service whose row,
+   * config or secrets differ from what this host last hydrated, and drop the services that are
+   * disabled or gone. Failures are logged and shown on the service.
+   */
+  resync(): Promise<void>;
   /** An adapter reported that a service's tools changed: refresh it in the background (logged). */
   toolsChanged(serviceId: string): void;
   /** Install a resolved definition (what `install` does after validating its input). */
@@ -138,6 +144,9 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const owner = (id: string) => ({ kind: 'service', id }) as const;
   const lock = createKeyedLock();
   const locked = <T>(id: string, task: () => Promise<T>) => lock.run(`service:${id}`, task);
+  // What `resync` last saw of each service (row, config, secrets), and whether it looked before.
+  const synced = new Map<string, { readonly print: string; readonly adapter: string }>();
+  let primed = false;
 
   const lifecycle = createServiceLifecycle({
     catalog,
@@ -392,6 +401,49 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
             error: errorMessage(error),
           }),
       );
+    },
+    async resync() {
+      const rows = await catalog.listServices({});
+      const present = new Set(rows.map((row) => row.id));
+      for (const row of rows) {
+        const adapter = registry.adapter(row.adapter);
+        if (!adapter) continue;
+        const owner = { kind: 'service', id: row.id } as const;
+        const print = JSON.stringify([
+          row.hash,
+          row.enabled,
+          row.updatedAt,
+          (await catalog.getConfig(owner)) ?? null,
+          (await catalog.getSecrets(owner)) ?? null,
+        ]);
+        const known = synced.get(row.id)?.print;
+        if (known === print) continue;
+        synced.set(row.id, { print, adapter: row.adapter });
+        // The first look only learns what this host hydrated itself at its start.
+        if (known === undefined && primed === false) continue;
+        await locked(row.id, async () => {
+          const fresh = await catalog.getService(row.id);
+          if (fresh?.enabled) await hydrate(fresh, adapter);
+          else if (fresh) await dehydrate(fresh);
+        }).catch((error: unknown) => {
+          logger.error('service failed to hydrate after a change on another host', {
+            service: row.id,
+            error: errorMessage(error),
+          });
+        });
+      }
+      for (const [id, { adapter }] of [...synced]) {
+        if (present.has(id)) continue;
+        synced.delete(id);
+        // Deleted on another host: what this host holds of it goes.
+        await registry
+          .adapter(adapter)
+          ?.dehydrateService(id)
+          .catch(() => undefined);
+        health.set(id, undefined);
+        await options.afterHydration?.();
+      }
+      primed = true;
     },
     async hydrateAdapter(adapterId, adapter) {
       const version = registry.adapterVersion(adapterId) ?? null;
