@@ -1,14 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { newService, newTool, runCatalogStorageContract, runProcessStorageContract } from '@cyrnel/testing';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
+import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
 
-/**
- * The PostgreSQL these tests use: CYRNEL_TEST_DATABASE_URL, else the machine's server on
- * 127.0.0.1:5432 (trust auth, database `test`; README "Tests" says how to get one).
- */
-const URL = process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const URL = TEST_DATABASE_URL;
 
 /** A store in a fresh schema of the test database, dropped on close. */
 async function postgresStore() {
@@ -18,13 +14,7 @@ async function postgresStore() {
     store,
     close: async () => {
       await store.close();
-      const client = new pg.Client({ connectionString: URL });
-      await client.connect();
-      try {
-        await client.query(`drop schema if exists "${schema}" cascade`);
-      } finally {
-        await client.end();
-      }
+      await dropSchema(schema);
     },
   };
 }

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { type CyrnelHost, createHost, INTERRUPTED_ERROR } from '@cyrnel/core';
 import { typescriptIvmModule } from '@cyrnel/env-typescript-ivm';
 import type { AdapterModule, BuiltinModule, ServiceState } from '@cyrnel/sdk';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openPostgresStore, type PostgresStore } from '../src/postgres/index';
+import type { Store } from '../src/index';
+import { openPostgresStore } from '../src/postgres/index';
+import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
 
-/** The PostgreSQL of the tests (see postgres-contract.test.ts). */
-const URL = process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const URL = TEST_DATABASE_URL;
 const SECRETS_KEY = randomBytes(32);
 const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
 
@@ -65,15 +65,7 @@ afterEach(async () => {
 /** A fresh schema shared by the hosts of one test, dropped at the end. */
 function sharedSchema(): string {
   const schema = `cyrnel_h_${randomBytes(6).toString('hex')}`;
-  cleanups.push(async () => {
-    const client = new pg.Client({ connectionString: URL });
-    await client.connect();
-    try {
-      await client.query(`drop schema if exists "${schema}" cascade`);
-    } finally {
-      await client.end();
-    }
-  });
+  cleanups.push(() => dropSchema(schema));
   return schema;
 }
 
@@ -81,7 +73,7 @@ async function startHost(
   schema: string,
   id: string,
   held: Held = new Map(),
-): Promise<{ host: CyrnelHost; store: PostgresStore; held: Held }> {
+): Promise<{ host: CyrnelHost; store: Store; held: Held }> {
   const store = await openPostgresStore({ url: URL, schema, maxConnections: 4 });
   const host = await createHost({
     storage: store,
