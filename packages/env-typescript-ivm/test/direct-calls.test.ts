@@ -49,7 +49,7 @@ describe('direct calls in the typescript-ivm environment (issue 21)', () => {
 
   const run = async (code: string, timeoutMs = 20_000) => {
     const eid = next++;
-    const exit = await env.execute({ eid, code, options: { timeoutMs } });
+    const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });
     return { exit, record: recording.of(eid), events: events.get(eid) ?? [], eid };
   };
 
