@@ -82,6 +82,8 @@ describe('openSqliteStore', () => {
         'module_config',
         'module_secrets',
         'processes',
+        'hosts',
+        'catalog_revision',
       ]),
     );
     expect(db.prepare('select name from cyrnel_migration order by name').pluck().all()).toEqual([
@@ -92,6 +94,7 @@ describe('openSqliteStore', () => {
       '0005-shared-schemas',
       '0006-process-error-reason',
       '0007-service-origin',
+      '0009-hosts',
     ]);
     db.close();
   });
