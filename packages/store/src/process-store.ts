@@ -223,7 +223,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('processes')
-          .set({ ...toColumns(change), output: '{}', stdout: '', stderr: '' })
+          .set({ ...toColumns(change), output: '{}', stdout: '', stderr: '', kill_requested_at: null })
           .where('id', '=', id)
           .execute();
         await trx.deleteFrom('process_tool_calls').where('process_id', '=', id).execute();
@@ -275,6 +275,37 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
     },
     async removeHost(hostId) {
       await db.deleteFrom('hosts').where('id', '=', hostId).execute();
+    },
+    async owner(id) {
+      const row = await db
+        .selectFrom('processes')
+        .leftJoin('hosts', 'hosts.id', 'processes.owner_host')
+        .select(['processes.owner_host as host', 'hosts.heartbeat_at as beat'])
+        .where('processes.id', '=', id)
+        .executeTakeFirst();
+      return row ? { hostId: row.host ?? null, heartbeatAt: row.beat ?? null } : undefined;
+    },
+    async requestKill(id, at) {
+      await db
+        .updateTable('processes')
+        .set({ kill_requested_at: at })
+        .where('id', '=', id)
+        .where('state', 'in', LIVE_STATES)
+        .execute();
+    },
+    async takeKillRequests(hostId) {
+      return db.transaction().execute(async (trx) => {
+        const rows = await trx
+          .selectFrom('processes')
+          .select('id')
+          .where('owner_host', '=', hostId)
+          .where('kill_requested_at', 'is not', null)
+          .execute();
+        if (rows.length === 0) return [];
+        const ids = rows.map((row) => Number(row.id));
+        await trx.updateTable('processes').set({ kill_requested_at: null }).where('id', 'in', ids).execute();
+        return ids;
+      });
     },
   };
 }

@@ -24,6 +24,8 @@ export interface ProcessesTable {
   /** Added by migration 0009: the host that runs (or last ran) it, and since when. */
   owner_host: Generated<string | null>;
   claimed_at: Generated<string | null>;
+  /** Added by migration 0010: a kill asked for on a host that does not run it. */
+  kill_requested_at: Generated<string | null>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */

@@ -130,6 +130,45 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     await a.host.processes.kill(id);
   });
 
+  it('waits for, follows and kills a process from another host than the one that runs it', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const b = await startHost(schema, 'host-b');
+    // wait on B for a run of A: answered once A wrote its end.
+    const short = await a.host.processes.create({
+      code: 'await new Promise((resolve) => setTimeout(resolve, 300)); cyrnel.output({ done: true })',
+    });
+    expect(await b.host.processes.wait(short.id, { timeoutMs: 10_000 })).toMatchObject({
+      state: 'idle',
+      exitState: 'success',
+      output: { done: true },
+    });
+    // Events on B: the states, then the results and the exit once A is done.
+    const followed = await a.host.processes.create({
+      code: 'console.log("hello"); await new Promise((resolve) => setTimeout(resolve, 300)); cyrnel.output({ n: 1 })',
+    });
+    await until(async () => (await b.host.processes.get(followed.id)).state !== 'queued');
+    const events: string[] = [];
+    const exited = new Promise<void>((resolve) => {
+      void b.host.processes.subscribe(followed.id, (event) => {
+        events.push(event.type === 'state' ? `state:${event.data.state}` : event.type);
+        if (event.type === 'exit') resolve();
+      });
+    });
+    await exited;
+    expect(events[0]).toBe('state:running');
+    expect(events.slice(-4)).toEqual(['state:idle', 'stdout', 'output', 'exit']);
+    // Kill on B: A stops its run.
+    const hanging = await a.host.processes.create({ code: WAITS, timeoutMs: null });
+    await until(async () => (await a.host.processes.get(hanging.id)).state === 'running');
+    await a.host.processes.list({});
+    await b.host.processes.kill(hanging.id);
+    expect(await a.host.processes.wait(hanging.id, { timeoutMs: 5_000 })).toMatchObject({
+      exitState: 'canceled',
+      errorReason: 'process_killed',
+    });
+  });
+
   it('takes a catalog change made on one host into account on the others within 2 s', async () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');

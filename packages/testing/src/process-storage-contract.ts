@@ -282,6 +282,27 @@ export function runProcessStorageContract(options: ProcessStorageContractOptions
       expect(Object.keys((await storage.get(ofLive)) ?? {})).not.toContain('ownerHost');
     });
 
+    it('names the owner of a run with its heartbeat, and passes kill requests to it once (issue 22)', async () => {
+      await storage.heartbeat('a', '2026-01-01T00:00:30.000Z');
+      const id = await storage.insert(newProcess({ state: 'queued', ownerHost: 'a' }));
+      const none = await storage.insert(newProcess({ state: 'queued' }));
+      expect(await storage.owner(id)).toEqual({ hostId: 'a', heartbeatAt: '2026-01-01T00:00:30.000Z' });
+      expect(await storage.owner(none)).toEqual({ hostId: null, heartbeatAt: null });
+      expect(await storage.owner(999_999)).toBeUndefined();
+      expect(await storage.takeKillRequests('a')).toEqual([]);
+      await storage.requestKill(id, AT);
+      expect(await storage.takeKillRequests('b')).toEqual([]);
+      expect(await storage.takeKillRequests('a')).toEqual([id]);
+      expect(await storage.takeKillRequests('a')).toEqual([]);
+      // Nothing to kill in an idle process; a re-run forgets an old request.
+      const idle = await storage.insert(newProcess({ ownerHost: 'a' }));
+      await storage.requestKill(idle, AT);
+      expect(await storage.takeKillRequests('a')).toEqual([]);
+      await storage.requestKill(id, AT);
+      await storage.reset(id, { state: 'queued', ownerHost: 'a', updatedAt: AT });
+      expect(await storage.takeKillRequests('a')).toEqual([]);
+    });
+
     it('moves a re-run to the host that claims it', async () => {
       await storage.heartbeat('a', '2026-01-01T00:00:00.000Z');
       await storage.heartbeat('b', '2026-01-01T00:00:30.000Z');

@@ -14,6 +14,8 @@ interface MemoryRow {
   calls: ToolCallRecord[];
   /** The host that runs it (not part of the record). */
   owner: string | null;
+  /** A kill asked for on another host. */
+  killRequested?: boolean;
 }
 
 const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
@@ -94,6 +96,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
       apply(row, change);
       row.results = emptyResults();
       row.calls = [];
+      row.killRequested = false;
     },
     delete: async (id) => rows.delete(id),
     async failInterrupted(error, at, errorReason, scope) {
@@ -125,6 +128,24 @@ export function createMemoryProcessStorage(): ProcessStorage {
     },
     async removeHost(hostId) {
       hosts.delete(hostId);
+    },
+    async owner(id) {
+      const row = rows.get(id);
+      if (!row) return undefined;
+      return { hostId: row.owner, heartbeatAt: row.owner === null ? null : (hosts.get(row.owner) ?? null) };
+    },
+    async requestKill(id) {
+      const row = rows.get(id);
+      if (row && row.record.state !== 'idle') row.killRequested = true;
+    },
+    async takeKillRequests(hostId) {
+      const ids: number[] = [];
+      for (const [id, row] of rows) {
+        if (!row.killRequested || row.owner !== hostId) continue;
+        row.killRequested = false;
+        if (row.record.state !== 'idle') ids.push(id);
+      }
+      return ids;
     },
   };
 }

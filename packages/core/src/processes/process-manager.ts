@@ -212,7 +212,33 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const id = requireProcessId(rawId);
       const { timeoutMs, marginMs, signal } = validateWaitOptions(rawOptions);
       const run = live.get(id);
-      if (!run) return { ...(await stored(id)), ...(await storedResults(id)) };
+      if (!run) {
+        const record = await stored(id);
+        if (record.state !== 'idle' && (await runElsewhere(id))) {
+          // Run by another host: its end is read from the store once written.
+          const stop = new AbortController();
+          const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+          try {
+            await awaitSettled(storedIdle(id, stop.signal), `process ${id}`, {
+              ...(timeoutMs === undefined ? {} : { timeoutMs }),
+              ...(signal === undefined ? {} : { signal }),
+              ...(marginMs === undefined
+                ? {}
+                : {
+                    after: {
+                      start: Promise.resolve(performance.now()),
+                      ms: limit + marginMs,
+                      message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
+                    },
+                  }),
+              details: { processId: id },
+            });
+          } finally {
+            stop.abort();
+          }
+        }
+        return { ...(await stored(id)), ...(await storedResults(id)) };
+      }
       const limit = run.timeoutMs;
       // The margin bound starts when the run does: time queued behind a busy pool never counts.
       const after =
@@ -294,6 +320,36 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const events = storedEvents(record, results);
       for (const event of events) listener(event);
       if (events.at(-1)?.type === 'exit') return () => {};
+      if (await runElsewhere(id)) {
+        // Run by another host: its states as they are stored, then its results once written.
+        const stop = new AbortController();
+        let state = record.state;
+        const follow = async () => {
+          while (!stop.signal.aborted) {
+            await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS).unref());
+            const now = await storage.get(id).catch(() => undefined);
+            if (stop.signal.aborted) return;
+            if (!now || now.state === 'idle' || !(await runElsewhere(id).catch(() => false))) {
+              const final = now && (await storage.results(id));
+              for (const event of now ? storedEvents(now, final) : []) listener(event);
+              if (!now || now.state !== 'idle')
+                listener({
+                  type: 'exit',
+                  data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
+                });
+              return;
+            }
+            if (now.state !== state) {
+              state = now.state;
+              listener({ type: 'state', data: { state: now.state, exitState: now.exitState } });
+            }
+          }
+        };
+        void follow().catch((error: unknown) =>
+          logger.warn('process: following a run of another host failed', { id, error: String(error) }),
+        );
+        return () => stop.abort();
+      }
       const set = waiting.get(id) ?? new Set();
       set.add(listener);
       waiting.set(id, set);
@@ -346,7 +402,12 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       }
       const record = await stored(id);
       if (record.state === 'idle') throw cyrnelError('process_not_running', `process ${id} is idle`);
-      // A non-idle row no run of this host owns (left by another host): record the kill.
+      // Another live host runs it: that host kills it (it looks for requests several times a second).
+      if (await runElsewhere(id)) {
+        await storage.requestKill(id, now().toISOString());
+        return record;
+      }
+      // A non-idle row no live host runs (left by a host that stopped): record the kill.
       const at = now().toISOString();
       const change = {
         state: 'idle',
@@ -382,11 +443,46 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     },
   };
 
+  /** How often a host looks at a process another host runs (wait, events) or for kills asked of it. */
+  const REMOTE_POLL_MS = 100;
+
+  /** True when another live host runs process `id` (issue 22): ask it, do not touch the row. */
+  const runElsewhere = async (id: number): Promise<boolean> => {
+    const host = options.host;
+    if (!host) return false;
+    const owner = await storage.owner(id);
+    return (
+      owner?.hostId !== undefined &&
+      owner.hostId !== null &&
+      owner.hostId !== host.id &&
+      owner.heartbeatAt !== null &&
+      owner.heartbeatAt >= staleBefore(now())
+    );
+  };
+
+  /** Resolves once the stored record of `id` is idle (another host finished it); stops with `signal`. */
+  const storedIdle = (id: number, signal: AbortSignal): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const look = async () => {
+        if (signal.aborted) return;
+        try {
+          const record = await storage.get(id);
+          if (!record || record.state === 'idle') return resolve();
+          if (!(await runElsewhere(id))) return resolve();
+        } catch (error) {
+          return reject(error);
+        }
+        setTimeout(look, REMOTE_POLL_MS).unref();
+      };
+      void look();
+    });
+
   // Several hosts (issue 22): this one's heartbeat, and the runs of hosts that went silent.
   const heartbeatMs = Math.max(10, options.host?.heartbeatMs ?? 2_000);
   const leaseMs = Math.max(heartbeatMs * 2, options.host?.leaseMs ?? 10_000);
   const staleBefore = (at: Date) => new Date(at.getTime() - leaseMs).toISOString();
   let heartbeat: NodeJS.Timeout | undefined;
+  let killPoll: NodeJS.Timeout | undefined;
   let beating = false;
   const startHeartbeat = (hostId: string) => {
     heartbeat = setInterval(() => {
@@ -410,6 +506,27 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         });
     }, heartbeatMs);
     heartbeat.unref();
+    // Kills asked on other hosts for runs of this one.
+    let taking = false;
+    killPoll = setInterval(() => {
+      if (taking || closing || live.size === 0) return;
+      taking = true;
+      void storage
+        .takeKillRequests(hostId)
+        .then((ids) => {
+          for (const id of ids) {
+            const run = live.get(id);
+            if (run && !run.finished) execution.terminate(run, 'canceled', KILLED_ERROR, 'process_killed');
+          }
+        })
+        .catch((error: unknown) =>
+          logger.error('process: reading kill requests failed', { error: String(error) }),
+        )
+        .finally(() => {
+          taking = false;
+        });
+    }, REMOTE_POLL_MS);
+    killPoll.unref();
   };
 
   return {
@@ -434,6 +551,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     async close({ graceMs = 10_000 } = {}) {
       closing = true;
       clearInterval(heartbeat);
+      clearInterval(killPoll);
       const settledAll = () => Promise.all([...live.values()].map((run) => run.settled));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {

@@ -106,4 +106,12 @@ export interface ProcessStorage {
   heartbeat(hostId: string, at: string): Promise<void>;
   /** Remove host `hostId` (a clean shutdown, once its runs are recorded). */
   removeHost(hostId: string): Promise<void>;
+  /** The host that runs process `id` and its last heartbeat (null: none or unknown); undefined when `id` is unknown. */
+  owner(
+    id: number,
+  ): Promise<{ readonly hostId: string | null; readonly heartbeatAt: string | null } | undefined>;
+  /** Ask the host that runs `id` to kill it (it looks with {@link ProcessStorage.takeKillRequests}). */
+  requestKill(id: number, at: string): Promise<void>;
+  /** The unfinished processes of `hostId` a kill was asked for since the last look; clears the requests. */
+  takeKillRequests(hostId: string): Promise<number[]>;
 }

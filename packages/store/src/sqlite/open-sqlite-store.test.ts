@@ -95,6 +95,7 @@ describe('openSqliteStore', () => {
       '0006-process-error-reason',
       '0007-service-origin',
       '0009-hosts',
+      '0010-kill-requests',
     ]);
     db.close();
   });

@@ -5,6 +5,7 @@ import * as keys from '../../sqlite/migrations/0003-keys';
 import * as sharedSchemas from '../../sqlite/migrations/0005-shared-schemas';
 import * as processErrorReason from '../../sqlite/migrations/0006-process-error-reason';
 import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
+import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as hosts from '../../sqlite/migrations/0009-hosts';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
@@ -23,4 +24,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007-service-origin': serviceOrigin,
   '0008-c-collation': collation,
   '0009-hosts': hosts,
+  '0010-kill-requests': killRequests,
 };
