@@ -124,6 +124,33 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
     }
   });
 
+  it('follows the events of a run on another host, and kills a run from another host', async () => {
+    const [a, b, c] = hosts as [CyrnelServer, CyrnelServer, CyrnelServer];
+    const { id } = await a.client.processes.create({
+      code: "console.log('hello'); await new Promise((resolve) => setTimeout(resolve, 500)); cyrnel.output({ done: 1 });",
+    });
+    const seen: string[] = [];
+    for await (const event of c.client.processes.events(id)) {
+      seen.push(event.type);
+      if (event.type === 'exit') {
+        expect(event.data).toMatchObject({ exitState: 'success' });
+        break;
+      }
+    }
+    expect(seen).toContain('stdout');
+    expect(seen).toContain('output');
+    const hanging = await a.client.processes.create({ code: HANGS, timeoutMs: 120_000 });
+    for await (const event of a.client.processes.events(hanging.id)) if (event.type === 'stdout') break;
+    await b.client.processes.kill(hanging.id);
+    let record = await a.client.processes.get(hanging.id);
+    const asked = Date.now();
+    while (record.state !== 'idle' && Date.now() - asked < 5_000) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      record = await a.client.processes.get(hanging.id);
+    }
+    expect(record).toMatchObject({ state: 'idle', exitState: 'canceled', errorReason: 'process_killed' });
+  });
+
   it('marks the runs of a host killed mid-run as failed within the lease, and the others go on', async () => {
     const [a, b, c] = hosts as [CyrnelServer, CyrnelServer, CyrnelServer];
     const started = async (host: CyrnelServer) => {
