@@ -11,7 +11,7 @@ import { machineInfo } from './harness/machine-info.ts';
 import { replaceReadmeSection } from './harness/readme-section.ts';
 import { createReport } from './harness/report.ts';
 import { createResources } from './harness/resources.ts';
-import { runCyrnelSearch } from './suites/cyrnel-search.ts';
+import { postgresSearchDatabase, runCyrnelSearch } from './suites/cyrnel-search.ts';
 import { runCyrnel } from './suites/cyrnel-suite.ts';
 import { runFetchFloors, runLatencyFloors, runThroughputFloor } from './suites/floor-suite.ts';
 import { runPeer } from './suites/peer-suite.ts';
@@ -68,6 +68,9 @@ async function main(): Promise<void> {
   await part(PEER_SECTION, () => runPeer(ctx));
   await part('cyrnel', () => runCyrnel(ctx));
   await part('cyrnel: tool search', () => runCyrnelSearch(ctx));
+  await part('cyrnel: tool search on PostgreSQL', async () =>
+    runCyrnelSearch(ctx, await postgresSearchDatabase()),
+  );
 }
 
 /** 1 when the quick run could not run a part of cyrnel's own (the peer's failures are the peer's). */

@@ -1,5 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
 import { percentile, summarize } from '../harness/stats.ts';
@@ -64,22 +66,61 @@ async function searchableGitHub(): Promise<string> {
   return JSON.stringify({ openapi: '3.0.3', info: doc.info, servers: doc.servers, paths });
 }
 
+/** The database a search server runs on: its own SQLite file, or a fresh PostgreSQL database. */
+export interface SearchDatabase {
+  /** Shown in the row's name (`SQLite`, `PostgreSQL`). */
+  readonly label: string;
+  /** Variables for the server (`CYRNEL_DATABASE_URL`, ...). */
+  readonly env: Record<string, string>;
+  /** Drop what was created for it. */
+  dispose(): Promise<void>;
+}
+
+/** The PostgreSQL of the machine (`CYRNEL_TEST_DATABASE_URL`, else 127.0.0.1:5432, trust auth). */
+const POSTGRES_ADMIN_URL =
+  process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+async function postgresAdmin(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A fresh PostgreSQL database for one search server (issue 22: search on PostgreSQL). */
+export async function postgresSearchDatabase(): Promise<SearchDatabase> {
+  const name = `cyrnel_bench_${randomBytes(5).toString('hex')}`;
+  await postgresAdmin(`create database ${name}`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    label: 'PostgreSQL',
+    env: { CYRNEL_DATABASE_URL: url.toString(), CYRNEL_SECRETS_KEY: randomBytes(32).toString('base64') },
+    dispose: () => postgresAdmin(`drop database if exists ${name} with (force)`),
+  };
+}
+
 /**
  * Tool search at scale (issue 14): a fresh server holding GitHub's ~1,200 operations under many
  * service ids (82 in a full run: ~100k tools; 8 in `--quick`), two services and one tool disabled,
- * then `GET /tools?query=…&limit=20` over a rotating query mix: p50 and p95.
+ * then `GET /tools?query=…&limit=20` over a rotating query mix: p50 and p95. On SQLite by default,
+ * or on the given database (the row names it).
  */
-export async function runCyrnelSearch(ctx: SuiteContext): Promise<void> {
+export async function runCyrnelSearch(ctx: SuiteContext, database?: SearchDatabase): Promise<void> {
   const { config, report } = ctx;
-  ctx.log('cyrnel search: starting a server for the search catalog');
-  const server = await startServerProcess(ctx.resources);
+  const on = database ? ` (${database.label})` : '';
+  ctx.log(`cyrnel search${on}: starting a server for the search catalog`);
+  const server = await startServerProcess(ctx.resources, database?.env);
   try {
     const api = createCyrnelApi(server.url);
     const definition = await searchableGitHub();
     let tools = 0;
     const installStarted = performance.now();
     for (let i = 0; i < config.searchCopies; i++) {
-      if (i % 10 === 0) ctx.log(`cyrnel search: installing copy ${i + 1} of ${config.searchCopies}`);
+      if (i % 10 === 0) ctx.log(`cyrnel search${on}: installing copy ${i + 1} of ${config.searchCopies}`);
       const body = JSON.stringify({ id: `github${i}`, adapter: 'openapi', definition, enabled: true });
       tools += Number(((await api.post('/services', body)) as { toolCount?: number }).toolCount ?? 0);
     }
@@ -90,7 +131,7 @@ export async function runCyrnelSearch(ctx: SuiteContext): Promise<void> {
     }
     await api.post('/tools/github0/issues_create/enabled', { enabled: false });
 
-    ctx.log(`cyrnel search: ${config.searchReps} queries over ${tools} tools`);
+    ctx.log(`cyrnel search${on}: ${config.searchReps} queries over ${tools} tools`);
     const search = (query: string) => api.get(`/tools?query=${encodeURIComponent(query)}&limit=20`);
     for (const query of QUERIES) await search(query);
     const samples: number[] = [];
@@ -119,7 +160,7 @@ export async function runCyrnelSearch(ctx: SuiteContext): Promise<void> {
     const judged = tools >= 90_000;
     report.add({
       section: 'search',
-      metric: `cyrnel: GET /tools?query=… with ${tools.toLocaleString('en-US')} tools`,
+      metric: `cyrnel${on}: GET /tools?query=… with ${tools.toLocaleString('en-US')} tools`,
       unit: 'ms',
       stats,
       target: '≤ 5 ms p50, ≤ 10 ms p95 (100k tools)',
@@ -134,5 +175,6 @@ export async function runCyrnelSearch(ctx: SuiteContext): Promise<void> {
     });
   } finally {
     await server.stop();
+    await database?.dispose();
   }
 }

@@ -5,8 +5,8 @@ import * as keys from '../../sqlite/migrations/0003-keys';
 import * as sharedSchemas from '../../sqlite/migrations/0005-shared-schemas';
 import * as processErrorReason from '../../sqlite/migrations/0006-process-error-reason';
 import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
-import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as hosts from '../../sqlite/migrations/0009-hosts';
+import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 

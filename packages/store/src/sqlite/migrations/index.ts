@@ -6,8 +6,8 @@ import * as toolSearch from './0004-tool-search';
 import * as sharedSchemas from './0005-shared-schemas';
 import * as processErrorReason from './0006-process-error-reason';
 import * as serviceOrigin from './0007-service-origin';
-import * as killRequests from './0010-kill-requests';
 import * as hosts from './0009-hosts';
+import * as killRequests from './0010-kill-requests';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
