@@ -8,6 +8,11 @@ const COLUMNS = sql.raw(
     't.enabled as enabled, s.enabled as service_enabled, s.adapter as adapter',
 );
 
+/** Matches ranked with `ts_rank` at most (as `RANKED_CANDIDATES` on SQLite). */
+const RANKED_CANDIDATES = 1_000;
+/** Matches ordered by id length past {@link RANKED_CANDIDATES}. */
+const TITLE_CANDIDATES = 250;
+
 /** How often a search looks whether the statistics of `tools` are behind its writes. */
 const STATS_CHECK_MS = 5_000;
 
@@ -76,11 +81,24 @@ export function createToolSearch(db: Kysely<Database>): CatalogStorage['searchTo
     if (found.length < limit && words.length > 0) {
       const scoped = exact?.serviceId === undefined ? sql`` : sql` and t.service_id = ${exact.serviceId}`;
       const tsquery = words.join(' & ');
-      const { rows } =
-        await sql<ToolBase>`select ${COLUMNS} from tools t join services s on s.id = t.service_id
-        where ${filter}${scoped} and t.search_document @@ to_tsquery('simple', ${tsquery})
-        order by ts_rank(t.search_document, to_tsquery('simple', ${tsquery})) desc, t.service_id, t.id
-        limit ${limit + found.length}`.execute(db);
+      const matching = sql`from tools t join services s on s.id = t.service_id
+        where ${filter}${scoped} and t.search_document @@ to_tsquery('simple', ${tsquery})`;
+      // `ts_rank` scores every match: a word in most of 100,000 tools costs tens of milliseconds.
+      // Past RANKED_CANDIDATES matches (the planner's estimate, from fresh statistics: counting
+      // them costs as much as ranking), as on SQLite, the first TITLE_CANDIDATES found are ordered
+      // by id length instead (the shortest ids are the most general tools).
+      const { rows: plans } = await sql<{
+        'QUERY PLAN': [{ Plan: { 'Plan Rows': number } }];
+      }>`explain (format json)
+        select 1 from tools t where t.search_document @@ to_tsquery('simple', ${tsquery})`.execute(db);
+      const estimate = plans[0]?.['QUERY PLAN'][0]?.Plan['Plan Rows'] ?? 0;
+      const broad = estimate > RANKED_CANDIDATES;
+      const { rows } = broad
+        ? await sql<ToolBase>`select * from (select ${COLUMNS} ${matching} limit ${TITLE_CANDIDATES}) as m
+            order by length(m.id), m.service_id, m.id limit ${limit + found.length}`.execute(db)
+        : await sql<ToolBase>`select ${COLUMNS} ${matching}
+            order by ts_rank(t.search_document, to_tsquery('simple', ${tsquery})) desc, t.service_id, t.id
+            limit ${limit + found.length}`.execute(db);
       for (const row of rows) {
         if (found.length >= limit) break;
         if (seen.has(`${row.service_id}.${row.id}`)) continue;
