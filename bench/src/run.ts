@@ -11,6 +11,7 @@ import { machineInfo } from './harness/machine-info.ts';
 import { replaceReadmeSection } from './harness/readme-section.ts';
 import { createReport } from './harness/report.ts';
 import { createResources } from './harness/resources.ts';
+import { runCyrnelHosts } from './suites/cyrnel-hosts.ts';
 import { postgresSearchDatabase, runCyrnelSearch } from './suites/cyrnel-search.ts';
 import { runCyrnel } from './suites/cyrnel-suite.ts';
 import { runFetchFloors, runLatencyFloors, runThroughputFloor } from './suites/floor-suite.ts';
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
   await part(PEER_SECTION, () => runPeer(ctx));
   await part('cyrnel', () => runCyrnel(ctx));
   await part('cyrnel: tool search', () => runCyrnelSearch(ctx));
+  await part('cyrnel: several hosts on PostgreSQL', () => runCyrnelHosts(ctx));
   await part('cyrnel: tool search on PostgreSQL', async () =>
     runCyrnelSearch(ctx, await postgresSearchDatabase()),
   );
