@@ -1,22 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { freshPostgresDatabase } from '../cyrnel/postgres-database.ts';
 import { type ServerProcess, startServerProcess } from '../cyrnel/server-process.ts';
 import { loadTest } from '../harness/load-test.ts';
 import { TRIVIAL } from '../programs.ts';
 import type { SuiteContext } from './suite-context.ts';
-
-/** The PostgreSQL of the machine (`CYRNEL_TEST_DATABASE_URL`, else 127.0.0.1:5432, trust auth). */
-const ADMIN_URL = process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Connections per host: enough to keep each host's sandbox pool busy. */
 const CONNECTIONS_PER_HOST = 8;
@@ -29,11 +15,8 @@ const CONNECTIONS_PER_HOST = 8;
  */
 export async function runCyrnelHosts(ctx: SuiteContext): Promise<void> {
   const { config, report } = ctx;
-  const name = `cyrnel_bench_h_${randomBytes(5).toString('hex')}`;
-  await admin(`create database ${name}`);
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  const env = { CYRNEL_DATABASE_URL: url.toString(), CYRNEL_SECRETS_KEY: randomBytes(32).toString('base64') };
+  const database = await freshPostgresDatabase();
+  const { env } = database;
   const servers: ServerProcess[] = [];
   try {
     const body = JSON.stringify({ code: TRIVIAL, wait: true });
@@ -59,6 +42,6 @@ export async function runCyrnelHosts(ctx: SuiteContext): Promise<void> {
     }
   } finally {
     for (const server of servers) await server.stop();
-    await admin(`drop database if exists ${name} with (force)`);
+    await database.dispose();
   }
 }

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { freshPostgresDatabase } from '../cyrnel/postgres-database.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
 import { percentile, summarize } from '../harness/stats.ts';
 import type { SuiteContext } from './suite-context.ts';
@@ -76,31 +75,9 @@ export interface SearchDatabase {
   dispose(): Promise<void>;
 }
 
-/** The PostgreSQL of the machine (`CYRNEL_TEST_DATABASE_URL`, else 127.0.0.1:5432, trust auth). */
-const POSTGRES_ADMIN_URL =
-  process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function postgresAdmin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 /** A fresh PostgreSQL database for one search server (issue 22: search on PostgreSQL). */
 export async function postgresSearchDatabase(): Promise<SearchDatabase> {
-  const name = `cyrnel_bench_${randomBytes(5).toString('hex')}`;
-  await postgresAdmin(`create database ${name}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    label: 'PostgreSQL',
-    env: { CYRNEL_DATABASE_URL: url.toString(), CYRNEL_SECRETS_KEY: randomBytes(32).toString('base64') },
-    dispose: () => postgresAdmin(`drop database if exists ${name} with (force)`),
-  };
+  return { label: 'PostgreSQL', ...(await freshPostgresDatabase()) };
 }
 
 /**
