@@ -68,20 +68,19 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
       if (typeof serviceId !== 'string' || typeof toolId !== 'string') return undefined;
       // Read first: data read after it may be newer than the label, never older.
       const label = revision();
-      const gate = await options.catalog.getToolGate(serviceId, toolId);
-      if (!gate?.serviceEnabled || !gate.enabled) return undefined;
+      // One read: the gate's flags and the schema (a tool is prepared once per change, not per call).
+      const tool = await options.catalog.getTool(serviceId, toolId);
+      if (!tool?.serviceEnabled || !tool.enabled) return undefined;
       if (options.health.error(serviceId) !== undefined) return undefined;
-      const view = portableView(options.adapter(gate.adapter));
+      const view = portableView(options.adapter(tool.adapter));
       const setup = view?.setup();
       const state = view?.state(serviceId);
       const toolState = state && Object.hasOwn(state.tools, toolId) ? state.tools[toolId] : undefined;
       if (!view || !setup || !state || !toolState) return undefined;
       const outbound = outboundData();
       if (outbound === undefined) return undefined;
-      const tool = await options.catalog.getTool(serviceId, toolId);
-      if (!tool) return undefined;
-      const shared = await options.sharedSchemas.get(serviceId, gate.serviceHash);
-      prepared.set(serviceId, gate.adapter);
+      const shared = await options.sharedSchemas.get(serviceId, tool.serviceHash);
+      prepared.set(serviceId, tool.adapter);
       const { tools: _all, ...service } = state;
       return {
         revision: label,

@@ -75,6 +75,23 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     return result;
   };
 
+  // Recorded at the call, completed at the answer: a call still in flight when the run ends is
+  // kept (ok false, no error code, duration up to the end) for the audit. Gated and direct alike.
+  const openCall = (run: LiveProcess, serviceId: string, toolId: string, startedMs: number) => {
+    const call: ToolCallRecord = {
+      serviceId,
+      toolId,
+      startedAt: new Date(startedMs).toISOString(),
+      durationMs: 0,
+      ok: false,
+      errorCode: null,
+      errorReason: null,
+    };
+    run.calls.push(call);
+    run.pendingCalls.set(call, startedMs);
+    return call;
+  };
+
   // Direct calls in flight, by run and the environment's call id (issue 21).
   const directs = new WeakMap<LiveProcess, Map<number, ToolCallRecord>>();
   const record = (eid: number, event: DirectCallEvent) => {
@@ -84,17 +101,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     if (event.kind === 'start') {
       if (typeof event.serviceId !== 'string' || typeof event.toolId !== 'string') return;
       const startedAt = Number.isFinite(event.startedAt) ? event.startedAt : now().getTime();
-      const call: ToolCallRecord = {
-        serviceId: event.serviceId,
-        toolId: event.toolId,
-        startedAt: new Date(startedAt).toISOString(),
-        durationMs: 0,
-        ok: false,
-        errorCode: null,
-        errorReason: null,
-      };
-      run.calls.push(call);
-      run.pendingCalls.set(call, startedAt);
+      const call = openCall(run, event.serviceId, event.toolId, startedAt);
       if (!open) {
         open = new Map();
         directs.set(run, open);
@@ -129,19 +136,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const run = running(eid);
       if (!run) throw cyrnelError('process_not_running', `execution ${eid} is not running`);
       const started = now();
-      // Recorded at the call, completed at the answer: a call still in flight when the run
-      // ends is kept (ok false, no error code, duration up to the end) for the audit.
-      const call: ToolCallRecord = {
-        serviceId: String(input?.serviceId),
-        toolId: String(input?.toolId),
-        startedAt: started.toISOString(),
-        durationMs: 0,
-        ok: false,
-        errorCode: null,
-        errorReason: null,
-      };
-      run.calls.push(call);
-      run.pendingCalls.set(call, started.getTime());
+      const call = openCall(run, String(input?.serviceId), String(input?.toolId), started.getTime());
       try {
         const signal =
           input?.signal instanceof AbortSignal

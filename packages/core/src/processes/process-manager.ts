@@ -1,4 +1,4 @@
-import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import type { EnvironmentBindings, ModuleLogger, ProcessState } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
@@ -219,7 +219,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
           const stop = new AbortController();
           const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
           try {
-            await awaitSettled(storedIdle(id, stop.signal), `process ${id}`, {
+            const ended = followElsewhere(id, stop.signal, record.state).then(() => undefined);
+            await awaitSettled(ended, `process ${id}`, {
               ...(timeoutMs === undefined ? {} : { timeoutMs }),
               ...(signal === undefined ? {} : { signal }),
               ...(marginMs === undefined
@@ -321,33 +322,26 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       for (const event of events) listener(event);
       if (events.at(-1)?.type === 'exit') return () => {};
       if (await runElsewhere(id)) {
-        // Run by another host: its states as they are stored, then its results once written.
+        // Run by another host: its states as they are stored, then its results once written (an
+        // owner that stops beating, or a failed read, ends it as interrupted).
         const stop = new AbortController();
-        let state = record.state;
-        const follow = async () => {
-          while (!stop.signal.aborted) {
-            await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS).unref());
-            const now = await storage.get(id).catch(() => undefined);
-            if (stop.signal.aborted) return;
-            if (!now || now.state === 'idle' || !(await runElsewhere(id).catch(() => false))) {
-              const final = now && (await storage.results(id));
-              for (const event of now ? storedEvents(now, final) : []) listener(event);
-              if (!now || now.state !== 'idle')
-                listener({
-                  type: 'exit',
-                  data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
-                });
-              return;
-            }
-            if (now.state !== state) {
-              state = now.state;
-              listener({ type: 'state', data: { state: now.state, exitState: now.exitState } });
-            }
-          }
+        const end = async (last: ProcessRecord | undefined) => {
+          if (stop.signal.aborted) return;
+          if (last) for (const event of storedEvents(last, await storage.results(id))) listener(event);
+          if (last?.state !== 'idle')
+            listener({
+              type: 'exit',
+              data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
+            });
         };
-        void follow().catch((error: unknown) =>
-          logger.warn('process: following a run of another host failed', { id, error: String(error) }),
-        );
+        void followElsewhere(id, stop.signal, record.state, (now) =>
+          listener({ type: 'state', data: { state: now.state, exitState: now.exitState } }),
+        )
+          .catch((error: unknown) => {
+            logger.warn('process: following a run of another host failed', { id, error: String(error) });
+            return undefined;
+          })
+          .then(end);
         return () => stop.abort();
       }
       const set = waiting.get(id) ?? new Set();
@@ -460,22 +454,28 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     );
   };
 
-  /** Resolves once the stored record of `id` is idle (another host finished it); stops with `signal`. */
-  const storedIdle = (id: number, signal: AbortSignal): Promise<void> =>
-    new Promise((resolve, reject) => {
-      const look = async () => {
-        if (signal.aborted) return;
-        try {
-          const record = await storage.get(id);
-          if (!record || record.state === 'idle') return resolve();
-          if (!(await runElsewhere(id))) return resolve();
-        } catch (error) {
-          return reject(error);
-        }
-        setTimeout(look, REMOTE_POLL_MS).unref();
-      };
-      void look();
-    });
+  /**
+   * Follow the stored record of a run another host owns, every REMOTE_POLL_MS, calling `onState`
+   * when its state moves on from `state`: resolves with the record once it is idle, or as it is
+   * once no live host runs it any more (undefined when it is gone or `signal` aborted).
+   */
+  const followElsewhere = async (
+    id: number,
+    signal: AbortSignal,
+    state: ProcessState,
+    onState: (record: ProcessRecord) => void = () => {},
+  ): Promise<ProcessRecord | undefined> => {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      const record = await storage.get(id);
+      if (!record || record.state === 'idle' || !(await runElsewhere(id))) return record;
+      if (record.state !== state) {
+        state = record.state;
+        onState(record);
+      }
+      await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS).unref());
+    }
+  };
 
   // Several hosts (issue 22): this one's heartbeat, and the runs of hosts that went silent.
   const heartbeatMs = Math.max(10, options.host?.heartbeatMs ?? 2_000);
