@@ -12,8 +12,13 @@ import {
   type HostMessage,
 } from './sandbox-protocol';
 
-/** Child messages handled per event-loop turn (a batch of 5,000 calls once stalled the server ≈ 100 ms). */
-const HANDLED_PER_TURN = 256;
+/**
+ * Child messages handled per event-loop turn (a batch of 5,000 calls once stalled the server
+ * ≈ 100 ms). Each call's database reads finish in the turn that started them (the store's
+ * promises settle in microtasks), so the bound is on work: at 256, 2,000 calls to tools that do
+ * not exist (a preparation and a gated call each) held /health for ≈ 300 ms; at 64, well under.
+ */
+const HANDLED_PER_TURN = 64;
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
