@@ -43,6 +43,12 @@ export type {
   ToolsApi,
   UpdateServiceInput,
 } from './host';
+export {
+  createLocalSignals,
+  type HostSignals,
+  MAX_SIGNAL_BYTES,
+  type SignalTopic,
+} from './host-signals';
 export { type JsonShapeLimits, jsonShapeExceeds } from './json-shape';
 export * from './keys/index';
 export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';

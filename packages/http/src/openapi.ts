@@ -197,6 +197,7 @@ const SCHEMAS: Record<string, Json> = {
       'updatedAt',
       'startedAt',
       'completedAt',
+      'hostId',
     ],
     {
       id: { type: 'integer', minimum: 1 },
@@ -211,6 +212,7 @@ const SCHEMAS: Record<string, Json> = {
       updatedAt: { type: 'string' },
       startedAt: nullable('string'),
       completedAt: nullable('string'),
+      hostId: nullable('string'),
     },
   ),
   ProcessRecord: {

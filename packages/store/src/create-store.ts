@@ -1,4 +1,4 @@
-import type { CatalogStorage, KeyStorage, ProcessStorage } from '@cyrnel/core';
+import type { CatalogStorage, HostSignals, KeyStorage, ProcessStorage } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
 import { createCatalogStore } from './catalog-store';
 import type { Database } from './database';
@@ -17,6 +17,11 @@ export interface Store {
   readonly keys: KeyStorage;
   /** The database it runs on. */
   readonly dialect: StoreDialectName;
+  /**
+   * Signals between hosts sharing the database (PostgreSQL's LISTEN/NOTIFY; issue 22); absent on
+   * SQLite, which one host has alone.
+   */
+  readonly signals?: HostSignals;
   /** Close the database (destroys the Kysely instance); the ports must not be used afterwards. */
   close(): Promise<void>;
 }
@@ -58,7 +63,7 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   let closed: Promise<void> | undefined;
   return {
     catalog: createCatalogStore(db, dialect),
-    processes: createProcessStore(db),
+    processes: createProcessStore(db, dialect.name),
     keys: createKeyStore(db),
     dialect: dialect.name,
     close: () => {

@@ -44,6 +44,7 @@ describe('createProcessStore', () => {
       updatedAt: at(0),
       startedAt: null,
       completedAt: null,
+      hostId: null,
     });
     expect(await store.code(id)).toBe('cyrnel.output({})');
     expect(await store.results(id)).toEqual({ output: {}, stdout: '', stderr: '' });

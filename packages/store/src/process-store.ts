@@ -1,10 +1,11 @@
 import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
 import type { ErrorCode, ErrorReason, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
-import type { CompiledQuery, Kysely, Selectable, Updateable } from 'kysely';
+import { type CompiledQuery, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
 import { flag, parseObject } from './sql-helpers';
+import type { StoreDialectName } from './store-dialect';
 
 // Lists leave `env_config` out: it is read only for one process at a time.
 const SUMMARY_COLUMNS = [
@@ -20,6 +21,7 @@ const SUMMARY_COLUMNS = [
   'updated_at',
   'started_at',
   'completed_at',
+  'owner_host',
 ] as const;
 
 const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
@@ -50,6 +52,7 @@ function toSummary(row: SummaryRow): ProcessSummary {
     updatedAt: row.updated_at,
     startedAt: row.started_at,
     completedAt: row.completed_at,
+    hostId: row.owner_host,
   };
 }
 
@@ -78,7 +81,13 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
  * const manager = createProcessManager({ storage: createProcessStore(db), environments, tools });
  * ```
  */
-export function createProcessStore(db: Kysely<Database>): ProcessStorage {
+export function createProcessStore(
+  db: Kysely<Database>,
+  /** PostgreSQL takes queued work with `FOR UPDATE SKIP LOCKED`; SQLite has one writer at a time. */
+  dialect: StoreDialectName = 'sqlite',
+): ProcessStorage {
+  // `instr` and `strpos` find a substring exactly (LIKE would read `_` as a wildcard).
+  const contains = dialect === 'postgres' ? 'strpos' : 'instr';
   // Hot statements are compiled once per column set: compiling costs about a quarter of a write.
   const compiledUpdates = new Map<string, CompiledQuery>();
   let compiledInsert: CompiledQuery | undefined;
@@ -129,6 +138,7 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
         updated_at: process.createdAt,
         owner_host: process.ownerHost ?? null,
         claimed_at: process.ownerHost ? process.createdAt : null,
+        needs: process.needs?.length ? `,${process.needs.join(',')},` : '',
       };
       compiledInsert ??= db.insertInto('processes').values(values).returning('id').compile();
       const { rows } = await db.executeQuery<{ id: number }>({
@@ -257,7 +267,8 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
         const live = db.selectFrom('hosts').select('id').where('heartbeat_at', '>=', scope.staleBefore);
         query = query.where((eb) =>
           eb.or([
-            ...(scope.unowned ? [eb('owner_host', 'is', null)] : []),
+            // Queued work without an owner is the shared queue's, not a leftover.
+            ...(scope.unowned ? [eb.and([eb('owner_host', 'is', null), eb('state', '!=', 'queued')])] : []),
             ...(scope.hostId === undefined ? [] : [eb('owner_host', '=', scope.hostId)]),
             eb.and([eb('owner_host', 'is not', null), eb('owner_host', 'not in', live)]),
           ]),
@@ -266,12 +277,85 @@ export function createProcessStore(db: Kysely<Database>): ProcessStorage {
       const result = await query.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
-    async heartbeat(hostId, at) {
+    async heartbeat(hostId, at, modules) {
+      const json = modules === undefined ? undefined : JSON.stringify(modules);
       await db
         .insertInto('hosts')
-        .values({ id: hostId, started_at: at, heartbeat_at: at })
-        .onConflict((conflict) => conflict.column('id').doUpdateSet({ heartbeat_at: at }))
+        .values({
+          id: hostId,
+          started_at: at,
+          heartbeat_at: at,
+          ...(json === undefined ? {} : { modules: json }),
+        })
+        .onConflict((conflict) =>
+          conflict
+            .column('id')
+            .doUpdateSet({ heartbeat_at: at, ...(json === undefined ? {} : { modules: json }) }),
+        )
         .execute();
+    },
+    async hosts(since) {
+      const rows = await db
+        .selectFrom('hosts')
+        .select(['id', 'heartbeat_at', 'modules'])
+        .where('heartbeat_at', '>=', since)
+        .orderBy('id')
+        .execute();
+      return rows.map((row) => ({
+        id: row.id,
+        heartbeatAt: row.heartbeat_at,
+        modules: parseObject(row.modules) as Record<string, string>,
+      }));
+    },
+    async claim(hostId, at, { limit, lacking }) {
+      if (limit <= 0) return [];
+      let candidates = db
+        .selectFrom('processes')
+        .select('id')
+        .where('state', '=', 'queued')
+        .where('owner_host', 'is', null);
+      for (const module of lacking)
+        candidates = candidates.where(sql<number>`${sql.raw(contains)}(needs, ${`,${module},`})`, '=', 0);
+      candidates = candidates.orderBy('id').limit(limit);
+      // Hosts claiming together each skip the rows another is taking, instead of waiting on them.
+      if (dialect === 'postgres') candidates = candidates.forUpdate().skipLocked();
+      // A materialized CTE: PostgreSQL may run a subquery of `IN` once per row it updates, and a
+      // `LIMIT ... SKIP LOCKED` run again picks other rows (so more than `limit` would be taken).
+      const rows = await db
+        .with(
+          (cte) => cte('picked').materialized(),
+          () => candidates,
+        )
+        .updateTable('processes')
+        .set({ owner_host: hostId, claimed_at: at, updated_at: at })
+        .where('id', 'in', (eb) => eb.selectFrom('picked').select('picked.id'))
+        .where('owner_host', 'is', null)
+        .where('state', '=', 'queued')
+        .returning([...RECORD_COLUMNS, 'code'])
+        .execute();
+      return rows
+        .map((row) => ({ record: toRecord(row), code: row.code }))
+        .sort((a, b) => a.record.id - b.record.id);
+    },
+    async countUnclaimed(keyId) {
+      let query = db
+        .selectFrom('processes')
+        .select((eb) => eb.fn.countAll<number>().as('count'))
+        .where('state', '=', 'queued')
+        .where('owner_host', 'is', null);
+      if (keyId !== undefined) query = query.where('key_id', '=', keyId);
+      const row = await query.executeTakeFirst();
+      return Number(row?.count ?? 0);
+    },
+    async updateUnclaimed(id, change) {
+      const result = await db
+        .updateTable('processes')
+        .set(toColumns(change))
+        .where('id', '=', id)
+        .where('state', '=', 'queued')
+        .where('owner_host', 'is', null)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async removeHost(hostId) {
       await db.deleteFrom('hosts').where('id', '=', hostId).execute();

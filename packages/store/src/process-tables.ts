@@ -26,6 +26,8 @@ export interface ProcessesTable {
   claimed_at: Generated<string | null>;
   /** Added by migration 0010: a kill asked for on a host that does not run it. */
   kill_requested_at: Generated<string | null>;
+  /** Added by migration 0011: the modules the run needs, as `,id,id,` (empty: none). */
+  needs: Generated<string>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */
@@ -33,6 +35,8 @@ export interface HostsTable {
   id: string;
   started_at: string;
   heartbeat_at: string;
+  /** Added by migration 0011: the modules this host has, JSON `{ id: status }`. */
+  modules: Generated<string>;
 }
 
 /** Row of `process_tool_calls` (migration 0002): `ok` is 0 or 1. */

@@ -11,6 +11,9 @@ export {
   SHUTDOWN_ERROR,
 } from './process-manager';
 export type {
+  ClaimedProcess,
+  HostRecord,
+  InterruptedScope,
   NewProcess,
   ProcessChange,
   ProcessResults,

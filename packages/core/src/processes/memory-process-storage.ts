@@ -1,5 +1,5 @@
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
-import type { ProcessChange, ProcessResults, ProcessStorage } from './process-storage';
+import type { HostRecord, ProcessChange, ProcessResults, ProcessStorage } from './process-storage';
 
 /** A change as the record takes it, and the owner it names (if any). */
 function split(change: ProcessChange): { fields: Omit<ProcessChange, 'ownerHost'>; owner?: string | null } {
@@ -16,6 +16,8 @@ interface MemoryRow {
   owner: string | null;
   /** A kill asked for on another host. */
   killRequested?: boolean;
+  /** The modules it needs (issue 22). */
+  needs: readonly string[];
 }
 
 const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
@@ -26,17 +28,21 @@ const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: ''
  */
 export function createMemoryProcessStorage(): ProcessStorage {
   const rows = new Map<number, MemoryRow>();
-  const hosts = new Map<string, string>();
+  const hosts = new Map<string, HostRecord>();
+  const unclaimed = (row: MemoryRow) => row.record.state === 'queued' && row.owner === null;
   let nextId = 1;
   const apply = (row: MemoryRow, change: ProcessChange) => {
     const { fields, owner } = split(change);
     row.record = { ...row.record, ...fields };
-    if (owner !== undefined) row.owner = owner;
+    if (owner !== undefined) {
+      row.owner = owner;
+      row.record = { ...row.record, hostId: owner };
+    }
   };
   const copy = (record: ProcessRecord): ProcessRecord => ({ ...record, envConfig: { ...record.envConfig } });
 
   return {
-    async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt, ownerHost }) {
+    async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt, ownerHost, needs }) {
       const id = nextId++;
       const record: ProcessRecord = {
         id,
@@ -52,8 +58,16 @@ export function createMemoryProcessStorage(): ProcessStorage {
         updatedAt: createdAt,
         startedAt: null,
         completedAt: null,
+        hostId: ownerHost ?? null,
       };
-      rows.set(id, { record, code, results: emptyResults(), calls: [], owner: ownerHost ?? null });
+      rows.set(id, {
+        record,
+        code,
+        results: emptyResults(),
+        calls: [],
+        owner: ownerHost ?? null,
+        needs: [...(needs ?? [])],
+      });
       return id;
     },
     async get(id) {
@@ -101,15 +115,19 @@ export function createMemoryProcessStorage(): ProcessStorage {
     delete: async (id) => rows.delete(id),
     async failInterrupted(error, at, errorReason, scope) {
       let count = 0;
-      const gone = (owner: string | null) => {
+      const gone = (owner: string) => {
+        if (owner === scope?.hostId) return true;
+        const beat = hosts.get(owner)?.heartbeatAt;
+        return beat === undefined || (scope !== undefined && beat < scope.staleBefore);
+      };
+      const leftover = (row: MemoryRow) => {
         if (!scope) return true;
-        if (owner === null) return scope.unowned === true;
-        if (owner === scope.hostId) return true;
-        const beat = hosts.get(owner);
-        return beat === undefined || beat < scope.staleBefore;
+        // Queued work without an owner is the shared queue's, not a leftover.
+        if (row.owner === null) return scope.unowned === true && !unclaimed(row);
+        return gone(row.owner);
       };
       for (const row of rows.values()) {
-        if (row.record.state === 'idle' || !gone(row.owner)) continue;
+        if (row.record.state === 'idle' || !leftover(row)) continue;
         row.record = {
           ...row.record,
           state: 'idle',
@@ -123,8 +141,40 @@ export function createMemoryProcessStorage(): ProcessStorage {
       }
       return count;
     },
-    async heartbeat(hostId, at) {
-      hosts.set(hostId, at);
+    async heartbeat(hostId, at, modules) {
+      hosts.set(hostId, {
+        id: hostId,
+        heartbeatAt: at,
+        modules: modules ?? hosts.get(hostId)?.modules ?? {},
+      });
+    },
+    async hosts(since) {
+      return [...hosts.values()].filter((host) => host.heartbeatAt >= since).map((host) => ({ ...host }));
+    },
+    async claim(hostId, at, { limit, lacking }) {
+      const claimed = [];
+      const ids = [...rows.keys()].sort((a, b) => a - b);
+      for (const id of ids) {
+        if (claimed.length >= limit) break;
+        const row = rows.get(id) as MemoryRow;
+        if (!unclaimed(row) || row.needs.some((need) => lacking.includes(need))) continue;
+        row.owner = hostId;
+        row.record = { ...row.record, hostId, updatedAt: at };
+        claimed.push({ record: copy(row.record), code: row.code });
+      }
+      return claimed;
+    },
+    async countUnclaimed(keyId) {
+      let count = 0;
+      for (const row of rows.values())
+        if (unclaimed(row) && (keyId === undefined || row.record.keyId === keyId)) count++;
+      return count;
+    },
+    async updateUnclaimed(id, change) {
+      const row = rows.get(id);
+      if (!row || !unclaimed(row)) return false;
+      apply(row, change);
+      return true;
     },
     async removeHost(hostId) {
       hosts.delete(hostId);
@@ -132,7 +182,10 @@ export function createMemoryProcessStorage(): ProcessStorage {
     async owner(id) {
       const row = rows.get(id);
       if (!row) return undefined;
-      return { hostId: row.owner, heartbeatAt: row.owner === null ? null : (hosts.get(row.owner) ?? null) };
+      return {
+        hostId: row.owner,
+        heartbeatAt: row.owner === null ? null : (hosts.get(row.owner)?.heartbeatAt ?? null),
+      };
     },
     async requestKill(id) {
       const row = rows.get(id);

@@ -14,6 +14,25 @@ export interface NewProcess {
   readonly createdAt: string;
   /** The host that runs it (issue 22), claimed at `createdAt`; null: none yet. */
   readonly ownerHost?: string | null;
+  /**
+   * The modules the run needs (issue 22): a host claims it from the shared queue only when it
+   * has each of them that some live host has. Ids without commas; none when absent.
+   */
+  readonly needs?: readonly string[];
+}
+
+/** A process a host took from the shared queue: its record and code, to run it. */
+export interface ClaimedProcess {
+  readonly record: ProcessRecord;
+  readonly code: string;
+}
+
+/** What a host says of itself at its heartbeat, and reads of the others (issue 22). */
+export interface HostRecord {
+  readonly id: string;
+  readonly heartbeatAt: string;
+  /** The modules whose code it has, by id, with their status there (`active`, `inactive`, `failed`). */
+  readonly modules: Readonly<Record<string, string>>;
 }
 
 /** Fields of a state change; absent fields are left as they are. */
@@ -36,7 +55,10 @@ export interface InterruptedScope {
   readonly hostId?: string;
   /** Hosts whose last heartbeat is before this ISO timestamp (or that have none) are gone. */
   readonly staleBefore: string;
-  /** Also fail runs without an owner (stored by a version before hosts); at a host's start only. */
+  /**
+   * Also fail runs without an owner that had started (stored by a version before hosts); at a
+   * host's start only. Queued ones without an owner are the shared queue's and stay.
+   */
   readonly unowned?: boolean;
 }
 
@@ -102,8 +124,30 @@ export interface ProcessStorage {
     errorReason: ErrorReason,
     scope?: InterruptedScope,
   ): Promise<number>;
-  /** Say that host `hostId` is alive at `at` (insert or update its row; since issue 22). */
-  heartbeat(hostId: string, at: string): Promise<void>;
+  /**
+   * Say that host `hostId` is alive at `at` (insert or update its row; since issue 22), with the
+   * modules it has when given (kept as they were when absent).
+   */
+  heartbeat(hostId: string, at: string, modules?: Readonly<Record<string, string>>): Promise<void>;
+  /** The hosts whose heartbeat is at or after `since`, by id. */
+  hosts(since: string): Promise<HostRecord[]>;
+  /**
+   * Take up to `limit` queued processes no host owns, oldest first, for `hostId` at `at`: none
+   * that needs a module of `lacking`, none another host is taking at the same time (PostgreSQL:
+   * `FOR UPDATE SKIP LOCKED`). Each is taken by exactly one host.
+   */
+  claim(
+    hostId: string,
+    at: string,
+    options: { readonly limit: number; readonly lacking: readonly string[] },
+  ): Promise<ClaimedProcess[]>;
+  /** How many queued processes no host owns (of `keyId` when given): the shared queue's length. */
+  countUnclaimed(keyId?: string): Promise<number>;
+  /**
+   * Apply `change` to process `id` only while it is queued and no host owns it (a kill of work
+   * still in the shared queue); false when a host took it first.
+   */
+  updateUnclaimed(id: number, change: ProcessChange): Promise<boolean>;
   /** Remove host `hostId` (a clean shutdown, once its runs are recorded). */
   removeHost(hostId: string): Promise<void>;
   /** The host that runs process `id` and its last heartbeat (null: none or unknown); undefined when `id` is unknown. */

@@ -38,6 +38,11 @@ export interface ProcessRecord {
   startedAt: string | null;
   /** ISO timestamp of the end of the last run. */
   completedAt: string | null;
+  /**
+   * The host that runs it, or ran it last (`--host-id`; several hosts share a database). Null
+   * while it waits in the shared queue for a host, and for a process stored by an older server.
+   */
+  hostId: string | null;
 }
 
 /**

@@ -3,6 +3,7 @@ import pg from 'pg';
 import { createStore, type Store } from '../create-store';
 import type { Database } from '../database';
 import { postgresDialect } from './postgres-dialect';
+import { createPostgresSignals } from './postgres-signals';
 
 /** Options of {@link openPostgresStore}. */
 export interface OpenPostgresStoreOptions {
@@ -45,12 +46,38 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
       await setup.end();
     }
   }
-  const pool = new pg.Pool({
+  const config = {
     connectionString: options.url,
-    max: options.maxConnections ?? 10,
     types: TYPES,
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
-  });
+  };
+  const pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  return createStore({ db, dialect: postgresDialect });
+  const store = await createStore({ db, dialect: postgresDialect });
+  // One channel per schema: hosts of one schema hear each other, and only each other.
+  let signals: ReturnType<typeof createPostgresSignals>;
+  try {
+    const { rows } = await pool.query<{ schema: string }>('select current_schema() as schema');
+    signals = createPostgresSignals({
+      connect: async () => {
+        const client = new pg.Client(config);
+        await client.connect();
+        return client;
+      },
+      pool,
+      channel: `cyrnel:${rows[0]?.schema ?? 'public'}`,
+    });
+    await signals.start();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return {
+    ...store,
+    signals,
+    close: async () => {
+      await signals.close();
+      await store.close();
+    },
+  };
 }

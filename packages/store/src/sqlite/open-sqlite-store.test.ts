@@ -96,6 +96,7 @@ describe('openSqliteStore', () => {
       '0007-service-origin',
       '0009-hosts',
       '0010-kill-requests',
+      '0011-shared-queue',
     ]);
     db.close();
   });

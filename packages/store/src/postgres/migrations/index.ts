@@ -7,6 +7,7 @@ import * as processErrorReason from '../../sqlite/migrations/0006-process-error-
 import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
 import * as hosts from '../../sqlite/migrations/0009-hosts';
 import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
+import * as sharedQueue from '../../sqlite/migrations/0011-shared-queue';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 
@@ -25,4 +26,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0008-c-collation': collation,
   '0009-hosts': hosts,
   '0010-kill-requests': killRequests,
+  '0011-shared-queue': sharedQueue,
 };

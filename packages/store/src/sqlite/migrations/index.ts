@@ -8,6 +8,7 @@ import * as processErrorReason from './0006-process-error-reason';
 import * as serviceOrigin from './0007-service-origin';
 import * as hosts from './0009-hosts';
 import * as killRequests from './0010-kill-requests';
+import * as sharedQueue from './0011-shared-queue';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -20,4 +21,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0007-service-origin': serviceOrigin,
   '0009-hosts': hosts,
   '0010-kill-requests': killRequests,
+  '0011-shared-queue': sharedQueue,
 };
