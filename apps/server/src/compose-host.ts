@@ -30,6 +30,8 @@ export interface ComposeHostOptions {
   readonly directToolCalls?: boolean;
   /** This host among several on the database (issue 22; default: this machine and data directory). */
   readonly hostId?: string;
+  /** Processes this host holds at once before new ones wait in the shared queue (default 32). */
+  readonly hostSlots?: number;
 }
 
 /** The process limits of SPEC §3 the server sets from its flags. */
@@ -88,6 +90,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       host: {
         id: options.hostId ?? defaultHostId(options.dataDir),
         catalogPollMs: options.database.kind === 'postgres' ? 1000 : 0,
+        ...(options.hostSlots === undefined ? {} : { slots: options.hostSlots }),
       },
       ...(options.registries ? { registries: options.registries } : {}),
     });

@@ -28,6 +28,8 @@ export interface ServerConfig {
   readonly noDirectToolCalls: boolean;
   /** This host among several on one database (`--host-id`; default from the machine and data directory). */
   readonly hostId: string;
+  /** Processes this host holds at once before new ones wait in the shared queue (`--host-slots`). */
+  readonly hostSlots: number;
   readonly secretsKey: string | undefined;
   readonly secretsPreviousKeys: readonly string[];
   readonly logLevel: LogLevel;
@@ -133,6 +135,7 @@ function buildConfig(raw: Map<string, { value: string; source: string }>): Serve
     noUi: get('no-ui', false) as boolean,
     noDirectToolCalls: get('no-direct-tool-calls', false) as boolean,
     hostId: (get('host-id', undefined) as string | undefined) ?? defaultHostId(dataDir),
+    hostSlots: get('host-slots', 32) as number,
     secretsKey: get('secrets-key', undefined) as string | undefined,
     secretsPreviousKeys: get('secrets-previous-keys', []) as string[],
     logLevel: get('log-level', 'info') as LogLevel,

@@ -72,6 +72,13 @@ export const SERVER_FLAGS: readonly FlagSpec[] = [
     shownDefault: '<machine name>-<hash of the data directory>',
   },
   {
+    flag: 'host-slots',
+    env: 'CYRNEL_HOST_SLOTS',
+    kind: 'positiveInteger',
+    help: 'processes this host holds at once before it leaves new ones in the shared queue for another host',
+    shownDefault: '32',
+  },
+  {
     flag: 'no-direct-tool-calls',
     env: 'CYRNEL_NO_DIRECT_TOOL_CALLS',
     kind: 'boolean',

@@ -105,6 +105,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     outbound,
     ...(options.noDirectToolCalls ? { directToolCalls: false } : {}),
     ...(options.hostId ? { hostId: options.hostId } : {}),
+    ...(options.hostSlots ? { hostSlots: options.hostSlots } : {}),
     registries: {
       urls: options.registries ?? [],
       npmRegistry: options.npmRegistry ?? 'https://registry.npmjs.org',

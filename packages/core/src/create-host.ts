@@ -6,9 +6,11 @@ import type { CatalogStorage } from './catalog-storage';
 import { createDirectCallsHost } from './direct-calls/direct-calls-host';
 import { createEnvironmentApi } from './environment-api';
 import type { CyrnelHost } from './host';
+import type { HostSignals } from './host-signals';
 import { createModuleRegistry } from './module-registry';
 import { createModulesApi } from './modules-api';
 import { createProcessManager, type ProcessLimits, type ProcessStorage } from './processes/index';
+import { createProcessNeeds } from './processes/process-needs';
 import { startAutoUpdate } from './registries/auto-update';
 import { createModuleInstaller } from './registries/module-installer';
 import { createServiceRegistries } from './registries/service-registries';
@@ -32,6 +34,8 @@ export const HOST_VERSION: string = version;
 export interface HostStorage {
   readonly catalog: CatalogStorage;
   readonly processes: ProcessStorage;
+  /** Wake-ups between hosts sharing the storage (PostgreSQL's LISTEN/NOTIFY); absent: polls only. */
+  readonly signals?: HostSignals;
 }
 
 /** Where services and modules are installed from. */
@@ -103,9 +107,14 @@ export interface CreateHostOptions {
     /**
      * How often to look for catalog writes of other hosts (the storage's shared count), in ms;
      * default 1000, 0: never (a storage no other host writes to). A change seen re-hydrates the
-     * services it touched and reaches the sandbox processes (issue 22).
+     * services it touched, follows module changes and reaches the sandbox processes (issue 22).
+     * With `storage.signals` a change is looked at as soon as it is announced; this is the backstop.
      */
     readonly catalogPollMs?: number;
+    /** Runs held at once before new work is left to the shared queue (default 32). */
+    readonly slots?: number;
+    /** How often to look at the shared queue without a signal, in ms (default 2,000). */
+    readonly queuePollMs?: number;
   };
   /** Registries, npm and auto-updates (issue 16); see {@link RegistryOptions}. */
   readonly registries?: RegistryOptions;
@@ -131,7 +140,12 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const { storage } = options;
   // Every write goes through the watched port, so per-revision caches see it.
   // A write is acknowledged only once every sandbox process dropped what direct calls prepared.
-  const watched = watchCatalog(storage.catalog, () => directCalls.changed());
+  const signals = options.host ? storage.signals : undefined;
+  const watched = watchCatalog(storage.catalog, async () => {
+    await directCalls.changed();
+    // Other hosts look at the shared count now rather than at their next poll.
+    await signals?.publish('catalog', '').catch(() => undefined);
+  });
   const { catalog, revision } = watched;
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
@@ -183,6 +197,15 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
             id: options.host.id,
             ...(options.host.heartbeatMs === undefined ? {} : { heartbeatMs: options.host.heartbeatMs }),
             ...(options.host.leaseMs === undefined ? {} : { leaseMs: options.host.leaseMs }),
+            ...(options.host.slots === undefined ? {} : { slots: options.host.slots }),
+            ...(options.host.queuePollMs === undefined ? {} : { queuePollMs: options.host.queuePollMs }),
+            ...(signals ? { signals } : {}),
+            needs: createProcessNeeds({
+              catalog,
+              revision,
+              environmentId: () => registry.activeEnvironmentId(),
+            }),
+            modules: () => registry.statuses(),
           },
         }
       : {}),
@@ -221,6 +244,14 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
       await directCalls.changed();
     },
     serviceEvents: { toolsChanged: (serviceId) => services.toolsChanged(serviceId) },
+    peers: () => processes.peers(),
+    onModulesChanged: () => {
+      processes
+        .modulesChanged()
+        .catch((error: unknown) =>
+          logger.error('modules: telling the other hosts failed', { error: errorMessage(error) }),
+        );
+    },
   });
   try {
     await processes.recover();
@@ -235,17 +266,26 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // Catalog writes of other hosts on the same database (issue 22).
   const pollMs = options.host ? (options.host.catalogPollMs ?? 1000) : 0;
   let catalogPoll: NodeJS.Timeout | undefined;
+  let stopSignals: (() => void) | undefined;
   if (pollMs > 0) {
     await watched.poll();
     await services.resync();
     let polling = false;
-    catalogPoll = setInterval(() => {
-      if (polling) return;
+    let again = false;
+    const look = (): void => {
+      if (polling) {
+        again = true;
+        return;
+      }
       polling = true;
       void (async () => {
-        if (!(await watched.poll())) return;
-        await services.resync();
-        await directCalls.changed();
+        do {
+          again = false;
+          if (!(await watched.poll())) continue;
+          await registry.resync();
+          await services.resync();
+          await directCalls.changed();
+        } while (again);
       })()
         .catch((error: unknown) =>
           logger.error('catalog: reading changes of other hosts failed', { error: errorMessage(error) }),
@@ -253,9 +293,13 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
         .finally(() => {
           polling = false;
         });
-    }, pollMs);
+    };
+    catalogPoll = setInterval(look, pollMs);
     catalogPoll.unref();
+    stopSignals = signals?.subscribe('catalog', look);
   }
+  // What this host has is known now: the others see it, and it takes queued work it can run.
+  await processes.modulesChanged();
   const registryOptions = options.registries ?? {};
   const access = {
     urls: registryOptions.urls ?? [],
@@ -308,6 +352,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     close(closeOptions) {
       closing ??= (async () => {
         clearInterval(catalogPoll);
+        stopSignals?.();
         autoUpdate.stop();
         await processes.close(closeOptions);
         await registry.close();

@@ -7,7 +7,7 @@ import type {
   OutboundPolicy,
   ServiceEvents,
 } from '@cyrnel/sdk';
-import type { JsonPatch, ModuleDetail, ReloadModulesResponse } from '@cyrnel/sdk/api';
+import type { JsonPatch, ModuleDetail, ModuleStatus, ReloadModulesResponse } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ModuleRow } from './catalog-storage';
 import type { EnvironmentProvider } from './environment-provider';
 import { cyrnelError } from './errors';
@@ -15,6 +15,7 @@ import { createKeyedLock } from './keyed-lock';
 import type { ModuleDeadlines } from './module-guard';
 import { type RegisteredModule, registerBuiltin, scanModules } from './module-loader';
 import { createModuleRuntimes } from './module-runtimes';
+import type { HostRecord } from './processes/process-storage';
 import { reconcileModules } from './reconcile-modules';
 import { errorMessage } from './scoped-logger';
 import type { SecretsVault } from './secrets-vault';
@@ -43,6 +44,10 @@ export interface ModuleRegistryOptions {
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
   /** Handed to every adapter's `setup` as `context.services`. */
   readonly serviceEvents?: ServiceEvents;
+  /** The other live hosts and their modules (issue 22): a module is `missing` only when none has it. */
+  readonly peers?: () => readonly HostRecord[];
+  /** Called when a module was activated or deactivated here. */
+  readonly onModulesChanged?: () => void;
 }
 
 /** Modules: registration, reconciliation with the table, activation, draining (SPEC §3). */
@@ -74,6 +79,15 @@ export interface ModuleRegistry {
   activeAdapterIds(): string[];
   /** Whether an adapter module of this id is registered (present or missing). */
   isKnownAdapter(id: string): boolean;
+  /** The id of the environment that runs processes here, if any. */
+  activeEnvironmentId(): string | undefined;
+  /** Every module whose code this host has, with its status here. */
+  statuses(): Record<string, ModuleStatus>;
+  /**
+   * Follow module changes another host made (issue 22): enable, disable, config and secrets, read
+   * from the shared table; a module whose code is not here is left alone.
+   */
+  resync(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,15 +104,50 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     ...(options.outbound ? { outbound: options.outbound } : {}),
     onAdapterActive: options.onAdapterActive,
     ...(options.serviceEvents ? { serviceEvents: options.serviceEvents } : {}),
+    ...(options.onModulesChanged ? { onChange: options.onModulesChanged } : {}),
   });
+  const peers = options.peers ?? (() => []);
   const lock = createKeyedLock();
   const serial = <T>(task: () => Promise<T>) => lock.run('modules', task);
   const builtins = options.builtins.map(registerBuiltin);
   const at = () => now().toISOString();
 
+  /** The status of a module whose code is not here: the best among the live hosts that have it. */
+  const statusElsewhere = (id: string): { status: ModuleStatus; hosts: string[] } | undefined => {
+    const rank: readonly string[] = ['active', 'draining', 'inactive', 'failed'];
+    const having = peers().filter((peer) => peer.modules[id] !== undefined);
+    if (having.length === 0) return undefined;
+    const best = having
+      .map((peer) => peer.modules[id] as string)
+      .sort((a, b) => (rank.indexOf(a) + 1 || 9) - (rank.indexOf(b) + 1 || 9))[0];
+    return {
+      status: (rank.includes(best ?? '') ? best : 'inactive') as ModuleStatus,
+      hosts: having.map((peer) => peer.id),
+    };
+  };
+
   const toDetail = (row: ModuleRow): ModuleDetail => {
     const runtime = runtimes.get(row.id);
     const definition = runtime?.module?.definition;
+    const elsewhere = runtime?.module ? undefined : statusElsewhere(row.id);
+    if (elsewhere) {
+      return {
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        type: row.type,
+        version: row.version,
+        isBuiltin: row.isBuiltin,
+        enabled: row.enabled,
+        status: elsewhere.status,
+        error: `the module's code is not on this host; on: ${elsewhere.hosts.join(', ')}`,
+        origin: null,
+        createdAt: row.createdAt,
+        updatedAt: row.updatedAt,
+        configSchema: {},
+        secretsSchema: {},
+      };
+    }
     return {
       id: row.id,
       name: row.name,
@@ -108,7 +157,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       isBuiltin: row.isBuiltin,
       enabled: row.enabled,
       status: runtimes.status(row),
-      error: row.missing ? 'the module code was not found at the last scan' : (runtime?.error ?? null),
+      error: runtime?.module ? (runtime.error ?? null) : 'the module code was not found at the last scan',
       origin: runtime?.module?.origin ?? null,
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
@@ -125,8 +174,31 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
 
   const presentModule = (row: ModuleRow): RegisteredModule => {
     const module = runtimes.get(row.id)?.module;
-    if (!module || row.missing) throw cyrnelError('module_missing', `module ${row.id} is missing`);
+    if (!module) {
+      const elsewhere = statusElsewhere(row.id);
+      throw cyrnelError(
+        'module_missing',
+        elsewhere
+          ? `module ${row.id} is not on this host (on: ${elsewhere.hosts.join(', ')}): change it there`
+          : `module ${row.id} is missing`,
+      );
+    }
     return module;
+  };
+
+  /** What this host last acted on per module: its flag and its settings (to follow other hosts). */
+  const seen = new Map<string, { enabled: boolean; settings: string }>();
+  const settingsOf = async (id: string): Promise<string> => {
+    const [config, secrets] = await Promise.all([
+      catalog.getConfig(owner(id)),
+      catalog.getSecrets(owner(id)),
+    ]);
+    return JSON.stringify([config ?? null, secrets ?? null]);
+  };
+  const remember = async (id: string, row?: ModuleRow): Promise<void> => {
+    const enabled = (row ?? (await catalog.listModules()).find((candidate) => candidate.id === id))?.enabled;
+    if (enabled === undefined) return;
+    seen.set(id, { enabled, settings: await settingsOf(id) });
   };
 
   /** Re-activate an enabled module with new settings: an adapter is torn down first; an environment drains. */
@@ -191,7 +263,10 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       taken.add(module.info.id);
       registered.push(module);
     }
-    await reconcileModules(catalog, runtimes, registered, at(), startDisabled);
+    await reconcileModules(catalog, runtimes, registered, at(), startDisabled, (id) =>
+      peers().some((peer) => peer.modules[id] !== undefined),
+    );
+    for (const module of registered) await remember(module.info.id);
     for (const entry of skipped) logger.warn('module skipped', { ...entry });
     return {
       loaded: registered.filter((module) => !module.isBuiltin).map((module) => module.info.id),
@@ -218,6 +293,8 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
           if (row.enabled) await catalog.updateModule(id, { enabled: false, updatedAt: at() });
           await runtimes.deactivate(id);
         }
+        const rows = await catalog.listModules();
+        for (const each of rows) if (each.type === row.type) await remember(each.id, each);
         return toDetail(await findRow(id));
       }),
     getConfig: async (id) => settings.config(owner(id), presentModule(await findRow(id)).definition),
@@ -225,6 +302,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       serial(async () => {
         const row = await findRow(id);
         const { value } = await settings.patchConfig(owner(id), presentModule(row).definition, patch);
+        await remember(id, row);
         await reactivate(row);
         return value;
       }),
@@ -238,12 +316,37 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       serial(async () => {
         const row = await findRow(id);
         await settings.patchSecrets(owner(id), presentModule(row).definition, patch);
+        await remember(id, row);
         await reactivate(row);
       }),
     adapter: (id) => runtimes.get(id)?.adapter,
     adapterVersion: (id) => runtimes.get(id)?.module?.info.version,
     activeAdapterIds: () => runtimes.activeAdapterIds(),
     isKnownAdapter: (id) => runtimes.get(id)?.type === 'adapter',
+    activeEnvironmentId: () => runtimes.activeEnvironmentId(),
+    statuses: () => runtimes.statuses(),
+    resync: () =>
+      serial(async () => {
+        for (const row of await catalog.listModules()) {
+          if (!runtimes.get(row.id)?.module) continue;
+          const before = seen.get(row.id);
+          const settings = await settingsOf(row.id);
+          seen.set(row.id, { enabled: row.enabled, settings });
+          if (!before) continue;
+          if (!row.enabled) {
+            if (before.enabled) await runtimes.deactivate(row.id);
+            continue;
+          }
+          // Enabled elsewhere, or its settings changed: set up again (an environment takes over
+          // and the previous one drains). A module that failed here is not retried on every change.
+          const changed = before.settings !== settings;
+          if (before.enabled && !changed) continue;
+          const active = runtimes.status(row) === 'active';
+          if (active && !changed) continue;
+          if (active && row.type === 'adapter') await runtimes.deactivate(row.id);
+          await runtimes.tryActivate(row.id);
+        }
+      }),
     close: () => serial(() => runtimes.close()),
   };
 }

@@ -42,6 +42,8 @@ export interface ModuleRuntimesOptions {
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
   /** Handed to every adapter's `setup` as `context.services`. */
   readonly serviceEvents?: ServiceEvents;
+  /** Called after every activation and deactivation (what {@link ModuleRuntimes.statuses} answers changed). */
+  readonly onChange?: () => void;
 }
 
 /** Module instances: activation (setup), deactivation (teardown or draining) and status. */
@@ -60,6 +62,8 @@ export interface ModuleRuntimes {
   activeEnvironmentId(): string | undefined;
   /** The ids of the adapters set up now. */
   activeAdapterIds(): string[];
+  /** Every module whose code this host has, with its status here (`active`, `inactive`, `failed`). */
+  statuses(): Record<string, ModuleStatus>;
   close(): Promise<void>;
 }
 
@@ -79,6 +83,14 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
   };
 
   const activate = async (id: string): Promise<void> => {
+    try {
+      await setUp(id);
+    } finally {
+      options.onChange?.();
+    }
+  };
+
+  const setUp = async (id: string): Promise<void> => {
     const runtime = of(id);
     const module = runtime.module;
     if (!module) return;
@@ -121,8 +133,17 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     const adapter = runtime.adapter;
     Object.assign(runtime, { adapter: undefined, failed: false, error: null });
     slot.deactivate(id);
+    options.onChange?.();
     // The guard refuses later calls, aborts those in flight, and logs a failed or late teardown.
     if (adapter) await adapter.teardown();
+  };
+
+  const localStatus = (id: string, runtime: ModuleRuntime): ModuleStatus => {
+    if (runtime.module?.info.type === 'environment') {
+      if (slot.activeId() === id) return 'active';
+      if (slot.isDraining(id)) return 'draining';
+    } else if (runtime.adapter) return 'active';
+    return runtime.failed ? 'failed' : 'inactive';
   };
 
   return {
@@ -131,12 +152,14 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
     get: (id) => runtimes.get(id),
     status(row) {
       const runtime = runtimes.get(row.id);
-      if (!runtime?.module || row.missing) return 'missing';
-      if (row.type === 'environment') {
-        if (slot.activeId() === row.id) return 'active';
-        if (slot.isDraining(row.id)) return 'draining';
-      } else if (runtime.adapter) return 'active';
-      return runtime.failed ? 'failed' : 'inactive';
+      // Whether the code is here is this host's own knowledge (the row is shared by every host).
+      if (!runtime?.module) return 'missing';
+      return localStatus(row.id, runtime);
+    },
+    statuses() {
+      const statuses: Record<string, ModuleStatus> = {};
+      for (const [id, runtime] of runtimes) if (runtime.module) statuses[id] = localStatus(id, runtime);
+      return statuses;
     },
     activate,
     tryActivate: (id) => activate(id).catch(() => undefined),

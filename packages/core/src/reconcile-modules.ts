@@ -5,7 +5,7 @@ import type { ModuleRuntimes } from './module-runtimes';
 /**
  * Reconcile the modules table with the registered modules (SPEC §3, §9 "Modules"): insert
  * unknown ones (adapters enabled; an environment enabled only when none is), mark rows whose
- * code is gone `missing`, restore reappearing ones with their previous flag, re-activate
+ * code is gone `missing` (unless another live host has it), restore reappearing ones with their previous flag, re-activate
  * modules whose code changed, and keep exactly one environment enabled.
  */
 export async function reconcileModules(
@@ -15,6 +15,8 @@ export async function reconcileModules(
   at: string,
   /** Ids that start disabled when they are new (modules just installed). */
   startDisabled: ReadonlySet<string> = new Set(),
+  /** Whether another live host has the code of `id` (issue 22): its row is then not `missing`. */
+  elsewhere: (id: string) => boolean = () => false,
 ): Promise<void> {
   const rows = new Map((await catalog.listModules()).map((row) => [row.id, row]));
   const ids = new Set(registered.map((module) => module.info.id));
@@ -71,7 +73,7 @@ export async function reconcileModules(
       });
     }
     const previous = runtime.module;
-    if (previous && previous.codeKey === module.codeKey && previous.info.type === type && !row.missing) {
+    if (previous && previous.codeKey === module.codeKey && previous.info.type === type) {
       // Same code: keep the instance, take the fresh registration (its install record may have changed).
       runtime.module = module;
       if (!enabled) await runtimes.deactivate(id);
@@ -83,7 +85,8 @@ export async function reconcileModules(
   }
   for (const row of rows.values()) {
     if (ids.has(row.id)) continue;
-    if (!row.missing) await catalog.updateModule(row.id, { missing: true, updatedAt: at });
+    if (!row.missing && !elsewhere(row.id))
+      await catalog.updateModule(row.id, { missing: true, updatedAt: at });
     await runtimes.deactivate(row.id);
     Object.assign(runtimes.of(row.id), { module: undefined, type: row.type });
   }

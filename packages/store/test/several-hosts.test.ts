@@ -73,13 +73,22 @@ async function startHost(
   schema: string,
   id: string,
   held: Held = new Map(),
+  options: { slots?: number; withoutNotes?: boolean } = {},
 ): Promise<{ host: CyrnelHost; store: Store; held: Held }> {
   const store = await openPostgresStore({ url: URL, schema, maxConnections: 4 });
   const host = await createHost({
     storage: store,
-    builtins: [typescriptIvmModule, recordingAdapter(held)],
+    builtins: options.withoutNotes ? [typescriptIvmModule] : [typescriptIvmModule, recordingAdapter(held)],
     secretsKey: SECRETS_KEY,
-    host: { id, heartbeatMs: 50, leaseMs: 300, catalogPollMs: 100 },
+    host: {
+      id,
+      heartbeatMs: 50,
+      leaseMs: 300,
+      // The backstops are slow: signals (LISTEN/NOTIFY) must carry these tests.
+      catalogPollMs: 5_000,
+      queuePollMs: 5_000,
+      ...(options.slots === undefined ? {} : { slots: options.slots }),
+    },
   });
   cleanups.push(async () => {
     await host.close({ graceMs: 0 });
@@ -206,5 +215,104 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     await until(() => b.held.has('memo'));
     await a.host.services.delete('memo');
     await until(() => !b.held.has('memo'));
+  });
+
+  it('shares one queue: a busy host leaves work to the others, each process runs once, a kill reaches work no host took', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a', new Map(), { slots: 1 });
+    const b = await startHost(schema, 'host-b', new Map(), { slots: 2 });
+    const code = 'await new Promise((resolve) => setTimeout(resolve, 150)); cyrnel.output({ ok: true })';
+    const created = [];
+    for (let i = 0; i < 6; i++) created.push(await a.host.processes.create({ code }));
+    // A holds one run: the rest wait in the shared queue, without a host.
+    expect(created[0]?.hostId).toBe('host-a');
+    expect(created.slice(1).map((record) => record.hostId)).toEqual([null, null, null, null, null]);
+    const results = await Promise.all(
+      created.map((record) => a.host.processes.wait(record.id, { timeoutMs: 20_000 })),
+    );
+    expect(results.map((result) => result.exitState)).toEqual(Array(6).fill('success'));
+    const ran = new Set(results.map((result) => result.hostId));
+    expect(ran).toEqual(new Set(['host-a', 'host-b']));
+    // Every slot busy: the next process waits for a host, and a kill records it without one.
+    const hanging = [
+      await a.host.processes.create({ code: WAITS, timeoutMs: null }),
+      await b.host.processes.create({ code: WAITS, timeoutMs: null }),
+      await b.host.processes.create({ code: WAITS, timeoutMs: null }),
+    ];
+    const waiting = await a.host.processes.create({ code: WAITS, timeoutMs: null });
+    expect(waiting.hostId).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await b.host.processes.get(waiting.id)).toMatchObject({ state: 'queued', hostId: null });
+    const events: string[] = [];
+    await b.host.processes.subscribe(waiting.id, (event) => events.push(event.type));
+    expect(await b.host.processes.kill(waiting.id)).toMatchObject({ state: 'idle', exitState: 'canceled' });
+    await until(() => events.includes('exit'));
+    expect(await a.host.processes.wait(waiting.id)).toMatchObject({ exitState: 'canceled', hostId: null });
+    for (const record of hanging) await a.host.processes.kill(record.id);
+  });
+
+  it('never gives a host work that needs a module only another host has, and says where a module is', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const c = await startHost(schema, 'host-c', new Map(), { withoutNotes: true });
+    await a.host.services.install({
+      id: 'memo',
+      adapter: 'notes',
+      definition: 'x',
+      config: { greeting: 'hi' },
+      enabled: true,
+    });
+    // C has no `notes` code: its list says where the module is, not that it is missing.
+    await until(async () => (await c.host.modules.get('notes')).status === 'active');
+    expect((await c.host.modules.get('notes')).error).toContain('host-a');
+    // Submitted to C, naming a service of `notes`: run by A.
+    const calls = [];
+    for (let i = 0; i < 4; i++)
+      calls.push(
+        await c.host.processes.create({
+          code: 'cyrnel.output(await cyrnel.services.memo.tools.hello.invoke({}))',
+        }),
+      );
+    for (const call of calls) {
+      expect(call.hostId).toBeNull();
+      expect(await c.host.processes.wait(call.id, { timeoutMs: 10_000 })).toMatchObject({
+        exitState: 'success',
+        hostId: 'host-a',
+        output: { greeting: 'hi' },
+      });
+    }
+    // Work that names no service of it runs where it was submitted.
+    const plain = await c.host.processes.create({ code: 'cyrnel.output({ ok: 1 })' });
+    expect(plain.hostId).toBe('host-c');
+    // Changing the module from C is refused with where it is; once A is gone, it is missing.
+    await expect(c.host.modules.getConfig('notes')).rejects.toMatchObject({ reason: 'module_missing' });
+    await a.host.close({ graceMs: 0 });
+    await until(async () => (await c.host.modules.get('notes')).status === 'missing', 3_000);
+  });
+
+  it('follows module changes made on another host: disable, enable, config', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const b = await startHost(schema, 'host-b');
+    await a.host.services.install({
+      id: 'memo',
+      adapter: 'notes',
+      definition: 'x',
+      config: { greeting: 'hi' },
+      enabled: true,
+    });
+    await until(() => b.held.has('memo'));
+    // Disabled on A: B tears its adapter down (its services are dropped) within 2 s.
+    await a.host.modules.setEnabled('notes', false);
+    expect(await until(() => !b.held.has('memo'))).toBeLessThan(2_000);
+    expect((await b.host.modules.get('notes')).status).toBe('inactive');
+    // Enabled again on B: A sets it up again and hydrates its services.
+    await b.host.modules.setEnabled('notes', true);
+    expect(await until(() => a.held.has('memo'))).toBeLessThan(2_000);
+    // New module config on A: B sets the module up again with it.
+    const before = b.held.get('memo');
+    await a.host.modules.patchConfig('notes', [{ op: 'add', path: '/mode', value: 'x' }]);
+    await until(() => b.held.has('memo') && b.held.get('memo') !== before);
+    expect((await b.host.modules.getConfig('notes')).mode).toBe('x');
   });
 });

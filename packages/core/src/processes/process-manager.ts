@@ -4,6 +4,7 @@ import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
 import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host';
+import type { HostSignals } from '../host-signals';
 import { timerDelay } from '../timer-delay';
 import type { ToolGateway } from '../tool-gateway';
 import { awaitSettled } from './await-settled';
@@ -13,7 +14,7 @@ import { createProcessExecution } from './process-execution';
 import { requireProcessId, validateRunOptions, validateWaitOptions } from './process-input';
 import { type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { toProcessPage, toStorageQuery } from './process-list-query';
-import type { ProcessStorage } from './process-storage';
+import type { ClaimedProcess, HostRecord, ProcessStorage } from './process-storage';
 import { storedEvents } from './stored-events';
 import { validateCreateRequest } from './validate-create-request';
 
@@ -47,7 +48,30 @@ export interface ProcessManagerOptions {
    * those of hosts silent for `leaseMs` (default 10,000), at its start and at every heartbeat.
    * Absent: the storage is this host's alone, and `recover` fails every unfinished process.
    */
-  readonly host?: { readonly id: string; readonly heartbeatMs?: number; readonly leaseMs?: number };
+  readonly host?: ProcessHostOptions;
+}
+
+/** This host among several on one storage (issue 22); see {@link ProcessManagerOptions.host}. */
+export interface ProcessHostOptions {
+  readonly id: string;
+  readonly heartbeatMs?: number;
+  readonly leaseMs?: number;
+  /**
+   * Runs this host holds at once (queued with its environment or running) before it leaves new
+   * work in the shared queue for another host; default 32.
+   */
+  readonly slots?: number;
+  /** Look at the shared queue this often without a signal, in ms; default 2,000. */
+  readonly queuePollMs?: number;
+  /** Wake-ups between hosts (queued work, ended runs, kills); absent: polls only. */
+  readonly signals?: HostSignals;
+  /**
+   * The modules a run of `code` needs (the environment, the adapters of the services it names):
+   * work this host lacks one of (that another live host has) goes to the shared queue.
+   */
+  readonly needs?: (code: string) => Promise<readonly string[]>;
+  /** The modules whose code this host has, by id with their status; written with every heartbeat. */
+  readonly modules?: () => Readonly<Record<string, string>>;
 }
 
 /** The process manager: the API, the bindings the active environment is set up with, and its lifecycle. */
@@ -59,6 +83,10 @@ export interface ProcessManager {
   recover(): Promise<void>;
   /** Stop accepting runs, give running ones `graceMs` (default 10 s), then kill them and record them `failed`. */
   close(options?: { graceMs?: number }): Promise<void>;
+  /** The other live hosts as last read (at the last heartbeat); empty without `host`. */
+  peers(): readonly HostRecord[];
+  /** This host's modules changed: say so now (not at the next heartbeat) and look for work it can take now. */
+  modulesChanged(): Promise<void>;
 }
 
 const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -75,7 +103,7 @@ const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {
  * ```
  */
 export function createProcessManager(options: ProcessManagerOptions): ProcessManager {
-  const { storage, environments, tools } = options;
+  const { storage, environments, tools, host } = options;
   const limits: ProcessLimits = resolveProcessLimits(options.limits);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
@@ -124,6 +152,12 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     waiting.delete(id);
     run.emit({ type: 'state', data: { state: run.record.state, exitState: null } });
     execution.start(run, lease);
+    if (host)
+      void run.settled.then(() => {
+        // Followers on other hosts read the end now; a freed slot takes queued work.
+        announce({ id });
+        if (queueSeen) pump();
+      });
   };
 
   const stored = async (id: number): Promise<ProcessRecord> => {
@@ -156,13 +190,18 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       if (closing) throw cyrnelError('shutting_down', 'the host is shutting down');
       const valid = validateCreateRequest(request, limits);
       const keyId = createOptions?.keyId ?? null;
-      const lease = valid.autorun ? reserve(keyId) : undefined;
+      // Several hosts (issue 22): work this host cannot take now waits in the shared queue.
+      const needs = host ? await needsOf(valid.code) : [];
+      const here = valid.autorun && takesHere(needs);
+      if (valid.autorun && !here) await checkQueueRoom(keyId);
+      const lease = here ? reserve(keyId) : undefined;
       if (lease) {
         reserved++;
         if (keyId !== null) reservedByKey.set(keyId, (reservedByKey.get(keyId) ?? 0) + 1);
       }
       const createdAt = now().toISOString();
-      const state = lease ? 'queued' : 'idle';
+      const state = valid.autorun ? 'queued' : 'idle';
+      const hostId = lease && host ? host.id : null;
       let id: number;
       try {
         const { code, ref, timeoutMs, envConfig } = valid;
@@ -174,7 +213,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
           envConfig,
           state,
           createdAt,
-          ...(options.host ? { ownerHost: options.host.id } : {}),
+          ...(host ? { ownerHost: hostId, needs } : {}),
         });
       } catch (error) {
         lease?.release();
@@ -203,61 +242,74 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         updatedAt: createdAt,
         startedAt: null,
         completedAt: null,
+        hostId,
       };
       if (lease) launch(new LiveProcess({ ...record }, valid.code, limits), lease);
+      else if (valid.autorun) announceQueued();
       return record;
     },
 
     async wait(rawId, rawOptions) {
       const id = requireProcessId(rawId);
       const { timeoutMs, marginMs, signal } = validateWaitOptions(rawOptions);
-      const run = live.get(id);
-      if (!run) {
-        const record = await stored(id);
-        if (record.state !== 'idle' && (await runElsewhere(id))) {
-          // Run by another host: its end is read from the store once written.
-          const stop = new AbortController();
-          const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
-          try {
-            const ended = followElsewhere(id, stop.signal, record.state).then(() => undefined);
-            await awaitSettled(ended, `process ${id}`, {
-              ...(timeoutMs === undefined ? {} : { timeoutMs }),
-              ...(signal === undefined ? {} : { signal }),
-              ...(marginMs === undefined
-                ? {}
-                : {
-                    after: {
-                      start: Promise.resolve(performance.now()),
-                      ms: limit + marginMs,
-                      message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
-                    },
-                  }),
-              details: { processId: id },
-            });
-          } finally {
-            stop.abort();
-          }
+      const began = performance.now();
+      // A run followed on another host may come here (taken from the shared queue): the wait
+      // goes on with what is left of its timeout.
+      const left = () =>
+        timeoutMs === undefined ? {} : { timeoutMs: Math.max(0, timeoutMs - (performance.now() - began)) };
+      for (;;) {
+        const run = live.get(id);
+        if (run) {
+          const limit = run.timeoutMs;
+          // The margin bound starts when the run does: time queued behind a busy pool never counts.
+          const after =
+            marginMs === undefined
+              ? undefined
+              : {
+                  start: run.running,
+                  ms: limit + marginMs,
+                  message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
+                };
+          // Answered from memory once the run ended, while its end is written.
+          await awaitSettled(run.ended, `process ${id}`, {
+            ...left(),
+            ...(signal === undefined ? {} : { signal }),
+            ...(after === undefined ? {} : { after }),
+            details: { processId: id },
+          });
+          return run.result();
         }
-        return { ...(await stored(id)), ...(await storedResults(id)) };
+        const record = await stored(id);
+        if (record.state === 'idle' || !(await elsewhere(id, record.state)))
+          return { ...record, ...(await storedResults(id)) };
+        // Another host runs it, or it waits in the shared queue: its end is read from the store.
+        const stop = new AbortController();
+        const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+        try {
+          const ended = followElsewhere(id, stop.signal, record.state).then(() => undefined);
+          await awaitSettled(ended, `process ${id}`, {
+            ...left(),
+            ...(signal === undefined ? {} : { signal }),
+            ...(marginMs === undefined
+              ? {}
+              : {
+                  after: {
+                    start: Promise.resolve(performance.now()),
+                    ms: limit + marginMs,
+                    message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
+                  },
+                }),
+            details: { processId: id },
+          });
+        } finally {
+          stop.abort();
+        }
+        if (!live.has(id)) {
+          const now = await stored(id);
+          if (now.state === 'idle' || !(await elsewhere(id, now.state)))
+            return { ...now, ...(await storedResults(id)) };
+        }
       }
-      const limit = run.timeoutMs;
-      // The margin bound starts when the run does: time queued behind a busy pool never counts.
-      const after =
-        marginMs === undefined
-          ? undefined
-          : {
-              start: run.running,
-              ms: limit + marginMs,
-              message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
-            };
-      // Answered from memory once the run ended, while its end is written.
-      await awaitSettled(run.ended, `process ${id}`, {
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
-        ...(signal === undefined ? {} : { signal }),
-        ...(after === undefined ? {} : { after }),
-        details: { processId: id },
-      });
-      return run.result();
     },
 
     async list(query) {
@@ -321,28 +373,49 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const events = storedEvents(record, results);
       for (const event of events) listener(event);
       if (events.at(-1)?.type === 'exit') return () => {};
-      if (await runElsewhere(id)) {
-        // Run by another host: its states as they are stored, then its results once written (an
-        // owner that stops beating, or a failed read, ends it as interrupted).
+      if (await elsewhere(id, record.state)) {
+        // Another host runs it, or it waits in the shared queue: its states as they are stored,
+        // then its results once written; a run this host takes meanwhile is followed here. An
+        // owner that stops beating, or a failed read, ends it as interrupted.
         const stop = new AbortController();
-        const end = async (last: ProcessRecord | undefined) => {
-          if (stop.signal.aborted) return;
-          if (last) for (const event of storedEvents(last, await storage.results(id))) listener(event);
-          if (last?.state !== 'idle')
+        let detach: (() => void) | undefined;
+        const follow = async () => {
+          let state = record.state;
+          for (;;) {
+            await followElsewhere(id, stop.signal, state, (now) => {
+              state = now.state;
+              listener({ type: 'state', data: { state: now.state, exitState: now.exitState } });
+            });
+            if (stop.signal.aborted) return;
+            const here = live.get(id);
+            if (here) {
+              detach = here.subscribe(listener);
+              return;
+            }
+            const last = await storage.get(id);
+            if (last && last.state !== 'idle' && (await elsewhere(id, last.state))) continue;
+            if (stop.signal.aborted) return;
+            if (last) for (const event of storedEvents(last, await storage.results(id))) listener(event);
+            if (last?.state !== 'idle')
+              listener({
+                type: 'exit',
+                data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
+              });
+            return;
+          }
+        };
+        void follow().catch((error: unknown) => {
+          logger.warn('process: following a run of another host failed', { id, error: String(error) });
+          if (!stop.signal.aborted)
             listener({
               type: 'exit',
               data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
             });
+        });
+        return () => {
+          stop.abort();
+          detach?.();
         };
-        void followElsewhere(id, stop.signal, record.state, (now) =>
-          listener({ type: 'state', data: { state: now.state, exitState: now.exitState } }),
-        )
-          .catch((error: unknown) => {
-            logger.warn('process: following a run of another host failed', { id, error: String(error) });
-            return undefined;
-          })
-          .then(end);
-        return () => stop.abort();
       }
       const set = waiting.get(id) ?? new Set();
       set.add(listener);
@@ -366,8 +439,11 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         );
       }
       const code = (await storage.code(id)) ?? '';
+      // Several hosts (issue 22): a re-run this host cannot take now waits in the shared queue.
+      const here = takesHere(host ? await needsOf(code) : []);
+      if (!here) await checkQueueRoom(record.keyId);
       if (live.has(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
-      const lease = reserve(record.keyId);
+      const lease = here ? reserve(record.keyId) : undefined;
       const updatedAt = now().toISOString();
       const change = {
         state: 'queued',
@@ -377,10 +453,17 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         startedAt: null,
         completedAt: null,
         updatedAt,
+        hostId: lease && host ? host.id : null,
       } as const;
+      const { hostId, ...written } = change;
+      if (!lease) {
+        await storage.reset(id, { ...written, ownerHost: null });
+        announceQueued();
+        return { ...record, ...change };
+      }
       const run = new LiveProcess({ ...record, ...change }, code, limits);
       run.persist(
-        () => storage.reset(id, options.host ? { ...change, ownerHost: options.host.id } : change),
+        () => storage.reset(id, host ? { ...written, ownerHost: hostId } : written),
         (error) => logger.error('process: storage write failed', { id, error: String(error) }),
       );
       launch(run, lease);
@@ -396,12 +479,6 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       }
       const record = await stored(id);
       if (record.state === 'idle') throw cyrnelError('process_not_running', `process ${id} is idle`);
-      // Another live host runs it: that host kills it (it looks for requests several times a second).
-      if (await runElsewhere(id)) {
-        await storage.requestKill(id, now().toISOString());
-        return record;
-      }
-      // A non-idle row no live host runs (left by a host that stopped): record the kill.
       const at = now().toISOString();
       const change = {
         state: 'idle',
@@ -411,6 +488,19 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         completedAt: at,
         updatedAt: at,
       } as const;
+      // Still in the shared queue: recorded unless a host takes it first (then that host kills it).
+      if (host && record.state === 'queued' && record.hostId === null) {
+        if (!(await storage.updateUnclaimed(id, change))) return api.kill(id);
+        announce({ id });
+        return { ...record, ...change };
+      }
+      // Another live host runs it: that host kills it (told at once, and it looks for requests).
+      if (await elsewhere(id, record.state)) {
+        await storage.requestKill(id, at);
+        announce({ kill: id });
+        return record;
+      }
+      // A non-idle row no live host runs (left by a host that stopped): record the kill.
       await storage.update(id, change);
       return { ...record, ...change };
     },
@@ -437,27 +527,45 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     },
   };
 
-  /** How often a host looks at a process another host runs (wait, events) or for kills asked of it. */
-  const REMOTE_POLL_MS = 100;
-
-  /** True when another live host runs process `id` (issue 22): ask it, do not touch the row. */
-  const runElsewhere = async (id: number): Promise<boolean> => {
-    const host = options.host;
-    if (!host) return false;
+  /**
+   * True when another live host runs process `id`, or (in `state` queued without an owner) it
+   * waits in the shared queue (issue 22): ask its host, do not touch the row.
+   */
+  const elsewhere = async (id: number, state: ProcessState): Promise<boolean> => {
+    if (!host || live.has(id)) return false;
     const owner = await storage.owner(id);
-    return (
-      owner?.hostId !== undefined &&
-      owner.hostId !== null &&
-      owner.hostId !== host.id &&
-      owner.heartbeatAt !== null &&
-      owner.heartbeatAt >= staleBefore(now())
-    );
+    if (!owner) return false;
+    if (owner.hostId === null) return state === 'queued';
+    return owner.hostId !== host.id && owner.heartbeatAt !== null && owner.heartbeatAt >= staleBefore(now());
   };
 
+  /** Followers of runs elsewhere, woken by a signal about their process (or all, by `null`). */
+  const wakers = new Map<number, Set<() => void>>();
+  const wake = (id: number | null) => {
+    for (const [key, set] of wakers) if (id === null || key === id) for (const fn of set) fn();
+  };
+  const sleep = (id: number, ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const set = wakers.get(id) ?? new Set();
+      const done = () => {
+        clearTimeout(timer);
+        set.delete(done);
+        if (set.size === 0 && wakers.get(id) === set) wakers.delete(id);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      timer.unref();
+      set.add(done);
+      wakers.set(id, set);
+      signal.addEventListener('abort', done, { once: true });
+    });
+
   /**
-   * Follow the stored record of a run another host owns, every REMOTE_POLL_MS, calling `onState`
-   * when its state moves on from `state`: resolves with the record once it is idle, or as it is
-   * once no live host runs it any more (undefined when it is gone or `signal` aborted).
+   * Follow the stored record of a run elsewhere (another host's, or in the shared queue), read
+   * when a signal says it changed and every `remotePollMs`, calling `onState` when its state
+   * moves on from `state`: resolves with the record once it is idle, once this host runs it, or
+   * as it is once no live host runs it any more (undefined when it is gone or `signal` aborted).
    */
   const followElsewhere = async (
     id: number,
@@ -468,29 +576,164 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     for (;;) {
       if (signal.aborted) return undefined;
       const record = await storage.get(id);
-      if (!record || record.state === 'idle' || !(await runElsewhere(id))) return record;
+      if (!record || record.state === 'idle' || live.has(id) || !(await elsewhere(id, record.state)))
+        return record;
       if (record.state !== state) {
         state = record.state;
         onState(record);
       }
-      await new Promise((resolve) => setTimeout(resolve, REMOTE_POLL_MS).unref());
+      await sleep(id, remotePollMs, signal);
     }
   };
 
-  // Several hosts (issue 22): this one's heartbeat, and the runs of hosts that went silent.
-  const heartbeatMs = Math.max(10, options.host?.heartbeatMs ?? 2_000);
-  const leaseMs = Math.max(heartbeatMs * 2, options.host?.leaseMs ?? 10_000);
+  // Several hosts (issue 22): this one's heartbeat, the runs of hosts that went silent, the
+  // shared queue, and the signals that wake hosts up.
+  const heartbeatMs = Math.max(10, host?.heartbeatMs ?? 2_000);
+  const leaseMs = Math.max(heartbeatMs * 2, host?.leaseMs ?? 10_000);
   const staleBefore = (at: Date) => new Date(at.getTime() - leaseMs).toISOString();
-  let heartbeat: NodeJS.Timeout | undefined;
-  let killPoll: NodeJS.Timeout | undefined;
+  const signals = host?.signals;
+  const slots = Math.max(1, host?.slots ?? 32);
+  /** How often a run elsewhere is read, and kill requests looked for: signals wake both sooner. */
+  const remotePollMs = signals ? 1_000 : 100;
+  const timers: NodeJS.Timeout[] = [];
+  const unsubscribe: (() => void)[] = [];
+  let started = false;
+  /** The other live hosts as last read, and the modules they have active that this host has not. */
+  let peers: HostRecord[] = [];
+  let lacking = new Set<string>();
+
+  const needsOf = async (code: string): Promise<string[]> =>
+    host?.needs ? [...new Set(await host.needs(code))].filter((id) => id !== '' && !id.includes(',')) : [];
+
+  /** Whether this host runs work needing `needs` now, rather than leave it to the shared queue. */
+  const takesHere = (needs: readonly string[]): boolean =>
+    !host || (needs.every((id) => !lacking.has(id)) && execution.unfinished() + reserved < slots);
+
+  const checkQueueRoom = async (keyId: string | null): Promise<void> => {
+    if (closing) throw cyrnelError('shutting_down', 'the host is shutting down');
+    if ((await storage.countUnclaimed()) >= limits.maxLiveProcesses)
+      throw cyrnelError(
+        'too_many_processes',
+        `too many processes wait for a host (at most ${limits.maxLiveProcesses})`,
+      );
+    if (
+      keyId !== null &&
+      (await storage.countUnclaimed(keyId)) + liveOfKey(keyId) >= limits.maxLiveProcessesPerKey
+    )
+      throw cyrnelError(
+        'too_many_processes',
+        `too many live processes for this key (at most ${limits.maxLiveProcessesPerKey} queued, running or terminating per key)`,
+      );
+  };
+
+  const announce = (message: { readonly id: number } | { readonly kill: number }): void => {
+    signals
+      ?.publish('process', JSON.stringify(message))
+      .catch((error: unknown) => logger.debug('process: a signal failed', { error: String(error) }));
+  };
+
+  /** Work may wait in the shared queue: set by signals, polls and this host's own queued work. */
+  let queueSeen = false;
+  let pumping = false;
+  let pumpAgain = false;
+  const announceQueued = (): void => {
+    queueSeen = true;
+    signals
+      ?.publish('queue', '')
+      .catch((error: unknown) => logger.debug('process: a signal failed', { error: String(error) }));
+    pump();
+  };
+
+  const launchClaimed = ({ record, code }: ClaimedProcess): void => {
+    const lease = environments.lease();
+    if (!lease) {
+      // The environment went away since the claim: give the work back to the queue.
+      void storage
+        .update(record.id, { ownerHost: null, updatedAt: now().toISOString() })
+        .then(() => announceQueued())
+        .catch((error: unknown) =>
+          logger.error('process: giving work back failed', { id: record.id, error: String(error) }),
+        );
+      return;
+    }
+    launch(new LiveProcess(record, code, limits), lease);
+  };
+
+  /** Take queued work while this host has free slots; one pass at a time. */
+  const pump = (): void => {
+    if (!host || !started || closing) return;
+    if (pumping) {
+      pumpAgain = true;
+      return;
+    }
+    pumping = true;
+    void (async () => {
+      do {
+        pumpAgain = false;
+        const free = Math.min(16, slots - (execution.unfinished() + reserved));
+        if (free <= 0 || !environments.active()) return;
+        const claimed = await storage.claim(host.id, now().toISOString(), {
+          limit: free,
+          lacking: [...lacking],
+        });
+        for (const item of claimed) launchClaimed(item);
+        if (claimed.length === free) pumpAgain = true;
+        else queueSeen = false;
+      } while (pumpAgain && !closing);
+    })()
+      .catch((error: unknown) => logger.error('process: taking queued work failed', { error: String(error) }))
+      .finally(() => {
+        pumping = false;
+      });
+  };
+
+  /** Write this host's heartbeat and modules, and read the others'. */
+  const beat = async (hostId: string, at: Date): Promise<void> => {
+    const modules = host?.modules?.();
+    await storage.heartbeat(hostId, at.toISOString(), modules);
+    peers = (await storage.hosts(staleBefore(at))).filter((peer) => peer.id !== hostId);
+    const mine = modules ?? {};
+    const next = new Set<string>();
+    for (const peer of peers)
+      for (const [id, status] of Object.entries(peer.modules))
+        if (status === 'active' && mine[id] !== 'active') next.add(id);
+    lacking = next;
+  };
+
+  let taking = false;
+  const takeKills = (hostId: string): void => {
+    if (taking || closing || live.size === 0) return;
+    taking = true;
+    void storage
+      .takeKillRequests(hostId)
+      .then((ids) => {
+        for (const id of ids) {
+          const run = live.get(id);
+          if (run && !run.finished) execution.terminate(run, 'canceled', KILLED_ERROR, 'process_killed');
+        }
+      })
+      .catch((error: unknown) =>
+        logger.error('process: reading kill requests failed', { error: String(error) }),
+      )
+      .finally(() => {
+        taking = false;
+      });
+  };
+
   let beating = false;
-  const startHeartbeat = (hostId: string) => {
-    heartbeat = setInterval(() => {
+  const startHost = (hostId: string) => {
+    started = true;
+    const every = (ms: number, task: () => void) => {
+      const timer = setInterval(task, ms);
+      timer.unref();
+      timers.push(timer);
+    };
+    every(heartbeatMs, () => {
       if (beating || closing) return;
       beating = true;
       void (async () => {
         const at = now();
-        await storage.heartbeat(hostId, at.toISOString());
+        await beat(hostId, at);
         const count = await storage.failInterrupted(
           INTERRUPTED_ERROR,
           at.toISOString(),
@@ -504,29 +747,32 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         .finally(() => {
           beating = false;
         });
-    }, heartbeatMs);
-    heartbeat.unref();
-    // Kills asked on other hosts for runs of this one.
-    let taking = false;
-    killPoll = setInterval(() => {
-      if (taking || closing || live.size === 0) return;
-      taking = true;
-      void storage
-        .takeKillRequests(hostId)
-        .then((ids) => {
-          for (const id of ids) {
-            const run = live.get(id);
-            if (run && !run.finished) execution.terminate(run, 'canceled', KILLED_ERROR, 'process_killed');
+    });
+    // Kills asked on other hosts for runs of this one, and the shared queue, as backstops of signals.
+    every(remotePollMs, () => takeKills(hostId));
+    every(Math.max(10, host?.queuePollMs ?? 2_000), () => {
+      queueSeen = true;
+      pump();
+    });
+    if (signals) {
+      unsubscribe.push(
+        signals.subscribe('queue', () => {
+          queueSeen = true;
+          pump();
+        }),
+        signals.subscribe('process', (payload) => {
+          if (payload === null) {
+            wake(null);
+            takeKills(hostId);
+            return;
           }
-        })
-        .catch((error: unknown) =>
-          logger.error('process: reading kill requests failed', { error: String(error) }),
-        )
-        .finally(() => {
-          taking = false;
-        });
-    }, REMOTE_POLL_MS);
-    killPoll.unref();
+          const message = parseSignal(payload);
+          if (message?.kill !== undefined) takeKills(hostId);
+          if (message?.id !== undefined) wake(message.id);
+        }),
+      );
+    }
+    pump();
   };
 
   return {
@@ -537,8 +783,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       if (live.size > 0)
         throw cyrnelError('process_not_idle', 'recover() must run before any process starts');
       const at = now();
-      const host = options.host;
-      if (host) await storage.heartbeat(host.id, at.toISOString());
+      if (host) await beat(host.id, at);
       const count = await storage.failInterrupted(
         INTERRUPTED_ERROR,
         at.toISOString(),
@@ -546,12 +791,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         host ? { hostId: host.id, staleBefore: staleBefore(at), unowned: true } : undefined,
       );
       if (count > 0) logger.warn('process: recorded interrupted processes as failed', { count });
-      if (host) startHeartbeat(host.id);
+      if (host) startHost(host.id);
     },
     async close({ graceMs = 10_000 } = {}) {
       closing = true;
-      clearInterval(heartbeat);
-      clearInterval(killPoll);
+      for (const timer of timers) clearInterval(timer);
+      for (const stop of unsubscribe) stop();
+      wake(null);
       const settledAll = () => Promise.all([...live.values()].map((run) => run.settled));
       let timer: NodeJS.Timeout | undefined;
       const grace = new Promise<void>((resolve) => {
@@ -564,7 +810,26 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         execution.terminate(run, 'failed', SHUTDOWN_ERROR, 'process_interrupted');
       await settledAll();
       // Its runs are recorded: the other hosts need not wait out its lease.
-      if (options.host) await storage.removeHost(options.host.id).catch(() => undefined);
+      if (host) await storage.removeHost(host.id).catch(() => undefined);
+    },
+    peers: () => peers,
+    async modulesChanged() {
+      if (!host || closing) return;
+      await beat(host.id, now());
+      pump();
     },
   };
+}
+
+/** A `process` signal: a run that changed (`id`) or a kill asked of its host (`kill`). */
+function parseSignal(payload: string): { id?: number; kill?: number } | undefined {
+  try {
+    const value = JSON.parse(payload) as { id?: unknown; kill?: unknown };
+    return {
+      ...(Number.isSafeInteger(value.id) ? { id: value.id as number } : {}),
+      ...(Number.isSafeInteger(value.kill) ? { kill: value.kill as number } : {}),
+    };
+  } catch {
+    return undefined;
+  }
 }
