@@ -166,7 +166,9 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     });
     await exited;
     expect(events[0]).toBe('state:running');
-    expect(events.slice(-4)).toEqual(['state:idle', 'stdout', 'output', 'exit']);
+    // Streamed by A (its run's events so far, then each new one), ending with the exit.
+    expect(events.filter((event) => event === 'stdout' || event === 'output')).toEqual(['stdout', 'output']);
+    expect(events.at(-1)).toBe('exit');
     // Kill on B: A stops its run.
     const hanging = await a.host.processes.create({ code: WAITS, timeoutMs: null });
     await until(async () => (await a.host.processes.get(hanging.id)).state === 'running');
@@ -176,6 +178,55 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
       exitState: 'canceled',
       errorReason: 'process_killed',
     });
+  });
+
+  it('streams stdout, stderr and output of a run to a host that follows it, live, each once', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const b = await startHost(schema, 'host-b');
+    const big = 'x'.repeat(20_000);
+    const run = await a.host.processes.create({
+      code: `for (let i = 0; i < 20; i++) {
+        console.log('tick ' + i);
+        if (i === 10) console.error('é'.repeat(5000));
+        if (i === 12) for (let j = 0; j < 3000; j++) console.log('line ' + j);
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      cyrnel.output({ big: '${big}' });
+      console.log('${big}');`,
+    });
+    await until(async () => (await a.host.processes.get(run.id)).state === 'running');
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    let stdout = '';
+    let stderr = '';
+    let output: Record<string, unknown> = {};
+    let stdoutWhileRunning = false;
+    const order: string[] = [];
+    const exited = new Promise<void>((resolve) => {
+      void b.host.processes.subscribe(run.id, (event) => {
+        order.push(event.type);
+        if (event.type === 'stdout') {
+          stdout += event.data.text;
+          // A chunk that reaches B before A's run ended arrived live, not from the store.
+          if (!event.data.text.includes('x')) stdoutWhileRunning ||= !finished;
+        }
+        if (event.type === 'stderr') stderr += event.data.text;
+        if (event.type === 'output') output = { ...output, ...event.data.patch };
+        if (event.type === 'exit') resolve();
+      });
+    });
+    let finished = false;
+    void a.host.processes.wait(run.id).then(() => {
+      finished = true;
+    });
+    await exited;
+    const result = await a.host.processes.wait(run.id);
+    expect(stdoutWhileRunning).toBe(true);
+    expect(stdout).toBe(result.stdout);
+    expect(stderr).toBe(result.stderr);
+    expect(output).toEqual({ big });
+    expect(order.at(-1)).toBe('exit');
+    expect(order.indexOf('output')).toBeLessThan(order.indexOf('exit'));
   });
 
   it('takes a catalog change made on one host into account on the others within 2 s', async () => {

@@ -15,6 +15,7 @@ import { requireProcessId, validateRunOptions, validateWaitOptions } from './pro
 import { type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { toProcessPage, toStorageQuery } from './process-list-query';
 import type { ClaimedProcess, HostRecord, ProcessStorage } from './process-storage';
+import { createEventStreams, parseStreamMessage, REPLAY_WAIT_MS } from './remote-events';
 import { storedEvents } from './stored-events';
 import { validateCreateRequest } from './validate-create-request';
 
@@ -381,11 +382,27 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         let detach: (() => void) | undefined;
         const follow = async () => {
           let state = record.state;
+          let tried = false;
+          const onState = (now: ProcessRecord) => {
+            state = now.state;
+            listener({ type: 'state', data: { state: now.state, exitState: now.exitState } });
+          };
+          // Owned by another host: its events can be streamed (once tried; polls otherwise).
+          const streamable = (now: ProcessRecord | undefined) =>
+            streams !== undefined &&
+            !tried &&
+            now !== undefined &&
+            now.state !== 'idle' &&
+            now.hostId !== null &&
+            now.hostId !== host?.id;
           for (;;) {
-            await followElsewhere(id, stop.signal, state, (now) => {
-              state = now.state;
-              listener({ type: 'state', data: { state: now.state, exitState: now.exitState } });
-            });
+            const current = await storage.get(id);
+            if (stop.signal.aborted) return;
+            if (streams && streamable(current)) {
+              tried = true;
+              if (await streamFrom(id, listener, stop.signal, state)) return;
+            }
+            await followElsewhere(id, stop.signal, state, onState, streamable);
             if (stop.signal.aborted) return;
             const here = live.get(id);
             if (here) {
@@ -393,6 +410,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
               return;
             }
             const last = await storage.get(id);
+            if (streamable(last)) continue;
             if (last && last.state !== 'idle' && (await elsewhere(id, last.state))) continue;
             if (stop.signal.aborted) return;
             if (last) for (const event of storedEvents(last, await storage.results(id))) listener(event);
@@ -572,11 +590,19 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     signal: AbortSignal,
     state: ProcessState,
     onState: (record: ProcessRecord) => void = () => {},
+    /** Also resolve (with the record) once this holds of it. */
+    stopWhen: (record: ProcessRecord) => boolean = () => false,
   ): Promise<ProcessRecord | undefined> => {
     for (;;) {
       if (signal.aborted) return undefined;
       const record = await storage.get(id);
-      if (!record || record.state === 'idle' || live.has(id) || !(await elsewhere(id, record.state)))
+      if (
+        !record ||
+        record.state === 'idle' ||
+        live.has(id) ||
+        stopWhen(record) ||
+        !(await elsewhere(id, record.state))
+      )
         return record;
       if (record.state !== state) {
         state = record.state;
@@ -586,12 +612,71 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     }
   };
 
+  /**
+   * Follow the events of run `id` of another host as its owner streams them (replay, then live):
+   * true once the stream ended it for `listener` (exit included), false when the owner does not
+   * stream (nothing was delivered then). An owner that goes away mid-stream ends it as
+   * interrupted; an output too large to stream is read from the store before the exit.
+   */
+  const streamFrom = async (
+    id: number,
+    listener: ProcessListener,
+    signal: AbortSignal,
+    state: ProcessState,
+  ): Promise<boolean> => {
+    if (!streams) return false;
+    const stream = streams.open(id, listener);
+    const polling = new AbortController();
+    const stopPolling = () => polling.abort();
+    signal.addEventListener('abort', stopPolling, { once: true });
+    try {
+      if (!(await stream.established)) return false;
+      // The owner's end (idle, or gone) as the store says it, beside the stream's own exit.
+      const settledInStore = followElsewhere(id, polling.signal, state);
+      let exit = await Promise.race([stream.exited, settledInStore.then(() => undefined)]);
+      if (!exit && !signal.aborted)
+        exit = await Promise.race([
+          stream.exited,
+          new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), REPLAY_WAIT_MS).unref()),
+        ]);
+      if (signal.aborted) return true;
+      if (exit) {
+        if (stream.outputSkipped()) {
+          await followElsewhere(id, signal, 'running');
+          const results = await storage.results(id);
+          if (results && Object.keys(results.output).length > 0)
+            listener({ type: 'output', data: { patch: results.output } });
+        }
+        listener(exit);
+        return true;
+      }
+      const last = await storage.get(id);
+      listener(
+        last?.state === 'idle' && last.exitState !== null
+          ? {
+              type: 'exit',
+              data: { exitState: last.exitState, error: last.error, errorReason: last.errorReason },
+            }
+          : {
+              type: 'exit',
+              data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
+            },
+      );
+      return true;
+    } finally {
+      polling.abort();
+      signal.removeEventListener('abort', stopPolling);
+      stream.close();
+    }
+  };
+
   // Several hosts (issue 22): this one's heartbeat, the runs of hosts that went silent, the
   // shared queue, and the signals that wake hosts up.
   const heartbeatMs = Math.max(10, host?.heartbeatMs ?? 2_000);
   const leaseMs = Math.max(heartbeatMs * 2, host?.leaseMs ?? 10_000);
   const staleBefore = (at: Date) => new Date(at.getTime() - leaseMs).toISOString();
   const signals = host?.signals;
+  const streams = signals ? createEventStreams(signals, logger) : undefined;
   const slots = Math.max(1, host?.slots ?? 32);
   /** How often a run elsewhere is read, and kill requests looked for: signals wake both sooner. */
   const remotePollMs = signals ? 1_000 : 100;
@@ -766,7 +851,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
             takeKills(hostId);
             return;
           }
-          const message = parseSignal(payload);
+          const value = parseJson(payload);
+          const stream = parseStreamMessage(value);
+          if (stream) {
+            streams?.handle(stream, (id) => live.get(id));
+            return;
+          }
+          const message = parseSignal(value);
           if (message?.kill !== undefined) takeKills(hostId);
           if (message?.id !== undefined) wake(message.id);
         }),
@@ -821,15 +912,20 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   };
 }
 
-/** A `process` signal: a run that changed (`id`) or a kill asked of its host (`kill`). */
-function parseSignal(payload: string): { id?: number; kill?: number } | undefined {
+function parseJson(payload: string): unknown {
   try {
-    const value = JSON.parse(payload) as { id?: unknown; kill?: unknown };
-    return {
-      ...(Number.isSafeInteger(value.id) ? { id: value.id as number } : {}),
-      ...(Number.isSafeInteger(value.kill) ? { kill: value.kill as number } : {}),
-    };
+    return JSON.parse(payload);
   } catch {
     return undefined;
   }
+}
+
+/** A `process` signal: a run that changed (`id`) or a kill asked of its host (`kill`). */
+function parseSignal(value: unknown): { id?: number; kill?: number } | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { id, kill } = value as { id?: unknown; kill?: unknown };
+  return {
+    ...(Number.isSafeInteger(id) ? { id: id as number } : {}),
+    ...(Number.isSafeInteger(kill) ? { kill: kill as number } : {}),
+  };
 }
