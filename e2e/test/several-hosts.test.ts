@@ -76,7 +76,15 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
     work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-hosts-'));
     counter = await startCounter();
     // Started one after the other: the first runs the migrations, the others find them done.
-    for (const host of ['a', 'b', 'c']) hosts.push(await startCyrnel(join(work, host), env));
+    // A holds two runs at most: what is submitted to it beyond waits in the shared queue.
+    for (const host of ['a', 'b', 'c'])
+      hosts.push(
+        await startCyrnel(join(work, host), {
+          ...env,
+          CYRNEL_HOST_ID: `host-${host}`,
+          ...(host === 'a' ? { CYRNEL_HOST_SLOTS: '2' } : {}),
+        }),
+      );
   }, 120_000);
   afterAll(async () => {
     for (const host of hosts) await host.program.stop().catch(() => undefined);
@@ -103,7 +111,7 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
   });
 
   it('runs 300 processes submitted round-robin exactly once each, on all three hosts', async () => {
-    const ids = await Promise.all(
+    const runs = await Promise.all(
       Array.from({ length: 300 }, async (_, n) => {
         const host = hosts[n % 3] as CyrnelServer;
         const run = await host.client.processes.create({
@@ -111,10 +119,15 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
           wait: true,
         });
         expect(run.exitState).toBe('success');
-        return run.id;
+        return { id: run.id, submittedTo: `host-${'abc'[n % 3]}`, ranOn: run.hostId };
       }),
     );
+    const ids = runs.map((run) => run.id);
     expect(new Set(ids).size).toBe(300);
+    // All three hosts took work; A (two slots) left most of its share to the others.
+    expect(new Set(runs.map((run) => run.ranOn))).toEqual(new Set(['host-a', 'host-b', 'host-c']));
+    const movedFromA = runs.filter((run) => run.submittedTo === 'host-a' && run.ranOn !== 'host-a');
+    expect(movedFromA.length).toBeGreaterThan(0);
     for (let n = 0; n < 300; n++) expect(counter.counts.get(n)).toBe(1);
     // Every host sees the results of the runs of the others.
     for (const [index, id] of ids.entries()) {
@@ -130,8 +143,11 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
       code: "console.log('hello'); await new Promise((resolve) => setTimeout(resolve, 500)); cyrnel.output({ done: 1 });",
     });
     const seen: string[] = [];
+    let stateAtStdout: string | undefined;
     for await (const event of c.client.processes.events(id)) {
       seen.push(event.type);
+      // Streamed from A while it runs, not replayed from the store at the end.
+      if (event.type === 'stdout') stateAtStdout = (await a.client.processes.get(id)).state;
       if (event.type === 'exit') {
         expect(event.data).toMatchObject({ exitState: 'success' });
         break;
@@ -139,6 +155,7 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
     }
     expect(seen).toContain('stdout');
     expect(seen).toContain('output');
+    expect(stateAtStdout).toBe('running');
     const hanging = await a.client.processes.create({ code: HANGS, timeoutMs: 120_000 });
     for await (const event of a.client.processes.events(hanging.id)) if (event.type === 'stdout') break;
     await b.client.processes.kill(hanging.id);
