@@ -690,9 +690,15 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const needsOf = async (code: string): Promise<string[]> =>
     host?.needs ? [...new Set(await host.needs(code))].filter((id) => id !== '' && !id.includes(',')) : [];
 
-  /** Whether this host runs work needing `needs` now, rather than leave it to the shared queue. */
+  /**
+   * Whether this host runs work needing `needs` now, rather than leave it to the shared queue: it
+   * has what the work needs, and a free slot or no other live host to hand it to (then its
+   * environment queues it, as a single host always did).
+   */
   const takesHere = (needs: readonly string[]): boolean =>
-    !host || (needs.every((id) => !lacking.has(id)) && execution.unfinished() + reserved < slots);
+    !host ||
+    (needs.every((id) => !lacking.has(id)) &&
+      (peers.length === 0 || execution.unfinished() + reserved < slots));
 
   const checkQueueRoom = async (keyId: string | null): Promise<void> => {
     if (closing) throw cyrnelError('shutting_down', 'the host is shutting down');
