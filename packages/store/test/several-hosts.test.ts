@@ -229,6 +229,37 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     expect(order.indexOf('output')).toBeLessThan(order.indexOf('exit'));
   });
 
+  it('replays a run to at most 16 followers; the others get its stored results at the end', async () => {
+    const schema = sharedSchema();
+    const a = await startHost(schema, 'host-a');
+    const b = await startHost(schema, 'host-b');
+    const replays = new Set<string>();
+    b.store.signals?.subscribe('process', (payload) => {
+      const message =
+        payload === null ? undefined : (JSON.parse(payload) as { replay?: string; upTo?: number });
+      if (message?.replay !== undefined && message.upTo !== undefined) replays.add(message.replay);
+    });
+    const run = await a.host.processes.create({
+      code: "console.log('a'); await new Promise((resolve) => setTimeout(resolve, 1_500)); console.log('b');",
+    });
+    await until(async () => (await a.host.processes.get(run.id)).state === 'running');
+    const outputs = await Promise.all(
+      Array.from(
+        { length: 24 },
+        () =>
+          new Promise<string>((resolve) => {
+            let stdout = '';
+            void b.host.processes.subscribe(run.id, (event) => {
+              if (event.type === 'stdout') stdout += event.data.text;
+              if (event.type === 'exit') resolve(stdout);
+            });
+          }),
+      ),
+    );
+    expect(outputs).toEqual(Array(24).fill('a\nb\n'));
+    expect(replays.size).toBe(16);
+  });
+
   it('takes a catalog change made on one host into account on the others within 2 s', async () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');

@@ -7,6 +7,13 @@ import type { LiveProcess } from './live-process';
 /** Characters of stdout or stderr per signal: JSON escapes at most six bytes per character. */
 const TEXT_PIECE = 1_000;
 
+/**
+ * Replays one run gives at most: each may be megabytes of notifications, and every subscriber on
+ * another host asks for one. Followers beyond it get no answer and read the stored results at
+ * the end instead.
+ */
+export const MAX_REPLAYS_PER_RUN = 16;
+
 /** How long a follower waits for the owner's replay before it gives up streaming. */
 export const REPLAY_WAIT_MS = 1_000;
 
@@ -70,7 +77,10 @@ function pieces(event: ProcessEvent): ProcessEvent[] | undefined {
 /** Create the event streams of one host over its signals. */
 export function createEventStreams(signals: HostSignals, logger: ModuleLogger): EventStreams {
   /** Runs of this host being streamed: the number of the last live event, and the send queue. */
-  const served = new WeakMap<LiveProcess, { seq: number; queue: StreamMessage[]; sending: boolean }>();
+  const served = new WeakMap<
+    LiveProcess,
+    { seq: number; queue: StreamMessage[]; sending: boolean; replays: number }
+  >();
   /** Streams this host follows, by run id. */
   const following = new Map<number, Set<(message: StreamMessage) => void>>();
 
@@ -113,7 +123,7 @@ export function createEventStreams(signals: HostSignals, logger: ModuleLogger): 
     const id = run.record.id;
     let stream = served.get(run);
     if (!stream) {
-      const created = { seq: 0, queue: [] as StreamMessage[], sending: false };
+      const created = { seq: 0, queue: [] as StreamMessage[], sending: false, replays: 0 };
       stream = created;
       served.set(run, created);
       run.listeners.add((event) => {
@@ -122,6 +132,7 @@ export function createEventStreams(signals: HostSignals, logger: ModuleLogger): 
         else for (const part of parts) send(created, { id, seq: ++created.seq, event: part });
       });
     }
+    if (++stream.replays > MAX_REPLAYS_PER_RUN) return;
     const upTo = stream.seq;
     const parts: ProcessEvent[] = [];
     for (const event of run.events) {
