@@ -281,13 +281,25 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
           return run.result();
         }
         const record = await stored(id);
-        if (record.state === 'idle' || !(await elsewhere(id, record.state)))
-          return { ...record, ...(await storedResults(id)) };
+        if (record.state === 'idle') return { ...record, ...(await storedResults(id)) };
+        if (!(await elsewhere(id, record.state))) {
+          // Taken from the shared queue by this host meanwhile (and maybe ended): as it is now.
+          if (live.has(id)) continue;
+          return { ...(await stored(id)), ...(await storedResults(id)) };
+        }
         // Another host runs it, or it waits in the shared queue: its end is read from the store.
         const stop = new AbortController();
         const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+        // As for a run here, the margin counts from its start: time in a queue never counts.
+        let markRunning!: (at: number) => void;
+        const running = new Promise<number>((resolve) => {
+          markRunning = resolve;
+        });
+        if (record.state !== 'queued') markRunning(performance.now());
         try {
-          const ended = followElsewhere(id, stop.signal, record.state).then(() => undefined);
+          const ended = followElsewhere(id, stop.signal, record.state, (now) => {
+            if (now.state !== 'queued') markRunning(performance.now());
+          }).then(() => undefined);
           await awaitSettled(ended, `process ${id}`, {
             ...left(),
             ...(signal === undefined ? {} : { signal }),
@@ -295,7 +307,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
               ? {}
               : {
                   after: {
-                    start: Promise.resolve(performance.now()),
+                    start: running,
                     ms: limit + marginMs,
                     message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
                   },
@@ -374,7 +386,18 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const events = storedEvents(record, results);
       for (const event of events) listener(event);
       if (events.at(-1)?.type === 'exit') return () => {};
-      if (await elsewhere(id, record.state)) {
+      const away = record.state !== 'idle' && (await elsewhere(id, record.state));
+      if (!away && record.state !== 'idle') {
+        // Taken from the shared queue by this host meanwhile (and maybe ended): as it is now.
+        const here = live.get(id);
+        if (here) return here.subscribe(listener);
+        const now = await stored(id);
+        if (now.state === 'idle' && now.exitState !== null) {
+          for (const event of storedEvents(now, await storage.results(id))) listener(event);
+          return () => {};
+        }
+      }
+      if (away) {
         // Another host runs it, or it waits in the shared queue: its states as they are stored,
         // then its results once written; a run this host takes meanwhile is followed here. An
         // owner that stops beating, or a failed read, ends it as interrupted.
@@ -518,6 +541,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         announce({ kill: id });
         return record;
       }
+      // Taken from the shared queue by this host meanwhile: killed as its own run, or already ended.
+      if (live.has(id)) return api.kill(id);
+      if ((await stored(id)).state === 'idle')
+        throw cyrnelError('process_not_running', `process ${id} is idle`);
       // A non-idle row no live host runs (left by a host that stopped): record the kill.
       await storage.update(id, change);
       return { ...record, ...change };
@@ -545,16 +572,23 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     },
   };
 
+  /** Claims on the shared queue this host has in flight (their rows may say this host already). */
+  let claiming = 0;
+
   /**
-   * True when another live host runs process `id`, or (in `state` queued without an owner) it
-   * waits in the shared queue (issue 22): ask its host, do not touch the row.
+   * True when another live host runs process `id`, when (in `state` queued without an owner) it
+   * waits in the shared queue, or when this host just took it and is about to start it (issue
+   * 22): follow it, do not touch the row.
    */
   const elsewhere = async (id: number, state: ProcessState): Promise<boolean> => {
     if (!host || live.has(id)) return false;
     const owner = await storage.owner(id);
     if (!owner) return false;
     if (owner.hostId === null) return state === 'queued';
-    return owner.hostId !== host.id && owner.heartbeatAt !== null && owner.heartbeatAt >= staleBefore(now());
+    // Taken by this host: started meanwhile (its followers move to the run in memory), or its
+    // claim is written and its answer not read yet.
+    if (owner.hostId === host.id) return live.has(id) || claiming > 0;
+    return owner.heartbeatAt !== null && owner.heartbeatAt >= staleBefore(now());
   };
 
   /** Followers of runs elsewhere, woken by a signal about their process (or all, by `null`). */
@@ -763,10 +797,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         pumpAgain = false;
         const free = Math.min(16, slots - (execution.unfinished() + reserved));
         if (free <= 0 || !environments.active()) return;
-        const claimed = await storage.claim(host.id, now().toISOString(), {
-          limit: free,
-          lacking: [...lacking],
-        });
+        claiming++;
+        let claimed: ClaimedProcess[];
+        try {
+          claimed = await storage.claim(host.id, now().toISOString(), { limit: free, lacking: [...lacking] });
+        } finally {
+          claiming--;
+        }
         for (const item of claimed) launchClaimed(item);
         if (claimed.length === free) pumpAgain = true;
         else queueSeen = false;
