@@ -877,7 +877,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         });
     });
     // Kills asked on other hosts for runs of this one, and the shared queue, as backstops of signals.
-    every(remotePollMs, () => takeKills(hostId));
+    // Only other hosts ask for kills: alone (a SQLite file, or the last host), nothing to look for.
+    every(remotePollMs, () => {
+      if (peers.length > 0) takeKills(hostId);
+    });
     every(Math.max(10, host?.queuePollMs ?? 2_000), () => {
       queueSeen = true;
       pump();
