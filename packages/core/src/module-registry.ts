@@ -130,37 +130,24 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     const runtime = runtimes.get(row.id);
     const definition = runtime?.module?.definition;
     const elsewhere = runtime?.module ? undefined : statusElsewhere(row.id);
-    if (elsewhere) {
-      return {
-        id: row.id,
-        name: row.name,
-        description: row.description,
-        type: row.type,
-        version: row.version,
-        isBuiltin: row.isBuiltin,
-        enabled: row.enabled,
-        status: elsewhere.status,
-        error: `the module's code is not on this host; on: ${elsewhere.hosts.join(', ')}`,
-        origin: null,
-        createdAt: row.createdAt,
-        updatedAt: row.updatedAt,
-        configSchema: {},
-        secretsSchema: {},
-      };
-    }
+    const { id, name, description, type, version, isBuiltin, enabled, createdAt, updatedAt } = row;
     return {
-      id: row.id,
-      name: row.name,
-      description: row.description,
-      type: row.type,
-      version: row.version,
-      isBuiltin: row.isBuiltin,
-      enabled: row.enabled,
-      status: runtimes.status(row),
-      error: runtime?.module ? (runtime.error ?? null) : 'the module code was not found at the last scan',
+      id,
+      name,
+      description,
+      type,
+      version,
+      isBuiltin,
+      enabled,
+      status: elsewhere?.status ?? runtimes.status(row),
+      error: elsewhere
+        ? `the module's code is not on this host; on: ${elsewhere.hosts.join(', ')}`
+        : runtime?.module
+          ? (runtime.error ?? null)
+          : 'the module code was not found at the last scan',
       origin: runtime?.module?.origin ?? null,
-      createdAt: row.createdAt,
-      updatedAt: row.updatedAt,
+      createdAt,
+      updatedAt,
       configSchema: definition?.configSchema ?? {},
       secretsSchema: definition?.secretsSchema ?? {},
     };

@@ -97,6 +97,17 @@ async function startHost(
   return { host, store, held };
 }
 
+/** Install service `memo` of the test adapter through `host`, enabled, greeting `greeting`. */
+async function installMemo(host: CyrnelHost): Promise<void> {
+  await host.services.install({
+    id: 'memo',
+    adapter: 'notes',
+    definition: 'x',
+    config: { greeting: 'hi' },
+    enabled: true,
+  });
+}
+
 async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promise<number> {
   const start = Date.now();
   while (!(await check())) {
@@ -264,13 +275,7 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
     const b = await startHost(schema, 'host-b');
-    await a.host.services.install({
-      id: 'memo',
-      adapter: 'notes',
-      definition: 'anything',
-      config: { greeting: 'hi' },
-      enabled: true,
-    });
+    await installMemo(a.host);
     expect(a.held.get('memo')?.config).toEqual({ greeting: 'hi' });
     // Enabled on A: hydrated on B, and callable there.
     const enabled = await until(() => b.held.has('memo'));
@@ -337,13 +342,7 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
     const c = await startHost(schema, 'host-c', new Map(), { withoutNotes: true });
-    await a.host.services.install({
-      id: 'memo',
-      adapter: 'notes',
-      definition: 'x',
-      config: { greeting: 'hi' },
-      enabled: true,
-    });
+    await installMemo(a.host);
     // C has no `notes` code: its list says where the module is, not that it is missing.
     await until(async () => (await c.host.modules.get('notes')).status === 'active');
     expect((await c.host.modules.get('notes')).error).toContain('host-a');
@@ -376,13 +375,7 @@ describe('several hosts on one PostgreSQL database (issue 22)', () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
     const b = await startHost(schema, 'host-b');
-    await a.host.services.install({
-      id: 'memo',
-      adapter: 'notes',
-      definition: 'x',
-      config: { greeting: 'hi' },
-      enabled: true,
-    });
+    await installMemo(a.host);
     await until(() => b.held.has('memo'));
     // Disabled on A: B tears its adapter down (its services are dropped) within 2 s.
     await a.host.modules.setEnabled('notes', false);
