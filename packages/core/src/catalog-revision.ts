@@ -16,6 +16,45 @@ export interface WatchedCatalog {
 // Every method of the port that writes starts with one of these verbs.
 const WRITES = /^(insert|update|set|delete|replace)/;
 
+/** What a catalog write touched: a service (its row, tools, config or secrets) or a module. */
+export type CatalogTarget = { readonly service: string } | { readonly module: string };
+
+/**
+ * The service or module a write of the catalog port touched, from its method and arguments
+ * (undefined for a write this does not know: readers then look at everything).
+ *
+ * @example
+ * ```ts
+ * writeTarget('setServiceEnabled', ['github', true, at]); // { service: 'github' }
+ * ```
+ */
+export function writeTarget(method: string, args: readonly unknown[]): CatalogTarget | undefined {
+  const [first] = args;
+  switch (method) {
+    case 'setConfig':
+    case 'setSecrets': {
+      const owner = first as { kind?: unknown; id?: unknown } | undefined;
+      if (typeof owner?.id !== 'string') return undefined;
+      return owner.kind === 'module' ? { module: owner.id } : { service: owner.id };
+    }
+    case 'insertService':
+    case 'insertModule': {
+      const id = (first as { id?: unknown } | undefined)?.id;
+      if (typeof id !== 'string') return undefined;
+      return method === 'insertModule' ? { module: id } : { service: id };
+    }
+    case 'updateModule':
+      return typeof first === 'string' ? { module: first } : undefined;
+    case 'replaceServiceDefinition':
+    case 'setServiceEnabled':
+    case 'deleteService':
+    case 'setToolEnabled':
+      return typeof first === 'string' ? { service: first } : undefined;
+    default:
+      return undefined;
+  }
+}
+
 /**
  * Wrap the catalog port so every write bumps a revision: the rendered type declarations are built
  * once per revision instead of once per request (issue 13).
@@ -28,8 +67,11 @@ const WRITES = /^(insert|update|set|delete|replace)/;
  */
 export function watchCatalog(
   inner: CatalogStorage,
-  /** Awaited after every write, before the write's caller goes on (direct calls drop what they hold). */
-  afterWrite?: () => Promise<void>,
+  /**
+   * Awaited after every write, before the write's caller goes on (direct calls drop what they
+   * hold; other hosts are told what changed).
+   */
+  afterWrite?: (target: CatalogTarget | undefined) => Promise<void>,
 ): WatchedCatalog {
   let revision = 0;
   // The shared count as this host last knew it, and whether a write of another host slipped in.
@@ -55,7 +97,7 @@ export function watchCatalog(
           await count().catch(() => {
             missed = true;
           });
-          await afterWrite?.();
+          await afterWrite?.(writeTarget(property, args));
         }
       };
     },

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
 import { version } from '../package.json';
-import { watchCatalog } from './catalog-revision';
+import { type CatalogTarget, watchCatalog } from './catalog-revision';
 import type { CatalogStorage } from './catalog-storage';
 import { createDirectCallsHost } from './direct-calls/direct-calls-host';
 import { createEnvironmentApi } from './environment-api';
@@ -141,10 +141,12 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // Every write goes through the watched port, so per-revision caches see it.
   // A write is acknowledged only once every sandbox process dropped what direct calls prepared.
   const signals = options.host ? storage.signals : undefined;
-  const watched = watchCatalog(storage.catalog, async () => {
+  const watched = watchCatalog(storage.catalog, async (target) => {
     await directCalls.changed();
-    // Other hosts look at the shared count now rather than at their next poll.
-    await signals?.publish('catalog', '').catch(() => undefined);
+    // Other hosts look at what changed now rather than at their next poll.
+    await signals
+      ?.publish('catalog', JSON.stringify({ ...target, from: options.host?.id }))
+      .catch(() => undefined);
   });
   const { catalog, revision } = watched;
   const logger = options.logger ?? silentLogger;
@@ -270,33 +272,50 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   if (pollMs > 0) {
     await watched.poll();
     await services.resync();
-    let polling = false;
-    let again = false;
-    const look = (): void => {
-      if (polling) {
-        again = true;
-        return;
+    // One look at a time; what was announced meanwhile is looked at next, all of it at once.
+    let looking = false;
+    let pending: Set<string> | 'all' | undefined;
+    const look = (target: CatalogTarget | 'all'): void => {
+      if (target === 'all') pending = 'all';
+      else if (pending !== 'all') {
+        pending ??= new Set<string>();
+        pending.add(JSON.stringify(target));
       }
-      polling = true;
+      if (looking) return;
+      looking = true;
       void (async () => {
-        do {
-          again = false;
-          if (!(await watched.poll())) continue;
-          await registry.resync();
-          await services.resync();
+        while (pending !== undefined) {
+          const now = pending;
+          pending = undefined;
+          if (now === 'all') {
+            // The backstop: only when the shared count moved.
+            if (!(await watched.poll())) continue;
+            await registry.resync();
+            await services.resync();
+          } else {
+            const targets = [...now].map((text) => JSON.parse(text) as CatalogTarget);
+            if (targets.some((each) => 'module' in each)) await registry.resync();
+            for (const each of targets) if ('service' in each) await services.resyncService(each.service);
+          }
           await directCalls.changed();
-        } while (again);
+        }
       })()
         .catch((error: unknown) =>
           logger.error('catalog: reading changes of other hosts failed', { error: errorMessage(error) }),
         )
         .finally(() => {
-          polling = false;
+          looking = false;
         });
     };
-    catalogPoll = setInterval(look, pollMs);
+    // With signals, announced changes are looked at one by one; the poll only catches what a
+    // lost signal missed, so it may be slow.
+    catalogPoll = setInterval(() => look('all'), signals ? Math.max(pollMs, 10_000) : pollMs);
     catalogPoll.unref();
-    stopSignals = signals?.subscribe('catalog', look);
+    stopSignals = signals?.subscribe('catalog', (payload) => {
+      const heard = parseSignal(payload);
+      // This host's own writes are in effect here already.
+      if (heard.from !== options.host?.id) look(heard.target ?? 'all');
+    });
   }
   // What this host has is known now: the others see it, and it takes queued work it can run.
   await processes.modulesChanged();
@@ -361,4 +380,19 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
       return closing;
     },
   };
+}
+
+/** What a `catalog` signal says: the host that wrote and what it touched (none: look at everything). */
+function parseSignal(payload: string | null): { from?: string; target?: CatalogTarget } {
+  if (!payload) return {};
+  try {
+    const value = JSON.parse(payload) as { service?: unknown; module?: unknown; from?: unknown };
+    const from = typeof value.from === 'string' ? { from: value.from } : {};
+    if (typeof value.service === 'string') return { ...from, target: { service: value.service } };
+    if (typeof value.module === 'string') return { ...from, target: { module: value.module } };
+    return from;
+  } catch {
+    // A payload of another version: look at everything.
+    return {};
+  }
 }

@@ -93,6 +93,8 @@ export interface ServicesEngine extends Omit<ServicesApi, 'installFromRegistry' 
    * disabled or gone. Failures are logged and shown on the service.
    */
   resync(): Promise<void>;
+  /** {@link ServicesEngine.resync} of one service, named by the host that changed it. */
+  resyncService(id: string): Promise<void>;
   /** An adapter reported that a service's tools changed: refresh it in the background (logged). */
   toolsChanged(serviceId: string): void;
   /** Install a resolved definition (what `install` does after validating its input). */
@@ -159,6 +161,48 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   });
   const { find, activeAdapter, generate, dehydrate, enable, rehydrate, hydrate, replace, regenerate } =
     lifecycle;
+
+  /** Hydrate `row` again, or drop it, when its row, config or secrets changed since the last look. */
+  const resyncRow = async (row: ServiceRow): Promise<void> => {
+    const adapter = registry.adapter(row.adapter);
+    if (!adapter) return;
+    const owner = { kind: 'service', id: row.id } as const;
+    const print = JSON.stringify([
+      row.hash,
+      row.enabled,
+      row.updatedAt,
+      (await catalog.getConfig(owner)) ?? null,
+      (await catalog.getSecrets(owner)) ?? null,
+    ]);
+    const known = synced.get(row.id)?.print;
+    if (known === print) return;
+    synced.set(row.id, { print, adapter: row.adapter });
+    // The first look only learns what this host hydrated itself at its start.
+    if (known === undefined && primed === false) return;
+    await locked(row.id, async () => {
+      const fresh = await catalog.getService(row.id);
+      if (fresh?.enabled) await hydrate(fresh, adapter);
+      else if (fresh) await dehydrate(fresh);
+    }).catch((error: unknown) => {
+      logger.error('service failed to hydrate after a change on another host', {
+        service: row.id,
+        error: errorMessage(error),
+      });
+    });
+  };
+
+  /** Deleted on another host: what this host holds of it goes. */
+  const forget = async (id: string): Promise<void> => {
+    const known = synced.get(id);
+    if (!known) return;
+    synced.delete(id);
+    await registry
+      .adapter(known.adapter)
+      ?.dehydrateService(id)
+      .catch(() => undefined);
+    health.set(id, undefined);
+    await options.afterHydration?.();
+  };
 
   /** Refresh under the service's lock; answers the service and whether its tools changed. */
   const refreshLocked = (id: string) =>
@@ -405,45 +449,14 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     async resync() {
       const rows = await catalog.listServices({});
       const present = new Set(rows.map((row) => row.id));
-      for (const row of rows) {
-        const adapter = registry.adapter(row.adapter);
-        if (!adapter) continue;
-        const owner = { kind: 'service', id: row.id } as const;
-        const print = JSON.stringify([
-          row.hash,
-          row.enabled,
-          row.updatedAt,
-          (await catalog.getConfig(owner)) ?? null,
-          (await catalog.getSecrets(owner)) ?? null,
-        ]);
-        const known = synced.get(row.id)?.print;
-        if (known === print) continue;
-        synced.set(row.id, { print, adapter: row.adapter });
-        // The first look only learns what this host hydrated itself at its start.
-        if (known === undefined && primed === false) continue;
-        await locked(row.id, async () => {
-          const fresh = await catalog.getService(row.id);
-          if (fresh?.enabled) await hydrate(fresh, adapter);
-          else if (fresh) await dehydrate(fresh);
-        }).catch((error: unknown) => {
-          logger.error('service failed to hydrate after a change on another host', {
-            service: row.id,
-            error: errorMessage(error),
-          });
-        });
-      }
-      for (const [id, { adapter }] of [...synced]) {
-        if (present.has(id)) continue;
-        synced.delete(id);
-        // Deleted on another host: what this host holds of it goes.
-        await registry
-          .adapter(adapter)
-          ?.dehydrateService(id)
-          .catch(() => undefined);
-        health.set(id, undefined);
-        await options.afterHydration?.();
-      }
+      for (const row of rows) await resyncRow(row);
+      for (const id of [...synced.keys()]) if (!present.has(id)) await forget(id);
       primed = true;
+    },
+    async resyncService(id) {
+      const row = await catalog.getService(id);
+      if (row) await resyncRow(row);
+      else await forget(id);
     },
     async hydrateAdapter(adapterId, adapter) {
       const version = registry.adapterVersion(adapterId) ?? null;
