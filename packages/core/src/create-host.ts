@@ -108,7 +108,8 @@ export interface CreateHostOptions {
      * How often to look for catalog writes of other hosts (the storage's shared count), in ms;
      * default 1000, 0: never (a storage no other host writes to). A change seen re-hydrates the
      * services it touched, follows module changes and reaches the sandbox processes (issue 22).
-     * With `storage.signals` a change is looked at as soon as it is announced; this is the backstop.
+     * With `storage.signals` a change is looked at as soon as it is announced (just the service
+     * or module it names), and this backstop runs every `max(catalogPollMs, 10_000)` ms.
      */
     readonly catalogPollMs?: number;
     /** Runs held at once before new work is left to the shared queue (default 32). */
