@@ -616,6 +616,7 @@ function ProcessView({ client, id }: { client: CyrnelClient; id: number }) {
             </>
           ) : null}
           {view.record.error ? <span class="error">{view.record.error}</span> : null}
+          {view.record.hostId ? <span class="muted"> on {view.record.hostId}</span> : null}
         </p>
       ) : null}
       {running ? (
@@ -785,6 +786,7 @@ function Processes({ client }: { client: CyrnelClient }) {
               </td>
               <td>{item.state}</td>
               <td>{item.exitState ?? ''}</td>
+              <td>{item.hostId ?? ''}</td>
               <td>{item.createdAt}</td>
             </tr>
           ))}
