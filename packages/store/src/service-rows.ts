@@ -90,6 +90,8 @@ async function insertTools(
 ) {
   // One contiguous range of search ids per service: a search within a service is a rowid range.
   const firstSearchId = await nextSearchId(trx);
+  const indexed = { serviceId: service.id, serviceName: service.name, firstSearchId, tools };
+  const columns = search.columns?.(indexed) ?? [];
   // Chunked: SQLite caps bound parameters per statement.
   for (let i = 0; i < tools.length; i += 100) {
     await trx
@@ -108,11 +110,12 @@ async function insertTools(
           search_id: firstSearchId + i + j,
           id_words: wordCount(tool.id),
           name_words: wordCount(tool.name),
+          ...columns[i + j],
         })),
       )
       .execute();
   }
-  await search.add(trx, { serviceId: service.id, serviceName: service.name, firstSearchId, tools });
+  await search.add(trx, indexed);
 }
 
 /** The service half of the catalog port; the dialect indexes tools and recognises duplicate ids. */

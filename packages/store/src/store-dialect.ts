@@ -1,5 +1,5 @@
 import type { CatalogStorage } from '@cyrnel/core';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, RawBuilder, Transaction } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { Database } from './database';
 
@@ -28,7 +28,13 @@ export interface IndexedService {
  * write the tool rows, and the `searchTools` of the catalog port reading it.
  */
 export interface ToolSearchIndex {
-  /** Index a service's tools (in the transaction that inserts their rows). */
+  /**
+   * The dialect's own columns of each tool row (by column name, in the order of `service.tools`),
+   * written with the row: PostgreSQL's search document, which written after the row would leave
+   * every row twice in the table until vacuumed. Absent: none.
+   */
+  columns?(service: IndexedService): readonly Readonly<Record<string, RawBuilder<unknown>>>[];
+  /** Index a service's tools (in the transaction that inserts their rows, after them). */
   add(trx: Transaction<Database>, service: IndexedService): Promise<void>;
   /** Drop a service's tools from the index (in the transaction, before their rows go). */
   remove(trx: Transaction<Database>, serviceId: string): Promise<void>;

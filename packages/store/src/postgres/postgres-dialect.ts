@@ -1,7 +1,7 @@
 import type { StoreDialect } from '../store-dialect';
 import { migrations } from './migrations/index';
 import { createToolSearch } from './tool-search';
-import { indexServiceTools } from './tool-search-index';
+import { addServiceWords, removeServiceWords, searchDocuments } from './tool-search-index';
 
 /**
  * PostgreSQL for `createStore` (issue 22): the portable migrations plus this dialect's tool
@@ -10,7 +10,11 @@ import { indexServiceTools } from './tool-search-index';
 export const postgresDialect: StoreDialect = {
   name: 'postgres',
   migrations,
-  // The document is a column of the tool row: removing the rows removes it.
-  toolSearch: { add: indexServiceTools, remove: async () => {}, search: createToolSearch },
+  toolSearch: {
+    columns: searchDocuments,
+    add: addServiceWords,
+    remove: removeServiceWords,
+    search: createToolSearch,
+  },
   isUniqueViolation: (error) => (error as { code?: unknown } | null)?.code === '23505',
 };

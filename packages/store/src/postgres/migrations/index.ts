@@ -10,6 +10,7 @@ import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as sharedQueue from '../../sqlite/migrations/0011-shared-queue';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
+import * as toolSearchFunction from './0012-tool-search-function';
 
 /**
  * The PostgreSQL migrations: the portable ones are SQLite's own (written for both), tool search
@@ -27,4 +28,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0009-hosts': hosts,
   '0010-kill-requests': killRequests,
   '0011-shared-queue': sharedQueue,
+  '0012-tool-search-function': toolSearchFunction,
 };
