@@ -1,8 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { generateDefinition } from '@cyrnel/adapter-openapi';
-import type { NewService, NewTool, ToolRow, ToolSearchQuery } from '@cyrnel/core';
+import type { ToolRow, ToolSearchQuery } from '@cyrnel/core';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,52 +9,16 @@ import { openPostgresStore, postgresDialect } from '../src/postgres/index';
 import { migrations } from '../src/postgres/migrations/index';
 import { indexServiceTools } from '../src/postgres/tool-search-index';
 import { runMigrations } from '../src/run-migrations';
+import { githubTools, searchService, searchTool } from './support/github-catalog';
 import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
 
 // GitHub's REST description (a dev-only fixture), its ~1,200 operations under 9 service ids
 // (~11,000 tools: words in more than 1,000 and more than 5,000 of them), and 1,200 twins whose
 // two words always come together, so their count (1,200) is far above its estimate.
-const require = createRequire(import.meta.url);
-const github = generateDefinition(
-  readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'),
-);
 const COPIES = 9;
 const ADAPTERS = ['openapi'];
 
-const tool = (id: string, name: string, description: string, keywords?: string[]): NewTool => ({
-  id,
-  name,
-  description,
-  enabled: true,
-  inputSchema: {},
-  outputSchema: {},
-  adapterDomain: {},
-  ...(keywords ? { keywords } : {}),
-});
-
-function service(id: string, tools: readonly NewTool[], overrides: Partial<NewService> = {}): NewService {
-  return {
-    id,
-    adapter: 'openapi',
-    enabled: true,
-    name: github.name,
-    description: github.description,
-    hash: 'hash',
-    source: null,
-    definition: '',
-    configSchema: {},
-    secretsSchema: {},
-    adapterDomain: {},
-    tools,
-    config: {},
-    secrets: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    ...overrides,
-  };
-}
-
-const githubTools = github.tools.map((t) => tool(t.id, t.name, t.description, t.keywords));
-const twins = Array.from({ length: 1_200 }, (_, i) => tool(`twin_${i}`, `Alpha beta ${i}`, 'a twin'));
+const twins = Array.from({ length: 1_200 }, (_, i) => searchTool(`twin_${i}`, `Alpha beta ${i}`, 'a twin'));
 
 /** A schema of its own in the test database, and a Kysely instance on it. */
 function schemaDb(schema: string): Kysely<Database> {
@@ -121,12 +82,15 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
   beforeAll(async () => {
     store = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
     db = schemaDb(schema);
-    for (let i = 0; i < COPIES; i++) await store.catalog.insertService(service(`github${i}`, githubTools));
-    await store.catalog.insertService(service('twins', twins));
+    for (let i = 0; i < COPIES; i++)
+      await store.catalog.insertService(searchService(`github${i}`, githubTools));
+    await store.catalog.insertService(searchService('twins', twins));
     // What must never be found: a disabled service, a disabled tool, an inactive adapter's service.
     await store.catalog.setServiceEnabled('github8', false, 'now');
     await store.catalog.setToolEnabled('github0', 'issues_create', false, 'now');
-    await store.catalog.insertService(service('elsewhere', githubTools.slice(0, 50), { adapter: 'other' }));
+    await store.catalog.insertService(
+      searchService('elsewhere', githubTools.slice(0, 50), { adapter: 'other' }),
+    );
     await sql`analyze tools, services`.execute(db);
   }, 180_000);
 
@@ -238,13 +202,13 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
       expect(kept.rows).toEqual(held.rows);
     };
     await store.catalog.insertService(
-      service('probe', [tool('paintStripes', 'Paint stripes', 'zebra crossing')]),
+      searchService('probe', [searchTool('paintStripes', 'Paint stripes', 'zebra crossing')]),
     );
     expect(names(await search('zebra'))).toEqual(['probe.paintStripes']);
     await counts();
     await store.catalog.replaceServiceDefinition(
       'probe',
-      { ...service('probe', [tool('washStripes', 'Wash stripes', 'a probe')]), name: 'Probe' },
+      { ...searchService('probe', [searchTool('washStripes', 'Wash stripes', 'a probe')]), name: 'Probe' },
       true,
       'now',
     );
@@ -279,7 +243,7 @@ describe('migration 0012-tool-search-function', () => {
         },
         migrate: false,
       });
-      await old.catalog.insertService(service('github', githubTools));
+      await old.catalog.insertService(searchService('github', githubTools));
       await old.close();
 
       const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 2 });

@@ -1,52 +1,19 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { generateDefinition } from '@cyrnel/adapter-openapi';
 import type { NewService, NewTool, ToolRow, ToolSearchQuery } from '@cyrnel/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { githubTools, searchService } from '../../test/support/github-catalog';
 import { openSqliteStore, type SqliteStore } from './open-sqlite-store';
 
 // GitHub's REST description (a dev-only fixture), its ~1,200 operations under 9 service ids: a
 // catalog of ~11,000 real tools. Schemas are left out: search never reads them.
-const require = createRequire(import.meta.url);
-const github = generateDefinition(
-  readFileSync(require.resolve('@octokit/openapi/generated/api.github.com.json'), 'utf8'),
-);
 const COPIES = 9;
 const ADAPTERS = ['openapi'];
 
-const tools: NewTool[] = github.tools.map((tool) => ({
-  id: tool.id,
-  name: tool.name,
-  description: tool.description,
-  enabled: true,
-  inputSchema: {},
-  outputSchema: {},
-  adapterDomain: {},
-  ...(tool.keywords ? { keywords: tool.keywords } : {}),
-}));
-
-function service(id: string, overrides: Partial<NewService> = {}): NewService {
-  return {
-    id,
-    adapter: 'openapi',
-    enabled: true,
-    name: github.name,
-    description: github.description,
-    hash: 'hash',
-    source: null,
-    definition: '',
-    configSchema: {},
-    secretsSchema: {},
-    adapterDomain: {},
-    tools,
-    config: {},
-    secrets: null,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    ...overrides,
-  };
-}
+/** GitHub's tools as service `id`, with `overrides`. */
+const service = (id: string, overrides: Partial<NewService> = {}): NewService =>
+  searchService(id, githubTools, overrides);
 
 let dir: string;
 let store: SqliteStore;
