@@ -117,6 +117,9 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
       ['api', ['api']],
       // estimated at 120, counted at 1,200
       ['alpha beta', ['alpha', 'beta']],
+      // a camelCase word by its parts, as on SQLite
+      ['listCommits', ['list', 'commits']],
+      ['getAuthenticatedUser', ['get', 'authenticated', 'user']],
       // one service: its matches counted, the first in search-id order
       ['api', ['api'], 'github2'],
       ['merge pull', ['merge', 'pull'], 'github3'],

@@ -33,9 +33,16 @@ function indexedWord(word: string): string | undefined {
  */
 function searchCall(query: ToolSearchQuery, limit: number): RawBuilder<ToolBase> | undefined {
   const { exact, terms } = parseSearch(query.text);
-  const words = terms
-    .map((term) => indexedWord(term.word))
-    .filter((word): word is string => word !== undefined);
+  // A camelCase word by its parts, which the documents hold too (`listIssues` → list, issues):
+  // `listCommits` then finds `repos/list-commits`, as on SQLite.
+  const words = [
+    ...new Set(
+      terms
+        .flatMap((term) => (term.parts.length > 0 ? term.parts : [term.word]))
+        .map(indexedWord)
+        .filter((word): word is string => word !== undefined),
+    ),
+  ];
   if (exact === undefined && words.length === 0) return undefined;
   const scope = query.serviceId ?? exact?.serviceId;
   if (exact?.serviceId !== undefined && exact.serviceId !== scope) return undefined;
