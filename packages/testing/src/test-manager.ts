@@ -1,6 +1,7 @@
 import {
   createMemoryProcessStorage,
   createProcessManager,
+  type ProcessHostOptions,
   type ProcessLimits,
   type ProcessManager,
   type ProcessStorage,
@@ -17,6 +18,10 @@ export interface TestManagerOptions {
   readonly limits?: Partial<ProcessLimits>;
   /** Default: a fresh memory storage. */
   readonly storage?: ProcessStorage;
+  /** This host among several on `storage` (see `ProcessManagerOptions.host`); default none. */
+  readonly host?: ProcessHostOptions;
+  /** The manager's clock; default the real one. */
+  readonly now?: () => Date;
 }
 
 /** A process manager on test scaffolding, and what the tests inspect. */
@@ -52,6 +57,8 @@ export async function createTestManager(options: TestManagerOptions = {}): Promi
     tools,
     logger,
     limits: { killGraceMs: 50, ...options.limits },
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.now ? { now: options.now } : {}),
   });
   await env?.setup({ config: {}, secrets: {}, logger, bindings: manager.bindings } as never);
   return { manager, api: manager.api, env: env as ScriptEnvironment, environments, storage };

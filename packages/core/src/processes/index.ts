@@ -6,6 +6,7 @@ export {
   DELETED_ERROR,
   INTERRUPTED_ERROR,
   KILLED_ERROR,
+  type ProcessHostOptions,
   type ProcessManager,
   type ProcessManagerOptions,
   SHUTDOWN_ERROR,

@@ -849,6 +849,28 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   };
 
   let beating = false;
+  /** When this host last wrote its heartbeat (ms since the epoch, by `now`). */
+  let lastBeat: number | undefined;
+
+  /** End the runs of this host whose stored record another host ended (as it recorded them). */
+  const stopRunsEndedElsewhere = async (): Promise<void> => {
+    for (const run of [...live.values()]) {
+      if (run.finished) continue;
+      const stored = await storage.get(run.record.id);
+      if (stored?.state !== 'idle' || run.finished) continue;
+      logger.warn('process: another host recorded a run of this one as ended while this one was silent', {
+        id: run.record.id,
+        leaseMs,
+      });
+      execution.terminate(
+        run,
+        stored.exitState ?? 'failed',
+        stored.error ?? INTERRUPTED_ERROR,
+        stored.errorReason ?? 'process_interrupted',
+      );
+    }
+  };
+
   const startHost = (hostId: string) => {
     started = true;
     const every = (ms: number, task: () => void) => {
@@ -861,7 +883,16 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       beating = true;
       void (async () => {
         const at = now();
+        // Silent itself for longer than the lease (a pause, the database out of reach): the
+        // others' heartbeats may be as stale for the same reason, so no sweep this time; and
+        // runs of this host another host recorded as failed meanwhile stop here too.
+        const continuous = lastBeat !== undefined && at.getTime() - lastBeat <= leaseMs;
         await beat(hostId, at);
+        lastBeat = at.getTime();
+        if (!continuous) {
+          await stopRunsEndedElsewhere();
+          return;
+        }
         const count = await storage.failInterrupted(
           INTERRUPTED_ERROR,
           at.toISOString(),
@@ -920,7 +951,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       if (live.size > 0)
         throw cyrnelError('process_not_idle', 'recover() must run before any process starts');
       const at = now();
-      if (host) await beat(host.id, at);
+      if (host) {
+        await beat(host.id, at);
+        lastBeat = at.getTime();
+      }
       const count = await storage.failInterrupted(
         INTERRUPTED_ERROR,
         at.toISOString(),
