@@ -199,7 +199,7 @@ export interface CatalogStorage {
   getService(id: string): Promise<ServiceRow | undefined>;
   /** Insert the service, its tools, config and secrets; 409 `service_exists` when the id exists. */
   insertService(service: NewService): Promise<void>;
-  /** Replace the definition fields and all tools, and set `enabled`, in one transaction. */
+  /** Replace the definition fields and all tools, and set `enabled`, in one transaction; 404 `service_not_found` when the service is gone. */
   replaceServiceDefinition(
     id: string,
     fields: ServiceDefinitionFields,

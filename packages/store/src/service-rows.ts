@@ -200,7 +200,11 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
     },
     async replaceServiceDefinition(id, fields, enabled, at) {
       await db.transaction().execute(async (trx) => {
-        await trx
+        // The index first, as a delete does: hosts replacing and deleting one service at once
+        // take the same locks in the same order (PostgreSQL's word counts lock a table; the
+        // other order deadlocked).
+        await dialect.toolSearch.remove(trx, id);
+        const updated = await trx
           .updateTable('services')
           .set({
             name: fields.name,
@@ -218,8 +222,10 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
             updated_at: at,
           })
           .where('id', '=', id)
-          .execute();
-        await dialect.toolSearch.remove(trx, id);
+          .executeTakeFirst();
+        // Deleted meanwhile (by another host: one host's own writes of a service take turns).
+        if (Number(updated.numUpdatedRows) === 0)
+          throw cyrnelError('service_not_found', `service ${id} not found`);
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
         await insertTools(dialect.toolSearch, trx, { id, name: fields.name }, fields.tools);
       });

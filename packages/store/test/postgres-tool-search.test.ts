@@ -267,3 +267,41 @@ describe('migration 0012-tool-search-function', () => {
     }
   });
 });
+
+describe('catalog writes of several hosts at once', () => {
+  it('replaces and deletes one service from two hosts at once without a deadlock, counting words right', async () => {
+    const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
+    const a = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
+    const b = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
+    try {
+      const tools = githubTools.slice(0, 200);
+      for (let round = 0; round < 12; round++) {
+        await a.catalog.insertService(searchService('shared', tools));
+        // One host updates the service while another deletes it (each host's own lock is per host).
+        const [replaced, deleted] = await Promise.allSettled([
+          a.catalog.replaceServiceDefinition(
+            'shared',
+            searchService('shared', tools.slice(0, 150)),
+            true,
+            'now',
+          ),
+          b.catalog.deleteService('shared'),
+        ]);
+        // Either order is fine: the replace first (then the delete removes what it wrote), or
+        // the delete first (then the replace answers that the service is gone).
+        if (replaced.status === 'rejected')
+          expect(replaced.reason).toMatchObject({ reason: 'service_not_found', status: 404 });
+        expect(deleted).toEqual({ status: 'fulfilled', value: true });
+      }
+      const db = schemaDb(schema);
+      const { rows } = await sql<{ words: number }>`select count(*)::integer as words from tool_words
+        where tools <> 0`.execute(db);
+      await db.destroy();
+      expect(rows[0]?.words).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+      await dropSchema(schema);
+    }
+  }, 60_000);
+});

@@ -195,6 +195,16 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
       ]);
     });
 
+    it('refuses to replace the definition of a service that is gone, writing nothing', async () => {
+      const fields = { ...newService('gone'), tools: [newTool('orphan')] };
+      await expect(catalog.replaceServiceDefinition('gone', fields, true, LATER)).rejects.toMatchObject({
+        reason: 'service_not_found',
+        status: 404,
+      });
+      expect(await catalog.getService('gone')).toBeUndefined();
+      expect(await catalog.listTools({ serviceId: 'gone', limit: 10 })).toEqual([]);
+    });
+
     it('replaces a definition and all tools in one step, and keeps what it is given', async () => {
       await catalog.insertService(newService('svc', { enabled: true }));
       await catalog.replaceServiceDefinition(
