@@ -197,11 +197,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     ...(options.host
       ? {
           host: {
-            id: options.host.id,
-            ...(options.host.heartbeatMs === undefined ? {} : { heartbeatMs: options.host.heartbeatMs }),
-            ...(options.host.leaseMs === undefined ? {} : { leaseMs: options.host.leaseMs }),
-            ...(options.host.slots === undefined ? {} : { slots: options.host.slots }),
-            ...(options.host.queuePollMs === undefined ? {} : { queuePollMs: options.host.queuePollMs }),
+            ...options.host,
             ...(signals ? { signals } : {}),
             needs: createProcessNeeds({
               catalog,
@@ -275,29 +271,28 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     await services.resync();
     // One look at a time; what was announced meanwhile is looked at next, all of it at once.
     let looking = false;
-    let pending: Set<string> | 'all' | undefined;
+    const pending = { all: false, modules: false, services: new Set<string>() };
     const look = (target: CatalogTarget | 'all'): void => {
-      if (target === 'all') pending = 'all';
-      else if (pending !== 'all') {
-        pending ??= new Set<string>();
-        pending.add(JSON.stringify(target));
-      }
+      if (target === 'all') pending.all = true;
+      else if ('module' in target) pending.modules = true;
+      else pending.services.add(target.service);
       if (looking) return;
       looking = true;
       void (async () => {
-        while (pending !== undefined) {
-          const now = pending;
-          pending = undefined;
-          if (now === 'all') {
-            // The backstop: only when the shared count moved.
-            if (!(await watched.poll())) continue;
+        while (pending.all || pending.modules || pending.services.size > 0) {
+          const all = pending.all;
+          const modules = pending.modules;
+          const named = [...pending.services];
+          Object.assign(pending, { all: false, modules: false });
+          pending.services.clear();
+          // The backstop looks at everything, only when the shared count moved.
+          if (all && (await watched.poll())) {
             await registry.resync();
             await services.resync();
-          } else {
-            const targets = [...now].map((text) => JSON.parse(text) as CatalogTarget);
-            if (targets.some((each) => 'module' in each)) await registry.resync();
-            for (const each of targets) if ('service' in each) await services.resyncService(each.service);
-          }
+          } else if (modules || named.length > 0) {
+            if (modules) await registry.resync();
+            for (const id of named) await services.resyncService(id);
+          } else continue;
           await directCalls.changed();
         }
       })()

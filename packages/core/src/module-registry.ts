@@ -114,16 +114,11 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
 
   /** The status of a module whose code is not here: the best among the live hosts that have it. */
   const statusElsewhere = (id: string): { status: ModuleStatus; hosts: string[] } | undefined => {
-    const rank: readonly string[] = ['active', 'draining', 'inactive', 'failed'];
+    const rank: readonly ModuleStatus[] = ['active', 'draining', 'inactive', 'failed'];
     const having = peers().filter((peer) => peer.modules[id] !== undefined);
     if (having.length === 0) return undefined;
-    const best = having
-      .map((peer) => peer.modules[id] as string)
-      .sort((a, b) => (rank.indexOf(a) + 1 || 9) - (rank.indexOf(b) + 1 || 9))[0];
-    return {
-      status: (rank.includes(best ?? '') ? best : 'inactive') as ModuleStatus,
-      hosts: having.map((peer) => peer.id),
-    };
+    const status = rank.find((each) => having.some((peer) => peer.modules[id] === each)) ?? 'inactive';
+    return { status, hosts: having.map((peer) => peer.id) };
   };
 
   const toDetail = (row: ModuleRow): ModuleDetail => {
@@ -182,10 +177,8 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     ]);
     return JSON.stringify([config ?? null, secrets ?? null]);
   };
-  const remember = async (id: string, row?: ModuleRow): Promise<void> => {
-    const enabled = (row ?? (await catalog.listModules()).find((candidate) => candidate.id === id))?.enabled;
-    if (enabled === undefined) return;
-    seen.set(id, { enabled, settings: await settingsOf(id) });
+  const remember = async (row: ModuleRow): Promise<void> => {
+    seen.set(row.id, { enabled: row.enabled, settings: await settingsOf(row.id) });
   };
 
   /** Re-activate an enabled module with new settings: an adapter is torn down first; an environment drains. */
@@ -253,7 +246,8 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     await reconcileModules(catalog, runtimes, registered, at(), startDisabled, (id) =>
       peers().some((peer) => peer.modules[id] !== undefined),
     );
-    for (const module of registered) await remember(module.info.id);
+    // One read of the table for all of them (not one per module, at every start).
+    for (const row of await catalog.listModules()) if (taken.has(row.id)) await remember(row);
     for (const entry of skipped) logger.warn('module skipped', { ...entry });
     return {
       loaded: registered.filter((module) => !module.isBuiltin).map((module) => module.info.id),
@@ -280,8 +274,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
           if (row.enabled) await catalog.updateModule(id, { enabled: false, updatedAt: at() });
           await runtimes.deactivate(id);
         }
-        const rows = await catalog.listModules();
-        for (const each of rows) if (each.type === row.type) await remember(each.id, each);
+        for (const each of await catalog.listModules()) if (each.type === row.type) await remember(each);
         return toDetail(await findRow(id));
       }),
     getConfig: async (id) => settings.config(owner(id), presentModule(await findRow(id)).definition),
@@ -289,7 +282,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       serial(async () => {
         const row = await findRow(id);
         const { value } = await settings.patchConfig(owner(id), presentModule(row).definition, patch);
-        await remember(id, row);
+        await remember(row);
         await reactivate(row);
         return value;
       }),
@@ -303,7 +296,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       serial(async () => {
         const row = await findRow(id);
         await settings.patchSecrets(owner(id), presentModule(row).definition, patch);
-        await remember(id, row);
+        await remember(row);
         await reactivate(row);
       }),
     adapter: (id) => runtimes.get(id)?.adapter,

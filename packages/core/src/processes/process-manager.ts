@@ -1,5 +1,5 @@
 import type { EnvironmentBindings, ModuleLogger, ProcessState } from '@cyrnel/sdk';
-import type { ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
+import type { ProcessEvent, ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
 import { cyrnelError } from '../errors';
@@ -25,6 +25,11 @@ export const INTERRUPTED_ERROR = 'interrupted: the host stopped before the proce
 export const KILLED_ERROR = 'canceled by a kill request';
 /** The error recorded (exit `failed`) on processes still live when the shutdown grace period ended. */
 export const SHUTDOWN_ERROR = 'interrupted: the host shut down before the process finished';
+/** The `exit` event of a run followed on another host whose owner stopped before it ended. */
+const INTERRUPTED_EXIT: ProcessEvent = {
+  type: 'exit',
+  data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
+};
 /** The error of the `exit` event that ends the subscriptions of a never-run process when it is deleted. */
 export const DELETED_ERROR = 'the process was deleted before it ran';
 
@@ -254,30 +259,31 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const id = requireProcessId(rawId);
       const { timeoutMs, marginMs, signal } = validateWaitOptions(rawOptions);
       const began = performance.now();
-      // A run followed on another host may come here (taken from the shared queue): the wait
-      // goes on with what is left of its timeout.
-      const left = () =>
-        timeoutMs === undefined ? {} : { timeoutMs: Math.max(0, timeoutMs - (performance.now() - began)) };
+      // Until `ended`, within what is left of the wait's timeout (a run followed on another host
+      // may come here, taken from the shared queue) and within the run's own timeout plus the
+      // margin, counted from when it started running: time in a queue never counts.
+      const settle = (ended: Promise<void>, running: Promise<number>, limit: number) =>
+        awaitSettled(ended, `process ${id}`, {
+          ...(timeoutMs === undefined
+            ? {}
+            : { timeoutMs: Math.max(0, timeoutMs - (performance.now() - began)) }),
+          ...(signal === undefined ? {} : { signal }),
+          ...(marginMs === undefined
+            ? {}
+            : {
+                after: {
+                  start: running,
+                  ms: limit + marginMs,
+                  message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
+                },
+              }),
+          details: { processId: id },
+        });
       for (;;) {
         const run = live.get(id);
         if (run) {
-          const limit = run.timeoutMs;
-          // The margin bound starts when the run does: time queued behind a busy pool never counts.
-          const after =
-            marginMs === undefined
-              ? undefined
-              : {
-                  start: run.running,
-                  ms: limit + marginMs,
-                  message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
-                };
           // Answered from memory once the run ended, while its end is written.
-          await awaitSettled(run.ended, `process ${id}`, {
-            ...left(),
-            ...(signal === undefined ? {} : { signal }),
-            ...(after === undefined ? {} : { after }),
-            details: { processId: id },
-          });
+          await settle(run.ended, run.running, run.timeoutMs);
           return run.result();
         }
         const record = await stored(id);
@@ -287,40 +293,26 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
           if (live.has(id)) continue;
           return { ...(await stored(id)), ...(await storedResults(id)) };
         }
-        // Another host runs it, or it waits in the shared queue: its end is read from the store.
+        // Another host runs it, or it waits in the shared queue: followed in the store until it
+        // ends, this host takes it, or no live host runs it any more; then looked at again.
         const stop = new AbortController();
-        const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
-        // As for a run here, the margin counts from its start: time in a queue never counts.
         let markRunning!: (at: number) => void;
         const running = new Promise<number>((resolve) => {
           markRunning = resolve;
         });
         if (record.state !== 'queued') markRunning(performance.now());
         try {
-          const ended = followElsewhere(id, stop.signal, record.state, (now) => {
+          const followed = followElsewhere(id, stop.signal, record.state, (now) => {
             if (now.state !== 'queued') markRunning(performance.now());
-          }).then(() => undefined);
-          await awaitSettled(ended, `process ${id}`, {
-            ...left(),
-            ...(signal === undefined ? {} : { signal }),
-            ...(marginMs === undefined
-              ? {}
-              : {
-                  after: {
-                    start: running,
-                    ms: limit + marginMs,
-                    message: `process ${id} did not finish within its timeout of ${limit} ms plus ${marginMs} ms`,
-                  },
-                }),
-            details: { processId: id },
           });
+          const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
+          await settle(
+            followed.then(() => undefined),
+            running,
+            limit,
+          );
         } finally {
           stop.abort();
-        }
-        if (!live.has(id)) {
-          const now = await stored(id);
-          if (now.state === 'idle' || !(await elsewhere(id, now.state)))
-            return { ...now, ...(await storedResults(id)) };
         }
       }
     },
@@ -421,7 +413,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
           for (;;) {
             const current = await storage.get(id);
             if (stop.signal.aborted) return;
-            if (streams && streamable(current)) {
+            if (streamable(current)) {
               tried = true;
               if (await streamFrom(id, listener, stop.signal, state)) return;
             }
@@ -437,21 +429,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
             if (last && last.state !== 'idle' && (await elsewhere(id, last.state))) continue;
             if (stop.signal.aborted) return;
             if (last) for (const event of storedEvents(last, await storage.results(id))) listener(event);
-            if (last?.state !== 'idle')
-              listener({
-                type: 'exit',
-                data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
-              });
+            if (last?.state !== 'idle') listener(INTERRUPTED_EXIT);
             return;
           }
         };
         void follow().catch((error: unknown) => {
           logger.warn('process: following a run of another host failed', { id, error: String(error) });
-          if (!stop.signal.aborted)
-            listener({
-              type: 'exit',
-              data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
-            });
+          if (!stop.signal.aborted) listener(INTERRUPTED_EXIT);
         });
         return () => {
           stop.abort();
@@ -684,6 +668,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         listener(exit);
         return true;
       }
+      // No exit over the stream: as the store says it ended, or interrupted (its owner is gone).
       const last = await storage.get(id);
       listener(
         last?.state === 'idle' && last.exitState !== null
@@ -691,10 +676,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
               type: 'exit',
               data: { exitState: last.exitState, error: last.error, errorReason: last.errorReason },
             }
-          : {
-              type: 'exit',
-              data: { exitState: 'failed', error: INTERRUPTED_ERROR, errorReason: 'process_interrupted' },
-            },
+          : INTERRUPTED_EXIT,
       );
       return true;
     } finally {
@@ -751,22 +733,27 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       );
   };
 
-  const announce = (message: { readonly id: number } | { readonly kill: number }): void => {
+  /** Tell the other hosts (a hint: a lost signal is found by their polls, so it is only logged). */
+  const publish = (topic: 'queue' | 'process', payload: string): void => {
     signals
-      ?.publish('process', JSON.stringify(message))
+      ?.publish(topic, payload)
       .catch((error: unknown) => logger.debug('process: a signal failed', { error: String(error) }));
   };
+  const announce = (message: { readonly id: number } | { readonly kill: number }): void =>
+    publish('process', JSON.stringify(message));
 
   /** Work may wait in the shared queue: set by signals, polls and this host's own queued work. */
   let queueSeen = false;
   let pumping = false;
   let pumpAgain = false;
-  const announceQueued = (): void => {
+  /** Work may wait in the shared queue: take what this host can. */
+  const seeQueue = (): void => {
     queueSeen = true;
-    signals
-      ?.publish('queue', '')
-      .catch((error: unknown) => logger.debug('process: a signal failed', { error: String(error) }));
     pump();
+  };
+  const announceQueued = (): void => {
+    publish('queue', '');
+    seeQueue();
   };
 
   const launchClaimed = ({ record, code }: ClaimedProcess): void => {
@@ -912,16 +899,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     every(remotePollMs, () => {
       if (peers.length > 0) takeKills(hostId);
     });
-    every(Math.max(10, host?.queuePollMs ?? 2_000), () => {
-      queueSeen = true;
-      pump();
-    });
+    every(Math.max(10, host?.queuePollMs ?? 2_000), seeQueue);
     if (signals) {
       unsubscribe.push(
-        signals.subscribe('queue', () => {
-          queueSeen = true;
-          pump();
-        }),
+        signals.subscribe('queue', seeQueue),
         signals.subscribe('process', (payload) => {
           if (payload === null) {
             wake(null);
