@@ -9,6 +9,7 @@ import {
 } from '@cyrnel/core';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { describe, expect, it, vi } from 'vitest';
+import { newProcess } from '../../src/process-storage-contract';
 import { createScriptEnvironment } from '../../src/script-environment';
 import { HANGS, runningOf, trackTestManagers } from '../../src/test-manager';
 
@@ -582,16 +583,9 @@ describe('createProcessManager', () => {
     await runningOf(api, mine.id);
     // Another host's run, whose host has not beaten for as long as this one (both cut off).
     await storage.heartbeat('other', now().toISOString());
-    const theirs = await storage.insert({
-      ref: null,
-      keyId: null,
-      code: 'x',
-      state: 'queued',
-      timeoutMs: null,
-      envConfig: {},
-      createdAt: now().toISOString(),
-      ownerHost: 'other',
-    });
+    const theirs = await storage.insert(
+      newProcess({ state: 'queued', createdAt: now().toISOString(), ownerHost: 'other' }),
+    );
     // This host is silent for a second; meanwhile another host recorded `mine` as failed.
     const at = new Date(Date.now() + 1_000).toISOString();
     await storage.update(mine.id, {
