@@ -4,22 +4,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { type FreshDatabase, freshPostgresDatabase } from '@cyrnel/testing/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-
-/** The machine's PostgreSQL (README "Tests"), or CYRNEL_TEST_DATABASE_URL. */
-const ADMIN_URL = process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 /** An upstream that counts how often each `n` was asked for, and can hold requests. */
 async function startCounter(): Promise<{ url: string; counts: Map<number, number>; close(): Promise<void> }> {
@@ -60,19 +47,14 @@ const spec = (base: string) =>
 const HANGS = `console.log('started'); await new Promise((resolve) => setTimeout(resolve, 120_000));`;
 
 describe('three hosts on one PostgreSQL database (issue 22)', () => {
-  const name = `cyrnel_m_${randomBytes(6).toString('hex')}`;
-  const databaseUrl = (() => {
-    const parsed = new URL(ADMIN_URL);
-    parsed.pathname = `/${name}`;
-    return parsed.toString();
-  })();
-  const env = { CYRNEL_DATABASE_URL: databaseUrl, CYRNEL_SECRETS_KEY: randomBytes(32).toString('base64') };
+  let database: FreshDatabase;
   let work: string;
   let counter: Awaited<ReturnType<typeof startCounter>>;
   const hosts: CyrnelServer[] = [];
 
   beforeAll(async () => {
-    await admin(`create database ${name}`);
+    database = await freshPostgresDatabase('cyrnel_m');
+    const env = { CYRNEL_DATABASE_URL: database.url, CYRNEL_SECRETS_KEY: randomBytes(32).toString('base64') };
     work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-hosts-'));
     counter = await startCounter();
     // Started one after the other: the first runs the migrations, the others find them done.
@@ -89,7 +71,7 @@ describe('three hosts on one PostgreSQL database (issue 22)', () => {
   afterAll(async () => {
     for (const host of hosts) await host.program.stop().catch(() => undefined);
     await counter?.close();
-    await admin(`drop database if exists ${name} with (force)`);
+    await database?.drop();
     if (work) await rm(work, { recursive: true, force: true });
   });
 

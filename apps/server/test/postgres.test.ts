@@ -1,31 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { type FreshDatabase, freshPostgresDatabase } from '@cyrnel/testing/postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { apiClient, shopSpec, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
-/** The machine's PostgreSQL (README "Tests"), or CYRNEL_TEST_DATABASE_URL. */
-const ADMIN_URL = process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KEY = 'postgres-test-key';
 const SECRETS_KEY = randomBytes(32).toString('base64');
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('the server on PostgreSQL (--database-url postgres://…)', () => {
-  const name = `cyrnel_e_${randomBytes(6).toString('hex')}`;
-  const url = (() => {
-    const parsed = new URL(ADMIN_URL);
-    parsed.pathname = `/${name}`;
-    return parsed.toString();
-  })();
+  let database: FreshDatabase;
   let upstream: Upstream;
   let dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
   let server: RunningServer | undefined;
@@ -39,12 +22,12 @@ describe('the server on PostgreSQL (--database-url postgres://…)', () => {
       apiKey: KEY,
       secretsKey: SECRETS_KEY,
       urlAllowCidrs: ['127.0.0.1/32'],
-      database: { kind: 'postgres', url },
+      database: { kind: 'postgres', url: database.url },
     });
   };
 
   beforeAll(async () => {
-    await admin(`create database ${name}`);
+    database = await freshPostgresDatabase('cyrnel_e');
     upstream = await startUpstream();
   });
   afterAll(async () => {
@@ -52,7 +35,7 @@ describe('the server on PostgreSQL (--database-url postgres://…)', () => {
     await upstream?.close();
     for (const dir of dirs) await dir.remove();
     dirs = [];
-    await admin(`drop database if exists ${name} with (force)`);
+    await database?.drop();
   });
 
   it('installs a service, runs a process through it, and keeps both across a restart on another data directory', async () => {

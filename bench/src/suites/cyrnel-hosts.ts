@@ -1,4 +1,4 @@
-import { freshPostgresDatabase } from '../cyrnel/postgres-database.ts';
+import { benchPostgresDatabase } from '../cyrnel/postgres-database.ts';
 import { treeCpuMs } from '../cyrnel/proc-memory.ts';
 import { type ServerProcess, startServerProcess } from '../cyrnel/server-process.ts';
 import { loadTest } from '../harness/load-test.ts';
@@ -17,7 +17,7 @@ const CONNECTIONS_PER_HOST = 8;
  */
 export async function runCyrnelHosts(ctx: SuiteContext): Promise<void> {
   const { config, report } = ctx;
-  const database = await freshPostgresDatabase();
+  const database = await benchPostgresDatabase();
   const { env } = database;
   const servers: ServerProcess[] = [];
   try {

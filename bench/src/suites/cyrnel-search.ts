@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
-import { freshPostgresDatabase } from '../cyrnel/postgres-database.ts';
+import { benchPostgresDatabase } from '../cyrnel/postgres-database.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
 import { percentile, summarize } from '../harness/stats.ts';
 import type { SuiteContext } from './suite-context.ts';
@@ -77,7 +77,7 @@ export interface SearchDatabase {
 
 /** A fresh PostgreSQL database for one search server (issue 22: search on PostgreSQL). */
 export async function postgresSearchDatabase(): Promise<SearchDatabase> {
-  return { label: 'PostgreSQL', ...(await freshPostgresDatabase()) };
+  return { label: 'PostgreSQL', ...(await benchPostgresDatabase()) };
 }
 
 /**
