@@ -147,6 +147,23 @@ describe('the main thread under hostile input', () => {
     expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
   });
 
+  it('reads the services 200 programs of nearly 100 KB name (issue 22: what a run needs) without stalling /health', async () => {
+    // Thousands of distinct names (at most 64 looked up each), and quotes that open a bracket
+    // name and never close it: what a backtracking reader would choke on.
+    const names = Array.from({ length: 2_500 }, (_, i) => `cyrnel.services.s${i}`).join(';');
+    const bait = `cyrnel.services['${"'".repeat(30_000)}`;
+    const code = `/* ${names} ${bait} */ cyrnel.output({ ok: true })`;
+    expect(Buffer.byteLength(code)).toBeLessThan(100 * 1024);
+    const probe = probeHealth(url());
+    const runs = await Promise.all(
+      Array.from({ length: 200 }, () => api('POST', '/processes', { code, wait: true })),
+    );
+    const latencies = await probe.stop();
+    for (const run of runs) expect(run.body).toMatchObject({ exitState: 'success', output: { ok: true } });
+    expect(latencies.length).toBeGreaterThan(0);
+    expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
+  });
+
   it('renders the type declarations once per catalog revision and follows a change', async () => {
     const first = await api('GET', '/environment/types');
     expect(first.status).toBe(200);
