@@ -1,11 +1,3 @@
-export {
-  type BodySchema,
-  EMPTY_BODY,
-  ENABLED_BODY,
-  type FieldSpec,
-  type FieldType,
-  validateBody,
-} from './body-schema';
 export type {
   CatalogStorage,
   ModuleChange,
@@ -21,17 +13,24 @@ export type {
   ToolRow,
   ToolRowQuery,
   ToolSearchQuery,
-} from './catalog-storage';
+} from './catalog/catalog-storage';
+export {
+  type ParsedSearch,
+  parseSearch,
+  type SearchTerm,
+  searchWords,
+  wordCount,
+} from './catalog/search-text';
+export * from './definition-source/index';
+export type { EnvironmentLease, EnvironmentProvider } from './environments/environment-provider';
+export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export {
   type CreateHostOptions,
   createHost,
   HOST_VERSION,
   type HostStorage,
   type RegistryOptions,
-} from './create-host';
-export * from './definition-source/index';
-export type { EnvironmentLease, EnvironmentProvider } from './environment-provider';
-export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
+} from './host/create-host';
 export type {
   CyrnelHost,
   EnvironmentApi,
@@ -42,28 +41,33 @@ export type {
   ServicesApi,
   ToolsApi,
   UpdateServiceInput,
-} from './host';
+} from './host/host-api';
+export { type JsonShapeLimits, jsonShapeExceeds } from './json/json-shape';
+export * from './keys/index';
+export * from './outbound/index';
+export * from './processes/index';
+export {
+  type LoadedSecretsKey,
+  type LoadSecretsKeyOptions,
+  loadSecretsKey,
+} from './secrets/load-secrets-key';
+export { type SealedSecrets, secretsKeyId } from './secrets/secrets-cipher';
 export {
   createLocalSignals,
   type HostSignals,
   MAX_SIGNAL_BYTES,
   type SignalTopic,
-} from './host-signals';
-export { type JsonShapeLimits, jsonShapeExceeds } from './json-shape';
-export * from './keys/index';
-export { type LoadedSecretsKey, type LoadSecretsKeyOptions, loadSecretsKey } from './load-secrets-key';
-export * from './outbound/index';
-export * from './processes/index';
-export { REQUEST_BODIES } from './request-bodies';
+} from './several-hosts/host-signals';
+export type { ToolGateway } from './tools/tool-gateway';
 export {
-  type ParsedSearch,
-  parseSearch,
-  type SearchTerm,
-  searchWords,
-  wordCount,
-} from './search-text';
-export { type SealedSecrets, secretsKeyId } from './secrets-cipher';
-export type { ToolGateway } from './tool-gateway';
+  type BodySchema,
+  EMPTY_BODY,
+  ENABLED_BODY,
+  type FieldSpec,
+  type FieldType,
+  validateBody,
+} from './validation/body-schema';
+export { REQUEST_BODIES } from './validation/request-bodies';
 export {
   createSchemaChecker,
   type SchemaCheck,

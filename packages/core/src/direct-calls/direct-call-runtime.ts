@@ -12,7 +12,7 @@ import type {
 } from '@cyrnel/sdk';
 import { cyrnelError, isPlainObject } from '@cyrnel/sdk';
 import type { ValidateFunction } from 'ajv';
-import { guardedInvoke } from '../module-guard';
+import { guardedInvoke } from '../modules/module-guard';
 import { createOutboundPolicy } from '../outbound/outbound-policy';
 import { compile } from '../validation/validation-worker';
 import type { PreparedCall } from './prepared-call';

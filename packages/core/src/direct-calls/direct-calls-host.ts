@@ -1,10 +1,10 @@
 import type { AdapterModule, CatalogChange, OutboundPolicy } from '@cyrnel/sdk';
 import { withSharedSchemas } from '@cyrnel/sdk';
-import type { CatalogStorage } from '../catalog-storage';
-import { portableView } from '../module-guard';
+import type { CatalogStorage } from '../catalog/catalog-storage';
+import { portableView } from '../modules/module-guard';
 import { describeOutboundPolicy } from '../outbound/outbound-policy';
-import type { ServiceHealth } from '../service-health';
-import type { SharedSchemasCache } from '../shared-schemas-cache';
+import type { ServiceHealth } from '../services/service-health';
+import type { SharedSchemasCache } from '../tools/shared-schemas-cache';
 import type { PreparedCall } from './prepared-call';
 
 /** Options of {@link createDirectCallsHost}. */

@@ -8,10 +8,10 @@ import {
   type KeyRole,
   type ListResponse,
 } from '@cyrnel/sdk/api';
-import { validateBody } from '../body-schema';
+import { decodeCursor, pageLimit, toPage } from '../catalog/page';
 import { type CyrnelError, cyrnelError } from '../errors';
-import { queryObject } from '../input';
-import { decodeCursor, pageLimit, toPage } from '../page';
+import { validateBody } from '../validation/body-schema';
+import { queryObject } from '../validation/input';
 import type { KeyRow, KeyStorage } from './key-storage';
 
 /** What a request authenticated with a stored key acts as. */

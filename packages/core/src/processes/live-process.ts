@@ -1,6 +1,6 @@
 import type { ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
 import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
-import type { EnvironmentLease } from '../environment-provider';
+import type { EnvironmentLease } from '../environments/environment-provider';
 import { createOutputMerger, type OutputMerger } from './output-merger';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessChange } from './process-storage';

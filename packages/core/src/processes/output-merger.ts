@@ -1,6 +1,6 @@
 import { isPlainObject, MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
-import { jsonDepthExceeds } from '../json-shape';
+import { jsonDepthExceeds } from '../json/json-shape';
 
 /** `value` as JSON text, refusing values nested deeper than the output allows. */
 function outputJson(key: string, value: unknown): string | undefined {

@@ -3,7 +3,7 @@ import { isPlainObject } from '@cyrnel/sdk';
 import { ERROR_REASONS, isErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { cyrnelError, isCyrnelError } from '../errors';
-import type { ToolGateway } from '../tool-gateway';
+import type { ToolGateway } from '../tools/tool-gateway';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
 

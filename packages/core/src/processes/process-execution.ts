@@ -4,7 +4,7 @@ import {
   isExecutionExitState,
   type ModuleLogger,
 } from '@cyrnel/sdk';
-import type { EnvironmentLease } from '../environment-provider';
+import type { EnvironmentLease } from '../environments/environment-provider';
 import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';

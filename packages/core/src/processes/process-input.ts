@@ -1,5 +1,5 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
-import { validateBody } from '../body-schema';
+import { validateBody } from '../validation/body-schema';
 
 /** The body of `POST /processes/:id/signals/run`. */
 export const RUN_PROCESS_BODY = { force: { type: 'boolean' } } as const;

@@ -5,9 +5,9 @@ import {
   type ProcessState,
 } from '@cyrnel/sdk';
 import type { ListResponse, ProcessListQuery, ProcessSummary } from '@cyrnel/sdk/api';
+import { decodeCursor, pageLimit, toPage } from '../catalog/page';
 import { cyrnelError } from '../errors';
-import { optionalOneOf, optionalString, queryObject } from '../input';
-import { decodeCursor, pageLimit, toPage } from '../page';
+import { optionalOneOf, optionalString, queryObject } from '../validation/input';
 import type { ProcessStorageQuery } from './process-storage';
 
 function invalid(field: string, message: string): never {

@@ -1,12 +1,13 @@
 import type { EnvironmentBindings, ModuleLogger, ProcessState } from '@cyrnel/sdk';
 import type { ProcessEvent, ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
-import type { EnvironmentLease, EnvironmentProvider } from '../environment-provider';
+import type { EnvironmentLease, EnvironmentProvider } from '../environments/environment-provider';
 import { cyrnelError } from '../errors';
-import type { ProcessesApi } from '../host';
-import type { HostSignals } from '../host-signals';
+import type { ProcessesApi } from '../host/host-api';
+import type { HostSignals } from '../several-hosts/host-signals';
+import { createEventStreams, parseStreamMessage, REPLAY_WAIT_MS } from '../several-hosts/remote-events';
 import { timerDelay } from '../timer-delay';
-import type { ToolGateway } from '../tool-gateway';
+import type { ToolGateway } from '../tools/tool-gateway';
 import { awaitSettled } from './await-settled';
 import { LiveProcess, type ProcessListener } from './live-process';
 import { createProcessBindings } from './process-bindings';
@@ -15,7 +16,6 @@ import { requireProcessId, validateRunOptions, validateWaitOptions } from './pro
 import { type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { toProcessPage, toStorageQuery } from './process-list-query';
 import type { ClaimedProcess, HostRecord, ProcessStorage } from './process-storage';
-import { createEventStreams, parseStreamMessage, REPLAY_WAIT_MS } from './remote-events';
 import { storedEvents } from './stored-events';
 import { validateCreateRequest } from './validate-create-request';
 

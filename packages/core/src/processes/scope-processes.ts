@@ -1,6 +1,6 @@
 import type { ProcessRecord } from '@cyrnel/sdk/api';
 import { cyrnelError, isCyrnelError } from '../errors';
-import type { ProcessesApi } from '../host';
+import type { ProcessesApi } from '../host/host-api';
 import { validateRunOptions } from './process-input';
 
 /**

@@ -1,8 +1,8 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import type { CreateProcessRequest } from '@cyrnel/sdk/api';
-import { validateBody } from '../body-schema';
 import { cyrnelError } from '../errors';
-import { optionalBoolean, optionalObject, requireString } from '../input';
+import { validateBody } from '../validation/body-schema';
+import { optionalBoolean, optionalObject, requireString } from '../validation/input';
 import type { ProcessLimits } from './process-limits';
 
 /** Longest accepted `ref` label, in characters. */

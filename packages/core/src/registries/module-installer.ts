@@ -8,14 +8,14 @@ import { isPlainObject, type ModuleLogger, validateModuleManifest } from '@cyrne
 import type { ModuleDetail, ModuleOrigin, ModuleUpdateResult } from '@cyrnel/sdk/api';
 import semver from 'semver';
 import { extract } from 'tar';
-import { validateBody } from '../body-schema';
 import { downloadBytes } from '../definition-source/download-definition';
 import { cyrnelError, isCyrnelError } from '../errors';
-import { optionalBoolean, optionalString, requireModuleId, requireString } from '../input';
-import { INSTALL_RECORD } from '../module-loader';
-import type { ModuleRegistry } from '../module-registry';
+import { INSTALL_RECORD } from '../modules/module-loader';
+import type { ModuleRegistry } from '../modules/module-registry';
+import { isValidRange, satisfiesRange } from '../modules/semver-range';
 import { errorMessage } from '../scoped-logger';
-import { isValidRange, satisfiesRange } from '../semver-range';
+import { validateBody } from '../validation/body-schema';
+import { optionalBoolean, optionalString, requireModuleId, requireString } from '../validation/input';
 import { chooseVersion, verifySha256 } from './registry-document';
 import type { RegistryAccess, ServiceRegistries } from './service-registries';
 

@@ -3,7 +3,7 @@ import { isPlainObject } from '@cyrnel/sdk';
 import type { RegistryDocument, RegistryEntry, RegistryServiceEntry, RegistryVersion } from '@cyrnel/sdk/api';
 import semver from 'semver';
 import { cyrnelError } from '../errors';
-import { isValidRange, satisfiesRange } from '../semver-range';
+import { isValidRange, satisfiesRange } from '../modules/semver-range';
 
 /** The metadata URL of a registry given by its base URL or by the metadata document's own URL. */
 export function metadataUrl(registry: string): string {

@@ -7,10 +7,12 @@ import type {
   ServiceDetail,
 } from '@cyrnel/sdk/api';
 import semver from 'semver';
-import { validateBody } from '../body-schema';
-import type { CatalogStorage } from '../catalog-storage';
+import type { CatalogStorage } from '../catalog/catalog-storage';
 import { type DownloadDefinitionOptions, downloadBytes } from '../definition-source/download-definition';
 import { cyrnelError, isCyrnelError } from '../errors';
+import { errorMessage } from '../scoped-logger';
+import type { ServicesEngine } from '../services/services-api';
+import { validateBody } from '../validation/body-schema';
 import {
   optionalBoolean,
   optionalObject,
@@ -18,9 +20,7 @@ import {
   requireIdentifier,
   requireModuleId,
   requireString,
-} from '../input';
-import { errorMessage } from '../scoped-logger';
-import type { ServicesEngine } from '../services-api';
+} from '../validation/input';
 import {
   chooseVersion,
   identifierOf,

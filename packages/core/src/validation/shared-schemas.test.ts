@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { typesSelection } from '../types-selection';
+import { typesSelection } from '../environments/types-selection';
 import { createSchemaChecker, type SchemaChecker } from './schema-checker';
 
 const checkers: SchemaChecker[] = [];

@@ -1,0 +1,189 @@
+import type { ToolDocsInput, TypesSelection } from '@cyrnel/sdk';
+import type {
+  CreateProcessRequest,
+  JsonPatch,
+  ListResponse,
+  ModuleDetail,
+  ModuleListQuery,
+  ModuleRecord,
+  ModuleUpdateResult,
+  ProcessEvent,
+  ProcessListQuery,
+  ProcessOutput,
+  ProcessRecord,
+  ProcessResult,
+  ProcessSummary,
+  RegistryListing,
+  RegistrySummary,
+  RegistryUpdateResult,
+  ReloadModulesResponse,
+  ServiceDetail,
+  ServiceListQuery,
+  ServiceRecord,
+  ServiceRefreshResult,
+  ToolCallRecord,
+  ToolDetail,
+  ToolListQuery,
+  ToolRecord,
+} from '@cyrnel/sdk/api';
+import type { WaitOptions } from '../processes/process-input';
+
+/** Install request as the core sees it: the definition text already downloaded by the caller. */
+export interface InstallServiceInput {
+  /** Service id. */
+  id: string;
+  /** Adapter module id. */
+  adapter: string;
+  /** Definition text. */
+  definition: string;
+  /** Where the text came from (a URL), or null/undefined for inline definitions. */
+  source?: string | null;
+  /** Initial configuration. */
+  config?: Record<string, unknown>;
+  /** Initial secrets. */
+  secrets?: Record<string, unknown>;
+  /** Enable after install. */
+  enabled?: boolean;
+}
+
+/** Update request as the core sees it. */
+export interface UpdateServiceInput {
+  /** New definition text. */
+  definition: string;
+  /** Where the text came from, or null for inline definitions. */
+  source?: string | null;
+}
+
+/** Module operations (SPEC §3 "Modules"). */
+export interface ModulesApi {
+  list(query?: ModuleListQuery): Promise<ListResponse<ModuleRecord>>;
+  get(moduleId: string): Promise<ModuleDetail>;
+  setEnabled(moduleId: string, enabled: boolean): Promise<ModuleDetail>;
+  reload(): Promise<ReloadModulesResponse>;
+  getConfig(moduleId: string): Promise<Record<string, unknown>>;
+  patchConfig(moduleId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
+  getSecretsPresent(moduleId: string): Promise<string[]>;
+  patchSecrets(moduleId: string, patch: JsonPatch): Promise<void>;
+  /** Install a module from npm or a registry (`InstallModuleRequest`); it starts disabled. */
+  install(input: unknown): Promise<ModuleDetail>;
+  /** Update an installed module to the newest version within its range. */
+  update(moduleId: string): Promise<ModuleUpdateResult>;
+  /** Change an installed module's version range or auto-update flag (`PatchModuleRequest`). */
+  configure(moduleId: string, patch: unknown): Promise<ModuleDetail>;
+}
+
+/** Service operations (SPEC §3 "Services"). */
+export interface ServicesApi {
+  list(query?: ServiceListQuery): Promise<ListResponse<ServiceRecord>>;
+  get(serviceId: string): Promise<ServiceDetail>;
+  install(input: InstallServiceInput): Promise<ServiceDetail>;
+  update(serviceId: string, input: UpdateServiceInput): Promise<ServiceDetail>;
+  delete(serviceId: string): Promise<void>;
+  setEnabled(serviceId: string, enabled: boolean): Promise<ServiceDetail>;
+  getConfig(serviceId: string): Promise<Record<string, unknown>>;
+  patchConfig(serviceId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
+  getSecretsPresent(serviceId: string): Promise<string[]>;
+  patchSecrets(serviceId: string, patch: JsonPatch): Promise<void>;
+  /** Install from a registry (`InstallFromRegistryRequest`). */
+  installFromRegistry(input: unknown): Promise<ServiceDetail>;
+  /** Re-resolve a registry-installed service's entry; an unchanged text changes nothing. */
+  updateFromRegistry(serviceId: string): Promise<RegistryUpdateResult>;
+  /**
+   * List the service's tools again through its adapter's `refreshDefinition` (issue 18): 409
+   * `refresh_not_supported` without one. Tools that remain keep their flag.
+   */
+  refresh(serviceId: string): Promise<ServiceRefreshResult>;
+}
+
+/** The configured registries (issue 16). */
+export interface RegistriesApi {
+  /** Each configured registry, read now. */
+  list(): Promise<RegistrySummary[]>;
+  /** Every service the configured registries offer. */
+  services(): Promise<RegistryListing[]>;
+  /** Every module the configured registries offer. */
+  modules(): Promise<RegistryListing[]>;
+}
+
+/** Tool operations (seed 004). */
+export interface ToolsApi {
+  list(query?: ToolListQuery): Promise<ListResponse<ToolRecord>>;
+  get(serviceId: string, toolId: string): Promise<ToolDetail>;
+  setEnabled(serviceId: string, toolId: string, enabled: boolean): Promise<ToolDetail>;
+  /** Markdown from the active environment's `generateToolDocs` (503 without one). */
+  docs(serviceId: string, toolId: string): Promise<string>;
+  /**
+   * Effectively enabled tools as `ToolDocsInput` (each service's tools share one `schemas` object),
+   * for type rendering: all of them, or those a selection names (400 listing unknown names).
+   */
+  docsInputs(selection?: TypesSelection): Promise<ToolDocsInput[]>;
+}
+
+/** The active environment's documentation (503 without one). */
+export interface EnvironmentApi {
+  docs(): Promise<string>;
+  /**
+   * Declarations of every effectively enabled tool (rendered once per catalog state), or of a
+   * selection (`?services=a,b&tools=svc.tool`: the union; rendered on demand). Unknown names: 400.
+   */
+  types(selection?: TypesSelection): Promise<string>;
+}
+
+/** Process operations (SPEC §3 "Processes"). */
+export interface ProcessesApi {
+  /** Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key. */
+  create(
+    request: Omit<CreateProcessRequest, 'wait'>,
+    options?: { keyId?: string | null },
+  ): Promise<ProcessRecord>;
+  /**
+   * Resolves with the results once the process is idle. Rejects with a `timeout` error (its
+   * `details` hold `{ processId }`) after `timeoutMs`, or once the process has run its own
+   * timeout plus `marginMs` (time queued does not count), and with the signal's reason when
+   * `signal` aborts.
+   */
+  wait(id: number, options?: WaitOptions): Promise<ProcessResult>;
+  /** A page of processes, newest first; items carry no `envConfig` (only `get` returns it). */
+  list(query?: ProcessListQuery): Promise<ListResponse<ProcessSummary>>;
+  get(id: number): Promise<ProcessRecord>;
+  code(id: number): Promise<string>;
+  stdout(id: number): Promise<string>;
+  stderr(id: number): Promise<string>;
+  output(id: number): Promise<ProcessOutput>;
+  calls(id: number): Promise<ToolCallRecord[]>;
+  /**
+   * Replays the events so far, then streams new ones until `exit`. Returns an unsubscribe
+   * function. Rejects with 404 for unknown processes.
+   */
+  subscribe(id: number, listener: (event: ProcessEvent) => void): Promise<() => void>;
+  run(id: number, options?: { force?: boolean }): Promise<ProcessRecord>;
+  kill(id: number): Promise<ProcessRecord>;
+  delete(id: number): Promise<void>;
+}
+
+/**
+ * The public API of the core host engine: everything the HTTP layer (and any other
+ * front end) may use. Created by `createHost`; holds resources until `close()`.
+ */
+export interface CyrnelHost {
+  readonly modules: ModulesApi;
+  readonly services: ServicesApi;
+  readonly tools: ToolsApi;
+  readonly environment: EnvironmentApi;
+  readonly processes: ProcessesApi;
+  readonly registries: RegistriesApi;
+  /**
+   * A token that changes whenever what agents may see of the catalog can change (a service or
+   * tool written, an adapter activated or deactivated, a hydrate failing or recovering): a key for
+   * caches of discovery answers.
+   *
+   * @example
+   * ```ts
+   * const version = host.catalogVersion();
+   * const services = cached?.version === version ? cached.services : await host.services.list();
+   * ```
+   */
+  catalogVersion(): string;
+  /** Stop accepting processes, give running ones `graceMs`, kill and record the rest, tear modules down. */
+  close(options?: { graceMs?: number }): Promise<void>;
+}

@@ -1,0 +1,319 @@
+import { createHash } from 'node:crypto';
+import type {
+  AdapterModule,
+  GenerateDefinitionContext,
+  ModuleLogger,
+  ServiceDefinition,
+  ServiceState,
+} from '@cyrnel/sdk';
+import type { RegistryOrigin } from '@cyrnel/sdk/api';
+import type { CatalogStorage, ServiceDefinitionFields, ServiceRow } from '../catalog/catalog-storage';
+import { cyrnelError } from '../errors';
+import type { ModuleRegistry } from '../modules/module-registry';
+import { errorMessage } from '../scoped-logger';
+import { checkDefinition } from './check-definition';
+import type { ServiceHealth } from './service-health';
+import type { Settings } from './settings';
+
+/** Options of {@link createServiceLifecycle}. */
+export interface ServiceLifecycleOptions {
+  readonly catalog: CatalogStorage;
+  readonly settings: Pick<Settings, 'forSetup' | 'current'>;
+  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+  /** Records each hydration's outcome; dehydrating forgets it. */
+  readonly health: ServiceHealth;
+  /** Awaited after each hydration (successful or not) and each dehydration. */
+  readonly afterHydration?: () => Promise<void>;
+}
+
+/** What is stored with a definition besides what `generateDefinition` made of it. */
+export interface DefinitionOrigin {
+  readonly text: string;
+  readonly hash: string;
+  readonly source: string | null;
+  readonly registry: RegistryOrigin | null;
+  /** Version of the adapter that generated it. */
+  readonly adapterVersion: string | null;
+}
+
+/** SHA-256 (hex) of a definition text: a service's `hash` as installed or updated. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * The `hash` of a service whose tools were generated again from the same text (a refresh, a new
+ * adapter version): the text's and the tools' together, so whatever is keyed by the hash (compiled
+ * validators, shared schemas, rendered types) follows the new tools.
+ */
+export function regeneratedHash(text: string, definition: ServiceDefinition): string {
+  return sha256(
+    `${sha256(text)}\n${JSON.stringify({ tools: definition.tools, schemas: definition.schemas ?? null, adapterDomain: definition.adapterDomain })}`,
+  );
+}
+
+/** The stored fields of a generated definition; tools enabled as `enabled(toolId)` says. */
+export function definitionFields(
+  definition: ServiceDefinition,
+  origin: DefinitionOrigin,
+  enabled: (toolId: string) => boolean,
+): ServiceDefinitionFields {
+  return {
+    name: definition.name,
+    description: definition.description,
+    hash: origin.hash,
+    source: origin.source,
+    definition: origin.text,
+    configSchema: definition.configSchema,
+    secretsSchema: definition.secretsSchema,
+    adapterDomain: definition.adapterDomain,
+    adapterVersion: origin.adapterVersion,
+    registry: origin.registry,
+    ...(definition.schemas ? { schemas: definition.schemas } : {}),
+    tools: definition.tools.map((tool) => ({ ...tool, enabled: enabled(tool.id) })),
+  };
+}
+
+/** The adapter calls of a service's life, in the order of seeds 000/001. */
+export interface ServiceLifecycle {
+  /** The service row; 404 `service_not_found` when unknown. */
+  find(id: string): Promise<ServiceRow>;
+  /** The active adapter; unknown id → 400, not active → 503. */
+  activeAdapter(adapterId: string): AdapterModule;
+  /** `generateDefinition`, checked; a refusal is a 400 with the adapter's message. */
+  generate(
+    adapter: AdapterModule,
+    adapterId: string,
+    text: string,
+    context?: GenerateDefinitionContext,
+  ): Promise<ServiceDefinition>;
+  /** `dehydrateService` when the adapter is active; failures are logged (it must be idempotent). */
+  dehydrate(row: ServiceRow): Promise<void>;
+  /** `hydrateService` with the validated state; a throw becomes a 502. */
+  hydrate(row: ServiceRow, adapter: AdapterModule): Promise<void>;
+  /**
+   * Enable with rollback (SPEC §3): regenerate when the adapter's version changed, validate, flag
+   * on, hydrate; a failed hydration turns the flag off again.
+   */
+  enable(row: ServiceRow): Promise<void>;
+  /** Replace the stored definition, keeping each surviving tool's flag (new tools enabled). */
+  replace(
+    row: ServiceRow,
+    definition: ServiceDefinition,
+    origin: DefinitionOrigin,
+    enabled: boolean,
+  ): Promise<void>;
+  /**
+   * Regenerate a service whose tools an earlier version of its (now active) adapter generated
+   * (issue 16): `generateDefinition` on the stored text, tools replaced keeping their flags,
+   * config and secrets kept and validated by the hydration of an enabled service. A failure
+   * leaves the service disabled, its `error` saying why, and is rethrown; the stored version stays
+   * the old one, so the next activation tries again. True when it regenerated.
+   */
+  regenerate(row: ServiceRow, adapter: AdapterModule): Promise<boolean>;
+  /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
+  rehydrate(row: ServiceRow, restore: () => Promise<void>): Promise<void>;
+  /**
+   * List a service's tools again (`refreshDefinition`, issue 18) and store them like an update of
+   * the same text; an enabled service is hydrated with them. 409 `refresh_not_supported` when the
+   * adapter has no hook. True when the tools changed.
+   */
+  refresh(row: ServiceRow): Promise<boolean>;
+}
+
+/** Create the {@link ServiceLifecycle}. */
+export function createServiceLifecycle(options: ServiceLifecycleOptions): ServiceLifecycle {
+  const { catalog, settings, registry, logger, now, health } = options;
+
+  const find = async (id: string): Promise<ServiceRow> => {
+    const row = await catalog.getService(id);
+    if (!row) throw cyrnelError('service_not_found', `service ${id} not found`);
+    return row;
+  };
+
+  const activeAdapter = (adapterId: string): AdapterModule => {
+    if (!registry.isKnownAdapter(adapterId))
+      throw cyrnelError('invalid_request', `unknown adapter ${adapterId}`, {
+        details: [{ path: 'adapter', message: 'no adapter module with this id' }],
+      });
+    const adapter = registry.adapter(adapterId);
+    if (!adapter) throw cyrnelError('module_unavailable', `adapter ${adapterId} is not active`);
+    return adapter;
+  };
+
+  // The adapter is guarded (module-guard.ts): a refusal arrives as a 400 naming the adapter.
+  const generate = async (
+    adapter: AdapterModule,
+    adapterId: string,
+    text: string,
+    context?: GenerateDefinitionContext,
+  ): Promise<ServiceDefinition> =>
+    checkDefinition(
+      await (context === undefined
+        ? adapter.generateDefinition(text)
+        : adapter.generateDefinition(text, context)),
+      adapterId,
+    );
+
+  const dehydrate = async (row: ServiceRow): Promise<void> => {
+    health.set(row.id, undefined);
+    const adapter = registry.adapter(row.adapter);
+    if (!adapter) return;
+    await adapter.dehydrateService(row.id).catch((error: unknown) => {
+      logger.warn('dehydrateService failed', { service: row.id, error: errorMessage(error) });
+    });
+    await options.afterHydration?.();
+  };
+
+  /** Validate config and secrets (defaults applied) and build the `ServiceState` for hydration. */
+  const state = async (row: ServiceRow): Promise<ServiceState> => {
+    const { config, secrets } = await settings.forSetup({ kind: 'service', id: row.id }, row);
+    const tools = Object.fromEntries(
+      (await catalog.listServiceTools(row.id)).map((tool) => [
+        tool.id,
+        { adapterDomain: tool.adapterDomain },
+      ]),
+    );
+    return { id: row.id, adapterDomain: row.adapterDomain, tools, config, secrets };
+  };
+
+  // A failure arrives from the guard as a 502 naming the adapter and the service.
+  const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
+    try {
+      await adapter.hydrateService(await state(row));
+      health.set(row.id, undefined);
+    } catch (error) {
+      health.set(row.id, errorMessage(error));
+      throw error;
+    } finally {
+      await options.afterHydration?.();
+    }
+  };
+
+  const replace = async (
+    row: ServiceRow,
+    definition: ServiceDefinition,
+    origin: DefinitionOrigin,
+    enabled: boolean,
+  ): Promise<void> => {
+    const flags = new Map(
+      (await catalog.listTools({ serviceId: row.id })).map((tool) => [tool.id, tool.enabled]),
+    );
+    await catalog.replaceServiceDefinition(
+      row.id,
+      definitionFields(definition, origin, (toolId) => flags.get(toolId) ?? true),
+      enabled,
+      now().toISOString(),
+    );
+  };
+
+  const regenerate = async (row: ServiceRow, adapter: AdapterModule): Promise<boolean> => {
+    const version = registry.adapterVersion(row.adapter) ?? null;
+    if (version === null || row.adapterVersion === version) return false;
+    const fail = async (error: unknown): Promise<never> => {
+      const message = `regenerating the service with adapter ${row.adapter} ${version} failed: ${errorMessage(error)}`;
+      await catalog.setServiceEnabled(row.id, false, now().toISOString());
+      await dehydrate(row);
+      health.set(row.id, message);
+      logger.error('service regeneration failed', { service: row.id, error: message });
+      throw cyrnelError('service_regeneration_failed', message, { cause: error });
+    };
+    const text = await catalog.getServiceDefinitionText(row.id);
+    if (text === undefined) throw cyrnelError('service_not_found', `service ${row.id} not found`);
+    let definition: ServiceDefinition;
+    try {
+      definition = await generate(
+        adapter,
+        row.adapter,
+        text,
+        await settings.current({ kind: 'service', id: row.id }),
+      );
+    } catch (error) {
+      return fail(error);
+    }
+    await dehydrate(row);
+    const origin = {
+      text,
+      hash: regeneratedHash(text, definition),
+      source: row.source,
+      registry: row.registry,
+      adapterVersion: version,
+    };
+    await replace(row, definition, origin, row.enabled);
+    logger.info('service regenerated', { service: row.id, adapter: row.adapter, version });
+    const fresh = await find(row.id);
+    if (!fresh.enabled) return true;
+    try {
+      await hydrate(fresh, adapter);
+    } catch (error) {
+      return fail(error);
+    }
+    return true;
+  };
+
+  const enable = async (row: ServiceRow): Promise<void> => {
+    const adapter = activeAdapter(row.adapter);
+    if (await regenerate(row, adapter)) row = await find(row.id);
+    await state(row);
+    await catalog.setServiceEnabled(row.id, true, now().toISOString());
+    try {
+      await hydrate(row, adapter);
+    } catch (error) {
+      await catalog.setServiceEnabled(row.id, false, now().toISOString());
+      throw error;
+    }
+  };
+
+  const rehydrate = async (row: ServiceRow, restore: () => Promise<void>): Promise<void> => {
+    const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+    if (!adapter) return;
+    try {
+      await hydrate(row, adapter);
+    } catch (error) {
+      await restore();
+      await hydrate(row, adapter).catch(() => undefined);
+      throw error;
+    }
+  };
+
+  const refresh = async (row: ServiceRow): Promise<boolean> => {
+    const adapter = activeAdapter(row.adapter);
+    if (!adapter.refreshDefinition)
+      throw cyrnelError(
+        'refresh_not_supported',
+        `adapter ${row.adapter} of service ${row.id} cannot list its tools again`,
+      );
+    const definition = checkDefinition(await adapter.refreshDefinition(await state(row)), row.adapter);
+    const text = await catalog.getServiceDefinitionText(row.id);
+    if (text === undefined) throw cyrnelError('service_not_found', `service ${row.id} not found`);
+    const hash = regeneratedHash(text, definition);
+    if (hash === row.hash) return false;
+    const origin = {
+      text,
+      hash,
+      source: row.source,
+      registry: row.registry,
+      adapterVersion: row.adapterVersion,
+    };
+    await replace(row, definition, origin, row.enabled);
+    logger.info('service refreshed', { service: row.id, tools: definition.tools.length });
+    // `hydrateService` replaces what the adapter holds: the new tools, without a teardown between.
+    if (row.enabled) await hydrate(await find(row.id), adapter);
+    return true;
+  };
+
+  return {
+    find,
+    activeAdapter,
+    generate,
+    dehydrate,
+    hydrate,
+    enable,
+    rehydrate,
+    replace,
+    regenerate,
+    refresh,
+  };
+}

@@ -1,0 +1,197 @@
+import {
+  type AdapterModule,
+  type DiscoveredService,
+  type DiscoveredTool,
+  type InvokeInput,
+  isPlainObject,
+  type JSONSchema,
+  type ToolDescription,
+  withSharedSchemas,
+} from '@cyrnel/sdk';
+import type { CatalogStorage } from '../catalog/catalog-storage';
+import { cyrnelError } from '../errors';
+import type { ServiceHealth } from '../services/service-health';
+import type { SchemaChecker } from '../validation/schema-checker';
+import type { SharedSchemasCache } from './shared-schemas-cache';
+
+/** Options of {@link createToolGateway}. */
+export interface ToolGatewayOptions {
+  readonly catalog: CatalogStorage;
+  /** Validates parameters off the main thread, under a deadline. */
+  readonly checker: SchemaChecker;
+  /** The services' shared schemas (`ServiceDefinition.schemas`), parsed once per definition. */
+  readonly sharedSchemas: SharedSchemasCache;
+  /** The active adapter instance of an adapter id. */
+  readonly adapter: (adapterId: string) => AdapterModule | undefined;
+  /** The ids of the active adapters (tool search keeps only their tools). */
+  readonly activeAdapterIds: () => readonly string[];
+  /** Services this host failed to hydrate: not callable, not discovered. */
+  readonly health: ServiceHealth;
+}
+
+const MAX_DISCOVERED = 100;
+
+/** The invocation gate and discovery (SPEC §3 "Tools", §4), as the `ToolGateway` port. */
+export interface ToolGatewayEngine {
+  invoke(input: InvokeInput): Promise<unknown>;
+  discoverServices(query: unknown): Promise<DiscoveredService[]>;
+  discoverTools(query: unknown): Promise<DiscoveredTool[]>;
+  describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
+}
+
+/** Create the tool gateway. */
+export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngine {
+  const { catalog } = options;
+  // The checker's workers compile an input schema once per tool and service hash (an update
+  // changes the hash); only a worker that lacks it makes the gate read the schema.
+  const inputSchemaOf = (serviceId: string, toolId: string) => async () => {
+    const tool = await catalog.getTool(serviceId, toolId);
+    if (!tool) throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
+    return tool.inputSchema;
+  };
+
+  const selfContained = async (tool: {
+    serviceId: string;
+    serviceHash: string;
+    inputSchema: JSONSchema;
+    outputSchema: JSONSchema;
+  }) => {
+    const shared = await options.sharedSchemas.get(tool.serviceId, tool.serviceHash);
+    return {
+      inputSchema: withSharedSchemas(tool.inputSchema, shared),
+      outputSchema: withSharedSchemas(tool.outputSchema, shared),
+    };
+  };
+
+  return {
+    async invoke(input) {
+      if (!isPlainObject(input)) throw cyrnelError('invalid_request', 'invoke input must be an object');
+      const { serviceId, toolId, parameters = {}, signal } = input as Partial<InvokeInput>;
+      if (typeof serviceId !== 'string')
+        throw cyrnelError('invalid_request', 'serviceId must be a string', {
+          details: [{ path: 'serviceId', message: 'must be a string' }],
+        });
+      if (typeof toolId !== 'string')
+        throw cyrnelError('invalid_request', 'toolId must be a string', {
+          details: [{ path: 'toolId', message: 'must be a string' }],
+        });
+      // The gate, in SPEC §3 order: 404, 409, 503, 400; only then the adapter.
+      // One small query on the hot path: the tool's flags, its service's flag, adapter and hash.
+      const tool = await catalog.getToolGate(serviceId, toolId);
+      if (!tool) {
+        if (!(await catalog.getService(serviceId)))
+          throw cyrnelError('service_not_found', `service ${serviceId} not found`);
+        throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
+      }
+      if (!tool.serviceEnabled) throw cyrnelError('service_disabled', `service ${serviceId} is disabled`);
+      if (!tool.enabled) throw cyrnelError('tool_disabled', `tool ${serviceId}.${toolId} is disabled`);
+      const adapter = options.adapter(tool.adapter);
+      if (!adapter)
+        throw cyrnelError(
+          'module_unavailable',
+          `adapter ${tool.adapter} of service ${serviceId} is not active`,
+        );
+      const failure = options.health.error(serviceId);
+      if (failure !== undefined)
+        throw cyrnelError('service_unavailable', `service ${serviceId} is not available: ${failure}`);
+      if (!isPlainObject(parameters)) {
+        throw cyrnelError('invalid_parameters', 'parameters must be an object', {
+          details: [{ path: 'parameters', message: 'must be an object' }],
+        });
+      }
+      await options.checker.check({
+        field: 'parameters',
+        key: `${serviceId}\u0000${toolId}\u0000${tool.serviceHash}`,
+        schema: inputSchemaOf(serviceId, toolId),
+        schemaName: `the inputSchema of ${serviceId}.${toolId}`,
+        value: parameters,
+        invalidReason: 'invalid_parameters',
+        shared: {
+          key: `${serviceId}\u0000${tool.serviceHash}`,
+          schemas: async () => (await options.sharedSchemas.get(serviceId, tool.serviceHash)) ?? {},
+        },
+      });
+      // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
+      return adapter.invoke({
+        serviceId,
+        toolId,
+        parameters,
+        ...(signal instanceof AbortSignal ? { signal } : {}),
+      });
+    },
+    async discoverServices(rawQuery) {
+      const query = rawQuery === undefined ? {} : rawQuery;
+      if (!isPlainObject(query)) throw cyrnelError('invalid_request', 'query must be an object');
+      const text = query.query;
+      if (text !== undefined && typeof text !== 'string')
+        throw cyrnelError('invalid_request', 'query must be a string', {
+          details: [{ path: 'query', message: 'must be a string' }],
+        });
+      const services = await catalog.listServices({ enabled: true, query: text || undefined });
+      return services
+        .filter(
+          (service) => options.adapter(service.adapter) !== undefined && !options.health.error(service.id),
+        )
+        .map((service) => ({
+          id: service.id,
+          name: service.name,
+          description: service.description,
+          // The service is enabled and its adapter active: its enabled tools are the callable ones.
+          toolCount: service.enabledToolCount,
+        }));
+    },
+    async discoverTools(rawQuery) {
+      const query = rawQuery === undefined ? {} : rawQuery;
+      if (!isPlainObject(query)) throw cyrnelError('invalid_request', 'query must be an object');
+      const { query: text, serviceId, limit } = query;
+      if (text !== undefined && typeof text !== 'string')
+        throw cyrnelError('invalid_request', 'query must be a string', {
+          details: [{ path: 'query', message: 'must be a string' }],
+        });
+      if (serviceId !== undefined && typeof serviceId !== 'string')
+        throw cyrnelError('invalid_request', 'serviceId must be a string', {
+          details: [{ path: 'serviceId', message: 'must be a string' }],
+        });
+      if (limit !== undefined && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1)) {
+        throw cyrnelError('invalid_request', 'limit must be a positive integer', {
+          details: [{ path: 'limit', message: 'must be a positive integer' }],
+        });
+      }
+      const ranked = await catalog.searchTools({
+        text: text ?? '',
+        ...(serviceId === undefined ? {} : { serviceId }),
+        adapters: options.activeAdapterIds(),
+        excludedServices: options.health.failed(),
+        limit: Math.min(limit ?? 20, MAX_DISCOVERED),
+      });
+      return ranked.map((tool) => ({
+        serviceId: tool.serviceId,
+        toolId: tool.id,
+        name: tool.name,
+        description: tool.description,
+      }));
+    },
+    async describeTool(serviceId, toolId) {
+      const tool =
+        typeof serviceId === 'string' && typeof toolId === 'string'
+          ? await catalog.getTool(serviceId, toolId)
+          : undefined;
+      if (
+        !tool?.enabled ||
+        !tool.serviceEnabled ||
+        !options.adapter(tool.adapter) ||
+        options.health.error(tool.serviceId)
+      ) {
+        throw cyrnelError('tool_not_found', `tool ${String(serviceId)}.${String(toolId)} not found`);
+      }
+      return {
+        serviceId: tool.serviceId,
+        toolId: tool.id,
+        name: tool.name,
+        description: tool.description,
+        // Self-contained: the shared schemas each one reaches become its `$defs`.
+        ...(await selfContained(tool)),
+      };
+    },
+  };
+}
