@@ -41,6 +41,7 @@ describe('@cyrnel/core package boundaries', () => {
     >;
     const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
     // @types/semver: building the declarations needs it, and serve.sh installs production dependencies only.
+    // vitest: an optional peer, for the storage conformance kits of `@cyrnel/core/testing`.
     expect(dependencies.sort()).toEqual([
       '@cyrnel/sdk',
       '@types/semver',
@@ -50,13 +51,15 @@ describe('@cyrnel/core package boundaries', () => {
       're2js',
       'semver',
       'tar',
+      'vitest',
     ]);
   });
 
-  it('imports only node built-ins, its SPEC §2 dependencies (plus semver for engines ranges, tar for module archives) and its own files', () => {
+  it('imports only node built-ins, the SDK, its validation and module-archive libraries and its own files (tests also the module kits)', () => {
     const outside = importsUnder(join(root, 'src')).filter(
-      ({ specifier }) =>
+      ({ file, specifier }) =>
         !specifier.startsWith('.') &&
+        !(file.endsWith('.test.ts') && specifier === '@cyrnel/testing') &&
         !specifier.startsWith('node:') &&
         !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|re2js|semver|tar|vitest)(\/|$)/.test(specifier),
     );

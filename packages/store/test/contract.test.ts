@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCatalogStorageContract, runProcessStorageContract } from '@cyrnel/testing';
+import { runCatalogStorageContract, runProcessStorageContract } from '@cyrnel/core/testing';
 import { openSqliteStore } from '../src/sqlite/index';
 
 /** A store on a real SQLite file in a fresh directory, removed on close. */

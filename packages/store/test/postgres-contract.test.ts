@@ -1,5 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { newService, newTool, runCatalogStorageContract, runProcessStorageContract } from '@cyrnel/testing';
+import {
+  newService,
+  newTool,
+  runCatalogStorageContract,
+  runProcessStorageContract,
+} from '@cyrnel/core/testing';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
 import { dropSchema, TEST_DATABASE_URL } from './support/postgres';

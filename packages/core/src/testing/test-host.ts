@@ -1,5 +1,5 @@
-import type { EnvironmentProvider, ToolGateway } from '@cyrnel/core';
 import { cyrnelError, type EnvironmentModule, type ToolDescription } from '@cyrnel/sdk';
+import type { EnvironmentProvider, ToolGateway } from '../index';
 
 /** Test scaffolding for the host's environment port: one switchable environment, leases counted. */
 export interface TestEnvironments extends EnvironmentProvider {

@@ -1,3 +1,5 @@
+import type { ProcessEvent } from '@cyrnel/sdk/api';
+import { describe, expect, it, vi } from 'vitest';
 import {
   createMemoryProcessStorage,
   DELETED_ERROR,
@@ -6,12 +8,10 @@ import {
   MAX_TIMEOUT_MS,
   type ProcessStorage,
   SHUTDOWN_ERROR,
-} from '@cyrnel/core';
-import type { ProcessEvent } from '@cyrnel/sdk/api';
-import { describe, expect, it, vi } from 'vitest';
-import { newProcess } from '../../src/process-storage-contract';
-import { createScriptEnvironment } from '../../src/script-environment';
-import { HANGS, runningOf, trackTestManagers } from '../../src/test-manager';
+} from '../index';
+import { newProcess } from '../testing/process-storage-contract';
+import { createScriptEnvironment } from '../testing/script-environment';
+import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
 
 const setup = trackTestManagers();
 

@@ -1,8 +1,8 @@
-import { createMemoryProcessStorage, MAX_TIMEOUT_MS } from '@cyrnel/core';
 import type { ExecutionInput } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
-import { createScriptEnvironment, type ScriptEnvironment } from '../../src/script-environment';
-import { HANGS, runningOf, trackTestManagers } from '../../src/test-manager';
+import { createMemoryProcessStorage, MAX_TIMEOUT_MS } from '../index';
+import { createScriptEnvironment, type ScriptEnvironment } from '../testing/script-environment';
+import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
 
 const setup = trackTestManagers();
 

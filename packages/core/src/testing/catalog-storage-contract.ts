@@ -1,6 +1,6 @@
-import type { CatalogStorage, NewService, NewTool } from '@cyrnel/core';
 import { isCyrnelError } from '@cyrnel/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CatalogStorage, NewService, NewTool } from '../index';
 import type { StorageUnderTest } from './process-storage-contract';
 
 /** Options of {@link runCatalogStorageContract}. */
@@ -66,7 +66,7 @@ export function newService(id: string, fields: Partial<NewService> = {}): NewSer
  * @example
  * ```ts
  * import { openSqliteStore } from '@cyrnel/store/sqlite';
- * import { runCatalogStorageContract } from '@cyrnel/testing';
+ * import { runCatalogStorageContract } from '@cyrnel/core/testing';
  *
  * runCatalogStorageContract({
  *   name: 'sqlite',

@@ -1,6 +1,6 @@
-import type { NewProcess, ProcessStorage } from '@cyrnel/core';
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { NewProcess, ProcessStorage } from '../index';
 
 /** A storage under test and how to release it. */
 export interface StorageUnderTest<T> {
@@ -51,7 +51,7 @@ const CALL: ToolCallRecord = {
  * @example
  * ```ts
  * import { createMemoryProcessStorage } from '@cyrnel/core';
- * import { runProcessStorageContract } from '@cyrnel/testing';
+ * import { runProcessStorageContract } from '@cyrnel/core/testing';
  *
  * runProcessStorageContract({
  *   name: 'memory',

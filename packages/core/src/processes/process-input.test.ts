@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { trackTestManagers } from '../../src/test-manager';
+import { trackTestManagers } from '../testing/test-manager';
 
 const track = trackTestManagers();
 

@@ -1,5 +1,5 @@
-import { createMemoryProcessStorage } from '@cyrnel/core';
-import { runProcessStorageContract } from '../src/index';
+import { createMemoryProcessStorage } from '../index';
+import { runProcessStorageContract } from '../testing/index';
 
 // The kit proven on core's in-memory storage (the SQLite store runs it in @cyrnel/store).
 runProcessStorageContract({

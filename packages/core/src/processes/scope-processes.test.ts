@@ -1,6 +1,6 @@
-import { scopeProcesses } from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
-import { HANGS, trackTestManagers } from '../../src/test-manager';
+import { scopeProcesses } from '../index';
+import { HANGS, trackTestManagers } from '../testing/test-manager';
 
 const setup = trackTestManagers();
 

@@ -1,3 +1,4 @@
+import { afterEach } from 'vitest';
 import {
   createMemoryProcessStorage,
   createProcessManager,
@@ -5,8 +6,7 @@ import {
   type ProcessLimits,
   type ProcessManager,
   type ProcessStorage,
-} from '@cyrnel/core';
-import { afterEach } from 'vitest';
+} from '../index';
 import { createScriptEnvironment, type ScriptEnvironment } from './script-environment';
 import { createMapToolGateway, createTestEnvironments, type TestEnvironments } from './test-host';
 

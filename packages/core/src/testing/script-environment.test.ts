@@ -1,4 +1,5 @@
-import { createScriptEnvironment, runEnvironmentContract } from '../src/index';
+import { runEnvironmentContract } from '@cyrnel/testing';
+import { createScriptEnvironment } from './script-environment';
 
 // The kit proven on the host's test environment (typescript-ivm runs it in its own package).
 runEnvironmentContract({

@@ -1,0 +1,25 @@
+export {
+  type CatalogStorageContractOptions,
+  newService,
+  newTool,
+  runCatalogStorageContract,
+} from './catalog-storage-contract';
+export {
+  newProcess,
+  type ProcessStorageContractOptions,
+  runProcessStorageContract,
+  type StorageUnderTest,
+} from './process-storage-contract';
+export {
+  createScriptEnvironment,
+  type ScriptEnvironment,
+  type ScriptEnvironmentOptions,
+} from './script-environment';
+export { createMapToolGateway, createTestEnvironments, type TestEnvironments } from './test-host';
+export {
+  HANGS,
+  runningOf,
+  type TestManager,
+  type TestManagerOptions,
+  trackTestManagers,
+} from './test-manager';
