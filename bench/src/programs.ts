@@ -1,4 +1,4 @@
-/** The trivial program every latency benchmark runs (SPEC: `cyrnel.output({ok:true})`). */
+/** The trivial program every latency benchmark runs: it only outputs, so its time is cyrnel's own. */
 export const TRIVIAL = 'cyrnel.output({ ok: true });';
 
 /** The same trivial program for the peer, whose code returns its result instead. */

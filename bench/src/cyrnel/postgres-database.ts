@@ -9,7 +9,7 @@ export interface BenchDatabase {
   dispose(): Promise<void>;
 }
 
-/** Create a fresh PostgreSQL database `cyrnel_bench_*` on the machine's server (issue 22). */
+/** Create a fresh PostgreSQL database `cyrnel_bench_*` on the machine's server. */
 export async function benchPostgresDatabase(): Promise<BenchDatabase> {
   const database = await freshPostgresDatabase('cyrnel_bench');
   return {

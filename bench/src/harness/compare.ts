@@ -12,7 +12,7 @@ export interface CompareOptions {
   readonly baseline: string;
   /** Short label for the baseline cell. */
   readonly label: string;
-  /** Largest acceptable ratio cyrnel / baseline, if the issue sets one. */
+  /** Largest acceptable ratio cyrnel / baseline, for a row that has a target. */
   readonly maxRatio?: number;
   readonly target?: string;
   readonly note?: string;

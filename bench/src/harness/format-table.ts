@@ -71,7 +71,7 @@ export function markdownReport(report: Report, machine: MachineInfo, mode: strin
   ];
   const targeted = report.rows.filter((r) => r.target !== undefined);
   if (targeted.length) {
-    parts.push('## Targets (issue 9)', '');
+    parts.push('## Targets', '');
     for (const row of targeted) {
       const cell = cells(row);
       const reached =

@@ -11,7 +11,7 @@ Machine: Test CPU, 2 cores
 |---|---|---|---|
 | cyrnel: trivial process | 2.00 ms | ≤ 1.5× | NO |
 
-## Targets (issue 9)
+## Targets
 
 - ≤ 1.5× — cyrnel: trivial process: 2.0× → **missed**
 

@@ -9,7 +9,7 @@ import type { SuiteContext } from './suite-context.ts';
 const CONNECTIONS_PER_HOST = 8;
 
 /**
- * Several hosts on one PostgreSQL database (issue 22): 1, 2 and 3 servers on a fresh database,
+ * Several hosts on one PostgreSQL database: 1, 2 and 3 servers on a fresh database,
  * autocannon posting the trivial process to each at once, 2xx per second summed. On a 2-core
  * machine the hosts share the cores with each other and the load generator, so this shows the
  * cost of the shared database and of more processes, not a scale-out: the CPU each host spends per

@@ -16,7 +16,7 @@ const DIRECT = 'floor: 1,000 sequential MCP tool calls with the MCP client SDK (
 const EXPECTED = (CALLS * (CALLS - 1)) / 2 + CALLS;
 
 /**
- * Issue 18: 1,000 sequential calls of server-everything's `get-sum` over stdio, made directly with
+ * The MCP adapter's cost: 1,000 sequential calls of server-everything's `get-sum` over stdio, made directly with
  * the official MCP client (the floor), and made by one cyrnel process through the `mcp` adapter.
  */
 export async function runCyrnelMcpAdapter(ctx: SuiteContext, api: CyrnelApi): Promise<void> {

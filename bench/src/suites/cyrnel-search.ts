@@ -75,13 +75,13 @@ export interface SearchDatabase {
   dispose(): Promise<void>;
 }
 
-/** A fresh PostgreSQL database for one search server (issue 22: search on PostgreSQL). */
+/** A fresh PostgreSQL database for one search server. */
 export async function postgresSearchDatabase(): Promise<SearchDatabase> {
   return { label: 'PostgreSQL', ...(await benchPostgresDatabase()) };
 }
 
 /**
- * Tool search at scale (issue 14): a fresh server holding GitHub's ~1,200 operations under many
+ * Tool search at scale: a fresh server holding GitHub's ~1,200 operations under many
  * service ids (82 in a full run: ~100k tools; 8 in `--quick`), two services and one tool disabled,
  * then `GET /tools?query=…&limit=20` over a rotating query mix: p50 and p95. On SQLite by default,
  * or on the given database (the row names it).

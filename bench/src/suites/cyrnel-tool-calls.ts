@@ -61,7 +61,7 @@ export async function runCyrnelToolCalls(
     baseline: METRIC.peerSeq,
     label: 'peer',
   });
-  // The same chain through the host's gate (issue 21's design before): what direct calls save.
+  // The same chain through the host's gate (`directToolCalls: false`): what direct calls save.
   await api.patch(ENV_CONFIG, [{ op: 'add', path: '/directToolCalls', value: false }]);
   try {
     await api.run(seqCode, 120_000);

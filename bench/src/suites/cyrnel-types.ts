@@ -1,7 +1,7 @@
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import type { SuiteContext } from './suite-context.ts';
 
-/** The 5-tool selection of issue 14: what an agent that files and reads issues would pick. */
+/** A 5-tool selection: what an agent that files and reads issues would pick. */
 const SELECTION = ['issues_create', 'issues_get', 'repos_get', 'pulls_list', 'issues_list_comments'];
 const TARGET_BYTES = 20 * 1024;
 

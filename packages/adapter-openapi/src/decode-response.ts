@@ -1,7 +1,7 @@
 import type { TransportResponse } from './http-transport';
 import { isJsonMediaType, isTextMediaType } from './media-types';
 
-/** What `invoke` returns (SPEC §9). */
+/** What `invoke` returns. */
 export interface ToolResult {
   readonly status: number;
   readonly headers: Record<string, string>;

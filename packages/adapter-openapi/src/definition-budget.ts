@@ -1,7 +1,6 @@
 /**
- * Largest generated definition as JSON: the tools plus the shared schemas, each once (*SPEC is
- * silent*). Component schemas are shared by name (issue 14), so what can still grow past this is a
- * real bomb: YAML aliases, or inline schemas (`allOf` chains, shared parameters and bodies) that
+ * Largest generated definition as JSON: the tools plus the shared schemas, each once. Component
+ * schemas are shared by name, so what can still grow past this is a real bomb: YAML aliases, or inline schemas (`allOf` chains, shared parameters and bodies) that
  * expand once per use. The error names the largest part, so the cause can be found.
  */
 export const MAX_DEFINITION_BYTES = 128 * 1024 * 1024;

@@ -9,7 +9,7 @@ export interface EncodedBody {
   readonly contentType: string;
 }
 
-/** A file value of a multipart or binary body (SPEC §9). */
+/** A file value of a multipart or binary body. */
 interface FileValue {
   base64: string;
   filename?: string;

@@ -61,7 +61,7 @@ function fileInfo(schema: unknown, resolve: Resolve, seen = new Set<unknown>()):
   return undefined;
 }
 
-// A file field the schema describes only with 3.1 keywords takes a file object too (SPEC §9).
+// A file field the schema describes only with 3.1 keywords takes a file object too, like every file field.
 function widen(schema: JSONSchema): JSONSchema {
   if (schema.type === 'array' && isPlainObject(schema.items)) {
     return { ...schema, items: { anyOf: [schema.items as JSONSchema, FILE_OBJECT_SCHEMA] } };
@@ -70,7 +70,7 @@ function widen(schema: JSONSchema): JSONSchema {
 }
 
 /**
- * Plan the fields of a form or multipart body: which are files (their part gets a filename; SPEC §9),
+ * Plan the fields of a form or multipart body: which are files (their part gets a filename),
  * which carry base64 text, their part Content-Type, and the body schema callers validate against.
  * Properties are read from the body schema (or the definition it references) and its `allOf` members.
  */

@@ -84,7 +84,8 @@ export function generateDefinition(text: string): ServiceDefinition {
     const { id, method, path, pathItem, operation } = input;
     const security = securityOf(operation.security ?? root.security);
     const normalized = normalizeOperation({ dialect, registry, root, path, pathItem, operation });
-    // Framing headers and names a credential occupies never reach the input schema (issue 13).
+    // Framing headers and names a credential occupies never reach the input schema: agent code sets
+    // every parameter, so they would let it smuggle requests or override credentials.
     const screened = screenParameters(
       normalized.parameters,
       credentialNames(security, servicePlan.securitySchemes),

@@ -45,7 +45,7 @@ export interface HttpTransport {
   closeWhenIdle(): Promise<void>;
 }
 
-/** Redirects followed per request (SPEC §9). */
+/** Redirects followed per request. */
 export const MAX_REDIRECTS = 5;
 
 /** Largest response body kept in memory (after decompression), like the host's 64 MiB body limit. */

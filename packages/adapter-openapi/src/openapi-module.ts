@@ -18,8 +18,9 @@ export const configSchema: JSONSchema = { type: 'object', properties: {}, additi
 export const secretsSchema: JSONSchema = { type: 'object', properties: {}, additionalProperties: false };
 
 /**
- * Where a sandbox process loads this module to make tool calls itself (issue 21): the adapter keeps
- * nothing but each service's snapshot and a connection pool, so it is portable. The built entry,
+ * Where a sandbox process loads this module to make tool calls itself, without a round trip to the
+ * host: the adapter keeps nothing but each service's snapshot and a connection pool, so it is
+ * portable. The built entry,
  * also when this file runs from `src/` (tests).
  */
 export const portable: PortableAdapter = {

@@ -3,9 +3,9 @@ const MAX_KEYWORDS = 100;
 const MAX_KEYWORD_CHARS = 200;
 
 /**
- * What tool search finds an operation by besides its id, name and description (issue 14): its
- * method, the segments of its path (template braces dropped, so a path-shaped query matches) and
- * its tags, each once.
+ * What tool search finds an operation by besides its id, name and description: its method, the
+ * segments of its path (template braces dropped, so a path-shaped query matches) and its tags,
+ * each once.
  *
  * @example
  * ```ts

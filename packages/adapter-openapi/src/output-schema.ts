@@ -51,7 +51,7 @@ function bodySchema(
 }
 
 /**
- * The outputSchema (SPEC §9): a `oneOf` with one `{status, headers, body}` branch per documented
+ * The outputSchema: a `oneOf` with one `{status, headers, body}` branch per documented
  * response; `NXX` ranges and `default` exclude the explicitly documented codes so exactly one branch
  * matches. Without documented responses, a generic `{status, headers, body}` object.
  */

@@ -26,7 +26,7 @@ export interface SchemaRegistry {
   convert(schema: unknown, refs: Set<string>): JSONSchema;
   /** Every definition reachable from `refs`, sorted by name. */
   defsFor(refs: ReadonlySet<string>): Record<string, JSONSchema>;
-  /** Every definition converted so far, sorted by name: the service's shared schemas (issue 14). */
+  /** Every definition converted so far, sorted by name: the service's shared schemas. */
   allDefs(): Record<string, JSONSchema>;
   /** Follow `$ref` chains of a non-schema object (parameter, response, ...) to the object itself. */
   deref(node: unknown): unknown;

@@ -4,7 +4,7 @@ import type { SecuritySchemePlan, ServerPlan, ServicePlan } from './operation-mo
 import type { ParsedDocument } from './parse-document';
 import type { SchemaRegistry } from './schema-registry';
 
-/** Default request timeout (SPEC §9). */
+/** Default request timeout. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 /** Read a 3.x `servers` array into server plans. */
@@ -85,7 +85,7 @@ export function buildServicePlan(doc: ParsedDocument, registry: SchemaRegistry):
   };
 }
 
-/** configSchema (SPEC §9): baseUrl, timeoutMs, headers, serverVariables. */
+/** configSchema: baseUrl, timeoutMs, headers, serverVariables. */
 export function buildConfigSchema(plan: ServicePlan, doc: ParsedDocument): JSONSchema {
   const variables: Record<string, JSONSchema> = {};
   const rawServers = doc.dialect === '2.0' ? [] : ((doc.root.servers as unknown[] | undefined) ?? []);
@@ -151,7 +151,7 @@ export function hasSecretHeaders(plan: Pick<ServicePlan, 'securitySchemes'>): bo
 }
 
 /**
- * secretsSchema (SPEC §9): one property per security scheme (http basic is `{ username, password }`)
+ * secretsSchema: one property per security scheme (http basic is `{ username, password }`)
  * and `headers`, extra headers for every request.
  */
 export function buildSecretsSchema(plan: ServicePlan): JSONSchema {

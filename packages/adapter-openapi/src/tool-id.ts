@@ -1,8 +1,8 @@
 import { toIdentifier } from '@cyrnel/sdk';
 
 /**
- * The identifier for one operation before de-duplication (SPEC §9 "OpenAPI tool ids"): the SDK's
- * `toIdentifier` of the operationId, falling back to method + path, then to the method.
+ * The identifier for one operation before de-duplication: the SDK's `toIdentifier` of the
+ * operationId, falling back to method + path, then to the method.
  */
 export function toolIdCandidate(operationId: unknown, method: string, path: string): string {
   return toIdentifier(typeof operationId === 'string' ? operationId : '', `${method}_${path}`) || method;

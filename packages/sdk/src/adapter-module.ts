@@ -4,7 +4,7 @@ import type { Module } from './module';
 import type { ServiceDefinition, ServiceState } from './service-definition';
 
 /**
- * A module that turns definitions into tools and performs tool calls (seeds 000, 001).
+ * A module that turns definitions into tools and performs tool calls.
  *
  * @example
  * ```ts
@@ -33,7 +33,7 @@ export interface AdapterModule extends Module {
    */
   generateDefinition(input: string, context?: GenerateDefinitionContext): Promise<ServiceDefinition>;
   /**
-   * Optional (since 0.3.0): list a service's tools again, for `POST /services/:id/refresh` and
+   * Optional: list a service's tools again, for `POST /services/:id/refresh` and
    * after the adapter called `context.services.toolsChanged(id)` from its setup context. Answers
    * the whole new definition; the host stores it like an update of the same text: tools that
    * remain keep their enabled flag, new ones are enabled, and config and secrets stay. Adapters
@@ -49,11 +49,11 @@ export interface AdapterModule extends Module {
    */
   refreshDefinition?(state: ServiceState): Promise<ServiceDefinition>;
   /**
-   * Optional (since 0.4.0): the adapter is stateless beyond each service's snapshot, so a sandbox
-   * process may run its own instance of it and make tool calls there (issue 21): it is set up with
-   * the same config, secrets and outbound policy, hydrated with the same `ServiceState` (holding
-   * the tools called so far), and must answer the same. Adapters that hold connections (MCP) leave
-   * it out; their calls go through the host.
+   * Optional: the adapter is stateless beyond each service's snapshot, so a sandbox process may run
+   * its own instance of it and make tool calls there, without a round trip to the host: it is set
+   * up with the same config, secrets and outbound policy, hydrated with the same `ServiceState`
+   * (holding the tools called so far), and must answer the same. Adapters that hold connections
+   * (MCP) leave it out; their calls go through the host.
    */
   readonly portable?: PortableAdapter;
   /** Take a snapshot of an enabled service; replace (not merge) what was kept for `state.id`. */
@@ -64,7 +64,7 @@ export interface AdapterModule extends Module {
   invoke(input: InvokeInput): Promise<unknown>;
 }
 
-/** What {@link AdapterModule.generateDefinition} may use besides the text (since 0.3.0). */
+/** What {@link AdapterModule.generateDefinition} may use besides the text. */
 export interface GenerateDefinitionContext {
   /** The service's configuration as given (no defaults applied, not yet validated). */
   readonly config: Record<string, unknown>;

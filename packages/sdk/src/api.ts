@@ -1,5 +1,5 @@
 /**
- * Wire types of the cyrnel HTTP API (SPEC §6, §9), shared by `@cyrnel/http` and
+ * Wire types of the cyrnel HTTP API, shared by `@cyrnel/http` and
  * `@cyrnel/client` so both speak exactly one definition.
  */
 export type {

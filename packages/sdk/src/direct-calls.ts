@@ -1,5 +1,6 @@
 /**
- * Tool calls made beside the sandbox (issue 21, cyrnel extension since 0.4.0).
+ * Tool calls made beside the sandbox, so a call to a stateless adapter does not cross to the host
+ * and back (optional for adapters and environments alike).
  *
  * An adapter that keeps no connection state beyond what a service's snapshot describes (the
  * OpenAPI adapter: one HTTP request per call) declares itself {@link PortableAdapter}. An

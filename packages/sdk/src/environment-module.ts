@@ -21,7 +21,7 @@ export interface DiscoverToolsQuery {
 }
 
 /**
- * Query of `EnvironmentBindings.discoverTypes` and of `GET /environment/types` (since 0.2.0): the
+ * Query of `EnvironmentBindings.discoverTypes` and of `GET /environment/types`: the
  * tools whose declarations to render. Both absent: every effectively enabled tool; otherwise the
  * union of the named services' tools and the named tools. Unknown names are a 400 listing them.
  */
@@ -65,8 +65,8 @@ export interface ToolDescription extends DiscoveredTool {
 }
 
 /**
- * The callback surface from an environment back into the host (SPEC §9). Every call is keyed
- * by the execution id so the host routes it to the right process.
+ * The callback surface from an environment back into the host. Every call is keyed by the
+ * execution id so the host routes it to the right process.
  */
 export interface EnvironmentBindings {
   /** Call a tool through the host's invocation gate; rejects with an error carrying `status` and `code`. */
@@ -79,7 +79,7 @@ export interface EnvironmentBindings {
   describeTool(eid: number, serviceId: string, toolId: string): Promise<ToolDescription>;
   /**
    * Type declarations of the selected tools, as `GET /environment/types?services=&tools=` renders them
-   * (optional; since 0.2.0). Rejects with 400 listing unknown names.
+   * (optional). Rejects with 400 listing unknown names.
    */
   discoverTypes?(eid: number, selection: TypesSelection): Promise<string>;
   /**
@@ -110,8 +110,8 @@ export interface EnvironmentBindings {
   /** Record why the execution failed. */
   setError(eid: number, message: string): void;
   /**
-   * cyrnel extension (optional, since 0.4.0): calls to portable adapters an environment may make
-   * beside its sandbox instead of through `invokeTool` (see {@link DirectCalls}).
+   * Optional: calls to portable adapters an environment may make beside its sandbox instead of
+   * through `invokeTool` (see {@link DirectCalls}).
    */
   readonly directCalls?: DirectCalls;
 }
@@ -123,7 +123,7 @@ export interface EnvironmentSetupContext extends ModuleSetupContext {
 }
 
 /**
- * A module that runs submitted code (seed 002). Only one is active; a replaced one drains:
+ * A module that runs submitted code. Only one is active; a replaced one drains:
  * `execute` calls in flight finish, `kill` still works, then `teardown`.
  *
  * @example
@@ -156,7 +156,7 @@ export interface EnvironmentModule extends Module {
   /** Markdown describing how to call one tool from this runtime. */
   generateToolDocs(input: ToolDocsInput): Promise<string>;
   /**
-   * cyrnel extension (optional): declarations of the runtime's global for the given tools,
+   * Optional: declarations of the runtime's global for the given tools,
    * served by `GET /environment/types`. The host passes the whole catalog or a selection
    * ({@link TypesSelection}); tools of one service share their `schemas` object, which should
    * become named declarations emitted once and only when a given tool reaches them.

@@ -9,7 +9,7 @@ import {
 } from './execution';
 
 describe('execution constants', () => {
-  it('match the seed vocabulary', () => {
+  it('list the execution, exit and process states', () => {
     expect(EXECUTION_STATES).toEqual(['queued', 'running']);
     expect(EXECUTION_EXIT_STATES).toEqual(['failed', 'success', 'timeout', 'canceled']);
     expect(PROCESS_STATES).toEqual(['idle', 'queued', 'running', 'terminating']);

@@ -37,7 +37,7 @@ export interface ExecutionOptions {
   timeoutMs: number | null;
 }
 
-/** One execution request: the code of a process and how to run it (SPEC §9). */
+/** One execution request: the code of a process and how to run it. */
 export interface ExecutionInput {
   /** Execution id (the process id); use it on every binding call. */
   eid: number;

@@ -53,7 +53,10 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
   '__proto__',
 ]);
 
-/** The identifier pattern of SPEC §3: ASCII letters, digits, `_` and `$`, not starting with a digit. */
+/**
+ * Pattern of service and tool ids: ASCII letters, digits, `_` and `$`, not starting with a digit,
+ * so sandbox code can write `cyrnel.services.<id>.tools.<id>` without brackets.
+ */
 export const IDENTIFIER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**

@@ -13,7 +13,7 @@ export interface InvokeInput {
   parameters: Record<string, unknown>;
   /**
    * Aborted once the result is no longer wanted: the call's deadline passed, its process ended
-   * (kill, timeout, shutdown) or the adapter is being torn down (since 0.2.0). An adapter hands it
+   * (kill, timeout, shutdown) or the adapter is being torn down. An adapter hands it
    * to its outbound work so that stops too, and may reject with `signal.reason`:
    *
    * ```ts
@@ -43,7 +43,7 @@ export interface ToolDocsInput {
   outputSchema: JSONSchema;
   /**
    * The service's shared schemas (`ServiceDefinition.schemas`) that `{ "$ref": "#/$defs/<name>" }` in
-   * `inputSchema` and `outputSchema` resolve against (since 0.2.0; absent when the service has none).
+   * `inputSchema` and `outputSchema` resolve against (absent when the service has none).
    * Tools of one service share the same object: render each shared schema once, by name.
    */
   schemas?: Readonly<Record<string, JSONSchema>>;

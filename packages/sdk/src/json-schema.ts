@@ -1,5 +1,5 @@
 /**
  * A free-form JSON Schema document. cyrnel validates payloads against schemas internally;
- * adapters and environments treat them as opaque (seed 003).
+ * adapters and environments treat them as opaque.
  */
 export type JSONSchema = Record<string, unknown>;

@@ -8,7 +8,7 @@ export const MODULE_TYPES = ['adapter', 'environment'] as const;
 /** A kind of module. */
 export type ModuleType = (typeof MODULE_TYPES)[number];
 
-/** Pattern of module ids (SPEC §3); unlike tool ids, `-` is allowed. */
+/** Pattern of module ids; unlike service and tool ids, `-` is allowed. */
 export const MODULE_ID_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$-]*$/;
 
 /** Semantic version `MAJOR.MINOR.PATCH[-prerelease][+build]`. */
@@ -34,7 +34,7 @@ export interface ModuleInfo {
   };
 }
 
-/** `module.json` of a custom module in `$CYRNEL_DATA_DIR/modules/<dir>/` (SPEC §3). */
+/** `module.json` of a custom module in `$CYRNEL_DATA_DIR/modules/<dir>/`. */
 export interface ModuleManifest extends ModuleInfo {
   /** ES module file, relative to the module directory and inside it. */
   main: string;

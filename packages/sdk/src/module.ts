@@ -21,14 +21,13 @@ export interface ModuleSetupContext {
   /** Logger scoped to the module. */
   logger: ModuleLogger;
   /**
-   * Where outbound connections may go (cyrnel extension, optional: absent when the embedder set
+   * Where outbound connections may go (optional: absent when the embedder set
    * no policy, then nothing is checked). Modules that connect on behalf of agent code call
    * `outbound.check(address, port, hostname)` before every connection they open.
    */
   outbound?: OutboundPolicy;
   /**
-   * What an adapter may tell the host about its services (cyrnel extension, since 0.3.0; absent
-   * for environments and on hosts before it).
+   * What an adapter may tell the host about its services (absent for environments).
    */
   services?: ServiceEvents;
 }

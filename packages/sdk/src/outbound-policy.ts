@@ -1,6 +1,7 @@
 /**
- * The host's rule for where a module may open outbound connections (cyrnel extension, issue 13):
- * the operator's private-address switches, and never cyrnel's own API. A module that connects
+ * The host's rule for where a module may open outbound connections: the operator's
+ * private-address switches, and never cyrnel's own API, so that agent code cannot reach private
+ * addresses or the server itself through a tool call or its redirects. A module that connects
  * anywhere on behalf of agent code (an adapter's tool calls) checks every address it is about to
  * connect to — each address a host name resolves to, an IP-literal host directly, every redirect
  * hop — and fails the call when `check` throws.

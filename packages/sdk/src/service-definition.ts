@@ -50,7 +50,7 @@ export interface ServiceDefinition {
   /** Adapter-private install-time data needed at invoke time; opaque to the host. */
   adapterDomain: Record<string, unknown>;
   /**
-   * Schemas shared by the tools, stored once per service (optional; since 0.2.0). A tool's
+   * Schemas shared by the tools, stored once per service (optional). A tool's
    * `inputSchema` or `outputSchema`, and a shared schema itself, reference one with the local JSON
    * Pointer `{ "$ref": "#/$defs/<name>" }` (see `sharedSchemaRef`); names match
    * `SHARED_SCHEMA_NAME_PATTERN`. The host validates, documents and types a tool schema as if it were

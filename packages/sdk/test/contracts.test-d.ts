@@ -24,7 +24,7 @@ import type {
   ToolState,
 } from '../src/index';
 
-// The skeleton of seed 001, verbatim in shape.
+// A minimal adapter written as a class, the way a module author would start one.
 class MyAdapter implements AdapterModule {
   private state = new Map<string, ServiceState>();
   async setup(_context: ModuleSetupContext) {}
@@ -92,7 +92,7 @@ class EchoEnvironment implements EnvironmentModule {
 }
 
 describe('sdk contracts', () => {
-  it('the seed skeleton adapter compiles against AdapterModule', () => {
+  it('a skeleton adapter class compiles against AdapterModule', () => {
     expectTypeOf<MyAdapter>().toExtend<AdapterModule>();
     const definition: ModuleDefinition<AdapterModule> = {
       configSchema: {},
@@ -113,7 +113,7 @@ describe('sdk contracts', () => {
     expectTypeOf(builtin.manifest.type).toEqualTypeOf<'adapter' | 'environment'>();
   });
 
-  it('derives ToolState and ServiceState as the seed says', () => {
+  it('ToolState holds only adapterDomain; ServiceState id, adapterDomain, tools, config and secrets', () => {
     expectTypeOf<ToolState>().toEqualTypeOf<{ adapterDomain: Record<string, unknown> }>();
     expectTypeOf<keyof ServiceState>().toEqualTypeOf<
       'id' | 'adapterDomain' | 'tools' | 'config' | 'secrets'
@@ -137,7 +137,7 @@ describe('sdk contracts', () => {
     >();
     type Callbacks = Exclude<Keys, 'directCalls'>;
     expectTypeOf<Parameters<NonNullable<EnvironmentBindings[Callbacks]>>[0]>().toEqualTypeOf<number>();
-    // Direct calls (since 0.4.0): what is asked and recorded is keyed by the execution id too.
+    // Direct calls: what is asked and recorded is keyed by the execution id too.
     type Direct = NonNullable<EnvironmentBindings['directCalls']>;
     expectTypeOf<Parameters<Direct['prepare']>[0]>().toEqualTypeOf<number>();
     expectTypeOf<Parameters<Direct['record']>[0]>().toEqualTypeOf<number>();

@@ -18,8 +18,8 @@ export interface Store {
   /** The database it runs on. */
   readonly dialect: StoreDialectName;
   /**
-   * Signals between hosts sharing the database (PostgreSQL's LISTEN/NOTIFY; issue 22); absent on
-   * SQLite, which one host has alone.
+   * Signals between hosts sharing the database (PostgreSQL's LISTEN/NOTIFY); absent on SQLite,
+   * which one host has alone.
    */
   readonly signals?: HostSignals;
   /** Close the database (destroys the Kysely instance); the ports must not be used afterwards. */

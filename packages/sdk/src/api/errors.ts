@@ -1,10 +1,9 @@
 /**
- * Every stable error code of the HTTP API with its status (SPEC §9). Listed once; never reused.
- * A code is the status class of an error; its {@link ERROR_REASONS reason} says precisely what
- * went wrong. Issue 13 added `unsupported_media_type` (a request body that is not
- * `application/json`) and `too_many_streams` (the server's cap on concurrent event streams) and
- * `too_many_calls` (a process beyond its budget of calls, e.g. discovery); every 429 over HTTP
- * carries `Retry-After` in seconds.
+ * Every stable error code of the HTTP API with its status. Listed once; never reused. A code is
+ * the status class of an error; its {@link ERROR_REASONS reason} says precisely what went wrong.
+ * `unsupported_media_type` is a request body that is not `application/json`, `too_many_streams`
+ * the server's cap on concurrent event streams, `too_many_calls` a process beyond its budget of
+ * calls (e.g. discovery); every 429 over HTTP carries `Retry-After` in seconds.
  */
 export const ERROR_STATUS = {
   invalid_request: 400,

@@ -25,7 +25,7 @@ export interface ModuleRecord {
   status: ModuleStatus;
   /** Why activation failed or the module is missing, when it did. */
   error: string | null;
-  /** Where the module was installed from (`POST /modules/install`), else null (since 0.2.0). */
+  /** Where the module was installed from (`POST /modules/install`), else null. */
   origin: ModuleOrigin | null;
   /** ISO timestamp. */
   createdAt: string;
@@ -61,7 +61,7 @@ export interface ReloadModulesResponse {
   skipped: { dir: string; error: string }[];
 }
 
-/** Where an installed module came from and how it is kept up to date (since 0.2.0). */
+/** Where an installed module came from and how it is kept up to date. */
 export interface ModuleOrigin {
   /** `npm` (a package of the configured npm registry) or `registry` (a registry's module archive). */
   kind: 'npm' | 'registry';
@@ -78,7 +78,7 @@ export interface ModuleOrigin {
 }
 
 /**
- * `POST /modules/install` (since 0.2.0): a module from npm or a registry; it starts disabled.
+ * `POST /modules/install`: a module from npm or a registry; it starts disabled.
  *
  * @example
  * ```ts
@@ -95,7 +95,7 @@ export interface InstallModuleRequest {
   autoUpdate?: boolean;
 }
 
-/** `PATCH /modules/:moduleId` (since 0.2.0): how an installed module is kept up to date. */
+/** `PATCH /modules/:moduleId`: how an installed module is kept up to date. */
 export interface PatchModuleRequest {
   /** The version constraint of updates; null: the latest. */
   version?: string | null;
@@ -103,7 +103,7 @@ export interface PatchModuleRequest {
   autoUpdate?: boolean;
 }
 
-/** `POST /modules/:moduleId/update` answers this (since 0.2.0). */
+/** `POST /modules/:moduleId/update` answers this. */
 export interface ModuleUpdateResult {
   /** False when the chosen version is the installed one: nothing was touched. */
   updated: boolean;

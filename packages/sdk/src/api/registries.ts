@@ -28,7 +28,7 @@ export interface RegistryServiceEntry extends RegistryEntry {
 export type RegistryModuleEntry = RegistryEntry;
 
 /**
- * The registry metadata document, served at `<base>/.well-known/registry.json` (since 0.2.0).
+ * The registry metadata document, served at `<base>/.well-known/registry.json`.
  *
  * @example
  * ```json
@@ -47,7 +47,7 @@ export interface RegistryDocument {
   modules?: Record<string, RegistryModuleEntry>;
 }
 
-/** `GET /registries`: one configured registry (since 0.2.0). */
+/** `GET /registries`: one configured registry. */
 export interface RegistrySummary {
   /** The metadata document's URL. */
   url: string;
@@ -61,7 +61,7 @@ export interface RegistrySummary {
   error: string | null;
 }
 
-/** `GET /registries/services` and `GET /registries/modules`: one entry of a configured registry (since 0.2.0). */
+/** `GET /registries/services` and `GET /registries/modules`: one entry of a configured registry. */
 export interface RegistryListing {
   /** The metadata URL of the registry offering it. */
   registry: string;

@@ -20,20 +20,20 @@ export interface ServiceRecord {
   /** Number of tools. */
   toolCount: number;
   /**
-   * Version of the adapter module whose `generateDefinition` produced the stored tools (since 0.2.0;
-   * null for services stored before it was recorded). When the adapter's version changes, the host
+   * Version of the adapter module whose `generateDefinition` produced the stored tools (null for
+   * services stored before it was recorded). When the adapter's version changes, the host
    * regenerates the service from its stored definition text.
    */
   adapterVersion: string | null;
-  /** The registry entry the service was installed from (`POST /services/install`), else null (since 0.2.0). */
+  /** The registry entry the service was installed from (`POST /services/install`), else null. */
   registry: RegistryOrigin | null;
   /**
-   * Enabled, its adapter active, and hydrated on this host: its tools can be called (since 0.2.0).
+   * Enabled, its adapter active, and hydrated on this host: its tools can be called.
    */
   effectivelyEnabled: boolean;
   /**
    * Why the service is not usable although enabled: the adapter's message of a failed hydration
-   * (on start-up, reload, a module config or secrets change, an update), else null (since 0.2.0).
+   * (on start-up, reload, a module config or secrets change, an update), else null.
    */
   error: string | null;
   /** ISO timestamp. */
@@ -42,7 +42,7 @@ export interface ServiceRecord {
   updatedAt: string;
 }
 
-/** Where a registry-installed service came from (since 0.2.0). */
+/** Where a registry-installed service came from. */
 export interface RegistryOrigin {
   /** URL of the registry's metadata document (`…/.well-known/registry.json`). */
   url: string;
@@ -99,7 +99,7 @@ export interface UpdateServiceRequest {
 }
 
 /**
- * `POST /services/install`: install a service from a registry (since 0.2.0). The definition is
+ * `POST /services/install`: install a service from a registry. The definition is
  * downloaded from the chosen version's `url` and must match its `hash`.
  *
  * @example
@@ -129,7 +129,7 @@ export interface InstallFromRegistryRequest {
   enabled?: boolean;
 }
 
-/** `POST /services/:serviceId/refresh` answers this (since 0.3.0). */
+/** `POST /services/:serviceId/refresh` answers this. */
 export interface ServiceRefreshResult {
   /** False when the adapter listed the same tools: nothing was touched. */
   changed: boolean;
@@ -137,7 +137,7 @@ export interface ServiceRefreshResult {
   service: ServiceDetail;
 }
 
-/** `POST /services/:serviceId/update` answers this (since 0.2.0). */
+/** `POST /services/:serviceId/update` answers this. */
 export interface RegistryUpdateResult {
   /** False when the registry's version has the hash already installed: nothing was touched. */
   updated: boolean;

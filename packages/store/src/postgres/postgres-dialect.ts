@@ -4,8 +4,8 @@ import { createToolSearch } from './tool-search';
 import { addServiceWords, removeServiceWords, searchDocuments } from './tool-search-index';
 
 /**
- * PostgreSQL for `createStore` (issue 22): the portable migrations plus this dialect's tool
- * search (`tsvector` + GIN) and byte-order collation of the ids.
+ * PostgreSQL for `createStore`: the portable migrations plus this dialect's tool search
+ * (`tsvector` + GIN) and byte-order collation of the ids.
  */
 export const postgresDialect: StoreDialect = {
   name: 'postgres',

@@ -24,8 +24,8 @@ export interface ClosableSignals extends HostSignals {
 const TOPICS: ReadonlySet<string> = new Set<SignalTopic>(['queue', 'catalog', 'process']);
 
 /**
- * Signals between hosts over PostgreSQL's LISTEN/NOTIFY (issue 22): one connection per host
- * listens on the schema's channel, notifications go out through the pool as
+ * Signals between hosts over PostgreSQL's LISTEN/NOTIFY: one connection per host listens on the
+ * schema's channel, notifications go out through the pool as
  * `select pg_notify(channel, 'topic:payload')`. A dropped listener connects again and tells every
  * subscriber `null` (signals may have been lost in between).
  *

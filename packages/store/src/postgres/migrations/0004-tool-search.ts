@@ -3,7 +3,7 @@ import { reindexExistingTools } from '../../reindex-existing-tools';
 import { indexServiceTools } from '../tool-search-index';
 
 /**
- * Ranked tool search on PostgreSQL (issue 22): the columns the shared code writes (as on SQLite)
+ * Ranked tool search on PostgreSQL: the columns the shared code writes (as on SQLite)
  * and a weighted `tsvector` per tool with a GIN index, in place of SQLite's FTS5 table.
  */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {

@@ -127,7 +127,7 @@ end
 $body$`);
 
 /**
- * Faster tool search on PostgreSQL (issue 22): `tool_words`, every word of the tools' search
+ * Faster tool search on PostgreSQL: `tool_words`, every word of the tools' search
  * documents with how many tools hold it, counted from the tools a database already holds (and
  * kept with the documents from then on); a GIN pending list of 256 kB at most (every search reads
  * it whole: 4 MB, the default, costs ≈ 1 ms a search); and `search_tools`.

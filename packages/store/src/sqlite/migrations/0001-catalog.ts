@@ -4,7 +4,7 @@ const CONFIG_TABLES = { module_config: 'modules', service_config: 'services' } a
 const SECRETS_TABLES = { module_secrets: 'modules', service_secrets: 'services' } as const;
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
-/** Modules, services, tools and their config and encrypted secrets (SPEC §3). */
+/** Modules, services, tools and their config and encrypted secrets. */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {
   await db.schema
     .createTable('modules')

@@ -1,7 +1,7 @@
 import { type Kysely, PostgresAdapter } from 'kysely';
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
-/** Processes and the tool calls they made (SPEC §3 "Processes"). */
+/** Processes and the tool calls they made. */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {
   const postgres = db.getExecutor().adapter instanceof PostgresAdapter;
   await db.schema

@@ -1,7 +1,10 @@
 import type { Kysely } from 'kysely';
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
-/** API keys with roles, stored as SHA-256 hashes, and the key that created each process (issue 13). */
+/**
+ * API keys with roles, stored as SHA-256 hashes (the database holds no usable key), and the key that
+ * created each process (an agent key sees and touches only its own).
+ */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {
   await db.schema
     .createTable('api_keys')

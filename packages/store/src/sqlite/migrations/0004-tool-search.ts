@@ -15,7 +15,7 @@ const TOOL_SEARCH = sql`create virtual table tool_search using fts5(
 )`;
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
-/** Ranked tool search (issue 14): an FTS5 index of every tool, kept with the tool rows. */
+/** Ranked tool search: an FTS5 index of every tool, kept with the tool rows. */
 export async function up<Database>(db: Kysely<Database>): Promise<void> {
   await sql`alter table tools add column keywords text not null default '[]'`.execute(db);
   await sql`alter table tools add column search_id integer not null default 0`.execute(db);

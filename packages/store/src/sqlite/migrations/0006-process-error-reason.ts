@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
 /**
- * The stable reason of a process's end (`ProcessRecord.errorReason`, issue 15), so clients stop
+ * The stable reason of a process's end (`ProcessRecord.errorReason`), so clients stop
  * matching the text of `error`, and of each failed tool call (`ToolCallRecord.errorReason`).
  * Processes of older versions get the reason their end implies.
  */

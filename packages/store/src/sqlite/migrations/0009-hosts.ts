@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
 /**
- * Several hosts on one database (issue 22): each host says it is alive in `hosts` (its heartbeat),
+ * Several hosts on one database: each host says it is alive in `hosts` (its heartbeat),
  * and each process names the host that runs it and since when (`owner_host`, `claimed_at`), so
  * a host recovers only its own runs and those of hosts whose heartbeat went stale, never another
  * live host's. Rows of older versions have no owner: the first host to start fails them if they

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 
 // Generic over the database type: a migration sees the schema as it was, not today's tables.
 /**
- * A queue shared by the hosts of one database (issue 22). `processes.needs` lists the modules a
+ * A queue shared by the hosts of one database. `processes.needs` lists the modules a
  * run needs (`,env,adapter,`: the environment it was submitted for and the adapters of the
  * services its code names); a host claims a queued process without an owner only when it has
  * every one of them that some live host has. `hosts.modules` is what each host has, as JSON
