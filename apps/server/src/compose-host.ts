@@ -1,6 +1,16 @@
 import mcp from '@cyrnel/adapter-mcp';
 import openapi from '@cyrnel/adapter-openapi';
-import { type CyrnelHost, createHost, createKeyRing, type KeyRing, type RegistryOptions } from '@cyrnel/core';
+import {
+  type CyrnelHost,
+  createHost,
+  createKeyRing,
+  createOutboundPolicy,
+  type KeyRing,
+  loadSecretsKey,
+  type OwnEndpoint,
+  type ProcessLimits,
+  type RegistryOptions,
+} from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Store } from '@cyrnel/store';
@@ -8,42 +18,25 @@ import { openPostgresStore } from '@cyrnel/store/postgres';
 import { openSqliteStore } from '@cyrnel/store/sqlite';
 import type { ServerLogger } from './create-logger';
 import type { DatabaseTarget } from './database-url';
-import { defaultHostId } from './server-config';
+import { prepareDataDir } from './prepare-data-dir';
+import type { ServerConfig } from './server-flags';
 import { withConfigDefaults } from './with-config-defaults';
 
 /** Options of {@link composeHost}. */
 export interface ComposeHostOptions {
-  readonly dataDir: string;
-  /** The store to open. */
-  readonly database: DatabaseTarget;
-  readonly secretsKey: Buffer;
-  readonly secretsPreviousKeys: readonly Buffer[];
-  readonly limits: ProcessLimitOptions;
+  /**
+   * The resolved settings (`resolveServerConfig`): the data directory, the store, the secrets
+   * keys, the process limits, this host's id and slots, the registries and the address guard.
+   */
+  readonly config: ServerConfig;
   readonly logger: ServerLogger;
+  /**
+   * Cyrnel's own listen address and port, which tool calls and downloads may never reach; read at
+   * every check, since a server on port 0 learns its port after listen.
+   */
+  readonly ownEndpoint?: () => OwnEndpoint | undefined;
   /** Called with the number of stored API keys before the host starts; throw to refuse the start. */
   readonly checkKeys?: (storedKeys: number) => void;
-  /** Where tool calls may connect (handed to every module's `setup`), and downloads. */
-  readonly outbound: OutboundPolicy;
-  /** Registries, npm and auto-updates. */
-  readonly registries?: RegistryOptions;
-  /** Sandbox processes call portable adapters' tools themselves (default true; issue 21). */
-  readonly directToolCalls?: boolean;
-  /** This host among several on the database (issue 22; default: this machine and data directory). */
-  readonly hostId?: string;
-  /** Processes this host holds at once before new ones wait in the shared queue (default 32). */
-  readonly hostSlots?: number;
-}
-
-/** The process limits of SPEC §3 the server sets from its flags. */
-export interface ProcessLimitOptions {
-  readonly maxCodeBytes: number;
-  readonly maxStdoutBytes: number;
-  readonly maxStderrBytes: number;
-  readonly maxOutputBytes: number;
-  readonly maxEnvConfigBytes: number;
-  readonly maxLiveProcesses: number;
-  readonly maxLiveProcessesPerKey: number;
-  readonly maxTimeoutMs: number;
 }
 
 /** The core host on the chosen store, with the built-in modules, and how to close both. */
@@ -51,48 +44,98 @@ export interface ComposedHost {
   readonly host: CyrnelHost;
   /** The API keys stored in the database. */
   readonly keys: KeyRing;
+  /** Where tool calls and definition downloads may connect (the HTTP layer's downloads too). */
+  readonly outbound: OutboundPolicy;
   /** Close the host: running processes get `graceMs`, then are killed and recorded. */
   closeHost(options: { graceMs: number }): Promise<void>;
   /** Close the database; only once nothing uses the host any more. */
   closeStore(): Promise<void>;
 }
 
+/** The core's process limits, as the server's flags set them. */
+function processLimitsOf(config: ServerConfig): Partial<ProcessLimits> {
+  return {
+    maxCodeBytes: config.maxCodeBytes,
+    maxStdoutBytes: config.maxStdoutBytes,
+    maxStderrBytes: config.maxStderrBytes,
+    maxOutputBytes: config.maxOutputBytes,
+    maxEnvConfigBytes: config.maxEnvConfigBytes,
+    maxLiveProcesses: config.maxLiveProcesses,
+    maxLiveProcessesPerKey: config.maxProcessesPerKey,
+    maxTimeoutMs: config.maxTimeoutMs,
+  };
+}
+
+/** Registries, npm and auto-updates, as the server's flags set them. */
+function registriesOf(config: ServerConfig): RegistryOptions {
+  return {
+    urls: config.registries,
+    npmRegistry: config.npmRegistry,
+    maxBytes: config.maxDefinitionBytes,
+    timeoutMs: config.downloadTimeoutMs,
+    ...(config.autoUpdateIntervalMs === undefined
+      ? {}
+      : { autoUpdateIntervalMs: config.autoUpdateIntervalMs }),
+  };
+}
+
 /**
- * Wire the store, the built-in modules and the core host (the core never imports them itself).
+ * Wire the data directory, the secrets key, the store, the built-in modules and the core host
+ * (the core never imports them itself): what the server and the embedded MCP bridge both run.
  * The core enforces the limits; the sandbox gets the same caps as its config defaults so it
  * cuts output at the same point before sending it (the smaller of the two wins).
  */
 export async function composeHost(options: ComposeHostOptions): Promise<ComposedHost> {
-  const store = await openDatabase(options.database);
+  const { config, logger } = options;
+  await prepareDataDir(config.dataDir, logger);
+  const secrets = loadSecretsKey({
+    dataDir: config.dataDir,
+    env: {
+      CYRNEL_SECRETS_KEY: config.secretsKey,
+      CYRNEL_SECRETS_PREVIOUS_KEYS: config.secretsPreviousKeys.join(','),
+    },
+    logger,
+  });
+  // Tool calls and definition downloads share one policy: the guard's switches, and never this
+  // server itself.
+  const outbound = createOutboundPolicy({
+    allowPrivateUrls: config.allowPrivateUrls,
+    allowCidrs: config.urlAllowCidrs,
+    denyCidrs: config.urlDenyCidrs,
+    ...(options.ownEndpoint ? { ownEndpoint: options.ownEndpoint } : {}),
+  });
+  const store = await openDatabase(config.database);
   const keys = createKeyRing({ storage: store.keys });
   let host: CyrnelHost;
   try {
     options.checkKeys?.(await keys.count());
     host = await createHost({
       storage: store,
-      dataDir: options.dataDir,
+      dataDir: config.dataDir,
       builtins: [
         openapi,
         mcp,
         withConfigDefaults(typescriptIvm, {
-          stdoutCapBytes: options.limits.maxStdoutBytes,
-          stderrCapBytes: options.limits.maxStderrBytes,
-          outputCapBytes: options.limits.maxOutputBytes,
+          stdoutCapBytes: config.maxStdoutBytes,
+          stderrCapBytes: config.maxStderrBytes,
+          outputCapBytes: config.maxOutputBytes,
         }),
       ],
-      secretsKey: options.secretsKey,
-      previousSecretsKeys: [...options.secretsPreviousKeys],
-      logger: options.logger.child({ component: 'core' }),
-      limits: { ...options.limits },
-      outbound: options.outbound,
-      ...(options.directToolCalls === false ? { directToolCalls: false } : {}),
+      secretsKey: secrets.key,
+      previousSecretsKeys: secrets.previousKeys,
+      logger: logger.child({ component: 'core' }),
+      limits: processLimitsOf(config),
+      outbound,
+      // Sandbox processes call portable adapters' tools themselves unless the operator keeps
+      // every call (and so every secret) in the server process.
+      ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),
       // A SQLite file has one host (it is locked); a PostgreSQL database may have several.
       host: {
-        id: options.hostId ?? defaultHostId(options.dataDir),
-        catalogPollMs: options.database.kind === 'postgres' ? 1000 : 0,
-        ...(options.hostSlots === undefined ? {} : { slots: options.hostSlots }),
+        id: config.hostId,
+        catalogPollMs: config.database.kind === 'postgres' ? 1000 : 0,
+        slots: config.hostSlots,
       },
-      ...(options.registries ? { registries: options.registries } : {}),
+      registries: registriesOf(config),
     });
   } catch (error) {
     await store.close();
@@ -101,6 +144,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   return {
     host,
     keys,
+    outbound,
     closeHost: ({ graceMs }) => host.close({ graceMs }),
     closeStore: () => store.close(),
   };

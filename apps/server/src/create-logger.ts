@@ -1,4 +1,7 @@
-import type { LogLevel } from './server-config';
+/** Log levels, quietest last. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+/** A log level. */
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** Fields attached to a log line. */
 export type LogFields = Record<string, unknown>;
@@ -10,8 +13,9 @@ export interface ServerLogger {
   warn(message: string, fields?: LogFields): void;
   error(message: string, fields?: LogFields): void;
   /**
-   * An `info` line written whatever the level, even `silent`: the readiness announcement
-   * (SPEC §7 "prints the URL it listens on") is the binary's output, not a log to filter.
+   * An `info` line written whatever the level, even `silent`: the readiness announcement (the
+   * URL it listens on, the one way to learn the port with `--port 0`) is the binary's output,
+   * not a log to filter.
    */
   announce(message: string, fields?: LogFields): void;
   /** A logger adding `fields` to every line. */

@@ -2,8 +2,8 @@ import './require-node';
 import { readFileSync } from 'node:fs';
 import { createLogger } from './create-logger';
 import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
+import { helpText } from './help-text';
 import { ConfigError, parseServerConfig } from './server-config';
-import { helpText } from './server-flags';
 import { createShutdownRequests, type ShutdownSource } from './shutdown-requests';
 import type { RunningServer } from './start-server';
 

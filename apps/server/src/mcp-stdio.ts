@@ -1,13 +1,21 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createClient } from '@cyrnel/client';
-import { loadSecretsKey } from '@cyrnel/core';
 import { createClientBackend, createHostBackend, type McpBackend, serveCyrnelStdio } from '@cyrnel/mcp';
 import { version } from '../package.json';
-import { createLogger } from './create-logger';
-import { defaultDatabase, expandHome } from './database-url';
-import { prepareDataDir } from './prepare-data-dir';
+import { createLogger, type ServerLogger } from './create-logger';
+import { ConfigError, parseServerConfig } from './server-config';
+import { SERVER_SETTINGS } from './server-flags';
+
+const { host, port, dataDir } = SERVER_SETTINGS;
+/** The server `cyrnel-server mcp` reaches without `--url`: one started with the default flags. */
+const DEFAULT_URL = `http://${host.default}:${port.default}`;
+
+/** The variables the embedded host reads, as the server reads them (nothing else of the server's). */
+const EMBEDDED_VARIABLES = [
+  dataDir.env,
+  SERVER_SETTINGS.secretsKey.env,
+  SERVER_SETTINGS.secretsPreviousKeys.env,
+];
 
 /** `cyrnel-server mcp --help`. */
 export const MCP_HELP = `Usage: cyrnel-server mcp [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]
@@ -15,10 +23,10 @@ export const MCP_HELP = `Usage: cyrnel-server mcp [--url <url>] [--api-key <key>
 Speak MCP (cyrnel's code mode) on stdin/stdout, for clients that start a command (Claude Desktop).
 Logs go to stderr; the process exits when stdin closes.
 
-  --url <url>        a running cyrnel server (CYRNEL_URL; default http://127.0.0.1:9371)
+  --url <url>        a running cyrnel server (CYRNEL_URL; default ${DEFAULT_URL})
   --api-key <key>    its API key, an agent key is enough (CYRNEL_API_KEY)
   --embedded         no server: run the host itself on the data directory (not while a server uses it)
-  --data-dir <dir>   with --embedded (CYRNEL_DATA_DIR; default ~/.cyrnel)
+  --data-dir <dir>   with --embedded (${dataDir.env}; default ${dataDir.shownDefault?.replaceAll('`', '')})
 `;
 
 /** Run the stdio bridge; answers the exit code. */
@@ -53,43 +61,21 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
   let backend: McpBackend;
   let close = async () => {};
   if (values.embedded) {
-    const dataDir = expandHome(values['data-dir'] ?? env.CYRNEL_DATA_DIR ?? join(homedir(), '.cyrnel'));
-    await prepareDataDir(dataDir, logger);
-    const secrets = loadSecretsKey({
-      dataDir,
-      env: {
-        CYRNEL_SECRETS_KEY: env.CYRNEL_SECRETS_KEY,
-        CYRNEL_SECRETS_PREVIOUS_KEYS: env.CYRNEL_SECRETS_PREVIOUS_KEYS,
-      },
-      logger,
-    });
-    const { composeHost } = await import('./compose-host');
-    const { createOutboundPolicy } = await import('@cyrnel/core');
-    const composed = await composeHost({
-      dataDir,
-      database: defaultDatabase(dataDir),
-      secretsKey: secrets.key,
-      secretsPreviousKeys: secrets.previousKeys,
-      limits: {
-        maxCodeBytes: 100 * 1024,
-        maxStdoutBytes: 1024 * 1024,
-        maxStderrBytes: 1024 * 1024,
-        maxOutputBytes: 4 * 1024 * 1024,
-        maxEnvConfigBytes: 64 * 1024,
-        maxLiveProcesses: 1000,
-        maxLiveProcessesPerKey: 100,
-        maxTimeoutMs: 300_000,
-      },
-      logger,
-      outbound: createOutboundPolicy({ allowPrivateUrls: false, allowCidrs: [], denyCidrs: [] }),
-    });
-    backend = createHostBackend({ host: composed.host });
+    let embedded: Awaited<ReturnType<typeof embeddedHost>>;
+    try {
+      embedded = await embeddedHost(values['data-dir'], env, logger);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      process.stderr.write(`cyrnel-server mcp: ${error.message}\n`);
+      return 2;
+    }
+    backend = createHostBackend({ host: embedded.host });
     close = async () => {
-      await composed.closeHost({ graceMs: 0 });
-      await composed.closeStore();
+      await embedded.closeHost({ graceMs: 0 });
+      await embedded.closeStore();
     };
   } else {
-    const baseUrl = values.url ?? env.CYRNEL_URL ?? 'http://127.0.0.1:9371';
+    const baseUrl = values.url ?? env.CYRNEL_URL ?? DEFAULT_URL;
     const apiKey = values['api-key'] ?? env.CYRNEL_API_KEY;
     backend = createClientBackend(createClient({ baseUrl, ...(apiKey ? { apiKey } : {}) }));
   }
@@ -102,4 +88,19 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     await close();
   }
   return 0;
+}
+
+/**
+ * The host of `--embedded`: the server's own composition with the server's defaults, on the data
+ * directory and secrets keys given (read and refused as the server reads them).
+ */
+async function embeddedHost(dataDirFlag: string | undefined, env: NodeJS.ProcessEnv, logger: ServerLogger) {
+  const parsed = parseServerConfig(
+    dataDirFlag === undefined ? [] : [`--${dataDir.flag}=${dataDirFlag}`],
+    Object.fromEntries(EMBEDDED_VARIABLES.map((name) => [name, env[name]])),
+  );
+  if (parsed.action !== 'run') throw new Error('unreachable: no --help or --version was given');
+  // Loaded only now, so the bridge to a remote server never loads the database or isolated-vm.
+  const { composeHost } = await import('./compose-host');
+  return composeHost({ config: parsed.config, logger });
 }

@@ -1,8 +1,9 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS } from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseServerConfig, type ServerConfig } from './server-config';
-import { helpText, SERVER_FLAGS } from './server-flags';
+import { ConfigError, parseServerConfig, resolveServerConfig } from './server-config';
+import { defaultHostId, SERVER_FLAGS, SERVER_SETTINGS, type ServerConfig } from './server-flags';
 
 const KEY = Buffer.alloc(32, 7).toString('base64');
 
@@ -13,14 +14,20 @@ const run = (argv: string[], env: NodeJS.ProcessEnv = {}): ServerConfig => {
 };
 
 describe('parseServerConfig', () => {
-  it('applies the defaults of SPEC §7 and §9', () => {
-    expect(run([])).toMatchObject({
+  it('applies the documented defaults when no flag or variable is given', () => {
+    expect(run([])).toEqual({
       port: 9371,
       host: '127.0.0.1',
       dataDir: join(homedir(), '.cyrnel'),
       database: { kind: 'sqlite', path: join(homedir(), '.cyrnel', 'data.db') },
       apiKey: undefined,
       insecure: false,
+      noUi: false,
+      noDirectToolCalls: false,
+      hostId: defaultHostId(join(homedir(), '.cyrnel')),
+      hostSlots: 32,
+      secretsKey: undefined,
+      secretsPreviousKeys: [],
       logLevel: 'info',
       maxBodyBytes: 64 * 1024 * 1024,
       maxDefinitionBytes: 64 * 1024 * 1024,
@@ -30,6 +37,7 @@ describe('parseServerConfig', () => {
       maxStderrBytes: 1024 * 1024,
       maxOutputBytes: 4 * 1024 * 1024,
       maxLiveProcesses: 1000,
+      maxProcessesPerKey: 100,
       maxTimeoutMs: 300_000,
       shutdownTimeoutMs: 10_000,
       allowPrivateUrls: false,
@@ -43,10 +51,28 @@ describe('parseServerConfig', () => {
       maxEventBufferBytes: 256 * 1024 * 1024,
       allowedHosts: [],
       allowedOrigins: [],
+      registries: [],
+      npmRegistry: 'https://registry.npmjs.org',
+      autoUpdateIntervalMs: undefined,
     });
   });
 
-  it('reads the host-boundary limits and allow-lists of issue 13', () => {
+  it("takes the core's own defaults for the core's limits, so each number is written once", () => {
+    const config = run([]);
+    expect(config.hostSlots).toBe(DEFAULT_HOST_SLOTS);
+    expect(config).toMatchObject({
+      maxCodeBytes: DEFAULT_PROCESS_LIMITS.maxCodeBytes,
+      maxStdoutBytes: DEFAULT_PROCESS_LIMITS.maxStdoutBytes,
+      maxStderrBytes: DEFAULT_PROCESS_LIMITS.maxStderrBytes,
+      maxOutputBytes: DEFAULT_PROCESS_LIMITS.maxOutputBytes,
+      maxEnvConfigBytes: DEFAULT_PROCESS_LIMITS.maxEnvConfigBytes,
+      maxLiveProcesses: DEFAULT_PROCESS_LIMITS.maxLiveProcesses,
+      maxProcessesPerKey: DEFAULT_PROCESS_LIMITS.maxLiveProcessesPerKey,
+      maxTimeoutMs: DEFAULT_PROCESS_LIMITS.maxTimeoutMs,
+    });
+  });
+
+  it('reads the host-boundary limits and allow-lists (JSON bodies, event streams, Host and Origin)', () => {
     const config = run(
       [
         '--max-json-depth',
@@ -202,6 +228,33 @@ describe('parseServerConfig', () => {
     [['--allowed-origins', 'ui.example.com'], /--allowed-origins: "ui.example.com" is not an origin/],
     [['--allowed-origins', 'https://ui.example.com/app'], /--allowed-origins/],
     [['--allowed-origins', 'file:///x'], /--allowed-origins/],
+    [['--host-slots', '0'], /invalid value for --host-slots: must be a positive integer/],
+    [['--max-live-processes', '1.0'], /invalid value for --max-live-processes: must be a positive integer/],
+    [['--max-processes-per-key', '9007199254740992'], /--max-processes-per-key: must be a positive integer/],
+    [
+      ['--auto-update-interval-ms', '2147483648'],
+      /--auto-update-interval-ms: must be between 1 and 2147483647/,
+    ],
+    [['--data-dir', ' '], /invalid value for --data-dir: must not be empty/],
+    [['--api-key='], /invalid value for --api-key: must not be empty/],
+    [['--host-id', ''], /invalid value for --host-id: must not be empty/],
+    [['--npm-registry', 'ftp://npm.example'], /invalid value for --npm-registry: must be an http\(s\) URL/],
+    [
+      ['--registries', 'https://r.example, nope'],
+      /invalid value for --registries: "nope" is not an http\(s\) URL/,
+    ],
+    [
+      ['--secrets-previous-keys', `${KEY},short`],
+      /invalid value for --secrets-previous-keys: every key must be base64 of 32 bytes$/,
+    ],
+    [['--url-allow-cidrs', 'nonsense'], /invalid value for --url-allow-cidrs: /],
+    [['--no-ui=maybe'], /invalid value for --no-ui: must be true or false/],
+    [
+      ['--log-level', 'loud'],
+      /invalid value for --log-level: must be one of debug, info, warn, error, silent/,
+    ],
+    [['--port', '65536'], /invalid value for --port: must be a port number 0..65535/],
+    [['--database-url', ''], /invalid value for --database-url: must be sqlite:<path>/],
     [['--nope'], /unknown flag --nope/],
     [['--port'], /--port needs a value/],
     [['stray'], /unexpected argument/],
@@ -216,6 +269,41 @@ describe('parseServerConfig', () => {
     expect(() => run([], { CYRNEL_MAX_LIVE_PROCESSES: '-3' })).toThrow(/CYRNEL_MAX_LIVE_PROCESSES/);
     expect(() => run([], { CYRNEL_HOST: 'bad_host' })).toThrow(/CYRNEL_HOST/);
     expect(() => run([], { CYRNEL_MAX_OUTPUT_BYTES: '1' })).toThrow(/CYRNEL_MAX_OUTPUT_BYTES/);
+    expect(() => run([], { CYRNEL_HOST_SLOTS: 'many' })).toThrow(
+      'invalid value for CYRNEL_HOST_SLOTS: must be a positive integer',
+    );
+    expect(() => run([], { CYRNEL_SECRETS_KEY: 'c2hvcnQ=' })).toThrow(
+      'invalid value for CYRNEL_SECRETS_KEY: must be base64 of 32 bytes',
+    );
+  });
+
+  it('ignores empty variables, and names the flag when a flag overrides a bad variable', () => {
+    expect(run([], { CYRNEL_PORT: '', CYRNEL_HOST_SLOTS: '' })).toMatchObject({ port: 9371, hostSlots: 32 });
+    expect(run(['--host-slots', '4'], { CYRNEL_HOST_SLOTS: 'many' }).hostSlots).toBe(4);
+    expect(() => run(['--host-slots', 'x'], { CYRNEL_HOST_SLOTS: '4' })).toThrow(
+      'invalid value for --host-slots',
+    );
+  });
+
+  it('reads the several-hosts, registry and switch settings', () => {
+    expect(
+      run(['--host-id', 'a-1', '--no-ui', '--no-direct-tool-calls=true'], {
+        CYRNEL_HOST_SLOTS: '2',
+        CYRNEL_REGISTRIES: 'https://r.example, http://127.0.0.1:8080/registry.json',
+        CYRNEL_NPM_REGISTRY: 'http://127.0.0.1:4873',
+        CYRNEL_AUTO_UPDATE_INTERVAL_MS: '60000',
+        CYRNEL_SECRETS_PREVIOUS_KEYS: ` ${KEY} ,${KEY}`,
+      }),
+    ).toMatchObject({
+      hostId: 'a-1',
+      hostSlots: 2,
+      noUi: true,
+      noDirectToolCalls: true,
+      registries: ['https://r.example', 'http://127.0.0.1:8080/registry.json'],
+      npmRegistry: 'http://127.0.0.1:4873',
+      autoUpdateIntervalMs: 60_000,
+      secretsPreviousKeys: [KEY, KEY],
+    });
   });
 
   it('recognises --help and --version', () => {
@@ -224,23 +312,6 @@ describe('parseServerConfig', () => {
     expect(parseServerConfig(['-h'], {})).toEqual({ action: 'help' });
     expect(parseServerConfig(['-v'], {})).toEqual({ action: 'version' });
   });
-});
-
-describe('helpText', () => {
-  it('lists every flag with its variable and default', () => {
-    const text = helpText();
-    for (const spec of SERVER_FLAGS) {
-      expect(text).toContain(`--${spec.flag}`);
-      expect(text).toContain(spec.env);
-      if (spec.shownDefault) expect(text).toContain(`(default ${spec.shownDefault})`);
-    }
-  });
-
-  it('names the mcp subcommand and the /mcp endpoint', () => {
-    const text = helpText();
-    expect(text).toContain('cyrnel-server mcp [--url <url>]');
-    expect(text).toContain('/mcp');
-  });
 
   it('reads the maximum process timeout from --max-timeout-ms or CYRNEL_MAX_TIMEOUT_MS', () => {
     expect(run([], { CYRNEL_MAX_TIMEOUT_MS: '60000' }).maxTimeoutMs).toBe(60_000);
@@ -248,8 +319,40 @@ describe('helpText', () => {
       2_147_483_647,
     );
   });
+});
 
-  it('covers every configurable limit of SPEC §3 and §9', () => {
+describe('resolveServerConfig', () => {
+  it('fills every setting left out, or undefined, with the same default as the command line', () => {
+    expect(resolveServerConfig({})).toEqual(run([]));
+    expect(resolveServerConfig({ port: undefined, maxLiveProcesses: 5 })).toEqual({
+      ...run([]),
+      maxLiveProcesses: 5,
+    });
+  });
+
+  it('computes the database and the host id from the data directory given', () => {
+    expect(resolveServerConfig({ dataDir: '/srv/cyrnel' })).toMatchObject({
+      dataDir: '/srv/cyrnel',
+      database: { kind: 'sqlite', path: '/srv/cyrnel/data.db' },
+      hostId: defaultHostId('/srv/cyrnel'),
+    });
+    expect(
+      resolveServerConfig({ dataDir: '/srv/cyrnel', database: { kind: 'postgres', url: 'postgres://h/db' } })
+        .database,
+    ).toEqual({ kind: 'postgres', url: 'postgres://h/db' });
+  });
+});
+
+describe('SERVER_SETTINGS', () => {
+  it('gives every setting its own flag and variable, named alike', () => {
+    const flags = SERVER_FLAGS.map((spec) => spec.flag);
+    expect(new Set(flags).size).toBe(flags.length);
+    for (const spec of SERVER_FLAGS)
+      expect(spec.env).toBe(`CYRNEL_${spec.flag.toUpperCase().replaceAll('-', '_')}`);
+    expect(SERVER_FLAGS).toEqual(Object.values(SERVER_SETTINGS));
+  });
+
+  it('covers every configurable limit of the process manager and the HTTP layer', () => {
     const flags = SERVER_FLAGS.map((spec) => spec.flag);
     expect(flags).toEqual(
       expect.arrayContaining([
@@ -261,6 +364,7 @@ describe('helpText', () => {
         'max-stderr-bytes',
         'max-output-bytes',
         'max-live-processes',
+        'max-processes-per-key',
         'max-timeout-ms',
         'max-json-depth',
         'max-json-elements',
@@ -269,6 +373,7 @@ describe('helpText', () => {
         'max-event-queue-bytes',
         'max-event-buffer-bytes',
         'shutdown-timeout-ms',
+        'host-slots',
       ]),
     );
   });

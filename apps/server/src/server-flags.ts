@@ -1,318 +1,333 @@
+import { createHash } from 'node:crypto';
+import { homedir, hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS, parseCidr } from '@cyrnel/core';
 import { MAX_JSON_DEPTH, MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import { LOG_LEVELS } from './create-logger';
+import { defaultDatabase } from './database-url';
+import { isHostPattern, isHttpUrl, isOrigin, isSecretsKey } from './flag-checks';
+import {
+  databaseUrlFlag,
+  type FlagSpec,
+  hostFlag,
+  integerFlag,
+  listFlag,
+  logLevelFlag,
+  pathFlag,
+  portFlag,
+  switchFlag,
+  textFlag,
+} from './flag-spec';
 
-/** How a flag's value is parsed. */
-export type FlagKind = 'string' | 'host' | 'port' | 'positiveInteger' | 'boolean' | 'list' | 'logLevel';
+const MIB = 1024 * 1024;
 
-/** One command-line flag with its environment variable. */
-export interface FlagSpec {
-  /** Long flag name without dashes, e.g. `port`. */
-  readonly flag: string;
-  /** Environment variable, e.g. `CYRNEL_PORT`. */
-  readonly env: string;
-  /** Value type. */
-  readonly kind: FlagKind;
-  /** One-line help. */
-  readonly help: string;
-  /** Default as shown in `--help`. */
-  readonly shownDefault?: string;
-  /** Smallest value of a `positiveInteger` flag (default 1). */
-  readonly min?: number;
-  /** Largest value of a `positiveInteger` flag (default `Number.MAX_SAFE_INTEGER`). */
-  readonly max?: number;
+/** The data directory when none is given: `~/.cyrnel`. */
+export function homeDataDir(): string {
+  return join(homedir(), '.cyrnel');
 }
 
-/** Every flag of `cyrnel-server`, in `--help` order. */
-export const SERVER_FLAGS: readonly FlagSpec[] = [
-  {
+/** A host id that survives restarts and differs between hosts: the machine and the data directory. */
+export function defaultHostId(dataDir: string): string {
+  return `${hostname()}-${createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 8)}`;
+}
+
+/** The first item `isGood` refuses, in the words of `why`. */
+const everyItem =
+  (isGood: (item: string) => boolean, why: (item: string) => string) =>
+  (items: readonly string[]): string | undefined => {
+    const bad = items.find((item) => !isGood(item));
+    return bad === undefined ? undefined : why(bad);
+  };
+
+/**
+ * Every setting of `cyrnel-server`, keyed by its {@link ServerConfig} field, in `--help` order:
+ * the one place its flag, variable, default, bounds and help are written. The defaults that are
+ * the core's (process limits, host slots) are the core's own constants.
+ */
+export const SERVER_SETTINGS = {
+  port: portFlag({
     flag: 'port',
     env: 'CYRNEL_PORT',
-    kind: 'port',
     help: 'TCP port to listen on (0 = any free port)',
-    shownDefault: '9371',
-  },
-  {
+    default: 9371,
+  }),
+  host: hostFlag({
     flag: 'host',
     env: 'CYRNEL_HOST',
-    kind: 'host',
-    help: 'address to bind (an IP address or a host name)',
-    shownDefault: '127.0.0.1',
-  },
-  {
+    help: 'address to bind: an IP address (`[::1]` is unwrapped) or an RFC 1123 host name',
+    details: 'a non-loopback one needs `--api-key`, a key stored in the database, or `--insecure`',
+    default: '127.0.0.1',
+  }),
+  dataDir: pathFlag({
     flag: 'data-dir',
     env: 'CYRNEL_DATA_DIR',
-    kind: 'string',
-    help: 'data directory (database, modules/, secrets.key)',
-    shownDefault: '~/.cyrnel',
-  },
-  {
+    help: 'data directory (the database, `modules/`, `secrets.key`)',
+    default: homeDataDir,
+    shownDefault: '`~/.cyrnel`',
+  }),
+  database: databaseUrlFlag({
     flag: 'database-url',
     env: 'CYRNEL_DATABASE_URL',
-    kind: 'string',
-    help: 'the store: sqlite:<path>, file:<path> or postgres://user:password@host:5432/database',
-    shownDefault: 'sqlite:<data-dir>/data.db',
-  },
-  {
+    help: 'the store: `sqlite:<path>`, `file:<path>` or `postgres://user:password@host:5432/database`',
+    details: 'PostgreSQL needs the secrets key from the environment (see *Database*)',
+    default: ({ dataDir }) => defaultDatabase(dataDir),
+    shownDefault: '`sqlite:<data-dir>/data.db`',
+  }),
+  apiKey: textFlag({
     flag: 'api-key',
     env: 'CYRNEL_API_KEY',
-    kind: 'string',
-    help: 'require Authorization: Bearer <key> on every route but /health',
-  },
-  {
+    help: 'the bootstrap admin key: `Authorization: Bearer <key>` on every route but `/health`',
+    details: 'never stored (see *API keys*)',
+    default: undefined,
+  }),
+  noUi: switchFlag({
     flag: 'no-ui',
     env: 'CYRNEL_NO_UI',
-    kind: 'boolean',
-    help: 'do not serve the admin web UI at /ui',
-    shownDefault: 'false',
-  },
-  {
+    help: 'do not serve the admin web UI at `/ui`',
+  }),
+  hostId: textFlag({
     flag: 'host-id',
     env: 'CYRNEL_HOST_ID',
-    kind: 'string',
     help: 'this host among several on one database: stable across restarts, unique per host',
-    shownDefault: '<machine name>-<hash of the data directory>',
-  },
-  {
+    details: 'see *Running several hosts*',
+    default: ({ dataDir }) => defaultHostId(dataDir),
+    shownDefault: '`<machine name>-<hash of the data directory>`',
+  }),
+  hostSlots: integerFlag({
     flag: 'host-slots',
     env: 'CYRNEL_HOST_SLOTS',
-    kind: 'positiveInteger',
-    help: 'processes this host holds at once before it leaves new ones in the shared queue for another host',
-    shownDefault: '32',
-  },
-  {
+    help: 'processes this host holds at once (queued with its environment or running) before it leaves new ones in the shared queue for another host',
+    default: DEFAULT_HOST_SLOTS,
+  }),
+  noDirectToolCalls: switchFlag({
     flag: 'no-direct-tool-calls',
     env: 'CYRNEL_NO_DIRECT_TOOL_CALLS',
-    kind: 'boolean',
-    help: 'send every tool call through the server process (sandbox processes then hold no service secrets)',
-    shownDefault: 'false',
-  },
-  {
+    help: "send every tool call through the server process: sandbox processes then never hold a service's secrets",
+    details: 'see `@cyrnel/env-typescript-ivm`, *Direct tool calls*',
+  }),
+  insecure: switchFlag({
     flag: 'insecure',
     env: 'CYRNEL_INSECURE',
-    kind: 'boolean',
-    help: 'allow binding a non-loopback address without an API key',
-    shownDefault: 'false',
-  },
-  {
+    help: 'allow a non-loopback bind without any key',
+  }),
+  secretsKey: textFlag({
     flag: 'secrets-key',
     env: 'CYRNEL_SECRETS_KEY',
-    kind: 'string',
-    help: 'base64 of 32 bytes encrypting secrets at rest',
-    shownDefault: 'generated <data-dir>/secrets.key',
-  },
-  {
+    help: 'base64 of 32 bytes, encrypts secrets at rest',
+    default: undefined,
+    shownDefault: 'generated `<data-dir>/secrets.key`',
+    check: (key) => (isSecretsKey(key) ? undefined : 'must be base64 of 32 bytes'),
+  }),
+  secretsPreviousKeys: listFlag({
     flag: 'secrets-previous-keys',
     env: 'CYRNEL_SECRETS_PREVIOUS_KEYS',
-    kind: 'list',
-    help: 'comma-separated older keys that still decrypt',
-  },
-  {
+    help: 'comma-separated older keys that still decrypt (rotation)',
+    // Never name the refused item: it is a key.
+    check: (keys) => (keys.every(isSecretsKey) ? undefined : 'every key must be base64 of 32 bytes'),
+  }),
+  logLevel: logLevelFlag({
     flag: 'log-level',
     env: 'CYRNEL_LOG_LEVEL',
-    kind: 'logLevel',
-    help: 'debug, info, warn, error or silent',
-    shownDefault: 'info',
-  },
-  {
+    help: LOG_LEVELS.map((level) => `\`${level}\``).join(', '),
+    default: 'info',
+  }),
+  maxBodyBytes: integerFlag({
     flag: 'max-body-bytes',
     env: 'CYRNEL_MAX_BODY_BYTES',
-    kind: 'positiveInteger',
-    help: 'largest request body',
-    shownDefault: '67108864',
-  },
-  {
+    help: 'largest request body (413 beyond)',
+    default: 64 * MIB,
+  }),
+  maxJsonDepth: integerFlag({
     flag: 'max-json-depth',
     env: 'CYRNEL_MAX_JSON_DEPTH',
-    kind: 'positiveInteger',
     help: 'deepest nesting of arrays and objects in a JSON body (400 beyond)',
-    shownDefault: String(MAX_JSON_DEPTH),
+    default: MAX_JSON_DEPTH,
     max: 10_000,
-  },
-  {
+  }),
+  maxJsonElements: integerFlag({
     flag: 'max-json-elements',
     env: 'CYRNEL_MAX_JSON_ELEMENTS',
-    kind: 'positiveInteger',
-    help: 'most arrays, objects and values in a JSON body (400 beyond; parsing more would hold the event loop)',
-    shownDefault: '50000',
-  },
-  {
+    help: 'most arrays, objects and comma-separated values in a JSON body (400 beyond)',
+    details:
+      'parsing a 64 MiB body of tiny values would hold the event loop for a second, 50,000 elements take a few milliseconds; a definition travels as one string and never meets it',
+    default: 50_000,
+  }),
+  maxDefinitionBytes: integerFlag({
     flag: 'max-definition-bytes',
     env: 'CYRNEL_MAX_DEFINITION_BYTES',
-    kind: 'positiveInteger',
-    help: 'largest definition downloaded by install/update by URL',
-    shownDefault: '67108864',
-  },
-  {
+    help: 'largest definition downloaded by install/update by URL (413 beyond)',
+    default: 64 * MIB,
+  }),
+  downloadTimeoutMs: integerFlag({
     flag: 'download-timeout-ms',
     env: 'CYRNEL_DOWNLOAD_TIMEOUT_MS',
-    kind: 'positiveInteger',
     help: 'deadline of a definition download (504 beyond)',
-    shownDefault: '30000',
+    default: 30_000,
     max: MAX_TIMER_DELAY_MS,
-  },
-  {
+  }),
+  maxCodeBytes: integerFlag({
     flag: 'max-code-bytes',
     env: 'CYRNEL_MAX_CODE_BYTES',
-    kind: 'positiveInteger',
     help: 'largest process code in UTF-8 bytes (413 beyond)',
-    shownDefault: '102400',
-  },
-  {
+    default: DEFAULT_PROCESS_LIMITS.maxCodeBytes,
+  }),
+  maxStdoutBytes: integerFlag({
     flag: 'max-stdout-bytes',
     env: 'CYRNEL_MAX_STDOUT_BYTES',
-    kind: 'positiveInteger',
     help: 'stdout kept per process, then truncated with a marker',
-    shownDefault: '1048576',
-  },
-  {
+    default: DEFAULT_PROCESS_LIMITS.maxStdoutBytes,
+  }),
+  maxStderrBytes: integerFlag({
     flag: 'max-stderr-bytes',
     env: 'CYRNEL_MAX_STDERR_BYTES',
-    kind: 'positiveInteger',
     help: 'stderr kept per process, then truncated with a marker',
-    shownDefault: '1048576',
-  },
-  {
+    default: DEFAULT_PROCESS_LIMITS.maxStderrBytes,
+  }),
+  maxOutputBytes: integerFlag({
     flag: 'max-output-bytes',
     env: 'CYRNEL_MAX_OUTPUT_BYTES',
-    kind: 'positiveInteger',
-    help: 'largest merged output JSON of a process (cyrnel.output throws beyond)',
-    shownDefault: '4194304',
+    help: 'largest merged output JSON of a process (`cyrnel.output` throws beyond)',
+    default: DEFAULT_PROCESS_LIMITS.maxOutputBytes,
     min: 2,
-  },
-  {
+  }),
+  maxEnvConfigBytes: integerFlag({
     flag: 'max-env-config-bytes',
     env: 'CYRNEL_MAX_ENV_CONFIG_BYTES',
-    kind: 'positiveInteger',
-    help: 'largest envConfig of a process, in bytes of its JSON (413 beyond)',
-    shownDefault: '65536',
+    help: 'largest `envConfig` of a process, in bytes of its JSON (413 beyond)',
+    default: DEFAULT_PROCESS_LIMITS.maxEnvConfigBytes,
     min: 2,
-  },
-  {
+  }),
+  maxLiveProcesses: integerFlag({
     flag: 'max-live-processes',
     env: 'CYRNEL_MAX_LIVE_PROCESSES',
-    kind: 'positiveInteger',
     help: 'queued + running + terminating processes before 429',
-    shownDefault: '1000',
-  },
-  {
+    default: DEFAULT_PROCESS_LIMITS.maxLiveProcesses,
+  }),
+  maxProcessesPerKey: integerFlag({
     flag: 'max-processes-per-key',
     env: 'CYRNEL_MAX_PROCESSES_PER_KEY',
-    kind: 'positiveInteger',
-    help: 'live processes one stored API key may have before 429',
-    shownDefault: '100',
-  },
-  {
+    help: 'live processes one stored API key may have before 429 `too_many_processes` (with `Retry-After`)',
+    details: 'the global limit still applies',
+    default: DEFAULT_PROCESS_LIMITS.maxLiveProcessesPerKey,
+  }),
+  maxTimeoutMs: integerFlag({
     flag: 'max-timeout-ms',
     env: 'CYRNEL_MAX_TIMEOUT_MS',
-    kind: 'positiveInteger',
-    help: 'largest timeoutMs a process may ask for (400 beyond)',
-    shownDefault: '300000',
+    help: 'largest `timeoutMs` a process may ask for (400 `invalid_request` naming the limit beyond)',
+    default: DEFAULT_PROCESS_LIMITS.maxTimeoutMs,
     max: MAX_TIMER_DELAY_MS,
-  },
-  {
+  }),
+  maxEventStreams: integerFlag({
     flag: 'max-event-streams',
     env: 'CYRNEL_MAX_EVENT_STREAMS',
-    kind: 'positiveInteger',
-    help: 'process event streams open at once (429 beyond)',
-    shownDefault: '256',
-  },
-  {
+    help: 'process event streams open at once (429 `too_many_streams` with `Retry-After` beyond)',
+    default: 256,
+  }),
+  maxEventQueueBytes: integerFlag({
     flag: 'max-event-queue-bytes',
     env: 'CYRNEL_MAX_EVENT_QUEUE_BYTES',
-    kind: 'positiveInteger',
     help: 'unsent event JSON one event stream may hold before it is dropped',
-    shownDefault: '33554432',
-  },
-  {
+    default: 32 * MIB,
+  }),
+  maxEventBufferBytes: integerFlag({
     flag: 'max-event-buffer-bytes',
     env: 'CYRNEL_MAX_EVENT_BUFFER_BYTES',
-    kind: 'positiveInteger',
-    help: 'unsent event JSON all event streams together may hold',
-    shownDefault: '268435456',
-  },
-  {
+    help: 'unsent event JSON all event streams together may hold; a stream that would exceed it is dropped',
+    default: 256 * MIB,
+  }),
+  shutdownTimeoutMs: integerFlag({
     flag: 'shutdown-timeout-ms',
     env: 'CYRNEL_SHUTDOWN_TIMEOUT_MS',
-    kind: 'positiveInteger',
-    help: 'grace given to requests and running processes on SIGINT/SIGTERM',
-    shownDefault: '10000',
+    help: 'grace for requests in flight and running processes on SIGINT/SIGTERM',
+    default: 10_000,
     max: MAX_TIMER_DELAY_MS,
-  },
-  {
+  }),
+  allowedHosts: listFlag({
     flag: 'allowed-hosts',
     env: 'CYRNEL_ALLOWED_HOSTS',
-    kind: 'list',
-    help: 'comma-separated DNS names accepted in Host besides IPs and localhost (.example.com = its subdomains too, * = any)',
-  },
-  {
+    help: 'comma-separated DNS names accepted in `Host` besides IP literals, `localhost` and `*.localhost` (`.example.com` = the domain and its subdomains, `*` = any)',
+    details: 'others get 403 (DNS rebinding)',
+    check: everyItem(
+      (item) => item === '*' || isHostPattern(item),
+      (bad) => `"${bad}" is not a host name, .domain or *`,
+    ),
+  }),
+  allowedOrigins: listFlag({
     flag: 'allowed-origins',
     env: 'CYRNEL_ALLOWED_ORIGINS',
-    kind: 'list',
-    help: 'comma-separated browser origins (https://ui.example.com, * = any) allowed to send state-changing requests',
-  },
-  {
+    help: 'comma-separated browser origins (`https://ui.example.com`, `*` = any) allowed to send state-changing requests from another site',
+    details: 'others get 403',
+    check: everyItem(
+      (item) => item === '*' || isOrigin(item),
+      (bad) => `"${bad}" is not an origin like https://ui.example.com or *`,
+    ),
+  }),
+  registries: listFlag({
     flag: 'registries',
     env: 'CYRNEL_REGISTRIES',
-    kind: 'list',
-    help: 'comma-separated registry URLs (base URLs or registry.json URLs) for POST /services/install by name and /registries',
-  },
-  {
+    help: "comma-separated registry URLs (a base URL, whose `/.well-known/registry.json` is read, or a metadata document's URL)",
+    details:
+      '`POST /services/install {source: "<name>"}` looks names up in them, in order; `GET /registries` lists them',
+    check: everyItem(isHttpUrl, (bad) => `"${bad}" is not an http(s) URL`),
+  }),
+  npmRegistry: textFlag({
     flag: 'npm-registry',
     env: 'CYRNEL_NPM_REGISTRY',
-    kind: 'string',
-    help: 'npm registry modules are installed from by package name (POST /modules/install)',
-    shownDefault: 'https://registry.npmjs.org',
-  },
-  {
+    help: 'the npm registry `POST /modules/install` fetches packages from',
+    default: 'https://registry.npmjs.org',
+    check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),
+  }),
+  autoUpdateIntervalMs: integerFlag({
     flag: 'auto-update-interval-ms',
     env: 'CYRNEL_AUTO_UPDATE_INTERVAL_MS',
-    kind: 'positiveInteger',
-    help: 'update auto-update modules and registry-installed services this often (default: never)',
+    help: 'every this many ms, update the installed modules whose `autoUpdate` is on and every registry-installed service',
+    details: 'a service that was enabled is enabled again',
+    default: undefined,
+    shownDefault: 'never',
     max: MAX_TIMER_DELAY_MS,
-  },
-  {
+  }),
+  allowPrivateUrls: switchFlag({
     flag: 'allow-private-urls',
     env: 'CYRNEL_ALLOW_PRIVATE_URLS',
-    kind: 'boolean',
-    help: "let definition downloads and tool calls reach private/loopback addresses (never cyrnel's own port)",
-    shownDefault: 'false',
-  },
-  {
+    help: 'let definition downloads and tool calls (each redirect hop too) reach private/loopback addresses',
+    details:
+      "cyrnel's own listen address and port stay unreachable from both (an install by URL at its own port, or redirected there, is 403 `forbidden`) whatever this and the CIDR lists say",
+  }),
+  urlAllowCidrs: listFlag({
     flag: 'url-allow-cidrs',
     env: 'CYRNEL_URL_ALLOW_CIDRS',
-    kind: 'list',
-    help: 'comma-separated CIDR blocks downloads and tool calls may reach even if private',
-  },
-  {
+    help: 'comma-separated CIDRs downloads and tool calls may reach even if private',
+    check: checkCidrs,
+  }),
+  urlDenyCidrs: listFlag({
     flag: 'url-deny-cidrs',
     env: 'CYRNEL_URL_DENY_CIDRS',
-    kind: 'list',
-    help: 'comma-separated CIDR blocks downloads and tool calls may never reach (wins)',
-  },
-];
+    help: 'comma-separated CIDRs downloads and tool calls may never reach (wins)',
+    check: checkCidrs,
+  }),
+} as const;
 
-/** The `--help` text: usage plus every flag with its environment variable and default. */
-export function helpText(): string {
-  const rows = SERVER_FLAGS.map((spec) => {
-    const value = spec.kind === 'boolean' ? '' : ' <value>';
-    const left = `  --${spec.flag}${value}`;
-    const fallback = spec.shownDefault ? ` (default ${spec.shownDefault})` : '';
-    return `${left.padEnd(34)} ${spec.env.padEnd(30)} ${spec.help}${fallback}`;
-  });
-  return [
-    'Usage: cyrnel-server [flags]',
-    '       cyrnel-server mcp [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]',
-    '       cyrnel-server module init <dir> --type adapter|environment [--id <id>]',
-    '',
-    'Starts the cyrnel server. Every flag can also be set with its CYRNEL_* environment',
-    'variable; a flag wins over the variable. Prefer the variables for keys (flags show in ps).',
-    '',
-    `  ${'flag'.padEnd(32)} ${'variable'.padEnd(30)} meaning`,
-    ...rows,
-    `  ${'--help'.padEnd(32)} ${''.padEnd(30)} show this help`,
-    `  ${'--version'.padEnd(32)} ${''.padEnd(30)} print the version`,
-    '',
-    'cyrnel-server mcp speaks MCP on stdin/stdout (cyrnel-server mcp --help); the server itself',
-    'serves MCP over Streamable HTTP at /mcp.',
-    '',
-  ].join('\n');
+/** The value type of a setting. */
+type ValueOf<S> = S extends FlagSpec<infer T> ? T : never;
+
+/**
+ * Everything the server reads from flags and `CYRNEL_*` variables, validated: one field per
+ * entry of {@link SERVER_SETTINGS}, of the type its reader answers.
+ */
+export type ServerConfig = {
+  readonly [K in keyof typeof SERVER_SETTINGS]: ValueOf<(typeof SERVER_SETTINGS)[K]>;
+};
+
+/** Every flag of `cyrnel-server`, in `--help` order. */
+export const SERVER_FLAGS: readonly FlagSpec[] = Object.values(SERVER_SETTINGS);
+
+function checkCidrs(items: readonly string[]): string | undefined {
+  for (const item of items) {
+    try {
+      parseCidr(item);
+    } catch (error) {
+      return (error as Error).message;
+    }
+  }
+  return undefined;
 }

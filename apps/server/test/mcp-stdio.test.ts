@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -17,7 +17,7 @@ import {
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'stdio-admin-key';
 
-describe('cyrnel-server mcp: MCP over stdio (issue 17)', () => {
+describe('cyrnel-server mcp: MCP over stdio', () => {
   let server: RunningServer;
   let upstream: Upstream;
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -109,6 +109,31 @@ describe('cyrnel-server mcp: MCP over stdio (issue 17)', () => {
       await client.close();
       await embedded.remove();
     }
+  });
+
+  it('reads --embedded settings as the server does: a refused value exits 2 naming its variable or flag', () => {
+    const refused = (args: string[], env: Record<string, string>) =>
+      spawnSync(process.execPath, [CLI, 'mcp', '--embedded', ...args], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '', ...env },
+        input: '',
+      });
+    const badKey = refused(['--data-dir', dir.path], { CYRNEL_SECRETS_KEY: 'c2hvcnQ=' });
+    expect(badKey.status).toBe(2);
+    expect(badKey.stderr).toContain(
+      'cyrnel-server mcp: invalid value for CYRNEL_SECRETS_KEY: must be base64 of 32 bytes',
+    );
+    expect(badKey.stdout).toBe('');
+    const emptyDir = refused(['--data-dir= '], {});
+    expect(emptyDir.status).toBe(2);
+    expect(emptyDir.stderr).toContain('invalid value for --data-dir: must not be empty');
+  });
+
+  it('shows the default URL and data directory of the server in its help', () => {
+    const help = spawnSync(process.execPath, [CLI, 'mcp', '--help'], { encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stderr).toContain('(CYRNEL_URL; default http://127.0.0.1:9371)');
+    expect(help.stderr).toContain('(CYRNEL_DATA_DIR; default ~/.cyrnel)');
   });
 
   it('ends within 2 s of stdin closing, writing nothing but protocol to stdout', async () => {

@@ -1,16 +1,14 @@
 import type { CyrnelHost, ProcessesApi } from '@cyrnel/core';
 import { type DiscoveredService, isCyrnelError } from '@cyrnel/sdk';
-import type { ProcessRecord, ProcessResult } from '@cyrnel/sdk/api';
-import type { McpBackend, ProcessView } from './backend';
-import { callableServices, discoveredTool, processView, typesOf } from './backend-views';
+import type { ProcessResult } from '@cyrnel/sdk/api';
+import { callableServices } from './callable-services';
+import type { McpBackend } from './mcp-backend';
 
 /** Options of {@link createHostBackend}. */
 export interface HostBackendOptions {
   readonly host: CyrnelHost;
   /** The processes API scoped to the caller (`scopeProcesses` of `@cyrnel/core`); default the host's. */
   readonly processes?: ProcessesApi;
-  /** How often finished tool calls are counted while waiting, for progress. Default 100 ms. */
-  readonly pollMs?: number;
 }
 
 /** The enabled services of a host, listed once per catalog version (every MCP request reads them). */
@@ -31,107 +29,63 @@ function servicesOf(host: CyrnelHost): Promise<DiscoveredService[]> {
   return services;
 }
 
-/** The view of a process: record plus results once idle, live tool calls while it runs. */
-export async function viewOf(
-  processes: ProcessesApi,
-  record: ProcessRecord | ProcessResult,
-): Promise<ProcessView> {
-  const idle = record.state === 'idle';
-  const [output, stdout, stderr] =
-    'output' in record
-      ? [record.output, record.stdout, record.stderr]
-      : idle
-        ? await Promise.all([
-            processes.output(record.id),
-            processes.stdout(record.id),
-            processes.stderr(record.id),
-          ])
-        : [{}, '', ''];
-  return processView(
-    record,
-    { output: output as Record<string, unknown>, stdout, stderr },
-    await processes.calls(record.id),
-  );
+/** Wait on the run itself: its result as soon as it ends, its record when the wait runs out or is aborted. */
+function settleOn(processes: ProcessesApi): McpBackend['processes']['settle'] {
+  return async (id, { timeoutMs, signal }) => {
+    const waited = processes.wait(id, { timeoutMs }).catch((error: unknown) => {
+      if (isCyrnelError(error) && error.reason === 'wait_timeout') return undefined;
+      throw error;
+    });
+    let stop = () => {};
+    const aborted = new Promise<undefined>((resolve) => {
+      stop = () => resolve(undefined);
+      signal.addEventListener('abort', stop, { once: true });
+    });
+    let result: ProcessResult | undefined;
+    try {
+      result = await Promise.race([waited, aborted]);
+    } finally {
+      signal.removeEventListener('abort', stop);
+    }
+    return result ?? processes.get(id);
+  };
 }
 
 /**
- * The MCP backend over the in-process core host (what `/mcp` on the server uses).
+ * The MCP backend over the in-process core host (what `/mcp` on the server and the embedded stdio
+ * bridge use): the host's own APIs, the caller's processes, services listed once per catalog
+ * version.
  *
  * @example
  * ```ts
  * const backend = createHostBackend({ host, processes: scopeProcesses(host.processes, actor) });
- * const server = createCyrnelMcpServer(backend);
+ * const server = await createCyrnelMcpServer(backend, { version: '0.1.0' });
  * ```
  */
 export function createHostBackend(options: HostBackendOptions): McpBackend {
   const { host } = options;
   const processes = options.processes ?? host.processes;
-  const pollMs = options.pollMs ?? 100;
   return {
-    async searchTools({ query, serviceId, limit }) {
-      const page = await host.tools.list({
-        query,
-        enabled: true,
-        limit,
-        ...(serviceId ? { serviceId } : {}),
-      });
-      return page.items.map(discoveredTool);
+    // Picked one by one: the rest of these APIs (enabling tools…) is the admin's, never MCP's.
+    tools: {
+      list: (query) => host.tools.list(query),
+      get: (serviceId, toolId) => host.tools.get(serviceId, toolId),
+      docs: (serviceId, toolId) => host.tools.docs(serviceId, toolId),
     },
-    toolTypes: (tools) =>
-      typesOf(
-        tools,
-        (serviceId, toolId) =>
-          host.tools.get(serviceId, toolId).then(
-            (tool) => tool.effectivelyEnabled,
-            () => false,
-          ),
-        (known) => host.environment.types({ tools: known }),
-      ),
+    environment: {
+      docs: () => host.environment.docs(),
+      types: (selection) => host.environment.types(selection),
+    },
+    processes: {
+      create: (request) => processes.create(request),
+      get: (id) => processes.get(id),
+      output: (id) => processes.output(id),
+      stdout: (id) => processes.stdout(id),
+      stderr: (id) => processes.stderr(id),
+      calls: (id) => processes.calls(id),
+      kill: (id) => processes.kill(id),
+      settle: settleOn(processes),
+    },
     services: () => servicesOf(host),
-    allTypes: () => host.environment.types(),
-    runtimeDocs: () => host.environment.docs(),
-    toolDocs: (serviceId, toolId) => host.tools.docs(serviceId, toolId),
-    async createProcess(code, timeoutMs) {
-      const record = await processes.create({ code, ...(timeoutMs === undefined ? {} : { timeoutMs }) });
-      return record.id;
-    },
-    async waitProcess(id, waitMs, { signal, onCall }) {
-      let seen = 0;
-      const timer = onCall
-        ? setInterval(() => {
-            processes.calls(id).then(
-              (calls) => {
-                if (calls.length > seen) {
-                  seen = calls.length;
-                  onCall(seen);
-                }
-              },
-              () => undefined,
-            );
-          }, pollMs)
-        : undefined;
-      let result: ProcessResult | undefined;
-      try {
-        const waited = processes.wait(id, { timeoutMs: waitMs }).catch((error: unknown) => {
-          // Still running after `waitMs`: answer its current view.
-          if (isCyrnelError(error) && error.reason === 'wait_timeout') return undefined;
-          throw error;
-        });
-        const aborted = new Promise<undefined>((resolve) =>
-          signal.addEventListener('abort', () => resolve(undefined), { once: true }),
-        );
-        result = await Promise.race([waited, aborted]);
-      } finally {
-        clearInterval(timer);
-      }
-      // A finished run's result came with the wait; otherwise read where the process is now.
-      const view = await viewOf(processes, result ?? (await processes.get(id)));
-      if (onCall && view.toolCalls.length > seen) onCall(view.toolCalls.length);
-      return view;
-    },
-    async killProcess(id) {
-      const record = await processes.get(id);
-      if (record.state !== 'idle') await processes.kill(id);
-    },
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { ProcessView } from './backend';
-import { INSTRUCTIONS, viewText } from './server';
+import type { ProcessView } from './process-view';
+import { viewText } from './process-view';
+import { INSTRUCTIONS } from './server';
 
 const finished: ProcessView = {
   processId: 7,

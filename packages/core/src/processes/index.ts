@@ -1,6 +1,6 @@
 export { createMemoryProcessStorage } from './memory-process-storage';
 export type { WaitOptions } from './process-input';
-export { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
+export { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
 export {
   createProcessManager,
   DELETED_ERROR,

@@ -1,6 +1,6 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 
-/** Size and count limits of the process manager (SPEC §3, §9). */
+/** Size and count limits of the process manager. */
 export interface ProcessLimits {
   /** Largest accepted code, in UTF-8 bytes. */
   readonly maxCodeBytes: number;
@@ -37,7 +37,7 @@ export interface ProcessLimits {
   readonly queueStallMs: number;
 }
 
-/** The defaults of SPEC §9. */
+/** The limits a host applies where its options leave one out (the server's flags default to them). */
 export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxCodeBytes: 100 * 1024,
   maxStdoutBytes: 1024 * 1024,
@@ -51,6 +51,12 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   killGraceMs: 2_000,
   queueStallMs: 60_000,
 });
+
+/**
+ * Runs one host holds at once (queued with its environment or running) before it leaves new work
+ * in the shared queue for another host, where the host options give no `slots`.
+ */
+export const DEFAULT_HOST_SLOTS = 32;
 
 /**
  * `limits` over the defaults, made consistent: `maxTimeoutMs` within what a timer holds, and the

@@ -13,7 +13,7 @@ import { LiveProcess, type ProcessListener } from './live-process';
 import { createProcessBindings } from './process-bindings';
 import { createProcessExecution } from './process-execution';
 import { requireProcessId, validateRunOptions, validateWaitOptions } from './process-input';
-import { type ProcessLimits, resolveProcessLimits } from './process-limits';
+import { DEFAULT_HOST_SLOTS, type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { toProcessPage, toStorageQuery } from './process-list-query';
 import type { ClaimedProcess, HostRecord, ProcessStorage } from './process-storage';
 import { storedEvents } from './stored-events';
@@ -693,7 +693,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const staleBefore = (at: Date) => new Date(at.getTime() - leaseMs).toISOString();
   const signals = host?.signals;
   const streams = signals ? createEventStreams(signals, logger) : undefined;
-  const slots = Math.max(1, host?.slots ?? 32);
+  const slots = Math.max(1, host?.slots ?? DEFAULT_HOST_SLOTS);
   /** How often a run elsewhere is read, and kill requests looked for: signals wake both sooner. */
   const remotePollMs = signals ? 1_000 : 100;
   const timers: NodeJS.Timeout[] = [];

@@ -1,0 +1,62 @@
+import type { DiscoveredService, TypesSelection } from '@cyrnel/sdk';
+import type {
+  ListResponse,
+  ProcessOutput,
+  ProcessRecord,
+  ProcessResult,
+  ToolCallRecord,
+  ToolListQuery,
+  ToolRecord,
+} from '@cyrnel/sdk/api';
+
+/**
+ * What cyrnel's MCP server needs of a cyrnel: the agent surface only (find tools, read their
+ * types and docs, run code, read and kill its processes), never an admin operation, so an MCP
+ * client can do no more than its key can on `/processes`.
+ *
+ * The in-process host and `@cyrnel/client` have this shape already, but for three operations
+ * each answers its own way: `processes.calls` (the HTTP API pages them), `processes.settle`
+ * (the host waits on the run, the client polls) and `services` (an agent key may not list
+ * services over HTTP). {@link createHostBackend} and {@link createClientBackend} add those; what
+ * the MCP tools make of the answers is written once, over this interface.
+ */
+export interface McpBackend {
+  readonly tools: {
+    /** Ranked tools, as `GET /tools?query=` ranks them. */
+    list(query: ToolListQuery): Promise<ListResponse<ToolRecord>>;
+    /** One tool; rejects when it does not exist. */
+    get(serviceId: string, toolId: string): Promise<ToolRecord>;
+    /** One tool's docs (Markdown). */
+    docs(serviceId: string, toolId: string): Promise<string>;
+  };
+  readonly environment: {
+    /** The environment's runtime docs (Markdown). */
+    docs(): Promise<string>;
+    /** Declarations of the selected tools, or of every effectively enabled one. */
+    types(selection?: TypesSelection): Promise<string>;
+  };
+  readonly processes: {
+    /** Create and start a process. */
+    create(request: { readonly code: string; readonly timeoutMs?: number }): Promise<ProcessRecord>;
+    get(id: number): Promise<ProcessRecord>;
+    /** Results of an idle process. */
+    output(id: number): Promise<ProcessOutput>;
+    stdout(id: number): Promise<string>;
+    stderr(id: number): Promise<string>;
+    /** The tool calls it made so far. */
+    calls(id: number): Promise<readonly ToolCallRecord[]>;
+    /** Kill a queued or running process. */
+    kill(id: number): Promise<unknown>;
+    /**
+     * Wait until the process is idle, `timeoutMs` has passed or `signal` aborts; then its record
+     * (a result, with output, stdout and stderr, when the wait brought them). Never rejects for
+     * the wait running out.
+     */
+    settle(
+      id: number,
+      options: { readonly timeoutMs: number; readonly signal: AbortSignal },
+    ): Promise<ProcessRecord | ProcessResult>;
+  };
+  /** The services agents can call now (enabled and hydrated). */
+  services(): Promise<readonly DiscoveredService[]>;
+}
