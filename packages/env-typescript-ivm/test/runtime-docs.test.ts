@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTypes } from '../src';
-import { resolveConfig } from '../src/config';
-import { generateRuntimeDocs } from '../src/runtime-docs';
+import { resolveConfig } from '../src/host/config';
+import { generateRuntimeDocs } from '../src/host/runtime-docs';
 import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
 
 const docs = generateRuntimeDocs(resolveConfig());

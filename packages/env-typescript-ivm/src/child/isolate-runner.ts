@@ -1,7 +1,7 @@
 import { type ExecutionExitState, MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
+import { callError } from '../shared/call-error';
 import { createActivityProbe } from './activity-probe';
-import { callError } from './call-error';
 import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
 import { createPendingCalls, MAX_PENDING_CALLS } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';

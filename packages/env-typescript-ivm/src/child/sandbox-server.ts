@@ -5,8 +5,7 @@ import type {
   DirectCallRuntime,
   DirectCallRuntimeFactory,
 } from '@cyrnel/sdk';
-import { toCallError } from './call-error';
-import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
+import { toCallError } from '../shared/call-error';
 import {
   AUDIT_FD,
   type AuditLine,
@@ -16,7 +15,8 @@ import {
   type ChildMessage,
   type ChildSettings,
   type HostMessage,
-} from './sandbox-protocol';
+} from '../shared/sandbox-protocol';
+import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 
 /** How long a direct call runs before its start is written on its own (see `invoke`). */
 const START_AUDIT_MS = 5;

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
-import { callError, toCallError } from './call-error';
-import type { RunJob, RunResult } from './isolate-runner';
+import type { RunJob, RunResult } from '../child/isolate-runner';
+import { callError, toCallError } from '../shared/call-error';
 import {
   AUDIT_FD,
   type AuditLine,
@@ -10,7 +10,7 @@ import {
   type ChildMessage,
   type ChildSettings,
   type HostMessage,
-} from './sandbox-protocol';
+} from '../shared/sandbox-protocol';
 
 /**
  * Child messages handled per event-loop turn (a batch of 5,000 calls once stalled the server

@@ -1,6 +1,6 @@
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
+import { MAX_PENDING_CALLS } from '../child/pending-calls';
 import type { ResolvedConfig } from './config';
-import { MAX_PENDING_CALLS } from './pending-calls';
 
 /** Markdown describing the sandbox runtime for models and people: rules, globals, limits, patterns. */
 export function generateRuntimeDocs(config: ResolvedConfig): string {

@@ -2,7 +2,7 @@
  * Entry of a sandbox child process (forked by the pool). It owns the isolate, so a V8 abort
  * (Map/Set/dictionary growth ignores isolated-vm's memoryLimit) kills only this process.
  */
-import type { ChildSettings } from './sandbox-protocol';
+import type { ChildSettings } from '../shared/sandbox-protocol';
 
 // The host owns this process's life: it stops executions with a message, kills with SIGKILL,
 // and the child exits when the host disconnects. A SIGINT or SIGTERM sent to the child (a

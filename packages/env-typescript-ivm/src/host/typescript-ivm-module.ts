@@ -1,5 +1,5 @@
 import type { BuiltinModule, EnvironmentModule, ModuleInfo } from '@cyrnel/sdk';
-import { version } from '../package.json';
+import { version } from '../../package.json';
 import { configSchema, secretsSchema } from './config';
 import { createTypescriptEnvironment } from './typescript-environment';
 

@@ -15,7 +15,7 @@ export interface TypescriptEnvironmentOptions {
   readonly renderWorkerPath?: string;
 }
 
-/** Locate the built child entry: beside the bundle in `dist/`, or `../dist/` when running from `src/`. */
+/** Locate the built child entry: beside the bundle in `dist/`, or in the package's `dist/` when running from `src/`. */
 export function resolveChildPath(): string {
   return resolveDistFile('sandbox-child.js');
 }

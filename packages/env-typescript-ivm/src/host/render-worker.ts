@@ -4,9 +4,9 @@
 // isolated-vm.
 import { parentPort } from 'node:worker_threads';
 import type { JSONSchema, ToolDocsInput } from '@cyrnel/sdk';
-import { generateToolDocs } from './tool-docs';
-import { renderToolSignature } from './tool-signature';
-import { generateTypes } from './types-declaration';
+import { generateToolDocs } from '../type-rendering/tool-docs';
+import { renderToolSignature } from '../type-rendering/tool-signature';
+import { generateTypes } from '../type-rendering/types-declaration';
 
 /**
  * A request from the main thread. A catalog arrives in `types` parts (posted one at a time, so

@@ -1,5 +1,5 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
-import { type CallError, callError, toCallError } from './call-error';
+import { type CallError, callError, toCallError } from '../shared/call-error';
 import type { HostCallKind } from './isolate-runner';
 
 /** Default bound on one execution's pending host calls and timers. */

@@ -1,5 +1,5 @@
 import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
-import type { HostCallKind, RunJob, RunResult } from './isolate-runner';
+import type { HostCallKind, RunJob, RunResult } from '../child/isolate-runner';
 
 /** Settings a sandbox child receives as its single argv entry (JSON). */
 export interface ChildSettings {

@@ -1,5 +1,5 @@
 import { cyrnelError, type EnvironmentBindings, isPlainObject, type ToolDocsInput } from '@cyrnel/sdk';
-import type { ChildCallKind } from './sandbox-protocol';
+import type { ChildCallKind } from '../shared/sandbox-protocol';
 
 function invalid(message: string): Error {
   return cyrnelError('invalid_request', message);
