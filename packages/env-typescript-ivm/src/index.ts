@@ -2,12 +2,9 @@ import { typescriptIvmModule } from './host/typescript-ivm-module';
 
 export {
   createIsolateRunner,
-  type HostCallKind,
   type IsolateRunner,
   type IsolateRunnerOptions,
-  type RunJob,
   type RunnerHooks,
-  type RunResult,
 } from './child/isolate-runner';
 export { type TranspileResult, transpile } from './child/transpile';
 export { configSchema, secretsSchema } from './host/config';
@@ -16,6 +13,8 @@ export {
   type TypescriptEnvironmentOptions,
 } from './host/typescript-environment';
 export { instantiate, manifest, typescriptIvmModule } from './host/typescript-ivm-module';
+export type { HostCallKind } from './shared/host-call-kind';
+export type { RunJob, RunResult } from './shared/run-job';
 export { generateToolDocs } from './type-rendering/tool-docs';
 export { generateTypes } from './type-rendering/types-declaration';
 

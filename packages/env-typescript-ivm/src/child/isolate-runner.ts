@@ -1,14 +1,14 @@
-import { type ExecutionExitState, MAX_JSON_DEPTH } from '@cyrnel/sdk';
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import ivm from 'isolated-vm';
 import { callError } from '../shared/call-error';
+import type { HostCallKind } from '../shared/host-call-kind';
+import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
+import type { RunJob, RunResult } from '../shared/run-job';
 import { createActivityProbe } from './activity-probe';
-import { createOutputBudget, type OutputBudgetOptions } from './output-budget';
-import { createPendingCalls, MAX_PENDING_CALLS } from './pending-calls';
+import { createOutputBudget } from './output-budget';
+import { createPendingCalls } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
 import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
-
-/** Host operations a sandbox may await (everything but timers goes to the bindings). */
-export type HostCallKind = 'invoke' | 'discoverServices' | 'discoverTools' | 'describeTool' | 'discoverTypes';
 
 /** Where a runner sends what the sandbox does. */
 export interface RunnerHooks {
@@ -20,18 +20,6 @@ export interface RunnerHooks {
   output(json: string): void;
   /** The program started awaiting the host (true: its isolate is idle) or runs again (false). */
   activity?(awaiting: boolean): void;
-}
-
-/** One execution as a runner receives it. */
-export interface RunJob extends OutputBudgetOptions {
-  readonly code: string;
-  readonly timeoutMs: number;
-}
-
-/** How a run ended, with the message for `setError` when it failed. */
-export interface RunResult {
-  readonly exit: ExecutionExitState;
-  readonly error?: string;
 }
 
 /** Runs executions one at a time in a warm isolate, replacing it after any abnormal end. */

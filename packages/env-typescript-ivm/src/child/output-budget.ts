@@ -1,3 +1,5 @@
+import type { OutputCaps } from '../shared/run-job';
+
 /** Per-execution accounting of stdout, stderr and output sizes (SPEC §3 limits). */
 export interface OutputBudget {
   /** Bytes still accepted on a stream (0 once truncated). */
@@ -10,13 +12,6 @@ export interface OutputBudget {
   mergeOutput(entries: readonly (readonly [string, string])[]): { json: string } | { error: string };
 }
 
-/** Options of {@link createOutputBudget}. */
-export interface OutputBudgetOptions {
-  readonly stdoutCapBytes: number;
-  readonly stderrCapBytes: number;
-  readonly outputCapBytes: number;
-}
-
 /** Cut `bytes` at or below `max` without splitting a multi-byte UTF-8 sequence. */
 function utf8Prefix(text: string, max: number): string {
   const bytes = Buffer.from(text, 'utf8');
@@ -27,7 +22,7 @@ function utf8Prefix(text: string, max: number): string {
 }
 
 /** Create the budget of one execution. */
-export function createOutputBudget(options: OutputBudgetOptions): OutputBudget {
+export function createOutputBudget(options: OutputCaps): OutputBudget {
   const left = { stdout: options.stdoutCapBytes, stderr: options.stderrCapBytes };
   const closed = { stdout: false, stderr: false };
   const caps = { stdout: options.stdoutCapBytes, stderr: options.stderrCapBytes };

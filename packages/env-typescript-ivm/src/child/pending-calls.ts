@@ -1,9 +1,6 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { type CallError, callError, toCallError } from '../shared/call-error';
-import type { HostCallKind } from './isolate-runner';
-
-/** Default bound on one execution's pending host calls and timers. */
-export const MAX_PENDING_CALLS = 5000;
+import { type HostCallKind, isHostCallKind } from '../shared/host-call-kind';
 
 /** Options of {@link createPendingCalls}. */
 export interface PendingCallsOptions {
@@ -24,14 +21,6 @@ export interface PendingCalls {
   /** Drop everything still pending (nothing is delivered afterwards); true when something was. */
   end(): boolean;
 }
-
-const HOST_CALLS: ReadonlySet<string> = new Set([
-  'invoke',
-  'discoverServices',
-  'discoverTools',
-  'describeTool',
-  'discoverTypes',
-]);
 
 /** Track one execution's host calls and timers, bounded by `max`. */
 export function createPendingCalls(options: PendingCallsOptions): PendingCalls {
@@ -67,13 +56,13 @@ export function createPendingCalls(options: PendingCallsOptions): PendingCalls {
         timers.set(id, timer);
         return;
       }
-      if (typeof kind !== 'string' || !HOST_CALLS.has(kind) || !Array.isArray(args)) {
+      if (!isHostCallKind(kind) || !Array.isArray(args)) {
         options.deliver(id, false, callError('invalid_request', `Unknown host call ${String(kind)}`));
         return;
       }
       calls.add(id);
       Promise.resolve()
-        .then(() => options.perform(kind as HostCallKind, args))
+        .then(() => options.perform(kind, args))
         .then(
           (value) => settle(id, true, value),
           (error: unknown) => settle(id, false, toCallError(error)),

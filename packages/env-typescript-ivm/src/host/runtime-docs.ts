@@ -1,5 +1,5 @@
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
-import { MAX_PENDING_CALLS } from '../child/pending-calls';
+import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
 import type { ResolvedConfig } from './config';
 
 /** Markdown describing the sandbox runtime for models and people: rules, globals, limits, patterns. */

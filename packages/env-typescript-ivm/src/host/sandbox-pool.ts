@@ -1,6 +1,6 @@
 import type { CatalogChange, ExecutionExitState } from '@cyrnel/sdk';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
-import type { RunJob, RunResult } from '../child/isolate-runner';
+import type { RunJob, RunResult } from '../shared/run-job';
 import {
   type ChildExit,
   type ExecutionHandlers,

@@ -1,7 +1,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
-import type { RunJob, RunResult } from '../child/isolate-runner';
 import { callError, toCallError } from '../shared/call-error';
+import type { RunJob, RunResult } from '../shared/run-job';
 import {
   AUDIT_FD,
   type AuditLine,

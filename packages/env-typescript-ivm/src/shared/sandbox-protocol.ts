@@ -1,5 +1,6 @@
 import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
-import type { HostCallKind, RunJob, RunResult } from '../child/isolate-runner';
+import type { HostCallKind } from './host-call-kind';
+import type { RunJob, RunResult } from './run-job';
 
 /** Settings a sandbox child receives as its single argv entry (JSON). */
 export interface ChildSettings {
