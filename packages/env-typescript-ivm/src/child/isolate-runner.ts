@@ -5,8 +5,8 @@ import type { HostCallKind } from '../shared/host-call-kind';
 import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
 import type { RunJob, RunResult } from '../shared/run-job';
 import { createActivityProbe } from './activity-probe';
-import { createOutputBudget } from './output-budget';
-import { createPendingCalls } from './pending-calls';
+import { createOutputBudget, type OutputBudget } from './output-budget';
+import { createPendingCalls, type PendingCalls } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
 import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
 
@@ -66,6 +66,56 @@ function describeThrown(error: unknown): string {
   const suffix =
     where && !error.message.includes('process.ts') ? ` (line ${where[1]}, column ${where[2]})` : '';
   return `${error.name}: ${error.message}${suffix}`;
+}
+
+/** How a program that threw (or whose isolate was disposed under it) ended. */
+function failedResult(error: unknown, disposed: boolean, memoryLimitMb: number): RunResult {
+  const message = error instanceof Error ? error.message : String(error);
+  if (disposed || /memory limit/i.test(message)) {
+    return {
+      exit: 'failed',
+      error: `The execution hit the memory limit of ${memoryLimitMb} MB and was stopped`,
+    };
+  }
+  const described = describeThrown(error);
+  // Allocation failures surface as catchable RangeErrors; uncaught, they mean the limit was hit.
+  if (/Array buffer allocation failed|Invalid (string|array|typed array) length/.test(described)) {
+    return { exit: 'failed', error: `${described}: the memory limit of ${memoryLimitMb} MB was hit` };
+  }
+  return { exit: 'failed', error: described };
+}
+
+/**
+ * The bootstrap's blocking hook (`__cyrnelSync(kind, payload)`): console lines and output patches
+ * counted against the run's budget before they are forwarded (so a full stream or output answers
+ * at once and gives the program backpressure), and cleared timers freed.
+ */
+function answerSyncCall(
+  budget: OutputBudget,
+  calls: PendingCalls,
+  hooks: RunnerHooks,
+  ended: () => boolean,
+): (kind: string, payload: unknown) => unknown {
+  return (kind, payload) => {
+    if (ended()) return kind === 'output' ? 'The execution has ended' : false;
+    if (kind === 'room') return budget.room(payload === 'stderr' ? 'stderr' : 'stdout');
+    if (kind === 'stdout' || kind === 'stderr') {
+      const text = budget.take(kind, String(payload));
+      if (text !== undefined) hooks.write(kind, text);
+      return budget.open(kind);
+    }
+    if (kind === 'output' && Array.isArray(payload)) {
+      const merged = budget.mergeOutput(payload as [string, string][]);
+      if ('error' in merged) return merged.error;
+      hooks.output(merged.json);
+      return '';
+    }
+    if (kind === 'clearTimer') {
+      calls.clearTimer(payload);
+      return true;
+    }
+    return 'Unknown host call';
+  };
 }
 
 /** A tool result that cannot cross into the isolate (structured clone refused it). */
@@ -149,26 +199,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         (kind: unknown, args: unknown, id: unknown) => calls.start(kind, args, id),
         { ignored: true },
       );
-      const syncHook = new ivm.Callback((kind: string, payload: unknown) => {
-        if (ended) return kind === 'output' ? 'The execution has ended' : false;
-        if (kind === 'room') return budget.room(payload === 'stderr' ? 'stderr' : 'stdout');
-        if (kind === 'stdout' || kind === 'stderr') {
-          const text = budget.take(kind, String(payload));
-          if (text !== undefined) hooks.write(kind, text);
-          return budget.open(kind);
-        }
-        if (kind === 'output' && Array.isArray(payload)) {
-          const merged = budget.mergeOutput(payload as [string, string][]);
-          if ('error' in merged) return merged.error;
-          hooks.output(merged.json);
-          return '';
-        }
-        if (kind === 'clearTimer') {
-          calls.clearTimer(payload);
-          return true;
-        }
-        return 'Unknown host call';
-      });
+      const syncHook = new ivm.Callback(answerSyncCall(budget, calls, hooks, () => ended));
       try {
         // Set-up runs synchronously (each async isolated-vm call is a hop to the isolate's thread:
         // ≈ 0.4 ms of a trivial run); only the program runs asynchronously, so the deadline and a
@@ -188,23 +219,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         await program;
         return reason ? stoppedResult(reason) : { exit: 'success' };
       } catch (error) {
-        if (reason) return stoppedResult(reason);
-        const message = error instanceof Error ? error.message : String(error);
-        if (iso.isDisposed || /memory limit/i.test(message)) {
-          return {
-            exit: 'failed',
-            error: `The execution hit the memory limit of ${options.memoryLimitMb} MB and was stopped`,
-          };
-        }
-        const described = describeThrown(error);
-        // Allocation failures surface as catchable RangeErrors; uncaught, they mean the limit was hit.
-        if (/Array buffer allocation failed|Invalid (string|array|typed array) length/.test(described)) {
-          return {
-            exit: 'failed',
-            error: `${described}: the memory limit of ${options.memoryLimitMb} MB was hit`,
-          };
-        }
-        return { exit: 'failed', error: described };
+        return reason ? stoppedResult(reason) : failedResult(error, iso.isDisposed, options.memoryLimitMb);
       } finally {
         ended = true;
         stop = undefined;

@@ -16,7 +16,18 @@
  * isolate is reused.
  */
 export function bootstrapSource(maxPending: number, maxDepth: number): string {
-  return String.raw`(function () {
+  return runtimePrologue(maxPending, maxDepth) + HOST_CHANNEL + OUTPUT + CONSOLE + TIMERS + GLOBALS;
+}
+
+// The sections below are one function's body, cut where its concerns change: each uses the names
+// the sections before it declared, so they only run concatenated, in this order.
+
+/**
+ * Opens the runtime's function: takes the host hooks off the global, removes what could be a
+ * source of events or shared memory, and captures the intrinsics the rest uses.
+ */
+function runtimePrologue(maxPending: number, maxDepth: number): string {
+  return `(function () {
 'use strict';
 const g = globalThis;
 const syncCall = g.__cyrnelSync;
@@ -42,7 +53,15 @@ const maxDepth = ${maxDepth};
 const MapCtor = Map;
 const mapGet = uncurry(Map.prototype.get), mapSet = uncurry(Map.prototype.set);
 
-let finished = false;
+`;
+}
+
+/**
+ * Calls to the host and their answers: `send` registers a continuation under a fresh id, `deliver`
+ * (which the host calls) settles it unless the program finished, `call` refuses arguments nested
+ * too deeply and sends a JSON copy of the rest.
+ */
+const HOST_CHANNEL = `let finished = false;
 let nextId = 1;
 let outstanding = 0;
 const waiting = { __proto__: null };
@@ -106,7 +125,13 @@ const call = (kind, args) => new PromiseCtor((resolve, reject) => {
   // Expanding here costs the sandbox's own time and memory only.
   send(kind, parse(stringify(args)), (ok, value) => (ok ? resolve(value) : reject(callError(value))));
 });
-const describe = (v) => {
+`;
+
+/**
+ * `cyrnel.output`: copies a plain JSON object (naming the path of anything that is not JSON), then
+ * hands its entries to the host, which checks the output cap.
+ */
+const OUTPUT = `const describe = (v) => {
   if (v === undefined) return 'undefined';
   if (typeof v !== 'object') return typeof v;
   const p = getProto(v);
@@ -158,7 +183,10 @@ const output = (obj) => {
   if (problem) throw new ErrorCtor(problem);
 };
 
-// SPEC §9: compact JSON, String(v) where JSON cannot represent the value (NaN, Infinity, an Error
+`;
+
+/** `console`: formats values as log lines and writes them through the host, which caps them. */
+const CONSOLE = String.raw`// SPEC §9: compact JSON, String(v) where JSON cannot represent the value (NaN, Infinity, an Error
 // that would print as {}, undefined, bigint); values nested inside JSON stay JSON.
 const format = (v) => {
   if (typeof v === 'string') return v;
@@ -187,7 +215,10 @@ const consoleObject = freeze({
   warn: (...a) => write('stderr', a), error: (...a) => write('stderr', a),
 });
 
-const setTimeoutFn = (fn, ms, ...args) => {
+`;
+
+/** `setTimeout`/`clearTimeout` on host timers, counted with the calls toward the pending limit. */
+const TIMERS = `const setTimeoutFn = (fn, ms, ...args) => {
   if (typeof fn !== 'function') throw new TypeErrorCtor('setTimeout expects a function');
   const id = send('sleep', [+ms || 0], (ok, value) => {
     delete timerIds[id];
@@ -208,7 +239,13 @@ const clearTimeoutFn = (id) => {
   outstanding--;
   syncCall('clearTimer', id);
 };
-const toolsOf = (serviceId) => new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
+`;
+
+/**
+ * The frozen `cyrnel` global and the other fixed globals, `__cyrnelMain` (marks the program
+ * finished) and the `[deliver, probe]` the script evaluates to.
+ */
+const GLOBALS = `const toolsOf = (serviceId) => new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
   get: (_t, toolId) => typeof toolId !== 'string' ? undefined : freeze({ __proto__: null,
     invoke: (params) => call('invoke', [serviceId, toolId, params === undefined ? {} : params]) }) });
 const services = new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
@@ -241,4 +278,3 @@ O.defineProperty(g, '__cyrnelMain', { value: main, writable: false, enumerable: 
 const probe = () => (finished ? 0 : outstanding > 0 ? 1 : 2);
 return [deliver, probe];
 })();`;
-}
