@@ -4,21 +4,14 @@ import { callError, toCallError } from '../shared/call-error';
 import type { RunJob, RunResult } from '../shared/run-job';
 import {
   AUDIT_FD,
-  type AuditLine,
-  CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
   type ChildMessage,
   type ChildSettings,
   type HostMessage,
 } from '../shared/sandbox-protocol';
-
-/**
- * Child messages handled per event-loop turn (a batch of 5,000 calls once stalled the server
- * ≈ 100 ms). Each call's database reads finish in the turn that started them (the store's
- * promises settle in microtasks), so the bound is on work: at 256, 2,000 calls to tools that do
- * not exist (a preparation and a gated call each) held /health for ≈ 300 ms; at 64, well under.
- */
-const HANDLED_PER_TURN = 64;
+import { readAuditLines } from './audit-reader';
+import { createChildInbox } from './child-inbox';
+import { crashMessage } from './crash-message';
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
@@ -87,39 +80,6 @@ interface Job {
 export interface ChildExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
-}
-
-/**
- * Why a child died, for `setError`. A child that aborts on isolated-vm's `onCatastrophicError`
- * says why on stderr first: V8 running out of heap (Map/Set/dictionary growth) reads "out of
- * memory" there and is reported as the memory limit; any other catastrophic error is named as
- * such. A bare SIGABRT (no report) is still most likely V8's own heap OOM.
- */
-function crashMessage(
-  signal: NodeJS.Signals | null,
-  code: number | null,
-  stderrTail: string,
-  limitMb: number,
-) {
-  const outOfMemory = `The sandbox ran out of memory (memory limit ${limitMb} MB hit); the execution was stopped and the sandbox restarted`;
-  const at = stderrTail.lastIndexOf(CATASTROPHIC_ERROR_MARKER);
-  if (at >= 0) {
-    const reported =
-      stderrTail
-        .slice(at + CATASTROPHIC_ERROR_MARKER.length)
-        .split('\n')[0]
-        ?.trim() ?? '';
-    if (/out.of.memory|heap limit|allocation failed/i.test(reported)) return outOfMemory;
-    return `The sandbox's JavaScript engine hit a catastrophic error (${reported || 'no details'}); the execution was stopped and the sandbox restarted`;
-  }
-  if (
-    signal === 'SIGABRT' ||
-    /out of memory|heap limit|allocation failed/i.test(stderrTail) ||
-    code === 134
-  ) {
-    return outOfMemory;
-  }
-  return `The sandbox process exited unexpectedly (${signal ?? `code ${code}`}); the execution was stopped and the sandbox restarted`;
 }
 
 /** Fork a sandbox child. */
@@ -202,63 +162,25 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     }
   };
 
-  // Audit lines (direct tool calls): whole lines are parsed as they come, in order.
-  let auditTail = '';
-  const auditLine = (text: string) => {
-    let line: AuditLine;
-    try {
-      line = JSON.parse(text) as AuditLine;
-    } catch {
-      return;
-    }
-    const job = typeof line?.eid === 'number' ? jobs.get(line.eid) : undefined;
-    if (!job) return;
-    job.audited++;
-    job.handlers.direct?.(line.event);
-    if (job.held && job.audited >= job.held.lines) finish(job, job.held.result);
-  };
-  child.stdio[AUDIT_FD]?.on('data', (chunk: Buffer) => {
-    const text = auditTail + chunk.toString('utf8');
-    let start = 0;
-    for (let end = text.indexOf('\n'); end >= 0; end = text.indexOf('\n', start)) {
-      auditLine(text.slice(start, end));
-      start = end + 1;
-    }
-    auditTail = text.slice(start);
-  });
+  const auditPipe = child.stdio[AUDIT_FD];
+  if (auditPipe) {
+    readAuditLines(auditPipe, (line) => {
+      const job = jobs.get(line.eid);
+      if (!job) return;
+      job.audited++;
+      job.handlers.direct?.(line.event);
+      if (job.held && job.audited >= job.held.lines) finish(job, job.held.result);
+    });
+  }
 
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
   });
-  // A batch can hold thousands of calls (a `Promise.all` in the sandbox): they are handled in
-  // order, HANDLED_PER_TURN at a time, so the server's event loop answers other requests between.
-  let inbox: ChildMessage[] = [];
-  let next = 0;
-  let draining = false;
-  const drainSome = () => {
-    const end = Math.min(inbox.length, next + HANDLED_PER_TURN);
-    while (next < end) handle(inbox[next++] as ChildMessage);
-    if (next < inbox.length) {
-      setImmediate(drainSome);
-      return;
-    }
-    inbox = [];
-    next = 0;
-    draining = false;
-  };
-  const drainAll = () => {
-    while (next < inbox.length) handle(inbox[next++] as ChildMessage);
-    inbox = [];
-    next = 0;
-  };
+  const inbox = createChildInbox(handle);
   child.on('message', (message: ChildBatch) => {
     if (message?.t !== 'batch' || !Array.isArray(message.m)) return;
     ready = true;
-    for (const m of message.m) inbox.push(m);
-    if (!draining) {
-      draining = true;
-      drainSome();
-    }
+    inbox.receive(message.m);
   });
   child.on('error', () => {});
   child.once('exit', () => {
@@ -267,7 +189,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     alive = false;
     // What the child said before it went comes first (an exit it reported is not a crash).
-    drainAll();
+    inbox.drainAll();
     // Every execution the child held goes down with it; each is recorded on its own.
     const crash = crashMessage(signal, code, stderrTail, options.memoryLimitMb);
     const shared = jobs.size > 1 ? ` (with ${jobs.size - 1} other execution(s) sharing the sandbox)` : '';
