@@ -11,7 +11,7 @@ import { type startEnvironment as Start, startEnvironment } from './recording-bi
 const docs = generateRuntimeDocs(resolveConfig());
 const example = /```ts\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
 
-// The two tools of the example, shaped like the OpenAPI adapter's (SPEC §5, §9): slot parameters
+// The two tools of the example, shaped like the OpenAPI adapter's: slot parameters
 // in, one `{ status, headers, body }` branch per documented response out.
 const headers = { type: 'object', additionalProperties: { type: 'string' } };
 const response = (status: number, body: unknown) => ({

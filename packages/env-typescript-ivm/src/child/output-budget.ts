@@ -1,6 +1,6 @@
 import type { OutputCaps } from '../shared/run-job';
 
-/** Per-execution accounting of stdout, stderr and output sizes (SPEC §3 limits). */
+/** Per-execution accounting of stdout, stderr and output sizes against their configured caps. */
 export interface OutputBudget {
   /** Bytes still accepted on a stream (0 once truncated). */
   room(stream: 'stdout' | 'stderr'): number;

@@ -186,7 +186,7 @@ const output = (obj) => {
 `;
 
 /** `console`: formats values as log lines and writes them through the host, which caps them. */
-const CONSOLE = String.raw`// SPEC §9: compact JSON, String(v) where JSON cannot represent the value (NaN, Infinity, an Error
+const CONSOLE = String.raw`// Compact JSON, String(v) where JSON cannot represent the value (NaN, Infinity, an Error
 // that would print as {}, undefined, bigint); values nested inside JSON stay JSON.
 const format = (v) => {
   if (typeof v === 'string') return v;
@@ -256,7 +256,7 @@ const discover = freeze({
   tool: (serviceId, toolId) => call('describeTool', [serviceId, toolId]),
   types: (selection) => call('discoverTypes', [selection === undefined ? {} : selection]),
 });
-// The seed's direct form, beside the proxy: the same host call, gate and errors.
+// The call by name, beside the proxy (for ids chosen at run time): the same host call, gate and errors.
 const invoke = (serviceId, toolId, params) => call('invoke', [serviceId, toolId, params === undefined ? {} : params]);
 const cyrnel = freeze({ output, services, invoke, discover, console: consoleObject });
 const fixed = (value) => ({ value, writable: false, enumerable: false, configurable: false });

@@ -22,7 +22,10 @@ export interface ResolvedConfig {
   readonly defaultTimeoutMs: number;
   /** Deadline of one rendering of type declarations, tool docs or a signature in the render worker. */
   readonly renderTimeoutMs: number;
-  /** Sandbox processes call portable adapters' tools themselves when the host offers it (issue 21). */
+  /**
+   * Sandbox processes call portable adapters' tools themselves when the host offers it, saving
+   * the host a round trip and its own work per call.
+   */
   readonly directToolCalls: boolean;
 }
 

@@ -70,7 +70,7 @@ export async function performHostCall(
     }
     case 'prepareDirect':
       // Asked by the sandbox process itself (the sandbox cannot name this kind), for a tool call
-      // it may make without the host (issue 21).
+      // it may make without the host.
       return bindings.directCalls?.prepare(eid, text(args[0], 'serviceId'), text(args[1], 'toolId'));
     default:
       throw invalid(`Unknown host call ${String(kind)}`);

@@ -1,7 +1,7 @@
 // The render worker: type declarations, tool docs and signatures, rendered off the host's main
-// thread (issue 13). Its own tsup entry (`dist/render-worker.js`), always run from `dist/` — also
-// in this package's tests, which build first — so it may import the renderers; none of them loads
-// isolated-vm.
+// thread, where a large catalog would stall every request. Its own tsup entry
+// (`dist/render-worker.js`), always run from `dist/` — also in this package's tests, which build
+// first — so it may import the renderers; none of them loads isolated-vm.
 import { parentPort } from 'node:worker_threads';
 import type { JSONSchema, ToolDocsInput } from '@cyrnel/sdk';
 import { generateToolDocs } from '../type-rendering/tool-docs';

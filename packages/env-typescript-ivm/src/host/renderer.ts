@@ -15,7 +15,7 @@ export interface RendererOptions {
 }
 
 /**
- * Renders type declarations, tool docs and signatures in worker threads (issue 13): a catalog's
+ * Renders type declarations, tool docs and signatures in worker threads: a catalog's
  * declarations take seconds for tens of thousands of tools, and a schema whose definitions refer
  * to each other can cost a rendering up to its size budget; neither may stall the host. Two
  * workers, so a catalog being rendered never delays a tool's docs or a sandbox's `discover.tool`.

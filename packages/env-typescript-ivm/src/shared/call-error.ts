@@ -1,6 +1,9 @@
 import { ERROR_REASONS, ERROR_STATUS, type ErrorReason, isErrorReason } from '@cyrnel/sdk/api';
 
-/** A failed host call as it crosses into the sandbox (SPEC §9: message, status, code, reason). */
+/**
+ * A failed host call as it crosses into the sandbox: user code catches an `Error` carrying these
+ * fields and branches on `reason`, never on the message.
+ */
 export interface CallError {
   readonly message: string;
   /** The gate's HTTP status, or 502 for adapter failures. */

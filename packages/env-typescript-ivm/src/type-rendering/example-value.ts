@@ -1,6 +1,6 @@
 /**
  * Schema nodes one example may visit. `$ref`s are followed, so definitions that require each
- * other several times per level would otherwise build an example of billions of values (issue 13);
+ * other several times per level would otherwise build an example of billions of values;
  * GitHub's largest example takes a few hundred.
  */
 const MAX_EXAMPLE_NODES = 10_000;

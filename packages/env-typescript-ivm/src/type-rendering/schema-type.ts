@@ -40,7 +40,7 @@ export interface RenderSchemaOptions {
 /**
  * Default `maxLength` of {@link renderSchemaType}: about six times GitHub's largest tool schema
  * (≈ 153,000 characters). `$ref`s are inlined, so a few kilobytes of definitions referring to
- * each other several times per level would otherwise render to gigabytes (issue 13).
+ * each other several times per level would otherwise render to gigabytes.
  */
 export const MAX_SCHEMA_TYPE_LENGTH = 1_000_000;
 
