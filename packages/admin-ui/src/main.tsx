@@ -12,8 +12,8 @@ import type {
 } from '@cyrnel/sdk/api';
 import { render } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { Markdown } from './markdown';
-import { SchemaForm } from './schema-form';
+import { Markdown } from './components/markdown';
+import { SchemaForm } from './components/schema-form';
 
 const KEY_STORAGE = 'cyrnel.apiKey';
 
@@ -672,7 +672,7 @@ function CodeEditor({
     if (!host || types === undefined) return;
     let editor: { destroy(): void } | undefined;
     let cancelled = false;
-    void import('./editor').then(({ createEditor }) => {
+    void import('./editor/editor').then(({ createEditor }) => {
       if (cancelled) return;
       editor = createEditor(host, latest.current, onChange, types);
       setMounted(true);
