@@ -55,7 +55,7 @@ await build({
 });
 await build({
   ...common,
-  entryPoints: { 'ts-worker': 'src/ts-worker.ts' },
+  entryPoints: { 'ts-worker': 'src/editor/ts-worker.ts' },
   outdir: 'dist',
   plugins: [virtualLibs],
 });

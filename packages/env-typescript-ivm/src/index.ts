@@ -1,19 +1,21 @@
-import { typescriptIvmModule } from './typescript-ivm-module';
+import { typescriptIvmModule } from './host/typescript-ivm-module';
 
-export { configSchema, secretsSchema } from './config';
 export {
   createIsolateRunner,
-  type HostCallKind,
   type IsolateRunner,
   type IsolateRunnerOptions,
-  type RunJob,
   type RunnerHooks,
-  type RunResult,
-} from './isolate-runner';
-export { generateToolDocs } from './tool-docs';
-export { type TranspileResult, transpile } from './transpile';
-export { generateTypes } from './types-declaration';
-export { createTypescriptEnvironment, type TypescriptEnvironmentOptions } from './typescript-environment';
-export { instantiate, manifest, typescriptIvmModule } from './typescript-ivm-module';
+} from './child/isolate-runner';
+export { type TranspileResult, transpile } from './child/transpile';
+export { configSchema, secretsSchema } from './host/config';
+export {
+  createTypescriptEnvironment,
+  type TypescriptEnvironmentOptions,
+} from './host/typescript-environment';
+export { instantiate, manifest, typescriptIvmModule } from './host/typescript-ivm-module';
+export type { HostCallKind } from './shared/host-call-kind';
+export type { RunJob, RunResult } from './shared/run-job';
+export { generateToolDocs } from './type-rendering/tool-docs';
+export { generateTypes } from './type-rendering/types-declaration';
 
 export default typescriptIvmModule;

@@ -38,7 +38,7 @@ export function createDirectCallRuntime() {
 }
 `;
 
-describe('direct calls in the typescript-ivm environment (issue 21)', () => {
+describe('direct calls in the typescript-ivm environment', () => {
   let dir: string;
   let env: EnvironmentModule;
   let recording: ReturnType<typeof createRecordingBindings>;

@@ -1,9 +1,9 @@
 import type { ToolDocsInput } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateToolDocs, generateTypes } from '../src';
-import { resolveDistFile } from '../src/dist-file';
-import { createRenderer, type Renderer } from '../src/renderer';
-import { renderToolSignature } from '../src/tool-signature';
+import { resolveDistFile } from '../src/host/dist-file';
+import { createRenderer, type Renderer } from '../src/host/renderer';
+import { renderToolSignature } from '../src/type-rendering/tool-signature';
 import { startEnvironment } from './recording-bindings';
 
 const workerPath = resolveDistFile('render-worker.js');

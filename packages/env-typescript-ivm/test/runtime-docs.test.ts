@@ -4,14 +4,14 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateTypes } from '../src';
-import { resolveConfig } from '../src/config';
-import { generateRuntimeDocs } from '../src/runtime-docs';
+import { resolveConfig } from '../src/host/config';
+import { generateRuntimeDocs } from '../src/host/runtime-docs';
 import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
 
 const docs = generateRuntimeDocs(resolveConfig());
 const example = /```ts\n([\s\S]*?)```/.exec(docs)?.[1] ?? '';
 
-// The two tools of the example, shaped like the OpenAPI adapter's (SPEC §5, §9): slot parameters
+// The two tools of the example, shaped like the OpenAPI adapter's: slot parameters
 // in, one `{ status, headers, body }` branch per documented response out.
 const headers = { type: 'object', additionalProperties: { type: 'string' } };
 const response = (status: number, body: unknown) => ({

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTypescriptEnvironment } from '../src';
-import { type ChildExitEvent, createSandboxPool } from '../src/sandbox-pool';
-import { CATASTROPHIC_ERROR_MARKER } from '../src/sandbox-protocol';
-import { resolveChildPath } from '../src/typescript-environment';
+import { type ChildExitEvent, createSandboxPool } from '../src/host/sandbox-pool';
+import { resolveChildPath } from '../src/host/typescript-environment';
+import { CATASTROPHIC_ERROR_MARKER } from '../src/shared/sandbox-protocol';
 import {
   createRecordingBindings,
   createRecordingLogger,

@@ -1,7 +1,7 @@
 import { isModuleDefinition, validateModuleManifest } from '@cyrnel/sdk';
 import { describe, expect, it } from 'vitest';
 import defaultExport, { configSchema, instantiate, manifest, secretsSchema } from '../src';
-import { resolveConfig } from '../src/config';
+import { resolveConfig } from '../src/host/config';
 
 describe('typescript-ivm module', () => {
   it('exports a built-in module whose default export is the same object', () => {

@@ -1,0 +1,37 @@
+/** `#/connect`: MCP client configurations and a `@cyrnel/client` snippet for this server's URL. */
+export function ConnectPage() {
+  const origin = location.origin;
+  const http = JSON.stringify(
+    { mcpServers: { cyrnel: { url: `${origin}/mcp`, headers: { Authorization: 'Bearer cyk_…' } } } },
+    null,
+    2,
+  );
+  const stdio = JSON.stringify(
+    {
+      mcpServers: {
+        cyrnel: {
+          command: 'npx',
+          args: ['-y', '@cyrnel/server', 'mcp'],
+          env: { CYRNEL_URL: origin, CYRNEL_API_KEY: 'cyk_…' },
+        },
+      },
+    },
+    null,
+    2,
+  );
+  const client = `import { createClient } from '@cyrnel/client';
+
+const client = createClient({ baseUrl: '${origin}', apiKey: process.env.CYRNEL_API_KEY });
+const { output } = await client.processes.run("cyrnel.output({ ok: true })", { throwOnFailure: true });`;
+  return (
+    <>
+      <h1>Connect</h1>
+      <h2>MCP over HTTP (Claude Code, Cursor, VS Code)</h2>
+      <pre>{http}</pre>
+      <h2>MCP over stdio (Claude Desktop)</h2>
+      <pre>{stdio}</pre>
+      <h2>@cyrnel/client</h2>
+      <pre>{client}</pre>
+    </>
+  );
+}

@@ -1,0 +1,72 @@
+import type { CyrnelClient } from '@cyrnel/client';
+import type { ProcessSummary } from '@cyrnel/sdk/api';
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorLine } from '../components/error-line';
+import { useAction } from '../components/use-action';
+
+/** `#/processes`: the processes, filtered by state, 20 a page. */
+export function ProcessesPage({ client }: { client: CyrnelClient }) {
+  const [state, setState] = useState('');
+  const [items, setItems] = useState<ProcessSummary[] | undefined>();
+  const [cursor, setCursor] = useState<string | undefined>();
+  const [next, setNext] = useState<string | null>(null);
+  const { error, run } = useAction();
+  useEffect(
+    () =>
+      void run(async () => {
+        const page = await client.processes.list({
+          limit: 20,
+          ...(state ? { state: state as ProcessSummary['state'] } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        setItems(page.items);
+        setNext(page.nextCursor);
+      }),
+    [state, cursor],
+  );
+  return (
+    <>
+      <h1>Processes</h1>
+      <label for="state-filter">State</label>
+      <select
+        id="state-filter"
+        value={state}
+        onChange={(e) => setState((e.target as HTMLSelectElement).value)}
+      >
+        <option value="">any</option>
+        <option value="queued">queued</option>
+        <option value="running">running</option>
+        <option value="idle">idle</option>
+      </select>
+      <ErrorLine error={error} />
+      {items?.length === 0 ? <p class="empty">No process yet: run code in the playground.</p> : null}
+      <table>
+        <tbody>
+          {(items ?? []).map((item) => (
+            <tr key={item.id}>
+              <td>
+                <a href={`#/processes/${item.id}`}>#{item.id}</a>
+              </td>
+              <td>{item.state}</td>
+              <td>{item.exitState ?? ''}</td>
+              <td>{item.hostId ?? ''}</td>
+              <td>{item.createdAt}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div class="row">
+        {cursor ? (
+          <button type="button" class="secondary" onClick={() => setCursor(undefined)}>
+            First page
+          </button>
+        ) : null}
+        {next ? (
+          <button type="button" class="secondary" onClick={() => setCursor(next)}>
+            Next page
+          </button>
+        ) : null}
+      </div>
+    </>
+  );
+}

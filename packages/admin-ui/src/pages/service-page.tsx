@@ -1,0 +1,128 @@
+import type { CyrnelClient } from '@cyrnel/client';
+import type { ServiceDetail, ToolRecord } from '@cyrnel/sdk/api';
+import { useEffect, useState } from 'preact/hooks';
+import { DefinitionSource } from '../components/definition-source';
+import { ErrorLine } from '../components/error-line';
+import { Pill } from '../components/pill';
+import { SchemaForm } from '../components/schema-form';
+import { ToolTable } from '../components/tool-table';
+import { useAction } from '../components/use-action';
+import { go } from '../components/use-route';
+
+/** What replacing a definition changed: the tools added and removed, by id. */
+function definitionChanges(before: ToolRecord[], after: ToolRecord[]): string {
+  const was = new Set(before.map((tool) => tool.id));
+  const added = after.filter((tool) => !was.has(tool.id)).map((tool) => tool.id);
+  const kept = new Set(after.map((tool) => tool.id));
+  const removed = [...was].filter((tool) => !kept.has(tool));
+  return `Definition replaced. Added: ${added.join(', ') || 'none'}. Removed: ${removed.join(', ') || 'none'}.`;
+}
+
+/**
+ * `#/services/<id>`: one service: enable/disable, delete, its secrets and config through forms
+ * generated from their schemas, replacing its definition, its tools.
+ */
+export function ServicePage({ client, id }: { client: CyrnelClient; id: string }) {
+  const [service, setService] = useState<ServiceDetail | undefined>();
+  const [present, setPresent] = useState<string[]>([]);
+  const [tools, setTools] = useState<ToolRecord[]>([]);
+  const [config, setConfig] = useState<Record<string, unknown> | undefined>();
+  const [confirmDelete, setConfirmDelete] = useState(false);
+  const [update, setUpdate] = useState({ source: 'file', url: '', text: '' });
+  const [changes, setChanges] = useState('');
+  const { error, busy, run } = useAction();
+  const load = () =>
+    run(async () => {
+      setService(await client.services.get(id));
+      setPresent((await client.services.getSecrets(id)).present);
+      setConfig((await client.services.getConfig(id)).config);
+      setTools((await client.tools.list({ serviceId: id, limit: 100 })).items);
+    });
+  useEffect(() => void load(), [id]);
+  if (!service || !config) return <ErrorLine error={error} />;
+  const replaceDefinition = (event: Event) => {
+    event.preventDefault();
+    void run(async () => {
+      const updated = await client.services.update(
+        id,
+        update.source === 'url' ? { url: update.url.trim() } : { definition: update.text },
+      );
+      const after = (await client.tools.list({ serviceId: id, limit: 100 })).items;
+      setService(updated);
+      setTools(after);
+      setChanges(definitionChanges(tools, after));
+    });
+  };
+  return (
+    <>
+      <h1>
+        {service.id} — {service.name}
+      </h1>
+      <ErrorLine error={error} />
+      <div class="row">
+        <Pill on={service.enabled} yes="enabled" no="disabled" />
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() => run(async () => setService(await client.services.setEnabled(id, !service.enabled)))}
+        >
+          {service.enabled ? 'Disable' : 'Enable'}
+        </button>
+        {confirmDelete ? (
+          <button
+            type="button"
+            class="danger"
+            onClick={() =>
+              run(async () => {
+                await client.services.delete(id);
+                go('services');
+              })
+            }
+          >
+            Really delete {service.id}
+          </button>
+        ) : (
+          <button type="button" class="secondary" onClick={() => setConfirmDelete(true)}>
+            Delete…
+          </button>
+        )}
+      </div>
+      <p>{service.description}</p>
+      <h2>Secrets</h2>
+      <SchemaForm
+        key={`secrets-${present.join(',')}`}
+        title="Secrets"
+        schema={service.secretsSchema}
+        initial={{}}
+        secret
+        present={present}
+        onSave={async (patch) => {
+          await client.services.patchSecrets(id, patch);
+          setPresent((await client.services.getSecrets(id)).present);
+        }}
+      />
+      <h2>Config</h2>
+      <SchemaForm
+        title="Config"
+        schema={service.configSchema}
+        initial={config}
+        secret={false}
+        onSave={async (patch) => {
+          setConfig((await client.services.patchConfig(id, patch)).config);
+        }}
+      />
+      <h2>Update the definition</h2>
+      <form onSubmit={replaceDefinition}>
+        <DefinitionSource prefix="update" label="New definition from" value={update} onChange={setUpdate} />
+        <div class="row">
+          <button type="submit" disabled={busy}>
+            Replace the definition
+          </button>
+        </div>
+      </form>
+      {changes ? <p data-testid="definition-changes">{changes}</p> : null}
+      <h2>Tools ({tools.length})</h2>
+      <ToolTable tools={tools} />
+    </>
+  );
+}

@@ -1,0 +1,65 @@
+import type { CyrnelClient } from '@cyrnel/client';
+import type { ToolDetail } from '@cyrnel/sdk/api';
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorLine } from '../components/error-line';
+import { Markdown } from '../components/markdown';
+import { Pill } from '../components/pill';
+import { useAction } from '../components/use-action';
+
+/** `#/tools/<service>/<tool>`: one tool: enable/disable, its docs and its input/output schemas. */
+export function ToolPage({
+  client,
+  serviceId,
+  toolId,
+}: {
+  client: CyrnelClient;
+  serviceId: string;
+  toolId: string;
+}) {
+  const [tool, setTool] = useState<ToolDetail | undefined>();
+  const [docs, setDocs] = useState('');
+  const { error, busy, run } = useAction();
+  useEffect(
+    () =>
+      void run(async () => {
+        setTool(await client.tools.get(serviceId, toolId));
+        setDocs(await client.tools.docs(serviceId, toolId));
+      }),
+    [serviceId, toolId],
+  );
+  if (!tool) return <ErrorLine error={error} />;
+  return (
+    <>
+      <h1>
+        {serviceId}.{toolId}
+      </h1>
+      <ErrorLine error={error} />
+      <div class="row">
+        <Pill on={tool.enabled} yes="enabled" no="disabled" />
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            run(async () => setTool(await client.tools.setEnabled(serviceId, toolId, !tool.enabled)))
+          }
+        >
+          {tool.enabled ? 'Disable' : 'Enable'}
+        </button>
+      </div>
+      <h2>Docs</h2>
+      <div data-testid="tool-docs">
+        <Markdown text={docs} />
+      </div>
+      <div class="grid">
+        <div>
+          <h2>Input schema</h2>
+          <pre>{JSON.stringify(tool.inputSchema, null, 2)}</pre>
+        </div>
+        <div>
+          <h2>Output schema</h2>
+          <pre>{JSON.stringify(tool.outputSchema, null, 2)}</pre>
+        </div>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,153 @@
+import { writeSync } from 'node:fs';
+import type { CatalogChange } from '@cyrnel/sdk';
+import {
+  CATASTROPHIC_ERROR_MARKER,
+  type ChildBatch,
+  type ChildCallKind,
+  type ChildMessage,
+  type ChildSettings,
+  type HostMessage,
+} from '../shared/sandbox-protocol';
+import { createAuditLog } from './audit-log';
+import { createDirectToolCalls } from './direct-tool-calls';
+import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
+
+/**
+ * A runner whose isolate reports V8 losing control of it (isolated-vm asks the owner to end the
+ * process then). The line goes out synchronously (an IPC message would be lost with the process)
+ * so the host's crash message can say what happened instead of assuming memory.
+ */
+function newRunner(settings: ChildSettings): IsolateRunner {
+  return createIsolateRunner({
+    memoryLimitMb: settings.memoryLimitMb || 128,
+    onCatastrophicError: (message) => {
+      try {
+        writeSync(2, `${CATASTROPHIC_ERROR_MARKER}${String(message).replace(/\s+/g, ' ').slice(0, 300)}\n`);
+      } finally {
+        process.abort();
+      }
+    },
+  });
+}
+
+/** Messages to the host, batched: one IPC message per event-loop turn. */
+interface Outbox {
+  /** Send at the end of this turn, keeping a console flood from becoming a message flood. */
+  send(message: ChildMessage): void;
+  /** Send now, not at the next turn (the answer to a change the host is waiting for). */
+  sendNow(message: ChildMessage): void;
+}
+
+function createOutbox(): Outbox {
+  const outbox: ChildMessage[] = [];
+  let flushing = false;
+  const flush = () => {
+    flushing = false;
+    if (outbox.length === 0) return;
+    const batch: ChildBatch = { t: 'batch', m: outbox.splice(0) };
+    process.send?.(batch);
+  };
+  return {
+    send(message) {
+      outbox.push(message);
+      if (flushing) return;
+      flushing = true;
+      setImmediate(flush);
+    },
+    sendNow(message) {
+      outbox.push(message);
+      flush();
+    },
+  };
+}
+
+/**
+ * Serve executions over this process's IPC channel (the child side of `SandboxProcess`): each
+ * execution in an isolate of its own (one warm isolate is kept between executions; the host
+ * decides how many run here at once); exits when the host disconnects.
+ */
+export function serveSandbox(settings: ChildSettings): void {
+  let spare: IsolateRunner | undefined = newRunner(settings);
+  const running = new Map<number, IsolateRunner>();
+  const replies = new Map<number, { eid: number; resolve(v: unknown): void; reject(e: unknown): void }>();
+  const { send, sendNow } = createOutbox();
+  let nextCall = 1;
+  /** Aborted when an execution is killed or ends: its direct calls stop with it. */
+  const endings = new Map<number, AbortController>();
+  const audit = createAuditLog();
+
+  const hostCall = (eid: number, kind: ChildCallKind, args: readonly unknown[]) =>
+    new Promise((resolve, reject) => {
+      const id = nextCall++;
+      replies.set(id, { eid, resolve, reject });
+      send({ t: 'call', eid, id, kind, args });
+    });
+  const tools = createDirectToolCalls({
+    runtimeUrl: settings.directCallRuntimeUrl,
+    hostCall,
+    endingOf: (eid) => endings.get(eid)?.signal,
+    audit,
+  });
+
+  async function catalogChanged(id: number, change: CatalogChange) {
+    try {
+      await tools.changed(change);
+    } finally {
+      sendNow({ t: 'ack', id });
+    }
+  }
+
+  async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
+    const runner = spare ?? newRunner(settings);
+    spare = undefined;
+    running.set(eid, runner);
+    const ending = new AbortController();
+    endings.set(eid, ending);
+    const result = await runner
+      .run(job, {
+        call: (kind, args) => (kind === 'invoke' ? tools.invoke(eid, args) : hostCall(eid, kind, args)),
+        write: (stream, text) => send({ t: stream, eid, text }),
+        output: (json) => send({ t: 'output', eid, json }),
+        activity: (awaiting) => send({ t: 'activity', eid, awaiting }),
+      })
+      .catch((error: unknown) => ({
+        exit: 'failed' as const,
+        error: `The sandbox failed: ${error instanceof Error ? error.message : String(error)}`,
+      }));
+    running.delete(eid);
+    endings.delete(eid);
+    ending.abort(new Error('The execution has ended'));
+    // One warm isolate is kept for the next execution; those of concurrent ones are released.
+    if (spare) runner.dispose();
+    else spare = runner;
+    // The runner has dropped these calls; settling them only frees their closures here.
+    for (const [id, waiter] of replies) {
+      if (waiter.eid !== eid) continue;
+      replies.delete(id);
+      waiter.reject(new Error('The execution has ended'));
+    }
+    const lines = audit.take(eid);
+    send({ t: 'done', eid, ...result, ...(lines ? { audited: lines } : {}) });
+  }
+
+  process.on('message', (message: HostMessage) => {
+    if (message.t === 'run') void run(message.eid, message.job);
+    else if (message.t === 'kill') {
+      endings.get(message.eid)?.abort(new Error('The execution was stopped'));
+      running.get(message.eid)?.kill();
+    } else if (message.t === 'catalog') void catalogChanged(message.id, message.change);
+    else if (message.t === 'reply') {
+      const waiter = replies.get(message.id);
+      if (!waiter) return;
+      replies.delete(message.id);
+      if (message.ok) waiter.resolve(message.value);
+      else waiter.reject(message.error);
+    }
+  });
+  process.on('disconnect', () => {
+    spare?.dispose();
+    for (const runner of running.values()) runner.dispose();
+    process.exit(0);
+  });
+  send({ t: 'ready' });
+}

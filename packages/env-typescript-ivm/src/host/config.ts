@@ -1,0 +1,105 @@
+import { availableParallelism } from 'node:os';
+import type { JSONSchema } from '@cyrnel/sdk';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+
+/** Module configuration with every default applied. */
+export interface ResolvedConfig {
+  /** Sandbox processes: executions computing in parallel; the rest await the host or queue FIFO. */
+  readonly poolSize: number;
+  /** Executions one sandbox process may host at once while all of them await the host. */
+  readonly executionsPerChild: number;
+  /** A sandbox process idle this long exits (0: never); work forks it again on demand. */
+  readonly idleTimeoutMs: number;
+  /** Heap limit of each isolate, in MB. */
+  readonly memoryLimitMb: number;
+  /** Bytes of stdout kept per execution before truncation. */
+  readonly stdoutCapBytes: number;
+  /** Bytes of stderr kept per execution before truncation. */
+  readonly stderrCapBytes: number;
+  /** Bytes of merged `cyrnel.output` JSON allowed per execution. */
+  readonly outputCapBytes: number;
+  /** Deadline used when an execution arrives with `timeoutMs: null`. */
+  readonly defaultTimeoutMs: number;
+  /** Deadline of one rendering of type declarations, tool docs or a signature in the render worker. */
+  readonly renderTimeoutMs: number;
+  /**
+   * Sandbox processes call portable adapters' tools themselves when the host offers it, saving
+   * the host a round trip and its own work per call.
+   */
+  readonly directToolCalls: boolean;
+}
+
+/** Schema of the module configuration (the host validates and applies defaults). */
+export const configSchema: JSONSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    poolSize: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 256,
+      description: 'Sandbox processes; default: os.availableParallelism()',
+    },
+    executionsPerChild: {
+      type: 'integer',
+      minimum: 1,
+      maximum: 64,
+      default: 8,
+      description:
+        'Executions one sandbox process may host at once: more than one only while all of them await tool calls or timers, so waiting programs do not hold the CPU slots. A crash of the process fails all of them. 1: one execution per process.',
+    },
+    idleTimeoutMs: {
+      type: 'integer',
+      minimum: 0,
+      maximum: MAX_TIMER_DELAY_MS,
+      default: 300_000,
+      description:
+        'A sandbox process without work for this long exits, so an idle server holds no sandbox memory; the next execution forks one again (≈ 0.1 s). 0: never.',
+    },
+    memoryLimitMb: { type: 'integer', minimum: 8, maximum: 8192, default: 128 },
+    stdoutCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
+    stderrCapBytes: { type: 'integer', minimum: 0, default: 1_048_576 },
+    outputCapBytes: { type: 'integer', minimum: 2, default: 4_194_304 },
+    defaultTimeoutMs: { type: 'integer', minimum: 1, default: 30_000 },
+    renderTimeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TIMER_DELAY_MS,
+      default: 60_000,
+      description:
+        'Deadline of one rendering of type declarations, tool docs or a signature, which run in a worker thread; past it the rendering fails and the worker is replaced.',
+    },
+    directToolCalls: {
+      type: 'boolean',
+      default: true,
+      description:
+        'Sandbox processes make the tool calls of portable adapters (openapi) themselves, with what the host prepared once per catalog change (the service snapshot, its config and secrets, the input schema), instead of asking the host for each call. false: every call goes through the host.',
+    },
+  },
+};
+
+/** The module has no secrets. */
+export const secretsSchema: JSONSchema = { type: 'object', additionalProperties: false, properties: {} };
+
+function intIn(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max
+    ? value
+    : fallback;
+}
+
+/** Apply defaults; values outside their range fall back to the default (the host validated already). */
+export function resolveConfig(config: Record<string, unknown> = {}): ResolvedConfig {
+  const cpus = Math.max(1, availableParallelism());
+  return {
+    poolSize: intIn(config.poolSize, 1, 256, cpus),
+    executionsPerChild: intIn(config.executionsPerChild, 1, 64, 8),
+    idleTimeoutMs: intIn(config.idleTimeoutMs, 0, MAX_TIMER_DELAY_MS, 300_000),
+    memoryLimitMb: intIn(config.memoryLimitMb, 8, 8192, 128),
+    stdoutCapBytes: intIn(config.stdoutCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
+    stderrCapBytes: intIn(config.stderrCapBytes, 0, Number.MAX_SAFE_INTEGER, 1_048_576),
+    outputCapBytes: intIn(config.outputCapBytes, 2, Number.MAX_SAFE_INTEGER, 4_194_304),
+    defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, MAX_TIMER_DELAY_MS, 30_000),
+    renderTimeoutMs: intIn(config.renderTimeoutMs, 1, MAX_TIMER_DELAY_MS, 60_000),
+    directToolCalls: config.directToolCalls !== false,
+  };
+}

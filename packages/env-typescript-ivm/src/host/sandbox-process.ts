@@ -1,0 +1,263 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
+import { callError, toCallError } from '../shared/call-error';
+import type { RunJob, RunResult } from '../shared/run-job';
+import {
+  AUDIT_FD,
+  type ChildBatch,
+  type ChildMessage,
+  type ChildSettings,
+  type HostMessage,
+} from '../shared/sandbox-protocol';
+import { readAuditLines } from './audit-reader';
+import { createChildInbox } from './child-inbox';
+import { crashMessage } from './crash-message';
+
+/** Host-side handlers of one execution's events. */
+export interface ExecutionHandlers {
+  /** Answer a host call from the sandbox (bindings), or a direct call's preparation. */
+  call(kind: Extract<ChildMessage, { t: 'call' }>['kind'], args: readonly unknown[]): Promise<unknown>;
+  /** A tool call the child made itself (for the audit). */
+  direct?(event: DirectCallEvent): void;
+  /** stdout/stderr text (already capped by the child). */
+  write(stream: 'stdout' | 'stderr', text: string): void;
+  /** An output patch as JSON text. */
+  output(json: string): void;
+}
+
+/** One supervised sandbox child running executions, each in an isolate of its own. */
+export interface SandboxProcess {
+  /** The child's process id (undefined when it could not be forked). */
+  readonly pid: number | undefined;
+  /** True until the child exits. */
+  readonly alive: boolean;
+  /** True once the child has sent anything (it started serving). */
+  readonly ready: boolean;
+  /** Executions running in this child. */
+  readonly executions: number;
+  /** Of those, how many the child reported awaiting the host (their isolates idle). */
+  readonly awaiting: number;
+  /** Run one execution; resolves when it ends, also when the child dies under it (all of its executions fail). */
+  run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<RunResult>;
+  /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
+  stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
+  /**
+   * Tell the child the catalog changed; resolves once it dropped what direct calls prepared, or
+   * once it is dead: a child that does not answer within `graceMs` is killed.
+   */
+  catalogChanged(change: CatalogChange, graceMs: number): Promise<void>;
+  /** Kill the child (SIGKILL) and wait for its exit. */
+  destroy(): Promise<void>;
+}
+
+/** Options of {@link spawnSandboxProcess}. */
+export interface SandboxProcessOptions {
+  /** Absolute path of the built `sandbox-child.js`. */
+  readonly childPath: string;
+  readonly memoryLimitMb: number;
+  /** Where the child loads the host's direct-call runtime (absent: every call goes through the host). */
+  readonly directCallRuntimeUrl?: string;
+  /** Called once when the child has exited and its stderr is drained (crash or destroy). */
+  readonly onExit: (process: SandboxProcess, how: ChildExit) => void;
+  /** Called when one of its executions started or stopped awaiting the host. */
+  readonly onActivity?: (process: SandboxProcess) => void;
+}
+
+interface Job {
+  readonly eid: number;
+  readonly handlers: ExecutionHandlers;
+  readonly settle: (result: RunResult) => void;
+  /** Audit lines read for it so far. */
+  audited: number;
+  /** Its end, held until the audit lines its `done` announced have been read. */
+  held?: { readonly lines: number; readonly result: RunResult };
+  forced?: 'timeout' | 'canceled';
+  awaiting?: boolean;
+  killTimer?: NodeJS.Timeout;
+}
+
+/** How a child ended. */
+export interface ChildExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+}
+
+/** Fork a sandbox child. */
+export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProcess {
+  const settings: ChildSettings = {
+    memoryLimitMb: options.memoryLimitMb,
+    ...(options.directCallRuntimeUrl ? { directCallRuntimeUrl: options.directCallRuntimeUrl } : {}),
+  };
+  const child: ChildProcess = fork(options.childPath, [JSON.stringify(settings)], {
+    // The child's own heap only carries IPC values; isolates have their own limit.
+    execArgv: ['--no-node-snapshot', `--max-old-space-size=${Math.max(256, options.memoryLimitMb * 2)}`],
+    serialization: 'advanced',
+    // fd 4: the audit pipe of direct tool calls (AUDIT_FD), written synchronously by the child.
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'],
+    // Its own process group: a Ctrl-C in the server's terminal reaches the server, whose graceful
+    // shutdown stops executions in order, not the children at once. The IPC channel still ties
+    // the child to the host (it exits on disconnect), so it never outlives the server.
+    detached: true,
+  });
+  let alive = true;
+  let ready = false;
+  let stderrTail = '';
+  const jobs = new Map<number, Job>();
+  let awaiting = 0;
+  // 'close' comes after 'exit' once stderr is drained, so the crash message sees the last lines.
+  const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+
+  const post = (message: HostMessage) => {
+    if (!alive || !child.connected) return;
+    try {
+      child.send(message);
+    } catch {
+      // A value the bindings returned that cannot be cloned: answer the call with an error instead.
+      if (message.t === 'reply') {
+        child.send({
+          t: 'reply',
+          id: message.id,
+          ok: false,
+          error: callError('upstream_failed', 'The tool result could not be copied into the sandbox'),
+        });
+      }
+    }
+  };
+  const finish = (job: Job, result: RunResult) => {
+    jobs.delete(job.eid);
+    if (job.awaiting) awaiting--;
+    clearTimeout(job.killTimer);
+    job.settle(result);
+  };
+  const acks = new Map<number, () => void>();
+  let nextAck = 1;
+  const handle = (message: ChildMessage) => {
+    if (message.t === 'ready') return;
+    if (message.t === 'ack') {
+      acks.get(message.id)?.();
+      return;
+    }
+    const job = jobs.get(message.eid);
+    if (!job) return;
+    if (message.t === 'activity') {
+      if (job.awaiting === message.awaiting) return;
+      job.awaiting = message.awaiting;
+      awaiting += message.awaiting ? 1 : -1;
+      options.onActivity?.(self);
+    } else if (message.t === 'call') {
+      job.handlers.call(message.kind, message.args).then(
+        (value) => post({ t: 'reply', id: message.id, ok: true, value }),
+        (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
+      );
+    } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
+    else if (message.t === 'output') job.handlers.output(message.json);
+    else if (message.t === 'done') {
+      const result: RunResult = job.forced
+        ? { exit: job.forced }
+        : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) };
+      const lines = typeof message.audited === 'number' ? message.audited : 0;
+      // Every call the run made is recorded before its end: lines still in the pipe come first.
+      if (job.audited < lines) job.held = { lines, result };
+      else finish(job, result);
+    }
+  };
+
+  const auditPipe = child.stdio[AUDIT_FD];
+  if (auditPipe) {
+    readAuditLines(auditPipe, (line) => {
+      const job = jobs.get(line.eid);
+      if (!job) return;
+      job.audited++;
+      job.handlers.direct?.(line.event);
+      if (job.held && job.audited >= job.held.lines) finish(job, job.held.result);
+    });
+  }
+
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
+  });
+  const inbox = createChildInbox(handle);
+  child.on('message', (message: ChildBatch) => {
+    if (message?.t !== 'batch' || !Array.isArray(message.m)) return;
+    ready = true;
+    inbox.receive(message.m);
+  });
+  child.on('error', () => {});
+  child.once('exit', () => {
+    alive = false;
+  });
+  child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
+    alive = false;
+    // What the child said before it went comes first (an exit it reported is not a crash).
+    inbox.drainAll();
+    // Every execution the child held goes down with it; each is recorded on its own.
+    const crash = crashMessage(signal, code, stderrTail, options.memoryLimitMb);
+    const shared = jobs.size > 1 ? ` (with ${jobs.size - 1} other execution(s) sharing the sandbox)` : '';
+    for (const job of [...jobs.values()]) {
+      // A run that ended before the crash keeps its own end (only its audit lines were pending).
+      finish(
+        job,
+        job.held?.result ??
+          (job.forced ? { exit: job.forced } : { exit: 'failed', error: `${crash}${shared}` }),
+      );
+    }
+    options.onExit(self, { code, signal });
+  });
+
+  const self: SandboxProcess = {
+    pid: child.pid,
+    get alive() {
+      return alive;
+    },
+    get ready() {
+      return ready;
+    },
+    get executions() {
+      return jobs.size;
+    },
+    get awaiting() {
+      return awaiting;
+    },
+    run(eid, job, handlers) {
+      return new Promise<RunResult>((settle) => {
+        if (!alive) {
+          settle({ exit: 'failed', error: 'The sandbox process is not running' });
+          return;
+        }
+        jobs.set(eid, { eid, handlers, settle, audited: 0 });
+        post({ t: 'run', eid, job });
+      });
+    },
+    stop(eid, reason, graceMs) {
+      const job = jobs.get(eid);
+      if (!job || job.forced) return;
+      job.forced = reason;
+      post({ t: 'kill', eid });
+      job.killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    },
+    catalogChanged(change, graceMs) {
+      if (!alive) return Promise.resolve();
+      const id = nextAck++;
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          acks.delete(id);
+          resolve();
+        };
+        // A child that cannot answer may still hold what changed: it does not outlive the change.
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          void exited.then(done);
+        }, graceMs);
+        acks.set(id, done);
+        void exited.then(done);
+        post({ t: 'catalog', id, change });
+      });
+    },
+    async destroy() {
+      if (alive) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  return self;
+}

@@ -1,0 +1,158 @@
+import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import { type ResolvedConfig, resolveConfig } from './config';
+import { resolveDistFile } from './dist-file';
+import { performHostCall } from './host-calls';
+import { createRenderer, type Renderer } from './renderer';
+import { generateRuntimeDocs } from './runtime-docs';
+import { createSandboxPool, type SandboxPool } from './sandbox-pool';
+
+/** Options of {@link createTypescriptEnvironment}. */
+export interface TypescriptEnvironmentOptions {
+  /** Path of the built sandbox child script; defaults to `sandbox-child.js` beside this file or in `dist/`. */
+  readonly childPath?: string;
+  /** Path of the built render worker; defaults to `render-worker.js` beside this file or in `dist/`. */
+  readonly renderWorkerPath?: string;
+}
+
+/** Locate the built child entry: beside the bundle in `dist/`, or in the package's `dist/` when running from `src/`. */
+export function resolveChildPath(): string {
+  return resolveDistFile('sandbox-child.js');
+}
+
+interface Active {
+  readonly bindings: EnvironmentBindings;
+  readonly config: ResolvedConfig;
+  readonly pool: SandboxPool;
+  readonly logger: ModuleLogger;
+  /** Ends the subscription to catalog changes (direct calls). */
+  readonly unsubscribe: () => void;
+}
+
+function guard(logger: ModuleLogger, what: string, fn: () => void) {
+  try {
+    fn();
+  } catch (error) {
+    logger.warn(`bindings.${what} threw`, { error: error instanceof Error ? error.message : String(error) });
+  }
+}
+
+/** Create a not yet set-up `typescript-ivm` environment. */
+export function createTypescriptEnvironment(options: TypescriptEnvironmentOptions = {}): EnvironmentModule {
+  let active: Active | undefined;
+  // Started on the first rendering (with the config of that time), closed by `setup` and `teardown`.
+  let renderer: Renderer | undefined;
+  const rendering = (): Renderer => {
+    renderer ??= createRenderer({
+      workerPath: options.renderWorkerPath ?? resolveDistFile('render-worker.js'),
+      timeoutMs: (active?.config ?? resolveConfig()).renderTimeoutMs,
+    });
+    return renderer;
+  };
+  const stopRendering = () => {
+    renderer?.close();
+    renderer = undefined;
+  };
+
+  return {
+    async setup({ config, logger, bindings }) {
+      if (active) {
+        active.unsubscribe();
+        await active.pool.close();
+      }
+      stopRendering();
+      const resolved = resolveConfig(config);
+      const direct = resolved.directToolCalls ? bindings.directCalls : undefined;
+      const pool = createSandboxPool({
+        ...(direct ? { directCallRuntimeUrl: direct.runtimeUrl } : {}),
+        size: resolved.poolSize,
+        executionsPerChild: resolved.executionsPerChild,
+        memoryLimitMb: resolved.memoryLimitMb,
+        idleTimeoutMs: resolved.idleTimeoutMs,
+        childPath: options.childPath ?? resolveChildPath(),
+        onChildStart: ({ pid }) => logger.debug('sandbox process started', { pid }),
+        onChildExit: ({ pid, code, signal, respawnDelayMs }) =>
+          logger.info('sandbox process exited; replacing it', { pid, code, signal, respawnDelayMs }),
+        onChildRetire: ({ pid }) =>
+          logger.debug('sandbox process stopped after idling', {
+            pid,
+            idleTimeoutMs: resolved.idleTimeoutMs,
+          }),
+      });
+      // A change is acknowledged by the host only once every sandbox process dropped its copy.
+      const unsubscribe = direct?.onChange((change) => pool.catalogChanged(change)) ?? (() => {});
+      active = { bindings, config: resolved, pool, logger, unsubscribe };
+    },
+
+    async execute(input): Promise<ExecutionExitState> {
+      const env = active;
+      if (!env) throw new Error('typescript-ivm: execute called before setup');
+      const { bindings, config, logger } = env;
+      const { eid } = input;
+      const requested = input.options?.timeoutMs;
+      const timeoutMs =
+        typeof requested === 'number' && Number.isFinite(requested) && requested > 0
+          ? Math.min(requested, MAX_TIMER_DELAY_MS)
+          : config.defaultTimeoutMs;
+      guard(logger, 'setState', () => bindings.setState(eid, 'queued'));
+      if (typeof input.code !== 'string') {
+        guard(logger, 'setError', () => bindings.setError(eid, 'code must be a string'));
+        return 'failed';
+      }
+      const result = await env.pool.run(
+        eid,
+        {
+          code: input.code,
+          timeoutMs,
+          stdoutCapBytes: config.stdoutCapBytes,
+          stderrCapBytes: config.stderrCapBytes,
+          outputCapBytes: config.outputCapBytes,
+        },
+        {
+          started: () => guard(logger, 'setState', () => bindings.setState(eid, 'running')),
+          call: (kind, args) =>
+            performHostCall(bindings, eid, kind, args, (tool) => rendering().signature(tool)),
+          direct: (event) =>
+            guard(logger, 'directCalls.record', () => bindings.directCalls?.record(eid, event)),
+          write: (stream, text) =>
+            guard(logger, 'emit', () =>
+              stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
+            ),
+          output: (json) =>
+            guard(logger, 'emitOutput', () =>
+              bindings.emitOutput(eid, JSON.parse(json) as Record<string, unknown>),
+            ),
+        },
+      );
+      if (result.error !== undefined) {
+        const message = result.error;
+        guard(logger, 'setError', () => bindings.setError(eid, message));
+      }
+      return result.exit;
+    },
+
+    async kill(eid) {
+      active?.pool.kill(eid);
+    },
+
+    async generateDocs() {
+      return generateRuntimeDocs(active?.config ?? resolveConfig());
+    },
+
+    async generateToolDocs(input) {
+      return rendering().toolDocs(input);
+    },
+
+    async generateTypes(tools) {
+      return rendering().types(tools);
+    },
+
+    async teardown() {
+      const env = active;
+      active = undefined;
+      env?.unsubscribe();
+      stopRendering();
+      await env?.pool.close();
+    },
+  };
+}
