@@ -64,3 +64,34 @@ describe('PostgreSQL tool search beyond the kit', () => {
     }
   });
 });
+
+describe('PostgreSQL stores in schemas of one database', () => {
+  it('migrates a fresh schema whatever another schema of the database holds, and refuses only its own newer migrations', async () => {
+    // A schema holding nothing but a migration table of a newer cyrnel (as a crashed or later
+    // version might leave): the introspection lists it beside this store's own tables.
+    const stranger = `cyrnel_t_${randomBytes(6).toString('hex')}`;
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: URL });
+    await admin.connect();
+    try {
+      await admin.query(`create schema "${stranger}"`);
+      await admin.query(
+        `create table "${stranger}".cyrnel_migration (name text primary key, timestamp text)`,
+      );
+      await admin.query(`insert into "${stranger}".cyrnel_migration values ('9999-from-the-future', 'now')`);
+      const { store, close } = await postgresStore();
+      try {
+        expect(await store.catalog.listServices({ limit: 1 })).toEqual([]);
+      } finally {
+        await close();
+      }
+      // Opened in the stranger's own schema, the newer migration is refused as before.
+      await expect(openPostgresStore({ url: URL, schema: stranger, maxConnections: 1 })).rejects.toThrow(
+        /newer version of cyrnel \(unknown migrations: 9999-from-the-future\)/,
+      );
+    } finally {
+      await admin.query(`drop schema if exists "${stranger}" cascade`);
+      await admin.end();
+    }
+  });
+});
