@@ -1,16 +1,9 @@
+export type { ProcessHostOptions } from '../several-hosts/process-host-options';
 export { createMemoryProcessStorage } from './memory-process-storage';
+export { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './process-errors';
 export type { WaitOptions } from './process-input';
 export { DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './process-limits';
-export {
-  createProcessManager,
-  DELETED_ERROR,
-  INTERRUPTED_ERROR,
-  KILLED_ERROR,
-  type ProcessHostOptions,
-  type ProcessManager,
-  type ProcessManagerOptions,
-  SHUTDOWN_ERROR,
-} from './process-manager';
+export { createProcessManager, type ProcessManager, type ProcessManagerOptions } from './process-manager';
 export type {
   ClaimedProcess,
   HostRecord,
