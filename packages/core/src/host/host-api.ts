@@ -1,6 +1,7 @@
 import type { ToolDocsInput, TypesSelection } from '@cyrnel/sdk';
 import type {
   CreateProcessRequest,
+  InstallServiceRequest,
   JsonPatch,
   ListResponse,
   ModuleDetail,
@@ -25,34 +26,19 @@ import type {
   ToolDetail,
   ToolListQuery,
   ToolRecord,
+  UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
+import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import type { WaitOptions } from '../processes/process-input';
 
-/** Install request as the core sees it: the definition text already downloaded by the caller. */
-export interface InstallServiceInput {
-  /** Service id. */
-  id: string;
-  /** Adapter module id. */
-  adapter: string;
-  /** Definition text. */
-  definition: string;
-  /** Where the text came from (a URL), or null/undefined for inline definitions. */
-  source?: string | null;
-  /** Initial configuration. */
-  config?: Record<string, unknown>;
-  /** Initial secrets. */
-  secrets?: Record<string, unknown>;
-  /** Enable after install. */
-  enabled?: boolean;
-}
+/**
+ * An install request (`InstallServiceRequest`): the definition by `url` (downloaded by the host)
+ * or inline as `definition`, exactly one of them.
+ */
+export type InstallServiceInput = InstallServiceRequest;
 
-/** Update request as the core sees it. */
-export interface UpdateServiceInput {
-  /** New definition text. */
-  definition: string;
-  /** Where the text came from, or null for inline definitions. */
-  source?: string | null;
-}
+/** An update request (`UpdateServiceRequest`): a new definition by `url` or inline, exactly one of them. */
+export type UpdateServiceInput = UpdateServiceRequest;
 
 /** Module operations (SPEC §3 "Modules"). */
 export interface ModulesApi {
@@ -76,8 +62,18 @@ export interface ModulesApi {
 export interface ServicesApi {
   list(query?: ServiceListQuery): Promise<ListResponse<ServiceRecord>>;
   get(serviceId: string): Promise<ServiceDetail>;
-  install(input: InstallServiceInput): Promise<ServiceDetail>;
-  update(serviceId: string, input: UpdateServiceInput): Promise<ServiceDetail>;
+  /**
+   * Install a service from a definition text or a URL; the request is checked here, once, for
+   * every front end. A URL is downloaded with `download` (the caller's outbound policy, size and
+   * time limits, abort signal), each over the host's own (`CreateHostOptions.registries`).
+   */
+  install(input: InstallServiceInput, download?: Partial<DownloadDefinitionOptions>): Promise<ServiceDetail>;
+  /** Replace a service's definition (text or URL, downloaded as for `install`); the same text changes nothing. */
+  update(
+    serviceId: string,
+    input: UpdateServiceInput,
+    download?: Partial<DownloadDefinitionOptions>,
+  ): Promise<ServiceDetail>;
   delete(serviceId: string): Promise<void>;
   setEnabled(serviceId: string, enabled: boolean): Promise<ServiceDetail>;
   getConfig(serviceId: string): Promise<Record<string, unknown>>;
