@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { createMemoryProcessStorage, INTERRUPTED_ERROR, type ProcessStorage } from '../index';
-import { newProcess } from '../testing/process-storage-contract';
+import { newProcess } from '../testing/new-process';
 import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
 
 const setup = trackTestManagers();
