@@ -21,7 +21,7 @@ export interface DirectCallsHostOptions {
   readonly outbound?: OutboundPolicy;
 }
 
-/** The host side of direct calls (issue 21), shared by every environment. */
+/** The host side of direct calls, shared by every environment. */
 export interface DirectCallsHost {
   /** `file:` URL of the built runtime (`dist/direct-call-runtime.js`). */
   readonly runtimeUrl: string;

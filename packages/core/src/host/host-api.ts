@@ -40,7 +40,7 @@ export type InstallServiceInput = InstallServiceRequest;
 /** An update request (`UpdateServiceRequest`): a new definition by `url` or inline, exactly one of them. */
 export type UpdateServiceInput = UpdateServiceRequest;
 
-/** Module operations (SPEC §3 "Modules"). */
+/** Module operations. */
 export interface ModulesApi {
   list(query?: ModuleListQuery): Promise<ListResponse<ModuleRecord>>;
   get(moduleId: string): Promise<ModuleDetail>;
@@ -58,7 +58,7 @@ export interface ModulesApi {
   configure(moduleId: string, patch: unknown): Promise<ModuleDetail>;
 }
 
-/** Service operations (SPEC §3 "Services"). */
+/** Service operations. */
 export interface ServicesApi {
   list(query?: ServiceListQuery): Promise<ListResponse<ServiceRecord>>;
   get(serviceId: string): Promise<ServiceDetail>;
@@ -85,13 +85,13 @@ export interface ServicesApi {
   /** Re-resolve a registry-installed service's entry; an unchanged text changes nothing. */
   updateFromRegistry(serviceId: string): Promise<RegistryUpdateResult>;
   /**
-   * List the service's tools again through its adapter's `refreshDefinition` (issue 18): 409
+   * List the service's tools again through its adapter's `refreshDefinition` (MCP servers discover their tools live): 409
    * `refresh_not_supported` without one. Tools that remain keep their flag.
    */
   refresh(serviceId: string): Promise<ServiceRefreshResult>;
 }
 
-/** The configured registries (issue 16). */
+/** The configured registries. */
 export interface RegistriesApi {
   /** Each configured registry, read now. */
   list(): Promise<RegistrySummary[]>;
@@ -101,7 +101,7 @@ export interface RegistriesApi {
   modules(): Promise<RegistryListing[]>;
 }
 
-/** Tool operations (seed 004). */
+/** Tool operations. */
 export interface ToolsApi {
   list(query?: ToolListQuery): Promise<ListResponse<ToolRecord>>;
   get(serviceId: string, toolId: string): Promise<ToolDetail>;
@@ -125,7 +125,7 @@ export interface EnvironmentApi {
   types(selection?: TypesSelection): Promise<string>;
 }
 
-/** Process operations (SPEC §3 "Processes"). */
+/** Process operations. */
 export interface ProcessesApi {
   /** Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key. */
   create(

@@ -51,7 +51,7 @@ export interface ModuleRegistryOptions {
   readonly onModulesChanged?: () => void;
 }
 
-/** Modules: registration, reconciliation with the table, activation, draining (SPEC §3). */
+/** Modules: registration, reconciliation with the table, activation, draining. */
 export interface ModuleRegistry {
   readonly environments: EnvironmentProvider;
   /** Register built-ins, scan, reconcile and activate; call once. */
@@ -85,7 +85,7 @@ export interface ModuleRegistry {
   /** Every module whose code this host has, with its status here. */
   statuses(): Record<string, ModuleStatus>;
   /**
-   * Follow module changes another host made (issue 22): enable, disable, config and secrets, read
+   * Follow module changes another host made: enable, disable, config and secrets, read
    * from the shared table; a module whose code is not here is left alone.
    */
   resync(): Promise<void>;
@@ -217,7 +217,8 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     const taken = new Set<string>();
     for (const module of [...builtins, ...scan.found]) {
       if (taken.has(module.info.id)) {
-        // First registration wins (SPEC §3): built-ins, then directories in name order.
+        // First registration wins: built-ins, then directories in name order (a custom module cannot
+        // replace a built-in one, and a scan always registers the same one).
         skipped.push({
           dir: module.dir ? basename(module.dir) : module.info.id,
           error: `module id ${module.info.id} is already registered`,

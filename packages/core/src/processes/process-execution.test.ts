@@ -132,7 +132,7 @@ describe('timeoutMs: null', () => {
   });
 });
 
-describe('lifecycle writes (issue 21)', () => {
+describe('lifecycle writes', () => {
   /** A memory storage that counts the statements a run costs. */
   const counting = () => {
     const inner = createMemoryProcessStorage();

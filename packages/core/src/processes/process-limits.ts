@@ -1,6 +1,6 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 
-/** Size and count limits of the process manager (SPEC §3, §9). */
+/** Size and count limits of the process manager. */
 export interface ProcessLimits {
   /** Largest accepted code, in UTF-8 bytes. */
   readonly maxCodeBytes: number;
@@ -37,7 +37,7 @@ export interface ProcessLimits {
   readonly queueStallMs: number;
 }
 
-/** The defaults of SPEC §9. */
+/** The defaults of every limit. */
 export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxCodeBytes: 100 * 1024,
   maxStdoutBytes: 1024 * 1024,

@@ -52,7 +52,7 @@ export interface ServiceRegistriesOptions extends RegistryAccess {
   readonly logger: ModuleLogger;
 }
 
-/** Registries: browsing them, installing and updating services from them (issue 16). */
+/** Registries: browsing them, installing and updating services from them. */
 export interface ServiceRegistries {
   /** The configured registries, each read now. */
   list(): Promise<RegistrySummary[]>;
@@ -219,7 +219,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
             service: row.id,
             version: result.service.registry?.version,
           });
-          // An update leaves the service disabled (SPEC §3); unattended, one that was enabled is
+          // An update leaves the service disabled (its new tools were never hydrated); unattended, one that was enabled is
           // enabled again, which validates its config and secrets and hydrates it.
           if (row.enabled) await options.services.setEnabled(row.id, true);
         } catch (error) {
