@@ -21,16 +21,19 @@ export {
   searchWords,
   wordCount,
 } from './catalog/search-text';
-export * from './definition-source/index';
+export {
+  type DownloadDefinitionOptions,
+  downloadBytes,
+  downloadDefinition,
+} from './definition-source/download-definition';
+export {
+  type DefinitionFields,
+  type ResolvedDefinition,
+  resolveDefinition,
+} from './definition-source/resolve-definition';
 export type { EnvironmentLease, EnvironmentProvider } from './environments/environment-provider';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
-export {
-  type CreateHostOptions,
-  createHost,
-  HOST_VERSION,
-  type HostStorage,
-  type RegistryOptions,
-} from './host/create-host';
+export { createHost, HOST_VERSION } from './host/create-host';
 export type {
   CyrnelHost,
   EnvironmentApi,
@@ -42,10 +45,53 @@ export type {
   ToolsApi,
   UpdateServiceInput,
 } from './host/host-api';
+export type { CreateHostOptions, HostStorage, RegistryOptions } from './host/host-options';
 export { type JsonShapeLimits, jsonShapeExceeds } from './json/json-shape';
-export * from './keys/index';
-export * from './outbound/index';
-export * from './processes/index';
+export {
+  type AuthenticatedKey,
+  createKeyRing,
+  hashApiKey,
+  KEY_PREFIX,
+  type KeyRing,
+  type KeyRingOptions,
+} from './keys/key-ring';
+export type { KeyRow, KeyStorage, KeyStorageQuery } from './keys/key-storage';
+export { createMemoryKeyStorage } from './keys/memory-key-storage';
+export {
+  type AddressGuard,
+  type AddressGuardOptions,
+  BLOCKED_CIDRS,
+  createAddressGuard,
+} from './outbound/address-guard';
+export { type Cidr, parseCidr } from './outbound/cidr';
+export {
+  createOutboundPolicy,
+  describeOutboundPolicy,
+  type OutboundPolicyData,
+  type OutboundPolicyOptions,
+  type OwnEndpoint,
+} from './outbound/outbound-policy';
+export { createMemoryProcessStorage } from './processes/memory-process-storage';
+export { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './processes/process-errors';
+export type { WaitOptions } from './processes/process-input';
+export { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './processes/process-limits';
+export {
+  createProcessManager,
+  type ProcessManager,
+  type ProcessManagerOptions,
+} from './processes/process-manager';
+export type {
+  ClaimedProcess,
+  HostRecord,
+  InterruptedScope,
+  NewProcess,
+  ProcessChange,
+  ProcessResults,
+  ProcessStorage,
+  ProcessStorageQuery,
+} from './processes/process-storage';
+export { type ProcessActor, scopeProcesses } from './processes/scope-processes';
+export { MAX_REF_LENGTH, MAX_TIMEOUT_MS } from './processes/validate-create-request';
 export {
   type LoadedSecretsKey,
   type LoadSecretsKeyOptions,
@@ -58,6 +104,7 @@ export {
   MAX_SIGNAL_BYTES,
   type SignalTopic,
 } from './several-hosts/host-signals';
+export type { ProcessHostOptions } from './several-hosts/process-host-options';
 export type { ToolGateway } from './tools/tool-gateway';
 export {
   type BodySchema,

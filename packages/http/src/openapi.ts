@@ -3,7 +3,7 @@ import { ERROR_REASONS, ERROR_STATUS, type ErrorReason } from '@cyrnel/sdk/api';
 import { AGENT_ROUTES } from './middleware/role-guard';
 import { MODULE_LIST_QUERY } from './routes/module-routes';
 import { PROCESS_LIST_QUERY } from './routes/process-routes';
-import { SERVICE_INSTALL_BODY, SERVICE_LIST_QUERY, SERVICE_UPDATE_BODY } from './routes/service-routes';
+import { SERVICE_LIST_QUERY } from './routes/service-routes';
 import { TOOL_LIST_QUERY } from './routes/tool-routes';
 import { PAGE_QUERY, type QuerySchema } from './validation/query';
 
@@ -363,7 +363,7 @@ export const API_ROUTES: readonly Route[] = [
     method: 'post',
     path: '/services',
     summary: 'Install a service from a definition text or a URL',
-    body: SERVICE_INSTALL_BODY,
+    body: REQUEST_BODIES.installService,
     answer: ok(ref('ServiceDetail'), 201),
   },
   {
@@ -397,7 +397,7 @@ export const API_ROUTES: readonly Route[] = [
     method: 'patch',
     path: '/services/:serviceId',
     summary: "Replace the service's definition (text or URL); the same text changes nothing",
-    body: SERVICE_UPDATE_BODY,
+    body: REQUEST_BODIES.updateService,
     answer: ok(ref('ServiceDetail')),
   },
   { method: 'delete', path: '/services/:serviceId', summary: 'Delete a service', answer: ok('none', 204) },

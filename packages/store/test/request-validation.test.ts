@@ -1,4 +1,4 @@
-import { createKeyRing } from '@cyrnel/core';
+import { createKeyRing, createOutboundPolicy } from '@cyrnel/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from './support/harness';
 
@@ -58,13 +58,16 @@ describe('request validation in the host', () => {
   it('refuses install and update input with unknown fields or wrong types, before any adapter is asked', async () => {
     harness = await createHarness();
     const { services } = harness.host;
-    // `url` is a field of the HTTP body only (the HTTP layer downloads it); the host takes text.
+    // Exactly one of `url` and `definition` (the host downloads a URL itself); nothing else.
     await expect(
-      services.install({ id: 'a', adapter: 'openapi', url: 'https://x', definition: '{}' } as never),
-    ).rejects.toThrowError(refused(/^invalid request body: url unknown field$/));
-    await expect(services.install({ id: 'a', adapter: 'openapi' } as never)).rejects.toThrowError(
-      refused(/definition is required/),
+      services.install({ id: 'a', adapter: 'openapi', url: 'https://x', definition: '{}' }),
+    ).rejects.toThrowError(refused(/^give either url or definition, not both$/));
+    await expect(services.install({ id: 'a', adapter: 'openapi' })).rejects.toThrowError(
+      refused(/^either url or definition is required$/),
     );
+    await expect(
+      services.install({ id: 'a', adapter: 'openapi', definition: '{}', source: 'x' } as never),
+    ).rejects.toThrowError(refused(/^invalid request body: source unknown field$/));
     await expect(
       services.install({ id: 'a', adapter: 'openapi', definition: '{}', config: [] } as never),
     ).rejects.toThrowError(refused(/config must be a JSON object/));
@@ -72,6 +75,18 @@ describe('request validation in the host', () => {
       refused(/definition must be a string/),
     );
     expect((await services.list()).items).toEqual([]);
+  });
+
+  it('downloads a definition URL under the outbound policy its caller gives, before any adapter is asked', async () => {
+    harness = await createHarness();
+    const outbound = createOutboundPolicy({});
+    await expect(
+      harness.host.services.install(
+        { id: 'a', adapter: 'openapi', url: 'http://169.254.169.254/latest' },
+        { outbound },
+      ),
+    ).rejects.toMatchObject({ code: 'forbidden', reason: 'outbound_refused' });
+    expect((await harness.host.services.list()).items).toEqual([]);
   });
 
   it('refuses list queries naming values outside their sets', async () => {

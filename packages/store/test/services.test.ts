@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createHost, isCyrnelError } from '@cyrnel/core';
 import Database from 'better-sqlite3';
@@ -153,12 +155,14 @@ describe('services', () => {
     const same = await host.services.update('pets', { definition: twoTools });
     expect(same.enabled).toBe(true);
     expect(probe.calls).toEqual([]);
-    const updated = await host.services.update('pets', {
-      definition: definition({ tools: ['getPet', 'createPet'] }),
-      source: 'https://example.test/pets.json',
-    });
+    // By URL: the host downloads it, and the URL becomes the service's source.
+    const served = definition({ tools: ['getPet', 'createPet'] });
+    const server = createServer((_request, response) => response.end(served));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pets.json`;
+    const updated = await host.services.update('pets', { url }).finally(() => server.close());
     expect(probe.calls).toEqual(['generateDefinition', 'dehydrate:pets']);
-    expect(updated).toMatchObject({ enabled: false, toolCount: 2, source: 'https://example.test/pets.json' });
+    expect(updated).toMatchObject({ enabled: false, toolCount: 2, source: url });
     const tools = (await host.tools.list({ serviceId: 'pets' })).items;
     expect(tools.map((tool) => [tool.id, tool.enabled])).toEqual([
       ['createPet', true],

@@ -234,7 +234,7 @@ export interface CatalogStorage {
   /** False when the tool does not exist. */
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean, at: string): Promise<boolean>;
   /**
-   * Optional (issue 22): the count of catalog writes shared by every host on the database. A host
+   * Optional (several hosts): the count of catalog writes shared by every host on the database. A host
    * that sees it move by more than its own writes re-reads the catalog.
    */
   catalogRevision?(): Promise<number>;

@@ -27,7 +27,7 @@ export interface DownloadDefinitionOptions {
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
- * Download a service definition for install/update by URL (SPEC §6): http(s) only, every
+ * Download a service definition for install/update by URL: http(s) only, every
  * resolved address and every redirect hop checked by the outbound policy (403 `forbidden`), the
  * connection pinned to the checked addresses (the policy runs inside the socket's DNS lookup, so
  * a rebinding answer cannot slip in between check and connect).

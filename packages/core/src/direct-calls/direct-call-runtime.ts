@@ -1,4 +1,4 @@
-// The sandbox side of direct calls (issue 21): built as its own entry (`dist/direct-call-runtime.js`)
+// The sandbox side of direct calls: built as its own entry (`dist/direct-call-runtime.js`)
 // and loaded by an environment's sandbox process, never by the host. It runs portable adapters
 // there with what the host prepared, under the host's own rules: the same validator and the same
 // guard around `invoke` (deadline, abort, error translation).

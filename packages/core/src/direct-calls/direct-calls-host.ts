@@ -3,7 +3,7 @@ import { withSharedSchemas } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { portableView } from '../modules/module-guard';
 import { describeOutboundPolicy } from '../outbound/outbound-policy';
-import type { ServiceHealth } from '../services/service-health';
+import type { Callable } from '../tools/callable';
 import type { SharedSchemasCache } from '../tools/shared-schemas-cache';
 import type { PreparedCall } from './prepared-call';
 
@@ -13,14 +13,15 @@ export interface DirectCallsHostOptions {
   readonly sharedSchemas: SharedSchemasCache;
   /** The active (guarded) adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
-  readonly health: ServiceHealth;
+  /** Which tools are callable here: the others are not prepared (the gate answers their calls). */
+  readonly callable: Callable;
   /** The host's catalog state: changes with every catalog write, active adapter and hydration. */
   readonly revision: () => string;
   /** The policy the host's modules got; one not made by `createOutboundPolicy` turns direct calls off. */
   readonly outbound?: OutboundPolicy;
 }
 
-/** The host side of direct calls (issue 21), shared by every environment. */
+/** The host side of direct calls, shared by every environment. */
 export interface DirectCallsHost {
   /** `file:` URL of the built runtime (`dist/direct-call-runtime.js`). */
   readonly runtimeUrl: string;
@@ -46,7 +47,7 @@ export const DIRECT_CALL_RUNTIME_URL = new URL(
  *
  * @example
  * ```ts
- * const direct = createDirectCallsHost({ catalog, sharedSchemas, adapter, health, revision });
+ * const direct = createDirectCallsHost({ catalog, sharedSchemas, adapter, callable, revision });
  * const prepared = await direct.prepare('weather', 'getForecast'); // PreparedCall | undefined
  * ```
  */
@@ -70,8 +71,7 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
       const label = revision();
       // One read: the gate's flags and the schema (a tool is prepared once per change, not per call).
       const tool = await options.catalog.getTool(serviceId, toolId);
-      if (!tool?.serviceEnabled || !tool.enabled) return undefined;
-      if (options.health.error(serviceId) !== undefined) return undefined;
+      if (!tool || !options.callable.tool(serviceId, tool)) return undefined;
       const view = portableView(options.adapter(tool.adapter));
       const setup = view?.setup();
       const state = view?.state(serviceId);

@@ -2,7 +2,7 @@ import type { EnvironmentModule } from '@cyrnel/sdk';
 
 /**
  * One execution's hold on an environment. While a lease is held the environment is not torn
- * down, even when it is draining (SPEC §3): `release()` exactly once when the execution ends.
+ * down, even when it is draining: `release()` exactly once when the execution ends.
  */
 export interface EnvironmentLease {
   /** Id of the leased environment module. */

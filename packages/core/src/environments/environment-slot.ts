@@ -8,7 +8,7 @@ interface Holder {
   draining: boolean;
 }
 
-/** The one active environment plus the draining ones (SPEC §3), handing out leases. */
+/** The one active environment plus the draining ones (finishing their runs), handing out leases. */
 export interface EnvironmentSlot {
   readonly provider: EnvironmentProvider;
   /** Make `environment` active; the previous active one drains. */

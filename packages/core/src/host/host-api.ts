@@ -1,6 +1,7 @@
 import type { ToolDocsInput, TypesSelection } from '@cyrnel/sdk';
 import type {
   CreateProcessRequest,
+  InstallServiceRequest,
   JsonPatch,
   ListResponse,
   ModuleDetail,
@@ -25,36 +26,21 @@ import type {
   ToolDetail,
   ToolListQuery,
   ToolRecord,
+  UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
+import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import type { WaitOptions } from '../processes/process-input';
 
-/** Install request as the core sees it: the definition text already downloaded by the caller. */
-export interface InstallServiceInput {
-  /** Service id. */
-  id: string;
-  /** Adapter module id. */
-  adapter: string;
-  /** Definition text. */
-  definition: string;
-  /** Where the text came from (a URL), or null/undefined for inline definitions. */
-  source?: string | null;
-  /** Initial configuration. */
-  config?: Record<string, unknown>;
-  /** Initial secrets. */
-  secrets?: Record<string, unknown>;
-  /** Enable after install. */
-  enabled?: boolean;
-}
+/**
+ * An install request (`InstallServiceRequest`): the definition by `url` (downloaded by the host)
+ * or inline as `definition`, exactly one of them.
+ */
+export type InstallServiceInput = InstallServiceRequest;
 
-/** Update request as the core sees it. */
-export interface UpdateServiceInput {
-  /** New definition text. */
-  definition: string;
-  /** Where the text came from, or null for inline definitions. */
-  source?: string | null;
-}
+/** An update request (`UpdateServiceRequest`): a new definition by `url` or inline, exactly one of them. */
+export type UpdateServiceInput = UpdateServiceRequest;
 
-/** Module operations (SPEC §3 "Modules"). */
+/** Module operations. */
 export interface ModulesApi {
   list(query?: ModuleListQuery): Promise<ListResponse<ModuleRecord>>;
   get(moduleId: string): Promise<ModuleDetail>;
@@ -72,12 +58,22 @@ export interface ModulesApi {
   configure(moduleId: string, patch: unknown): Promise<ModuleDetail>;
 }
 
-/** Service operations (SPEC §3 "Services"). */
+/** Service operations. */
 export interface ServicesApi {
   list(query?: ServiceListQuery): Promise<ListResponse<ServiceRecord>>;
   get(serviceId: string): Promise<ServiceDetail>;
-  install(input: InstallServiceInput): Promise<ServiceDetail>;
-  update(serviceId: string, input: UpdateServiceInput): Promise<ServiceDetail>;
+  /**
+   * Install a service from a definition text or a URL; the request is checked here, once, for
+   * every front end. A URL is downloaded with `download` (the caller's outbound policy, size and
+   * time limits, abort signal), each over the host's own (`CreateHostOptions.registries`).
+   */
+  install(input: InstallServiceInput, download?: Partial<DownloadDefinitionOptions>): Promise<ServiceDetail>;
+  /** Replace a service's definition (text or URL, downloaded as for `install`); the same text changes nothing. */
+  update(
+    serviceId: string,
+    input: UpdateServiceInput,
+    download?: Partial<DownloadDefinitionOptions>,
+  ): Promise<ServiceDetail>;
   delete(serviceId: string): Promise<void>;
   setEnabled(serviceId: string, enabled: boolean): Promise<ServiceDetail>;
   getConfig(serviceId: string): Promise<Record<string, unknown>>;
@@ -89,13 +85,13 @@ export interface ServicesApi {
   /** Re-resolve a registry-installed service's entry; an unchanged text changes nothing. */
   updateFromRegistry(serviceId: string): Promise<RegistryUpdateResult>;
   /**
-   * List the service's tools again through its adapter's `refreshDefinition` (issue 18): 409
+   * List the service's tools again through its adapter's `refreshDefinition` (MCP servers discover their tools live): 409
    * `refresh_not_supported` without one. Tools that remain keep their flag.
    */
   refresh(serviceId: string): Promise<ServiceRefreshResult>;
 }
 
-/** The configured registries (issue 16). */
+/** The configured registries. */
 export interface RegistriesApi {
   /** Each configured registry, read now. */
   list(): Promise<RegistrySummary[]>;
@@ -105,7 +101,7 @@ export interface RegistriesApi {
   modules(): Promise<RegistryListing[]>;
 }
 
-/** Tool operations (seed 004). */
+/** Tool operations. */
 export interface ToolsApi {
   list(query?: ToolListQuery): Promise<ListResponse<ToolRecord>>;
   get(serviceId: string, toolId: string): Promise<ToolDetail>;
@@ -129,7 +125,7 @@ export interface EnvironmentApi {
   types(selection?: TypesSelection): Promise<string>;
 }
 
-/** Process operations (SPEC §3 "Processes"). */
+/** Process operations. */
 export interface ProcessesApi {
   /** Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key. */
   create(

@@ -293,7 +293,7 @@ export async function guardedInvoke(
   }
 }
 
-/** What the host knows of a set-up portable adapter, for direct calls (issue 21). */
+/** What the host knows of a set-up portable adapter, for direct calls. */
 export interface PortableView {
   readonly portable: PortableAdapter;
   /** The adapter's deadline per call. */

@@ -152,7 +152,7 @@ async function loadModuleDir(dir: string, hostVersion: string): Promise<Register
 }
 
 /**
- * Scan `modulesDir/<dir>/module.json` (SPEC §3): directories without a manifest are ignored, a
+ * Scan `modulesDir/<dir>/module.json`: directories without a manifest are ignored, a
  * bad one is skipped with the reason; the rest are imported with native `import()`.
  */
 export async function scanModules(modulesDir: string | undefined, hostVersion: string): Promise<ModuleScan> {

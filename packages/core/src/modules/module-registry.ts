@@ -11,11 +11,12 @@ import type { JsonPatch, ModuleDetail, ModuleStatus, ReloadModulesResponse } fro
 import type { CatalogStorage, ModuleRow } from '../catalog/catalog-storage';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { cyrnelError } from '../errors';
-import type { HostRecord } from '../processes/process-storage';
 import { errorMessage } from '../scoped-logger';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import { createKeyedLock } from '../services/keyed-lock';
 import { createSettings } from '../services/settings';
+import type { ModulePresence } from '../several-hosts/module-presence';
+import { createModuleResync } from '../several-hosts/module-resync';
 import type { SchemaChecker } from '../validation/schema-checker';
 import type { ModuleDeadlines } from './module-guard';
 import { type RegisteredModule, registerBuiltin, scanModules } from './module-loader';
@@ -44,13 +45,13 @@ export interface ModuleRegistryOptions {
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
   /** Handed to every adapter's `setup` as `context.services`. */
   readonly serviceEvents?: ServiceEvents;
-  /** The other live hosts and their modules (issue 22): a module is `missing` only when none has it. */
-  readonly peers?: () => readonly HostRecord[];
+  /** Where modules are among the other live hosts: a module is `missing` only when none has it. */
+  readonly presence?: ModulePresence;
   /** Called when a module was activated or deactivated here. */
   readonly onModulesChanged?: () => void;
 }
 
-/** Modules: registration, reconciliation with the table, activation, draining (SPEC §3). */
+/** Modules: registration, reconciliation with the table, activation, draining. */
 export interface ModuleRegistry {
   readonly environments: EnvironmentProvider;
   /** Register built-ins, scan, reconcile and activate; call once. */
@@ -84,7 +85,7 @@ export interface ModuleRegistry {
   /** Every module whose code this host has, with its status here. */
   statuses(): Record<string, ModuleStatus>;
   /**
-   * Follow module changes another host made (issue 22): enable, disable, config and secrets, read
+   * Follow module changes another host made: enable, disable, config and secrets, read
    * from the shared table; a module whose code is not here is left alone.
    */
   resync(): Promise<void>;
@@ -106,20 +107,16 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     ...(options.serviceEvents ? { serviceEvents: options.serviceEvents } : {}),
     ...(options.onModulesChanged ? { onChange: options.onModulesChanged } : {}),
   });
-  const peers = options.peers ?? (() => []);
+  const presence = options.presence;
+  const resyncing = createModuleResync(catalog, runtimes);
+  const { remember } = resyncing;
   const lock = createKeyedLock();
   const serial = <T>(task: () => Promise<T>) => lock.run('modules', task);
   const builtins = options.builtins.map(registerBuiltin);
   const at = () => now().toISOString();
 
   /** The status of a module whose code is not here: the best among the live hosts that have it. */
-  const statusElsewhere = (id: string): { status: ModuleStatus; hosts: string[] } | undefined => {
-    const rank: readonly ModuleStatus[] = ['active', 'draining', 'inactive', 'failed'];
-    const having = peers().filter((peer) => peer.modules[id] !== undefined);
-    if (having.length === 0) return undefined;
-    const status = rank.find((each) => having.some((peer) => peer.modules[id] === each)) ?? 'inactive';
-    return { status, hosts: having.map((peer) => peer.id) };
-  };
+  const statusElsewhere = (id: string) => presence?.elsewhere(id);
 
   const toDetail = (row: ModuleRow): ModuleDetail => {
     const runtime = runtimes.get(row.id);
@@ -166,19 +163,6 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       );
     }
     return module;
-  };
-
-  /** What this host last acted on per module: its flag and its settings (to follow other hosts). */
-  const seen = new Map<string, { enabled: boolean; settings: string }>();
-  const settingsOf = async (id: string): Promise<string> => {
-    const [config, secrets] = await Promise.all([
-      catalog.getConfig(owner(id)),
-      catalog.getSecrets(owner(id)),
-    ]);
-    return JSON.stringify([config ?? null, secrets ?? null]);
-  };
-  const remember = async (row: ModuleRow): Promise<void> => {
-    seen.set(row.id, { enabled: row.enabled, settings: await settingsOf(row.id) });
   };
 
   /** Re-activate an enabled module with new settings: an adapter is torn down first; an environment drains. */
@@ -233,7 +217,8 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     const taken = new Set<string>();
     for (const module of [...builtins, ...scan.found]) {
       if (taken.has(module.info.id)) {
-        // First registration wins (SPEC §3): built-ins, then directories in name order.
+        // First registration wins: built-ins, then directories in name order (a custom module cannot
+        // replace a built-in one, and a scan always registers the same one).
         skipped.push({
           dir: module.dir ? basename(module.dir) : module.info.id,
           error: `module id ${module.info.id} is already registered`,
@@ -243,8 +228,13 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
       taken.add(module.info.id);
       registered.push(module);
     }
-    await reconcileModules(catalog, runtimes, registered, at(), startDisabled, (id) =>
-      peers().some((peer) => peer.modules[id] !== undefined),
+    await reconcileModules(
+      catalog,
+      runtimes,
+      registered,
+      at(),
+      startDisabled,
+      (id) => presence?.onAnotherHost(id) ?? false,
     );
     // One read of the table for all of them (not one per module, at every start).
     for (const row of await catalog.listModules()) if (taken.has(row.id)) await remember(row);
@@ -305,28 +295,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     isKnownAdapter: (id) => runtimes.get(id)?.type === 'adapter',
     activeEnvironmentId: () => runtimes.activeEnvironmentId(),
     statuses: () => runtimes.statuses(),
-    resync: () =>
-      serial(async () => {
-        for (const row of await catalog.listModules()) {
-          if (!runtimes.get(row.id)?.module) continue;
-          const before = seen.get(row.id);
-          const settings = await settingsOf(row.id);
-          seen.set(row.id, { enabled: row.enabled, settings });
-          if (!before) continue;
-          if (!row.enabled) {
-            if (before.enabled) await runtimes.deactivate(row.id);
-            continue;
-          }
-          // Enabled elsewhere, or its settings changed: set up again (an environment takes over
-          // and the previous one drains). A module that failed here is not retried on every change.
-          const changed = before.settings !== settings;
-          if (before.enabled && !changed) continue;
-          const active = runtimes.status(row) === 'active';
-          if (active && !changed) continue;
-          if (active && row.type === 'adapter') await runtimes.deactivate(row.id);
-          await runtimes.tryActivate(row.id);
-        }
-      }),
+    resync: () => serial(resyncing.resync),
     close: () => serial(() => runtimes.close()),
   };
 }

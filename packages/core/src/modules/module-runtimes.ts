@@ -115,7 +115,7 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
       } else {
         const environment = guardEnvironment(id, instance as EnvironmentModule, guard);
         await environment.setup({ ...context, bindings: options.bindings });
-        // The previous environment, if any, drains from here on (SPEC §3).
+        // The previous environment, if any, drains from here on: its runs finish, new ones go to this one.
         slot.activate(id, environment);
         Object.assign(runtime, { failed: false, error: null });
       }

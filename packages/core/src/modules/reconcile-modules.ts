@@ -3,7 +3,7 @@ import type { RegisteredModule } from './module-loader';
 import type { ModuleRuntimes } from './module-runtimes';
 
 /**
- * Reconcile the modules table with the registered modules (SPEC §3, §9 "Modules"): insert
+ * Reconcile the modules table with the registered modules: insert
  * unknown ones (adapters enabled; an environment enabled only when none is), mark rows whose
  * code is gone `missing` (unless another live host has it), restore reappearing ones with their previous flag, re-activate
  * modules whose code changed, and keep exactly one environment enabled.
@@ -15,7 +15,7 @@ export async function reconcileModules(
   at: string,
   /** Ids that start disabled when they are new (modules just installed). */
   startDisabled: ReadonlySet<string> = new Set(),
-  /** Whether another live host has the code of `id` (issue 22): its row is then not `missing`. */
+  /** Whether another live host has the code of `id`: its row is then not `missing`. */
   elsewhere: (id: string) => boolean = () => false,
 ): Promise<void> {
   const rows = new Map((await catalog.listModules()).map((row) => [row.id, row]));

@@ -47,7 +47,7 @@ export interface AddressGuard {
 }
 
 /**
- * Create the private-address guard of SPEC §6; throws on malformed CIDR lists.
+ * Create the private-address guard of definition downloads and modules' connections; throws on malformed CIDR lists.
  *
  * @example
  * ```ts

@@ -48,7 +48,7 @@ function isLocal(address: string, bound: string): boolean {
 
 /**
  * Create the {@link OutboundPolicy} the host hands to modules: the same private-address guard as
- * definition downloads (SPEC §6, with the operator's `allowPrivateUrls` / CIDR lists), and, whatever
+ * definition downloads (with the operator's `allowPrivateUrls` / CIDR lists), and, whatever
  * those allow, never cyrnel's own API — its port on loopback, on the unspecified address, on any of
  * the machine's interface addresses, and the exact bound address and port. Throws `forbidden` (403).
  *

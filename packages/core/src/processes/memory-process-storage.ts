@@ -16,7 +16,7 @@ interface MemoryRow {
   owner: string | null;
   /** A kill asked for on another host. */
   killRequested?: boolean;
-  /** The modules it needs (issue 22). */
+  /** The modules it needs (a host lacking one does not claim it). */
   needs: readonly string[];
 }
 

@@ -13,7 +13,7 @@ export interface ProcessBindingsOptions {
   readonly tools: ToolGateway;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
-  /** Offered to environments as `bindings.directCalls` (issue 21). */
+  /** Offered to environments as `bindings.directCalls`: sandbox processes call portable adapters themselves. */
   readonly directCalls?: DirectCallsHost;
 }
 
@@ -21,7 +21,7 @@ export interface ProcessBindingsOptions {
 const MAX_ERROR_LENGTH = 10_000;
 
 /**
- * Discovery calls one run may make (issue 13): each one ranks the catalog on the host's thread, so
+ * Discovery calls one run may make: each one ranks the catalog on the host's thread, so
  * a program must not be able to turn a `Promise.all` of thousands into a stalled server.
  */
 export const DISCOVERY_BUDGET = 1000;
@@ -35,7 +35,7 @@ interface DiscoveryState {
 }
 
 /**
- * The host side of the environment bindings (SPEC §9): every call is routed by `eid` to the
+ * The host side of the environment bindings: every call is routed by `eid` to the
  * live run it belongs to. Calls for a run that already ended are ignored (an abandoned
  * execution may keep talking after a kill).
  */
@@ -92,7 +92,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     return call;
   };
 
-  // Direct calls in flight, by run and the environment's call id (issue 21).
+  // Direct calls in flight, by run and the environment's call id.
   const directs = new WeakMap<LiveProcess, Map<number, ToolCallRecord>>();
   const record = (eid: number, event: DirectCallEvent) => {
     const run = running(eid);

@@ -1,8 +1,9 @@
 import type { ExecutionInput } from '@cyrnel/sdk';
+import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { describe, expect, it } from 'vitest';
 import { createMemoryProcessStorage, MAX_TIMEOUT_MS } from '../index';
 import { createScriptEnvironment, type ScriptEnvironment } from '../testing/script-environment';
-import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
+import { HANGS, trackTestManagers } from '../testing/test-manager';
 
 const setup = trackTestManagers();
 
@@ -131,60 +132,7 @@ describe('timeoutMs: null', () => {
   });
 });
 
-describe('waiting with a margin', () => {
-  it('counts the margin from the start of the run, not from the time queued', async () => {
-    const env = createScriptEnvironment({ poolSize: 1 });
-    const { api } = await setup({ env });
-    // Five runs of ~60 ms through one slot: the last one waits ~240 ms, beyond its 150 ms timeout.
-    const created = [];
-    for (let i = 0; i < 5; i++) {
-      created.push(
-        await api.create({ code: `await cyrnel.sleep(60); cyrnel.output({ i: ${i} })`, timeoutMs: 150 }),
-      );
-    }
-    const last = created.at(-1)?.id as number;
-    // What bounding by timeout plus margin from creation did: the last one gave up while queued.
-    await expect(api.wait(last, { timeoutMs: 170 })).rejects.toMatchObject({
-      code: 'timeout',
-      status: 504,
-      details: { processId: last },
-    });
-    const results = await Promise.all(created.map(({ id }) => api.wait(id, { marginMs: 20 })));
-    expect(results.map((result) => [result.exitState, result.output])).toEqual(
-      created.map((_, i) => ['success', { i }]),
-    );
-  });
-
-  it('gives up once a run has had its timeout plus the margin, naming the process', async () => {
-    // The environment ignores the kill and the grace outlives the wait: the run stays terminating.
-    const env = createScriptEnvironment({ hang: true });
-    const { api } = await setup({ env, limits: { killGraceMs: 300 } });
-    const { id } = await api.create({ code: 'x', timeoutMs: 30 });
-    const error = await api.wait(id, { marginMs: 10 }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: 'timeout', reason: 'wait_timeout', details: { processId: id } });
-    expect((error as Error).message).toBe(
-      `process ${id} did not finish within its timeout of 30 ms plus 10 ms`,
-    );
-    expect((await api.get(id)).state).toBe('terminating');
-  });
-
-  it('waits for a run within its timeout plus the margin until it ends or the waiter leaves', async () => {
-    const { api } = await setup();
-    const { id } = await api.create({ code: HANGS, timeoutMs: 60_000 });
-    const waiting = api.wait(id, { marginMs: 1 });
-    await runningOf(api, id);
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    await api.kill(id);
-    expect(await waiting).toMatchObject({ state: 'idle', exitState: 'canceled' });
-    const controller = new AbortController();
-    const again = await api.create({ code: HANGS, timeoutMs: 60_000 });
-    const left = api.wait(again.id, { marginMs: 1, signal: controller.signal });
-    controller.abort(new Error('the client left'));
-    await expect(left).rejects.toThrow('the client left');
-  });
-});
-
-describe('lifecycle writes (issue 21)', () => {
+describe('lifecycle writes', () => {
   /** A memory storage that counts the statements a run costs. */
   const counting = () => {
     const inner = createMemoryProcessStorage();
@@ -235,5 +183,73 @@ describe('lifecycle writes (issue 21)', () => {
     await api.wait(id);
     await api.list({});
     expect(writes).toEqual(['insert', 'update:running', 'finish']);
+  });
+});
+
+describe('runs in the environment', () => {
+  it('enforces timeoutMs even when the environment never returns', async () => {
+    const env = createScriptEnvironment({ hang: true });
+    const { api, environments } = await setup({ env });
+    const { id } = await api.create({ code: 'anything', timeoutMs: 30 });
+    const result = await api.wait(id);
+    expect(result).toMatchObject({
+      state: 'idle',
+      exitState: 'timeout',
+      error: 'timed out after 30 ms',
+      errorReason: 'process_timeout',
+    });
+    expect(env.killed).toEqual([id]);
+    expect(environments.held()).toBe(0);
+  });
+
+  it('records timeout when the code runs past its deadline', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({ code: `cyrnel.log('before'); ${HANGS}`, timeoutMs: 30 });
+    const events: ProcessEvent[] = [];
+    await api.subscribe(id, (event) => events.push(event));
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ exitState: 'timeout', stdout: 'before\n' });
+    expect(events.filter((e) => e.type === 'state').map((e) => e.data.state)).toEqual([
+      'queued',
+      'running',
+      'terminating',
+      'idle',
+    ]);
+  });
+
+  it('reassembles split UTF-8, caps streams with a marker and caps the output', async () => {
+    const { api } = await setup({ limits: { maxStderrBytes: 8, maxOutputBytes: 64 } });
+    const { id } = await api.create({
+      code: `
+      cyrnel.bytes([0x68, 0xc3]); cyrnel.bytes([0xa9, 0xe2, 0x82]); cyrnel.bytes([0xac]);
+      cyrnel.error('0123456789abcdef');
+      cyrnel.error('dropped');
+      cyrnel.output({ small: 1 });
+      try { cyrnel.output({ big: 'x'.repeat(100) }); } catch (error) { cyrnel.log('', error.code); }
+    `,
+    });
+    const result = await api.wait(id);
+    expect(result.stdout).toBe('hé€ payload_too_large\n');
+    expect(result.stderr).toBe('01234567\n[cyrnel: stderr truncated at 8 bytes]\n');
+    expect(result.output).toEqual({ small: 1 });
+  });
+
+  it('refuses output nested deeper than MAX_JSON_DEPTH to the environment, merging nothing of it', async () => {
+    const { api } = await setup();
+    const { id } = await api.create({
+      code: `
+      const nest = (depth) => { let v = {}; for (let i = 1; i < depth; i++) v = { v }; return v; };
+      cyrnel.output({ fits: nest(63) });
+      for (const depth of [64, 100_000]) {
+        try { cyrnel.output({ ok: 1, deep: nest(depth) }); } catch (error) { cyrnel.log(depth, error.code, error.message); }
+      }
+    `,
+    });
+    const result = await api.wait(id);
+    expect(result.exitState).toBe('success');
+    const refusal =
+      'invalid_request output is nested too deeply: it allows at most 64 levels of arrays and objects';
+    expect(result.stdout).toBe(`64 ${refusal}\n100000 ${refusal}\n`);
+    expect(Object.keys(result.output ?? {})).toEqual(['fits']);
   });
 });

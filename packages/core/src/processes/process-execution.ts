@@ -5,18 +5,13 @@ import {
   type ModuleLogger,
 } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environments/environment-provider';
-import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessStorage } from './process-storage';
-
-/**
- * How long the `running` update of a run is held back: a run that ends sooner is written once,
- * at its end (a trivial process takes about a millisecond). Reads never see the difference: the
- * run in memory answers them, and `list` writes what is held back before it reads the store.
- */
-export const RUNNING_WRITE_DELAY_MS = 50;
+import { createRunEnd } from './run-end';
+import { createEnvironmentActivity, createRunTimers } from './run-timers';
+import { createRunWrites } from './run-writes';
 
 /** Options of {@link createProcessExecution}. */
 export interface ProcessExecutionOptions {
@@ -48,157 +43,39 @@ export interface ProcessExecution {
   flushDeferred(run: LiveProcess): void;
 }
 
-/** Create the execution engine shared by the API and the bindings. */
+/**
+ * Create the execution engine shared by the API and the bindings: it drives a run through its
+ * states and hands its writes (`run-writes.ts`), its end (`run-end.ts`) and its timers
+ * (`run-timers.ts`) to parts of their own.
+ */
 export function createProcessExecution(options: ProcessExecutionOptions): ProcessExecution {
   const { storage, limits, logger, now } = options;
   const live = new Map<number, LiveProcess>();
-  /** When each environment last started or ended a run (`performance.now()`), for the queue backstop. */
-  const lastActivity = new WeakMap<object, number>();
   let unfinished = 0;
-
-  const noteActivity = (run: LiveProcess): void => {
-    const environment = run.lease?.environment;
-    if (environment) lastActivity.set(environment, performance.now());
-  };
-
-  const onWriteError = (id: number) => (error: unknown) => {
-    logger.error('process: storage write failed', { id, error: String(error) });
-  };
-
-  /** Write the change held back by `persistChange(..., { deferred: true })`, if any. */
-  const flushDeferred = (run: LiveProcess): void => {
-    const change = run.deferred;
-    if (!change) return;
-    run.deferred = undefined;
-    clearTimeout(run.deferredTimer);
-    run.persist(() => storage.update(run.record.id, change), onWriteError(run.record.id));
-  };
-
-  const persistChange = (
-    run: LiveProcess,
-    change: Partial<LiveProcess['record']>,
-    options: { readonly deferred?: boolean } = {},
-  ): void => {
-    const updatedAt = now().toISOString();
-    run.record = { ...run.record, ...change, updatedAt };
-    const stored = { ...change, updatedAt };
-    if (options.deferred) {
-      // A run that ends within RUNNING_WRITE_DELAY_MS is written once, at its end (issue 21).
-      run.deferred = { ...run.deferred, ...stored };
-      clearTimeout(run.deferredTimer);
-      run.deferredTimer = setTimeout(() => flushDeferred(run), RUNNING_WRITE_DELAY_MS);
-    } else {
-      flushDeferred(run);
-      run.persist(() => storage.update(run.record.id, stored), onWriteError(run.record.id));
-    }
-    if (change.state !== undefined) {
-      run.emit({ type: 'state', data: { state: run.record.state, exitState: run.record.exitState } });
-    }
-  };
-
-  // Tool calls still in flight are cancelled: their adapters abort the outbound requests.
-  const endCalls = (run: LiveProcess, exitState: ExecutionExitState): void => {
-    if (!run.ending.signal.aborted)
-      run.ending.abort(
-        cyrnelError(
-          'process_not_running',
-          `process ${run.record.id} ended (${exitState}) before the call finished`,
-        ),
-      );
-  };
-
-  const finish = (
-    run: LiveProcess,
-    exitState: ExecutionExitState,
-    error: string | null,
-    errorReason: ErrorReason | null,
-  ): void => {
-    if (run.finished) return;
-    run.finished = true;
-    unfinished--;
-    endCalls(run, exitState);
-    noteActivity(run);
-    for (const timer of run.timers) clearTimeout(timer);
-    run.timers = [];
-    clearTimeout(run.deadline);
-    run.deadline = undefined;
-    clearTimeout(run.queueTimer);
-    run.queueTimer = undefined;
-    const out = run.stdout.end();
-    if (out !== '') run.emit({ type: 'stdout', data: { text: out } });
-    const err = run.stderr.end();
-    if (err !== '') run.emit({ type: 'stderr', data: { text: err } });
-    try {
-      run.lease?.release();
-    } catch (error) {
-      logger.warn('process: lease release failed', { id: run.record.id, error: String(error) });
-    }
-    run.lease = undefined;
-    const at = now().toISOString();
-    // What was held back (the start of a short run) is written with the end, in one statement.
-    const held = run.deferred;
-    run.deferred = undefined;
-    clearTimeout(run.deferredTimer);
-    const change = {
-      ...held,
-      state: 'idle',
-      exitState,
-      error,
-      errorReason,
-      completedAt: at,
-      updatedAt: at,
-    } as const;
-    run.record = { ...run.record, ...change };
-    run.emit({ type: 'state', data: { state: 'idle', exitState } });
-    run.emit({ type: 'exit', data: { exitState, error, errorReason } });
-    const id = run.record.id;
-    const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
-    const end = Date.parse(at);
-    for (const [call, start] of run.pendingCalls) call.durationMs = end - start;
-    // A snapshot: a call answering after the end must not change what was persisted.
-    const calls = run.calls.map((call) => ({ ...call }));
-    // `wait` answers from memory now; the rows follow (reads of the id wait for them).
-    run.resolveEnded();
-    run
-      .persist(() => storage.finish(id, change, results, calls), onWriteError(id))
-      .then(() => {
-        if (live.get(id) === run) live.delete(id);
-        run.resolveSettled();
-      });
-  };
-
-  const errorFor = (run: LiveProcess, exitState: ExecutionExitState): string | null => {
-    if (exitState === 'success') return null;
-    if (run.error !== null) return run.error;
-    if (exitState === 'timeout') return `timed out after ${run.timeoutMs} ms`;
-    return exitState === 'canceled' ? 'canceled' : 'the process failed';
-  };
-
-  // An end the environment reports: only a deadline or a cancel has a reason; a failure is the code's.
-  const reasonFor = (exitState: ExecutionExitState): ErrorReason | null =>
-    exitState === 'timeout' ? 'process_timeout' : exitState === 'canceled' ? 'process_killed' : null;
-
-  const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
-    const { forced } = run;
-    if (forced) finish(run, forced.exitState, forced.error, forced.errorReason);
-    else finish(run, exitState, errorFor(run, exitState), reasonFor(exitState));
-  };
-
-  // The backstop of SPEC §9: whatever the environment does, the run ends at its deadline.
-  const armDeadline = (run: LiveProcess): void => {
-    const { timeoutMs } = run;
-    clearTimeout(run.deadline);
-    run.deadline = setTimeout(
-      () => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`, 'process_timeout'),
-      timerDelay(timeoutMs),
-    );
-  };
+  const activity = createEnvironmentActivity();
+  const writes = createRunWrites(storage, logger, now);
+  const { persistChange, flushDeferred } = writes;
+  const ending = createRunEnd({
+    storage,
+    logger,
+    now,
+    live,
+    activity,
+    writes,
+    onFinished: () => {
+      unfinished--;
+    },
+  });
+  const { endCalls, finish, settle } = ending;
+  // The timers end runs through `terminate`, declared below.
+  const timers = createRunTimers({ limits, live, activity, terminate: (...args) => terminate(...args) });
+  const { armDeadline, armQueueBackstop } = timers;
 
   const markRunning = (run: LiveProcess): void => {
     if (run.finished || run.record.state !== 'queued') return;
     clearTimeout(run.queueTimer);
     run.queueTimer = undefined;
-    noteActivity(run);
+    activity.note(run);
     persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
     run.resolveRunning(performance.now());
     armDeadline(run);
@@ -227,41 +104,6 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     // Back to queued before the provisional start was written: the two cancel out in one write.
     persistChange(run, { state: 'queued', startedAt: null }, { deferred: run.deferred !== undefined });
     armQueueBackstop(run, run.timeoutMs + limits.queueStallMs, performance.now());
-  };
-
-  /** True while another run of `run`'s environment is running or being killed: the queue moves. */
-  const environmentBusy = (run: LiveProcess): boolean => {
-    const environment = run.lease?.environment;
-    for (const other of live.values()) {
-      if (other === run || other.finished || other.lease?.environment !== environment) continue;
-      if (other.record.state === 'running' || other.record.state === 'terminating') return true;
-    }
-    return false;
-  };
-
-  /**
-   * The deadline of a run the environment keeps `queued` (it reported `queued` and never
-   * `running`): past its own timeout plus `queueStallMs`, it ends with `timeout` as soon as its
-   * environment has run nothing for `queueStallMs`. Time waiting behind busy slots never counts.
-   */
-  const armQueueBackstop = (run: LiveProcess, delayMs: number, queuedAt: number): void => {
-    run.queueTimer = setTimeout(() => {
-      run.queueTimer = undefined;
-      if (run.finished || run.record.state !== 'queued') return;
-      const environment = run.lease?.environment;
-      const quietMs = performance.now() - ((environment && lastActivity.get(environment)) ?? queuedAt);
-      // Floored: with a tiny `queueStallMs`, a long busy spell must not become a spinning timer.
-      if (environmentBusy(run)) return armQueueBackstop(run, Math.max(limits.queueStallMs, 50), queuedAt);
-      if (quietMs < limits.queueStallMs)
-        return armQueueBackstop(run, limits.queueStallMs - quietMs, queuedAt);
-      const waitedMs = Math.round(performance.now() - queuedAt);
-      terminate(
-        run,
-        'timeout',
-        `timed out after ${waitedMs} ms queued: the environment ran nothing for ${limits.queueStallMs} ms`,
-        'process_timeout',
-      );
-    }, timerDelay(delayMs));
   };
 
   const killInEnvironment = (run: LiveProcess): void => {

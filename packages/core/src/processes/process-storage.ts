@@ -12,10 +12,10 @@ export interface NewProcess {
   readonly envConfig: Record<string, unknown>;
   /** ISO timestamp; also the first `updatedAt`. */
   readonly createdAt: string;
-  /** The host that runs it (issue 22), claimed at `createdAt`; null: none yet. */
+  /** The host that runs it (several hosts), claimed at `createdAt`; null: none yet. */
   readonly ownerHost?: string | null;
   /**
-   * The modules the run needs (issue 22): a host claims it from the shared queue only when it
+   * The modules the run needs: a host claims it from the shared queue only when it
    * has each of them that some live host has. Ids without commas; none when absent.
    */
   readonly needs?: readonly string[];
@@ -27,7 +27,7 @@ export interface ClaimedProcess {
   readonly code: string;
 }
 
-/** What a host says of itself at its heartbeat, and reads of the others (issue 22). */
+/** What a host says of itself at its heartbeat, and reads of the others. */
 export interface HostRecord {
   readonly id: string;
   readonly heartbeatAt: string;
@@ -49,7 +49,7 @@ export interface ProcessChange {
   readonly updatedAt: string;
 }
 
-/** Which unfinished processes {@link ProcessStorage.failInterrupted} may fail (issue 22). */
+/** Which unfinished processes {@link ProcessStorage.failInterrupted} may fail. */
 export interface InterruptedScope {
   /** This host: its own unfinished runs are leftovers of its previous life. */
   readonly hostId?: string;
@@ -83,7 +83,7 @@ export interface ProcessStorageQuery {
 /**
  * The storage port of the process manager. The core declares it so that it never depends on a
  * database library; `@cyrnel/store` implements it with Kysely. Writes are few by design
- * (insert, start, end): the hot path must stay cheap (issue 9).
+ * (insert, start, end): the hot path must stay cheap (a trivial run takes about a millisecond).
  */
 export interface ProcessStorage {
   /** Insert a process and answer its new id (a positive integer, increasing). */
@@ -125,7 +125,7 @@ export interface ProcessStorage {
     scope?: InterruptedScope,
   ): Promise<number>;
   /**
-   * Say that host `hostId` is alive at `at` (insert or update its row; since issue 22), with the
+   * Say that host `hostId` is alive at `at` (insert or update its row), with the
    * modules it has when given (kept as they were when absent).
    */
   heartbeat(hostId: string, at: string, modules?: Readonly<Record<string, string>>): Promise<void>;

@@ -5,7 +5,7 @@ import { validateRunOptions } from './process-input';
 
 /**
  * Who acts on processes: the processes it creates carry its `keyId`; with `ownOnly` it sees and
- * touches only those (issue 13: an agent key), anyone else's answer 404 so ids do not leak.
+ * touches only those (an agent key), anyone else's answer 404 so ids do not leak.
  */
 export type ProcessActor =
   | { readonly keyId: string; readonly ownOnly: true }

@@ -11,16 +11,10 @@ import type { CatalogStorage } from '../catalog/catalog-storage';
 import { type DownloadDefinitionOptions, downloadBytes } from '../definition-source/download-definition';
 import { cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
+import { installSettings } from '../services/install-service';
 import type { ServicesEngine } from '../services/services-api';
 import { validateBody } from '../validation/body-schema';
-import {
-  optionalBoolean,
-  optionalObject,
-  optionalString,
-  requireIdentifier,
-  requireModuleId,
-  requireString,
-} from '../validation/input';
+import { optionalString, requireIdentifier, requireModuleId, requireString } from '../validation/input';
 import {
   chooseVersion,
   identifierOf,
@@ -58,7 +52,7 @@ export interface ServiceRegistriesOptions extends RegistryAccess {
   readonly logger: ModuleLogger;
 }
 
-/** Registries: browsing them, installing and updating services from them (issue 16). */
+/** Registries: browsing them, installing and updating services from them. */
 export interface ServiceRegistries {
   /** The configured registries, each read now. */
   list(): Promise<RegistrySummary[]>;
@@ -199,8 +193,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
       const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_FROM_REGISTRY);
       const source = requireString(input.source, 'source', { nonEmpty: true });
       const version = optionalString(input.version, 'version');
-      const config = optionalObject(input.config, 'config');
-      const secrets = optionalObject(input.secrets, 'secrets');
+      const settings = installSettings(input);
       const { url, name, entry } = await locate(source);
       const id = requireIdentifier(optionalString(input.id, 'id') ?? identifierOf(name), 'id');
       const adapter = requireModuleId(optionalString(input.adapter, 'adapter') ?? entry.adapter, 'adapter');
@@ -212,9 +205,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
         text,
         source: chosen.url,
         registry: { url, name, version: chosen.version },
-        ...(config ? { config } : {}),
-        ...(secrets ? { secrets } : {}),
-        enabled: optionalBoolean(input.enabled, 'enabled') ?? false,
+        ...settings,
       });
     },
     updateService,
@@ -228,7 +219,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
             service: row.id,
             version: result.service.registry?.version,
           });
-          // An update leaves the service disabled (SPEC §3); unattended, one that was enabled is
+          // An update leaves the service disabled (its new tools were never hydrated); unattended, one that was enabled is
           // enabled again, which validates its config and secrets and hydrates it.
           if (row.enabled) await options.services.setEnabled(row.id, true);
         } catch (error) {

@@ -25,7 +25,7 @@ export interface LoadedSecretsKey {
 }
 
 /**
- * Resolve the secrets key of SPEC §9: `CYRNEL_SECRETS_KEY` (base64 of 32 bytes), else
+ * Resolve the secrets key: `CYRNEL_SECRETS_KEY` (base64 of 32 bytes), else
  * `$dataDir/secrets.key`, created with a random key and mode 0600 on first start and announced
  * in the log. Never a constant or empty key. Previous keys come from
  * `CYRNEL_SECRETS_PREVIOUS_KEYS` (comma-separated base64).

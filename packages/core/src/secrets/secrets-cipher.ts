@@ -44,7 +44,7 @@ export function secretsKeyId(key: Uint8Array): string {
 }
 
 /**
- * Create the AES-256-GCM cipher of SPEC §3: a fresh 12-byte IV per write, the auth tag and the
+ * Create the AES-256-GCM cipher of stored secrets: a fresh 12-byte IV per write, the auth tag and the
  * key id stored beside the ciphertext; previous keys decrypt during rotation.
  *
  * @example

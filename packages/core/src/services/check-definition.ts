@@ -22,7 +22,7 @@ function keywordsProblem(value: unknown): readonly [string, string] | undefined 
 
 /**
  * Check what an adapter's `generateDefinition` returned before anything is stored: the shape
- * of seed 003 and every tool id a TypeScript identifier, unique within the service.
+ * of `ServiceDefinition` (`@cyrnel/sdk`) and every tool id a TypeScript identifier, unique within the service.
  */
 export function checkDefinition(value: unknown, adapter: string): ServiceDefinition {
   const issues: ValidationIssue[] = [];

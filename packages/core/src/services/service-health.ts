@@ -1,5 +1,5 @@
 /**
- * Which services this host failed to hydrate, and why (issue 16). Hydration is per host (each
+ * Which services this host failed to hydrate, and why. Hydration is per host (each
  * host sets up its own adapters), so this is memory, not storage: a service whose adapter could
  * not take it is not effectively enabled, is left out of discovery, search and types, and its
  * record shows the adapter's message until a hydration succeeds, or it is disabled or deleted.

@@ -76,7 +76,10 @@ export function definitionFields(
   };
 }
 
-/** The adapter calls of a service's life, in the order of seeds 000/001. */
+/**
+ * The adapter calls of a service's life, in a fixed order: `generateDefinition` before anything is
+ * stored, `hydrateService` only with validated settings, `dehydrateService` before anything changes.
+ */
 export interface ServiceLifecycle {
   /** The service row; 404 `service_not_found` when unknown. */
   find(id: string): Promise<ServiceRow>;
@@ -94,7 +97,7 @@ export interface ServiceLifecycle {
   /** `hydrateService` with the validated state; a throw becomes a 502. */
   hydrate(row: ServiceRow, adapter: AdapterModule): Promise<void>;
   /**
-   * Enable with rollback (SPEC §3): regenerate when the adapter's version changed, validate, flag
+   * Enable with rollback: regenerate when the adapter's version changed, validate, flag
    * on, hydrate; a failed hydration turns the flag off again.
    */
   enable(row: ServiceRow): Promise<void>;
@@ -107,7 +110,7 @@ export interface ServiceLifecycle {
   ): Promise<void>;
   /**
    * Regenerate a service whose tools an earlier version of its (now active) adapter generated
-   * (issue 16): `generateDefinition` on the stored text, tools replaced keeping their flags,
+   * (on activation): `generateDefinition` on the stored text, tools replaced keeping their flags,
    * config and secrets kept and validated by the hydration of an enabled service. A failure
    * leaves the service disabled, its `error` saying why, and is rethrown; the stored version stays
    * the old one, so the next activation tries again. True when it regenerated.
@@ -116,7 +119,7 @@ export interface ServiceLifecycle {
   /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
   rehydrate(row: ServiceRow, restore: () => Promise<void>): Promise<void>;
   /**
-   * List a service's tools again (`refreshDefinition`, issue 18) and store them like an update of
+   * List a service's tools again (`refreshDefinition`, for adapters that discover tools live) and store them like an update of
    * the same text; an enabled service is hydrated with them. 409 `refresh_not_supported` when the
    * adapter has no hook. True when the tools changed.
    */

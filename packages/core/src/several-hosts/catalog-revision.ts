@@ -57,7 +57,7 @@ export function writeTarget(method: string, args: readonly unknown[]): CatalogTa
 
 /**
  * Wrap the catalog port so every write bumps a revision: the rendered type declarations are built
- * once per revision instead of once per request (issue 13).
+ * once per revision instead of once per request (rendering them costs far more than a request).
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-/** What hosts sharing a database tell each other at once (issue 22). */
+/** What hosts sharing a database tell each other at once: queued work, catalog writes, runs. */
 export type SignalTopic = 'queue' | 'catalog' | 'process';
 
 /** Longest payload of one signal, in UTF-8 bytes (PostgreSQL's NOTIFY takes below 8,000). */

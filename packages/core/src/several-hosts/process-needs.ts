@@ -37,7 +37,7 @@ export interface ProcessNeedsOptions {
 }
 
 /**
- * What a run needs of a host (issue 22): the environment that runs processes and the adapter
+ * What a run needs of a host: the environment that runs processes and the adapter
  * modules of the services its code names. A host that lacks one of them (which another live
  * host has) leaves the run to the shared queue. A service named only at run time is not seen:
  * its calls fail on a host without its adapter with the gate's own `module_unavailable`.

@@ -50,7 +50,7 @@ export interface OpenedStream {
 }
 
 /**
- * Live events of runs across hosts (issue 22): a host following a run of another host asks for
+ * Live events of runs across hosts: a host following a run of another host asks for
  * it, the owner replays the run's events so far and then sends each new one, numbered, through
  * the signals; stdout and stderr travel in pieces that fit a notification. Nothing is sent for
  * runs nobody follows.

@@ -4,8 +4,8 @@ export {
   newTool,
   runCatalogStorageContract,
 } from './catalog-storage-contract';
+export { newProcess } from './new-process';
 export {
-  newProcess,
   type ProcessStorageContractOptions,
   runProcessStorageContract,
   type StorageUnderTest,

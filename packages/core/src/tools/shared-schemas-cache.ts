@@ -1,7 +1,7 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 
-/** The shared schemas of services, read once per definition (issue 14). */
+/** The shared schemas of services, read once per definition (not once per call). */
 export interface SharedSchemasCache {
   /** The service's shared schemas for its definition `hash`; undefined when it has none. */
   get(serviceId: string, hash: string): Promise<Readonly<Record<string, JSONSchema>> | undefined>;

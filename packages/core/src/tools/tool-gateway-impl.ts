@@ -10,8 +10,8 @@ import {
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
-import type { ServiceHealth } from '../services/service-health';
 import type { SchemaChecker } from '../validation/schema-checker';
+import type { Callable } from './callable';
 import type { SharedSchemasCache } from './shared-schemas-cache';
 
 /** Options of {@link createToolGateway}. */
@@ -23,15 +23,13 @@ export interface ToolGatewayOptions {
   readonly sharedSchemas: SharedSchemasCache;
   /** The active adapter instance of an adapter id. */
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
-  /** The ids of the active adapters (tool search keeps only their tools). */
-  readonly activeAdapterIds: () => readonly string[];
-  /** Services this host failed to hydrate: not callable, not discovered. */
-  readonly health: ServiceHealth;
+  /** Which tools and services are callable here: the others are refused and not discovered. */
+  readonly callable: Callable;
 }
 
 const MAX_DISCOVERED = 100;
 
-/** The invocation gate and discovery (SPEC §3 "Tools", §4), as the `ToolGateway` port. */
+/** The invocation gate and discovery, as the `ToolGateway` port. */
 export interface ToolGatewayEngine {
   invoke(input: InvokeInput): Promise<unknown>;
   discoverServices(query: unknown): Promise<DiscoveredService[]>;
@@ -75,7 +73,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         throw cyrnelError('invalid_request', 'toolId must be a string', {
           details: [{ path: 'toolId', message: 'must be a string' }],
         });
-      // The gate, in SPEC §3 order: 404, 409, 503, 400; only then the adapter.
+      // The gate, in its order: 404, 409, 503, 400; only then the adapter.
       // One small query on the hot path: the tool's flags, its service's flag, adapter and hash.
       const tool = await catalog.getToolGate(serviceId, toolId);
       if (!tool) {
@@ -83,17 +81,10 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           throw cyrnelError('service_not_found', `service ${serviceId} not found`);
         throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
       }
-      if (!tool.serviceEnabled) throw cyrnelError('service_disabled', `service ${serviceId} is disabled`);
-      if (!tool.enabled) throw cyrnelError('tool_disabled', `tool ${serviceId}.${toolId} is disabled`);
-      const adapter = options.adapter(tool.adapter);
-      if (!adapter)
-        throw cyrnelError(
-          'module_unavailable',
-          `adapter ${tool.adapter} of service ${serviceId} is not active`,
-        );
-      const failure = options.health.error(serviceId);
-      if (failure !== undefined)
-        throw cyrnelError('service_unavailable', `service ${serviceId} is not available: ${failure}`);
+      const refusal = options.callable.refusal(serviceId, toolId, tool);
+      if (refusal) throw refusal;
+      // Callable: its adapter is active.
+      const adapter = options.adapter(tool.adapter) as AdapterModule;
       if (!isPlainObject(parameters)) {
         throw cyrnelError('invalid_parameters', 'parameters must be an object', {
           details: [{ path: 'parameters', message: 'must be an object' }],
@@ -129,9 +120,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         });
       const services = await catalog.listServices({ enabled: true, query: text || undefined });
       return services
-        .filter(
-          (service) => options.adapter(service.adapter) !== undefined && !options.health.error(service.id),
-        )
+        .filter((service) => options.callable.service(service))
         .map((service) => ({
           id: service.id,
           name: service.name,
@@ -160,8 +149,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       const ranked = await catalog.searchTools({
         text: text ?? '',
         ...(serviceId === undefined ? {} : { serviceId }),
-        adapters: options.activeAdapterIds(),
-        excludedServices: options.health.failed(),
+        ...options.callable.searchScope(),
         limit: Math.min(limit ?? 20, MAX_DISCOVERED),
       });
       return ranked.map((tool) => ({
@@ -176,12 +164,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         typeof serviceId === 'string' && typeof toolId === 'string'
           ? await catalog.getTool(serviceId, toolId)
           : undefined;
-      if (
-        !tool?.enabled ||
-        !tool.serviceEnabled ||
-        !options.adapter(tool.adapter) ||
-        options.health.error(tool.serviceId)
-      ) {
+      if (!tool || !options.callable.tool(tool.serviceId, tool)) {
         throw cyrnelError('tool_not_found', `tool ${String(serviceId)}.${String(toolId)} not found`);
       }
       return {

@@ -14,7 +14,7 @@ import type {
  * `invalid_request`, `upstream_error`, `timeout`).
  */
 export interface ToolGateway {
-  /** The invocation gate of SPEC §3, then `adapter.invoke`. */
+  /** The invocation gate (404, 409, 503, 400 in that order), then `adapter.invoke`. */
   invoke(input: InvokeInput): Promise<unknown>;
   /** Enabled services. */
   discoverServices(query: DiscoverServicesQuery): Promise<DiscoveredService[]>;

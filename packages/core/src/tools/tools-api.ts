@@ -7,7 +7,6 @@ import { typesSelection } from '../environments/types-selection';
 import { cyrnelError } from '../errors';
 import type { ToolsApi } from '../host/host-api';
 import { errorMessage } from '../scoped-logger';
-import type { ServiceHealth } from '../services/service-health';
 import {
   optionalBoolean,
   optionalString,
@@ -15,28 +14,23 @@ import {
   requireBoolean,
   requireIdentifier,
 } from '../validation/input';
+import type { Callable } from './callable';
 import type { SharedSchemasCache } from './shared-schemas-cache';
 
 /** Options of {@link createToolsApi}. */
 export interface ToolsApiOptions {
   readonly catalog: CatalogStorage;
-  readonly isAdapterActive: (adapterId: string) => boolean;
-  /** The ids of the active adapters (tool search keeps only their tools). */
-  readonly activeAdapterIds: () => readonly string[];
   readonly environments: EnvironmentProvider;
   /** The services' shared schemas, parsed once per definition. */
   readonly sharedSchemas: SharedSchemasCache;
-  /** Services this host failed to hydrate: their tools are not effectively enabled. */
-  readonly health: ServiceHealth;
+  /** Which tools are effectively enabled (search keeps only those). */
+  readonly callable: Callable;
   readonly now: () => Date;
 }
 
-/** Create the tools API (seed 004). */
+/** Create the tools API: list, read, enable and document the catalog's tools. */
 export function createToolsApi(options: ToolsApiOptions): ToolsApi {
-  const { catalog, now, health } = options;
-  // Callable from here: the adapter active and the service hydrated on this host.
-  const usable = (serviceId: string, adapterId: string) =>
-    options.isAdapterActive(adapterId) && health.error(serviceId) === undefined;
+  const { catalog, now, callable } = options;
 
   const toRecord = (row: ToolRow): ToolRecord => ({
     serviceId: row.serviceId,
@@ -44,7 +38,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     name: row.name,
     description: row.description,
     enabled: row.enabled,
-    effectivelyEnabled: row.enabled && row.serviceEnabled && usable(row.serviceId, row.adapter),
+    effectivelyEnabled: callable.tool(row.serviceId, row),
   });
   const shared = (row: ToolDetailRow) => options.sharedSchemas.get(row.serviceId, row.serviceHash);
   // A tool's schemas over the API are self-contained: the shared schemas they reach become `$defs`.
@@ -106,8 +100,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     const rows = await catalog.searchTools({
       text,
       ...(serviceId === undefined ? {} : { serviceId }),
-      adapters: options.activeAdapterIds(),
-      excludedServices: health.failed(),
+      ...callable.searchScope(),
       limit: limit + 1,
     });
     return { items: rows.slice(0, limit).map(toRecord), nextCursor: null, hasMore: rows.length > limit };
@@ -159,7 +152,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       const selection = typesSelection(rawSelection);
       const inputs: ToolDocsInput[] = [];
       const services = (await catalog.listServices({ enabled: true })).filter((service) =>
-        usable(service.id, service.adapter),
+        callable.service(service),
       );
       const unknownServices = selection?.unknownServices(services.map((service) => service.id)) ?? [];
       const found = new Set<string>();

@@ -52,7 +52,7 @@ function defaultOf(root: JSONSchema, schema: Record<string, unknown>): unknown {
 
 /**
  * A copy of `value` with the `default` of every absent property filled in, recursively through
- * `properties`, `items`, `allOf` and local `$ref`s (SPEC §3: config and secrets are validated
+ * `properties`, `items`, `allOf` and local `$ref`s (config and secrets are validated
  * and handed to modules with defaults applied). `oneOf`/`anyOf` are left alone: which branch
  * applies is ambiguous.
  *

@@ -5,7 +5,7 @@ function invalid(field: string, message: string): CyrnelError {
   return cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
-/** A service or tool id: a TypeScript identifier (SPEC §3). */
+/** A service or tool id: a TypeScript identifier (agent code names it as a property: `services.<id>`). */
 export function requireIdentifier(value: unknown, field: string): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
   if (!isValidIdentifier(value)) {

@@ -3,6 +3,8 @@ import { RUN_PROCESS_BODY } from '../processes/process-input';
 import { CREATE_PROCESS_BODY } from '../processes/validate-create-request';
 import { MODULE_INSTALL_BODY, MODULE_PATCH_BODY } from '../registries/module-installer';
 import { INSTALL_FROM_REGISTRY } from '../registries/service-registries';
+import { INSTALL_SERVICE_BODY } from '../services/install-service';
+import { UPDATE_SERVICE_BODY } from '../services/update-service';
 import { type BodySchema, EMPTY_BODY, ENABLED_BODY } from './body-schema';
 
 /**
@@ -16,6 +18,8 @@ import { type BodySchema, EMPTY_BODY, ENABLED_BODY } from './body-schema';
  * ```
  */
 export const REQUEST_BODIES = {
+  installService: INSTALL_SERVICE_BODY,
+  updateService: UPDATE_SERVICE_BODY,
   installFromRegistry: INSTALL_FROM_REGISTRY,
   installModule: MODULE_INSTALL_BODY,
   patchModule: MODULE_PATCH_BODY,

@@ -39,7 +39,7 @@ export interface SharedSchemas {
 }
 
 /**
- * Validates values against JSON Schemas off the main thread (issue 13): Ajv in worker threads,
+ * Validates values against JSON Schemas off the main thread (a hostile schema or value must not stall the host): Ajv in worker threads,
  * patterns on a linear-time engine, every check under a deadline. A check that misses it costs
  * its worker (terminated and replaced), never the host's event loop.
  */

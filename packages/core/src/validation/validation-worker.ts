@@ -1,5 +1,5 @@
 // The validation worker: compiles JSON Schemas with Ajv and checks values against them, off the
-// host's main thread (issue 13). Self-contained on purpose: it runs from `dist/` as its own tsup
+// host's main thread (a hostile schema or value must not stall it). Self-contained on purpose: it runs from `dist/` as its own tsup
 // entry and, in core's own tests, straight from `src/` through Node's type stripping, so it imports
 // packages only (no relative modules) and uses only erasable TypeScript.
 import { parentPort } from 'node:worker_threads';
@@ -143,7 +143,7 @@ export function compile(schema: unknown): ValidateFunction {
 
 /**
  * A message that cannot describe the (secret) value: the keyword only, except for `required`, whose
- * missing property is named by the schema, never by the value, so it is safe to say (issue 14).
+ * missing property is named by the schema, never by the value, so it is safe to say.
  */
 function redactedMessage(error: ErrorObject): string {
   const missing = (error.params as { missingProperty?: unknown }).missingProperty;

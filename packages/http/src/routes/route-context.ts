@@ -38,7 +38,7 @@ export interface RouteContext {
   readonly eventStreams: EventStreamBudget;
   /** Read the request's JSON body under the size limit (413 beyond `maxBodyBytes`). */
   body(c: Context<AppEnv>, emptyAs?: unknown): Promise<unknown>;
-  /** How a definition is downloaded for this request (core's `resolveDefinition`): aborted when the client leaves. */
+  /** How `services.install` and `update` download a definition for this request: aborted when the client leaves. */
   download(c: Context<AppEnv>): DownloadDefinitionOptions;
 }
 

@@ -1,4 +1,4 @@
-import { EMPTY_BODY, ENABLED_BODY, resolveDefinition, validateBody } from '@cyrnel/core';
+import { EMPTY_BODY, ENABLED_BODY, validateBody } from '@cyrnel/core';
 import type {
   InstallServiceRequest,
   ServiceListQuery,
@@ -19,18 +19,6 @@ export const SERVICE_LIST_QUERY = {
   failed: { type: 'boolean' },
 } as const;
 
-export const SERVICE_INSTALL_BODY = {
-  id: { type: 'string', required: true },
-  adapter: { type: 'string', required: true },
-  url: { type: 'string' },
-  definition: { type: 'string' },
-  config: { type: 'object' },
-  secrets: { type: 'object' },
-  enabled: { type: 'boolean' },
-} as const;
-
-export const SERVICE_UPDATE_BODY = { url: { type: 'string' }, definition: { type: 'string' } } as const;
-
 /** `/services` routes (SPEC §6). */
 export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
   const { host } = ctx;
@@ -38,20 +26,11 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
   app.get('/', async (c) =>
     c.json(await host.services.list(parseQuery<ServiceListQuery>(c.req.url, SERVICE_LIST_QUERY))),
   );
-  app.post('/', async (c) => {
-    const body = validateBody<InstallServiceRequest>(await ctx.body(c), SERVICE_INSTALL_BODY);
-    const { definition, source } = await resolveDefinition(body, ctx.download(c));
-    const service = await host.services.install({
-      id: body.id,
-      adapter: body.adapter,
-      definition,
-      source,
-      ...(body.config === undefined ? {} : { config: body.config }),
-      ...(body.secrets === undefined ? {} : { secrets: body.secrets }),
-      ...(body.enabled === undefined ? {} : { enabled: body.enabled }),
-    });
-    return c.json(service, 201);
-  });
+  // The core checks the body (REQUEST_BODIES.installService) and downloads a `url` under this
+  // request's limits, aborted when the client leaves.
+  app.post('/', async (c) =>
+    c.json(await host.services.install((await ctx.body(c)) as InstallServiceRequest, ctx.download(c)), 201),
+  );
   // Issue 16: services from registries. The core validates the body (strict fields).
   app.post('/install', async (c) => c.json(await host.services.installFromRegistry(await ctx.body(c)), 201));
   app.post('/:serviceId/update', async (c) => {
@@ -64,13 +43,15 @@ export function serviceRoutes(ctx: RouteContext): Hono<AppEnv> {
     return c.json(await host.services.refresh(c.req.param('serviceId')));
   });
   app.get('/:serviceId', async (c) => c.json(await host.services.get(c.req.param('serviceId'))));
-  app.patch('/:serviceId', async (c) => {
-    const body = validateBody<UpdateServiceRequest>(await ctx.body(c), SERVICE_UPDATE_BODY);
-    // Unknown services are refused before anything is downloaded.
-    await host.services.get(c.req.param('serviceId'));
-    const { definition, source } = await resolveDefinition(body, ctx.download(c));
-    return c.json(await host.services.update(c.req.param('serviceId'), { definition, source }));
-  });
+  app.patch('/:serviceId', async (c) =>
+    c.json(
+      await host.services.update(
+        c.req.param('serviceId'),
+        (await ctx.body(c)) as UpdateServiceRequest,
+        ctx.download(c),
+      ),
+    ),
+  );
   app.delete('/:serviceId', async (c) => {
     await host.services.delete(c.req.param('serviceId'));
     return c.body(null, 204);

@@ -1,2 +1,0 @@
-export { type DownloadDefinitionOptions, downloadBytes, downloadDefinition } from './download-definition';
-export { type DefinitionFields, type ResolvedDefinition, resolveDefinition } from './resolve-definition';

@@ -1,0 +1,101 @@
+import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
+import type { CatalogStorage } from '../catalog/catalog-storage';
+import type { ProcessLimits } from '../processes/process-limits';
+import type { ProcessStorage } from '../processes/process-storage';
+import type { HostSignals } from '../several-hosts/host-signals';
+import type { SchemaCheckerOptions } from '../validation/schema-checker';
+
+/** The storage ports the host needs (a `Store` of `@cyrnel/store`: `openSqliteStore()` of `@cyrnel/store/sqlite` returns one). */
+export interface HostStorage {
+  readonly catalog: CatalogStorage;
+  readonly processes: ProcessStorage;
+  /** Wake-ups between hosts sharing the storage (PostgreSQL's LISTEN/NOTIFY); absent: polls only. */
+  readonly signals?: HostSignals;
+}
+
+/** Where services and modules are installed from. */
+export interface RegistryOptions {
+  /** Registries (base URLs or metadata URLs) searched in order for bare service names. */
+  readonly urls?: readonly string[];
+  /** Base URL of the npm registry modules are installed from. Default `https://registry.npmjs.org`. */
+  readonly npmRegistry?: string;
+  /**
+   * Where registry and npm downloads may connect (default: `CreateHostOptions.outbound`, and
+   * nothing checked without one).
+   */
+  readonly outbound?: OutboundPolicy;
+  /** Largest download (metadata, definition, archive) in bytes. Default 64 MiB. */
+  readonly maxBytes?: number;
+  /** Deadline of one download. Default 30 s. */
+  readonly timeoutMs?: number;
+  /**
+   * Every this many ms, update the modules whose `autoUpdate` is on, then every registry-installed
+   * service. Default: never.
+   */
+  readonly autoUpdateIntervalMs?: number;
+}
+
+/** Options of {@link createHost}. */
+export interface CreateHostOptions {
+  readonly storage: HostStorage;
+  /** Built-in modules, registered before custom ones (they win id collisions). */
+  readonly builtins?: readonly BuiltinModule[];
+  /** The data directory; custom modules are scanned in `$dataDir/modules`. */
+  readonly dataDir?: string;
+  /** Overrides `$dataDir/modules`. */
+  readonly modulesDir?: string;
+  /** 32-byte secrets key (raw or base64); see `loadSecretsKey`. */
+  readonly secretsKey: Uint8Array | string;
+  /** Keys that still decrypt; records read with them are re-encrypted with `secretsKey`. */
+  readonly previousSecretsKeys?: readonly (Uint8Array | string)[];
+  readonly logger?: ModuleLogger;
+  /** Checked against custom modules' `engines.cyrnel`; default `HOST_VERSION`. */
+  readonly hostVersion?: string;
+  /**
+   * Process limits (`DEFAULT_PROCESS_LIMITS` for what is left out), the deadline of one adapter
+   * call (default 60 s) and of a module's setup (default 30 s).
+   */
+  readonly limits?: Partial<ProcessLimits> & {
+    readonly invokeTimeoutMs?: number;
+    readonly moduleSetupTimeoutMs?: number;
+  };
+  /**
+   * Where modules may connect on behalf of agent code, handed to every module's `setup` as
+   * `context.outbound` (see `createOutboundPolicy`). Absent: modules check nothing.
+   */
+  readonly outbound?: OutboundPolicy;
+  /**
+   * Offer environments direct calls: sandbox processes call portable adapters' tools
+   * themselves. Default true; false sends every call through the host's gate. A policy in
+   * `outbound` not made by `createOutboundPolicy` turns them off too (it cannot be moved).
+   */
+  readonly directToolCalls?: boolean;
+  /**
+   * This host's identity when several hosts share the storage (see
+   * `ProcessManagerOptions.host`): stable across restarts, so a restarted host fails its own
+   * leftovers at once; unique per host. Absent: the storage is this host's alone.
+   */
+  readonly host?: {
+    readonly id: string;
+    readonly heartbeatMs?: number;
+    readonly leaseMs?: number;
+    /**
+     * How often to look for catalog writes of other hosts (the storage's shared count), in ms;
+     * default 1000, 0: never (a storage no other host writes to). A change seen re-hydrates the
+     * services it touched, follows module changes and reaches the sandbox processes.
+     * With `storage.signals` a change is looked at as soon as it is announced (just the service
+     * or module it names), and this backstop runs every `max(catalogPollMs, 10_000)` ms.
+     */
+    readonly catalogPollMs?: number;
+    /** Runs held at once before new work is left to the shared queue (default `DEFAULT_HOST_SLOTS`, 32). */
+    readonly slots?: number;
+    /** How often to look at the shared queue without a signal, in ms (default 2,000). */
+    readonly queuePollMs?: number;
+  };
+  /** Registries, npm and auto-updates; see {@link RegistryOptions}. */
+  readonly registries?: RegistryOptions;
+  /** Workers and deadlines of schema validation (tool parameters, config, secrets). */
+  readonly validation?: SchemaCheckerOptions;
+  /** Clock, for tests. */
+  readonly now?: () => Date;
+}

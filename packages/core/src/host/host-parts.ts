@@ -1,0 +1,175 @@
+import { join } from 'node:path';
+import type { ModuleLogger } from '@cyrnel/sdk';
+import type { CatalogStorage } from '../catalog/catalog-storage';
+import { createDirectCallsHost, type DirectCallsHost } from '../direct-calls/direct-calls-host';
+import { createEnvironmentApi } from '../environments/environment-api';
+import type { EnvironmentProvider } from '../environments/environment-provider';
+import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
+import { createProcessManager, type ProcessManager } from '../processes/process-manager';
+import type { RegistryAccess } from '../registries/service-registries';
+import { errorMessage, silentLogger } from '../scoped-logger';
+import { createSecretsCipher } from '../secrets/secrets-cipher';
+import { createSecretsVault } from '../secrets/secrets-vault';
+import { createServiceHealth } from '../services/service-health';
+import { createServicesApi, type ServicesEngine } from '../services/services-api';
+import { announceCatalogChange } from '../several-hosts/catalog-changes';
+import { type WatchedCatalog, watchCatalog } from '../several-hosts/catalog-revision';
+import { createModulePresence } from '../several-hosts/module-presence';
+import { createProcessNeeds } from '../several-hosts/process-needs';
+import { createCallable } from '../tools/callable';
+import { createSharedSchemasCache } from '../tools/shared-schemas-cache';
+import { createToolGateway } from '../tools/tool-gateway-impl';
+import { createToolsApi } from '../tools/tools-api';
+import { createSchemaChecker, type SchemaChecker } from '../validation/schema-checker';
+import type { EnvironmentApi, ToolsApi } from './host-api';
+import type { CreateHostOptions } from './host-options';
+
+/** The parts of a host, wired together and not started yet. */
+export interface HostParts {
+  readonly logger: ModuleLogger;
+  /** The catalog port, watched: every write bumps the revision and is announced. */
+  readonly watched: WatchedCatalog;
+  readonly catalog: CatalogStorage;
+  readonly checker: SchemaChecker;
+  readonly directCalls: DirectCallsHost;
+  readonly environments: EnvironmentProvider;
+  readonly processes: ProcessManager;
+  readonly services: ServicesEngine;
+  readonly registry: ModuleRegistry;
+  readonly tools: ToolsApi;
+  readonly environment: EnvironmentApi;
+  /** Changes with the catalog, the active adapters and which services failed to hydrate. */
+  readonly catalogState: () => string;
+}
+
+/**
+ * Wire the parts of a host. The module registry is created last, and the parts before it reach
+ * it lazily (only once modules run); so does the process manager reach the environment API.
+ */
+export function createHostParts(
+  options: CreateHostOptions,
+  access: RegistryAccess,
+  hostVersion: string,
+): HostParts {
+  const { storage } = options;
+  const signals = options.host ? storage.signals : undefined;
+  // Every write goes through the watched port, so per-revision caches see it. A write is
+  // acknowledged only once every sandbox process dropped what direct calls prepared.
+  const watched = watchCatalog(storage.catalog, async (target) => {
+    await directCalls.changed();
+    await announceCatalogChange(signals, options.host?.id, target);
+  });
+  const { catalog, revision } = watched;
+  const logger = options.logger ?? silentLogger;
+  const now = options.now ?? (() => new Date());
+  const { invokeTimeoutMs, moduleSetupTimeoutMs, ...processLimits } = options.limits ?? {};
+  const cipher = createSecretsCipher({ key: options.secretsKey, previousKeys: options.previousSecretsKeys });
+  const vault = createSecretsVault(catalog, cipher, now);
+  const adapter = (id: string) => registry.adapter(id);
+  const checker = createSchemaChecker(options.validation);
+  const activeAdapterIds = () => registry.activeAdapterIds();
+  const sharedSchemas = createSharedSchemasCache(catalog);
+  // Which services this host failed to hydrate: read by the gate, discovery, lists and types.
+  const health = createServiceHealth();
+  const callable = createCallable({ adapter, activeAdapterIds, health });
+  const gateway = createToolGateway({ catalog, checker, sharedSchemas, adapter, callable });
+  // Rendered declarations change with the catalog, which adapters are active and which services
+  // failed to hydrate; so do the calls sandbox processes may make themselves.
+  const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}:${health.version()}`;
+  const directCalls = createDirectCallsHost({
+    catalog,
+    sharedSchemas,
+    adapter,
+    callable,
+    revision: catalogState,
+    ...(options.outbound ? { outbound: options.outbound } : {}),
+  });
+  const environments = {
+    lease: () => registry.environments.lease(),
+    active: () => registry.environments.active(),
+  };
+  const processes = createProcessManager({
+    storage: storage.processes,
+    environments,
+    tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },
+    ...(options.directToolCalls === false ? {} : { directCalls }),
+    limits: processLimits,
+    logger,
+    now,
+    ...(options.host
+      ? {
+          host: {
+            ...options.host,
+            ...(signals ? { signals } : {}),
+            needs: createProcessNeeds({
+              catalog,
+              revision,
+              environmentId: () => registry.activeEnvironmentId(),
+            }),
+            modules: () => registry.statuses(),
+          },
+        }
+      : {}),
+  });
+  const services = createServicesApi({
+    catalog,
+    vault,
+    registry: {
+      adapter,
+      isKnownAdapter: (id) => registry.isKnownAdapter(id),
+      adapterVersion: (id) => registry.adapterVersion(id),
+    },
+    checker,
+    logger,
+    now,
+    health,
+    callable,
+    download: access.download,
+    afterHydration: () => directCalls.changed(),
+  });
+  const registry = createModuleRegistry({
+    catalog,
+    vault,
+    checker,
+    builtins: options.builtins ?? [],
+    modulesDir: options.modulesDir ?? (options.dataDir ? join(options.dataDir, 'modules') : undefined),
+    hostVersion,
+    logger,
+    bindings: processes.bindings,
+    deadlines: {
+      ...(invokeTimeoutMs === undefined ? {} : { invokeMs: invokeTimeoutMs }),
+      ...(moduleSetupTimeoutMs === undefined ? {} : { setupMs: moduleSetupTimeoutMs }),
+    },
+    ...(options.outbound ? { outbound: options.outbound } : {}),
+    now,
+    onAdapterActive: async (id, instance) => {
+      await services.hydrateAdapter(id, instance);
+      await directCalls.changed();
+    },
+    serviceEvents: { toolsChanged: (serviceId) => services.toolsChanged(serviceId) },
+    presence: createModulePresence(() => processes.peers()),
+    onModulesChanged: () => {
+      processes
+        .modulesChanged()
+        .catch((error: unknown) =>
+          logger.error('modules: telling the other hosts failed', { error: errorMessage(error) }),
+        );
+    },
+  });
+  const tools = createToolsApi({ catalog, environments, sharedSchemas, callable, now });
+  const environment = createEnvironmentApi(environments, tools, catalogState);
+  return {
+    logger,
+    watched,
+    catalog,
+    checker,
+    directCalls,
+    environments,
+    processes,
+    services,
+    registry,
+    tools,
+    environment,
+    catalogState,
+  };
+}

@@ -1,0 +1,26 @@
+import type { ModuleLogger } from '@cyrnel/sdk';
+import type { ProcessHostOptions } from '../several-hosts/process-host-options';
+import type { ProcessHosts } from '../several-hosts/process-hosts';
+import type { LocalRuns } from './local-runs';
+import type { ProcessExecution } from './process-execution';
+import type { ProcessLimits } from './process-limits';
+import type { ProcessLookup } from './process-lookup';
+import type { ProcessStorage } from './process-storage';
+
+/** What the operations of the processes API share: the manager's parts, wired by `createProcessManager`. */
+export interface ProcessParts {
+  readonly storage: ProcessStorage;
+  readonly limits: ProcessLimits;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+  /** This host among several; undefined when the storage is this host's alone. */
+  readonly host: ProcessHostOptions | undefined;
+  /** Dispatch, states, deadlines and ends of the runs here. */
+  readonly execution: ProcessExecution;
+  /** The runs of this host: limits, launch, kills, shutdown. */
+  readonly local: LocalRuns;
+  /** Reads of a process: the run in memory first, then the store. */
+  readonly lookup: ProcessLookup;
+  /** The shared queue and the runs of other hosts. */
+  readonly hosts: ProcessHosts;
+}

@@ -1,0 +1,112 @@
+import type { ProcessRecord } from '@cyrnel/sdk/api';
+import { cyrnelError } from '../errors';
+import type { ProcessesApi } from '../host/host-api';
+import { LiveProcess } from './live-process';
+import { requireProcessId, validateRunOptions } from './process-input';
+import type { ProcessParts } from './process-parts';
+import { validateCreateRequest } from './validate-create-request';
+
+/** `create` and `run`: a run starts here, or (several hosts) waits in the shared queue for a host that can take it. */
+export type ProcessStarts = Pick<ProcessesApi, 'create' | 'run'>;
+
+/** Create the operations that start runs. */
+export function createProcessStarts(parts: ProcessParts): ProcessStarts {
+  const { storage, limits, logger, now, host, local, lookup } = parts;
+  const { queue } = parts.hosts;
+
+  const create: ProcessesApi['create'] = async (request, createOptions) => {
+    if (local.closing()) throw cyrnelError('shutting_down', 'the host is shutting down');
+    const valid = validateCreateRequest(request, limits);
+    const keyId = createOptions?.keyId ?? null;
+    // Several hosts: work this host cannot take now waits in the shared queue.
+    const needs = host ? await queue.needsOf(valid.code) : [];
+    const here = valid.autorun && queue.takesHere(needs);
+    if (valid.autorun && !here) await queue.checkRoom(keyId);
+    const lease = here ? local.reserve(keyId) : undefined;
+    if (lease) local.hold(keyId);
+    const createdAt = now().toISOString();
+    const state = valid.autorun ? 'queued' : 'idle';
+    const hostId = lease && host ? host.id : null;
+    let id: number;
+    try {
+      const { code, ref, timeoutMs, envConfig } = valid;
+      id = await storage.insert({
+        code,
+        ref,
+        keyId,
+        timeoutMs,
+        envConfig,
+        state,
+        createdAt,
+        ...(host ? { ownerHost: hostId, needs } : {}),
+      });
+    } catch (error) {
+      lease?.release();
+      throw error;
+    } finally {
+      if (lease) local.unhold(keyId);
+    }
+    const record: ProcessRecord = {
+      id,
+      ref: valid.ref,
+      keyId,
+      state,
+      exitState: null,
+      error: null,
+      errorReason: null,
+      timeoutMs: valid.timeoutMs,
+      envConfig: valid.envConfig,
+      createdAt,
+      updatedAt: createdAt,
+      startedAt: null,
+      completedAt: null,
+      hostId,
+    };
+    if (lease) local.launch(new LiveProcess({ ...record }, valid.code, limits), lease);
+    else if (valid.autorun) queue.announceQueued();
+    return record;
+  };
+
+  const run: ProcessesApi['run'] = async (rawId, runOptions) => {
+    const id = requireProcessId(rawId);
+    const { force } = validateRunOptions(runOptions);
+    if (await lookup.activeRun(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
+    const record = await lookup.stored(id);
+    if (record.state !== 'idle') throw cyrnelError('process_not_idle', `process ${id} is not idle`);
+    if (record.exitState !== null && !force) {
+      throw cyrnelError('process_has_results', `process ${id} has results: run it with force to clear them`);
+    }
+    const code = (await storage.code(id)) ?? '';
+    // Several hosts: a re-run this host cannot take now waits in the shared queue.
+    const here = queue.takesHere(host ? await queue.needsOf(code) : []);
+    if (!here) await queue.checkRoom(record.keyId);
+    if (local.live.has(id)) throw cyrnelError('process_not_idle', `process ${id} is not idle`);
+    const lease = here ? local.reserve(record.keyId) : undefined;
+    const updatedAt = now().toISOString();
+    const change = {
+      state: 'queued',
+      exitState: null,
+      error: null,
+      errorReason: null,
+      startedAt: null,
+      completedAt: null,
+      updatedAt,
+      hostId: lease && host ? host.id : null,
+    } as const;
+    const { hostId, ...written } = change;
+    if (!lease) {
+      await storage.reset(id, { ...written, ownerHost: null });
+      queue.announceQueued();
+      return { ...record, ...change };
+    }
+    const started = new LiveProcess({ ...record, ...change }, code, limits);
+    started.persist(
+      () => storage.reset(id, host ? { ...written, ownerHost: hostId } : written),
+      (error) => logger.error('process: storage write failed', { id, error: String(error) }),
+    );
+    local.launch(started, lease);
+    return { ...record, ...change };
+  };
+
+  return { create, run };
+}

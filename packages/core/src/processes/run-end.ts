@@ -1,0 +1,128 @@
+import type { ErrorReason, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { cyrnelError } from '../errors';
+import type { LiveProcess } from './live-process';
+import type { ProcessStorage } from './process-storage';
+import type { EnvironmentActivity } from './run-timers';
+import type { RunWrites } from './run-writes';
+
+/** Options of {@link createRunEnd}. */
+export interface RunEndOptions {
+  readonly storage: ProcessStorage;
+  readonly logger: ModuleLogger;
+  readonly now: () => Date;
+  /** Runs by process id: an ended run leaves once its end is persisted. */
+  readonly live: Map<number, LiveProcess>;
+  readonly activity: EnvironmentActivity;
+  readonly writes: Pick<RunWrites, 'onWriteError'>;
+  /** A run finished (the count of unfinished runs drops). */
+  readonly onFinished: () => void;
+}
+
+/** The end of a run: its calls in flight cancelled, its timers and lease released, its results written once. */
+export interface RunEnd {
+  /** Cancel the tool calls still in flight: their adapters abort the outbound requests. */
+  endCalls(run: LiveProcess, exitState: ExecutionExitState): void;
+  /** End the run as given (once): `wait` answers from memory at once, the rows follow. */
+  finish(
+    run: LiveProcess,
+    exitState: ExecutionExitState,
+    error: string | null,
+    errorReason: ErrorReason | null,
+  ): void;
+  /** End the run as the environment reported it, unless a kill or the deadline decided first. */
+  settle(run: LiveProcess, exitState: ExecutionExitState): void;
+}
+
+/** Create the end of runs. */
+export function createRunEnd(options: RunEndOptions): RunEnd {
+  const { storage, logger, now, live, activity, writes } = options;
+
+  const endCalls = (run: LiveProcess, exitState: ExecutionExitState): void => {
+    if (!run.ending.signal.aborted)
+      run.ending.abort(
+        cyrnelError(
+          'process_not_running',
+          `process ${run.record.id} ended (${exitState}) before the call finished`,
+        ),
+      );
+  };
+
+  const finish = (
+    run: LiveProcess,
+    exitState: ExecutionExitState,
+    error: string | null,
+    errorReason: ErrorReason | null,
+  ): void => {
+    if (run.finished) return;
+    run.finished = true;
+    options.onFinished();
+    endCalls(run, exitState);
+    activity.note(run);
+    for (const timer of run.timers) clearTimeout(timer);
+    run.timers = [];
+    clearTimeout(run.deadline);
+    run.deadline = undefined;
+    clearTimeout(run.queueTimer);
+    run.queueTimer = undefined;
+    const out = run.stdout.end();
+    if (out !== '') run.emit({ type: 'stdout', data: { text: out } });
+    const err = run.stderr.end();
+    if (err !== '') run.emit({ type: 'stderr', data: { text: err } });
+    try {
+      run.lease?.release();
+    } catch (error) {
+      logger.warn('process: lease release failed', { id: run.record.id, error: String(error) });
+    }
+    run.lease = undefined;
+    const at = now().toISOString();
+    // What was held back (the start of a short run) is written with the end, in one statement.
+    const held = run.deferred;
+    run.deferred = undefined;
+    clearTimeout(run.deferredTimer);
+    const change = {
+      ...held,
+      state: 'idle',
+      exitState,
+      error,
+      errorReason,
+      completedAt: at,
+      updatedAt: at,
+    } as const;
+    run.record = { ...run.record, ...change };
+    run.emit({ type: 'state', data: { state: 'idle', exitState } });
+    run.emit({ type: 'exit', data: { exitState, error, errorReason } });
+    const id = run.record.id;
+    const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
+    const end = Date.parse(at);
+    for (const [call, start] of run.pendingCalls) call.durationMs = end - start;
+    // A snapshot: a call answering after the end must not change what was persisted.
+    const calls = run.calls.map((call) => ({ ...call }));
+    // `wait` answers from memory now; the rows follow (reads of the id wait for them).
+    run.resolveEnded();
+    run
+      .persist(() => storage.finish(id, change, results, calls), writes.onWriteError(id))
+      .then(() => {
+        if (live.get(id) === run) live.delete(id);
+        run.resolveSettled();
+      });
+  };
+
+  const errorFor = (run: LiveProcess, exitState: ExecutionExitState): string | null => {
+    if (exitState === 'success') return null;
+    if (run.error !== null) return run.error;
+    if (exitState === 'timeout') return `timed out after ${run.timeoutMs} ms`;
+    return exitState === 'canceled' ? 'canceled' : 'the process failed';
+  };
+
+  // An end the environment reports: only a deadline or a cancel has a reason; a failure is the code's.
+  const reasonFor = (exitState: ExecutionExitState): ErrorReason | null =>
+    exitState === 'timeout' ? 'process_timeout' : exitState === 'canceled' ? 'process_killed' : null;
+
+  const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
+    const { forced } = run;
+    if (forced) finish(run, forced.exitState, forced.error, forced.errorReason);
+    else finish(run, exitState, errorFor(run, exitState), reasonFor(exitState));
+  };
+
+  return { endCalls, finish, settle };
+}

@@ -1,0 +1,104 @@
+import type { RegistryOrigin, ServiceDetail } from '@cyrnel/sdk/api';
+import type { ServiceRow } from '../catalog/catalog-storage';
+import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
+import { resolveDefinition } from '../definition-source/resolve-definition';
+import type { UpdateServiceInput } from '../host/host-api';
+import { errorMessage } from '../scoped-logger';
+import { type BodySchema, validateBody } from '../validation/body-schema';
+import { requireIdentifier } from '../validation/input';
+import { type ServiceContext, serviceOwner } from './service-context';
+import { sha256 } from './service-lifecycle';
+
+/** The fields of an update (`UpdateServiceRequest`; strict): exactly one of `url` and `definition`. */
+export const UPDATE_SERVICE_BODY = {
+  url: { type: 'string' },
+  definition: { type: 'string' },
+} as const satisfies BodySchema;
+
+/** A new definition text for a service; absent fields keep the stored ones. */
+export interface ResolvedUpdate {
+  readonly text: string;
+  readonly source?: string | null;
+  readonly registry?: RegistryOrigin | null;
+  /** Checked on the current row under the service's lock, before anything changes; throw to refuse. */
+  readonly expect?: (row: ServiceRow) => void;
+}
+
+/** Updating services: by URL or inline definition, and (for registries) with a resolved one. */
+export interface ServiceUpdate {
+  /**
+   * Validate an update request, download its `url` (with `download` over the host's options) or
+   * take its `definition`, and replace the service's definition; the same text changes nothing.
+   */
+  update(
+    serviceId: string,
+    input: UpdateServiceInput,
+    download?: Partial<DownloadDefinitionOptions>,
+  ): Promise<ServiceDetail>;
+  /** Update with a resolved definition; `updated: false` when the text is the stored one. */
+  updateResolved(id: string, input: ResolvedUpdate): Promise<{ updated: boolean; service: ServiceDetail }>;
+}
+
+/** Create the updates of the services engine; `download` is how definitions are downloaded by default. */
+export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefinitionOptions): ServiceUpdate {
+  const { catalog, registry, logger, settings, lifecycle, locked, views } = ctx;
+  const { find, activeAdapter, generate, dehydrate, hydrate, replace } = lifecycle;
+
+  const updateResolved = async (
+    id: string,
+    input: ResolvedUpdate,
+  ): Promise<{ updated: boolean; service: ServiceDetail }> =>
+    locked(id, async () => {
+      const row = await find(id);
+      if (input.expect) input.expect(row);
+      const hash = sha256(input.text);
+      // A refreshed or regenerated service's hash covers its tools too: compare the texts.
+      if (hash === row.hash || input.text === (await catalog.getServiceDefinitionText(id)))
+        return { updated: false, service: views.detail(row) };
+      const definition = await generate(
+        activeAdapter(row.adapter),
+        row.adapter,
+        input.text,
+        await settings.current(serviceOwner(id)),
+      );
+      // Dehydrated right before the new tools are stored: no call reaches the adapter with tools
+      // it was not set up with. The service stays disabled until it is enabled again.
+      await dehydrate(row);
+      const origin = {
+        text: input.text,
+        hash,
+        source: input.source === undefined ? row.source : input.source,
+        registry: input.registry === undefined ? row.registry : input.registry,
+        adapterVersion: registry.adapterVersion(row.adapter) ?? null,
+      };
+      try {
+        await replace(row, definition, origin, false);
+      } catch (error) {
+        // Nothing was written: the row still says enabled, so the adapter must hold it again.
+        const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+        if (adapter) {
+          await hydrate(row, adapter).catch((rehydrateError: unknown) => {
+            logger.error('service failed to hydrate again after a failed update', {
+              service: id,
+              error: errorMessage(rehydrateError),
+            });
+          });
+        }
+        throw error;
+      }
+      return { updated: true, service: views.detail(await find(id)) };
+    });
+
+  return {
+    async update(rawId, rawInput, options) {
+      const input = validateBody<{ url?: string; definition?: string }>(rawInput, UPDATE_SERVICE_BODY);
+      const id = requireIdentifier(rawId, 'serviceId');
+      // Unknown services are refused before anything is downloaded.
+      await find(id);
+      const { definition, source } = await resolveDefinition(input, { ...download, ...options });
+      // A definition given by hand detaches the service from its registry entry.
+      return (await updateResolved(id, { text: definition, source, registry: null })).service;
+    },
+    updateResolved,
+  };
+}

@@ -1,0 +1,39 @@
+import type { ModuleLogger } from '@cyrnel/sdk';
+import type { LocalRuns } from '../processes/local-runs';
+import type { ProcessStorage } from '../processes/process-storage';
+
+/** Kills other hosts asked of this one, taken from the store. */
+export interface KillRequests {
+  /** Kill the runs of this host a kill was asked for elsewhere; one look at a time. */
+  take(hostId: string): void;
+}
+
+/** Create the owner's side of kills asked on other hosts (`ProcessStorage.requestKill`). */
+export function createKillRequests(
+  storage: ProcessStorage,
+  local: LocalRuns,
+  logger: ModuleLogger,
+): KillRequests {
+  const { live } = local;
+  let taking = false;
+  return {
+    take(hostId) {
+      if (taking || local.closing() || live.size === 0) return;
+      taking = true;
+      void storage
+        .takeKillRequests(hostId)
+        .then((ids) => {
+          for (const id of ids) {
+            const run = live.get(id);
+            if (run && !run.finished) local.kill(run);
+          }
+        })
+        .catch((error: unknown) =>
+          logger.error('process: reading kill requests failed', { error: String(error) }),
+        )
+        .finally(() => {
+          taking = false;
+        });
+    },
+  };
+}
