@@ -1,5 +1,5 @@
 import type { ToolSearchQuery } from './catalog-storage';
-import { type Column, type IndexedTool, indexWord, type MemoryToolIndex } from './memory-tool-index';
+import { COLUMNS, type Column, type IndexedTool, indexWord, type MemoryToolIndex } from './memory-tool-index';
 import { parseSearch, type SearchTerm } from './search-text';
 
 // bm25 weights of the columns (id, name, keywords, description, service) and its usual constants,
@@ -90,7 +90,7 @@ const inColumns =
   (tool, p) =>
     columns.some((column) => hitsIn(tool, p, column) > 0);
 
-const EVERY_COLUMN: readonly Column[] = WEIGHTS.map((_, column) => column);
+const EVERY_COLUMN: readonly Column[] = COLUMNS.map((_, column) => column);
 
 /** One search's look-ups: the tools holding each phrase, read from the index once. */
 interface Lookup {
