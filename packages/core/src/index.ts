@@ -14,6 +14,7 @@ export type {
   ToolRowQuery,
   ToolSearchQuery,
 } from './catalog/catalog-storage';
+export { createMemoryCatalogStorage } from './catalog/memory-catalog-storage';
 export {
   type ParsedSearch,
   parseSearch,

@@ -131,7 +131,7 @@ describe('createApp', () => {
   });
 
   // What a body means (JSON Patch documents, process and key requests) the host checks: see
-  // packages/store/test/request-validation.test.ts. Here: transport, queries and route-only fields.
+  // packages/core/test/request-validation.test.ts. Here: transport, queries and route-only fields.
   it('validates bodies and queries before reaching the host', async () => {
     const cases: [string, RequestInit, number, string][] = [
       ['/modules?limit=0', {}, 400, 'limit'],

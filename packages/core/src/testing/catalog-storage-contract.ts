@@ -2,6 +2,7 @@ import { isCyrnelError } from '@cyrnel/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogStorage, NewService, NewTool } from '../index';
 import type { StorageUnderTest } from './process-storage-contract';
+import { toolSearchContract } from './tool-search-contract';
 
 /** Options of {@link runCatalogStorageContract}. */
 export interface CatalogStorageContractOptions {
@@ -175,6 +176,7 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
       expect(await catalog.getServiceDefinitionText('nope')).toBeUndefined();
       const duplicate = await catalog.insertService(newService('github')).catch((error: unknown) => error);
       expect(isCyrnelError(duplicate) && duplicate.reason).toBe('service_exists');
+      expect(duplicate).toMatchObject({ code: 'conflict', status: 409 });
       expect((await catalog.listServiceTools('github')).map((tool) => tool.id)).toEqual([
         'issues_create',
         'issues_list',
@@ -292,21 +294,51 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
       expect((await catalog.getService('svc'))?.toolCount).toBe(3);
     });
 
-    it('searches effectively enabled tools only, exact ids first', async () => {
-      await catalog.insertService(newService('github', { enabled: true }));
-      await catalog.insertService(newService('gitlab', { enabled: true, adapter: 'other' }));
-      await catalog.insertService(newService('off', { enabled: false }));
-      await catalog.setToolEnabled('github', 'issues_list', false, LATER);
-      const search = (text: string, extra: { excludedServices?: string[]; serviceId?: string } = {}) =>
-        catalog
-          .searchTools({ text, adapters: ['openapi'], limit: 10, ...extra })
-          .then((rows) => rows.map((row) => `${row.serviceId}.${row.id}`));
-      expect(await search('issues_create')).toEqual(['github.issues_create']);
-      expect(await search('issues')).toEqual(['github.issues_create']);
-      expect(await search('repository')).toEqual(['github.repos_get']);
-      expect(await search('')).toEqual(['github.issues_create', 'github.repos_get']);
-      expect(await search('issues', { excludedServices: ['github'] })).toEqual([]);
-      expect(await search('nothing matches this')).toEqual([]);
+    it('answers copies: changing what it gave or was given changes nothing stored', async () => {
+      const service = newService('svc', { config: { nested: { a: 1 } } });
+      await catalog.insertService(service);
+      (service.config.nested as { a: number }).a = 2;
+      const config = (await catalog.getConfig({ kind: 'service', id: 'svc' })) as { nested: { a: number } };
+      expect(config).toEqual({ nested: { a: 1 } });
+      config.nested.a = 3;
+      const tool = await catalog.getTool('svc', 'repos_get');
+      (tool?.adapterDomain as { route: string }).route = '/changed';
+      const row = await catalog.getService('svc');
+      (row?.configSchema as { type: string }).type = 'string';
+      expect(await catalog.getConfig({ kind: 'service', id: 'svc' })).toEqual({ nested: { a: 1 } });
+      expect((await catalog.getTool('svc', 'repos_get'))?.adapterDomain).toEqual({ route: '/repos_get' });
+      expect((await catalog.getService('svc'))?.configSchema).toMatchObject({ type: 'object' });
     });
+
+    it('matches service queries as plain text, LIKE wildcards included', async () => {
+      await catalog.insertService(newService('alpha'));
+      await catalog.insertService(newService('beta'));
+      expect((await catalog.listServices({ query: 'THE ALPHA' })).map((row) => row.id)).toEqual(['alpha']);
+      expect(await catalog.listServices({ query: '%' })).toEqual([]);
+      expect(await catalog.listServices({ query: '_' })).toEqual([]);
+      expect(await catalog.listServices({ limit: 0 })).toEqual([]);
+    });
+
+    it('dates a service by its last change, its tools flags included, and stores no empty shared schemas', async () => {
+      await catalog.insertService(newService('svc', { schemas: {} }));
+      expect(await catalog.getServiceSchemas('svc')).toBeUndefined();
+      expect(await catalog.getServiceSchemas('nope')).toBeUndefined();
+      await catalog.setToolEnabled('svc', 'repos_get', false, LATER);
+      expect(await catalog.getService('svc')).toMatchObject({
+        createdAt: AT,
+        updatedAt: LATER,
+        enabledToolCount: 2,
+      });
+    });
+
+    it('counts its writes for other hosts with both revision methods or neither', async () => {
+      expect(catalog.catalogRevision === undefined).toBe(catalog.bumpCatalogRevision === undefined);
+      if (!catalog.catalogRevision || !catalog.bumpCatalogRevision) return;
+      const before = await catalog.catalogRevision();
+      expect(await catalog.bumpCatalogRevision()).toBe(before + 1);
+      expect(await catalog.catalogRevision()).toBe(before + 1);
+    });
+
+    toolSearchContract(() => catalog);
   });
 }

@@ -1,13 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
-import { createHost, isCyrnelError } from '@cyrnel/core';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openSqliteStore } from '../src/sqlite/index';
+import { createHost, isCyrnelError } from '../src/index';
 import { gatewayOf } from './support/gateway';
-import { createHarness, type Harness } from './support/harness';
+import { createHarness, createHarnessStorage, type Harness } from './support/harness';
 import { type AdapterProbe, createProbe, createTestAdapter, definition } from './support/test-adapter';
 import { createEnvironmentProbe, createTestEnvironment } from './support/test-environment';
 
@@ -23,13 +20,16 @@ async function start(probe: AdapterProbe, extra: Parameters<typeof createHarness
   return harness;
 }
 
-function rows(h: Harness, query: string): unknown[] {
-  const db = new Database(join(h.dataDir, 'data.db'), { readonly: true });
-  try {
-    return db.prepare(query).all();
-  } finally {
-    db.close();
-  }
+/** Whether the storage holds nothing of service `id`: no row, tool, config or secrets. */
+async function nothingStored(h: Harness, id: string): Promise<boolean> {
+  const { catalog } = h.storage;
+  const owner = { kind: 'service', id } as const;
+  return (
+    (await catalog.getService(id)) === undefined &&
+    (await catalog.listTools({ serviceId: id })).length === 0 &&
+    (await catalog.getConfig(owner)) === undefined &&
+    (await catalog.getSecrets(owner)) === undefined
+  );
 }
 
 const twoTools = definition({ tools: ['listPets', 'getPet'] });
@@ -181,11 +181,11 @@ describe('services', () => {
       secrets: { token: 's3cret' },
       enabled: true,
     });
+    expect(await nothingStored(h, 'pets')).toBe(false);
     await h.host.services.delete('pets');
     expect(probe.calls).toEqual(['generateDefinition', 'hydrate:pets', 'dehydrate:pets']);
-    for (const table of ['services', 'tools', 'service_config', 'service_secrets']) {
-      expect(rows(h, `select * from ${table}`)).toEqual([]);
-    }
+    expect(await nothingStored(h, 'pets')).toBe(true);
+    expect(await h.storage.catalog.listServices({})).toEqual([]);
     await expect(h.host.services.get('pets')).rejects.toMatchObject({ code: 'not_found' });
     await expect(h.host.services.delete('pets')).rejects.toMatchObject({ code: 'not_found' });
   });
@@ -238,12 +238,13 @@ describe('services', () => {
       });
     await host.services.install({ id: 'svc', adapter: 'test', definition: withDefaults('https://v1.test') });
     await host.services.patchConfig('svc', [{ op: 'replace', path: '/retries', value: 5 }]);
-    expect(rows(harness!, 'select config from service_config')).toEqual([{ config: '{"retries":5}' }]);
+    const stored = () => harness?.storage.catalog.getConfig({ kind: 'service', id: 'svc' });
+    expect(await stored()).toEqual({ retries: 5 });
     await host.services.update('svc', { definition: withDefaults('https://v2.test') });
     expect(await host.services.getConfig('svc')).toEqual({ baseUrl: 'https://v2.test', retries: 5 });
     // A value set back to its default follows later defaults again.
     await host.services.patchConfig('svc', [{ op: 'replace', path: '/retries', value: 3 }]);
-    expect(rows(harness!, 'select config from service_config')).toEqual([{ config: '{}' }]);
+    expect(await stored()).toEqual({});
   });
 
   it('restores the previous config when re-hydration fails', async () => {
@@ -279,18 +280,18 @@ describe('services', () => {
     expect(fulfilled).toHaveLength(1);
     expect(rejected).toHaveLength(1);
     expect(rejected[0]?.reason).toMatchObject({ code: 'conflict', reason: 'service_exists' });
-    expect(rows(h, 'select id from services')).toEqual([{ id: 'pets' }]);
-    expect(rows(h, 'select service_id, id from tools order by id')).toEqual([
-      { service_id: 'pets', id: 'getPet' },
-      { service_id: 'pets', id: 'listPets' },
+    expect((await h.storage.catalog.listServices({})).map((row) => row.id)).toEqual(['pets']);
+    expect((await h.storage.catalog.listTools({})).map((row) => `${row.serviceId}.${row.id}`)).toEqual([
+      'pets.getPet',
+      'pets.listPets',
     ]);
   });
 
-  it('reports a duplicate id across hosts on one database as a conflict from the store', async () => {
+  it('reports a duplicate id across hosts on one storage as a conflict from the storage', async () => {
     const probe = createProbe();
     const h = await start(probe);
     await h.host.services.install({ id: 'pets', adapter: 'test', definition: twoTools });
-    const error = await h.store.catalog
+    const error = await h.storage.catalog
       .insertService({
         id: 'pets',
         adapter: 'test',
@@ -420,9 +421,7 @@ describe('services', () => {
     const error = await h.host.services.install(input).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'upstream_error', status: 502 });
     expect(probe.calls).toEqual(['generateDefinition', 'hydrate:pets', 'dehydrate:pets']);
-    for (const table of ['services', 'tools', 'service_config', 'service_secrets']) {
-      expect(rows(h, `select * from ${table}`)).toEqual([]);
-    }
+    expect(await nothingStored(h, 'pets')).toBe(true);
     await expect(h.host.services.get('pets')).rejects.toMatchObject({ code: 'not_found' });
     probe.failHydrate = undefined;
     expect(await h.host.services.install(input)).toMatchObject({ id: 'pets', enabled: true, toolCount: 2 });
@@ -431,8 +430,14 @@ describe('services', () => {
 
   it('hydrates an enabled service again when storing its update fails', async () => {
     const probe = createProbe();
-    // No busy wait: a write while another connection holds the write lock fails at once.
-    harness = await createHarness({ builtins: [createTestAdapter('test', probe)] }, { busyTimeoutMs: 0 });
+    // The storage refuses the replace as a database does when another writer holds its lock.
+    const storage = createHarnessStorage();
+    const busy = Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+    const catalog = {
+      ...storage.catalog,
+      replaceServiceDefinition: () => Promise.reject(busy),
+    };
+    harness = await createHarness({ builtins: [createTestAdapter('test', probe)] }, { ...storage, catalog });
     const h = harness;
     const before = await h.host.services.install({
       id: 'pets',
@@ -441,17 +446,10 @@ describe('services', () => {
       enabled: true,
     });
     probe.calls.length = 0;
-    const blocker = new Database(join(h.dataDir, 'data.db'));
-    blocker.exec('begin immediate');
-    try {
-      const error = await h.host.services
-        .update('pets', { definition: definition({ tools: ['getPet', 'createPet'] }) })
-        .catch((e: unknown) => e);
-      expect(error).toMatchObject({ code: 'SQLITE_BUSY' });
-    } finally {
-      blocker.exec('rollback');
-      blocker.close();
-    }
+    const error = await h.host.services
+      .update('pets', { definition: definition({ tools: ['getPet', 'createPet'] }) })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'SQLITE_BUSY' });
     expect(probe.calls).toEqual(['generateDefinition', 'dehydrate:pets', 'hydrate:pets']);
     expect(probe.states.has('pets')).toBe(true);
     expect(await h.host.services.get('pets')).toMatchObject({
@@ -495,11 +493,10 @@ describe('services', () => {
     expect(probe.states.has('second')).toBe(false);
   });
 
-  it('keeps two installs of one id racing across two hosts on one database consistent', async () => {
+  it('keeps two installs of one id racing across two hosts on one storage consistent', async () => {
     const h = await start(createProbe());
-    const otherStore = await openSqliteStore({ dataDir: h.dataDir });
     const other = await createHost({
-      storage: otherStore,
+      storage: h.storage,
       builtins: [createTestAdapter('test', createProbe())],
       secretsKey: randomBytes(32),
     });
@@ -512,14 +509,14 @@ describe('services', () => {
       const lost = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
       expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
       expect(lost?.reason).toMatchObject({ code: 'conflict', status: 409 });
-      expect(rows(h, 'select id from services')).toEqual([{ id: 'pets' }]);
-      expect(rows(h, 'select id from tools order by id')).toEqual(
-        won === 0 ? [{ id: 'getPet' }, { id: 'listPets' }] : [{ id: 'other' }],
+      const { catalog } = h.storage;
+      expect((await catalog.listServices({})).map((row) => row.id)).toEqual(['pets']);
+      expect((await catalog.listTools({})).map((row) => row.id)).toEqual(
+        won === 0 ? ['getPet', 'listPets'] : ['other'],
       );
-      expect(rows(h, 'select owner_id from service_config')).toEqual([{ owner_id: 'pets' }]);
+      expect(await catalog.getConfig({ kind: 'service', id: 'pets' })).toBeDefined();
     } finally {
       await other.close({ graceMs: 0 });
-      await otherStore.close();
     }
   });
 });

@@ -1,8 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KILLED_ERROR } from '@cyrnel/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { KILLED_ERROR } from '../src/index';
 import { gatewayOf } from './support/gateway';
 import { createHarness, type Harness } from './support/harness';
 import { adapterSource, manifest, moduleCalls, moduleDir } from './support/module-dir';

@@ -1,5 +1,5 @@
-import { createKeyRing, createOutboundPolicy } from '@cyrnel/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createKeyRing, createOutboundPolicy } from '../src/index';
 import { createHarness, type Harness } from './support/harness';
 
 // Validation of request meaning happens once, in the host: any front end calling `host.*`
@@ -101,7 +101,7 @@ describe('request validation in the host', () => {
 
   it('refuses key requests with unknown or missing fields', async () => {
     harness = await createHarness();
-    const keys = createKeyRing({ storage: harness.store.keys });
+    const keys = createKeyRing({ storage: harness.storage.keys });
     await expect(keys.create({ name: 'ci', role: 'agent', scope: 'all' } as never)).rejects.toThrowError(
       refused(/scope unknown field/),
     );

@@ -1,9 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { secretsKeyId } from '@cyrnel/core';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { secretsKeyId } from '../src/index';
 import { createHarness, type Harness } from './support/harness';
 import { createProbe, createTestAdapter, definition } from './support/test-adapter';
 
@@ -13,14 +10,9 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function secretRows(h: Harness): { owner_id: string; key_id: string; iv: string; ciphertext: string }[] {
-  const db = new Database(join(h.dataDir, 'data.db'), { readonly: true });
-  try {
-    return db.prepare('select * from service_secrets').all() as never;
-  } finally {
-    db.close();
-  }
-}
+/** The sealed secrets of an owner as the storage holds them. */
+const sealed = (h: Harness, kind: 'module' | 'service', id: string) =>
+  h.storage.catalog.getSecrets({ kind, id });
 
 const text = definition({
   tools: ['ping'],
@@ -35,7 +27,7 @@ const text = definition({
 });
 
 describe('service secrets', () => {
-  it('stores ciphertext only, with a fresh IV per write, and reports only present pointers', async () => {
+  it('hands the storage only ciphertext under the current key, a fresh IV per write, and reports only present pointers', async () => {
     const probe = createProbe();
     const key = randomBytes(32);
     harness = await createHarness({ builtins: [createTestAdapter('test', probe)], secretsKey: key });
@@ -46,16 +38,14 @@ describe('service secrets', () => {
       definition: text,
       secrets: { token: 'hunter2-token' },
     });
-    const [first] = secretRows(harness);
-    expect(first?.key_id).toBe(secretsKeyId(key));
-    for (const file of ['data.db', 'data.db-wal'].map((name) => join(harness?.dataDir ?? '', name))) {
-      if (existsSync(file)) expect(readFileSync(file).includes(Buffer.from('hunter2-token'))).toBe(false);
-    }
+    const first = await sealed(harness, 'service', 'svc');
+    expect(first?.keyId).toBe(secretsKeyId(key));
     expect(JSON.stringify(first)).not.toContain('hunter2');
+    expect(Buffer.from(first?.ciphertext ?? '', 'base64').includes(Buffer.from('hunter2'))).toBe(false);
     await host.services.patchSecrets('svc', [
       { op: 'add', path: '/basic', value: { username: 'u', password: 'p' } },
     ]);
-    const [second] = secretRows(harness);
+    const second = await sealed(harness, 'service', 'svc');
     expect(second?.iv).not.toBe(first?.iv);
     expect(await host.services.getSecretsPresent('svc')).toEqual([
       '/basic/password',
@@ -143,13 +133,13 @@ describe('service secrets', () => {
       definition: text,
       secrets: { token: 't' },
     });
-    expect(secretRows(harness)[0]?.key_id).toBe(secretsKeyId(oldKey));
+    expect((await sealed(harness, 'service', 'svc'))?.keyId).toBe(secretsKeyId(oldKey));
     await harness.restart({
       secretsKey: newKey.toString('base64'),
       previousSecretsKeys: [oldKey.toString('base64')],
     });
     expect(await harness.host.services.getSecretsPresent('svc')).toEqual(['/scope', '/token']);
-    expect(secretRows(harness)[0]?.key_id).toBe(secretsKeyId(newKey));
+    expect((await sealed(harness, 'service', 'svc'))?.keyId).toBe(secretsKeyId(newKey));
     await harness.restart({ secretsKey: newKey, previousSecretsKeys: [] });
     await harness.host.services.setEnabled('svc', true);
     expect(probe.states.get('svc')?.secrets).toMatchObject({ token: 't' });
@@ -179,24 +169,13 @@ describe('service secrets', () => {
     await harness.host.modules.patchSecrets('test', [
       { op: 'add', path: '/apiKey', value: 'module-secret-1' },
     ]);
-    const moduleRows = () => {
-      const db = new Database(join(harness?.dataDir ?? '', 'data.db'), { readonly: true });
-      try {
-        return db.prepare('select owner_id, key_id, ciphertext from module_secrets').all() as {
-          owner_id: string;
-          key_id: string;
-          ciphertext: string;
-        }[];
-      } finally {
-        db.close();
-      }
-    };
-    expect(moduleRows()).toMatchObject([{ owner_id: 'test', key_id: secretsKeyId(oldKey) }]);
-    expect(JSON.stringify(moduleRows())).not.toContain('module-secret-1');
+    const moduleSecrets = () => sealed(harness as Harness, 'module', 'test');
+    expect(await moduleSecrets()).toMatchObject({ keyId: secretsKeyId(oldKey) });
+    expect(JSON.stringify(await moduleSecrets())).not.toContain('module-secret-1');
     // Activation at start reads the secrets for setup and re-encrypts them with the new key.
     await harness.restart({ secretsKey: newKey, previousSecretsKeys: [oldKey] });
     expect(await harness.host.modules.get('test')).toMatchObject({ status: 'active' });
-    expect(moduleRows()).toMatchObject([{ owner_id: 'test', key_id: secretsKeyId(newKey) }]);
+    expect(await moduleSecrets()).toMatchObject({ keyId: secretsKeyId(newKey) });
     await harness.restart({ secretsKey: newKey, previousSecretsKeys: [] });
     expect(await harness.host.modules.getSecretsPresent('test')).toEqual(['/apiKey']);
     expect(await harness.host.modules.get('test')).toMatchObject({ status: 'active', error: null });

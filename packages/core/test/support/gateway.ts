@@ -1,4 +1,4 @@
-import type { CyrnelHost, ToolGateway } from '@cyrnel/core';
+import type { CyrnelHost, ToolGateway } from '../../src/index';
 
 async function call(host: CyrnelHost, method: string, args: unknown[]): Promise<never> {
   const process = await host.processes.create({ code: `call:${JSON.stringify({ method, args })}` });
