@@ -59,15 +59,7 @@ export {
   type SignalTopic,
 } from './several-hosts/host-signals';
 export type { ToolGateway } from './tools/tool-gateway';
-export {
-  type BodySchema,
-  EMPTY_BODY,
-  ENABLED_BODY,
-  type FieldSpec,
-  type FieldType,
-  validateBody,
-} from './validation/body-schema';
-export { REQUEST_BODIES } from './validation/request-bodies';
+export { validateBody } from './validation/body-schema';
 export {
   createSchemaChecker,
   type SchemaCheck,

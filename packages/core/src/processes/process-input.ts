@@ -1,8 +1,6 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import { RUN_PROCESS_BODY } from '@cyrnel/sdk/api';
 import { validateBody } from '../validation/body-schema';
-
-/** The body of `POST /processes/:id/signals/run`. */
-export const RUN_PROCESS_BODY = { force: { type: 'boolean' } } as const;
 
 import { cyrnelError } from '../errors';
 

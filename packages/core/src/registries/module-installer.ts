@@ -5,7 +5,13 @@ import { dirname, join, relative } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isPlainObject, type ModuleLogger, validateModuleManifest } from '@cyrnel/sdk';
-import type { ModuleDetail, ModuleOrigin, ModuleUpdateResult } from '@cyrnel/sdk/api';
+import {
+  INSTALL_MODULE_BODY,
+  type ModuleDetail,
+  type ModuleOrigin,
+  type ModuleUpdateResult,
+  PATCH_MODULE_BODY,
+} from '@cyrnel/sdk/api';
 import semver from 'semver';
 import { extract } from 'tar';
 import { downloadBytes } from '../definition-source/download-definition';
@@ -18,17 +24,6 @@ import { validateBody } from '../validation/body-schema';
 import { optionalBoolean, optionalString, requireModuleId, requireString } from '../validation/input';
 import { chooseVersion, verifySha256 } from './registry-document';
 import type { RegistryAccess, ServiceRegistries } from './service-registries';
-
-export const MODULE_INSTALL_BODY = {
-  source: { type: 'string', required: true },
-  version: { type: 'string' },
-  autoUpdate: { type: 'boolean' },
-} as const;
-
-export const MODULE_PATCH_BODY = {
-  version: { type: 'string', nullable: true },
-  autoUpdate: { type: 'boolean' },
-} as const;
 
 /** Where installed versions live, under the modules directory (the scan skips dot-directories). */
 const VERSIONS_DIR = '.versions';
@@ -328,7 +323,7 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
 
   return {
     async install(rawInput) {
-      const input = validateBody<Record<string, unknown>>(rawInput, MODULE_INSTALL_BODY);
+      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_MODULE_BODY);
       const source = requireString(input.source, 'source', { nonEmpty: true });
       const range = optionalString(input.version, 'version') ?? null;
       const staged = await stage(
@@ -367,7 +362,7 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
     update,
     async configure(rawId, rawPatch) {
       const id = requireModuleId(rawId);
-      const patch = validateBody<Record<string, unknown>>(rawPatch, MODULE_PATCH_BODY);
+      const patch = validateBody<Record<string, unknown>>(rawPatch, PATCH_MODULE_BODY);
       const range = patch.version === null ? null : optionalString(patch.version, 'version');
       if (typeof range === 'string' && !isValidRange(range) && !/^[a-z][a-z0-9._-]*$/i.test(range))
         throw cyrnelError('invalid_request', `version ${range} is neither a semver range nor a dist-tag`, {

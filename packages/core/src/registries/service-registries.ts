@@ -1,10 +1,11 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
-import type {
-  RegistryDocument,
-  RegistryListing,
-  RegistrySummary,
-  RegistryUpdateResult,
-  ServiceDetail,
+import {
+  INSTALL_FROM_REGISTRY_BODY,
+  type RegistryDocument,
+  type RegistryListing,
+  type RegistrySummary,
+  type RegistryUpdateResult,
+  type ServiceDetail,
 } from '@cyrnel/sdk/api';
 import semver from 'semver';
 import type { CatalogStorage } from '../catalog/catalog-storage';
@@ -29,17 +30,6 @@ import {
   serviceEntry,
   verifySha256,
 } from './registry-document';
-
-/** The fields of a registry install (strict). */
-export const INSTALL_FROM_REGISTRY = {
-  source: { type: 'string', required: true },
-  version: { type: 'string' },
-  id: { type: 'string' },
-  adapter: { type: 'string' },
-  config: { type: 'object' },
-  secrets: { type: 'object' },
-  enabled: { type: 'boolean' },
-} as const;
 
 /** How registries are reached. */
 export interface RegistryAccess {
@@ -196,7 +186,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
     },
     browse,
     async installService(rawInput) {
-      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_FROM_REGISTRY);
+      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_FROM_REGISTRY_BODY);
       const source = requireString(input.source, 'source', { nonEmpty: true });
       const version = optionalString(input.version, 'version');
       const config = optionalObject(input.config, 'config');
