@@ -3,9 +3,9 @@ import { defineRoute, markdownAnswer, queryParams, textAnswer } from '../route';
 /** The query of `GET /environment/types`: whole services and `<serviceId>.<toolId>` tools. */
 export interface TypesQuery {
   /** Service ids. */
-  services?: string[];
+  services?: readonly string[];
   /** `<serviceId>.<toolId>` names. */
-  tools?: string[];
+  tools?: readonly string[];
 }
 
 /** `/environment`: the active environment's docs and type declarations. */
