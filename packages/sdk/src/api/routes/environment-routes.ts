@@ -3,9 +3,9 @@ import { defineRoute, markdownAnswer, queryParams, textAnswer } from '../route';
 /** The query of `GET /environment/types`: whole services and `<serviceId>.<toolId>` tools. */
 export interface TypesQuery {
   /** Service ids. */
-  services?: readonly string[];
+  services?: string[];
   /** `<serviceId>.<toolId>` names. */
-  tools?: readonly string[];
+  tools?: string[];
 }
 
 /** `/environment`: the active environment's docs and type declarations. */
