@@ -1,8 +1,7 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { RUN_PROCESS_BODY } from '@cyrnel/sdk/api';
-import { validateBody } from '../validation/body-schema';
-
 import { cyrnelError } from '../errors';
+import { validateBody } from '../validation/body-schema';
 
 /** How long a caller of `processes.wait` is willing to wait. */
 export interface WaitOptions {
