@@ -23,7 +23,7 @@ export interface AuthenticatedKey {
   readonly role: KeyRole;
 }
 
-/** Stored API keys: created, listed, deleted, and checked on each request (issue 13). */
+/** Stored API keys: created, listed, deleted, and checked on each request. */
 export interface KeyRing {
   /** Create a key; the answer is the only place the key itself ever appears. */
   create(request: CreateKeyRequest): Promise<CreatedKey>;

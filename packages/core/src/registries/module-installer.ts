@@ -52,7 +52,7 @@ export interface ModuleInstallerOptions extends RegistryAccess {
   readonly logger: ModuleLogger;
 }
 
-/** Installing and updating modules from npm and from registries (issue 16). */
+/** Installing and updating modules from npm and from registries. */
 export interface ModuleInstaller {
   /** `POST /modules/install`: download, verify, unpack, register disabled. */
   install(input: unknown): Promise<ModuleDetail>;

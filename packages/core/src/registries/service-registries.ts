@@ -48,7 +48,7 @@ export interface ServiceRegistriesOptions extends RegistryAccess {
   readonly logger: ModuleLogger;
 }
 
-/** Registries: browsing them, installing and updating services from them (issue 16). */
+/** Registries: browsing them, installing and updating services from them. */
 export interface ServiceRegistries {
   /** The configured registries, each read now. */
   list(): Promise<RegistrySummary[]>;
@@ -218,8 +218,9 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
             service: row.id,
             version: result.service.registry?.version,
           });
-          // An update leaves the service disabled (SPEC §3); unattended, one that was enabled is
-          // enabled again, which validates its config and secrets and hydrates it.
+          // An update leaves the service disabled (its new tools are checked before anyone calls
+          // them); unattended, one that was enabled is enabled again, which validates its config
+          // and secrets and hydrates it.
           if (row.enabled) await options.services.setEnabled(row.id, true);
         } catch (error) {
           const fields = { service: row.id, error: errorMessage(error) };
