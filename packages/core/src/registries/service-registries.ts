@@ -218,9 +218,9 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
             service: row.id,
             version: result.service.registry?.version,
           });
-          // An update leaves the service disabled (its new tools are checked before anyone calls
-          // them); unattended, one that was enabled is enabled again, which validates its config
-          // and secrets and hydrates it.
+          // An update leaves the service disabled, as every new definition does (it may ask for
+          // other config or secrets); unattended, one that was enabled is enabled again, which
+          // validates its config and secrets against the new schemas and hydrates it.
           if (row.enabled) await options.services.setEnabled(row.id, true);
         } catch (error) {
           const fields = { service: row.id, error: errorMessage(error) };
