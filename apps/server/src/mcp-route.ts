@@ -1,5 +1,5 @@
-import { type CyrnelHost, cyrnelError, jsonShapeExceeds, scopeProcesses } from '@cyrnel/core';
-import type { AppEnv, Caller, RouteGroup } from '@cyrnel/http';
+import { type CyrnelHost, cyrnelError, jsonShapeExceeds } from '@cyrnel/core';
+import { type AppEnv, type Caller, callerProcesses, type RouteGroup } from '@cyrnel/http';
 import { createHostBackend, createMcpHttpHandler, type McpHttpHandler } from '@cyrnel/mcp';
 import { Hono } from 'hono';
 
@@ -32,21 +32,16 @@ export function mcpRouteGroup(options: McpRouteOptions): {
 } {
   const { host } = options;
   const handler = createMcpHttpHandler<Caller>({
-    backend: ({ keyId, role }) => {
-      const processes =
-        role === 'admin' || keyId === null
-          ? scopeProcesses(host.processes, { keyId, ownOnly: false })
-          : scopeProcesses(host.processes, { keyId, ownOnly: true });
-      return createHostBackend({ host, processes });
-    },
+    backend: (caller) => createHostBackend({ host, processes: callerProcesses(host.processes, caller) }),
     server: { version: options.version, maxCodeChars: options.maxCodeChars },
     maxRequestBodySize: options.maxBodyBytes,
   });
   const app = new Hono<AppEnv>();
   app.all('/', async (c) => {
     const caller = c.get('caller');
-    if (caller.role !== 'admin' && caller.keyId === null)
-      throw cyrnelError('forbidden', `the ${caller.role} role needs a stored key to own processes`);
+    // The rule of /processes, applied before the MCP layer opens anything: an agent without a
+    // stored key owns no process (403).
+    callerProcesses(host.processes, caller);
     if (c.req.method !== 'POST') return handler.fetch(c.req.raw, caller);
     // The body is read here, bounded like every other route's (size, then depth and element
     // count on the text), and handed on parsed: the SDK would otherwise clone the request to

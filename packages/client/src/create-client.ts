@@ -1,10 +1,11 @@
-import type { HealthResponse } from '@cyrnel/sdk/api';
+import { API_ROUTES, type HealthResponse, type OpenApiResponse } from '@cyrnel/sdk/api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
 import { createKeysApi, type KeysApi } from './keys-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
 import { createProcessesApi, type ProcessesApi } from './processes-api';
 import { createRegistriesApi, type RegistriesApi } from './registries-api';
 import type { RequestOptions } from './request-options';
+import { createRouteCaller } from './route-call';
 import { createServicesApi, type ServicesApi } from './services-api';
 import { createToolsApi, type ToolsApi } from './tools-api';
 import { createTransport, type TransportOptions } from './transport';
@@ -12,7 +13,10 @@ import { createTransport, type TransportOptions } from './transport';
 /** Options of {@link createClient}. */
 export type ClientOptions = TransportOptions;
 
-/** A typed client of the cyrnel HTTP API: one method per endpoint, grouped by resource. */
+/**
+ * A typed client of the cyrnel HTTP API: one method per route of `API_ROUTES` (`@cyrnel/sdk/api`),
+ * grouped by resource and named as the table names it.
+ */
 export interface CyrnelClient {
   /** `GET /health` (no auth). */
   health(options?: RequestOptions): Promise<HealthResponse>;
@@ -25,9 +29,7 @@ export interface CyrnelClient {
    * const { info } = await client.openapi();
    * ```
    */
-  openapi(
-    options?: RequestOptions,
-  ): Promise<{ openapi: string; info: { title: string; version: string } } & Record<string, unknown>>;
+  openapi(options?: RequestOptions): Promise<OpenApiResponse>;
   /** Adapter and environment modules. */
   readonly modules: ModulesApi;
   /** Installed services, their config and secrets. */
@@ -53,15 +55,16 @@ export interface CyrnelClient {
  */
 export function createClient(options: ClientOptions): CyrnelClient {
   const transport = createTransport(options);
+  const call = createRouteCaller(transport);
   return {
-    health: (call) => transport.json({ method: 'GET', path: '/health', options: call }),
-    openapi: (call) => transport.json({ method: 'GET', path: '/openapi.json', options: call }),
-    modules: createModulesApi(transport),
-    services: createServicesApi(transport),
-    tools: createToolsApi(transport),
-    environment: createEnvironmentApi(transport),
-    processes: createProcessesApi(transport),
-    keys: createKeysApi(transport),
-    registries: createRegistriesApi(transport),
+    health: (request) => call(API_ROUTES.meta.health, {}, request),
+    openapi: (request) => call(API_ROUTES.meta.openapi, {}, request),
+    modules: createModulesApi(call),
+    services: createServicesApi(call),
+    tools: createToolsApi(call),
+    environment: createEnvironmentApi(call),
+    processes: createProcessesApi(call, transport),
+    keys: createKeysApi(call),
+    registries: createRegistriesApi(call),
   };
 }

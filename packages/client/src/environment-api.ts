@@ -1,6 +1,7 @@
 import type { TypesSelection } from '@cyrnel/sdk';
+import { API_ROUTES } from '@cyrnel/sdk/api';
 import type { RequestOptions } from './request-options';
-import type { Transport } from './transport';
+import type { RouteCaller } from './route-call';
 
 /** `/environment` endpoints: what an agent reads before writing code. */
 export interface EnvironmentApi {
@@ -18,16 +19,14 @@ export interface EnvironmentApi {
   types(selection?: TypesSelection, options?: RequestOptions): Promise<string>;
 }
 
-/** Build the `environment` group over a transport. */
-export function createEnvironmentApi(transport: Transport): EnvironmentApi {
+const routes = API_ROUTES.environment;
+
+/** Build the `environment` group over the route caller. */
+export function createEnvironmentApi(call: RouteCaller): EnvironmentApi {
   return {
-    docs: (options) => transport.text({ method: 'GET', path: '/environment/docs', options }),
-    types: (selection, options) => {
-      const query = {
-        ...(selection?.services?.length ? { services: selection.services.join(',') } : {}),
-        ...(selection?.tools?.length ? { tools: selection.tools.join(',') } : {}),
-      };
-      return transport.text({ method: 'GET', path: '/environment/types', query, options });
-    },
+    docs: (options) => call(routes.docs, {}, options),
+    // Empty lists are left out of the query: the whole catalog, as without a selection.
+    types: (selection, options) =>
+      call(routes.types, { query: { services: selection?.services, tools: selection?.tools } }, options),
   };
 }

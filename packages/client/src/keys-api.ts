@@ -1,8 +1,14 @@
-import type { CreatedKey, CreateKeyRequest, KeyListQuery, KeyRecord, ListResponse } from '@cyrnel/sdk/api';
+import {
+  API_ROUTES,
+  type CreatedKey,
+  type CreateKeyRequest,
+  type KeyListQuery,
+  type KeyRecord,
+  type ListResponse,
+} from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
 import type { RequestOptions } from './request-options';
-import type { Transport } from './transport';
-import { url } from './url-path';
+import type { RouteCaller } from './route-call';
 
 /** `/keys` endpoints: API keys with roles (admin keys only). */
 export interface KeysApi {
@@ -22,14 +28,15 @@ export interface KeysApi {
   delete(id: string, options?: RequestOptions): Promise<void>;
 }
 
-/** Build the `keys` group over a transport. */
-export function createKeysApi(transport: Transport): KeysApi {
-  const list: KeysApi['list'] = (query, options) =>
-    transport.json({ method: 'GET', path: '/keys', query, options });
+const routes = API_ROUTES.keys;
+
+/** Build the `keys` group over the route caller. */
+export function createKeysApi(call: RouteCaller): KeysApi {
+  const list: KeysApi['list'] = (query, options) => call(routes.list, { query }, options);
   return {
-    create: (request, options) => transport.json({ method: 'POST', path: '/keys', body: request, options }),
+    create: (request, options) => call(routes.create, { body: request }, options),
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
-    delete: (id, options) => transport.empty({ method: 'DELETE', path: url`/keys/${id}`, options }),
+    delete: (id, options) => call(routes.delete, { params: { id } }, options),
   };
 }

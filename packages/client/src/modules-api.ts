@@ -1,18 +1,18 @@
-import type {
-  InstallModuleRequest,
-  ListResponse,
-  ModuleDetail,
-  ModuleListQuery,
-  ModuleRecord,
-  ModuleUpdateResult,
-  PatchModuleRequest,
-  ReloadModulesResponse,
+import {
+  API_ROUTES,
+  type InstallModuleRequest,
+  type ListResponse,
+  type ModuleDetail,
+  type ModuleListQuery,
+  type ModuleRecord,
+  type ModuleUpdateResult,
+  type PatchModuleRequest,
+  type ReloadModulesResponse,
 } from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
 import type { RequestOptions } from './request-options';
+import type { RouteCaller } from './route-call';
 import { createSettingsApi, type SettingsApi } from './settings-api';
-import type { Transport } from './transport';
-import { url } from './url-path';
 
 /** `/modules` endpoints: adapters and environments. */
 export interface ModulesApi extends SettingsApi {
@@ -42,23 +42,22 @@ export interface ModulesApi extends SettingsApi {
   configure(moduleId: string, patch: PatchModuleRequest, options?: RequestOptions): Promise<ModuleDetail>;
 }
 
-/** Build the `modules` group over a transport. */
-export function createModulesApi(transport: Transport): ModulesApi {
-  const list: ModulesApi['list'] = (query, options) =>
-    transport.json({ method: 'GET', path: '/modules', query, options });
+const routes = API_ROUTES.modules;
+
+/** Build the `modules` group over the route caller. */
+export function createModulesApi(call: RouteCaller): ModulesApi {
+  const list: ModulesApi['list'] = (query, options) => call(routes.list, { query }, options);
   return {
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
-    get: (moduleId, options) => transport.json({ method: 'GET', path: url`/modules/${moduleId}`, options }),
+    get: (moduleId, options) => call(routes.get, { params: { moduleId } }, options),
     setEnabled: (moduleId, enabled, options) =>
-      transport.json({ method: 'POST', path: url`/modules/${moduleId}/enabled`, body: { enabled }, options }),
-    reload: (options) => transport.json({ method: 'POST', path: '/modules/reload', options }),
-    install: (input, options) =>
-      transport.json({ method: 'POST', path: '/modules/install', body: input, options }),
-    update: (moduleId, options) =>
-      transport.json({ method: 'POST', path: url`/modules/${moduleId}/update`, options }),
+      call(routes.setEnabled, { params: { moduleId }, body: { enabled } }, options),
+    reload: (options) => call(routes.reload, {}, options),
+    install: (input, options) => call(routes.install, { body: input }, options),
+    update: (moduleId, options) => call(routes.update, { params: { moduleId } }, options),
     configure: (moduleId, patch, options) =>
-      transport.json({ method: 'PATCH', path: url`/modules/${moduleId}`, body: patch, options }),
-    ...createSettingsApi(transport, '/modules'),
+      call(routes.configure, { params: { moduleId }, body: patch }, options),
+    ...createSettingsApi(call, routes, 'moduleId'),
   };
 }

@@ -1,11 +1,11 @@
-import type { ProcessEvent, ProcessEventMap } from '@cyrnel/sdk/api';
+import { API_ROUTES, type ProcessEvent, type ProcessEventMap } from '@cyrnel/sdk/api';
 import { CyrnelHttpError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
 import { createReplayFilter } from './replay-filter';
 import type { RequestOptions } from './request-options';
+import { routePath } from './route-call';
 import { sleep } from './sleep';
 import { parseSse } from './sse-parser';
 import type { OpenStream, Transport } from './transport';
-import { url } from './url-path';
 
 /**
  * Options of `processes.events()`. `timeoutMs` bounds only each connection's wait for the
@@ -31,7 +31,7 @@ const MAX_DELAY_MS = 5000;
 /**
  * The events of one process as an async iterator that ends after `exit`. When the connection
  * drops it reconnects; the server replays every event from the start on each connection
- * (SPEC §9), and what was already yielded is skipped rather than repeated (see
+ * (a follower that joins late sees the whole run), and what was already yielded is skipped rather than repeated (see
  * {@link createReplayFilter} for why this is not a plain count).
  */
 export async function* processEvents(
@@ -48,8 +48,8 @@ export async function* processEvents(
     let drop: Error;
     try {
       stream = await transport.stream({
-        method: 'GET',
-        path: url`/processes/${id}/events`,
+        method: API_ROUTES.processes.events.method,
+        path: routePath(API_ROUTES.processes.events, { id }),
         options: {
           ...(signal ? { signal } : {}),
           // `0` is a real choice (no deadline for the headers), so only undefined falls back.

@@ -1,22 +1,23 @@
-import type {
-  CreateProcessRequest,
-  CreateProcessResponse,
-  ListResponse,
-  ProcessCallsResponse,
-  ProcessEvent,
-  ProcessListQuery,
-  ProcessOutput,
-  ProcessRecord,
-  ProcessResult,
-  ProcessSummary,
-  RunProcessRequest,
+import {
+  API_ROUTES,
+  type CreateProcessRequest,
+  type CreateProcessResponse,
+  type ListResponse,
+  type ProcessCallsResponse,
+  type ProcessEvent,
+  type ProcessListQuery,
+  type ProcessOutput,
+  type ProcessRecord,
+  type ProcessResult,
+  type ProcessSummary,
+  type RunProcessRequest,
 } from '@cyrnel/sdk/api';
 import { CyrnelProcessError } from './errors';
 import { paginate } from './paginate';
 import { type ProcessEventsOptions, processEvents } from './process-events';
 import type { RequestOptions } from './request-options';
+import type { RouteCaller } from './route-call';
 import type { Transport } from './transport';
-import { url } from './url-path';
 
 /**
  * Options of `processes.run()`: the process options (`timeoutMs` here is the **process**
@@ -78,22 +79,24 @@ export interface ProcessesApi {
   delete(id: number, options?: RequestOptions): Promise<void>;
 }
 
-/** Build the `processes` group over a transport. */
-export function createProcessesApi(transport: Transport): ProcessesApi {
-  const list: ProcessesApi['list'] = (query, options) =>
-    transport.json({ method: 'GET', path: '/processes', query, options });
+const routes = API_ROUTES.processes;
+
+/** Build the `processes` group over the route caller (events read the transport's streams). */
+export function createProcessesApi(call: RouteCaller, transport: Transport): ProcessesApi {
+  const list: ProcessesApi['list'] = (query, options) => call(routes.list, { query }, options);
 
   // A waiting create must outlive the process, queue time included, which only the server
   // knows: it answers by the process's timeout plus a margin counted from the start of the run
   // (a 504 naming the process otherwise), so the client sets no deadline of its own.
-  const create = <T>(request: CreateProcessRequest, options: RequestOptions = {}): Promise<T> =>
-    transport.json<T>({
-      method: 'POST',
-      path: '/processes',
-      body: request,
-      options:
-        request.wait === true && options.timeoutMs === undefined ? { ...options, timeoutMs: 0 } : options,
-    });
+  const create = <T extends CreateProcessResponse>(
+    request: CreateProcessRequest,
+    options: RequestOptions = {},
+  ): Promise<T> =>
+    call(
+      routes.create,
+      { body: request },
+      request.wait === true && options.timeoutMs === undefined ? { ...options, timeoutMs: 0 } : options,
+    ) as Promise<T>;
 
   return {
     create,
@@ -113,17 +116,15 @@ export function createProcessesApi(transport: Transport): ProcessesApi {
     },
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
-    get: (id, options) => transport.json({ method: 'GET', path: url`/processes/${id}`, options }),
-    code: (id, options) => transport.text({ method: 'GET', path: url`/processes/${id}/code`, options }),
-    stdout: (id, options) => transport.text({ method: 'GET', path: url`/processes/${id}/stdout`, options }),
-    stderr: (id, options) => transport.text({ method: 'GET', path: url`/processes/${id}/stderr`, options }),
-    output: (id, options) => transport.json({ method: 'GET', path: url`/processes/${id}/output`, options }),
-    calls: (id, options) => transport.json({ method: 'GET', path: url`/processes/${id}/calls`, options }),
+    get: (id, options) => call(routes.get, { params: { id } }, options),
+    code: (id, options) => call(routes.code, { params: { id } }, options),
+    stdout: (id, options) => call(routes.stdout, { params: { id } }, options),
+    stderr: (id, options) => call(routes.stderr, { params: { id } }, options),
+    output: (id, options) => call(routes.output, { params: { id } }, options),
+    calls: (id, options) => call(routes.calls, { params: { id } }, options),
     events: (id, options) => processEvents(transport, id, options),
-    start: (id, request = {}, options) =>
-      transport.json({ method: 'POST', path: url`/processes/${id}/signals/run`, body: request, options }),
-    kill: (id, options) =>
-      transport.json({ method: 'POST', path: url`/processes/${id}/signals/kill`, body: {}, options }),
-    delete: (id, options) => transport.empty({ method: 'DELETE', path: url`/processes/${id}`, options }),
+    start: (id, request = {}, options) => call(routes.start, { params: { id }, body: request }, options),
+    kill: (id, options) => call(routes.kill, { params: { id }, body: {} }, options),
+    delete: (id, options) => call(routes.delete, { params: { id } }, options),
   };
 }

@@ -1,6 +1,6 @@
-import type { RegistryListing, RegistrySummary } from '@cyrnel/sdk/api';
+import { API_ROUTES, type RegistryListing, type RegistrySummary } from '@cyrnel/sdk/api';
 import type { RequestOptions } from './request-options';
-import type { Transport } from './transport';
+import type { RouteCaller } from './route-call';
 
 /** `/registries` endpoints: the server's configured registries, read when asked. */
 export interface RegistriesApi {
@@ -20,11 +20,13 @@ export interface RegistriesApi {
   modules(options?: RequestOptions): Promise<{ items: RegistryListing[] }>;
 }
 
-/** Build the `registries` group over a transport. */
-export function createRegistriesApi(transport: Transport): RegistriesApi {
+const routes = API_ROUTES.registries;
+
+/** Build the `registries` group over the route caller. */
+export function createRegistriesApi(call: RouteCaller): RegistriesApi {
   return {
-    list: (options) => transport.json({ method: 'GET', path: '/registries', options }),
-    services: (options) => transport.json({ method: 'GET', path: '/registries/services', options }),
-    modules: (options) => transport.json({ method: 'GET', path: '/registries/modules', options }),
+    list: (options) => call(routes.list, {}, options),
+    services: (options) => call(routes.services, {}, options),
+    modules: (options) => call(routes.modules, {}, options),
   };
 }

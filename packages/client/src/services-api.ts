@@ -1,19 +1,19 @@
-import type {
-  InstallFromRegistryRequest,
-  InstallServiceRequest,
-  ListResponse,
-  RegistryUpdateResult,
-  ServiceDetail,
-  ServiceListQuery,
-  ServiceRecord,
-  ServiceRefreshResult,
-  UpdateServiceRequest,
+import {
+  API_ROUTES,
+  type InstallFromRegistryRequest,
+  type InstallServiceRequest,
+  type ListResponse,
+  type RegistryUpdateResult,
+  type ServiceDetail,
+  type ServiceListQuery,
+  type ServiceRecord,
+  type ServiceRefreshResult,
+  type UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
 import type { RequestOptions } from './request-options';
+import type { RouteCaller } from './route-call';
 import { createSettingsApi, type SettingsApi } from './settings-api';
-import type { Transport } from './transport';
-import { url } from './url-path';
 
 /**
  * What `services.install()` takes: the wire request with exactly one of `url` and
@@ -60,40 +60,32 @@ export interface ServicesApi extends SettingsApi {
   refresh(serviceId: string, options?: RequestOptions): Promise<ServiceRefreshResult>;
 }
 
-/** Build the `services` group over a transport. */
-export function createServicesApi(transport: Transport): ServicesApi {
-  const list: ServicesApi['list'] = (query, options) =>
-    transport.json({ method: 'GET', path: '/services', query, options });
+const routes = API_ROUTES.services;
+
+/** Build the `services` group over the route caller. */
+export function createServicesApi(call: RouteCaller): ServicesApi {
+  const list: ServicesApi['list'] = (query, options) => call(routes.list, { query }, options);
   return {
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
-    get: (serviceId, options) =>
-      transport.json({ method: 'GET', path: url`/services/${serviceId}`, options }),
+    get: (serviceId, options) => call(routes.get, { params: { serviceId } }, options),
     install: (input, options) => {
       const { definition, ...rest } = input;
       const body: InstallServiceRequest =
         definition === undefined
           ? rest
           : { ...rest, definition: typeof definition === 'string' ? definition : JSON.stringify(definition) };
-      return transport.json({ method: 'POST', path: '/services', body, options });
+      return call(routes.install, { body }, options);
     },
     update: (serviceId, input, options) =>
-      transport.json({ method: 'PATCH', path: url`/services/${serviceId}`, body: input, options }),
-    delete: (serviceId, options) =>
-      transport.empty({ method: 'DELETE', path: url`/services/${serviceId}`, options }),
+      call(routes.update, { params: { serviceId }, body: input }, options),
+    delete: (serviceId, options) => call(routes.delete, { params: { serviceId } }, options),
     setEnabled: (serviceId, enabled, options) =>
-      transport.json({
-        method: 'POST',
-        path: url`/services/${serviceId}/enabled`,
-        body: { enabled },
-        options,
-      }),
-    installFromRegistry: (input, options) =>
-      transport.json({ method: 'POST', path: '/services/install', body: input, options }),
+      call(routes.setEnabled, { params: { serviceId }, body: { enabled } }, options),
+    installFromRegistry: (input, options) => call(routes.installFromRegistry, { body: input }, options),
     updateFromRegistry: (serviceId, options) =>
-      transport.json({ method: 'POST', path: url`/services/${serviceId}/update`, options }),
-    refresh: (serviceId, options) =>
-      transport.json({ method: 'POST', path: url`/services/${serviceId}/refresh`, options }),
-    ...createSettingsApi(transport, '/services'),
+      call(routes.updateFromRegistry, { params: { serviceId } }, options),
+    refresh: (serviceId, options) => call(routes.refresh, { params: { serviceId } }, options),
+    ...createSettingsApi(call, routes, 'serviceId'),
   };
 }

@@ -1,13 +1,15 @@
 import type {
+  AnswerOf,
   ConfigResponse,
   JsonPatch,
+  ParamsOf,
   SchemaResponse,
   SecretsPresenceResponse,
   SecretsUpdatedResponse,
+  settingsRoutes,
 } from '@cyrnel/sdk/api';
 import type { RequestOptions } from './request-options';
-import type { Transport } from './transport';
-import { url } from './url-path';
+import type { RouteCaller } from './route-call';
 
 /**
  * Config and secrets of one kind of owner: `/modules/:moduleId/…` or `/services/:serviceId/…`.
@@ -28,26 +30,40 @@ export interface SettingsApi {
   secretsSchema(id: string, options?: RequestOptions): Promise<SchemaResponse>;
 }
 
+/** The settings routes of one kind of owner whose id parameter is `Id` (`moduleId`, `serviceId`). */
+type SettingsRoutes<Id extends string> = ReturnType<typeof settingsRoutes<string, Id>>;
+
 /**
- * Build the settings methods of the owners below `root`.
+ * Build the settings methods of one kind of owner from its routes (`API_ROUTES.modules` or
+ * `API_ROUTES.services`) and the name of its id parameter.
  *
  * @example
  * ```ts
- * const settings = createSettingsApi(transport, '/services');
+ * const settings = createSettingsApi(call, API_ROUTES.services, 'serviceId');
  * await settings.patchConfig('github', [{ op: 'add', path: '/baseUrl', value: 'https://x' }]);
  * ```
  */
-export function createSettingsApi(transport: Transport, root: '/modules' | '/services'): SettingsApi {
-  const at = (id: string, rest: string) => `${root}${url`/${id}`}${rest}`;
+export function createSettingsApi<Id extends string>(
+  callRoute: RouteCaller,
+  routes: SettingsRoutes<Id>,
+  id: Id,
+): SettingsApi {
+  const params = (value: string) => ({ [id]: value }) as ParamsOf<SettingsRoutes<Id>['getConfig']>;
+  // Every settings route takes the one id parameter: what the caller's input type says once `Id`
+  // is known (`moduleId` or `serviceId`).
+  const call = callRoute as <R extends SettingsRoutes<Id>[keyof SettingsRoutes<Id>]>(
+    route: R,
+    input: { readonly params: ParamsOf<SettingsRoutes<Id>['getConfig']>; readonly body?: JsonPatch },
+    options?: RequestOptions,
+  ) => Promise<AnswerOf<R>>;
   return {
-    getConfig: (id, options) => transport.json({ method: 'GET', path: at(id, '/config'), options }),
-    patchConfig: (id, patch, options) =>
-      transport.json({ method: 'PATCH', path: at(id, '/config'), body: patch, options }),
-    getSecrets: (id, options) => transport.json({ method: 'GET', path: at(id, '/secrets'), options }),
-    patchSecrets: (id, patch, options) =>
-      transport.json({ method: 'PATCH', path: at(id, '/secrets'), body: patch, options }),
-    configSchema: (id, options) => transport.json({ method: 'GET', path: at(id, '/config/schema'), options }),
-    secretsSchema: (id, options) =>
-      transport.json({ method: 'GET', path: at(id, '/secrets/schema'), options }),
+    getConfig: (owner, options) => call(routes.getConfig, { params: params(owner) }, options),
+    patchConfig: (owner, patch, options) =>
+      call(routes.patchConfig, { params: params(owner), body: patch }, options),
+    getSecrets: (owner, options) => call(routes.getSecrets, { params: params(owner) }, options),
+    patchSecrets: (owner, patch, options) =>
+      call(routes.patchSecrets, { params: params(owner), body: patch }, options),
+    configSchema: (owner, options) => call(routes.configSchema, { params: params(owner) }, options),
+    secretsSchema: (owner, options) => call(routes.secretsSchema, { params: params(owner) }, options),
   };
 }

@@ -1,8 +1,13 @@
-import type { ListResponse, ToolDetail, ToolListQuery, ToolRecord } from '@cyrnel/sdk/api';
+import {
+  API_ROUTES,
+  type ListResponse,
+  type ToolDetail,
+  type ToolListQuery,
+  type ToolRecord,
+} from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
 import type { RequestOptions } from './request-options';
-import type { Transport } from './transport';
-import { url } from './url-path';
+import type { RouteCaller } from './route-call';
 
 /** `/tools` endpoints. */
 export interface ToolsApi {
@@ -23,23 +28,17 @@ export interface ToolsApi {
   ): Promise<ToolDetail>;
 }
 
-/** Build the `tools` group over a transport. */
-export function createToolsApi(transport: Transport): ToolsApi {
-  const list: ToolsApi['list'] = (query, options) =>
-    transport.json({ method: 'GET', path: '/tools', query, options });
+const routes = API_ROUTES.tools;
+
+/** Build the `tools` group over the route caller. */
+export function createToolsApi(call: RouteCaller): ToolsApi {
+  const list: ToolsApi['list'] = (query, options) => call(routes.list, { query }, options);
   return {
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
-    get: (serviceId, toolId, options) =>
-      transport.json({ method: 'GET', path: url`/tools/${serviceId}/${toolId}`, options }),
-    docs: (serviceId, toolId, options) =>
-      transport.text({ method: 'GET', path: url`/tools/${serviceId}/${toolId}/docs`, options }),
+    get: (serviceId, toolId, options) => call(routes.get, { params: { serviceId, toolId } }, options),
+    docs: (serviceId, toolId, options) => call(routes.docs, { params: { serviceId, toolId } }, options),
     setEnabled: (serviceId, toolId, enabled, options) =>
-      transport.json({
-        method: 'POST',
-        path: url`/tools/${serviceId}/${toolId}/enabled`,
-        body: { enabled },
-        options,
-      }),
+      call(routes.setEnabled, { params: { serviceId, toolId }, body: { enabled } }, options),
   };
 }

@@ -1,4 +1,6 @@
 import type {
+  AnswerOf,
+  API_ROUTES,
   ConfigResponse,
   CreateProcessResponse,
   HealthResponse,
@@ -11,21 +13,58 @@ import type {
   ProcessRecord,
   ProcessResult,
   ProcessSummary,
+  QueryOf,
   ReloadModulesResponse,
+  Route,
   SchemaResponse,
   SecretsPresenceResponse,
   SecretsUpdatedResponse,
   ServiceDetail,
   ServiceRecord,
   ToolDetail,
+  ToolListQuery,
   ToolRecord,
 } from '@cyrnel/sdk/api';
 import { describe, expectTypeOf, it } from 'vitest';
-import { type CyrnelHttpError, createClient } from '../src/index';
+import { type CyrnelClient, type CyrnelHttpError, createClient } from '../src/index';
+
+type Table = typeof API_ROUTES;
+type Resource = Exclude<keyof Table, 'meta'>;
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/** The answer of a table entry. */
+type AnswerAt<E> = E extends Route ? AnswerOf<E> : never;
+/** What a client method resolves to (its last overload's), or the route's name when it is no Promise. */
+type Resolves<F, Name extends string> = F extends (...args: never[]) => Promise<infer A> ? A : Name;
 
 const client = createClient({ baseUrl: 'http://127.0.0.1:9371' });
 
 describe('createClient types', () => {
+  it('offers a method for every route of the table, named as the table names it', () => {
+    type Missing = {
+      [G in Resource]: `${G}.${Exclude<keyof Table[G], keyof CyrnelClient[G]> & string}`;
+    }[Resource];
+    expectTypeOf<Missing>().toEqualTypeOf<never>();
+    expectTypeOf<Exclude<keyof Table['meta'], keyof CyrnelClient>>().toEqualTypeOf<never>();
+  });
+
+  it('resolves every method to the answer its route declares', () => {
+    // `events` is an iterator of the stream (below), not one answer.
+    type Mismatches = {
+      [G in Resource]: {
+        [N in keyof Table[G] & keyof CyrnelClient[G]]: N extends 'events'
+          ? never
+          : Equal<Resolves<CyrnelClient[G][N], `${G}.${N & string}`>, AnswerAt<Table[G][N]>> extends true
+            ? never
+            : `${G}.${N & string}`;
+      }[keyof Table[G] & keyof CyrnelClient[G]];
+    }[Resource];
+    expectTypeOf<Mismatches>().toEqualTypeOf<never>();
+    expectTypeOf(client.health()).resolves.toEqualTypeOf<AnswerOf<Table['meta']['health']>>();
+    expectTypeOf(client.openapi()).resolves.toEqualTypeOf<AnswerOf<Table['meta']['openapi']>>();
+    expectTypeOf(client.tools.list).parameter(0).toEqualTypeOf<QueryOf<Table['tools']['list']> | undefined>();
+    expectTypeOf<QueryOf<Table['tools']['list']>>().toEqualTypeOf<ToolListQuery>();
+  });
+
   it('returns the exact wire type of every endpoint', () => {
     expectTypeOf(client.health()).resolves.toEqualTypeOf<HealthResponse>();
 

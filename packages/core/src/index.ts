@@ -107,15 +107,7 @@ export {
 } from './several-hosts/host-signals';
 export type { ProcessHostOptions } from './several-hosts/process-host-options';
 export type { ToolGateway } from './tools/tool-gateway';
-export {
-  type BodySchema,
-  EMPTY_BODY,
-  ENABLED_BODY,
-  type FieldSpec,
-  type FieldType,
-  validateBody,
-} from './validation/body-schema';
-export { REQUEST_BODIES } from './validation/request-bodies';
+export { validateBody } from './validation/body-schema';
 export {
   createSchemaChecker,
   type SchemaCheck,

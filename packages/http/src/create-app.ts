@@ -1,6 +1,6 @@
 import { type CyrnelHost, createOutboundPolicy, cyrnelError, type KeyRing } from '@cyrnel/core';
 import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
-import type { ErrorBody, HealthResponse } from '@cyrnel/sdk/api';
+import type { ErrorBody } from '@cyrnel/sdk/api';
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { version as HTTP_VERSION } from '../package.json';
@@ -15,14 +15,10 @@ import { requestId } from './middleware/request-id';
 import { roleGuard } from './middleware/role-guard';
 import { openApiDocument } from './openapi';
 import { checkRouteGroups, groupPaths, isWithin, type RouteGroup } from './route-groups';
+import { apiHandlers } from './routes/api-handlers';
 import { createEventStreamBudget } from './routes/event-stream-budget';
-import { keyRoutes } from './routes/key-routes';
-import { moduleRoutes } from './routes/module-routes';
-import { processRoutes } from './routes/process-routes';
-import { registryRoutes } from './routes/registry-routes';
+import { mountRoutes } from './routes/mount-routes';
 import { createRouteContext } from './routes/route-context';
-import { serviceRoutes } from './routes/service-routes';
-import { toolRoutes } from './routes/tool-routes';
 
 /** Options of {@link createApp}. */
 export interface CreateAppOptions {
@@ -113,7 +109,8 @@ const MIB = 1024 * 1024;
 const SILENT: HttpLogger = { info() {}, warn() {}, error() {} };
 
 /**
- * Build the cyrnel HTTP API (SPEC §6) over a core host.
+ * Build the cyrnel HTTP API over a core host: every route of `API_ROUTES` (`@cyrnel/sdk/api`)
+ * with its handler, behind the request id, access log, browser boundary, key and role checks.
  *
  * @example
  * const app = createApp(host, { apiKey: process.env.CYRNEL_API_KEY });
@@ -151,8 +148,8 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   const app = new Hono<AppEnv>();
   app.use(requestId());
   app.use(accessLog(logger));
-  // The browser boundary (issue 13) comes first, on every route: a page on another site or a
-  // rebound DNS name is refused before anything else looks at the request.
+  // The browser boundary comes first, on every route: a page on another site or a rebound DNS
+  // name is refused before anything else looks at the request.
   app.use(hostAllowList({ allowedHosts: options.allowedHosts ?? [] }));
   app.use(crossSiteGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
   app.use(jsonContentType());
@@ -172,15 +169,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
         maxBodyBytes,
       ),
     );
-  app.get('/health', (c) => c.json({ status: 'ok' } satisfies HealthResponse));
-  const document = openApiDocument(HTTP_VERSION);
-  app.get('/openapi.json', (c) => c.json(document));
-  app.route('/modules', moduleRoutes(ctx));
-  app.route('/services', serviceRoutes(ctx));
-  app.route('/registries', registryRoutes(ctx));
-  app.route('/processes', processRoutes(ctx));
-  if (options.keys) app.route('/keys', keyRoutes(ctx, options.keys));
-  app.route('/', toolRoutes(ctx));
+  mountRoutes(app, apiHandlers(ctx, openApiDocument(HTTP_VERSION), options.keys), ctx);
   for (const group of groups) app.route(group.path, group.app);
   app.notFound((c) =>
     c.json(

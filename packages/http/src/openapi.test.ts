@@ -1,9 +1,10 @@
 import type { CyrnelHost } from '@cyrnel/core';
 import { createKeyRing } from '@cyrnel/core';
+import { listRoutes, routeReasons } from '@cyrnel/sdk/api';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { createApp } from './create-app';
-import { API_ROUTES, openApiDocument } from './openapi';
+import { openApiDocument } from './openapi';
 
 const idleHost = new Proxy({} as CyrnelHost, { get: () => new Proxy({}, { get: () => async () => ({}) }) });
 
@@ -20,7 +21,9 @@ describe('the OpenAPI document', () => {
         .filter((route) => route.method !== 'ALL' && !route.path.endsWith('/*') && route.path !== '*')
         .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/\/$/, '') || '/'}`),
     );
-    const documented = new Set(API_ROUTES.map((route) => `${route.method} ${route.path}`));
+    const documented = new Set(
+      listRoutes().map(({ route }) => `${route.method.toLowerCase()} ${route.path}`),
+    );
     expect([...mounted].filter((route) => !documented.has(route)).sort()).toEqual([]);
     expect([...documented].filter((route) => !mounted.has(route)).sort()).toEqual([]);
   });
@@ -46,6 +49,33 @@ describe('the OpenAPI document', () => {
     ).schemas.ErrorBody.properties.reason.enum;
     expect(reasons).toContain('refresh_not_supported');
     expect(reasons).toContain('tool_error');
+  });
+
+  it('lists per route and status the reasons it can answer', () => {
+    type Responses = Record<string, { content?: Record<string, { schema: { allOf?: unknown[] } }> }>;
+    const refresh = document.paths['/services/{serviceId}/refresh']?.post as { responses: Responses };
+    const conflict = refresh.responses['409']?.content?.['application/json']?.schema.allOf;
+    expect(conflict).toEqual([
+      { $ref: '#/components/schemas/ErrorBody' },
+      { properties: { reason: { enum: ['refresh_not_supported'] } } },
+    ]);
+    for (const { route } of listRoutes()) {
+      const path = route.path.replace(/:([A-Za-z]+)/g, '{$1}');
+      const { responses } = (document.paths[path] as Record<string, { responses: Responses }>)[
+        route.method.toLowerCase()
+      ] as { responses: Responses };
+      const listed = Object.entries(responses)
+        .filter(([status]) => Number(status) >= 400)
+        .flatMap(([, response]) => {
+          const schema = response.content?.['application/json']?.schema.allOf?.[1] as {
+            properties: { reason: { enum: string[] } };
+          };
+          return schema.properties.reason.enum;
+        });
+      expect(listed.sort(), `${route.method} ${route.path}`).toEqual([...routeReasons(route)].sort());
+    }
+    const health = document.paths['/health']?.get as { responses: Responses };
+    expect(Object.keys(health.responses)).toEqual(['200', '403', '500']);
   });
 
   it('builds request bodies from the schemas that validate them', () => {

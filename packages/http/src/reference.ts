@@ -31,6 +31,13 @@ function describe(schema: unknown): string {
   return bounds.length > 0 ? `${type} (${bounds.join(', ')})` : type;
 }
 
+/** The reasons an error answer lists (`ErrorBody` narrowed to them), each in backticks. */
+function reasonsOf(content: Record<string, { schema: unknown }> | undefined): string {
+  const schema = content?.['application/json']?.schema as { allOf?: Json[] } | undefined;
+  const narrowed = schema?.allOf?.[1] as { properties: { reason: { enum: string[] } } } | undefined;
+  return (narrowed?.properties.reason.enum ?? []).map((reason) => `\`${reason}\``).join(', ');
+}
+
 /** The rows of an object schema's fields. */
 function fields(schema: Json): string[] {
   const properties = (schema.properties ?? {}) as Record<string, unknown>;
@@ -42,7 +49,7 @@ function fields(schema: Json): string[] {
 
 /**
  * The API reference as Markdown, rendered from {@link openApiDocument}: every route with who may
- * call it, its parameters, body fields and answer, then every record. `API.md` in this package
+ * call it, its parameters, body fields, answer and error reasons, then every record. `API.md` in this package
  * is this text (a test keeps it current; `pnpm --filter @cyrnel/http reference` writes it).
  */
 export function renderReference(version = '0.1.0'): string {
@@ -50,11 +57,11 @@ export function renderReference(version = '0.1.0'): string {
   const lines = [
     '# cyrnel HTTP API reference',
     '',
-    '<!-- Generated from the OpenAPI document (src/openapi.ts) by `pnpm --filter @cyrnel/http reference`. -->',
+    '<!-- Generated from the OpenAPI document (API_ROUTES of @cyrnel/sdk/api) by `pnpm --filter @cyrnel/http reference`. -->',
     '',
     'Every route, as `GET /openapi.json` describes it. Send `Authorization: Bearer <key>` except where',
-    'no key is needed. Errors answer the envelope `ErrorBody` (`{error, code, reason, details?}`); the',
-    'reasons and their statuses are listed in the README ("Error reasons").',
+    'no key is needed. Errors answer the envelope `ErrorBody` (`{error, code, reason, details?}`); each',
+    'route lists the reasons it can answer by status, and the README says what each one means ("Error reasons").',
     '',
   ];
   for (const [path, operations] of Object.entries(document.paths)) {
@@ -92,12 +99,17 @@ export function renderReference(version = '0.1.0'): string {
           );
         }
       }
-      const [status, answer] = Object.entries(op.responses)[0] as [string, (typeof op.responses)[string]];
+      const [success, ...errors] = Object.entries(op.responses);
+      const [status, answer] = success as [string, (typeof op.responses)[string]];
       const [media, content] = Object.entries(answer.content ?? {})[0] ?? [];
       lines.push(
         `Answer: ${status}${media ? ` \`${media}\`` : ''}${content ? ` ${describe(content.schema)}` : ''}.`,
         '',
       );
+      if (errors.length > 0) {
+        const reasons = errors.map(([code, error]) => `${code} ${reasonsOf(error.content)}`);
+        lines.push(`Errors: ${reasons.join('; ')}.`, '');
+      }
     }
   }
   lines.push('## Records', '');

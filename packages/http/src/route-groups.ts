@@ -1,3 +1,4 @@
+import { listRoutes } from '@cyrnel/sdk/api';
 import type { Hono } from 'hono';
 import type { AppEnv } from './app-env';
 
@@ -17,18 +18,8 @@ export interface RouteGroup {
   readonly auth?: RouteGroupAuth;
 }
 
-/** The first segments the app's own routes use: a group may not take them over. */
-const OWN_PREFIXES = [
-  '/health',
-  '/openapi.json',
-  '/modules',
-  '/services',
-  '/processes',
-  '/keys',
-  '/tools',
-  '/environment',
-  '/registries',
-];
+/** The first segments the app's own routes use (`/health`, `/services`, …): a group may not take them over. */
+const OWN_PREFIXES = [...new Set(listRoutes().map(({ route }) => `/${route.path.split('/')[1]}`))];
 
 const GROUP_PATH = /^(?:\/[A-Za-z0-9][A-Za-z0-9._~-]*)+$/;
 

@@ -1,12 +1,31 @@
 /**
- * Wire types of the cyrnel HTTP API, shared by `@cyrnel/http` and
- * `@cyrnel/client` so both speak exactly one definition.
+ * The cyrnel HTTP API described once: every route (`API_ROUTES`: method, path, role, schemas,
+ * reasons) and the wire types, shared by `@cyrnel/http` and `@cyrnel/client` so both speak
+ * exactly one definition.
  */
+export {
+  type BodyFields,
+  type BodySchema,
+  CREATE_KEY_BODY,
+  CREATE_PROCESS_BODY,
+  EMPTY_BODY,
+  ENABLED_BODY,
+  type FieldSpec,
+  type FieldType,
+  INSTALL_FROM_REGISTRY_BODY,
+  INSTALL_MODULE_BODY,
+  MAX_KEY_NAME_LENGTH,
+  PATCH_MODULE_BODY,
+  RUN_PROCESS_BODY,
+  SERVICE_INSTALL_BODY,
+  SERVICE_UPDATE_BODY,
+} from './api/body-fields';
 export type {
   ConfigResponse,
   HealthResponse,
   JsonPatch,
   JsonPatchOperation,
+  OpenApiResponse,
   SchemaResponse,
   SecretsPresenceResponse,
   SecretsUpdatedResponse,
@@ -56,6 +75,7 @@ export type {
   RunProcessRequest,
   ToolCallRecord,
 } from './api/processes';
+export { JSON_PATCH_SCHEMA, RECORD_SCHEMAS } from './api/record-schemas';
 export type {
   RegistryDocument,
   RegistryEntry,
@@ -65,6 +85,48 @@ export type {
   RegistrySummary,
   RegistryVersion,
 } from './api/registries';
+export {
+  type AnswerMedia,
+  type AnswerOf,
+  type BodyOf,
+  CHECKED_ID,
+  defineRoute,
+  eventStream,
+  jsonAnswer,
+  jsonBody,
+  markdownAnswer,
+  noContent,
+  objectBody,
+  PAGE_QUERY,
+  type ParamsOf,
+  type PathParamNames,
+  PLAIN_ID,
+  PROCESS_ID,
+  type QueryOf,
+  type QueryParamSpec,
+  type QuerySchema,
+  queryParams,
+  type Route,
+  type RouteAnswer,
+  type RouteBody,
+  type RouteMethod,
+  type RouteParam,
+  type RouteQuery,
+  type RouteRole,
+  type Typed,
+  textAnswer,
+} from './api/route';
+export { routeReasons } from './api/route-reasons';
+export { API_ROUTES, type ApiResource, listRoutes, type NamedRoute } from './api/routes/api-routes';
+export { ENVIRONMENT_ROUTES, type TypesQuery } from './api/routes/environment-routes';
+export { KEY_ROUTES } from './api/routes/key-routes';
+export { META_ROUTES } from './api/routes/meta-routes';
+export { MODULE_LIST_QUERY, MODULE_ROUTES } from './api/routes/module-routes';
+export { PROCESS_LIST_QUERY, PROCESS_ROUTES } from './api/routes/process-routes';
+export { REGISTRY_ROUTES } from './api/routes/registry-routes';
+export { SERVICE_LIST_QUERY, SERVICE_ROUTES } from './api/routes/service-routes';
+export { type SettingsReasons, settingsRoutes } from './api/routes/settings-routes';
+export { TOOL_LIST_QUERY, TOOL_ROUTES } from './api/routes/tool-routes';
 export type {
   InstallFromRegistryRequest,
   InstallServiceRequest,

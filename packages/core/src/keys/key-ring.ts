@@ -1,5 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import {
+  CREATE_KEY_BODY,
   type CreatedKey,
   type CreateKeyRequest,
   KEY_ROLES,
@@ -7,6 +8,7 @@ import {
   type KeyRecord,
   type KeyRole,
   type ListResponse,
+  MAX_KEY_NAME_LENGTH,
 } from '@cyrnel/sdk/api';
 import { decodeCursor, pageLimit, toPage } from '../catalog/page';
 import { type CyrnelError, cyrnelError } from '../errors';
@@ -47,12 +49,6 @@ export interface KeyRingOptions {
 /** What every key starts with, so a leaked one is recognisable (secret scanners, logs). */
 export const KEY_PREFIX = 'cyk_';
 const KEY_PATTERN = /^cyk_[A-Za-z0-9_-]{43}$/;
-const MAX_NAME_LENGTH = 100;
-
-export const CREATE_KEY_BODY = {
-  name: { type: 'string', required: true, maxLength: MAX_NAME_LENGTH },
-  role: { type: 'string', required: true },
-} as const;
 
 /**
  * Hex SHA-256 of an API key. A plain fast hash is enough: keys are 256 random bits, so there is
@@ -89,8 +85,8 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
   return {
     async create(request) {
       const { name, role } = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_KEY_BODY);
-      if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_NAME_LENGTH) {
-        throw invalid('name', `must be a non-empty string of at most ${MAX_NAME_LENGTH} characters`);
+      if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH) {
+        throw invalid('name', `must be a non-empty string of at most ${MAX_KEY_NAME_LENGTH} characters`);
       }
       if (!(KEY_ROLES as readonly unknown[]).includes(role)) {
         throw invalid('role', `must be one of ${KEY_ROLES.join(', ')}`);

@@ -1,10 +1,7 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
-import { validateBody } from '../validation/body-schema';
-
-/** The body of `POST /processes/:id/signals/run`. */
-export const RUN_PROCESS_BODY = { force: { type: 'boolean' } } as const;
-
+import { RUN_PROCESS_BODY } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
+import { validateBody } from '../validation/body-schema';
 
 /** How long a caller of `processes.wait` is willing to wait. */
 export interface WaitOptions {

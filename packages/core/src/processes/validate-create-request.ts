@@ -1,5 +1,5 @@
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
-import type { CreateProcessRequest } from '@cyrnel/sdk/api';
+import { CREATE_PROCESS_BODY, type CreateProcessRequest } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
 import { validateBody } from '../validation/body-schema';
 import { optionalBoolean, optionalObject, requireString } from '../validation/input';
@@ -23,15 +23,6 @@ export interface ValidCreateRequest {
   readonly envConfig: Record<string, unknown>;
   readonly autorun: boolean;
 }
-
-/** The fields of a create request, their JSON types (the checks below bound their values). */
-export const CREATE_PROCESS_BODY = {
-  code: { type: 'string', required: true },
-  ref: { type: 'string' },
-  timeoutMs: { type: 'positiveInteger', nullable: true },
-  envConfig: { type: 'object' },
-  autorun: { type: 'boolean' },
-} as const;
 
 function invalid(field: string, message: string): never {
   throw cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { lstat, realpath, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ModuleLogger } from '@cyrnel/sdk';
-import type { ModuleDetail, ModuleOrigin, ModuleUpdateResult } from '@cyrnel/sdk/api';
+import {
+  INSTALL_MODULE_BODY,
+  type ModuleDetail,
+  type ModuleOrigin,
+  type ModuleUpdateResult,
+  PATCH_MODULE_BODY,
+} from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
 import { INSTALL_RECORD } from '../modules/module-loader';
 import type { ModuleRegistry } from '../modules/module-registry';
@@ -13,17 +19,6 @@ import { optionalBoolean, optionalString, requireModuleId, requireString } from 
 import { pointAt, stageModule, VERSIONS_DIR } from './module-archive';
 import { createModuleSources, type Resolved } from './module-sources';
 import type { RegistryAccess, ServiceRegistries } from './service-registries';
-
-export const MODULE_INSTALL_BODY = {
-  source: { type: 'string', required: true },
-  version: { type: 'string' },
-  autoUpdate: { type: 'boolean' },
-} as const;
-
-export const MODULE_PATCH_BODY = {
-  version: { type: 'string', nullable: true },
-  autoUpdate: { type: 'boolean' },
-} as const;
 
 /** Options of {@link createModuleInstaller}. */
 export interface ModuleInstallerOptions extends RegistryAccess {
@@ -119,7 +114,7 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
 
   return {
     async install(rawInput) {
-      const input = validateBody<Record<string, unknown>>(rawInput, MODULE_INSTALL_BODY);
+      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_MODULE_BODY);
       const source = requireString(input.source, 'source', { nonEmpty: true });
       const range = optionalString(input.version, 'version') ?? null;
       const staged = await stage(
@@ -158,7 +153,7 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
     update,
     async configure(rawId, rawPatch) {
       const id = requireModuleId(rawId);
-      const patch = validateBody<Record<string, unknown>>(rawPatch, MODULE_PATCH_BODY);
+      const patch = validateBody<Record<string, unknown>>(rawPatch, PATCH_MODULE_BODY);
       const range = patch.version === null ? null : optionalString(patch.version, 'version');
       if (typeof range === 'string' && !isValidRange(range) && !/^[a-z][a-z0-9._-]*$/i.test(range))
         throw cyrnelError('invalid_request', `version ${range} is neither a semver range nor a dist-tag`, {

@@ -1,10 +1,11 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
-import type {
-  RegistryDocument,
-  RegistryListing,
-  RegistrySummary,
-  RegistryUpdateResult,
-  ServiceDetail,
+import {
+  INSTALL_FROM_REGISTRY_BODY,
+  type RegistryDocument,
+  type RegistryListing,
+  type RegistrySummary,
+  type RegistryUpdateResult,
+  type ServiceDetail,
 } from '@cyrnel/sdk/api';
 import semver from 'semver';
 import type { CatalogStorage } from '../catalog/catalog-storage';
@@ -23,17 +24,6 @@ import {
   serviceEntry,
   verifySha256,
 } from './registry-document';
-
-/** The fields of a registry install (strict). */
-export const INSTALL_FROM_REGISTRY = {
-  source: { type: 'string', required: true },
-  version: { type: 'string' },
-  id: { type: 'string' },
-  adapter: { type: 'string' },
-  config: { type: 'object' },
-  secrets: { type: 'object' },
-  enabled: { type: 'boolean' },
-} as const;
 
 /** How registries are reached. */
 export interface RegistryAccess {
@@ -190,7 +180,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
     },
     browse,
     async installService(rawInput) {
-      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_FROM_REGISTRY);
+      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_FROM_REGISTRY_BODY);
       const source = requireString(input.source, 'source', { nonEmpty: true });
       const version = optionalString(input.version, 'version');
       const settings = installSettings(input);
@@ -219,8 +209,9 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
             service: row.id,
             version: result.service.registry?.version,
           });
-          // An update leaves the service disabled (its new tools were never hydrated); unattended, one that was enabled is
-          // enabled again, which validates its config and secrets and hydrates it.
+          // An update leaves the service disabled, as every new definition does (it may ask for
+          // other config or secrets); unattended, one that was enabled is enabled again, which
+          // validates its config and secrets against the new schemas and hydrates it.
           if (row.enabled) await options.services.setEnabled(row.id, true);
         } catch (error) {
           const fields = { service: row.id, error: errorMessage(error) };

@@ -1,29 +1,15 @@
-import type { RegistryOrigin, ServiceDetail } from '@cyrnel/sdk/api';
+import { type RegistryOrigin, SERVICE_INSTALL_BODY, type ServiceDetail } from '@cyrnel/sdk/api';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import { resolveDefinition } from '../definition-source/resolve-definition';
 import { cyrnelError } from '../errors';
 import type { InstallServiceInput } from '../host/host-api';
-import { type BodySchema, validateBody } from '../validation/body-schema';
+import { validateBody } from '../validation/body-schema';
 import { fillDefaults, stripDefaults } from '../validation/fill-defaults';
 import { optionalBoolean, optionalObject, requireIdentifier, requireModuleId } from '../validation/input';
 import { validateAgainstSchema } from '../validation/schema-validation';
 import { type ServiceContext, serviceOwner } from './service-context';
 import { definitionFields, sha256 } from './service-lifecycle';
 import { validateSecrets } from './validate-secrets';
-
-/**
- * The fields of an install (`InstallServiceRequest`; strict: any other is refused): exactly one
- * of `url` and `definition`, checked with the definition; the checks below bound the values.
- */
-export const INSTALL_SERVICE_BODY = {
-  id: { type: 'string', required: true },
-  adapter: { type: 'string', required: true },
-  url: { type: 'string' },
-  definition: { type: 'string' },
-  config: { type: 'object' },
-  secrets: { type: 'object' },
-  enabled: { type: 'boolean' },
-} as const satisfies BodySchema;
 
 /** A definition resolved by an install (downloaded or inline) or a registry, ready to install. */
 export interface ResolvedInstall {
@@ -126,7 +112,7 @@ export function createServiceInstall(
 
   return {
     async install(rawInput, options) {
-      const input = validateBody<Record<string, unknown>>(rawInput, INSTALL_SERVICE_BODY);
+      const input = validateBody<Record<string, unknown>>(rawInput, SERVICE_INSTALL_BODY);
       // The definition is resolved (downloaded) before the other fields are checked, as the HTTP
       // API always answered: a request with several problems names the same one it always did.
       const { definition, source } = await resolveDefinition(input as { url?: string; definition?: string }, {

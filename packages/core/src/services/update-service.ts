@@ -1,19 +1,13 @@
-import type { RegistryOrigin, ServiceDetail } from '@cyrnel/sdk/api';
+import { type RegistryOrigin, SERVICE_UPDATE_BODY, type ServiceDetail } from '@cyrnel/sdk/api';
 import type { ServiceRow } from '../catalog/catalog-storage';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import { resolveDefinition } from '../definition-source/resolve-definition';
 import type { UpdateServiceInput } from '../host/host-api';
 import { errorMessage } from '../scoped-logger';
-import { type BodySchema, validateBody } from '../validation/body-schema';
+import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
 import { type ServiceContext, serviceOwner } from './service-context';
 import { sha256 } from './service-lifecycle';
-
-/** The fields of an update (`UpdateServiceRequest`; strict): exactly one of `url` and `definition`. */
-export const UPDATE_SERVICE_BODY = {
-  url: { type: 'string' },
-  definition: { type: 'string' },
-} as const satisfies BodySchema;
 
 /** A new definition text for a service; absent fields keep the stored ones. */
 export interface ResolvedUpdate {
@@ -91,7 +85,7 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
 
   return {
     async update(rawId, rawInput, options) {
-      const input = validateBody<{ url?: string; definition?: string }>(rawInput, UPDATE_SERVICE_BODY);
+      const input = validateBody<{ url?: string; definition?: string }>(rawInput, SERVICE_UPDATE_BODY);
       const id = requireIdentifier(rawId, 'serviceId');
       // Unknown services are refused before anything is downloaded.
       await find(id);

@@ -1,6 +1,7 @@
+import { ENABLED_BODY } from '@cyrnel/sdk/api';
 import { describe, expect, it } from 'vitest';
 import { requireJsonPatch } from '../json/json-patch';
-import { ENABLED_BODY, validateBody } from './body-schema';
+import { validateBody } from './body-schema';
 
 describe('validateBody', () => {
   const schema = { enabled: { type: 'boolean', required: true }, name: { type: 'string' } } as const;

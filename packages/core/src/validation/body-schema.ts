@@ -1,24 +1,6 @@
 import { isPlainObject } from '@cyrnel/sdk';
-import type { ValidationIssue } from '@cyrnel/sdk/api';
+import type { BodySchema, FieldSpec, FieldType, ValidationIssue } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
-
-/** The JSON types a body field may be declared with. */
-export type FieldType = 'string' | 'boolean' | 'object' | 'array' | 'positiveInteger';
-
-/** How one body field is validated. */
-export interface FieldSpec {
-  /** Expected JSON type. */
-  readonly type: FieldType;
-  /** Missing → 400. */
-  readonly required?: boolean;
-  /** `null` accepted. */
-  readonly nullable?: boolean;
-  /** Longest string accepted. */
-  readonly maxLength?: number;
-}
-
-/** A flat object schema: every allowed field with its spec; any other field is refused. */
-export type BodySchema = Readonly<Record<string, FieldSpec>>;
 
 function typeIssue(value: unknown, spec: FieldSpec): string | undefined {
   if (value === null) return spec.nullable ? undefined : `must be ${describe(spec.type)}, not null`;
@@ -47,11 +29,12 @@ function describe(type: FieldType): string {
 /**
  * Validate a request body against a flat schema: it must be an object, unknown fields are
  * refused, wrong types are reported by field name (400 `invalid_request` with `details`). The host
- * APIs check their request objects with it, so every front end gets the same answers.
+ * APIs check their request objects with it, so every front end gets the same answers; the
+ * schemas of the HTTP bodies are those of the route table (`@cyrnel/sdk/api`).
  *
  * @example
  * ```ts
- * validateBody({ enabled: 'yes' }, ENABLED_BODY);
+ * validateBody({ enabled: 'yes' }, ENABLED_BODY); // ENABLED_BODY of @cyrnel/sdk/api
  * // 400 invalid_request: invalid request body: enabled must be a boolean (true or false)
  * ```
  */
@@ -80,9 +63,3 @@ export function validateBody<T>(body: unknown, schema: BodySchema): T {
   }
   return body as T;
 }
-
-/** Body schema of every `POST .../enabled` route: `{enabled: boolean}`, strictly. */
-export const ENABLED_BODY = { enabled: { type: 'boolean', required: true } } as const satisfies BodySchema;
-
-/** Body schema of routes that take no fields (`{}` or an empty body only). */
-export const EMPTY_BODY = {} as const satisfies BodySchema;

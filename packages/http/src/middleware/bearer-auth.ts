@@ -1,5 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { cyrnelError, type KeyRing } from '@cyrnel/core';
+import { listRoutes } from '@cyrnel/sdk/api';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv, Caller } from '../app-env';
 import { isWithin } from '../route-groups';
@@ -17,15 +18,19 @@ export interface BearerAuthOptions {
   readonly publicPaths?: readonly string[];
 }
 
-/** Paths reachable without a key. */
-const PUBLIC_PATHS: ReadonlySet<string> = new Set(['/health', '/openapi.json']);
+/** Paths reachable without a key, with any method: those of the routes whose role is `none`. */
+const PUBLIC_PATHS: ReadonlySet<string> = new Set(
+  listRoutes()
+    .filter(({ route }) => route.role === 'none')
+    .map(({ route }) => route.path),
+);
 const OPEN: Caller = Object.freeze({ keyId: null, role: 'admin' });
 const BOOTSTRAP: Caller = OPEN;
 /** Who asks on a public path of a route group: nobody known, so the least role (even on an open server). */
 const ANONYMOUS: Caller = Object.freeze({ keyId: null, role: 'agent' });
 
 /**
- * Require `Authorization: Bearer <key>` (SPEC §6, issue 13) and set the request's `caller`: the
+ * Require `Authorization: Bearer <key>` and set the request's `caller`: the
  * `apiKey` option's key is an admin, a stored key has its role. A server without any key (no
  * `apiKey`, nothing stored) stays open, every request an admin, until the first key is stored;
  * from then on keys are required until the server stops, even if every key is deleted again.

@@ -1,32 +1,33 @@
 import { cyrnelError } from '@cyrnel/core';
-import { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, type ValidationIssue } from '@cyrnel/sdk/api';
-
-/** How one query parameter is parsed. */
-export type QueryParamSpec =
-  | { readonly type: 'string' }
-  | { readonly type: 'boolean' }
-  | { readonly type: 'limit' };
-
-/** Every query parameter a route accepts; any other one is refused. */
-export type QuerySchema = Readonly<Record<string, QueryParamSpec>>;
-
-/** The paging parameters of every list route. */
-export const PAGE_QUERY: QuerySchema = { limit: { type: 'limit' }, cursor: { type: 'string' } };
+import {
+  DEFAULT_PAGE_LIMIT,
+  MAX_PAGE_LIMIT,
+  type QueryParamSpec,
+  type RouteQuery,
+  type ValidationIssue,
+} from '@cyrnel/sdk/api';
 
 /**
- * Parse a URL's query strictly: unknown or repeated parameters, booleans other than
- * `true`/`false` and bad limits are 400 (what a value means, e.g. an enum, the host checks); `limit` defaults to 20 and is
- * clamped to 100 (SPEC §6).
+ * Parse a URL's query as a route declares it. By default strictly: unknown or repeated
+ * parameters, booleans other than `true`/`false` and bad limits are 400 (what a value means, e.g.
+ * an enum, the host checks); `limit` defaults to 20 and is clamped to 100. A `list` parameter may
+ * repeat and is split at commas; a route whose other parameters are `ignored` leaves them alone.
  */
-export function parseQuery<T>(url: string, schema: QuerySchema): T {
+export function parseQuery<T>(url: string, query: RouteQuery<unknown>): T {
   const params = new URL(url).searchParams;
+  const schema = query.params;
+  const strict = query.others !== 'ignored';
   const issues: ValidationIssue[] = [];
   const result: Record<string, unknown> = {};
   const seen = new Set<string>();
   for (const [key, raw] of params) {
-    const spec = schema[key];
-    if (!spec || !Object.hasOwn(schema, key)) {
-      issues.push({ path: key, message: 'unknown query parameter' });
+    const spec = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    if (!spec) {
+      if (strict) issues.push({ path: key, message: 'unknown query parameter' });
+      continue;
+    }
+    if (spec.type === 'list') {
+      result[key] = [...((result[key] as string[] | undefined) ?? []), ...raw.split(',')];
       continue;
     }
     if (seen.has(key)) {
@@ -46,7 +47,10 @@ export function parseQuery<T>(url: string, schema: QuerySchema): T {
   return result as T;
 }
 
-function parseValue(raw: string, spec: QueryParamSpec): { value?: unknown; problem?: string } {
+function parseValue(
+  raw: string,
+  spec: Exclude<QueryParamSpec, { type: 'list' }>,
+): { value?: unknown; problem?: string } {
   switch (spec.type) {
     case 'string':
       return raw === '' ? { problem: 'must not be empty' } : { value: raw };

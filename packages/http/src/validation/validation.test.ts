@@ -1,13 +1,12 @@
+import { PAGE_QUERY } from '@cyrnel/sdk/api';
 import { describe, expect, it } from 'vitest';
 import { parseProcessId } from './params';
-import { PAGE_QUERY, parseQuery } from './query';
+import { parseQuery } from './query';
 import { readJsonBody } from './read-json-body';
 
 const query = (search: string) =>
   parseQuery<Record<string, unknown>>(`http://x/p?${search}`, {
-    ...PAGE_QUERY,
-    enabled: { type: 'boolean' },
-    type: { type: 'string' },
+    params: { ...PAGE_QUERY, enabled: { type: 'boolean' }, type: { type: 'string' } },
   });
 
 describe('parseQuery', () => {
@@ -37,6 +36,14 @@ describe('parseQuery', () => {
     } catch (error) {
       expect((error as Error).message).toContain(search.split('=')[0]);
     }
+  });
+  it('reads a list parameter repeated or comma separated, and leaves other parameters alone when asked', () => {
+    const lists = { params: { tools: { type: 'list' } }, others: 'ignored' } as const;
+    expect(parseQuery(`http://x/p?tools=a.b,c.d&tools=e.f&other=1`, lists)).toEqual({
+      tools: ['a.b', 'c.d', 'e.f'],
+    });
+    expect(parseQuery(`http://x/p?tools=`, lists)).toEqual({ tools: [''] });
+    expect(parseQuery(`http://x/p`, lists)).toEqual({});
   });
 });
 

@@ -44,3 +44,9 @@ export type JsonPatchOperation =
 
 /** An RFC 6902 JSON Patch document: the body of config and secrets PATCH routes. */
 export type JsonPatch = JsonPatchOperation[];
+
+/** `GET /openapi.json`: the API as an OpenAPI 3.1 document; `info.version` is the HTTP API's version. */
+export type OpenApiResponse = { openapi: string; info: { title: string; version: string } } & Record<
+  string,
+  unknown
+>;

@@ -1,0 +1,30 @@
+import type { KeyRing } from '@cyrnel/core';
+import type { OpenApiResponse } from '@cyrnel/sdk/api';
+import { environmentHandlers } from './environment-handlers';
+import { keyHandlers } from './key-handlers';
+import { metaHandlers } from './meta-handlers';
+import { moduleHandlers } from './module-handlers';
+import { processHandlers } from './process-handlers';
+import { registryHandlers } from './registry-handlers';
+import type { RouteContext } from './route-context';
+import type { ApiHandlers } from './route-handler';
+import { serviceHandlers } from './service-handlers';
+import { toolHandlers } from './tool-handlers';
+
+/** One handler per route of `API_ROUTES`; the keys' only with a key ring (without one `/keys` is not served). */
+export function apiHandlers(
+  ctx: RouteContext,
+  document: OpenApiResponse,
+  keys?: KeyRing,
+): Omit<ApiHandlers, 'keys'> & Partial<Pick<ApiHandlers, 'keys'>> {
+  return {
+    meta: metaHandlers(document),
+    modules: moduleHandlers(ctx),
+    services: serviceHandlers(ctx),
+    registries: registryHandlers(ctx),
+    processes: processHandlers(ctx),
+    ...(keys ? { keys: keyHandlers(keys) } : {}),
+    tools: toolHandlers(ctx),
+    environment: environmentHandlers(ctx),
+  };
+}
