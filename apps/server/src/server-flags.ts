@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS, parseCidr } from '@cyrnel/core';
-import { MAX_JSON_DEPTH, MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import { DEFAULT_HOST_SLOTS, DEFAULT_NPM_REGISTRY, DEFAULT_PROCESS_LIMITS, parseCidr } from '@cyrnel/core';
+import { DEFAULT_APP_LIMITS } from '@cyrnel/http';
+import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { LOG_LEVELS } from './create-logger';
 import { defaultDatabase } from './database-url';
 import { isHostPattern, isHttpUrl, isOrigin, isSecretsKey } from './flag-checks';
@@ -18,8 +19,6 @@ import {
   switchFlag,
   textFlag,
 } from './flag-spec';
-
-const MIB = 1024 * 1024;
 
 /** The data directory when none is given: `~/.cyrnel`. */
 export function homeDataDir(): string {
@@ -135,13 +134,13 @@ export const SERVER_SETTINGS = {
     flag: 'max-body-bytes',
     env: 'CYRNEL_MAX_BODY_BYTES',
     help: 'largest request body (413 beyond)',
-    default: 64 * MIB,
+    default: DEFAULT_APP_LIMITS.maxBodyBytes,
   }),
   maxJsonDepth: integerFlag({
     flag: 'max-json-depth',
     env: 'CYRNEL_MAX_JSON_DEPTH',
     help: 'deepest nesting of arrays and objects in a JSON body (400 beyond)',
-    default: MAX_JSON_DEPTH,
+    default: DEFAULT_APP_LIMITS.maxJsonDepth,
     max: 10_000,
   }),
   maxJsonElements: integerFlag({
@@ -150,19 +149,19 @@ export const SERVER_SETTINGS = {
     help: 'most arrays, objects and comma-separated values in a JSON body (400 beyond)',
     details:
       'parsing a 64 MiB body of tiny values would hold the event loop for a second, 50,000 elements take a few milliseconds; a definition travels as one string and never meets it',
-    default: 50_000,
+    default: DEFAULT_APP_LIMITS.maxJsonElements,
   }),
   maxDefinitionBytes: integerFlag({
     flag: 'max-definition-bytes',
     env: 'CYRNEL_MAX_DEFINITION_BYTES',
     help: 'largest definition downloaded by install/update by URL (413 beyond)',
-    default: 64 * MIB,
+    default: DEFAULT_APP_LIMITS.maxDefinitionBytes,
   }),
   downloadTimeoutMs: integerFlag({
     flag: 'download-timeout-ms',
     env: 'CYRNEL_DOWNLOAD_TIMEOUT_MS',
     help: 'deadline of a definition download (504 beyond)',
-    default: 30_000,
+    default: DEFAULT_APP_LIMITS.downloadTimeoutMs,
     max: MAX_TIMER_DELAY_MS,
   }),
   maxCodeBytes: integerFlag({
@@ -221,19 +220,19 @@ export const SERVER_SETTINGS = {
     flag: 'max-event-streams',
     env: 'CYRNEL_MAX_EVENT_STREAMS',
     help: 'process event streams open at once (429 `too_many_streams` with `Retry-After` beyond)',
-    default: 256,
+    default: DEFAULT_APP_LIMITS.maxEventStreams,
   }),
   maxEventQueueBytes: integerFlag({
     flag: 'max-event-queue-bytes',
     env: 'CYRNEL_MAX_EVENT_QUEUE_BYTES',
     help: 'unsent event JSON one event stream may hold before it is dropped',
-    default: 32 * MIB,
+    default: DEFAULT_APP_LIMITS.maxEventQueueBytes,
   }),
   maxEventBufferBytes: integerFlag({
     flag: 'max-event-buffer-bytes',
     env: 'CYRNEL_MAX_EVENT_BUFFER_BYTES',
     help: 'unsent event JSON all event streams together may hold; a stream that would exceed it is dropped',
-    default: 256 * MIB,
+    default: DEFAULT_APP_LIMITS.maxEventBufferBytes,
   }),
   shutdownTimeoutMs: integerFlag({
     flag: 'shutdown-timeout-ms',
@@ -274,7 +273,7 @@ export const SERVER_SETTINGS = {
     flag: 'npm-registry',
     env: 'CYRNEL_NPM_REGISTRY',
     help: 'the npm registry `POST /modules/install` fetches packages from',
-    default: 'https://registry.npmjs.org',
+    default: DEFAULT_NPM_REGISTRY,
     check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),
   }),
   autoUpdateIntervalMs: integerFlag({

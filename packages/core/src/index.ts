@@ -23,6 +23,8 @@ export {
   wordCount,
 } from './catalog/search-text';
 export {
+  DEFAULT_DOWNLOAD_LIMITS,
+  DEFAULT_NPM_REGISTRY,
   type DownloadDefinitionOptions,
   downloadBytes,
   downloadDefinition,

@@ -1,4 +1,10 @@
-import { type CyrnelHost, createOutboundPolicy, cyrnelError, type KeyRing } from '@cyrnel/core';
+import {
+  type CyrnelHost,
+  createOutboundPolicy,
+  cyrnelError,
+  DEFAULT_DOWNLOAD_LIMITS,
+  type KeyRing,
+} from '@cyrnel/core';
 import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody } from '@cyrnel/sdk/api';
 import { Hono, type MiddlewareHandler } from 'hono';
@@ -106,6 +112,23 @@ export interface CreateAppOptions {
 }
 
 const MIB = 1024 * 1024;
+
+/**
+ * What `createApp` applies where its options leave a limit out (the server's flags default to
+ * them): each is explained on its option of {@link CreateAppOptions}.
+ */
+export const DEFAULT_APP_LIMITS = Object.freeze({
+  maxBodyBytes: 64 * MIB,
+  maxJsonDepth: MAX_JSON_DEPTH,
+  maxJsonElements: 50_000,
+  maxDefinitionBytes: DEFAULT_DOWNLOAD_LIMITS.maxBytes,
+  downloadTimeoutMs: DEFAULT_DOWNLOAD_LIMITS.timeoutMs,
+  waitMarginMs: 5000,
+  heartbeatMs: 15_000,
+  maxEventQueueBytes: 32 * MIB,
+  maxEventStreams: 256,
+  maxEventBufferBytes: 256 * MIB,
+});
 const SILENT: HttpLogger = { info() {}, warn() {}, error() {} };
 
 /**
@@ -120,17 +143,17 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   const logger = options.logger ?? SILENT;
   const groups = options.routes ?? [];
   checkRouteGroups(groups);
-  const maxBodyBytes = options.maxBodyBytes ?? 64 * MIB;
-  const maxEventStreams = options.maxEventStreams ?? 256;
-  const maxEventBufferBytes = options.maxEventBufferBytes ?? 256 * MIB;
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_APP_LIMITS.maxBodyBytes;
+  const maxEventStreams = options.maxEventStreams ?? DEFAULT_APP_LIMITS.maxEventStreams;
+  const maxEventBufferBytes = options.maxEventBufferBytes ?? DEFAULT_APP_LIMITS.maxEventBufferBytes;
   const ctx = createRouteContext({
     host,
     logger,
     maxBodyBytes,
-    maxJsonDepth: options.maxJsonDepth ?? MAX_JSON_DEPTH,
-    maxJsonElements: options.maxJsonElements ?? 50_000,
-    maxDefinitionBytes: options.maxDefinitionBytes ?? 64 * MIB,
-    downloadTimeoutMs: options.downloadTimeoutMs ?? 30_000,
+    maxJsonDepth: options.maxJsonDepth ?? DEFAULT_APP_LIMITS.maxJsonDepth,
+    maxJsonElements: options.maxJsonElements ?? DEFAULT_APP_LIMITS.maxJsonElements,
+    maxDefinitionBytes: options.maxDefinitionBytes ?? DEFAULT_APP_LIMITS.maxDefinitionBytes,
+    downloadTimeoutMs: options.downloadTimeoutMs ?? DEFAULT_APP_LIMITS.downloadTimeoutMs,
     outbound:
       options.outbound ??
       createOutboundPolicy({
@@ -138,9 +161,9 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
         ...(options.allowCidrs === undefined ? {} : { allowCidrs: options.allowCidrs }),
         ...(options.denyCidrs === undefined ? {} : { denyCidrs: options.denyCidrs }),
       }),
-    waitMarginMs: options.waitMarginMs ?? 5000,
-    heartbeatMs: options.heartbeatMs ?? 15_000,
-    maxEventQueueBytes: options.maxEventQueueBytes ?? 32 * MIB,
+    waitMarginMs: options.waitMarginMs ?? DEFAULT_APP_LIMITS.waitMarginMs,
+    heartbeatMs: options.heartbeatMs ?? DEFAULT_APP_LIMITS.heartbeatMs,
+    maxEventQueueBytes: options.maxEventQueueBytes ?? DEFAULT_APP_LIMITS.maxEventQueueBytes,
     maxEventStreams,
     maxEventBufferBytes,
     eventStreams: createEventStreamBudget({ maxStreams: maxEventStreams, maxBytes: maxEventBufferBytes }),

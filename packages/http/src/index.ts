@@ -1,7 +1,7 @@
 export type { AppEnv, Caller, HttpLogger } from './app-env';
 export { bodyJsonSchema } from './body-json-schema';
 export { callerProcesses } from './caller-processes';
-export { type CreateAppOptions, createApp } from './create-app';
+export { type CreateAppOptions, createApp, DEFAULT_APP_LIMITS } from './create-app';
 export { type BearerAuthOptions, bearerAuth } from './middleware/bearer-auth';
 export { REQUEST_ID_HEADER } from './middleware/request-id';
 export { type RoleGuardOptions, roleGuard } from './middleware/role-guard';

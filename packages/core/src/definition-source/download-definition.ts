@@ -47,6 +47,20 @@ export async function downloadDefinition(url: string, options: DownloadDefinitio
 }
 
 /**
+ * What a download may take where its options leave it out: the size of the largest real
+ * descriptions with room to spare, and a deadline a slow registry meets.
+ */
+export const DEFAULT_DOWNLOAD_LIMITS = Object.freeze({
+  /** Largest download in bytes (413 beyond). */
+  maxBytes: 64 * 1024 * 1024,
+  /** Deadline of one download, redirects included, in ms (504 beyond). */
+  timeoutMs: 30_000,
+});
+
+/** The npm registry modules are installed from where the host options name none. */
+export const DEFAULT_NPM_REGISTRY = 'https://registry.npmjs.org';
+
+/**
  * Download any resource (a definition, registry metadata, a module archive) under the same rules
  * as {@link downloadDefinition}: answers the bytes and the URL they came from after redirects.
  *
@@ -63,7 +77,7 @@ export async function downloadBytes(
     readonly notFound?: () => Error;
   },
 ): Promise<{ bytes: Buffer; url: string }> {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_DOWNLOAD_LIMITS.timeoutMs;
   const maxRedirects = options.maxRedirects ?? 5;
   const deadline = AbortSignal.timeout(timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;

@@ -1,5 +1,6 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import { DEFAULT_DOWNLOAD_LIMITS, DEFAULT_NPM_REGISTRY } from '../definition-source/download-definition';
 import type { ModuleRegistry } from '../modules/module-registry';
 import { startAutoUpdate } from '../registries/auto-update';
 import { createModuleInstaller, type ModuleInstaller } from '../registries/module-installer';
@@ -19,8 +20,8 @@ export function registryAccess(options: CreateHostOptions, hostVersion: string):
     hostVersion,
     download: {
       outbound: registries.outbound ?? options.outbound ?? { check() {} },
-      maxBytes: registries.maxBytes ?? 64 * 1024 * 1024,
-      timeoutMs: registries.timeoutMs ?? 30_000,
+      maxBytes: registries.maxBytes ?? DEFAULT_DOWNLOAD_LIMITS.maxBytes,
+      timeoutMs: registries.timeoutMs ?? DEFAULT_DOWNLOAD_LIMITS.timeoutMs,
     },
   };
 }
@@ -51,7 +52,7 @@ export function createHostRegistries(
     ...access,
     registry,
     registries: serviceRegistries,
-    npmRegistry: registryOptions.npmRegistry ?? 'https://registry.npmjs.org',
+    npmRegistry: registryOptions.npmRegistry ?? DEFAULT_NPM_REGISTRY,
     logger,
   });
   const autoUpdate = startAutoUpdate(registryOptions.autoUpdateIntervalMs, logger, async () => {
