@@ -8,7 +8,8 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /**
- * Refuse to expose an unauthenticated API (SPEC §6, issues 7 and 13): a non-loopback bind needs
+ * Refuse to expose an unauthenticated API (anyone on the network could run code with the
+ * operator's credentials): a non-loopback bind needs
  * a key — the `--api-key` bootstrap key or one stored in the database — unless the operator
  * explicitly says it is insecure. A server without any key answers every request as an admin.
  */

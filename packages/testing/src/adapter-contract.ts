@@ -54,7 +54,7 @@ function localRefs(value: unknown, found: string[] = []): string[] {
   return found;
 }
 
-/** The `ServiceState` the host would hydrate for `definition` (SPEC §3, seed 001). */
+/** The `ServiceState` the host would hydrate for `definition`: its domains, config and decrypted secrets. */
 export function stateOf(
   id: string,
   definition: ServiceDefinition,
@@ -72,7 +72,7 @@ export function stateOf(
 }
 
 /**
- * The adapter contract of seeds 000/001 as a Vitest suite: a pure, deterministic
+ * The `AdapterModule` contract as a Vitest suite: a pure, deterministic
  * `generateDefinition` whose output the host can store (identifier ids, object schemas, resolvable
  * shared-schema references, JSON), refusals by throwing, `hydrateService` replacing state,
  * idempotent `dehydrateService`, `invoke` rejecting unknown pairs and honouring its abort signal,

@@ -104,7 +104,7 @@ export interface EnvironmentContractOptions {
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
- * The environment contract of seed 002 and SPEC §9 as a Vitest suite: `execute` reports through
+ * The `EnvironmentModule` contract as a Vitest suite: `execute` reports through
  * the bindings of its execution id (states in order, stdout, output, errors), resolves with the
  * exit state, routes tool calls through `invokeTool`, keeps concurrent executions apart, ends a
  * killed execution as `canceled` (and a runaway one as `timeout` when it enforces deadlines), and
