@@ -7,7 +7,7 @@ import {
 } from '@cyrnel/core/testing';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
-import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
+import { dropSchema, POSTGRES_TESTS, TEST_DATABASE_URL } from './support/postgres';
 
 const URL = TEST_DATABASE_URL;
 
@@ -24,23 +24,25 @@ async function postgresStore() {
   };
 }
 
-runCatalogStorageContract({
-  name: 'postgres',
-  async create() {
-    const { store, close } = await postgresStore();
-    return { storage: store.catalog, close };
-  },
+describe.skipIf(!POSTGRES_TESTS.enabled)('the storage kits on PostgreSQL', () => {
+  runCatalogStorageContract({
+    name: 'postgres',
+    async create() {
+      const { store, close } = await postgresStore();
+      return { storage: store.catalog, close };
+    },
+  });
+
+  runProcessStorageContract({
+    name: 'postgres',
+    async create() {
+      const { store, close } = await postgresStore();
+      return { storage: store.processes, close };
+    },
+  });
 });
 
-runProcessStorageContract({
-  name: 'postgres',
-  async create() {
-    const { store, close } = await postgresStore();
-    return { storage: store.processes, close };
-  },
-});
-
-describe('PostgreSQL tool search beyond the kit', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL tool search beyond the kit', () => {
   it('indexes a service of 450 tools (in batches) and finds any of them by id words and by name', async () => {
     const { store, close } = await postgresStore();
     try {

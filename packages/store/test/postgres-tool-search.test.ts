@@ -10,7 +10,7 @@ import { migrations } from '../src/postgres/migrations/index';
 import { indexServiceTools } from '../src/postgres/tool-search-index';
 import { runMigrations } from '../src/run-migrations';
 import { githubTools, searchService, searchTool } from './support/github-catalog';
-import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
+import { dropSchema, POSTGRES_TESTS, TEST_DATABASE_URL } from './support/postgres';
 
 // GitHub's REST description (a dev-only fixture), its ~1,200 operations under 9 service ids
 // (~11,000 tools: words in more than 1,000 and more than 5,000 of them), and 1,200 twins whose
@@ -72,7 +72,7 @@ async function expected(db: Kysely<Database>, words: string[], serviceId?: strin
     .map((row) => row.name);
 }
 
-describe('PostgreSQL tool search over ~12,000 tools', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL tool search over ~12,000 tools', () => {
   const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
   let store: Store;
   let db: Kysely<Database>;
@@ -224,7 +224,7 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
   });
 });
 
-describe('migration 0012-tool-search-function', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('migration 0012-tool-search-function', () => {
   it('counts the words of the tools a database already holds', async () => {
     const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
     try {
@@ -268,7 +268,7 @@ describe('migration 0012-tool-search-function', () => {
   });
 });
 
-describe('catalog writes of several hosts at once', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('catalog writes of several hosts at once', () => {
   it('replaces and deletes one service from two hosts at once without a deadlock, counting words right', async () => {
     const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
     const a = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });

@@ -5,7 +5,7 @@ import type { AdapterModule, BuiltinModule, ServiceState } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../src/index';
 import { openPostgresStore } from '../src/postgres/index';
-import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
+import { dropSchema, POSTGRES_TESTS, TEST_DATABASE_URL } from './support/postgres';
 
 const URL = TEST_DATABASE_URL;
 const SECRETS_KEY = randomBytes(32);
@@ -117,7 +117,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promi
   return Date.now() - start;
 }
 
-describe('several hosts on one PostgreSQL database (issue 22)', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL database (issue 22)', () => {
   it("never fails another live host's runs when starting, and fails a silent host's within the lease", async () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
