@@ -4,11 +4,18 @@ import { type Migration, Migrator } from 'kysely/migration';
 const MIGRATION_TABLE = 'cyrnel_migration';
 const MIGRATION_LOCK_TABLE = 'cyrnel_migration_lock';
 
-/** Names recorded in the migration table, or none when it does not exist yet. */
-async function executedMigrations<DB>(db: Kysely<DB>): Promise<string[]> {
+/**
+ * Names recorded in the migration table, or none when it does not exist yet. On a database with
+ * schemas, only `schema`'s table counts: introspection lists every schema's tables, and another
+ * cyrnel's (a neighbour schema, a test running beside) is not this one's.
+ */
+async function executedMigrations<DB>(db: Kysely<DB>, schema: string | undefined): Promise<string[]> {
   const tables = await db.introspection.getTables();
-  if (!tables.some((table) => table.name === MIGRATION_TABLE)) return [];
-  const rows = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  const ours = (table: { name: string; schema?: string }) =>
+    table.name === MIGRATION_TABLE && (schema === undefined || table.schema === schema);
+  if (!tables.some(ours)) return [];
+  const table = schema === undefined ? MIGRATION_TABLE : `${schema}.${MIGRATION_TABLE}`;
+  const rows = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(db);
   return rows.rows.map((row) => row.name);
 }
 
@@ -16,12 +23,14 @@ async function executedMigrations<DB>(db: Kysely<DB>): Promise<string[]> {
  * Bring the database to this version's schema: `migrations` are a dialect's (`sqliteDialect.migrations`
  * of `@cyrnel/store/sqlite`), run by Kysely's `Migrator`, which speaks every Kysely dialect. A database that ran migrations this version
  * does not know was written by a newer cyrnel: it is refused rather than used half-understood.
+ * `schema` names the schema the tables live in on a database that has schemas (PostgreSQL).
  */
 export async function runMigrations<DB>(
   db: Kysely<DB>,
   migrations: Readonly<Record<string, Migration>>,
+  schema?: string,
 ): Promise<void> {
-  const unknown = (await executedMigrations(db)).filter((name) => !Object.hasOwn(migrations, name));
+  const unknown = (await executedMigrations(db, schema)).filter((name) => !Object.hasOwn(migrations, name));
   if (unknown.length > 0) {
     throw new Error(
       `the database was written by a newer version of cyrnel (unknown migrations: ${unknown.join(', ')}); ` +
@@ -33,6 +42,7 @@ export async function runMigrations<DB>(
     provider: { getMigrations: async () => ({ ...migrations }) },
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
+    ...(schema === undefined ? {} : { migrationTableSchema: schema }),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

@@ -231,7 +231,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('migration 0012-tool-search-function', 
       const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0012'));
       const db = schemaDb(schema);
       await sql`create schema ${sql.id(schema)}`.execute(db);
-      await runMigrations(db, before);
+      await runMigrations(db, before, schema);
       // The store as it was: documents written after the rows, no words.
       const old = await createStore({
         db,
