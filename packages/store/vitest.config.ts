@@ -1,7 +1,7 @@
 import { sharedTestConfig } from '../../vitest.shared';
-import { POSTGRES_TESTS } from './src/testing/index';
+import { notePostgresTests } from './src/testing/index';
 
-// Said once per run: the suites that need PostgreSQL then show as skipped.
-if (!POSTGRES_TESTS.enabled) console.log(POSTGRES_TESTS.note);
+// Says once per run when the suites that need PostgreSQL are left out (they show as skipped).
+notePostgresTests();
 
 export default sharedTestConfig;

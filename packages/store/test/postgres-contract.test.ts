@@ -7,19 +7,19 @@ import {
 } from '@cyrnel/core/testing';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
-import { dropSchema, POSTGRES_TESTS, TEST_DATABASE_URL } from './support/postgres';
+import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
 
-const URL = TEST_DATABASE_URL;
+const database = useFileDatabase();
 
 /** A store in a fresh schema of the test database, dropped on close. */
 async function postgresStore() {
   const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
-  const store = await openPostgresStore({ url: URL, schema, maxConnections: 4 });
+  const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
   return {
     store,
     close: async () => {
       await store.close();
-      await dropSchema(schema);
+      await database.dropSchema(schema);
     },
   };
 }

@@ -34,3 +34,21 @@ export function postgresTests(value: string | undefined = process.env.CYRNEL_TES
  * ```
  */
 export const POSTGRES_TESTS: PostgresTests = postgresTests();
+
+/**
+ * Print {@link POSTGRES_TESTS}' note when the suites are left out, once per process however many
+ * Vitest configs call it (a root run loads every package's).
+ *
+ * @example
+ * ```ts
+ * // vitest.config.ts of a package with PostgreSQL suites
+ * notePostgresTests();
+ * ```
+ */
+export function notePostgresTests(): void {
+  const said = Symbol.for('cyrnel.postgresTestsNoted');
+  const shared = globalThis as { [said]?: boolean };
+  if (POSTGRES_TESTS.enabled || shared[said]) return;
+  shared[said] = true;
+  console.log(POSTGRES_TESTS.note);
+}
