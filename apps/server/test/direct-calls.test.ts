@@ -12,14 +12,23 @@ interface Seen {
   readonly pid: number | undefined;
 }
 
-/** The pid owning the local TCP socket on 127.0.0.1:`port` (Linux: /proc/net/tcp, then the fds). */
-function pidOfLocalPort(port: number): number | undefined {
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+/**
+ * The pid owning the client end of a loopback TCP connection from `port` to `serverPort` (Linux:
+ * /proc/net/tcp, then the fds). Both ports count: processes running beside this test (other test
+ * files, other programs) may hold connections from the same local port to other servers.
+ */
+function pidOfLocalPort(port: number, serverPort: number): number | undefined {
+  const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
   // Sockets closed earlier (TIME_WAIT, inode 0) may have used the same port: the live one counts.
   const inode = readFileSync('/proc/net/tcp', 'utf8')
     .split('\n')
     .map((row) => row.trim().split(/\s+/))
-    .find((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[9] !== '0')?.[9];
+    .find(
+      (fields) =>
+        fields[1]?.endsWith(`:${hex(port)}`) &&
+        fields[2]?.endsWith(`:${hex(serverPort)}`) &&
+        fields[9] !== '0',
+    )?.[9];
   if (!inode) return undefined;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -44,7 +53,7 @@ async function startShop(): Promise<{ url: string; seen: Seen[]; close(): Promis
     seen.push({
       path: url.pathname,
       key: typeof key === 'string' ? key : undefined,
-      pid: pidOfLocalPort(request.socket.remotePort ?? 0),
+      pid: pidOfLocalPort(request.socket.remotePort ?? 0, request.socket.localPort ?? 0),
     });
     const json = (status: number, body: unknown) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
