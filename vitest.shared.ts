@@ -1,9 +1,23 @@
 import { configDefaults, defineProject } from 'vitest/config';
 
 /**
+ * Files at once in one Vitest run: `pnpm test` runs every package's files in one pool. Most files
+ * wait on servers, sandbox children and sockets part of the time, so a 2-core machine runs three;
+ * `CYRNEL_TEST_WORKERS` sets another number (1 runs one file at a time).
+ */
+export const TEST_WORKERS = Number(process.env.CYRNEL_TEST_WORKERS || 3);
+
+/**
  * Test settings every package shares. isolated-vm needs `--no-node-snapshot` on Node 20+,
  * and it does not mix with worker threads, so every test file runs in a forked process.
- * Tests that measure latency live in `test/timing/` and run alone (`vitest.timing.config.ts`).
+ *
+ * Files run in parallel, and a fork runs one file after another without loading the packages
+ * again (`isolate: false`: loading them for every file was a quarter of the suite's CPU time). So a test
+ * helper keeps no per-file state at module level: what a file needs it creates in that file's
+ * hooks (`useServer`, `useFileDatabase`), and a file restores what it changes of the process.
+ * The timeouts are for a loaded machine: they catch a test that hangs, not one that is slow
+ * because the machine is busy. Tests that measure latency live in `test/timing/` and run alone
+ * (`vitest.timing.config.ts`).
  */
 export const sharedTestConfig = defineProject({
   test: {
@@ -11,7 +25,9 @@ export const sharedTestConfig = defineProject({
     execArgv: ['--no-node-snapshot'],
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     exclude: [...configDefaults.exclude, 'test/timing/**'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    isolate: false,
+    maxWorkers: TEST_WORKERS,
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
   },
 });
