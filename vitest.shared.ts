@@ -1,11 +1,12 @@
 import { configDefaults, defineProject } from 'vitest/config';
 
 /**
- * Files at once in one Vitest run: `pnpm test` runs every package's files in one pool. Most files
- * wait on servers, sandbox children and sockets part of the time, so a 2-core machine runs three;
+ * Files at once in one Vitest run: `pnpm test` runs every package's files in one pool. The suite
+ * is bound by CPU (its files start servers, sandbox children and compilers): on a 2-core machine
+ * two at once took 267–287 s, three 265–305 s and 20 % more CPU, four 303 s.
  * `CYRNEL_TEST_WORKERS` sets another number (1 runs one file at a time).
  */
-export const TEST_WORKERS = Number(process.env.CYRNEL_TEST_WORKERS || 3);
+export const TEST_WORKERS = Number(process.env.CYRNEL_TEST_WORKERS || 2);
 
 /**
  * Test settings every package shares. isolated-vm needs `--no-node-snapshot` on Node 20+,
