@@ -1,22 +1,57 @@
 #!/usr/bin/env bash
-# The PostgreSQL the store's and the server's tests use (packages/store/test/postgres-contract,
-# apps/server/test/postgres): CYRNEL_TEST_DATABASE_URL when set; else a server on 127.0.0.1:5432,
-# started here from Debian's cluster when it is installed but down, installed from Debian's
-# `postgresql` package when missing (as root or through passwordless sudo). Says what it did.
+# The PostgreSQL of the PostgreSQL suites (the store's, the server's, the several-hosts e2e) and of
+# the bench: CYRNEL_TEST_DATABASE_URL when set; else database `cyrnel_test` of a server on
+# 127.0.0.1:5432 (trust auth, user postgres), started here from Debian's cluster when it is
+# installed but down, installed from Debian's `postgresql` package when missing (as root or
+# through passwordless sudo), the database created when missing. CYRNEL_TEST_POSTGRES=skip
+# leaves PostgreSQL out (the suites then show as skipped). Says what it did.
 set -u
+# The default of TEST_DATABASE_URL in packages/store/src/testing/test-database-url.ts.
+DATABASE=cyrnel_test
+case "${CYRNEL_TEST_POSTGRES:-run}" in
+  skip)
+    echo "postgres: CYRNEL_TEST_POSTGRES=skip; the PostgreSQL suites are left out"
+    exit 0
+    ;;
+  run | "") ;;
+  *)
+    echo "postgres: CYRNEL_TEST_POSTGRES must be \"run\" or \"skip\", not \"$CYRNEL_TEST_POSTGRES\"" >&2
+    exit 1
+    ;;
+esac
 if [ -n "${CYRNEL_TEST_DATABASE_URL:-}" ]; then
   echo "postgres: CYRNEL_TEST_DATABASE_URL is set; using it"
   exit 0
 fi
 ready() { command -v pg_isready >/dev/null 2>&1 && pg_isready -q -h 127.0.0.1 -p 5432; }
+# Create the test database unless it exists (psql of the server's own client package).
+ensure_database() {
+  local admin="postgres://postgres@127.0.0.1:5432/postgres"
+  if ! command -v psql >/dev/null 2>&1; then
+    echo "postgres: no psql to create database $DATABASE; create it, or set CYRNEL_TEST_DATABASE_URL" >&2
+    return 1
+  fi
+  if [ "$(psql "$admin" -XtAc "select 1 from pg_database where datname = '$DATABASE'" 2>/dev/null)" = 1 ]; then
+    echo "postgres: database $DATABASE is there"
+    return 0
+  fi
+  if psql "$admin" -Xqc "create database $DATABASE" >/dev/null 2>&1 ||
+    [ "$(psql "$admin" -XtAc "select 1 from pg_database where datname = '$DATABASE'" 2>/dev/null)" = 1 ]; then
+    echo "postgres: created database $DATABASE"
+    return 0
+  fi
+  echo "postgres: could not create database $DATABASE as user postgres on 127.0.0.1:5432" >&2
+  return 1
+}
 if ready; then
   echo "postgres: a server answers on 127.0.0.1:5432"
-  exit 0
+  ensure_database
+  exit $?
 fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then SUDO="sudo -n"; else
-    echo "postgres: no server on 127.0.0.1:5432 and this user cannot start one; set CYRNEL_TEST_DATABASE_URL" >&2
+    echo "postgres: no server on 127.0.0.1:5432 and this user cannot start one; set CYRNEL_TEST_DATABASE_URL, or CYRNEL_TEST_POSTGRES=skip" >&2
     exit 1
   fi
 fi
@@ -34,3 +69,4 @@ if ! ready; then
   exit 1
 fi
 echo "postgres: started the $version cluster on 127.0.0.1:5432"
+ensure_database

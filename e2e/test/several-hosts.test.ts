@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FreshDatabase, freshPostgresDatabase } from '@cyrnel/testing/postgres';
+import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
@@ -46,7 +46,7 @@ const spec = (base: string) =>
 
 const HANGS = `console.log('started'); await new Promise((resolve) => setTimeout(resolve, 120_000));`;
 
-describe('three hosts on one PostgreSQL database (issue 22)', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('three hosts on one PostgreSQL database (issue 22)', () => {
   let database: FreshDatabase;
   let work: string;
   let counter: Awaited<ReturnType<typeof startCounter>>;

@@ -1,19 +1,9 @@
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
-import {
-  apiClient,
-  HEALTH_STALL_MS,
-  type Json,
-  probeHealth,
-  shopSpec,
-  tempDir,
-  UPSTREAM_KEY,
-  useServer,
-} from './helpers';
+import { apiClient, type Json, shopSpec, tempDir, UPSTREAM_KEY } from './helpers';
 
 /** One request the upstream received: the key it carried and the process whose socket sent it. */
 interface Seen {
@@ -22,14 +12,23 @@ interface Seen {
   readonly pid: number | undefined;
 }
 
-/** The pid owning the local TCP socket on 127.0.0.1:`port` (Linux: /proc/net/tcp, then the fds). */
-function pidOfLocalPort(port: number): number | undefined {
-  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+/**
+ * The pid owning the client end of a loopback TCP connection from `port` to `serverPort` (Linux:
+ * /proc/net/tcp, then the fds). Both ports count: processes running beside this test (other test
+ * files, other programs) may hold connections from the same local port to other servers.
+ */
+function pidOfLocalPort(port: number, serverPort: number): number | undefined {
+  const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, '0');
   // Sockets closed earlier (TIME_WAIT, inode 0) may have used the same port: the live one counts.
   const inode = readFileSync('/proc/net/tcp', 'utf8')
     .split('\n')
     .map((row) => row.trim().split(/\s+/))
-    .find((fields) => fields[1]?.endsWith(`:${hexPort}`) && fields[9] !== '0')?.[9];
+    .find(
+      (fields) =>
+        fields[1]?.endsWith(`:${hex(port)}`) &&
+        fields[2]?.endsWith(`:${hex(serverPort)}`) &&
+        fields[9] !== '0',
+    )?.[9];
   if (!inode) return undefined;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
@@ -54,7 +53,7 @@ async function startShop(): Promise<{ url: string; seen: Seen[]; close(): Promis
     seen.push({
       path: url.pathname,
       key: typeof key === 'string' ? key : undefined,
-      pid: pidOfLocalPort(request.socket.remotePort ?? 0),
+      pid: pidOfLocalPort(request.socket.remotePort ?? 0, request.socket.localPort ?? 0),
     });
     const json = (status: number, body: unknown) =>
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
@@ -289,81 +288,5 @@ describe('direct tool calls: sandbox processes call portable adapters themselves
     ]);
     // The one in flight lasted until the crash.
     expect(calls.body.items[3].durationMs).toBeGreaterThanOrEqual(100);
-  });
-});
-
-/**
- * The shop upstream in a process of its own: a flood of requests must load the sandbox process
- * and the upstream, not the test's thread, which also runs the server under test.
- */
-async function startShopProcess(): Promise<{ url: string; stop(): void }> {
-  const child = spawn(
-    process.execPath,
-    [
-      '-e',
-      `const http = require('node:http');
-       const server = http.createServer((request, response) => {
-         const id = /^\\/users\\/(\\d+)$/.exec(request.url.split('?')[0]);
-         if (request.headers['x-api-key'] !== ${JSON.stringify(UPSTREAM_KEY)} || !id) {
-           response.writeHead(404).end('{}');
-           return;
-         }
-         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id: Number(id[1]) }));
-       });
-       server.listen(0, '127.0.0.1', () => console.log(server.address().port));`,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const port = await new Promise<string>((resolve) =>
-    child.stdout?.once('data', (chunk) => resolve(String(chunk).trim())),
-  );
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGKILL') };
-}
-
-describe('direct tool calls under load from one hostile process (issue 21)', () => {
-  const { api, url } = useServer({ allowPrivateUrls: true });
-
-  it('keeps /health fast through 5,000 direct calls at once, 2,000 tools that do not exist and a 1 MB parameter', async () => {
-    const shop = await startShopProcess();
-    try {
-      const installed = await api('POST', '/services', {
-        id: 'flood',
-        adapter: 'openapi',
-        definition: JSON.stringify(shopSpec(shop.url)),
-        secrets: { shopKey: UPSTREAM_KEY },
-        enabled: true,
-      });
-      expect(installed.status).toBe(201);
-      const probe = probeHealth(url());
-      const run = await api('POST', '/processes', {
-        code: `
-          const tools = cyrnel.services.flood.tools;
-          const statuses = await Promise.all(
-            Array.from({ length: 5000 }, (_, i) => tools.getUser.invoke({ path: { id: i + 1 } }).then((r) => r.status)),
-          );
-          const missing = await Promise.all(
-            Array.from({ length: 2000 }, (_, i) => tools['nope' + i].invoke({}).then(() => 'made', (e) => e.reason)),
-          );
-          let big;
-          try {
-            await tools.getUser.invoke({ path: { id: 1 }, filler: 'x'.repeat(1_000_000) });
-            big = 'made';
-          } catch (e) {
-            big = e.reason;
-          }
-          cyrnel.output({ ok: statuses.filter((s) => s === 200).length, missing: [...new Set(missing)], big });`,
-        wait: true,
-        timeoutMs: 120_000,
-      });
-      const latencies = await probe.stop();
-      expect(run.body).toMatchObject({
-        exitState: 'success',
-        output: { ok: 5000, missing: ['tool_not_found'], big: 'invalid_parameters' },
-      });
-      expect(latencies.length).toBeGreaterThan(0);
-      expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
-    } finally {
-      shop.stop();
-    }
   });
 });

@@ -145,6 +145,27 @@ export function shopSpec(baseUrl: string): Record<string, unknown> {
   };
 }
 
+/** An OpenAPI document with `count` operations `listThings<i>`, for discovery over a large catalog. */
+export function manyToolsSpec(count: number): Record<string, unknown> {
+  const paths: Record<string, unknown> = {};
+  for (let i = 0; i < count; i++) {
+    paths[`/things${i}`] = {
+      get: {
+        operationId: `listThings${i}`,
+        summary: `List things of kind ${i}`,
+        description: `Lists every thing of kind ${i} with its owner and labels`,
+        responses: { '200': { description: 'ok' } },
+      },
+    };
+  }
+  return {
+    openapi: '3.0.3',
+    info: { title: 'Things', version: '1.0.0' },
+    servers: [{ url: 'http://127.0.0.1:9' }],
+    paths,
+  };
+}
+
 /** The process code of the agent flow: two tool calls, one combined output. */
 export const AGENT_CODE = `
 const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
@@ -224,42 +245,6 @@ export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> 
   return {
     api: (method, path, body, headers) => started(client)(method, path, body, headers),
     url: () => started(server).url,
-  };
-}
-
-/**
- * The slowest `/health` answer a test accepts while it attacks the main thread. The attacks these
- * tests stop (catastrophic backtracking, parsing millions of values, rendering megabytes on the
- * main thread) stall the event loop for seconds; scheduling noise on a 2-core machine running the
- * test, the server and the sandbox children in parallel reaches 100–150 ms. Between the two.
- */
-export const HEALTH_STALL_MS = 250;
-
-/**
- * Probe `/health` back to back (5 ms apart) until `stop()`, which resolves with every probe's
- * latency: a stalled event loop (issue 13) shows as one slow probe. Latency counts from when the
- * probe was due, not from when it was sent: the test servers share the test's thread, so a stall
- * that begins while the prober sleeps delays the probe's start rather than its answer.
- */
-export function probeHealth(url: string): { stop(): Promise<number[]> } {
-  const latencies: number[] = [];
-  let running = true;
-  const loop = (async () => {
-    let due = performance.now();
-    while (running) {
-      const response = await fetch(`${url}/health`);
-      await response.text();
-      latencies.push(performance.now() - due);
-      due = performance.now() + 5;
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return latencies;
-    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase } from '@cyrnel/testing/postgres';
+import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { apiClient, shopSpec, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
@@ -7,7 +7,7 @@ import { apiClient, shopSpec, startUpstream, tempDir, UPSTREAM_KEY, type Upstrea
 const KEY = 'postgres-test-key';
 const SECRETS_KEY = randomBytes(32).toString('base64');
 
-describe('the server on PostgreSQL (--database-url postgres://…)', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('the server on PostgreSQL (--database-url postgres://…)', () => {
   let database: FreshDatabase;
   let upstream: Upstream;
   let dirs: Awaited<ReturnType<typeof tempDir>>[] = [];

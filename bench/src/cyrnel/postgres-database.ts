@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { freshPostgresDatabase } from '@cyrnel/testing/postgres';
+import { freshPostgresDatabase } from '@cyrnel/store/testing';
 
 /** A database created for one part of the bench, and the server variables that select it. */
 export interface BenchDatabase {

@@ -1,10 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import {
-  type JSONRPCMessage,
-  ReadBuffer,
-  serializeMessage,
-  type Transport,
-} from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import { createMessageReader } from './message-reader';
 
 /** Variables a started server gets from cyrnel's environment: what finding programs needs. */
 export const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR'] as const;
@@ -38,12 +34,13 @@ export interface StdioTransport extends Transport {
  * close (a server started through `npx` is a grandchild), its environment is
  * {@link INHERITED_ENV} plus the definition's `env` and nothing else of cyrnel's (which holds the
  * secrets key and the API key), and stderr is drained into a bounded buffer instead of cyrnel's
- * own stderr. Framing is the SDK's (`ReadBuffer`, `serializeMessage`).
+ * own stderr. Framing is the SDK's (`serializeMessage`), read in linear time
+ * ({@link createMessageReader}).
  */
 export function createStdioTransport(options: StdioTransportOptions): StdioTransport {
   const stderrMax = options.stderrBytes ?? 8 * 1024;
   const killGraceMs = options.killGraceMs ?? 2_000;
-  const readBuffer = new ReadBuffer({ maxBufferSize: options.maxMessageBytes ?? 16 * 1024 * 1024 });
+  const reader = createMessageReader(options.maxMessageBytes ?? 16 * 1024 * 1024);
   let child: ChildProcess | undefined;
   let stderr = '';
   let closed = false;
@@ -104,10 +101,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         started.stdin?.on('error', (error) => transport.onerror?.(error));
         started.stdout?.on('data', (chunk: Buffer) => {
           try {
-            readBuffer.append(chunk);
-            for (let message = readBuffer.readMessage(); message; message = readBuffer.readMessage()) {
-              transport.onmessage?.(message);
-            }
+            reader.append(chunk, (message) => transport.onmessage?.(message));
           } catch (error) {
             // A message past the bound (or not JSON-RPC): the server is not one to keep talking to.
             transport.onerror?.(error as Error);
@@ -145,7 +139,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
           // Nothing left.
         }
       }
-      readBuffer.clear();
+      reader.clear();
     },
   };
   return transport;

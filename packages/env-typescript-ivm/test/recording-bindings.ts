@@ -143,7 +143,9 @@ export async function startEnvironment(
     of,
     log,
     children,
-    async run(code, timeoutMs = 5000) {
+    // Generous: the tests that expect a timeout set their own; the rest must not meet one on a
+    // loaded machine.
+    async run(code, timeoutMs = 30_000) {
       const eid = next++;
       const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });
       return { exit, record: of(eid), eid };

@@ -4,40 +4,7 @@ import { startEnvironment, waitFor } from './recording-bindings';
 const TRIVIAL = 'cyrnel.output({ ok: true });';
 const tools = { 'svc.never': () => new Promise(() => {}), 'svc.echo': (p: unknown) => p };
 
-/** Run `attack` `count` times (not awaited), then time a trivial execution. */
-async function trivialBehind(attack: string, count: number, config: Record<string, unknown> = {}) {
-  const sandbox = await startEnvironment({ poolSize: 2, ...config }, tools);
-  try {
-    const attacks = Array.from({ length: count }, () => sandbox.run(attack, 60_000));
-    // Every attacker got a sandbox (none is queued) before the trivial run arrives.
-    await waitFor(() => sandbox.log.filter((e) => e.endsWith(':running')).length === count);
-    const started = Date.now();
-    const trivial = await sandbox.run(TRIVIAL);
-    const elapsedMs = Date.now() - started;
-    for (let eid = 1; eid <= count; eid++) await sandbox.env.kill(eid);
-    const exits = (await Promise.all(attacks)).map((a) => a.exit);
-    return { trivial, elapsedMs, exits, children: sandbox.children.started().length };
-  } finally {
-    await sandbox.env.teardown();
-  }
-}
-
 describe('scheduling of awaiting executions', () => {
-  it.each([
-    ['tool calls that never answer', 'await cyrnel.services.svc.tools.never.invoke({});'],
-    ['sleeping loops', 'while (true) await new Promise((r) => setTimeout(r, 1000));'],
-  ])(
-    'lets a trivial execution through while more programs than the pool size await %s',
-    async (_n, attack) => {
-      const { trivial, elapsedMs, exits, children } = await trivialBehind(attack, 6);
-      expect(trivial.exit).toBe('success');
-      expect(trivial.record.output).toEqual({ ok: true });
-      expect(elapsedMs).toBeLessThan(1000);
-      expect(exits).toEqual(Array(6).fill('canceled'));
-      expect(children).toBe(2);
-    },
-  );
-
   it('fails promise-only waits at once, so they hold nothing', async () => {
     const sandbox = await startEnvironment({ poolSize: 2 }, tools);
     try {

@@ -34,6 +34,11 @@ export interface CreateStoreOptions {
   readonly dialect: StoreDialect;
   /** Bring the schema up to date first (the dialect's migrations). Default true. */
   readonly migrate?: boolean;
+  /**
+   * The schema the tables live in, on a database that has schemas (PostgreSQL: the connection's
+   * `search_path`), so the migrations look at this schema's record only.
+   */
+  readonly schema?: string;
 }
 
 /**
@@ -54,7 +59,7 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   const { db, dialect } = options;
   if (options.migrate !== false) {
     try {
-      await runMigrations(db, dialect.migrations);
+      await runMigrations(db, dialect.migrations, options.schema);
     } catch (error) {
       await db.destroy();
       throw error;

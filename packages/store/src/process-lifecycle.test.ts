@@ -374,19 +374,20 @@ describe('processes with typescript-ivm and SQLite', () => {
     // One child hosting one execution at a time: waiting runs would otherwise share it.
     const { manager } = await setup({ poolSize: 1, executionsPerChild: 1 });
     const { api } = manager;
-    // Six runs of ~400 ms through one slot: the last waits ~2 s queued, beyond its 1.5 s timeout.
+    // Six runs of ~1 s through one slot: the last waits ~5 s queued, beyond its 4 s timeout. Each
+    // run's own time (a fresh child, 1 s) stays well within it even on a loaded machine.
     const created = [];
     for (let i = 0; i < 6; i++) {
       created.push(
         await api.create({
-          code: `await new Promise((resolve) => setTimeout(resolve, 400)); cyrnel.output({ i: ${i} });`,
-          timeoutMs: 1500,
+          code: `await new Promise((resolve) => setTimeout(resolve, 1000)); cyrnel.output({ i: ${i} });`,
+          timeoutMs: 4000,
         }),
       );
     }
     const last = created.at(-1)?.id as number;
     // A bound of timeout plus margin from creation (what wait:true used) gives up on it while queued.
-    await expect(api.wait(last, { timeoutMs: 1600 })).rejects.toMatchObject({
+    await expect(api.wait(last, { timeoutMs: 4100 })).rejects.toMatchObject({
       code: 'timeout',
       details: { processId: last },
     });

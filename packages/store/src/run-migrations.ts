@@ -6,9 +6,8 @@ const MIGRATION_LOCK_TABLE = 'cyrnel_migration_lock';
 
 /**
  * The schema this connection works in (PostgreSQL's `current_schema()`), or undefined where the
- * database has none (SQLite). Several cyrnel stores may share a PostgreSQL database in schemas of
- * their own, and introspection lists the tables of every schema: the migration tables that count
- * are the ones of this schema only.
+ * database has none (SQLite): a store opened without a schema of its own works in the
+ * connection's, and neighbour schemas must not count for it either.
  */
 async function currentSchema<DB>(db: Kysely<DB>): Promise<string | undefined> {
   try {
@@ -19,16 +18,18 @@ async function currentSchema<DB>(db: Kysely<DB>): Promise<string | undefined> {
   }
 }
 
-/** Names recorded in the migration table, or none when it does not exist yet. */
+/**
+ * Names recorded in the migration table, or none when it does not exist yet. On a database with
+ * schemas, only `schema`'s table counts: introspection lists every schema's tables, and another
+ * cyrnel's (a neighbour schema, a test running beside) is not this one's.
+ */
 async function executedMigrations<DB>(db: Kysely<DB>, schema: string | undefined): Promise<string[]> {
   const tables = await db.introspection.getTables();
-  if (
-    !tables.some(
-      (table) => table.name === MIGRATION_TABLE && (schema === undefined || table.schema === schema),
-    )
-  )
-    return [];
-  const rows = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  const ours = (table: { name: string; schema?: string }) =>
+    table.name === MIGRATION_TABLE && (schema === undefined || table.schema === schema);
+  if (!tables.some(ours)) return [];
+  const table = schema === undefined ? MIGRATION_TABLE : `${schema}.${MIGRATION_TABLE}`;
+  const rows = await sql<{ name: string }>`select name from ${sql.table(table)}`.execute(db);
   return rows.rows.map((row) => row.name);
 }
 
@@ -36,12 +37,15 @@ async function executedMigrations<DB>(db: Kysely<DB>, schema: string | undefined
  * Bring the database to this version's schema: `migrations` are a dialect's (`sqliteDialect.migrations`
  * of `@cyrnel/store/sqlite`), run by Kysely's `Migrator`, which speaks every Kysely dialect. A database that ran migrations this version
  * does not know was written by a newer cyrnel: it is refused rather than used half-understood.
+ * `schema` names the schema the tables live in on a database that has schemas (PostgreSQL;
+ * default the connection's current schema).
  */
 export async function runMigrations<DB>(
   db: Kysely<DB>,
   migrations: Readonly<Record<string, Migration>>,
+  explicitSchema?: string,
 ): Promise<void> {
-  const schema = await currentSchema(db);
+  const schema = explicitSchema ?? (await currentSchema(db));
   const unknown = (await executedMigrations(db, schema)).filter((name) => !Object.hasOwn(migrations, name));
   if (unknown.length > 0) {
     throw new Error(

@@ -7,40 +7,42 @@ import {
 } from '@cyrnel/core/testing';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
-import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
+import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
 
-const URL = TEST_DATABASE_URL;
+const database = useFileDatabase();
 
 /** A store in a fresh schema of the test database, dropped on close. */
 async function postgresStore() {
   const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
-  const store = await openPostgresStore({ url: URL, schema, maxConnections: 4 });
+  const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
   return {
     store,
     close: async () => {
       await store.close();
-      await dropSchema(schema);
+      await database.dropSchema(schema);
     },
   };
 }
 
-runCatalogStorageContract({
-  name: 'postgres',
-  async create() {
-    const { store, close } = await postgresStore();
-    return { storage: store.catalog, close };
-  },
+describe.skipIf(!POSTGRES_TESTS.enabled)('the storage kits on PostgreSQL', () => {
+  runCatalogStorageContract({
+    name: 'postgres',
+    async create() {
+      const { store, close } = await postgresStore();
+      return { storage: store.catalog, close };
+    },
+  });
+
+  runProcessStorageContract({
+    name: 'postgres',
+    async create() {
+      const { store, close } = await postgresStore();
+      return { storage: store.processes, close };
+    },
+  });
 });
 
-runProcessStorageContract({
-  name: 'postgres',
-  async create() {
-    const { store, close } = await postgresStore();
-    return { storage: store.processes, close };
-  },
-});
-
-describe('PostgreSQL tool search beyond the kit', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL tool search beyond the kit', () => {
   it('indexes a service of 450 tools (in batches) and finds any of them by id words and by name', async () => {
     const { store, close } = await postgresStore();
     try {

@@ -10,7 +10,7 @@ import { migrations } from '../src/postgres/migrations/index';
 import { indexServiceTools } from '../src/postgres/tool-search-index';
 import { runMigrations } from '../src/run-migrations';
 import { githubTools, searchService, searchTool } from './support/github-catalog';
-import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
+import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
 
 // GitHub's REST description (a dev-only fixture), its ~1,200 operations under 9 service ids
 // (~11,000 tools: words in more than 1,000 and more than 5,000 of them), and 1,200 twins whose
@@ -18,12 +18,14 @@ import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
 const COPIES = 9;
 const ADAPTERS = ['openapi'];
 
+const database = useFileDatabase();
+
 const twins = Array.from({ length: 1_200 }, (_, i) => searchTool(`twin_${i}`, `Alpha beta ${i}`, 'a twin'));
 
 /** A schema of its own in the test database, and a Kysely instance on it. */
 function schemaDb(schema: string): Kysely<Database> {
   const pool = new pg.Pool({
-    connectionString: TEST_DATABASE_URL,
+    connectionString: database.url(),
     options: `-c search_path=${schema}`,
     max: 2,
   });
@@ -72,7 +74,7 @@ async function expected(db: Kysely<Database>, words: string[], serviceId?: strin
     .map((row) => row.name);
 }
 
-describe('PostgreSQL tool search over ~12,000 tools', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL tool search over ~12,000 tools', () => {
   const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
   let store: Store;
   let db: Kysely<Database>;
@@ -80,7 +82,7 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
     store.catalog.searchTools({ text, adapters: ADAPTERS, limit: 20, ...more });
 
   beforeAll(async () => {
-    store = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
+    store = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
     db = schemaDb(schema);
     for (let i = 0; i < COPIES; i++)
       await store.catalog.insertService(searchService(`github${i}`, githubTools));
@@ -97,7 +99,7 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
   afterAll(async () => {
     await db?.destroy();
     await store?.close();
-    await dropSchema(schema);
+    await database.dropSchema(schema);
   });
 
   it('answers as ranking every match, or ordering the first 250 by id length, would', async () => {
@@ -224,14 +226,14 @@ describe('PostgreSQL tool search over ~12,000 tools', () => {
   });
 });
 
-describe('migration 0012-tool-search-function', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('migration 0012-tool-search-function', () => {
   it('counts the words of the tools a database already holds', async () => {
     const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
     try {
       const before = Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0012'));
       const db = schemaDb(schema);
       await sql`create schema ${sql.id(schema)}`.execute(db);
-      await runMigrations(db, before);
+      await runMigrations(db, before, schema);
       // The store as it was: documents written after the rows, no words.
       const old = await createStore({
         db,
@@ -249,7 +251,7 @@ describe('migration 0012-tool-search-function', () => {
       await old.catalog.insertService(searchService('github', githubTools));
       await old.close();
 
-      const store = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 2 });
+      const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 2 });
       try {
         const found = await store.catalog.searchTools({ text: 'create issue', adapters: ADAPTERS, limit: 1 });
         expect(names(found)).toEqual(['github.issues_create']);
@@ -263,16 +265,16 @@ describe('migration 0012-tool-search-function', () => {
         await store.close();
       }
     } finally {
-      await dropSchema(schema);
+      await database.dropSchema(schema);
     }
   });
 });
 
-describe('catalog writes of several hosts at once', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('catalog writes of several hosts at once', () => {
   it('replaces and deletes one service from two hosts at once without a deadlock, counting words right', async () => {
     const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
-    const a = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
-    const b = await openPostgresStore({ url: TEST_DATABASE_URL, schema, maxConnections: 4 });
+    const a = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
+    const b = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
     try {
       const tools = githubTools.slice(0, 200);
       for (let round = 0; round < 12; round++) {
@@ -301,7 +303,7 @@ describe('catalog writes of several hosts at once', () => {
     } finally {
       await a.close();
       await b.close();
-      await dropSchema(schema);
+      await database.dropSchema(schema);
     }
   }, 60_000);
 });

@@ -5,9 +5,9 @@ import type { AdapterModule, BuiltinModule, ServiceState } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../src/index';
 import { openPostgresStore } from '../src/postgres/index';
-import { dropSchema, TEST_DATABASE_URL } from './support/postgres';
+import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
 
-const URL = TEST_DATABASE_URL;
+const database = useFileDatabase();
 const SECRETS_KEY = randomBytes(32);
 const WAITS = 'await new Promise((resolve) => setTimeout(resolve, 60_000))';
 
@@ -65,7 +65,7 @@ afterEach(async () => {
 /** A fresh schema shared by the hosts of one test, dropped at the end. */
 function sharedSchema(): string {
   const schema = `cyrnel_h_${randomBytes(6).toString('hex')}`;
-  cleanups.push(() => dropSchema(schema));
+  cleanups.push(() => database.dropSchema(schema));
   return schema;
 }
 
@@ -75,7 +75,7 @@ async function startHost(
   held: Held = new Map(),
   options: { slots?: number; withoutNotes?: boolean } = {},
 ): Promise<{ host: CyrnelHost; store: Store; held: Held }> {
-  const store = await openPostgresStore({ url: URL, schema, maxConnections: 4 });
+  const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
   const host = await createHost({
     storage: store,
     builtins: options.withoutNotes ? [typescriptIvmModule] : [typescriptIvmModule, recordingAdapter(held)],
@@ -117,7 +117,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promi
   return Date.now() - start;
 }
 
-describe('several hosts on one PostgreSQL database (issue 22)', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL database (issue 22)', () => {
   it("never fails another live host's runs when starting, and fails a silent host's within the lease", async () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');

@@ -52,12 +52,25 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   };
   const pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
+  // The schema the connections work in (the one given, else the server's default): the
+  // migrations look at its record only, and it names the signal channel.
+  let schema: string | undefined;
+  try {
+    const { rows } = await pool.query<{ schema: string | null }>('select current_schema() as schema');
+    schema = rows[0]?.schema ?? undefined;
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-  const store = await createStore({ db, dialect: postgresDialect });
+  const store = await createStore({
+    db,
+    dialect: postgresDialect,
+    ...(schema === undefined ? {} : { schema }),
+  });
   // One channel per schema: hosts of one schema hear each other, and only each other.
   let signals: ReturnType<typeof createPostgresSignals>;
   try {
-    const { rows } = await pool.query<{ schema: string }>('select current_schema() as schema');
     signals = createPostgresSignals({
       connect: async () => {
         const client = new pg.Client(config);
@@ -65,7 +78,7 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
         return client;
       },
       pool,
-      channel: `cyrnel:${rows[0]?.schema ?? 'public'}`,
+      channel: `cyrnel:${schema ?? 'public'}`,
     });
     await signals.start();
   } catch (error) {

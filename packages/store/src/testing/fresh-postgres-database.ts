@@ -1,24 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-
-/**
- * The PostgreSQL server tests and benchmarks use: `CYRNEL_TEST_DATABASE_URL`, else the machine's
- * server on 127.0.0.1:5432 (trust auth, database `postgres`; the root README says how to get one).
- */
-export const POSTGRES_ADMIN_URL =
-  process.env.CYRNEL_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+import { TEST_DATABASE_URL } from './test-database-url';
 
 /** A database created for one suite, and how to drop it. */
 export interface FreshDatabase {
   readonly name: string;
-  /** Its URL: the admin URL with this database. */
+  /** Its URL: {@link TEST_DATABASE_URL} with this database. */
   readonly url: string;
   /** Drop it, closing its connections (the servers on it stopped first). */
   drop(): Promise<void>;
 }
 
 async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
     await client.query(statement);
@@ -28,8 +22,8 @@ async function admin(statement: string): Promise<void> {
 }
 
 /**
- * Create a database `<prefix>_<random hex>` on {@link POSTGRES_ADMIN_URL}'s server (issue 22:
- * servers started on it with `--database-url` run the migrations themselves).
+ * Create a database `<prefix>_<random hex>` on {@link TEST_DATABASE_URL}'s server, for servers
+ * started on it with `--database-url` (they run the migrations themselves).
  *
  * @example
  * ```ts
@@ -42,7 +36,7 @@ export async function freshPostgresDatabase(prefix: string): Promise<FreshDataba
   if (!/^[a-z_][a-z0-9_]{0,40}$/.test(prefix)) throw new Error(`"${prefix}" is not a database name prefix`);
   const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await admin(`create database ${name}`);
-  const url = new URL(POSTGRES_ADMIN_URL);
+  const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   return { name, url: url.toString(), drop: () => admin(`drop database if exists ${name} with (force)`) };
 }

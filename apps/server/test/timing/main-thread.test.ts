@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type apiClient, HEALTH_STALL_MS, probeHealth, useServer } from './helpers';
+import { type apiClient, manyToolsSpec, useServer } from '../helpers';
+import { expectHealthDuring } from './health-probe';
 
-// Issue 13: no input (sandbox code, a large catalog) may stall the server's event loop. Each
-// attack runs while `/health` is probed back to back; every probe must answer within HEALTH_STALL_MS (250 ms).
+// No input (sandbox code, a large catalog) may stall the server's event loop. Each attack runs
+// while `/health` is probed back to back, after a second of probes without it: the worst probe
+// must stay within the bound of `vitest.timing.ts` (ten times that baseline, at least a floor).
 
 /** An OpenAPI document whose one operation has a backtracking-prone pattern and a url format. */
 function patternSpec(): Record<string, unknown> {
@@ -22,27 +24,6 @@ function patternSpec(): Record<string, unknown> {
         },
       },
     },
-  };
-}
-
-/** An OpenAPI document with `count` operations, for discovery over a large catalog. */
-function manyToolsSpec(count: number): Record<string, unknown> {
-  const paths: Record<string, unknown> = {};
-  for (let i = 0; i < count; i++) {
-    paths[`/things${i}`] = {
-      get: {
-        operationId: `listThings${i}`,
-        summary: `List things of kind ${i}`,
-        description: `Lists every thing of kind ${i} with its owner and labels`,
-        responses: { '200': { description: 'ok' } },
-      },
-    };
-  }
-  return {
-    openapi: '3.0.3',
-    info: { title: 'Things', version: '1.0.0' },
-    servers: [{ url: 'http://127.0.0.1:9' }],
-    paths,
   };
 }
 
@@ -80,6 +61,21 @@ function catalogSpec(count: number): Record<string, unknown> {
   };
 }
 
+/**
+ * The floor for 200 programs arriving at once: each request's body is read, its program scanned
+ * and stored on the main thread, so a probe may queue behind many of them (0.8–1.5 s measured on
+ * a loaded 2-core machine). A reader that backtracked on the 30,000 quotes would take seconds
+ * per program.
+ */
+const PROGRAMS_FLOOR_MS = 3_000;
+
+/**
+ * The floor while the declarations render: rendering them on the main thread instead of the
+ * worker would stall it ≈ 0.4 s at once; the worker's answer costs it 100–200 ms on a loaded
+ * machine.
+ */
+const RENDER_FLOOR_MS = 300;
+
 async function install(api: ReturnType<typeof apiClient>, id: string, spec: Record<string, unknown>) {
   const installed = await api('POST', '/services', {
     id,
@@ -95,7 +91,6 @@ describe('the main thread under hostile input', () => {
 
   it('validates a backtracking-prone pattern and the url format without stalling /health', async () => {
     await install(api, 'patterns', patternSpec());
-    const probe = probeHealth(url());
     const code = `
       const results = [];
       for (const query of [{ code: 'a'.repeat(33) + '!' }, { link: 'a'.repeat(40) + '!' }, { code: 'a'.repeat(100000) + '!' }]) {
@@ -108,8 +103,9 @@ describe('the main thread under hostile input', () => {
       }
       cyrnel.output({ results });
     `;
-    const run = await api('POST', '/processes', { code, wait: true });
-    const latencies = await probe.stop();
+    const run = await expectHealthDuring('/health while hostile patterns validate', url(), () =>
+      api('POST', '/processes', { code, wait: true }),
+    );
     expect(run.body.exitState).toBe('success');
     expect(run.body.output.results).toEqual([
       expect.stringMatching(/^400 parameters does not match its schema: \/query\/code must match pattern/),
@@ -118,13 +114,10 @@ describe('the main thread under hostile input', () => {
       ),
       expect.stringMatching(/^400 parameters does not match its schema: \/query\/code must match pattern/),
     ]);
-    expect(latencies.length).toBeGreaterThan(0);
-    expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
   });
 
   it('bounds discovery per process and keeps /health fast during a Promise.all of 5,000 calls', async () => {
     await install(api, 'things', manyToolsSpec(2000));
-    const probe = probeHealth(url());
     const code = `
       const settled = await Promise.allSettled(
         Array.from({ length: 5000 }, (_, i) => cyrnel.discover.tools({ query: 'things kind ' + (i % 50), limit: 5 })),
@@ -136,50 +129,31 @@ describe('the main thread under hostile input', () => {
       }
       cyrnel.output({ codes });
     `;
-    const run = await api('POST', '/processes', { code, wait: true, timeoutMs: 120_000 });
-    const latencies = await probe.stop();
+    const run = await expectHealthDuring('/health during 5,000 discovery calls', url(), () =>
+      api('POST', '/processes', { code, wait: true, timeoutMs: 120_000 }),
+    );
     expect(run.body.exitState).toBe('success');
     const codes = run.body.output.codes as Record<string, number>;
     expect(codes.ok).toBeGreaterThan(0);
     expect(codes.ok).toBeLessThanOrEqual(1000);
     // Everything beyond the per-process budget (or the sandbox's pending-call limit) is refused.
     expect(Object.keys(codes).filter((key) => key !== 'ok')).toEqual(['too_many_calls']);
-    expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
   });
 
-  it('reads the services 200 programs of nearly 100 KB name (issue 22: what a run needs) without stalling /health', async () => {
+  it('reads the services 200 programs of nearly 100 KB name (what a run needs) without stalling /health', async () => {
     // Thousands of distinct names (at most 64 looked up each), and quotes that open a bracket
     // name and never close it: what a backtracking reader would choke on.
     const names = Array.from({ length: 2_500 }, (_, i) => `cyrnel.services.s${i}`).join(';');
     const bait = `cyrnel.services['${"'".repeat(30_000)}`;
     const code = `/* ${names} ${bait} */ cyrnel.output({ ok: true })`;
     expect(Buffer.byteLength(code)).toBeLessThan(100 * 1024);
-    const probe = probeHealth(url());
-    const runs = await Promise.all(
-      Array.from({ length: 200 }, () => api('POST', '/processes', { code, wait: true })),
+    const runs = await expectHealthDuring(
+      '/health while 200 programs of nearly 100 KB arrive at once',
+      url(),
+      () => Promise.all(Array.from({ length: 200 }, () => api('POST', '/processes', { code, wait: true }))),
+      PROGRAMS_FLOOR_MS,
     );
-    const latencies = await probe.stop();
     for (const run of runs) expect(run.body).toMatchObject({ exitState: 'success', output: { ok: true } });
-    expect(latencies.length).toBeGreaterThan(0);
-    expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
-  });
-
-  it('renders the type declarations once per catalog revision and follows a change', async () => {
-    const first = await api('GET', '/environment/types');
-    expect(first.status).toBe(200);
-    expect(first.text).toContain('listThings1999');
-    const again = await api('GET', '/environment/types');
-    expect(again.text).toBe(first.text);
-    const disabled = await api('POST', '/tools/things/listThings1999/enabled', { enabled: false });
-    expect(disabled.status).toBe(200);
-    const after = await api('GET', '/environment/types');
-    expect(after.text).not.toContain('listThings1999');
-    expect(after.text).toContain('listThings1998');
-    const discovered = await api('POST', '/processes', {
-      code: `cyrnel.output({ ids: (await cyrnel.discover.tools({ query: 'listThings1999' })).map((t) => t.toolId) });`,
-      wait: true,
-    });
-    expect(discovered.body.output).toEqual({ ids: [] });
   });
 });
 
@@ -188,14 +162,15 @@ describe('the main thread while type declarations render', () => {
 
   it('renders the declarations of 3,000 tools off the main thread: /health keeps answering', async () => {
     await install(api, 'catalog', catalogSpec(3000));
-    const probe = probeHealth(url());
-    const types = await api('GET', '/environment/types');
-    const latencies = await probe.stop();
+    const types = await expectHealthDuring(
+      '/health while the declarations of 3,000 tools render',
+      url(),
+      () => api('GET', '/environment/types'),
+      RENDER_FLOOR_MS,
+    );
     expect(types.status).toBe(200);
     expect(types.text).toContain('declare const cyrnel');
     expect(types.text).toContain('getThing2999: { invoke(parameters:');
     expect(types.text).toContain('type Label = { name?: string };');
-    expect(latencies.length).toBeGreaterThan(0);
-    expect(Math.max(...latencies)).toBeLessThan(HEALTH_STALL_MS);
   });
 });

@@ -1,0 +1,74 @@
+import type { ToolDocsInput } from '@cyrnel/sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { expectWithinBaseline } from '../../../../vitest.timing';
+import { resolveDistFile } from '../../src/dist-file';
+import { createRenderer, type Renderer } from '../../src/renderer';
+
+const workerPath = resolveDistFile('render-worker.js');
+
+/**
+ * The floor of the longest event-loop gap while a costly catalog renders in the worker: the loop
+ * turns every few milliseconds (50–60 ms gaps on a loaded 2-core machine); rendering it in-thread
+ * would block it for seconds.
+ */
+const STALL_FLOOR_MS = 100;
+
+function tool(serviceId: string, toolId: string, inputSchema: ToolDocsInput['inputSchema']): ToolDocsInput {
+  return { serviceId, toolId, description: `${toolId} of ${serviceId}`, inputSchema, outputSchema: {} };
+}
+
+/** Definitions that each require the next `width` times: inlined, they render to its size budget. */
+function explosive(levels: number, width: number): ToolDocsInput['inputSchema'] {
+  const $defs: Record<string, unknown> = {};
+  for (let level = 0; level < levels; level++) {
+    const properties: Record<string, unknown> = {};
+    for (let i = 0; i < width; i++) {
+      properties[`p${i}`] = level + 1 < levels ? { $ref: `#/$defs/D${level + 1}` } : { type: 'string' };
+    }
+    $defs[`D${level}`] = { type: 'object', properties, required: Object.keys(properties) };
+  }
+  return { $ref: '#/$defs/D0', $defs };
+}
+
+/** The longest gap between turns of the event loop while `work` runs. */
+async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
+  let stallMs = 0;
+  let last = performance.now();
+  const timer = setInterval(() => {
+    const now = performance.now();
+    stallMs = Math.max(stallMs, now - last);
+    last = now;
+  }, 1);
+  try {
+    const result = await work();
+    return { result, stallMs: Math.max(stallMs, performance.now() - last) };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+let renderer: Renderer | undefined;
+afterEach(() => {
+  renderer?.close();
+  renderer = undefined;
+});
+
+describe('createRenderer', () => {
+  it('keeps the event loop turning while a costly catalog renders', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 60_000 });
+    const first = tool('svc0', 'op0', {
+      type: 'object',
+      properties: { path: { type: 'object', properties: { id: { type: 'integer' } }, required: ['id'] } },
+    });
+    await renderer.signature(first); // the worker's start is not measured
+    const costly = Array.from({ length: 6 }, (_, i) => tool('deep', `t${i}`, explosive(12, 6)));
+    const baseline = await longestStall(() => new Promise((resolve) => setTimeout(resolve, 500)));
+    const { result, stallMs } = await longestStall(() => renderer!.types(costly));
+    expect(result).toContain('t5: { invoke(parameters:');
+    expectWithinBaseline('the event loop while a costly catalog renders in the worker', {
+      attackMs: stallMs,
+      baselineMs: baseline.stallMs,
+      floorMs: STALL_FLOOR_MS,
+    });
+  });
+});
