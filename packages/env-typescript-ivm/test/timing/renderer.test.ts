@@ -1,8 +1,8 @@
 import type { ToolDocsInput } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectWithinBaseline } from '../../../../vitest.timing';
-import { resolveDistFile } from '../../src/dist-file';
-import { createRenderer, type Renderer } from '../../src/renderer';
+import { resolveDistFile } from '../../src/host/dist-file';
+import { createRenderer, type Renderer } from '../../src/host/renderer';
 
 const workerPath = resolveDistFile('render-worker.js');
 
