@@ -319,7 +319,7 @@ describe('createClient against the real server', () => {
   });
 
   it('reloads the modules directory and manages a custom module: enable, config, secrets, schemas', async () => {
-    // A real custom adapter module on disk, found by a rescan (SPEC §3).
+    // A real custom adapter module on disk, found by a rescan.
     const dir = join(dataDir, 'modules', 'greeter');
     await mkdir(dir, { recursive: true });
     await writeFile(join(dir, 'module.json'), JSON.stringify(GREETER_MANIFEST));

@@ -8,7 +8,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
-// Issue 14 end to end: GitHub's description installed, the types of 3 tools asked for, code
+// End to end: GitHub's description installed, the types of 3 tools asked for, code
 // written against them (checked by tsc --strict) run against a stand-in upstream on 127.0.0.1.
 
 const GITHUB = fileURLToPath(import.meta.resolve('@octokit/openapi/generated/api.github.com.json'));

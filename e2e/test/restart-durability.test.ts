@@ -87,7 +87,7 @@ describe('restart durability', () => {
 
     expect(await snapshot(cyrnel.client)).toEqual(before);
     const interrupted = await cyrnel.client.processes.get(running);
-    // Issue 8: an interrupted run is `failed` with a clear error; the graceful shutdown kills
+    // An interrupted run is `failed` (never re-run: its tool calls may have happened) with a clear error; the graceful shutdown kills
     // what outlives its grace and records it so (core: SHUTDOWN_ERROR).
     expect(interrupted).toMatchObject({ state: 'idle', exitState: 'failed' });
     expect(interrupted.error).toMatch(/interrupted: the host shut down before the process finished/);

@@ -46,7 +46,7 @@ const spec = (base: string) =>
 
 const HANGS = `console.log('started'); await new Promise((resolve) => setTimeout(resolve, 120_000));`;
 
-describe.skipIf(!POSTGRES_TESTS.enabled)('three hosts on one PostgreSQL database (issue 22)', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('three hosts on one PostgreSQL database', () => {
   let database: FreshDatabase;
   let work: string;
   let counter: Awaited<ReturnType<typeof startCounter>>;

@@ -3,7 +3,7 @@ import { type RunningServer, startServer } from '../src/index';
 import { apiClient, type Json, tempDir, writeModule } from './helpers';
 
 /**
- * A custom adapter in two versions whose `adapterDomain` layouts differ (issue 16): 1.0.0 keeps a
+ * A custom adapter in two versions whose `adapterDomain` layouts differ: 1.0.0 keeps a
  * tool's route as `{ route }`, 2.0.0 as `{ target: { path } }` and refuses to hydrate the old
  * layout. A definition is JSON `{ "tools": [...], "legacy"?: true }`; 2.0.0 drops tool `c`, adds
  * `d` and refuses `legacy` definitions.
@@ -64,7 +64,7 @@ const manifest = (version: string) => ({
 
 const CALL_A = `cyrnel.output(await cyrnel.services.svc.tools.a.invoke({}));`;
 
-describe('an adapter upgraded from 1.0.0 to 2.0.0 (issue 16)', () => {
+describe('an adapter upgraded from 1.0.0 to 2.0.0', () => {
   let server: RunningServer;
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let api: ReturnType<typeof apiClient>;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from './helpers';
 
-// Issue 15: a tool call's AbortSignal (`InvokeInput.signal`). When its process is killed, times out,
+// A tool call's AbortSignal (`InvokeInput.signal`). When its process is killed, times out,
 // or the call's deadline passes, the OpenAPI adapter aborts the request to the upstream instead of
 // leaving it running: the upstream sees the connection close. The upstream here never answers.
 

@@ -43,7 +43,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    // Custom modules found in the data directory at start (SPEC §3).
+    // Custom modules found in the data directory at start.
     await writeModule(dir.path, 'flaky', adapterManifest('flaky'), FLAKY_ADAPTER);
     await writeModule(dir.path, 'gone', adapterManifest('gone'), FLAKY_ADAPTER);
     server = await startServer({
@@ -267,7 +267,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       );
     });
 
-    it('installs by URL with the download errors of SPEC §6', async () => {
+    it('installs by URL with the download errors (timeout, size cap, non-2xx, empty, refused addresses)', async () => {
       const byUrl = await api('POST', '/services', {
         id: 'remote',
         adapter: 'openapi',

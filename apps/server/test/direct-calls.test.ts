@@ -119,7 +119,7 @@ results.push(...(await Promise.all([1, 2, 3].map((id) => attempt('shop', 'getUse
 cyrnel.output({ results });
 `;
 
-describe('direct tool calls: sandbox processes call portable adapters themselves (issue 21)', () => {
+describe('direct tool calls: sandbox processes call portable adapters themselves', () => {
   let server: RunningServer;
   let shop: Awaited<ReturnType<typeof startShop>>;
   let dir: Awaited<ReturnType<typeof tempDir>>;

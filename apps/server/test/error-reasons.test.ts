@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { shopSpec, UPSTREAM_KEY, useServer } from './helpers';
 
 /**
- * Every error carries a reason (issue 15): what a client branches on where the status class alone
+ * Every error carries a reason: what a client branches on where the status class alone
  * is ambiguous, asserted on real HTTP answers and on what a real sandbox sees.
  */
-// Both paths of a tool call (issue 21): made by the sandbox process itself, or by the server.
+// Both paths of a tool call: made by the sandbox process itself, or by the server.
 describe.each([
   { path: 'direct calls', noDirectToolCalls: false },
   { path: 'calls through the server', noDirectToolCalls: true },

@@ -282,7 +282,7 @@ export async function writeModule(
 }
 
 /**
- * A custom adapter whose `hydrateService` always throws (SPEC §3: enabling rolls back, 502). Its
+ * A custom adapter whose `hydrateService` always throws (enabling it rolls back and answers 502). Its
  * definitions have one tool `ping`; its module config and secrets have one field each.
  */
 export const FLAKY_ADAPTER = `

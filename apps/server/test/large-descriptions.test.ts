@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useServer } from './helpers';
 
-// Synthetic stand-ins for the descriptions that were refused (issue 14): generated here, so the
+// Synthetic stand-ins for descriptions too large to install without shared schemas: generated here, so the
 // test needs no download and reproduces the shapes, not the bytes.
 
 /** Stripe's shape: ≈ 500 operations over a web of 1,000 schemas with expandable `anyOf: [string, {$ref}]` fields. */
@@ -121,7 +121,7 @@ function graphLike(): string {
 
 const mib = (n: number) => Math.round(n / 1024 / 1024);
 
-describe('large descriptions with shared schemas (issue 14)', () => {
+describe('large descriptions with shared schemas', () => {
   const { api } = useServer();
 
   for (const [id, build, tools, sample] of [

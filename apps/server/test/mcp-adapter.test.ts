@@ -18,7 +18,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const FIXTURE = join(ROOT, 'packages/adapter-mcp/test/fixtures/fixture-server.mjs');
 const MEMORY = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 
-describe('MCP servers as services (issue 18), through the HTTP API', () => {
+describe('MCP servers as services, through the HTTP API', () => {
   let server: RunningServer;
   let upstream: Upstream;
   let dir: Awaited<ReturnType<typeof tempDir>>;

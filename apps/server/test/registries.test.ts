@@ -115,7 +115,7 @@ function publishNpm(registry: Registry, name: string, version: string, tarball: 
   registry.packuments.set(name, packument);
 }
 
-describe('registries, and modules from npm and archives (issue 16)', () => {
+describe('registries, and modules from npm and archives', () => {
   let server: RunningServer;
   let registry: Registry;
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -421,7 +421,7 @@ async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean
   }
 }
 
-describe('the auto-update interval (issue 16)', () => {
+describe('the auto-update interval', () => {
   let server: RunningServer;
   let registry: Registry;
   let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from './helpers';
 
-// Issue 13, attack 2: framing headers and credentials taken from tool parameters let agent code
+// Framing headers and credentials taken from tool parameters let agent code
 // smuggle a request onto a pooled keep-alive socket (where it absorbed another call's API key),
 // or send its own credential instead of (or beside) the operator's. Against a real server and a
 // real keep-alive upstream on 127.0.0.1.
@@ -101,7 +101,7 @@ afterAll(async () => {
   await upstream.close();
 });
 
-// Both paths of a tool call (issue 21): made by the sandbox process itself, or by the server.
+// Both paths of a tool call: made by the sandbox process itself, or by the server.
 describe.each([
   { path: 'direct calls', noDirectToolCalls: false },
   { path: 'calls through the server', noDirectToolCalls: true },

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useServer } from './helpers';
 
-// Issue 14: one ranked search behind GET /tools?query= and cyrnel.discover.tools.
+// One ranked search behind GET /tools?query= and cyrnel.discover.tools.
 
 const RESOURCES = ['issues', 'pulls', 'repos', 'gists', 'comments', 'labels', 'releases', 'webhooks'];
 const ACTIONS = [

@@ -9,7 +9,7 @@ import ts from 'typescript';
 import { afterAll, describe, expect, it } from 'vitest';
 import { seededRandom } from './helpers';
 
-// Issue 14: the declarations of real descriptions (every @readme/oas-examples document, GitHub's
+// The declarations of real descriptions (every @readme/oas-examples document, GitHub's
 // and Stripe's whole, and selections drawn here from those and Microsoft Graph's v1.0 and beta)
 // compile under `tsc --strict` with zero errors.
 // One program checks every file at once; each file is made a module so that each document's

@@ -117,7 +117,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promi
   return Date.now() - start;
 }
 
-describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL database (issue 22)', () => {
+describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL database', () => {
   it("never fails another live host's runs when starting, and fails a silent host's within the lease", async () => {
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
