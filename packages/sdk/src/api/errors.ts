@@ -16,6 +16,8 @@ export const ERROR_STATUS = {
   too_many_processes: 429,
   too_many_streams: 429,
   too_many_calls: 429,
+  quota_exceeded: 429,
+  rate_limited: 429,
   internal: 500,
   upstream_error: 502,
   unavailable: 503,
@@ -109,6 +111,14 @@ export const ERROR_REASONS = {
     meaning: 'a process exceeded its budget of calls (pending calls, discovery calls)',
   },
   too_many_streams: { code: 'too_many_streams', meaning: 'too many open event streams; retry later' },
+  storage_quota_exceeded: {
+    code: 'quota_exceeded',
+    meaning: "the key's finished processes hold more stored data than its quota; delete some or wait for retention",
+  },
+  rate_limited: {
+    code: 'rate_limited',
+    meaning: 'the key sent more requests than its rate allows; retry after the Retry-After seconds',
+  },
   internal: { code: 'internal', meaning: 'an unexpected server failure (logged with the request id)' },
   upstream_failed: {
     code: 'upstream_error',
@@ -117,6 +127,14 @@ export const ERROR_REASONS = {
   upstream_unauthorized: {
     code: 'upstream_error',
     meaning: "the remote server refused the service's credentials (HTTP 401): check its secrets",
+  },
+  upstream_answer_too_large: {
+    code: 'upstream_error',
+    meaning: "the remote answer exceeds the process's budget of bytes, nesting depth or elements",
+  },
+  upstream_crashed: {
+    code: 'upstream_error',
+    meaning: "the service's server process exited or crashed during the call (its output is in the server log)",
   },
   tool_error: {
     code: 'upstream_error',
@@ -165,6 +183,19 @@ export const ERROR_REASONS = {
   process_killed: {
     code: 'conflict',
     meaning: 'the process was canceled by a kill request (or deleted before it ran)',
+  },
+  key_revoked: {
+    code: 'unauthorized',
+    meaning: "the process's API key was deleted while it was queued or running",
+  },
+  sandbox_crashed: {
+    code: 'unavailable',
+    meaning: 'the sandbox process running the code died (its memory exhausted or a crash); the code was stopped',
+  },
+  sandbox_collateral: {
+    code: 'unavailable',
+    meaning:
+      'another run sharing the sandbox process crashed it after this run had made tool calls; run it again',
   },
   process_timeout: { code: 'timeout', meaning: 'the process ran past its timeout' },
   wait_timeout: { code: 'timeout', meaning: 'the process did not finish within the wait bound' },
