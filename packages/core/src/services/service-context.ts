@@ -9,8 +9,8 @@ import type { ServiceHealth } from './service-health';
 import type { ServiceLifecycle } from './service-lifecycle';
 import type { Settings } from './settings';
 
-/** What the parts of the services engine share, wired by `createServicesApi`. */
-export interface ServiceContext {
+/** What the services engine is given and its parts share (see `ServicesApiOptions`). */
+export interface ServiceDependencies {
   readonly catalog: CatalogStorage;
   readonly vault: SecretsVault;
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
@@ -20,6 +20,12 @@ export interface ServiceContext {
   readonly now: () => Date;
   /** Which services this host failed to hydrate. */
   readonly health: ServiceHealth;
+  /** Awaited after a service was hydrated or dehydrated (sandbox processes drop what they prepared). */
+  readonly afterHydration?: () => Promise<void>;
+}
+
+/** What the parts of the services engine share, wired by `createServicesApi`. */
+export interface ServiceContext extends ServiceDependencies {
   /** The adapter calls of a service's life. */
   readonly lifecycle: ServiceLifecycle;
   readonly settings: Settings;
@@ -27,8 +33,6 @@ export interface ServiceContext {
   locked<T>(id: string, task: () => Promise<T>): Promise<T>;
   /** The wire records of a service row. */
   readonly views: ServiceViews;
-  /** Awaited after a service was hydrated or dehydrated (sandbox processes drop what they prepared). */
-  readonly afterHydration?: () => Promise<void>;
 }
 
 /** The wire records of a service row, with what this host knows of its hydration. */

@@ -1,43 +1,32 @@
-import type { AdapterModule, ModuleLogger } from '@cyrnel/sdk';
-import type { CatalogStorage } from '../catalog/catalog-storage';
+import type { AdapterModule } from '@cyrnel/sdk';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import { cyrnelError } from '../errors';
 import type { ServicesApi } from '../host/host-api';
 import { requireJsonPatch } from '../json/json-patch';
-import type { ModuleRegistry } from '../modules/module-registry';
 import { errorMessage } from '../scoped-logger';
-import type { SecretsVault } from '../secrets/secrets-vault';
 import { createServiceResync, type ServiceResync } from '../several-hosts/service-resync';
 import type { Callable } from '../tools/callable';
 import { optionalBoolean, requireIdentifier } from '../validation/input';
-import type { SchemaChecker } from '../validation/schema-checker';
 import { createHydrateAdapter } from './hydrate-adapter';
 import { createServiceInstall, type ServiceInstall } from './install-service';
 import { createKeyedLock } from './keyed-lock';
 import { createListServices } from './list-services';
-import { createServiceViews, type ServiceContext, serviceOwner } from './service-context';
-import type { ServiceHealth } from './service-health';
+import {
+  createServiceViews,
+  type ServiceContext,
+  type ServiceDependencies,
+  serviceOwner,
+} from './service-context';
 import { createServiceLifecycle } from './service-lifecycle';
 import { createSettings } from './settings';
 import { createServiceUpdate, type ServiceUpdate } from './update-service';
 
 /** Options of {@link createServicesApi}. */
-export interface ServicesApiOptions {
-  readonly catalog: CatalogStorage;
-  readonly vault: SecretsVault;
-  readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
-  /** Validates config and secrets off the main thread. */
-  readonly checker: SchemaChecker;
-  readonly logger: ModuleLogger;
-  readonly now: () => Date;
-  /** Which services this host failed to hydrate. */
-  readonly health: ServiceHealth;
+export interface ServicesApiOptions extends ServiceDependencies {
   /** Which services are effectively enabled (their records say so). */
   readonly callable: Callable;
   /** How definitions are downloaded when the caller of `install` or `update` gives no options. */
   readonly download: DownloadDefinitionOptions;
-  /** Awaited after a service was hydrated or dehydrated (sandbox processes drop what they prepared). */
-  readonly afterHydration?: () => Promise<void>;
 }
 
 /** The services API plus the hooks of the module registry, of service registries and of other hosts. */
