@@ -1,7 +1,7 @@
 import { type CyrnelClient, CyrnelHttpError } from '@cyrnel/client';
 import type { DiscoveredService } from '@cyrnel/sdk';
 import { callableServices } from './callable-services';
-import type { McpBackend } from './mcp-backend';
+import { agentOperations, type McpBackend } from './mcp-backend';
 
 /** Options of {@link createClientBackend}. */
 export interface ClientBackendOptions {
@@ -49,25 +49,12 @@ async function servicesOf(client: CyrnelClient): Promise<DiscoveredService[]> {
 export function createClientBackend(client: CyrnelClient, options: ClientBackendOptions = {}): McpBackend {
   const pollMs = options.pollMs ?? 100;
   const { processes } = client;
+  const shared = agentOperations(client, processes);
   return {
-    // Picked one by one: the rest of these APIs (enabling tools…) is the admin's, never MCP's.
-    tools: {
-      list: (query) => client.tools.list(query),
-      get: (serviceId, toolId) => client.tools.get(serviceId, toolId),
-      docs: (serviceId, toolId) => client.tools.docs(serviceId, toolId),
-    },
-    environment: {
-      docs: () => client.environment.docs(),
-      types: (selection) => client.environment.types(selection),
-    },
+    ...shared,
     processes: {
-      create: (request) => processes.create(request),
-      get: (id) => processes.get(id),
-      output: (id) => processes.output(id),
-      stdout: (id) => processes.stdout(id),
-      stderr: (id) => processes.stderr(id),
+      ...shared.processes,
       calls: (id) => processes.calls(id).then((page) => page.items),
-      kill: (id) => processes.kill(id),
       async settle(id, { timeoutMs, signal }) {
         const until = Date.now() + timeoutMs;
         for (;;) {

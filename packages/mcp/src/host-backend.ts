@@ -2,7 +2,7 @@ import type { CyrnelHost, ProcessesApi } from '@cyrnel/core';
 import { type DiscoveredService, isCyrnelError } from '@cyrnel/sdk';
 import type { ProcessResult } from '@cyrnel/sdk/api';
 import { callableServices } from './callable-services';
-import type { McpBackend } from './mcp-backend';
+import { agentOperations, type McpBackend } from './mcp-backend';
 
 /** Options of {@link createHostBackend}. */
 export interface HostBackendOptions {
@@ -65,27 +65,10 @@ function settleOn(processes: ProcessesApi): McpBackend['processes']['settle'] {
 export function createHostBackend(options: HostBackendOptions): McpBackend {
   const { host } = options;
   const processes = options.processes ?? host.processes;
+  const shared = agentOperations(host, processes);
   return {
-    // Picked one by one: the rest of these APIs (enabling tools…) is the admin's, never MCP's.
-    tools: {
-      list: (query) => host.tools.list(query),
-      get: (serviceId, toolId) => host.tools.get(serviceId, toolId),
-      docs: (serviceId, toolId) => host.tools.docs(serviceId, toolId),
-    },
-    environment: {
-      docs: () => host.environment.docs(),
-      types: (selection) => host.environment.types(selection),
-    },
-    processes: {
-      create: (request) => processes.create(request),
-      get: (id) => processes.get(id),
-      output: (id) => processes.output(id),
-      stdout: (id) => processes.stdout(id),
-      stderr: (id) => processes.stderr(id),
-      calls: (id) => processes.calls(id),
-      kill: (id) => processes.kill(id),
-      settle: settleOn(processes),
-    },
+    ...shared,
+    processes: { ...shared.processes, calls: (id) => processes.calls(id), settle: settleOn(processes) },
     services: () => servicesOf(host),
   };
 }

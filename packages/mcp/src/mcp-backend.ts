@@ -60,3 +60,46 @@ export interface McpBackend {
   /** The services agents can call now (enabled and hydrated). */
   services(): Promise<readonly DiscoveredService[]>;
 }
+
+/** The operations a host and a client answer alike: everything but `calls` and `settle`. */
+type SharedProcessOperations = Omit<McpBackend['processes'], 'calls' | 'settle'>;
+
+/**
+ * Pick, one by one, the operations of a host or a client that an agent may use as they are: the
+ * tool and environment reads and the process operations both answer alike. Everything else of
+ * those APIs (enabling tools, keys…) is the admin's, never MCP's.
+ *
+ * @example
+ * ```ts
+ * const backend: McpBackend = {
+ *   ...agentOperations(host, processes),
+ *   processes: { ...agentOperations(host, processes).processes, calls, settle },
+ *   services,
+ * };
+ * ```
+ */
+export function agentOperations(
+  source: Pick<McpBackend, 'tools' | 'environment'>,
+  processes: SharedProcessOperations,
+): Pick<McpBackend, 'tools' | 'environment'> & { readonly processes: SharedProcessOperations } {
+  const { tools, environment } = source;
+  return {
+    tools: {
+      list: (query) => tools.list(query),
+      get: (serviceId, toolId) => tools.get(serviceId, toolId),
+      docs: (serviceId, toolId) => tools.docs(serviceId, toolId),
+    },
+    environment: {
+      docs: () => environment.docs(),
+      types: (selection) => environment.types(selection),
+    },
+    processes: {
+      create: (request) => processes.create(request),
+      get: (id) => processes.get(id),
+      output: (id) => processes.output(id),
+      stdout: (id) => processes.stdout(id),
+      stderr: (id) => processes.stderr(id),
+      kill: (id) => processes.kill(id),
+    },
+  };
+}
