@@ -5,25 +5,9 @@ import { resolveDistFile } from '../src/host/dist-file';
 import { createRenderer, type Renderer } from '../src/host/renderer';
 import { renderToolSignature } from '../src/type-rendering/tool-signature';
 import { startEnvironment } from './recording-bindings';
+import { explosive, tool } from './render-schemas';
 
 const workerPath = resolveDistFile('render-worker.js');
-
-function tool(serviceId: string, toolId: string, inputSchema: ToolDocsInput['inputSchema']): ToolDocsInput {
-  return { serviceId, toolId, description: `${toolId} of ${serviceId}`, inputSchema, outputSchema: {} };
-}
-
-/** Definitions that each require the next `width` times: inlined, they render to its size budget. */
-function explosive(levels: number, width: number): ToolDocsInput['inputSchema'] {
-  const $defs: Record<string, unknown> = {};
-  for (let level = 0; level < levels; level++) {
-    const properties: Record<string, unknown> = {};
-    for (let i = 0; i < width; i++) {
-      properties[`p${i}`] = level + 1 < levels ? { $ref: `#/$defs/D${level + 1}` } : { type: 'string' };
-    }
-    $defs[`D${level}`] = { type: 'object', properties, required: Object.keys(properties) };
-  }
-  return { $ref: '#/$defs/D0', $defs };
-}
 
 const catalog = Array.from({ length: 450 }, (_, i) =>
   tool(`svc${i % 3}`, `op${i}`, {

@@ -1,8 +1,8 @@
-import type { ToolDocsInput } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expectWithinBaseline } from '../../../../vitest.timing';
 import { resolveDistFile } from '../../src/host/dist-file';
 import { createRenderer, type Renderer } from '../../src/host/renderer';
+import { explosive, tool } from '../render-schemas';
 
 const workerPath = resolveDistFile('render-worker.js');
 
@@ -12,23 +12,6 @@ const workerPath = resolveDistFile('render-worker.js');
  * would block it for seconds.
  */
 const STALL_FLOOR_MS = 100;
-
-function tool(serviceId: string, toolId: string, inputSchema: ToolDocsInput['inputSchema']): ToolDocsInput {
-  return { serviceId, toolId, description: `${toolId} of ${serviceId}`, inputSchema, outputSchema: {} };
-}
-
-/** Definitions that each require the next `width` times: inlined, they render to its size budget. */
-function explosive(levels: number, width: number): ToolDocsInput['inputSchema'] {
-  const $defs: Record<string, unknown> = {};
-  for (let level = 0; level < levels; level++) {
-    const properties: Record<string, unknown> = {};
-    for (let i = 0; i < width; i++) {
-      properties[`p${i}`] = level + 1 < levels ? { $ref: `#/$defs/D${level + 1}` } : { type: 'string' };
-    }
-    $defs[`D${level}`] = { type: 'object', properties, required: Object.keys(properties) };
-  }
-  return { $ref: '#/$defs/D0', $defs };
-}
 
 /** The longest gap between turns of the event loop while `work` runs. */
 async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
