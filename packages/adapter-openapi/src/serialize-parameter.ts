@@ -113,9 +113,10 @@ export function serializeHeader(plan: ParameterPlan, value: unknown): string {
   return scalar(value);
 }
 
-// RFC 6265 cookie-name is an RFC 9110 token; `%` is a token character but is encoded too, so every
-// escape in a sent name is one this encoding made and the name decodes back to exactly the key.
-const NOT_COOKIE_NAME_CHAR = /[^!#$&'*+\-.^_`|~0-9A-Za-z]/gu;
+// RFC 6265 cookie-name is an RFC 9110 token: everything else is percent-encoded. (`%` is a token
+// character, so a name the caller percent-encoded itself is sent as is: the credential check reads
+// names percent-decoded too.)
+const NOT_COOKIE_NAME_CHAR = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/gu;
 
 function percentByte(char: string): string {
   const encoded = encodeComponent(char);
@@ -124,8 +125,8 @@ function percentByte(char: string): string {
 
 /**
  * A cookie name as sent: characters outside the RFC 6265 token (`;`, `=`, `,`, spaces, quotes,
- * brackets, controls, non-ASCII) and `%` are percent-encoded, so a name cannot end its pair or start
- * another cookie. Token names (`session`, `sid`) are unchanged.
+ * brackets, parentheses, controls, non-ASCII) are percent-encoded, so a name cannot end its pair or
+ * start another cookie. Token names (`session`, `sid`, `__Host-id`) are unchanged.
  *
  * @example
  * ```ts
