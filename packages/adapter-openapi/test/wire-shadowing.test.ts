@@ -90,7 +90,8 @@ describe('no parameter reaches the upstream under a credential name', () => {
     ['an exploded key in another case (cookie)', { cookies: { prefs: { SID: ATTACKER } } }, 'prefs'],
   ])('does refuse %s before any request, naming the parameter', async (_, parameters, name) => {
     const before = server.count();
-    const error = await service.call('search', parameters).catch((e: unknown) => e as Error);
+    const error: unknown = await service.call('search', parameters).catch((e: unknown) => e);
+    if (!(error instanceof Error)) throw new Error('expected the call to be refused');
     expect(error).toMatchObject({
       reason: 'invalid_parameters',
       status: 400,
