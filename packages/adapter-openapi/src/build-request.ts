@@ -1,7 +1,12 @@
 import { isPlainObject } from '@cyrnel/sdk';
 import { applySecurity } from './apply-security';
 import { assertValidHeaders } from './assert-valid-headers';
-import { credentialNames, refuseShadowingCookies, refuseShadowingQuery } from './credential-names';
+import {
+  credentialNames,
+  refuseShadowingCookies,
+  refuseShadowingFields,
+  refuseShadowingQuery,
+} from './credential-names';
 import { encodeBody } from './encode-body';
 import type { TransportRequest } from './http-transport';
 import type { OperationPlan, ServicePlan } from './operation-model';
@@ -103,6 +108,7 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
   Object.assign(headers, credentials);
   let body: Buffer | undefined;
   if (operation.body && parameters.body !== undefined) {
+    refuseShadowingFields(operation.body, parameters.body, names);
     const encoded = encodeBody(operation.body, parameters.body);
     body = encoded.bytes;
     headers['content-type'] = encoded.contentType;

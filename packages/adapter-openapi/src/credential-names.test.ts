@@ -218,6 +218,59 @@ describe('header names a credential occupies', () => {
   });
 });
 
+describe('form and multipart body fields named like a query credential', () => {
+  const body = (kind: 'form' | 'multipart' | 'json', value: unknown) =>
+    buildRequest({
+      service: SERVICE,
+      operation: {
+        method: 'post',
+        path: '/items',
+        parameters: [],
+        body: {
+          kind,
+          mediaType:
+            kind === 'json'
+              ? 'application/json'
+              : `${kind === 'form' ? 'application/x-www-form-urlencoded' : 'multipart/form-data'}`,
+          encoding: { meta: { style: 'deepObject', explode: true } },
+        },
+        security: [['queryKey', 'cookieKey']],
+      },
+      config: {},
+      secrets: SECRETS,
+      parameters: { body: value },
+    });
+
+  it.each([
+    ['a form field', 'form', { api_key: 'ATTACKER' }, 'api_key'],
+    ['a form field in another case', 'form', { Api_Key: 'ATTACKER' }, 'Api_Key'],
+    ['a form field read as api_key[]', 'form', { 'api_key[]': 'ATTACKER' }, 'api_key[]'],
+    ['an exploded object inside a form field', 'form', { extra: { api_key: 'ATTACKER' } }, 'extra'],
+    ['a multipart part', 'multipart', { api_key: 'ATTACKER' }, 'api_key'],
+  ] as const)('does refuse %s (frameworks merge them into the query parameters)', (_, kind, value, field) => {
+    let error: unknown;
+    try {
+      body(kind, value);
+    } catch (caught) {
+      error = caught;
+    }
+    if (!isCyrnelError(error)) throw new Error(`expected ${JSON.stringify(value)} to be refused`);
+    expect(error.reason).toBe('invalid_parameters');
+    expect(error.message).toMatch(
+      new RegExp(`^body field '${field.replace(/[[\]]/g, '\\$&')}' is not allowed: `),
+    );
+    expect(error.message).not.toContain('SECRET');
+  });
+
+  it('does encode other fields as before, and leaves JSON bodies alone', () => {
+    expect(body('form', { q: 'a b', meta: { api_key: 'x' } }).body?.toString()).toBe(
+      'q=a%20b&meta[api_key]=x',
+    );
+    expect(body('multipart', { note: 'api_key=x' }).body?.toString()).toContain('name="note"');
+    expect(body('json', { api_key: 'x' }).body?.toString()).toBe('{"api_key":"x"}');
+  });
+});
+
 describe('credentialNames', () => {
   it('does name what owns each name, never a secret', () => {
     const names = credentialNames([['queryKey'], ['cookieKey', 'bearer']], SCHEMES, {

@@ -1,6 +1,7 @@
-import { cyrnelError } from '@cyrnel/sdk';
-import type { ParameterLocation, ParameterPlan, SecuritySchemePlan } from './operation-model';
-import { encodeCookieName } from './serialize-parameter';
+import { cyrnelError, isPlainObject } from '@cyrnel/sdk';
+import { formFieldPlan } from './encode-body';
+import type { BodyPlan, ParameterLocation, ParameterPlan, SecuritySchemePlan } from './operation-model';
+import { encodeCookieName, serializeQuery } from './serialize-parameter';
 
 /**
  * The names the credentials of a call occupy, per location, each mapped to what owns it
@@ -78,19 +79,21 @@ export function credentialCollision(
   return undefined;
 }
 
-const SLOT_OF: Record<ParameterLocation, string> = {
+const SLOT_OF: Record<ParameterLocation | 'body', string> = {
   path: 'path',
   query: 'query',
   header: 'headers',
   cookie: 'cookies',
+  body: 'body',
 };
 
 /**
- * The error of a call refused for one parameter: `invalid_parameters`, naming the parameter and
- * why (never a value: the reason names a credential's owner, not its secret).
+ * The error of a call refused for one parameter (or body field): `invalid_parameters`, naming it
+ * and why (never a value: the reason names a credential's owner, not its secret).
  */
-export function parameterRefused(location: ParameterLocation, name: string, reason: string): Error {
-  const message = `${location} parameter '${name}' is not allowed: ${reason}`;
+export function parameterRefused(location: ParameterLocation | 'body', name: string, reason: string): Error {
+  const what = location === 'body' ? 'body field' : `${location} parameter`;
+  const message = `${what} '${name}' is not allowed: ${reason}`;
   return cyrnelError('invalid_parameters', message, {
     details: [{ path: `/${SLOT_OF[location]}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`, message }],
   });
@@ -145,13 +148,44 @@ export function refuseShadowingQuery(
   pairs: readonly string[],
   names: CredentialNames,
 ): void {
-  if (names.query.size === 0) return;
+  const shadow = queryShadow(pairs, names, plan.name);
+  if (shadow) throw parameterRefused('query', plan.name, shadowReason(shadow.wire, 'query', shadow.who));
+}
+
+// The first name of query-style pairs a receiver reads as a query credential's name, and its owner.
+function queryShadow(
+  pairs: readonly string[],
+  names: CredentialNames,
+  declared: string,
+): { readonly wire: string; readonly who: string } | undefined {
+  if (names.query.size === 0) return undefined;
   for (const pair of pairs) {
     for (const piece of pair.split(/[&;]/)) {
       const wire = piece.split('=')[0] ?? '';
-      const who = owner(names.query, readings(wire), plan.name);
-      if (who !== undefined) throw parameterRefused('query', plan.name, shadowReason(wire, 'query', who));
+      const who = owner(names.query, readings(wire), declared);
+      if (who !== undefined) return { wire, who };
     }
+  }
+  return undefined;
+}
+
+/**
+ * Throw `invalid_parameters` when a form-urlencoded or multipart body field would be read under a
+ * query credential's name (the form's serialised names, or the part names, compared like query
+ * names, case-insensitively). Frameworks merge body fields into the query parameters, the body
+ * winning (PHP's `$_REQUEST`, Laravel's `input()`), so `api_key=mine` in a form body would shadow the
+ * `?api_key=` credential as surely as in the query. JSON and other bodies are data, not names: not
+ * checked.
+ */
+export function refuseShadowingFields(plan: BodyPlan, value: unknown, names: CredentialNames): void {
+  if (names.query.size === 0 || !isPlainObject(value)) return;
+  if (plan.kind !== 'form' && plan.kind !== 'multipart') return;
+  for (const [field, item] of Object.entries(value)) {
+    if (item === undefined) continue;
+    // A multipart part is named by the key as is; a form field by what its style makes of it.
+    const pairs = plan.kind === 'form' ? serializeQuery(formFieldPlan(plan, field), item) : [field];
+    const shadow = queryShadow(pairs, names, '');
+    if (shadow) throw parameterRefused('body', field, shadowReason(shadow.wire, 'form field', shadow.who));
   }
 }
 
@@ -176,6 +210,6 @@ export function refuseShadowingCookies(
   }
 }
 
-function shadowReason(wire: string, location: 'query' | 'cookie', who: string): string {
+function shadowReason(wire: string, location: 'query' | 'cookie' | 'form field', who: string): string {
   return `it would send ${location} name '${wire}', where ${who} goes`;
 }
