@@ -9,6 +9,7 @@ import { useServer } from './helpers';
 // real keep-alive upstream on 127.0.0.1.
 
 const SECRET = 'operator-secret';
+const COOKIE_SECRET = 'operator-cookie';
 
 interface Seen {
   readonly method: string;
@@ -44,13 +45,21 @@ async function startUpstream(): Promise<{ url: string; seen: Seen[]; close(): Pr
   };
 }
 
-/** A document that declares framing headers and a parameter named like its query credential. */
+/**
+ * A document that declares framing headers, a parameter named like its query credential, and free-form
+ * objects whose keys become query and cookie names (exploded form style).
+ */
 const spec = (base: string) => ({
   openapi: '3.0.3',
   info: { title: 'Notes', version: '1' },
   servers: [{ url: base }],
-  components: { securitySchemes: { key: { type: 'apiKey', in: 'query', name: 'api_key' } } },
-  security: [{ key: [] }],
+  components: {
+    securitySchemes: {
+      key: { type: 'apiKey', in: 'query', name: 'api_key' },
+      session: { type: 'apiKey', in: 'cookie', name: 'sid' },
+    },
+  },
+  security: [{ key: [], session: [] }],
   paths: {
     '/notes': {
       post: {
@@ -61,6 +70,8 @@ const spec = (base: string) => ({
           { name: 'Host', in: 'header', schema: { type: 'string' } },
           { name: 'X-Trace', in: 'header', schema: { type: 'string' } },
           { name: 'api_key', in: 'query', schema: { type: 'string' } },
+          { name: 'filter', in: 'query', style: 'form', explode: true, schema: { type: 'object' } },
+          { name: 'prefs', in: 'cookie', style: 'form', explode: true, schema: { type: 'object' } },
         ],
         requestBody: { content: { 'text/plain': { schema: { type: 'string' } } } },
         responses: { '200': { description: 'ok' } },
@@ -78,6 +89,8 @@ const attempts = {
   lowerCase: { headers: { 'content-length': '1' }, body: smuggled },
   crlfInValue: { headers: { 'X-Trace': 'a\\r\\nContent-Length: 0' }, body: smuggled },
   ownKey: { query: { api_key: 'attacker-key' }, body: 'mine' },
+  explodedKey: { query: { filter: { api_key: 'attacker-key', other: '1' } }, body: 'mine' },
+  explodedCookie: { cookies: { prefs: { sid: 'attacker-cookie' } }, body: 'mine' },
 };
 const results = {};
 for (const [name, parameters] of Object.entries(attempts)) {
@@ -85,11 +98,16 @@ for (const [name, parameters] of Object.entries(attempts)) {
     const answer = await cyrnel.services.notes.tools.addNote.invoke(parameters);
     results[name] = 'sent ' + answer.status;
   } catch (error) {
-    results[name] = error.status + ' ' + error.message;
+    results[name] = error.status + ' ' + error.reason + ' ' + error.message;
   }
 }
 // A well-behaved call after the attempts, on the same pooled connection.
-results.after = (await cyrnel.services.notes.tools.addNote.invoke({ headers: { 'X-Trace': 't1' }, body: 'fine' })).status;
+results.after = (await cyrnel.services.notes.tools.addNote.invoke({
+  headers: { 'X-Trace': 't1' },
+  query: { filter: { q: 'x' } },
+  cookies: { prefs: { theme: 'dark' } },
+  body: 'fine',
+})).status;
 cyrnel.output(results);
 `;
 
@@ -114,14 +132,14 @@ describe.each([
       id: 'notes',
       adapter: 'openapi',
       definition: JSON.stringify(spec(upstream.url)),
-      secrets: { key: SECRET },
+      secrets: { key: SECRET, session: COOKIE_SECRET },
       enabled: true,
     });
     expect(installed.status).toBe(201);
     const tool = await api('GET', '/tools/notes/addNote');
     const headerSlot = tool.body.inputSchema.properties.headers?.properties ?? {};
     expect(Object.keys(headerSlot)).toEqual(['X-Trace']);
-    expect(Object.keys(tool.body.inputSchema.properties.query?.properties ?? {})).toEqual([]);
+    expect(Object.keys(tool.body.inputSchema.properties.query?.properties ?? {})).toEqual(['filter']);
     expect(tool.body.description).toMatch(/Content-Length/);
 
     const run = await api('POST', '/processes', { code: ATTACK, wait: true });
@@ -133,16 +151,26 @@ describe.each([
         result: expect.stringMatching(/^(400|502) /),
       });
     }
+    // An object parameter whose key is the credential's name is refused as invalid parameters.
+    for (const name of ['explodedKey', 'explodedCookie'])
+      expect({ name, result: results[name] }).toEqual({
+        name,
+        result: expect.stringMatching(
+          /^400 invalid_parameters (query parameter 'filter'|cookie parameter 'prefs') is not allowed/,
+        ),
+      });
+    expect(JSON.stringify(results)).not.toContain(SECRET);
     expect(results.after).toBe(200);
 
     // The upstream saw exactly the one well-behaved request: nothing smuggled, nothing absorbed.
     expect(upstream.seen.map((request) => `${request.method} ${request.url}`)).toEqual([
-      `POST /notes?api_key=${SECRET}`,
+      `POST /notes?q=x&api_key=${SECRET}`,
     ]);
     const [only] = upstream.seen;
     expect(only?.body).toBe('fine');
     expect(only?.headers['x-trace']).toBe('t1');
     expect(only?.headers.host).toBe(new URL(upstream.url).host);
     expect(only?.headers['content-length']).toBe('4');
+    expect(only?.headers.cookie).toBe(`theme=dark; sid=${COOKIE_SECRET}`);
   });
 });

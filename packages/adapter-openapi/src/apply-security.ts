@@ -1,6 +1,6 @@
 import { isPlainObject } from '@cyrnel/sdk';
 import type { SecuritySchemePlan } from './operation-model';
-import { encodeComponent, percentEncode } from './serialize-parameter';
+import { encodeComponent, encodeCookieName, percentEncode } from './serialize-parameter';
 
 /** Where credentials go: the request being built. */
 export interface CredentialTarget {
@@ -34,7 +34,8 @@ function apply(scheme: SecuritySchemePlan, secret: unknown, target: CredentialTa
   if (scheme.type === 'apiKey') {
     const name = scheme.name ?? '';
     if (scheme.in === 'query') target.query.push(`${percentEncode(name)}=${percentEncode(secret as string)}`);
-    else if (scheme.in === 'cookie') target.cookies.push(`${name}=${cookieValue(secret as string)}`);
+    else if (scheme.in === 'cookie')
+      target.cookies.push(`${encodeCookieName(name)}=${cookieValue(secret as string)}`);
     else target.headers[name.toLowerCase()] = secret as string;
     return;
   }

@@ -1,11 +1,17 @@
 import { isPlainObject } from '@cyrnel/sdk';
 import { applySecurity } from './apply-security';
 import { assertValidHeaders } from './assert-valid-headers';
+import {
+  credentialNames,
+  refuseShadowingCookies,
+  refuseShadowingFields,
+  refuseShadowingQuery,
+} from './credential-names';
 import { encodeBody } from './encode-body';
 import type { TransportRequest } from './http-transport';
 import type { OperationPlan, ServicePlan } from './operation-model';
 import { requestTarget } from './request-target';
-import { credentialNames, isFramingHeader, refuseReservedParameters } from './reserved-parameters';
+import { isFramingHeader, refuseReservedParameters } from './reserved-parameters';
 import { serializeCookie, serializeHeader, serializePath, serializeQuery } from './serialize-parameter';
 import { DEFAULT_TIMEOUT_MS, expandServerUrl, hasSecretHeaders } from './service-schemas';
 
@@ -57,14 +63,19 @@ export function resolveBaseUrl(
 
 /**
  * Turn validated parameters into the HTTP request (no I/O). Throws for missing credentials or path
- * values, for framing headers and credential names set by the caller, and for header values that
- * cannot be sent. Framing headers in `config.headers` and `secrets.headers` are dropped; the client
- * frames the body. Headers, last wins: config, the documented `Accept` (when config sets none),
- * parameters, secret headers, then the credentials of the declared security schemes.
+ * values, for header values that cannot be sent, and (`invalid_parameters`, before any request) for
+ * framing headers set by the caller and for any parameter that would be sent under a name a
+ * credential of the call occupies (the operation's schemes, the secret headers), whatever its style makes of it (object keys become names).
+ * Framing headers in `config.headers` and `secrets.headers` are dropped; the client frames the body.
+ * Headers, last wins: config, the documented `Accept` (when config sets none), parameters, secret
+ * headers, then the credentials of the declared security schemes.
  */
 export function buildRequest(input: BuildRequestInput): TransportRequest {
   const { service, operation, config, secrets, parameters } = input;
-  refuseReservedParameters(parameters, credentialNames(operation.security, service.securitySchemes));
+  // Credentials, so never replaced by a parameter (a config header may be).
+  const credentials = hasSecretHeaders(service) ? headerMap(secrets.headers) : {};
+  const names = credentialNames(operation.security, service.securitySchemes, credentials);
+  refuseReservedParameters(parameters, names);
   const slot = (name: string) => (isPlainObject(parameters[name]) ? parameters[name] : {});
   const headers = headerMap(config.headers);
   if (operation.accept && headers.accept === undefined) headers.accept = operation.accept;
@@ -77,16 +88,18 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
       if (value === undefined) throw new Error(`missing path parameter '${param.name}'`);
       path = path.split(`{${param.name}}`).join(serializePath(param, value));
     } else if (param.in === 'query') {
-      query.push(...serializeQuery(param, slot('query')[param.name]));
+      const pairs = serializeQuery(param, slot('query')[param.name]);
+      refuseShadowingQuery(param, pairs, names);
+      query.push(...pairs);
     } else if (param.in === 'header') {
       const value = slot('headers')[param.name];
       if (value !== undefined) headers[param.name.toLowerCase()] = serializeHeader(param, value);
     } else {
-      cookies.push(...serializeCookie(param, slot('cookies')[param.name]));
+      const pairs = serializeCookie(param, slot('cookies')[param.name]);
+      refuseShadowingCookies(param, pairs, names);
+      cookies.push(...pairs);
     }
   }
-  // Credentials, so never replaced by a parameter (a config header may be).
-  const credentials = hasSecretHeaders(service) ? headerMap(secrets.headers) : {};
   applySecurity(operation.security, service.securitySchemes, secrets, {
     headers: credentials,
     query,
@@ -95,6 +108,7 @@ export function buildRequest(input: BuildRequestInput): TransportRequest {
   Object.assign(headers, credentials);
   let body: Buffer | undefined;
   if (operation.body && parameters.body !== undefined) {
+    refuseShadowingFields(operation.body, parameters.body, names);
     const encoded = encodeBody(operation.body, parameters.body);
     body = encoded.bytes;
     headers['content-type'] = encoded.contentType;

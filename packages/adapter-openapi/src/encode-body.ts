@@ -32,21 +32,24 @@ function concreteType(mediaType: string, fallback: string): string {
   return mediaType.includes('*') ? fallback : mediaType;
 }
 
+/** How one field of a form-urlencoded body is serialised: its `encoding`, by default form, explode true. */
+export function formFieldPlan(plan: BodyPlan, name: string): ParameterPlan {
+  const enc = plan.encoding?.[name];
+  return {
+    name,
+    in: 'query',
+    style: enc?.style ?? 'form',
+    explode: enc?.explode ?? (enc?.style === undefined || enc.style === 'form'),
+    ...(enc?.allowReserved ? { allowReserved: true } : {}),
+    ...(enc?.contentType && !enc.style ? { contentType: enc.contentType } : {}),
+  };
+}
+
 function formBody(plan: BodyPlan, value: unknown): EncodedBody {
   const pairs: string[] = [];
   if (isPlainObject(value)) {
-    for (const [name, item] of Object.entries(value)) {
-      const enc = plan.encoding?.[name];
-      const param: ParameterPlan = {
-        name,
-        in: 'query',
-        style: enc?.style ?? 'form',
-        explode: enc?.explode ?? (enc?.style === undefined || enc.style === 'form'),
-        ...(enc?.allowReserved ? { allowReserved: true } : {}),
-        ...(enc?.contentType && !enc.style ? { contentType: enc.contentType } : {}),
-      };
-      pairs.push(...serializeQuery(param, item));
-    }
+    for (const [name, item] of Object.entries(value))
+      pairs.push(...serializeQuery(formFieldPlan(plan, name), item));
   }
   return { bytes: Buffer.from(pairs.join('&')), contentType: plan.mediaType };
 }

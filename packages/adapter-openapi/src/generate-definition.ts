@@ -1,5 +1,6 @@
 import type { ServiceDefinition, ToolDefinition } from '@cyrnel/sdk';
 import { isPlainObject } from '@cyrnel/sdk';
+import { credentialNames } from './credential-names';
 import { createDefinitionBudget } from './definition-budget';
 import { buildInputSchema } from './input-schema';
 import { jsonKind } from './json-kind';
@@ -10,7 +11,7 @@ import type { OperationPlan } from './operation-model';
 import { buildOutputSchema } from './output-schema';
 import { parseDocument } from './parse-document';
 import { parsePathKey } from './path-key';
-import { credentialNames, droppedNote, screenParameters } from './reserved-parameters';
+import { droppedNote, screenParameters } from './reserved-parameters';
 import { createSchemaRegistry } from './schema-registry';
 import { buildConfigSchema, buildSecretsSchema, buildServicePlan, serversOf } from './service-schemas';
 import { createToolIdAllocator, toolIdCandidate } from './tool-id';
@@ -84,8 +85,8 @@ export function generateDefinition(text: string): ServiceDefinition {
     const { id, method, path, pathItem, operation } = input;
     const security = securityOf(operation.security ?? root.security);
     const normalized = normalizeOperation({ dialect, registry, root, path, pathItem, operation });
-    // Framing headers and names a credential occupies never reach the input schema: agent code sets
-    // every parameter, so they would let it smuggle requests or override credentials.
+    // Framing headers and names a credential of the operation occupies never reach the input schema:
+    // agent code sets every parameter, so they would let it smuggle requests or override credentials.
     const screened = screenParameters(
       normalized.parameters,
       credentialNames(security, servicePlan.securitySchemes),

@@ -1,4 +1,5 @@
-import type { ParameterLocation, SecuritySchemePlan } from './operation-model';
+import { type CredentialNames, credentialCollision, parameterRefused } from './credential-names';
+import type { ParameterLocation } from './operation-model';
 
 // Framing and hop-by-hop headers (RFC 9110 §7.6.1, RFC 9112 §6-7): the HTTP client sets them from
 // the URL and the body it sends. Taken from a parameter they let code desynchronise the pooled
@@ -35,54 +36,6 @@ export function isFramingHeader(name: string): boolean {
   return FRAMING_HEADERS.has(lower) || lower.startsWith('proxy-');
 }
 
-/** The parameter names the operation's credentials occupy, per location. */
-export interface CredentialNames {
-  /** Query names, exact (the scheme name of each). */
-  readonly query: ReadonlyMap<string, string>;
-  /** Header names, lower-case. */
-  readonly header: ReadonlyMap<string, string>;
-  /** Cookie names, lower-case. */
-  readonly cookie: ReadonlyMap<string, string>;
-}
-
-/**
- * Every name a credential of the operation may be sent under (each scheme named by any of its
- * security alternatives), mapped to the scheme's name: a parameter of that name could duplicate
- * or override the secret (`?api_key=mine&api_key=secret`), so it is never taken from the caller.
- */
-export function credentialNames(
-  security: readonly (readonly string[])[],
-  schemes: Readonly<Record<string, SecuritySchemePlan>>,
-): CredentialNames {
-  const query = new Map<string, string>();
-  const header = new Map<string, string>();
-  const cookie = new Map<string, string>();
-  for (const schemeName of new Set(security.flat())) {
-    const scheme = Object.hasOwn(schemes, schemeName) ? schemes[schemeName] : undefined;
-    if (!scheme || scheme.type === 'mutualTLS') continue;
-    if (scheme.type !== 'apiKey') header.set('authorization', schemeName);
-    else if (scheme.in === 'query') query.set(scheme.name ?? '', schemeName);
-    else if (scheme.in === 'cookie') {
-      cookie.set((scheme.name ?? '').toLowerCase(), schemeName);
-      // A `Cookie` header parameter would be sent in front of the credential cookie.
-      header.set('cookie', schemeName);
-    } else header.set((scheme.name ?? '').toLowerCase(), schemeName);
-  }
-  return { query, header, cookie };
-}
-
-/** The credential scheme a parameter of this name and location would collide with, if any. */
-export function credentialCollision(
-  names: CredentialNames,
-  location: ParameterLocation,
-  name: string,
-): string | undefined {
-  if (location === 'query') return names.query.get(name);
-  if (location === 'header') return names.header.get(name.toLowerCase());
-  if (location === 'cookie') return names.cookie.get(name.toLowerCase());
-  return undefined;
-}
-
 /** One parameter left out of a tool, and why (shown in the tool's description). */
 export interface DroppedParameter {
   readonly name: string;
@@ -103,13 +56,13 @@ export function screenParameters<P extends { readonly name: string; readonly in:
   const noted: DroppedParameter[] = [];
   for (const param of parameters) {
     const framing = param.in === 'header' ? reservedHeaderReason(param.name) : undefined;
-    const scheme = credentialCollision(credentials, param.in, param.name);
+    const owner = credentialCollision(credentials, param.in, param.name);
     if (framing !== undefined) noted.push({ name: param.name, in: param.in, reason: framing });
-    else if (scheme !== undefined)
+    else if (owner !== undefined)
       noted.push({
         name: param.name,
         in: param.in,
-        reason: `the credential of security scheme '${scheme}' goes there, from the service's secrets`,
+        reason: `${owner} goes there, from the service's secrets`,
       });
     else kept.push(param);
   }
@@ -129,10 +82,12 @@ const SLOT_LOCATIONS = [
 ] as const;
 
 /**
- * Throw, naming the parameter, when the caller sets a framing or hop-by-hop header or a name a
- * credential of the operation occupies. Checks every key of the slots, declared or not: the
- * stored plan may come from an older version that still declared them, and the adapter does not
- * rely on the host's schema validation for this.
+ * Throw `invalid_parameters`, naming the parameter, when the caller sets a framing or hop-by-hop
+ * header or a name a credential of the call occupies (a secret header's name included). Checks
+ * every key of the slots, declared or not: the stored plan may come from an older version that
+ * still declared them, and the adapter does not rely on the host's schema validation for this.
+ * What a value serialises to (object keys as names) is checked by `refuseShadowingQuery` and
+ * `refuseShadowingCookies`.
  */
 export function refuseReservedParameters(
   parameters: Readonly<Record<string, unknown>>,
@@ -144,12 +99,9 @@ export function refuseReservedParameters(
     for (const [name, value] of Object.entries(slot)) {
       if (value === undefined) continue;
       const framing = location === 'header' ? reservedHeaderReason(name) : undefined;
-      if (framing !== undefined) throw new Error(`header parameter '${name}' is not allowed: ${framing}`);
-      const scheme = credentialCollision(credentials, location, name);
-      if (scheme !== undefined)
-        throw new Error(
-          `${location} parameter '${name}' is not allowed: the credential of security scheme '${scheme}' goes there`,
-        );
+      if (framing !== undefined) throw parameterRefused('header', name, framing);
+      const owner = credentialCollision(credentials, location, name);
+      if (owner !== undefined) throw parameterRefused(location, name, `${owner} goes there`);
     }
   }
 }

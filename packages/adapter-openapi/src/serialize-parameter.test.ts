@@ -18,9 +18,11 @@ const plan = (p: Partial<ParameterPlan>): ParameterPlan => ({
 });
 
 describe('percentEncode', () => {
-  it("does encode per RFC 3986, including !'()*, and keeps reserved characters with allowReserved", () => {
+  it("does encode per RFC 3986, including !'()*, and keeps reserved characters but # with allowReserved", () => {
     expect(percentEncode("a b!'()*/é")).toBe('a%20b%21%27%28%29%2A%2F%C3%A9');
-    expect(percentEncode('a/b?c=d&e#f', true)).toBe('a/b?c=d&e#f');
+    expect(percentEncode('a/b?c=d&e[f]@g', true)).toBe('a/b?c=d&e[f]@g');
+    // A literal `#` would end the query: the rest of the value and every later pair would be lost.
+    expect(percentEncode('a#b', true)).toBe('a%23b');
   });
 });
 

@@ -1,14 +1,16 @@
 import { isPlainObject } from '@cyrnel/sdk';
 import type { ParameterPlan } from './operation-model';
 
-const RESERVED_ESCAPES = /%(3A|2F|3F|23|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
+// Reserved characters `allowReserved` keeps literal. Not `#`: it would end the query there, cutting off
+// the rest of the value and every pair after it (credentials included), so it is always encoded.
+const RESERVED_ESCAPES = /%(3A|2F|3F|5B|5D|40|21|24|26|27|28|29|2A|2B|2C|3B|3D)/g;
 
 /** `encodeURIComponent` that never throws: a lone surrogate becomes U+FFFD, as WHATWG URL does. */
 export function encodeComponent(value: string): string {
   return encodeURIComponent(value.toWellFormed());
 }
 
-/** RFC 3986 percent-encoding of a component; `allowReserved` keeps reserved characters literal. */
+/** RFC 3986 percent-encoding of a component; `allowReserved` keeps reserved characters but `#` literal. */
 export function percentEncode(value: string, allowReserved = false): string {
   const encoded = encodeComponent(value).replace(
     /[!'()*]/g,
@@ -111,19 +113,48 @@ export function serializeHeader(plan: ParameterPlan, value: unknown): string {
   return scalar(value);
 }
 
-/** Cookie pairs (`name=value`) per style form; values percent-encoded so `;`, `,` and spaces survive. */
+// RFC 6265 cookie-name is an RFC 9110 token: everything else is percent-encoded. (`%` is a token
+// character, so a name the caller percent-encoded itself is sent as is: the credential check reads
+// names percent-decoded too.)
+const NOT_COOKIE_NAME_CHAR = /[^!#$%&'*+\-.^_`|~0-9A-Za-z]/gu;
+
+function percentByte(char: string): string {
+  const encoded = encodeComponent(char);
+  return encoded === char ? `%${char.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}` : encoded;
+}
+
+/**
+ * A cookie name as sent: characters outside the RFC 6265 token (`;`, `=`, `,`, spaces, quotes,
+ * brackets, parentheses, controls, non-ASCII) are percent-encoded, so a name cannot end its pair or
+ * start another cookie. Token names (`session`, `sid`, `__Host-id`) are unchanged.
+ *
+ * @example
+ * ```ts
+ * encodeCookieName('sid'); // 'sid'
+ * encodeCookieName('a=1; sid'); // 'a%3D1%3B%20sid'
+ * ```
+ */
+export function encodeCookieName(name: string): string {
+  return name.replace(NOT_COOKIE_NAME_CHAR, percentByte);
+}
+
+/**
+ * Cookie pairs (`name=value`) per style form. Values are percent-encoded (RFC 3986) so `;`, `,`, `=`
+ * and spaces survive; names, exploded object keys included, per {@link encodeCookieName}.
+ */
 export function serializeCookie(plan: ParameterPlan, value: unknown): string[] {
   if (value === undefined) return [];
   const enc = (s: string) => percentEncode(s);
-  if (plan.contentType) return [`${plan.name}=${enc(contentValue(plan, value))}`];
+  const name = encodeCookieName(plan.name);
+  if (plan.contentType) return [`${name}=${enc(contentValue(plan, value))}`];
   if (Array.isArray(value)) {
-    if (plan.explode) return value.map((v) => `${plan.name}=${enc(scalar(v))}`);
-    return [`${plan.name}=${value.map((v) => enc(scalar(v))).join(',')}`];
+    if (plan.explode) return value.map((v) => `${name}=${enc(scalar(v))}`);
+    return [`${name}=${value.map((v) => enc(scalar(v))).join(',')}`];
   }
   if (isPlainObject(value)) {
     const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    if (plan.explode) return entries.map(([k, v]) => `${k}=${enc(scalar(v))}`);
-    return [`${plan.name}=${entries.flatMap(([k, v]) => [enc(k), enc(scalar(v))]).join(',')}`];
+    if (plan.explode) return entries.map(([k, v]) => `${encodeCookieName(k)}=${enc(scalar(v))}`);
+    return [`${name}=${entries.flatMap(([k, v]) => [enc(k), enc(scalar(v))]).join(',')}`];
   }
-  return [`${plan.name}=${enc(scalar(value))}`];
+  return [`${name}=${enc(scalar(value))}`];
 }

@@ -1,3 +1,4 @@
+import { isCyrnelError } from '@cyrnel/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EchoServer, startEchoServer } from './echo-server';
 import { install } from './harness';
@@ -48,20 +49,75 @@ afterAll(async () => {
 });
 
 describe('the headers secret', () => {
-  it('does send secret headers, over config headers, and never lets a parameter replace one', async () => {
+  it('does send secret headers, over config headers, and refuse a parameter named like one', async () => {
     const service = await install(
       checker,
       undeclared,
       { baseUrl: server.url, headers: { Authorization: 'Bearer from-config', 'X-Team': 'blue' } },
       { headers: { Authorization: 'Bearer ghp_secret', 'X-Token': 'secret-token' } },
     );
-    const echo = await service.echo('me', { headers: { 'X-Token': 'mine' } });
+    const echo = await service.echo('me', {});
     expect([echo.headers.authorization, echo.headers['x-token'], echo.headers['x-team']]).toEqual([
       'Bearer ghp_secret',
       'secret-token',
       'blue',
     ]);
     expect(echo.headers.accept).toBe('application/json');
+    // The document declares X-Token, but the operator's secret headers send it: the call is refused
+    // (never sent with the caller's value in place of, or beside, the secret), in any letter case.
+    const before = server.count();
+    const error: unknown = await service
+      .call('me', { headers: { 'X-Token': 'mine' } })
+      .catch((e: unknown) => e);
+    if (!isCyrnelError(error)) throw new Error('expected a CyrnelError');
+    expect(error).toMatchObject({
+      reason: 'invalid_parameters',
+      status: 400,
+      message:
+        "header parameter 'X-Token' is not allowed: a credential of the service's secret headers goes there",
+    });
+    expect(error.message).not.toContain('secret-token');
+    // Header names compare case-insensitively (a plan without the schema check, or an older one).
+    for (const name of ['x-token', 'X-TOKEN', 'authorization']) {
+      await expect(
+        service.adapter.invoke({ serviceId: 'svc', toolId: 'me', parameters: { headers: { [name]: 'x' } } }),
+      ).rejects.toMatchObject({ reason: 'invalid_parameters' });
+    }
+    expect(server.count()).toBe(before);
+    await service.adapter.teardown();
+  });
+
+  it('does refuse a cookie parameter named like a cookie of a secret Cookie header', async () => {
+    const document = {
+      ...undeclared,
+      paths: {
+        '/user': {
+          get: {
+            operationId: 'me',
+            parameters: [
+              { name: 'prefs', in: 'cookie', style: 'form', explode: true, schema: { type: 'object' } },
+            ],
+            responses: ok,
+          },
+        },
+      },
+    };
+    const service = await install(
+      checker,
+      document,
+      { baseUrl: server.url },
+      { headers: { Cookie: 'session=s3cr3t; lang=en' } },
+    );
+    const before = server.count();
+    for (const key of ['session', 'SESSION', 'lang']) {
+      await expect(service.call('me', { cookies: { prefs: { [key]: 'mine' } } })).rejects.toMatchObject({
+        reason: 'invalid_parameters',
+        message: expect.stringContaining("cookie parameter 'prefs' is not allowed"),
+      });
+    }
+    expect(server.count()).toBe(before);
+    const echo = await service.echo('me', { cookies: { prefs: { theme: 'dark' } } });
+    expect(echo.cookies).toBe('session=s3cr3t; lang=en; theme=dark');
     await service.adapter.teardown();
   });
 
