@@ -69,7 +69,7 @@ export function mcpRouteGroup(options: McpRouteOptions): {
     }
     return handler.fetch(c.req.raw, caller, body);
   });
-  return { group: { path: '/mcp', app, auth: 'agent' }, handler };
+  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true }, handler };
 }
 
 /**

@@ -30,7 +30,6 @@ describe('the stored-bytes quota per key', () => {
       message: expect.stringMatching(
         /storage quota of 4000 bytes: delete processes .*DELETE \/processes\/:id/,
       ),
-      details: { maxStoredBytes: 4000, retryAfterSeconds: expect.any(Number) },
     });
     await expect(api.run(big.id, { force: true })).rejects.toMatchObject({
       reason: 'storage_quota_exceeded',

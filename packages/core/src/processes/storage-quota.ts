@@ -1,6 +1,5 @@
 import { cyrnelError } from '../errors';
 import type { ProcessLimits } from './process-limits';
-import { retentionIntervalMs } from './process-retention';
 import type { ProcessStorage } from './process-storage';
 
 const MIB = 1024 * 1024;
@@ -11,8 +10,8 @@ function size(bytes: number): string {
 
 /**
  * Refuse a create or re-run by `keyId` while its process records hold its quota of bytes or
- * more (429 `storage_quota_exceeded`, `details.retryAfterSeconds` the next pruning). One read
- * of the key's running total; processes without a key have no quota.
+ * more (429 `storage_quota_exceeded`). One read of the key's running total, which every write
+ * keeps; processes without a key have no quota.
  */
 export async function checkStorageQuota(
   storage: ProcessStorage,
@@ -31,12 +30,5 @@ export async function checkStorageQuota(
     'storage_quota_exceeded',
     `the processes of this key hold ${size(storedBytes)}, at or above its storage quota of ${size(maxStoredBytes)}: ` +
       `delete processes it no longer needs (DELETE /processes/:id), ${pruning}`,
-    {
-      details: {
-        storedBytes,
-        maxStoredBytes,
-        retryAfterSeconds: Math.max(1, Math.ceil(retentionIntervalMs(limits) / 1000)),
-      },
-    },
   );
 }
