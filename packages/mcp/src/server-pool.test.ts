@@ -77,12 +77,12 @@ describe('reusing MCP server instances between requests', () => {
     const { built, listTools, close } = countingHandler({ reuse: true, maxIdleServers: 16 });
     try {
       const answers = await Promise.all(Array.from({ length: 200 }, (_, i) => listTools('a', i)));
-      answers.forEach((answer, i) => expect(answer).toEqual({ status: 200, id: i, tools: TOOLS }));
+      expect(answers).toEqual(answers.map((_, id) => ({ status: 200, id, tools: TOOLS })));
       const first = built.get('a') ?? 0;
       expect(first).toBeLessThanOrEqual(200);
       // The next wave takes what the pool kept (at most 16) before building more.
       const again = await Promise.all(Array.from({ length: 16 }, (_, i) => listTools('a', 1000 + i)));
-      again.forEach((answer, i) => expect(answer).toMatchObject({ status: 200, id: 1000 + i }));
+      expect(again).toEqual(again.map((_, i) => ({ status: 200, id: 1000 + i, tools: TOOLS })));
       expect(built.get('a')).toBe(first);
     } finally {
       await close();
