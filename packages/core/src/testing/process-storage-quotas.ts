@@ -118,6 +118,26 @@ export function quotaCases(current: () => ProcessStorage): void {
     expect(await storage.pruneIdle({ idleBefore: old(3), limit: 10 })).toBe(0);
   });
 
+  it('deletes each process once when several hosts prune at the same time', async () => {
+    const storage = current();
+    const old = '2026-01-01T00:00:00.000Z';
+    for (let i = 0; i < 12; i++) {
+      const id = await storage.insert(newProcess({ keyId: i % 2 === 0 ? 'k1' : 'k2', createdAt: old }));
+      await storage.finish(id, { ...ENDED, updatedAt: old }, { output: {}, stdout: 'x', stderr: '' }, [CALL]);
+    }
+    const rule = { idleBefore: '2026-02-01T00:00:00.000Z', limit: 5 };
+    const rounds = await Promise.all([
+      pruneAll(storage, rule, 5),
+      pruneAll(storage, rule, 5),
+      pruneAll(storage, rule, 5),
+    ]);
+    // A pass that met another's rows stops early; the next pass (the next interval) takes the rest.
+    const after = await pruneAll(storage, rule, 5);
+    expect([...rounds.flat(), ...after].reduce((sum, deleted) => sum + deleted, 0)).toBe(12);
+    expect(await storage.keyUsage('k1')).toEqual({ storedBytes: 0, processes: 0 });
+    expect(await storage.keyUsage('k2')).toEqual({ storedBytes: 0, processes: 0 });
+  });
+
   it('keeps the newest processes of each key and prunes the idle ones beyond them', async () => {
     const storage = current();
     const of = async (keyId: string | null, count: number) => {
