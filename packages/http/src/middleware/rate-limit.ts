@@ -77,6 +77,11 @@ export interface RateLimitOptions extends RateLimiterOptions {
  * that start runs) and to `paths`, answering 429 `rate_limited` with `Retry-After` in seconds.
  * The bootstrap key and a server without keys (the operator) are not limited. Runs after
  * `bearerAuth`, which sets the caller.
+ *
+ * @example
+ * ```ts
+ * app.use(rateLimit({ perSecond: 20, burst: 100, paths: ['/mcp'] }));
+ * ```
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<AppEnv> {
   const limiter = createRateLimiter(options);
