@@ -63,6 +63,9 @@ function processLimitsOf(config: ServerConfig): Partial<ProcessLimits> {
     maxLiveProcesses: config.maxLiveProcesses,
     maxLiveProcessesPerKey: config.maxProcessesPerKey,
     maxTimeoutMs: config.maxTimeoutMs,
+    maxStoredBytesPerKey: config.maxStoredBytesPerKey,
+    retentionMs: config.processRetention,
+    retentionPerKey: config.processRetentionCount,
   };
 }
 

@@ -8,6 +8,7 @@ export type FlagKind =
   | 'host'
   | 'port'
   | 'positiveInteger'
+  | 'duration'
   | 'boolean'
   | 'list'
   | 'logLevel'
@@ -90,9 +91,35 @@ export function integerFlag<D extends number | undefined>(
     kind: 'positiveInteger',
     read: (text) => {
       const value = Number(text);
-      if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || value < 1)
-        throw new Error('must be a positive integer');
+      if (!/^\d+$/.test(text) || !Number.isSafeInteger(value) || (value < 1 && min >= 1))
+        throw new Error(min >= 1 ? 'must be a positive integer' : 'must be a whole number');
       if (value < min || value > max) throw new Error(`must be between ${min} and ${max}`);
+      return value;
+    },
+  };
+}
+
+const DURATION_UNITS: Readonly<Record<string, number>> = {
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A duration read in milliseconds: a whole number and a unit (`500ms`, `90s`, `30m`, `12h`, `7d`), or `0`. */
+export function durationFlag(
+  spec: Described & { readonly default: number; readonly shownDefault: string },
+): FlagSpec<number> {
+  return {
+    ...spec,
+    kind: 'duration',
+    read: (text) => {
+      if (text === '0') return 0;
+      const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+      const value = match ? Number(match[1]) * (DURATION_UNITS[match[2] as string] as number) : Number.NaN;
+      if (!Number.isSafeInteger(value))
+        throw new Error('must be 0 or a whole number with a unit: 500ms, 90s, 30m, 12h, 7d');
       return value;
     },
   };

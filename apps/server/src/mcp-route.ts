@@ -33,6 +33,8 @@ export function mcpRouteGroup(options: McpRouteOptions): {
   const { host } = options;
   const handler = createMcpHttpHandler<Caller>({
     backend: (caller) => createHostBackend({ host, processes: callerProcesses(host.processes, caller) }),
+    // Instances are reused per key and catalog version (their tool descriptions list the services).
+    reuseKey: (caller) => `${caller.keyId ?? ''}\u0000${caller.role}\u0000${host.catalogVersion()}`,
     server: { version: options.version, maxCodeChars: options.maxCodeChars },
     maxRequestBodySize: options.maxBodyBytes,
   });
@@ -69,7 +71,7 @@ export function mcpRouteGroup(options: McpRouteOptions): {
     }
     return handler.fetch(c.req.raw, caller, body);
   });
-  return { group: { path: '/mcp', app, auth: 'agent' }, handler };
+  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true }, handler };
 }
 
 /**

@@ -9,6 +9,7 @@ import { defaultDatabase } from './database-url';
 import { isHostPattern, isHttpUrl, isOrigin, isSecretsKey } from './flag-checks';
 import {
   databaseUrlFlag,
+  durationFlag,
   type FlagSpec,
   hostFlag,
   integerFlag,
@@ -208,6 +209,44 @@ export const SERVER_SETTINGS = {
     help: 'live processes one stored API key may have before 429 `too_many_processes` (with `Retry-After`)',
     details: 'the global limit still applies',
     default: DEFAULT_PROCESS_LIMITS.maxLiveProcessesPerKey,
+  }),
+  maxStoredBytesPerKey: integerFlag({
+    flag: 'max-stored-bytes-per-key',
+    env: 'CYRNEL_MAX_STORED_BYTES_PER_KEY',
+    help: 'bytes the processes of one stored API key may hold (code, envConfig, output, stdout, stderr, tool calls) before its new runs get 429 `storage_quota_exceeded`',
+    details: '0 = no bound (see *Quotas and retention*)',
+    default: DEFAULT_PROCESS_LIMITS.maxStoredBytesPerKey,
+    min: 0,
+  }),
+  processRetention: durationFlag({
+    flag: 'process-retention',
+    env: 'CYRNEL_PROCESS_RETENTION',
+    help: 'idle processes last changed longer ago than this (`90s`, `12h`, `7d`) are deleted with their results and calls',
+    details: '0 = kept forever',
+    default: DEFAULT_PROCESS_LIMITS.retentionMs,
+    shownDefault: '`7d`',
+  }),
+  processRetentionCount: integerFlag({
+    flag: 'process-retention-count',
+    env: 'CYRNEL_PROCESS_RETENTION_COUNT',
+    help: 'idle processes of one stored API key beyond its newest this many are deleted',
+    details: '0 = no bound',
+    default: DEFAULT_PROCESS_LIMITS.retentionPerKey,
+    min: 0,
+  }),
+  rateLimit: integerFlag({
+    flag: 'rate-limit',
+    env: 'CYRNEL_RATE_LIMIT',
+    help: 'requests a second one stored API key may send to `POST /processes`, `POST /processes/:id/signals/run` and `/mcp` together before 429 `rate_limited` (with `Retry-After`)',
+    details: 'counted per host; 0 = no limit',
+    default: DEFAULT_APP_LIMITS.rateLimitPerSecond,
+    min: 0,
+  }),
+  rateLimitBurst: integerFlag({
+    flag: 'rate-limit-burst',
+    env: 'CYRNEL_RATE_LIMIT_BURST',
+    help: 'requests one stored API key may send at once within `--rate-limit`',
+    default: DEFAULT_APP_LIMITS.rateLimitBurst,
   }),
   maxTimeoutMs: integerFlag({
     flag: 'max-timeout-ms',

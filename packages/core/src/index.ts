@@ -93,7 +93,14 @@ export type {
   ProcessStorage,
   ProcessStorageQuery,
 } from './processes/process-storage';
+export type { KeyUsage, ProcessQuotaStorage, PruneRule } from './processes/quota-storage';
 export { type ProcessActor, scopeProcesses } from './processes/scope-processes';
+export {
+  CALL_ROW_BYTES,
+  PROCESS_ROW_BYTES,
+  type StoredTexts,
+  storedProcessBytes,
+} from './processes/stored-bytes';
 export { MAX_REF_LENGTH, MAX_TIMEOUT_MS } from './processes/validate-create-request';
 export {
   type LoadedSecretsKey,

@@ -17,6 +17,7 @@ import { bearerAuth } from './middleware/bearer-auth';
 import { crossSiteGuard } from './middleware/cross-site-guard';
 import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
+import { type RateLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { roleGuard } from './middleware/role-guard';
 import { openApiDocument } from './openapi';
@@ -102,6 +103,14 @@ export interface CreateAppOptions {
    */
   maxEventBufferBytes?: number;
   /**
+   * Requests per second (with a burst) each stored key may send to the routes that start runs
+   * (`POST /processes`, `POST /processes/:id/signals/run`) and to route groups marked
+   * `rateLimited` (the MCP endpoint), together; beyond, 429 `rate_limited` with `Retry-After`.
+   * Kept per host in memory. The bootstrap `apiKey` and an open server are not limited.
+   * `perSecond: 0` turns it off. Default 20 a second, bursts of 100.
+   */
+  rateLimit?: RateLimit;
+  /**
    * Extra route groups (an MCP endpoint at `/mcp`, an admin UI at `/ui`), mounted behind the
    * same request id, access log, host allow-list, cross-site guard, JSON content type, key and
    * role checks as the app's own routes, with request bodies capped at `maxBodyBytes` (413).
@@ -128,6 +137,8 @@ export const DEFAULT_APP_LIMITS = Object.freeze({
   maxEventQueueBytes: 32 * MIB,
   maxEventStreams: 256,
   maxEventBufferBytes: 256 * MIB,
+  rateLimitPerSecond: 20,
+  rateLimitBurst: 100,
 });
 const SILENT: HttpLogger = { info() {}, warn() {}, error() {} };
 
@@ -184,6 +195,13 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     }),
   );
   app.use(roleGuard({ agentPaths: groupPaths(groups, 'agent', 'none') }));
+  app.use(
+    rateLimit({
+      perSecond: options.rateLimit?.perSecond ?? DEFAULT_APP_LIMITS.rateLimitPerSecond,
+      burst: options.rateLimit?.burst ?? DEFAULT_APP_LIMITS.rateLimitBurst,
+      paths: groups.filter((group) => group.rateLimited).map((group) => group.path),
+    }),
+  );
   // The app's own routes read bodies under the limit themselves; a group's routes read them raw.
   if (groups.length > 0)
     app.use(

@@ -5,8 +5,14 @@ import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { AppEnv, HttpLogger } from './app-env';
 
-/** `Retry-After` of every 429: live processes and event streams both free up within seconds. */
+/** `Retry-After` of the other 429s: live processes, event streams and calls free up within seconds. */
 export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * `Retry-After` of a 429 `storage_quota_exceeded`: room comes back when the key deletes
+ * processes or at the next pruning of the retention, which runs at least once a minute.
+ */
+export const QUOTA_RETRY_AFTER_SECONDS = 60;
 
 /**
  * Turn any thrown value into the error envelope `{error, code, reason, details?}`. Typed errors
@@ -26,7 +32,11 @@ export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLo
       });
     }
     // Every 429 tells the client when to come back (RFC 9110 §10.2.3), so retries back off.
-    if (error.status === 429) c.header('Retry-After', String(RETRY_AFTER_SECONDS));
+    if (error.status === 429)
+      c.header(
+        'Retry-After',
+        String(error.reason === 'storage_quota_exceeded' ? QUOTA_RETRY_AFTER_SECONDS : RETRY_AFTER_SECONDS),
+      );
     return c.json(body, error.status as ContentfulStatusCode);
   }
   if (error instanceof HTTPException && error.status === 413) {

@@ -3,6 +3,14 @@ export { bodyJsonSchema } from './body-json-schema';
 export { callerProcesses } from './caller-processes';
 export { type CreateAppOptions, createApp, DEFAULT_APP_LIMITS } from './create-app';
 export { type BearerAuthOptions, bearerAuth } from './middleware/bearer-auth';
+export {
+  createRateLimiter,
+  type RateLimit,
+  type RateLimiter,
+  type RateLimiterOptions,
+  type RateLimitOptions,
+  rateLimit,
+} from './middleware/rate-limit';
 export { REQUEST_ID_HEADER } from './middleware/request-id';
 export { type RoleGuardOptions, roleGuard } from './middleware/role-guard';
 export { openApiDocument } from './openapi';

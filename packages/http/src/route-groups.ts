@@ -16,6 +16,8 @@ export interface RouteGroup {
   readonly app: Hono<AppEnv>;
   /** Who may use it. Default `admin`. */
   readonly auth?: RouteGroupAuth;
+  /** Count its requests against each key's request rate (`rateLimit` of `createApp`), like runs. Default false. */
+  readonly rateLimited?: boolean;
 }
 
 /** The first segments the app's own routes use (`/health`, `/services`, …): a group may not take them over. */

@@ -1,6 +1,7 @@
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
+import { createServerPool } from './server-pool';
 
 /** Options of {@link createMcpHttpHandler}. */
 export interface McpHttpHandlerOptions<Caller> {
@@ -9,6 +10,15 @@ export interface McpHttpHandlerOptions<Caller> {
   readonly server: CyrnelMcpServerOptions;
   /** Largest request body in bytes (413 beyond). Default 4 MiB. */
   readonly maxRequestBodySize?: number;
+  /**
+   * Reuse server instances between requests: callers with the same key share idle instances
+   * (built with the first one's backend), so the key must say everything the backend and the
+   * server's description depend on (e.g. the caller's key and the catalog's version). Undefined
+   * (or no function): a fresh instance per request.
+   */
+  reuseKey?(caller: Caller): string | undefined;
+  /** Most idle instances kept for reuse, over all keys. Default 64. */
+  readonly maxIdleServers?: number;
   /** Out-of-band errors of the MCP layer (logging only). */
   readonly onerror?: (error: Error) => void;
 }
@@ -25,8 +35,8 @@ export interface McpHttpHandler<Caller> {
 
 /**
  * The Streamable HTTP endpoint (no server-side sessions): the current protocol revision and,
- * statelessly, the 2025 one (`initialize`), each request served by a fresh server built for its
- * caller. Authentication and the Host/Origin checks are the caller's (cyrnel's middleware).
+ * statelessly, the 2025 one (`initialize`), each request served by a server instance of its
+ * caller: a fresh one, or with `reuseKey` an idle one from a bounded pool. Authentication and the Host/Origin checks are the caller's (cyrnel's middleware).
  *
  * @example
  * ```ts
@@ -35,11 +45,18 @@ export interface McpHttpHandler<Caller> {
  * ```
  */
 export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Caller>): McpHttpHandler<Caller> {
+  const pool = createServerPool(options.maxIdleServers ?? 64);
   const handler = createMcpHandler(
     (context) => {
       // The caller travels in the SDK's pass-through `authInfo`; the token itself is never needed here.
       const caller = context.authInfo?.extra?.caller as Caller | undefined;
       if (caller === undefined) throw new Error('cyrnel mcp: a request without its caller');
+      const key = options.reuseKey?.(caller);
+      // A reused instance reads the client's going away from each call's own HTTP request.
+      if (key !== undefined)
+        return pool.acquire(`${context.era}\u0000${key}`, () =>
+          createCyrnelMcpServer(options.backend(caller), options.server),
+        );
       const requestSignal = context.requestInfo?.signal;
       return createCyrnelMcpServer(options.backend(caller), {
         ...options.server,

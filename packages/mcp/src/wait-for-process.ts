@@ -8,6 +8,8 @@ export interface CallContext {
     readonly _meta?: { progressToken?: string | number } & Record<string, unknown>;
     notify(notification: { method: string; params?: Record<string, unknown> }): Promise<void>;
   };
+  /** The HTTP request of the call, over HTTP: its signal aborts when the client goes away. */
+  readonly http?: { readonly req?: Request | undefined } | undefined;
 }
 
 /** Options of {@link waitForProcess}. */
@@ -74,7 +76,8 @@ export async function waitForProcess(
   // One controller fed by both signals through listeners: `AbortSignal.any` costs far more per
   // request on this path (measured in the bench's MCP row).
   const stop = new AbortController();
-  const sources = options.requestSignal ? [ctx.mcpReq.signal, options.requestSignal] : [ctx.mcpReq.signal];
+  const requestSignal = options.requestSignal ?? ctx.http?.req?.signal;
+  const sources = requestSignal ? [ctx.mcpReq.signal, requestSignal] : [ctx.mcpReq.signal];
   const onSource = () => stop.abort();
   for (const source of sources) {
     if (source.aborted) stop.abort();

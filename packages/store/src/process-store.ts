@@ -3,6 +3,7 @@ import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
 import type { ErrorCode, ErrorReason, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import { type CompiledQuery, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from './database';
+import { createProcessQuotaStore } from './process-quota-store';
 import type { ProcessesTable } from './process-tables';
 import { flag, parseObject } from './sql-helpers';
 import type { StoreDialectName } from './store-dialect';
@@ -123,6 +124,7 @@ export function createProcessStore(
   };
 
   return {
+    ...createProcessQuotaStore(db, dialect),
     async insert(process) {
       const values = {
         ref: process.ref,

@@ -1,4 +1,5 @@
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import { createMemoryKeyUsage } from './memory-key-usage';
 import type { HostRecord, ProcessChange, ProcessResults, ProcessStorage } from './process-storage';
 
 /** A change as the record takes it, and the owner it names (if any). */
@@ -29,6 +30,7 @@ const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: ''
 export function createMemoryProcessStorage(): ProcessStorage {
   const rows = new Map<number, MemoryRow>();
   const hosts = new Map<string, HostRecord>();
+  const usage = createMemoryKeyUsage();
   const unclaimed = (row: MemoryRow) => row.record.state === 'queued' && row.owner === null;
   let nextId = 1;
   const apply = (row: MemoryRow, change: ProcessChange) => {
@@ -60,14 +62,16 @@ export function createMemoryProcessStorage(): ProcessStorage {
         completedAt: null,
         hostId: ownerHost ?? null,
       };
-      rows.set(id, {
+      const row: MemoryRow = {
         record,
         code,
         results: emptyResults(),
         calls: [],
         owner: ownerHost ?? null,
         needs: [...(needs ?? [])],
-      });
+      };
+      rows.set(id, row);
+      usage.measure(row);
       return id;
     },
     async get(id) {
@@ -103,6 +107,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
       apply(row, change);
       row.results = { ...results, output: { ...results.output } };
       row.calls = [...calls];
+      usage.measure(row);
     },
     async reset(id, change) {
       const row = rows.get(id);
@@ -111,8 +116,15 @@ export function createMemoryProcessStorage(): ProcessStorage {
       row.results = emptyResults();
       row.calls = [];
       row.killRequested = false;
+      usage.measure(row);
     },
-    delete: async (id) => rows.delete(id),
+    async delete(id) {
+      const row = rows.get(id);
+      if (row) usage.forget(row);
+      return rows.delete(id);
+    },
+    keyUsage: async (keyId) => usage.usage(keyId),
+    pruneIdle: async (rule) => usage.prune(rows, rule),
     async failInterrupted(error, at, errorReason, scope) {
       let count = 0;
       const gone = (owner: string) => {

@@ -35,6 +35,18 @@ export interface ProcessLimits {
    * nothing (no run of it running, started or ended) for this long. A busy pool never trips it.
    */
   readonly queueStallMs: number;
+  /**
+   * Bytes the process records of one stored API key may hold (code, envConfig, output, stdout,
+   * stderr, tool calls: `storedProcessBytes`) before its creates and re-runs are refused with 429
+   * `storage_quota_exceeded`; 0: no bound. Runs already going may end a little past it.
+   */
+  readonly maxStoredBytesPerKey: number;
+  /** Idle processes last changed longer ago than this are pruned (their calls too); 0: kept forever. */
+  readonly retentionMs: number;
+  /** Idle processes of a stored key beyond its newest this many are pruned; 0: no bound. */
+  readonly retentionPerKey: number;
+  /** Processes one pruning step deletes before it lets the event loop turn. */
+  readonly retentionBatch: number;
 }
 
 /** The limits a host applies where its options leave one out (the server's flags default to them). */
@@ -50,6 +62,10 @@ export const DEFAULT_PROCESS_LIMITS: ProcessLimits = Object.freeze({
   maxTimeoutMs: 300_000,
   killGraceMs: 2_000,
   queueStallMs: 60_000,
+  maxStoredBytesPerKey: 256 * 1024 * 1024,
+  retentionMs: 7 * 24 * 60 * 60 * 1000,
+  retentionPerKey: 10_000,
+  retentionBatch: 100,
 });
 
 /**

@@ -15,6 +15,7 @@ import { type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { createProcessLookup } from './process-lookup';
 import type { ProcessParts } from './process-parts';
 import { createProcessReads } from './process-reads';
+import { createProcessRetention } from './process-retention';
 import { createProcessStarts } from './process-starts';
 import type { HostRecord, ProcessStorage } from './process-storage';
 import { createProcessSubscribe } from './process-subscribe';
@@ -60,6 +61,11 @@ export interface ProcessManager {
   peers(): readonly HostRecord[];
   /** This host's modules changed: say so now (not at the next heartbeat) and look for work it can take now. */
   modulesChanged(): Promise<void>;
+  /**
+   * Prune idle processes past the retention now (`retentionMs`, `retentionPerKey`), as the
+   * background pass that `recover` starts does; answers how many were deleted.
+   */
+  prune(): Promise<number>;
 }
 
 const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -100,6 +106,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   });
   const hosts = createProcessHosts({ storage, environments, limits, logger, now, host, execution, local });
   const lookup = createProcessLookup(storage, execution.live);
+  const retention = createProcessRetention({ storage, limits, logger, now });
   const parts: ProcessParts = { storage, limits, logger, now, host, execution, local, lookup, hosts };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),
@@ -126,15 +133,18 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       );
       if (count > 0) logger.warn('process: recorded interrupted processes as failed', { count });
       if (host) hosts.start(host.id);
+      retention.start();
     },
     async close({ graceMs = 10_000 } = {}) {
       local.stopAccepting();
       hosts.stop();
+      await retention.stop();
       await local.shutdown(graceMs);
       // Its runs are recorded: the other hosts need not wait out its lease.
       if (host) await storage.removeHost(host.id).catch(() => undefined);
     },
     peers: () => hosts.lease.peers(),
+    prune: () => retention.prune(),
     async modulesChanged() {
       if (!host || local.closing()) return;
       await hosts.lease.beat(host.id, now());

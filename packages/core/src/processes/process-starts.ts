@@ -4,6 +4,7 @@ import type { ProcessesApi } from '../host/host-api';
 import { LiveProcess } from './live-process';
 import { requireProcessId, validateRunOptions } from './process-input';
 import type { ProcessParts } from './process-parts';
+import { checkStorageQuota } from './storage-quota';
 import { validateCreateRequest } from './validate-create-request';
 
 /** `create` and `run`: a run starts here, or (several hosts) waits in the shared queue for a host that can take it. */
@@ -18,6 +19,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (local.closing()) throw cyrnelError('shutting_down', 'the host is shutting down');
     const valid = validateCreateRequest(request, limits);
     const keyId = createOptions?.keyId ?? null;
+    await checkStorageQuota(storage, limits, keyId);
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
     const here = valid.autorun && queue.takesHere(needs);
@@ -76,6 +78,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (record.exitState !== null && !force) {
       throw cyrnelError('process_has_results', `process ${id} has results: run it with force to clear them`);
     }
+    await checkStorageQuota(storage, limits, record.keyId);
     const code = (await storage.code(id)) ?? '';
     // Several hosts: a re-run this host cannot take now waits in the shared queue.
     const here = queue.takesHere(host ? await queue.needsOf(code) : []);

@@ -1,5 +1,6 @@
 import type { ErrorReason, ExecutionExitState, ProcessState } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ProcessQuotaStorage } from './quota-storage';
 
 /** A process as the manager inserts it. */
 export interface NewProcess {
@@ -85,7 +86,7 @@ export interface ProcessStorageQuery {
  * database library; `@cyrnel/store` implements it with Kysely. Writes are few by design
  * (insert, start, end): the hot path must stay cheap (a trivial run takes about a millisecond).
  */
-export interface ProcessStorage {
+export interface ProcessStorage extends ProcessQuotaStorage {
   /** Insert a process and answer its new id (a positive integer, increasing). */
   insert(process: NewProcess): Promise<number>;
   /** The record, or undefined when unknown. */

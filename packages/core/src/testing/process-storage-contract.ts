@@ -2,6 +2,7 @@ import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProcessStorage } from '../index';
 import { AT, newProcess } from './new-process';
+import { quotaCases } from './process-storage-quotas';
 import { severalHostsCases } from './process-storage-several-hosts';
 
 /** A storage under test and how to release it. */
@@ -32,7 +33,7 @@ const CALL: ToolCallRecord = {
 /**
  * The contract of core's `ProcessStorage` port as a Vitest suite: what the process manager relies
  * on from any store (ids, partial updates, atomic finish and reset, newest-first pages with
- * filters, deletion, recovery of interrupted runs). Call it at the top level of a test file.
+ * filters, deletion, recovery of interrupted runs, per-key totals and pruning). Call it at the top level of a test file.
  *
  * @example
  * ```ts
@@ -57,6 +58,7 @@ export function runProcessStorageContract(options: ProcessStorageContractOptions
     const current = () => subject.storage;
     describe('one host', () => oneHostCases(current));
     describe('several hosts', () => severalHostsCases(current));
+    describe('quotas and retention', () => quotaCases(current));
   });
 }
 

@@ -5,7 +5,7 @@ import type { AppEnv } from '../app-env';
 import { isWithin } from '../route-groups';
 
 /** `/a/:b` → a regex matching one non-empty segment per parameter (and an optional trailing slash). */
-function pattern(path: string): RegExp {
+export function pattern(path: string): RegExp {
   const source = path
     .split('/')
     .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))

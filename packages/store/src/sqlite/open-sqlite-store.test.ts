@@ -84,6 +84,7 @@ describe('openSqliteStore', () => {
         'processes',
         'hosts',
         'catalog_revision',
+        'key_usage',
       ]),
     );
     expect(db.prepare('select name from cyrnel_migration order by name').pluck().all()).toEqual([
@@ -97,6 +98,7 @@ describe('openSqliteStore', () => {
       '0009-hosts',
       '0010-kill-requests',
       '0011-shared-queue',
+      '0014-key-usage',
     ]);
     db.close();
   });

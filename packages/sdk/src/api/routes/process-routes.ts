@@ -33,8 +33,17 @@ export const PROCESS_LIST_QUERY = {
 } as const;
 
 const params = { id: PROCESS_ID };
-/** Starting a run: a slot among the live processes (the key's and everyone's) and an environment. */
-const START = ['too_many_processes', 'module_unavailable', 'shutting_down'] as const;
+/**
+ * Starting a run: a slot among the live processes (the key's and everyone's) and an environment,
+ * within the key's request rate and its quota of stored bytes.
+ */
+const START = [
+  'too_many_processes',
+  'rate_limited',
+  'storage_quota_exceeded',
+  'module_unavailable',
+  'shutting_down',
+] as const;
 
 /**
  * `/processes`: submitted code, its results and events. Agent keys may use every route here, on
