@@ -114,7 +114,7 @@ export const ERROR_REASONS = {
   storage_quota_exceeded: {
     code: 'quota_exceeded',
     meaning:
-      "the key's finished processes hold more stored data than its quota; delete some or wait for retention",
+      "the key's processes hold more stored data than its quota; delete some or wait for retention",
   },
   rate_limited: {
     code: 'rate_limited',
