@@ -169,6 +169,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     void child.destroy();
   };
   const putIdle = (child: SandboxProcess) => {
+    // Executions of one child ending in the same turn each find it empty: it is idle once.
+    if (idle.includes(child)) return;
     idle.push(child);
     if (idleTimeoutMs > 0) {
       const timer = setTimeout(() => retire(child, 'idle'), idleTimeoutMs);

@@ -64,6 +64,8 @@ export function placeExecution(
   let fresh: SandboxProcess | undefined;
   let other: SandboxProcess | undefined;
   for (const child of children.idle) {
+    // Never one with work: stopping it would fail executions of its tenant.
+    if (child.executions > 0 || !child.alive || children.retired.has(child)) continue;
     const owner = children.tenantOf.get(child);
     if (owner === tenant) return { kind: 'idle', child };
     if (owner === undefined) fresh ??= child;
