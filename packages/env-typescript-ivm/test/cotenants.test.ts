@@ -1,6 +1,8 @@
 import type { ExecutionExitState } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTypescriptEnvironment } from '../src';
+import { createSandboxPool } from '../src/host/sandbox-pool';
+import { resolveChildPath } from '../src/host/typescript-environment';
 import { createRecordingBindings, createRecordingLogger, type Recorded, waitFor } from './recording-bindings';
 
 /**
@@ -224,5 +226,59 @@ describe('children per tenant', () => {
     expect(called.errors[0]).toMatch(
       /^The sandbox process running this execution crashed: the sandbox process exited unexpectedly \(SIGKILL\); .*2 other execution\(s\) of the same key sharing the sandbox, any of which may have caused it; it had already made tool calls/,
     );
+  }, 120_000);
+});
+
+describe('the pool', () => {
+  it('does not run again an execution reported as having acted through another channel', async () => {
+    const pids: (number | undefined)[] = [];
+    const pool = createSandboxPool({
+      size: 1,
+      executionsPerChild: 4,
+      childPath: resolveChildPath(),
+      memoryLimitMb: 32,
+      onChildStart: ({ pid }) => pids.push(pid),
+    });
+    const answers: (() => void)[] = [];
+    const calls = new Map<number, number>();
+    const handlers = (eid: number) => ({
+      started: () => {},
+      call: () => {
+        calls.set(eid, (calls.get(eid) ?? 0) + 1);
+        return new Promise((resolve) => answers.push(() => resolve([])));
+      },
+      write: () => {},
+      output: () => {},
+    });
+    const job = {
+      code: 'await cyrnel.discover.services(); cyrnel.output({ ok: true });',
+      timeoutMs: 60_000,
+      stdoutCapBytes: 1024,
+      stderrCapBytes: 1024,
+      outputCapBytes: 1024,
+    };
+    try {
+      const quiet = pool.run(1, job, handlers(1), 'key');
+      const acted = pool.run(2, job, handlers(2), 'key');
+      await waitFor(() => answers.length === 2, 60_000);
+      pool.touched(2);
+      process.kill(pids[0] as number, 'SIGKILL');
+      const failed = await acted;
+      expect(failed.reason).toBe('sandbox_crashed');
+      expect(failed.error).toMatch(
+        /it had already made tool calls or written output, so it was not run again/,
+      );
+      // The other one asks again from a fresh child: answer it there.
+      await waitFor(() => answers.length === 3, 60_000);
+      answers[2]?.();
+      expect(await quiet).toEqual({ exit: 'success' });
+      expect([...calls]).toEqual([
+        [1, 2],
+        [2, 1],
+      ]);
+      expect(pids).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
   }, 120_000);
 });

@@ -38,6 +38,17 @@ export interface SandboxPool {
   /** Cancel a queued or running execution; unknown ids are ignored. */
   kill(eid: number): void;
   /**
+   * Running execution `eid` acted outside its sandbox by a way the pool does not see (a tool call
+   * made through another channel than the child's messages): a crash of its child will fail it
+   * instead of running it again. Unknown ids are ignored.
+   *
+   * @example
+   * ```ts
+   * gateway.onCall((eid) => pool.touched(eid));
+   * ```
+   */
+  touched(eid: number): void;
+  /**
    * The catalog changed: resolves once every child dropped what direct calls prepared (a child
    * that does not answer within the grace is killed).
    */
@@ -262,6 +273,9 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         queue.push({ eid, tenant, job, handlers, settle });
         pump();
       });
+    },
+    touched(eid) {
+      busy.get(eid)?.process.touch(eid);
     },
     kill(eid) {
       const at = queue.findIndex((w) => w.eid === eid);

@@ -43,6 +43,11 @@ export interface SandboxProcess {
    * executions is judged: `judgeCrash`).
    */
   run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<SandboxRunResult>;
+  /**
+   * Execution `eid` acted outside the sandbox by a way this handle does not see (a tool call
+   * through another channel): should the child crash, it is not run again.
+   */
+  touch(eid: number): void;
   /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
   stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
   /**
@@ -248,6 +253,10 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
         jobs.set(eid, { eid, handlers, settle, audited: 0, touched: false });
         post({ t: 'run', eid, job });
       });
+    },
+    touch(eid) {
+      const job = jobs.get(eid);
+      if (job) job.touched = true;
     },
     stop(eid, reason, graceMs) {
       const job = jobs.get(eid);
