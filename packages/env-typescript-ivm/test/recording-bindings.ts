@@ -17,6 +17,8 @@ export interface Recorded {
   stderr: string;
   output: Record<string, unknown>;
   errors: string[];
+  /** The reason given with each error (undefined: none). */
+  reasons: (string | undefined)[];
   calls: { serviceId: string; toolId: string; parameters: Record<string, unknown> }[];
 }
 
@@ -27,7 +29,7 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
   const of = (eid: number): Recorded => {
     let r = records.get(eid);
     if (!r) {
-      r = { states: [], stdout: '', stderr: '', output: {}, errors: [], calls: [] };
+      r = { states: [], stdout: '', stderr: '', output: {}, errors: [], reasons: [], calls: [] };
       records.set(eid, r);
     }
     return r;
@@ -72,7 +74,10 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
       of(eid).stderr += text(chunk);
     },
     emitOutput: (eid, patch) => void Object.assign(of(eid).output, patch),
-    setError: (eid, message) => void of(eid).errors.push(message),
+    setError: (eid, message, reason) => {
+      of(eid).errors.push(message);
+      of(eid).reasons.push(reason);
+    },
   };
   return { bindings, of, log };
 }
@@ -106,12 +111,11 @@ export function createRecordingLogger() {
     exited: () => entries.filter((e) => /^sandbox process exited/.test(e.message)).map((e) => e.data),
     /** Children stopped after idling (`idleTimeoutMs`). */
     retired: () => pids(/^sandbox process stopped after idling/),
+    /** Idle children stopped to make room for another tenant's execution. */
+    evicted: () => pids(/^sandbox process stopped to make room/),
     /** Children forked and not (yet) seen dying or retiring. */
     live: () => {
-      const dead = new Set([
-        ...pids(/^sandbox process exited/),
-        ...pids(/^sandbox process stopped after idling/),
-      ]);
+      const dead = new Set([...pids(/^sandbox process exited/), ...pids(/^sandbox process stopped/)]);
       return pids(/^sandbox process started/).filter((pid) => !dead.has(pid));
     },
   };
@@ -126,7 +130,11 @@ export async function startEnvironment(
   of: (eid: number) => Recorded;
   log: string[];
   children: ReturnType<typeof createRecordingLogger>;
-  run(code: string, timeoutMs?: number): Promise<{ exit: ExecutionExitState; record: Recorded; eid: number }>;
+  run(
+    code: string,
+    timeoutMs?: number,
+    tenant?: string,
+  ): Promise<{ exit: ExecutionExitState; record: Recorded; eid: number }>;
 }> {
   const env = createTypescriptEnvironment();
   const { bindings, of, log } = createRecordingBindings(tools);
@@ -145,9 +153,15 @@ export async function startEnvironment(
     children,
     // Generous: the tests that expect a timeout set their own; the rest must not meet one on a
     // loaded machine.
-    async run(code, timeoutMs = 30_000) {
+    async run(code, timeoutMs = 30_000, tenant) {
       const eid = next++;
-      const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });
+      const exit = await env.execute({
+        eid,
+        code,
+        options: { timeoutMs },
+        envConfig: {},
+        ...(tenant === undefined ? {} : { tenant }),
+      });
       return { exit, record: of(eid), eid };
     },
   };

@@ -69,9 +69,11 @@ describe('scheduling of awaiting executions', () => {
         [2, await second],
       ] as const) {
         expect(run.exit).toBe('failed');
+        // A kill from outside names no cause: each one that wrote something fails as crashed.
         expect(run.record.errors[0]).toMatch(
-          /exited unexpectedly \(SIGKILL\).*1 other execution\(s\) sharing the sandbox/,
+          /exited unexpectedly \(SIGKILL\).*1 other execution\(s\) of the same key sharing the sandbox, any of which may have caused it; it had already made tool calls or written output/,
         );
+        expect(run.record.reasons).toEqual(['sandbox_crashed']);
         expect(run.record.output).toEqual({ n });
       }
       expect((await sandbox.run(TRIVIAL)).exit).toBe('success');

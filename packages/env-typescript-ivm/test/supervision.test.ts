@@ -19,7 +19,8 @@ const BOMBS = {
   Set: 'const s = new Set(); for (let i = 0; ; i++) s.add(i);',
   dictionary: "const o: Record<string, number> = {}; for (let i = 0; ; i++) o['k' + i] = i;",
 };
-const RESTARTED = /^The sandbox ran out of memory \(memory limit \d+ MB hit\); .* the sandbox restarted$/;
+const RESTARTED =
+  /^This execution crashed its sandbox process: V8 ran out of heap for an execution \(.* escapes the \d+ MB memory limit of an execution\) and the sandbox process aborted; it was stopped and the sandbox restarted$/;
 const CAUGHT = /^The execution hit the memory limit of \d+ MB and was stopped$/;
 
 async function expectHealthy(sandbox: Awaited<ReturnType<typeof Start>>) {
@@ -47,6 +48,7 @@ describe('memory bombs that abort the sandbox process', () => {
     const error = record.errors[0] ?? '';
     if (kind === 'dictionary') expect(error).toMatch(RESTARTED);
     if (RESTARTED.test(error)) {
+      expect(record.reasons).toEqual(['sandbox_crashed']);
       expect(sandbox.children.exited().slice(deaths)).toEqual([
         { pid, code: null, signal: 'SIGABRT', respawnDelayMs: 0 },
       ]);
@@ -218,13 +220,15 @@ describe('a sandbox process that reports a catastrophic error', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cyrnel-child-'));
   const childPath = join(dir, 'catastrophic-child.mjs');
   // A real child speaking the protocol: it reports the job's code as V8's message, then aborts
-  // the way sandbox-server does on isolated-vm's onCatastrophicError.
+  // the way sandbox-server does on isolated-vm's onCatastrophicError (code starting with `raw:`:
+  // the rest is written as is, as V8 does when the process's own heap runs out).
   writeFileSync(
     childPath,
     `import { writeSync } from 'node:fs';
 process.on('message', (m) => {
   if (m.t !== 'run') return;
-  writeSync(2, ${JSON.stringify(CATASTROPHIC_ERROR_MARKER)} + m.job.code + '\\n');
+  const raw = m.job.code.startsWith('raw:');
+  writeSync(2, (raw ? m.job.code.slice(4) : ${JSON.stringify(CATASTROPHIC_ERROR_MARKER)} + m.job.code) + '\\n');
   process.abort();
 });
 process.send({ t: 'batch', m: [{ t: 'ready' }] });
@@ -236,9 +240,14 @@ process.send({ t: 'batch', m: [{ t: 'ready' }] });
     [
       'names a non-memory failure',
       'Check failed: heap verification',
-      /^The sandbox's JavaScript engine hit a catastrophic error \(Check failed: heap verification\); the execution was stopped and the sandbox restarted$/,
+      /^This execution crashed its sandbox process: the sandbox's JavaScript engine hit a catastrophic error \(Check failed: heap verification\) and the sandbox process aborted; it was stopped and the sandbox restarted$/,
     ],
     ['reports an out-of-memory abort as the memory limit', 'Catastrophic out-of-memory error', RESTARTED],
+    [
+      "reports the sandbox process's own heap running out without blaming the memory limit of an execution",
+      'raw:FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory',
+      /^This execution crashed its sandbox process: the sandbox process exhausted its own heap \(256 MB, through which tool answers, call arguments and output pass\) and aborted; it was stopped and the sandbox restarted$/,
+    ],
   ])('%s', async (_name, reported, message) => {
     const env = createTypescriptEnvironment({ childPath });
     const { bindings, of } = createRecordingBindings();
@@ -254,6 +263,8 @@ process.send({ t: 'batch', m: [{ t: 'ready' }] });
       expect(exit).toBe('failed');
       expect(of(1).errors).toHaveLength(1);
       expect(of(1).errors[0]).toMatch(message);
+      if (reported.startsWith('raw:')) expect(of(1).errors[0]).not.toMatch(/memory limit|16 MB/);
+      expect(of(1).reasons).toEqual(['sandbox_crashed']);
       expect(children.exited()).toEqual([
         { pid: children.started()[0], code: null, signal: 'SIGABRT', respawnDelayMs: 0 },
       ]);

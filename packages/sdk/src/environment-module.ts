@@ -1,3 +1,4 @@
+import type { ErrorReason } from './api/errors';
 import type { DirectCalls } from './direct-calls';
 import type { ExecutionExitState, ExecutionInput, ExecutionState } from './execution';
 import type { InvokeInput, ToolDocsInput } from './invoke-input';
@@ -107,8 +108,18 @@ export interface EnvironmentBindings {
    * Calls for an execution that already ended are ignored.
    */
   emitOutput(eid: number, patch: Record<string, unknown>): void;
-  /** Record why the execution failed. */
-  setError(eid: number, message: string): void;
+  /**
+   * Record why the execution failed. `reason`, optional, is a stable reason of
+   * `ERROR_REASONS` for a failure that is not the code's own (the environment's sandbox crashed:
+   * `sandbox_crashed`, or another execution crashed it: `sandbox_collateral`); the host records it
+   * as the process's `errorReason`. Without one, a failed run has no reason (its code failed).
+   *
+   * @example
+   * ```ts
+   * bindings.setError(eid, 'The sandbox process crashed (out of memory)', 'sandbox_crashed');
+   * ```
+   */
+  setError(eid: number, message: string, reason?: ErrorReason): void;
   /**
    * Optional: calls to portable adapters an environment may make beside its sandbox instead of
    * through `invokeTool` (see {@link DirectCalls}).

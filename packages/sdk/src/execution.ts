@@ -47,4 +47,23 @@ export interface ExecutionInput {
   options: ExecutionOptions;
   /** Opaque per-environment configuration from the process request. */
   envConfig: Record<string, unknown>;
+  /**
+   * Who the execution runs for: the id of the API key that created the process, or
+   * {@link ADMIN_TENANT} for a process created without a key (the admin token). Environments that
+   * share processes or memory between executions keep executions of different tenants apart, so
+   * one tenant's code can neither crash nor observe another's. Absent (older hosts, tests): one
+   * shared tenant.
+   *
+   * @example
+   * ```ts
+   * await environment.execute({ eid: 7, code, options: { timeoutMs: 30_000 }, envConfig: {}, tenant: '3f9a1c2b7d4e5f60' });
+   * ```
+   */
+  tenant?: string;
 }
+
+/**
+ * The {@link ExecutionInput.tenant} of processes created without an API key (the admin token):
+ * never an API key id, which is 16 hexadecimal characters.
+ */
+export const ADMIN_TENANT = 'admin';

@@ -22,6 +22,7 @@ export type {
 } from './environment-module';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export {
+  ADMIN_TENANT,
   EXECUTION_EXIT_STATES,
   EXECUTION_STATES,
   type ExecutionExitState,

@@ -33,6 +33,8 @@ export class LiveProcess {
   readonly listeners = new Set<ProcessListener>();
   /** The message of `setError`, if any. */
   error: string | null = null;
+  /** The reason `setError` gave with it (a failure that is not the code's own, e.g. a sandbox crash). */
+  errorReason: ErrorReason | null = null;
   lease: EnvironmentLease | undefined;
   /** Set once a kill or the deadline decided how the run ends. */
   forced: { exitState: ExecutionExitState; error: string; errorReason: ErrorReason } | undefined;

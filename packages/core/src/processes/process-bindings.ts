@@ -190,9 +190,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const applied = run.output.merge(patch);
       run.emit({ type: 'output', data: { patch: applied } });
     },
-    setError(eid, message) {
+    setError(eid, message, reason) {
       const run = running(eid);
-      if (run) run.error = String(message).slice(0, MAX_ERROR_LENGTH);
+      if (!run) return;
+      run.error = String(message).slice(0, MAX_ERROR_LENGTH);
+      run.errorReason = isErrorReason(reason) ? reason : null;
     },
   };
 }

@@ -1,4 +1,4 @@
-import type { ExecutionInput } from '@cyrnel/sdk';
+import { ADMIN_TENANT, type ExecutionInput } from '@cyrnel/sdk';
 import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { describe, expect, it } from 'vitest';
 import { createMemoryProcessStorage, MAX_TIMEOUT_MS } from '../index';
@@ -251,5 +251,37 @@ describe('runs in the environment', () => {
       'invalid_request output is nested too deeply: it allows at most 64 levels of arrays and objects';
     expect(result.stdout).toBe(`64 ${refusal}\n100000 ${refusal}\n`);
     expect(Object.keys(result.output ?? {})).toEqual(['fits']);
+  });
+});
+
+describe('the tenant and failure reasons of executions', () => {
+  it('hands the environment the key of the process as its tenant, ADMIN_TENANT without one', async () => {
+    const env = createScriptEnvironment();
+    const { api } = await setup({ env });
+    const keyed = await api.create({ code: 'cyrnel.output({ ok: 1 })' }, { keyId: '0123456789abcdef' });
+    const admin = await api.create({ code: 'cyrnel.output({ ok: 1 })' });
+    await api.wait(keyed.id);
+    await api.wait(admin.id);
+    expect(env.tenants.get(keyed.id)).toBe('0123456789abcdef');
+    expect(env.tenants.get(admin.id)).toBe(ADMIN_TENANT);
+  });
+
+  it('records the reason an environment gives with setError as the errorReason of a failed run', async () => {
+    const { api } = await setup({ env: createScriptEnvironment() });
+    const crashed = await api.create({ code: "cyrnel.fail('the sandbox crashed', 'sandbox_collateral')" });
+    expect(await api.wait(crashed.id)).toMatchObject({
+      exitState: 'failed',
+      error: 'the sandbox crashed',
+      errorReason: 'sandbox_collateral',
+    });
+    // A failure of the code itself has no reason; a reason that is not a stable one is dropped.
+    const thrown = await api.create({ code: "throw new Error('bad code')" });
+    expect(await api.wait(thrown.id)).toMatchObject({ exitState: 'failed', errorReason: null });
+    const unknown = await api.create({ code: "cyrnel.fail('odd', 'no_such_reason')" });
+    expect(await api.wait(unknown.id)).toMatchObject({
+      exitState: 'failed',
+      error: 'odd',
+      errorReason: null,
+    });
   });
 });

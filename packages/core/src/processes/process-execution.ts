@@ -1,4 +1,5 @@
 import {
+  ADMIN_TENANT,
   type ErrorReason,
   type ExecutionExitState,
   isExecutionExitState,
@@ -148,7 +149,15 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     unfinished++;
     let execution: Promise<ExecutionExitState>;
     try {
-      execution = lease.environment.execute({ eid: id, code: run.code, options: { timeoutMs }, envConfig });
+      // The tenant keeps executions of different keys out of each other's sandboxes.
+      const tenant = run.record.keyId ?? ADMIN_TENANT;
+      execution = lease.environment.execute({
+        eid: id,
+        code: run.code,
+        options: { timeoutMs },
+        envConfig,
+        tenant,
+      });
     } catch (error) {
       execution = Promise.reject(error);
     }

@@ -114,14 +114,18 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     return exitState === 'canceled' ? 'canceled' : 'the process failed';
   };
 
-  // An end the environment reports: only a deadline or a cancel has a reason; a failure is the code's.
-  const reasonFor = (exitState: ExecutionExitState): ErrorReason | null =>
-    exitState === 'timeout' ? 'process_timeout' : exitState === 'canceled' ? 'process_killed' : null;
+  // An end the environment reports: a deadline or a cancel has its reason; a failure is the code's
+  // unless the environment gave a reason with `setError` (its sandbox crashed under the run).
+  const reasonFor = (run: LiveProcess, exitState: ExecutionExitState): ErrorReason | null => {
+    if (exitState === 'timeout') return 'process_timeout';
+    if (exitState === 'canceled') return 'process_killed';
+    return exitState === 'failed' ? run.errorReason : null;
+  };
 
   const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
     const { forced } = run;
     if (forced) finish(run, forced.exitState, forced.error, forced.errorReason);
-    else finish(run, exitState, errorFor(run, exitState), reasonFor(exitState));
+    else finish(run, exitState, errorFor(run, exitState), reasonFor(run, exitState));
   };
 
   return { endCalls, finish, settle };

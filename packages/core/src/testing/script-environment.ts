@@ -1,4 +1,4 @@
-import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState } from '@cyrnel/sdk';
+import type { EnvironmentBindings, EnvironmentModule, ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
 
 /** Options of {@link createScriptEnvironment}. */
 export interface ScriptEnvironmentOptions {
@@ -18,7 +18,12 @@ export interface ScriptEnvironment extends EnvironmentModule {
   readonly started: number[];
   /** Ids `kill` was called with. */
   readonly killed: number[];
+  /** The `tenant` each execution arrived with, by id. */
+  readonly tenants: Map<number, string | undefined>;
 }
+
+/** What `cyrnel.fail(message, reason)` throws: the run fails with `setError(eid, message, reason)`. */
+const FAILURE_REASON = Symbol('failure reason');
 
 type Script = (cyrnel: Record<string, unknown>) => Promise<unknown>;
 const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => Script;
@@ -33,6 +38,7 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
   const kills = new Map<number, () => void>();
   const started: number[] = [];
   const killed: number[] = [];
+  const tenants = new Map<number, string | undefined>();
   let bindings: EnvironmentBindings | undefined;
   let busy = 0;
 
@@ -49,13 +55,15 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
   return {
     started,
     killed,
+    tenants,
     async setup(context) {
       bindings = (context as { bindings: EnvironmentBindings }).bindings;
     },
     async teardown() {
       bindings = undefined;
     },
-    async execute({ eid, code }): Promise<ExecutionExitState> {
+    async execute({ eid, code, tenant }): Promise<ExecutionExitState> {
+      tenants.set(eid, tenant);
       const host = bindings as EnvironmentBindings;
       if (options.hang) {
         host.setState(eid, 'running');
@@ -92,6 +100,10 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
         invoke: (serviceId: string, toolId: string, parameters: Record<string, unknown>) =>
           host.invokeTool(eid, { serviceId, toolId, parameters }),
         sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+        // A failure that is not the code's own, as an environment reports it (a crashed sandbox).
+        fail: (message: string, reason: ErrorReason) => {
+          throw Object.assign(new Error(message), { [FAILURE_REASON]: reason });
+        },
       };
       const killSignal = new Promise<ExecutionExitState>((resolve) => {
         kills.set(eid, () => resolve('canceled'));
@@ -100,7 +112,10 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
         const run = new AsyncFunction('cyrnel', code)(cyrnel).then(() => 'success' as const);
         return await Promise.race([run, killSignal]);
       } catch (error) {
-        host.setError(eid, error instanceof Error ? error.message : String(error));
+        const message = error instanceof Error ? error.message : String(error);
+        const reason = (error as { [FAILURE_REASON]?: ErrorReason } | null)?.[FAILURE_REASON];
+        if (reason === undefined) host.setError(eid, message);
+        else host.setError(eid, message, reason);
         return 'failed';
       } finally {
         kills.delete(eid);

@@ -6,6 +6,7 @@ import {
   type ChildCallKind,
   type ChildMessage,
   type ChildSettings,
+  CRASHED_EXECUTION_MARKER,
   type HostMessage,
 } from '../shared/sandbox-protocol';
 import { createAuditLog } from './audit-log';
@@ -17,17 +18,24 @@ import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
  * process then). The line goes out synchronously (an IPC message would be lost with the process)
  * so the host's crash message can say what happened instead of assuming memory.
  */
-function newRunner(settings: ChildSettings): IsolateRunner {
-  return createIsolateRunner({
+function newRunner(
+  settings: ChildSettings,
+  executionOf: (runner: IsolateRunner) => number | undefined,
+): IsolateRunner {
+  const runner: IsolateRunner = createIsolateRunner({
     memoryLimitMb: settings.memoryLimitMb || 128,
     onCatastrophicError: (message) => {
       try {
+        // Which execution's isolate it was: the host fails that one as the cause.
+        const eid = executionOf(runner);
+        if (eid !== undefined) writeSync(2, `${CRASHED_EXECUTION_MARKER}${eid}\n`);
         writeSync(2, `${CATASTROPHIC_ERROR_MARKER}${String(message).replace(/\s+/g, ' ').slice(0, 300)}\n`);
       } finally {
         process.abort();
       }
     },
   });
+  return runner;
 }
 
 /** Messages to the host, batched: one IPC message per event-loop turn. */
@@ -67,8 +75,12 @@ function createOutbox(): Outbox {
  * decides how many run here at once); exits when the host disconnects.
  */
 export function serveSandbox(settings: ChildSettings): void {
-  let spare: IsolateRunner | undefined = newRunner(settings);
   const running = new Map<number, IsolateRunner>();
+  const executionOf = (runner: IsolateRunner) => {
+    for (const [eid, held] of running) if (held === runner) return eid;
+    return undefined;
+  };
+  let spare: IsolateRunner | undefined = newRunner(settings, executionOf);
   const replies = new Map<number, { eid: number; resolve(v: unknown): void; reject(e: unknown): void }>();
   const { send, sendNow } = createOutbox();
   let nextCall = 1;
@@ -98,7 +110,7 @@ export function serveSandbox(settings: ChildSettings): void {
   }
 
   async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
-    const runner = spare ?? newRunner(settings);
+    const runner = spare ?? newRunner(settings, executionOf);
     spare = undefined;
     running.set(eid, runner);
     const ending = new AbortController();

@@ -46,7 +46,7 @@ export const configSchema: JSONSchema = {
       maximum: 64,
       default: 8,
       description:
-        'Executions one sandbox process may host at once: more than one only while all of them await tool calls or timers, so waiting programs do not hold the CPU slots. A crash of the process fails all of them. 1: one execution per process.',
+        'Executions of one tenant (API key) one sandbox process may host at once: more than one only while all of them await tool calls or timers, so waiting programs do not hold the CPU slots. A process serves one tenant for its life. A crash of the process ends all of them: those that made no tool call and wrote nothing run again once, the others fail. 1: one execution per process.',
     },
     idleTimeoutMs: {
       type: 'integer',

@@ -1,12 +1,14 @@
 import type { CatalogChange, ExecutionExitState } from '@cyrnel/sdk';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import type { RunJob, RunResult } from '../shared/run-job';
+import type { SandboxRunResult } from './crash-verdict';
 import {
   type ChildExit,
   type ExecutionHandlers,
   type SandboxProcess,
   spawnSandboxProcess,
 } from './sandbox-process';
+import { placeExecution } from './tenant-placement';
 
 /** Callbacks of one pooled execution. */
 export interface PoolHandlers extends ExecutionHandlers {
@@ -14,16 +16,38 @@ export interface PoolHandlers extends ExecutionHandlers {
   started(): void;
 }
 
+/** How a pooled execution ended: `reason` when the sandbox, not the code, failed it. */
+export interface PoolRunResult extends RunResult {
+  readonly reason?: 'sandbox_crashed' | 'sandbox_collateral';
+}
+
 /**
- * A supervised pool of sandbox children with a FIFO queue beyond what they take: an execution
- * goes to a child without work, else to a child whose executions all await the host (up to
- * `executionsPerChild`), else it waits.
+ * A supervised pool of sandbox children with a FIFO queue beyond what they take. Each child
+ * serves one tenant (API key) for its life: an execution goes to an idle child of its tenant or
+ * one nobody used, else a new child, else a child of its tenant whose executions all await the
+ * host (up to `executionsPerChild`), else an idle child of another tenant is stopped to make
+ * room, else it waits (see `placeExecution`).
  */
 export interface SandboxPool {
-  /** Queue one execution; resolves when it ends. */
-  run(eid: number, job: RunJob, handlers: PoolHandlers): Promise<RunResult>;
+  /**
+   * Queue one execution of `tenant` (absent: one shared tenant); resolves when it ends. A run
+   * whose child crashed under it before it made a tool call or wrote anything is run again once
+   * on a fresh child, with what is left of its deadline.
+   */
+  run(eid: number, job: RunJob, handlers: PoolHandlers, tenant?: string): Promise<PoolRunResult>;
   /** Cancel a queued or running execution; unknown ids are ignored. */
   kill(eid: number): void;
+  /**
+   * Running execution `eid` acted outside its sandbox by a way the pool does not see (a tool call
+   * made through another channel than the child's messages): a crash of its child will fail it
+   * instead of running it again. Unknown ids are ignored.
+   *
+   * @example
+   * ```ts
+   * gateway.onCall((eid) => pool.touched(eid));
+   * ```
+   */
+  touched(eid: number): void;
   /**
    * The catalog changed: resolves once every child dropped what direct calls prepared (a child
    * that does not answer within the grace is killed).
@@ -57,8 +81,14 @@ export interface SandboxPoolOptions {
   readonly onChildStart?: (event: { readonly pid: number | undefined }) => void;
   /** Told when a child died while the pool is open; it is replaced after `respawnDelayMs`. */
   readonly onChildExit?: (event: ChildExitEvent) => void;
-  /** Told when an idle child was stopped after `idleTimeoutMs` (it is not replaced until work comes). */
-  readonly onChildRetire?: (event: { readonly pid: number | undefined }) => void;
+  /**
+   * Told when an idle child was stopped: after `idleTimeoutMs` (`idle`), or to make room for
+   * another tenant's execution (`tenant`). It is not replaced until work comes.
+   */
+  readonly onChildRetire?: (event: {
+    readonly pid: number | undefined;
+    readonly why: 'idle' | 'tenant';
+  }) => void;
 }
 
 /** A child that died while the pool was open. */
@@ -72,9 +102,21 @@ export interface ChildExitEvent extends ChildExit {
 
 interface Waiting {
   readonly eid: number;
+  readonly tenant: string;
   readonly job: RunJob;
   readonly handlers: PoolHandlers;
-  readonly settle: (result: RunResult) => void;
+  readonly settle: (result: PoolRunResult) => void;
+  /** `performance.now()` at its first start: a retry gets what is left of its deadline. */
+  readonly startedAt?: number;
+  /** This is its one retry after a crash. */
+  readonly retried?: boolean;
+  /** It shares its child with nobody (a retry after a crash nobody could be blamed for). */
+  readonly alone?: boolean;
+}
+
+/** The result without the pool's own instructions. */
+function publicResult({ exit, error, reason }: SandboxRunResult): PoolRunResult {
+  return { exit, ...(error === undefined ? {} : { error }), ...(reason === undefined ? {} : { reason }) };
 }
 
 /**
@@ -88,6 +130,10 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const idle: SandboxProcess[] = [];
   const idleTimers = new Map<SandboxProcess, NodeJS.Timeout>();
   const retired = new Set<SandboxProcess>();
+  /** The tenant each child serves, from its first execution to its exit. */
+  const tenantOf = new Map<SandboxProcess, string>();
+  /** Children running an execution that must share its child with nobody. */
+  const alone = new Set<SandboxProcess>();
   const busy = new Map<number, { process: SandboxProcess; backstop: NodeJS.Timeout }>();
   const queue: Waiting[] = [];
   const children = new Set<SandboxProcess>();
@@ -103,6 +149,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
       onActivity: () => pump(),
       onExit: (dead, how) => {
         children.delete(dead);
+        tenantOf.delete(dead);
+        alone.delete(dead);
         takeIdle(dead);
         if (retired.delete(dead) || closed) return;
         // A child that cannot even start (broken install) must not become a fork loop: back off.
@@ -122,18 +170,21 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     children.add(child);
     putIdle(child);
     options.onChildStart?.({ pid: child.pid });
+    return child;
   };
 
-  const retire = (child: SandboxProcess) => {
+  const retire = (child: SandboxProcess, why: 'idle' | 'tenant') => {
     takeIdle(child);
     retired.add(child);
-    options.onChildRetire?.({ pid: child.pid });
+    options.onChildRetire?.({ pid: child.pid, why });
     void child.destroy();
   };
   const putIdle = (child: SandboxProcess) => {
+    // Executions of one child ending in the same turn each find it empty: it is idle once.
+    if (idle.includes(child)) return;
     idle.push(child);
     if (idleTimeoutMs > 0) {
-      const timer = setTimeout(() => retire(child), idleTimeoutMs);
+      const timer = setTimeout(() => retire(child, 'idle'), idleTimeoutMs);
       timer.unref();
       idleTimers.set(child, timer);
     }
@@ -146,59 +197,85 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     idleTimers.delete(child);
   };
 
-  /** The least loaded live child whose executions all await the host, with room for one more. */
-  const awaitingChild = () => {
-    let best: SandboxProcess | undefined;
-    for (const child of children) {
-      const { executions } = child;
-      if (!child.alive || retired.has(child) || executions === 0 || executions >= perChild) continue;
-      if (child.awaiting === executions && (!best || executions < best.executions)) best = child;
-    }
-    return best;
-  };
-  /** A child for the next execution: an idle one, a new one while under `size`, else a sharing one. */
-  const pick = () => {
-    if (idle.length > 0) return idle[0];
+  /** A child for the next execution of `tenant`, assigned to it; undefined: it waits. */
+  const pick = (tenant: string, solo: boolean): SandboxProcess | undefined => {
     // Retired children come back on demand; a respawn already pending counts as one.
-    if (children.size - retired.size + respawns.size < options.size) {
-      spawn();
-      return idle[0];
-    }
-    return awaitingChild();
+    const room = children.size - retired.size + respawns.size < options.size;
+    const placement = placeExecution(
+      { all: children, idle, retired, tenantOf, alone, room, perChild },
+      tenant,
+      solo,
+    );
+    if (!placement) return undefined;
+    if (placement.kind === 'evict') retire(placement.child, 'tenant');
+    const child = placement.kind === 'spawn' || placement.kind === 'evict' ? spawn() : placement.child;
+    takeIdle(child);
+    tenantOf.set(child, tenant);
+    return child;
   };
 
+  const start = (next: Waiting, child: SandboxProcess) => {
+    if (next.alone) alone.add(child);
+    // The child enforces the deadline itself; this backstop covers a child that stopped answering.
+    const backstop = setTimeout(
+      () => child.stop(next.eid, 'timeout', graceMs),
+      Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_DELAY_MS),
+    );
+    busy.set(next.eid, { process: child, backstop });
+    if (next.startedAt === undefined) next.handlers.started();
+    const startedAt = next.startedAt ?? performance.now();
+    void child.run(next.eid, next.job, next.handlers).then((result) => {
+      clearTimeout(backstop);
+      busy.delete(next.eid);
+      if (child.executions === 0) alone.delete(child);
+      if (child.alive && !closed && child.executions === 0 && !retired.has(child)) putIdle(child);
+      const left = Math.floor(next.job.timeoutMs - (performance.now() - startedAt));
+      if (result.retry && !next.retried && !closed && left > 0) {
+        // Its child crashed before it did anything visible: once more, first in line.
+        queue.unshift({
+          ...next,
+          job: { ...next.job, timeoutMs: left },
+          startedAt,
+          retried: true,
+          alone: result.retry === 'alone',
+        });
+      } else next.settle(publicResult(result));
+      pump();
+    });
+  };
+
+  /**
+   * Place what can be placed, in FIFO order. When an execution finds no child, no slot is free
+   * (no idle child, no room, nothing to evict), so those behind it can only share a child of
+   * their own tenant; a tenant that found none is not tried again in the same pass.
+   */
   const pump = () => {
-    while (!closed && queue.length > 0) {
-      const child = pick();
-      if (!child) return;
-      const next = queue.shift() as Waiting;
-      takeIdle(child);
-      // The child enforces the deadline itself; this backstop covers a child that stopped answering.
-      const backstop = setTimeout(
-        () => child.stop(next.eid, 'timeout', graceMs),
-        Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_DELAY_MS),
-      );
-      busy.set(next.eid, { process: child, backstop });
-      next.handlers.started();
-      void child.run(next.eid, next.job, next.handlers).then((result) => {
-        clearTimeout(backstop);
-        busy.delete(next.eid);
-        if (child.alive && !closed && child.executions === 0 && !retired.has(child)) putIdle(child);
-        next.settle(result);
-        pump();
-      });
+    const stuck = new Set<string>();
+    for (let i = 0; !closed && i < queue.length; ) {
+      const next = queue[i] as Waiting;
+      const child = stuck.has(next.tenant) ? undefined : pick(next.tenant, next.alone === true);
+      if (!child) {
+        if (!next.alone) stuck.add(next.tenant);
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      start(next, child);
     }
   };
 
   for (let i = 0; i < options.size; i++) spawn();
 
   return {
-    run(eid, job, handlers) {
+    run(eid, job, handlers, tenant = '') {
       if (closed) return Promise.resolve({ exit: 'canceled' as ExecutionExitState });
-      return new Promise<RunResult>((settle) => {
-        queue.push({ eid, job, handlers, settle });
+      return new Promise<PoolRunResult>((settle) => {
+        queue.push({ eid, tenant, job, handlers, settle });
         pump();
       });
+    },
+    touched(eid) {
+      busy.get(eid)?.process.touch(eid);
     },
     kill(eid) {
       const at = queue.findIndex((w) => w.eid === eid);

@@ -11,7 +11,8 @@ import {
 } from '../shared/sandbox-protocol';
 import { readAuditLines } from './audit-reader';
 import { createChildInbox } from './child-inbox';
-import { crashMessage } from './crash-message';
+import { describeCrash } from './crash-message';
+import { judgeCrash, type SandboxRunResult } from './crash-verdict';
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
@@ -37,8 +38,16 @@ export interface SandboxProcess {
   readonly executions: number;
   /** Of those, how many the child reported awaiting the host (their isolates idle). */
   readonly awaiting: number;
-  /** Run one execution; resolves when it ends, also when the child dies under it (all of its executions fail). */
-  run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<RunResult>;
+  /**
+   * Run one execution; resolves when it ends, also when the child dies under it (each of its
+   * executions is judged: `judgeCrash`).
+   */
+  run(eid: number, job: RunJob, handlers: ExecutionHandlers): Promise<SandboxRunResult>;
+  /**
+   * Execution `eid` acted outside the sandbox by a way this handle does not see (a tool call
+   * through another channel): should the child crash, it is not run again.
+   */
+  touch(eid: number): void;
   /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
   stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
   /**
@@ -66,7 +75,9 @@ export interface SandboxProcessOptions {
 interface Job {
   readonly eid: number;
   readonly handlers: ExecutionHandlers;
-  readonly settle: (result: RunResult) => void;
+  readonly settle: (result: SandboxRunResult) => void;
+  /** It made a tool call or wrote something: a crash of the child must not run it again. */
+  touched: boolean;
   /** Audit lines read for it so far. */
   audited: number;
   /** Its end, held until the audit lines its `done` announced have been read. */
@@ -88,9 +99,10 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     memoryLimitMb: options.memoryLimitMb,
     ...(options.directCallRuntimeUrl ? { directCallRuntimeUrl: options.directCallRuntimeUrl } : {}),
   };
+  // The child's own heap only carries IPC values; isolates have their own limit.
+  const processHeapMb = Math.max(256, options.memoryLimitMb * 2);
   const child: ChildProcess = fork(options.childPath, [JSON.stringify(settings)], {
-    // The child's own heap only carries IPC values; isolates have their own limit.
-    execArgv: ['--no-node-snapshot', `--max-old-space-size=${Math.max(256, options.memoryLimitMb * 2)}`],
+    execArgv: ['--no-node-snapshot', `--max-old-space-size=${processHeapMb}`],
     serialization: 'advanced',
     // fd 4: the audit pipe of direct tool calls (AUDIT_FD), written synchronously by the child.
     stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'],
@@ -123,7 +135,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       }
     }
   };
-  const finish = (job: Job, result: RunResult) => {
+  const finish = (job: Job, result: SandboxRunResult) => {
     jobs.delete(job.eid);
     if (job.awaiting) awaiting--;
     clearTimeout(job.killTimer);
@@ -145,13 +157,19 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       awaiting += message.awaiting ? 1 : -1;
       options.onActivity?.(self);
     } else if (message.t === 'call') {
+      // Discovery only reads the catalog; a tool call (or preparing one) may act on the world.
+      if (message.kind === 'invoke' || message.kind === 'prepareDirect') job.touched = true;
       job.handlers.call(message.kind, message.args).then(
         (value) => post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
-    } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);
-    else if (message.t === 'output') job.handlers.output(message.json);
-    else if (message.t === 'done') {
+    } else if (message.t === 'stdout' || message.t === 'stderr') {
+      job.touched = true;
+      job.handlers.write(message.t, message.text);
+    } else if (message.t === 'output') {
+      job.touched = true;
+      job.handlers.output(message.json);
+    } else if (message.t === 'done') {
       const result: RunResult = job.forced
         ? { exit: job.forced }
         : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) };
@@ -168,6 +186,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       const job = jobs.get(line.eid);
       if (!job) return;
       job.audited++;
+      job.touched = true;
       job.handlers.direct?.(line.event);
       if (job.held && job.audited >= job.held.lines) finish(job, job.held.result);
     });
@@ -190,16 +209,23 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     alive = false;
     // What the child said before it went comes first (an exit it reported is not a crash).
     inbox.drainAll();
-    // Every execution the child held goes down with it; each is recorded on its own.
-    const crash = crashMessage(signal, code, stderrTail, options.memoryLimitMb);
-    const shared = jobs.size > 1 ? ` (with ${jobs.size - 1} other execution(s) sharing the sandbox)` : '';
+    // Every execution the child held goes down with it; each is judged on its own: the cause,
+    // the others (run again when they did nothing visible yet), those being stopped anyway.
+    const crash = describeCrash({ signal, code, stderrTail, limitMb: options.memoryLimitMb, processHeapMb });
+    // A run that ended before the crash keeps its own end (only its audit lines were pending).
+    const caught = [...jobs.values()].filter((job) => !job.held);
+    const verdicts = judgeCrash(
+      crash,
+      caught.map((job) => ({
+        eid: job.eid,
+        touched: job.touched,
+        awaiting: job.awaiting === true,
+        forced: job.forced !== undefined,
+      })),
+    );
     for (const job of [...jobs.values()]) {
-      // A run that ended before the crash keeps its own end (only its audit lines were pending).
-      finish(
-        job,
-        job.held?.result ??
-          (job.forced ? { exit: job.forced } : { exit: 'failed', error: `${crash}${shared}` }),
-      );
+      const verdict = verdicts.get(job.eid);
+      finish(job, job.held?.result ?? (job.forced ? { exit: job.forced } : (verdict ?? { exit: 'failed' })));
     }
     options.onExit(self, { code, signal });
   });
@@ -219,14 +245,18 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       return awaiting;
     },
     run(eid, job, handlers) {
-      return new Promise<RunResult>((settle) => {
+      return new Promise<SandboxRunResult>((settle) => {
         if (!alive) {
-          settle({ exit: 'failed', error: 'The sandbox process is not running' });
+          settle({ exit: 'failed', error: 'The sandbox process is not running', reason: 'sandbox_crashed' });
           return;
         }
-        jobs.set(eid, { eid, handlers, settle, audited: 0 });
+        jobs.set(eid, { eid, handlers, settle, audited: 0, touched: false });
         post({ t: 'run', eid, job });
       });
+    },
+    touch(eid) {
+      const job = jobs.get(eid);
+      if (job) job.touched = true;
     },
     stop(eid, reason, graceMs) {
       const job = jobs.get(eid);

@@ -73,11 +73,13 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
         onChildStart: ({ pid }) => logger.debug('sandbox process started', { pid }),
         onChildExit: ({ pid, code, signal, respawnDelayMs }) =>
           logger.info('sandbox process exited; replacing it', { pid, code, signal, respawnDelayMs }),
-        onChildRetire: ({ pid }) =>
-          logger.debug('sandbox process stopped after idling', {
-            pid,
-            idleTimeoutMs: resolved.idleTimeoutMs,
-          }),
+        onChildRetire: ({ pid, why }) =>
+          why === 'idle'
+            ? logger.debug('sandbox process stopped after idling', {
+                pid,
+                idleTimeoutMs: resolved.idleTimeoutMs,
+              })
+            : logger.debug('sandbox process stopped to make room for another tenant', { pid }),
       });
       // A change is acknowledged by the host only once every sandbox process dropped its copy.
       const unsubscribe = direct?.onChange((change) => pool.catalogChanged(change)) ?? (() => {});
@@ -99,6 +101,8 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
         guard(logger, 'setError', () => bindings.setError(eid, 'code must be a string'));
         return 'failed';
       }
+      // Executions of different tenants (API keys) never share a sandbox process.
+      const tenant = typeof input.tenant === 'string' ? input.tenant : '';
       const result = await env.pool.run(
         eid,
         {
@@ -123,10 +127,13 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
               bindings.emitOutput(eid, JSON.parse(json) as Record<string, unknown>),
             ),
         },
+        tenant,
       );
       if (result.error !== undefined) {
-        const message = result.error;
-        guard(logger, 'setError', () => bindings.setError(eid, message));
+        const { error: message, reason } = result;
+        guard(logger, 'setError', () =>
+          reason === undefined ? bindings.setError(eid, message) : bindings.setError(eid, message, reason),
+        );
       }
       return result.exit;
     },

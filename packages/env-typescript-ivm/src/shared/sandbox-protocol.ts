@@ -18,6 +18,13 @@ export type ChildCallKind = HostCallKind | 'prepareDirect';
  */
 export const CATASTROPHIC_ERROR_MARKER = 'cyrnel-sandbox: catastrophic error: ';
 
+/**
+ * Line prefix a child writes to stderr just before {@link CATASTROPHIC_ERROR_MARKER}, followed by
+ * the id of the execution whose isolate failed, so the host fails that one as the cause and not
+ * the others it held.
+ */
+export const CRASHED_EXECUTION_MARKER = 'cyrnel-sandbox: crashed execution: ';
+
 /** Host → child messages. */
 export type HostMessage =
   | { readonly t: 'run'; readonly eid: number; readonly job: RunJob }

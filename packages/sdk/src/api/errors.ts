@@ -198,7 +198,7 @@ export const ERROR_REASONS = {
   sandbox_collateral: {
     code: 'unavailable',
     meaning:
-      'another run sharing the sandbox process crashed it after this run had made tool calls; run it again',
+      'another run of the same key sharing the sandbox process crashed it after this run had made tool calls or written output; run it again',
   },
   process_timeout: { code: 'timeout', meaning: 'the process ran past its timeout' },
   wait_timeout: { code: 'timeout', meaning: 'the process did not finish within the wait bound' },
