@@ -113,8 +113,7 @@ export const ERROR_REASONS = {
   too_many_streams: { code: 'too_many_streams', meaning: 'too many open event streams; retry later' },
   storage_quota_exceeded: {
     code: 'quota_exceeded',
-    meaning:
-      "the key's processes hold more stored data than its quota; delete some or wait for retention",
+    meaning: "the key's processes hold more stored data than its quota; delete some or wait for retention",
   },
   rate_limited: {
     code: 'rate_limited',
