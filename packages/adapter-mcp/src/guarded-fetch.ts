@@ -63,7 +63,10 @@ export function createGuardedFetch(
       return response as unknown as Response;
     const declared = Number(response.headers.get('content-length'));
     const tooLarge = () =>
-      cyrnelError('upstream_failed', `the MCP server's answer is larger than ${maxResponseBytes} bytes`);
+      cyrnelError(
+        'upstream_answer_too_large',
+        `the MCP server's answer is larger than ${maxResponseBytes} bytes`,
+      );
     if (declared > maxResponseBytes) {
       await response.body.cancel().catch(() => undefined);
       throw tooLarge();

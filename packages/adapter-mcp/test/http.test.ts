@@ -160,7 +160,7 @@ describe('an HTTP MCP server that needs a token', () => {
     await expect(
       adapter.invoke({ serviceId: 'guarded', toolId: 'huge', parameters: {} }),
     ).rejects.toMatchObject({
-      reason: 'upstream_failed',
+      reason: 'upstream_answer_too_large',
       message: expect.stringContaining('larger than 16777216 bytes'),
     });
     expect(await adapter.invoke({ serviceId: 'guarded', toolId: 'whoami', parameters: {} })).toBe(

@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { CatalogChange } from '@cyrnel/sdk';
+import { callError } from '../shared/call-error';
 import {
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
@@ -140,8 +141,15 @@ export function serveSandbox(settings: ChildSettings): void {
       const waiter = replies.get(message.id);
       if (!waiter) return;
       replies.delete(message.id);
-      if (message.ok) waiter.resolve(message.value);
-      else waiter.reject(message.error);
+      if (!message.ok) waiter.reject(message.error);
+      else if (typeof message.json !== 'string') waiter.resolve(message.value);
+      else {
+        try {
+          waiter.resolve(JSON.parse(message.json));
+        } catch {
+          waiter.reject(callError('upstream_failed', 'The tool result is not valid JSON'));
+        }
+      }
     }
   });
   process.on('disconnect', () => {

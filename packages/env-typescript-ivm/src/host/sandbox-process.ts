@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
+import { type CatalogChange, type DirectCallEvent, isJsonText } from '@cyrnel/sdk';
 import { callError, toCallError } from '../shared/call-error';
 import type { RunJob, RunResult } from '../shared/run-job';
 import {
@@ -146,7 +146,13 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       options.onActivity?.(self);
     } else if (message.t === 'call') {
       job.handlers.call(message.kind, message.args).then(
-        (value) => post({ t: 'reply', id: message.id, ok: true, value }),
+        // A result handed on as JSON text is parsed in the child, never on this thread.
+        (value) =>
+          post(
+            isJsonText(value)
+              ? { t: 'reply', id: message.id, ok: true, json: value.text }
+              : { t: 'reply', id: message.id, ok: true, value },
+          ),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
     } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);

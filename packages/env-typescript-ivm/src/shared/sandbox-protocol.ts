@@ -26,6 +26,8 @@ export type HostMessage =
       readonly id: number;
       readonly ok: boolean;
       readonly value?: unknown;
+      /** The value as JSON text (a tool result the host never parsed): the child parses it. */
+      readonly json?: string;
       readonly error?: unknown;
     }
   | { readonly t: 'kill'; readonly eid: number }
