@@ -12,6 +12,8 @@ const FIXTURE = join(ROOT, 'packages/adapter-mcp/test/fixtures/fixture-server.mj
 const LEAKY_TOKEN = 'leaky-token-5d1c2b';
 const MCP_TOKEN = 'mcp-token-94ae71';
 const MODULE_TOKEN = 'module-token-0c8f3e';
+/** The definition's placeholder of the service's secret `token`. */
+const PLACEHOLDER = ['$', '{secrets.token}'].join('');
 
 /**
  * A custom adapter that leaks: its module logs its own secret at setup, and each call logs the
@@ -94,7 +96,7 @@ describe('secrets never leave the host', () => {
         transport: 'stdio',
         command: process.execPath,
         args: [FIXTURE],
-        env: { FIXTURE_TOKEN: '${secrets.token}' },
+        env: { FIXTURE_TOKEN: PLACEHOLDER },
       }),
       secrets: { token: MCP_TOKEN },
       enabled: true,
@@ -149,7 +151,7 @@ describe('secrets never leave the host', () => {
         transport: 'stdio',
         command: process.execPath,
         args: ['-e', `console.error(process.env.T); process.exit(2)`],
-        env: { T: '${secrets.token}' },
+        env: { T: PLACEHOLDER },
       }),
       secrets: { token: 'never-shown-token-1234' },
     });

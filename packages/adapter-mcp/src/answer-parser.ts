@@ -2,6 +2,7 @@ import { Worker } from 'node:worker_threads';
 import {
   ANSWER_WORKER_DATA,
   type Answer,
+  type AnswerFormat,
   type AnswerLimits,
   type AnswerReply,
   type AnswerRequest,
@@ -16,8 +17,8 @@ export interface AnswerParserOptions {
 
 /** Large MCP messages read in worker threads. */
 export interface AnswerParser {
-  /** Read one message's bytes (they are transferred: the caller must not use them again). */
-  read(bytes: Uint8Array): Promise<Answer>;
+  /** Read a line's or a body's bytes (they are transferred: the caller must not use them again). */
+  read(bytes: Uint8Array, format: AnswerFormat): Promise<readonly Answer[]>;
   /** Stop the workers; messages still being read fail. */
   close(): Promise<void>;
 }
@@ -29,7 +30,7 @@ const WORKER_URL = new URL(
 
 interface Lane {
   readonly worker: Worker;
-  readonly pending: Map<number, { resolve(answer: Answer): void; reject(error: Error): void }>;
+  readonly pending: Map<number, { resolve(answers: readonly Answer[]): void; reject(error: Error): void }>;
 }
 
 /**
@@ -39,7 +40,7 @@ interface Lane {
  * @example
  * ```ts
  * const parser = createAnswerParser({ limits: { maxDepth: 64, maxElements: 1_000_000 } });
- * const answer = await parser.read(line); // { kind: 'tool-result', id: 3, json: '[…]' }
+ * const [answer] = await parser.read(line, 'line'); // { kind: 'tool-result', id: 3, json: '[…]' }
  * ```
  */
 export function createAnswerParser(options: AnswerParserOptions): AnswerParser {
@@ -55,7 +56,7 @@ export function createAnswerParser(options: AnswerParserOptions): AnswerParser {
     worker.on('message', (reply: AnswerReply) => {
       const waiter = lane.pending.get(reply.id);
       lane.pending.delete(reply.id);
-      waiter?.resolve(reply.answer);
+      waiter?.resolve(reply.answers);
     });
     const fail = (error: Error) => {
       const index = lanes.indexOf(lane);
@@ -79,18 +80,19 @@ export function createAnswerParser(options: AnswerParserOptions): AnswerParser {
   };
 
   return {
-    read(bytes) {
+    read(bytes, format) {
       if (closed) return Promise.reject(new Error('the MCP adapter is torn down'));
       const chosen = lane();
       const id = nextId++;
       // A buffer of its own, so it can move to the worker without a copy of the rest of a pool.
       const owned =
         bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
-      return new Promise<Answer>((resolve, reject) => {
+      return new Promise<readonly Answer[]>((resolve, reject) => {
         chosen.pending.set(id, { resolve, reject });
-        chosen.worker.postMessage({ id, bytes: owned, limits: options.limits } satisfies AnswerRequest, [
-          owned.buffer as ArrayBuffer,
-        ]);
+        chosen.worker.postMessage(
+          { id, bytes: owned, format, limits: options.limits } satisfies AnswerRequest,
+          [owned.buffer as ArrayBuffer],
+        );
       });
     },
     async close() {

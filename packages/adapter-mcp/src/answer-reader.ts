@@ -2,6 +2,7 @@ import type { ModuleLogger } from '@cyrnel/sdk';
 import { deserializeMessage, type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/client';
 import type { AnswerParser } from './answer-parser';
 import { type Answer, type AnswerLimits, idOfCutMessage, type MessageId, scanJson } from './answer-worker';
+import type { JsonTextStash } from './json-text-stash';
 
 /**
  * The JSON-RPC error code of the answer cyrnel makes up for a request whose real answer was too
@@ -24,6 +25,8 @@ export interface AnswerReaderOptions {
    * text: random per adapter, so no server can forge it.
    */
   readonly jsonTextKey: string;
+  /** Where tool results read in a worker wait for their call (the message carries a token). */
+  readonly stash: JsonTextStash;
   readonly logger: ModuleLogger;
   readonly label: string;
 }
@@ -34,6 +37,12 @@ export interface AnswerReader {
   read(bytes: Buffer): Promise<JSONRPCMessage | undefined>;
   /** A line past {@link AnswerReaderOptions.maxBytes}, skipped: the error of the call it answered. */
   oversized(head: string, tail: string, bytes: number): JSONRPCMessage | undefined;
+  /**
+   * A whole HTTP answer (`application/json` or `text/event-stream`) larger than
+   * {@link INLINE_BYTES}, read in a worker: the JSON text of its messages (a batch) for the SDK to
+   * read instead, small since tool results wait in the stash.
+   */
+  readBody(bytes: Uint8Array, format: 'json' | 'sse'): Promise<string>;
 }
 
 /**
@@ -77,7 +86,10 @@ export function createAnswerReader(options: AnswerReaderOptions): AnswerReader {
         return {
           jsonrpc: '2.0',
           id: answer.id,
-          result: { content: [], structuredContent: { [options.jsonTextKey]: answer.json } },
+          result: {
+            content: [],
+            structuredContent: { [options.jsonTextKey]: options.stash.put(answer.json) },
+          },
         };
       case 'message':
         try {
@@ -90,7 +102,10 @@ export function createAnswerReader(options: AnswerReaderOptions): AnswerReader {
 
   return {
     async read(bytes) {
-      if (bytes.length > INLINE_BYTES) return fromAnswer(await options.parser().read(bytes));
+      if (bytes.length > INLINE_BYTES) {
+        const [answer] = await options.parser().read(bytes, 'line');
+        return answer ? fromAnswer(answer) : undefined;
+      }
       const text = bytes.toString('utf8');
       const scan = scanJson(text, envelope);
       if (scan.exceeds === 'depth')
@@ -102,6 +117,14 @@ export function createAnswerReader(options: AnswerReaderOptions): AnswerReader {
       } catch (error) {
         return invalid((error as Error).message);
       }
+    },
+    async readBody(bytes, format) {
+      const answers = await options.parser().read(bytes, format);
+      const messages = answers.flatMap((answer) => {
+        const message = fromAnswer(answer);
+        return message ? [message] : [];
+      });
+      return JSON.stringify(messages);
     },
     oversized(head, tail, bytes) {
       return tooLarge(

@@ -24,17 +24,24 @@ export type Answer =
   | { readonly kind: 'message'; readonly message: unknown }
   | { readonly kind: 'invalid'; readonly why: string };
 
-/** A request to the worker: one message's bytes (transferred). */
+/**
+ * How the bytes frame messages: one message (a stdio line), a JSON body of one message or a
+ * batch (an HTTP answer), or a `text/event-stream` body of events, each one message.
+ */
+export type AnswerFormat = 'line' | 'json' | 'sse';
+
+/** A request to the worker: one line's or body's bytes (transferred). */
 export interface AnswerRequest {
   readonly id: number;
   readonly bytes: Uint8Array;
+  readonly format: AnswerFormat;
   readonly limits: AnswerLimits;
 }
 
-/** The worker's reply to an {@link AnswerRequest}. */
+/** The worker's reply to an {@link AnswerRequest}: one answer per message, in order. */
 export interface AnswerReply {
   readonly id: number;
-  readonly answer: Answer;
+  readonly answers: readonly Answer[];
 }
 
 /** Levels the JSON-RPC envelope adds above a tool's value (message, result, content, item). */
@@ -138,6 +145,11 @@ export function readAnswer(text: string, limits: AnswerLimits): Answer {
   } catch {
     return { kind: 'invalid', why: 'a message from the MCP server is not JSON' };
   }
+  return answerOf(message, limits);
+}
+
+/** The answer of one parsed message (see {@link readAnswer}). */
+function answerOf(message: unknown, limits: AnswerLimits): Answer {
   const result = (message as { result?: unknown }).result;
   const id = (message as { id?: unknown }).id;
   if (!isToolResult(result) || (typeof id !== 'number' && typeof id !== 'string'))
@@ -223,16 +235,48 @@ const CLOSE_BRACE = 0x7d;
 /** `workerData` of the answer worker, so a worker of someone else's that bundles this file stays quiet. */
 export const ANSWER_WORKER_DATA = 'cyrnel-mcp-answers';
 
+/**
+ * Read a body or a line in its format: a JSON batch is one answer per message, a
+ * `text/event-stream` one per event with data (`data:` lines joined), the rest one answer.
+ */
+export function readAnswers(text: string, format: AnswerFormat, limits: AnswerLimits): Answer[] {
+  if (format === 'sse') {
+    const answers: Answer[] = [];
+    for (const event of text.split(/\r?\n\r?\n/)) {
+      const data = event
+        .split(/\r?\n/)
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(line.startsWith('data: ') ? 6 : 5));
+      if (data.length > 0) answers.push(readAnswer(data.join('\n'), limits));
+    }
+    return answers;
+  }
+  if (format === 'json' && text.trimStart().startsWith('[')) {
+    // A batch: bounded as a whole (one level more), then each message as one answer.
+    const scan = scanJson(text, {
+      maxDepth: limits.maxDepth + ENVELOPE_DEPTH + 1,
+      maxElements: limits.maxElements,
+    });
+    if (scan.exceeds) return [tooLarge(undefined, scan.exceeds, limits)];
+    try {
+      return (JSON.parse(text) as unknown[]).map((message) => answerOf(message, limits));
+    } catch {
+      return [{ kind: 'invalid', why: 'a message from the MCP server is not JSON' }];
+    }
+  }
+  return [readAnswer(text, limits)];
+}
+
 if (parentPort && workerData === ANSWER_WORKER_DATA) {
   const port = parentPort;
   const decoder = new TextDecoder('utf-8');
   port.on('message', (request: AnswerRequest) => {
-    let answer: Answer;
+    let answers: Answer[];
     try {
-      answer = readAnswer(decoder.decode(request.bytes).replace(/\r$/, ''), request.limits);
+      answers = readAnswers(decoder.decode(request.bytes), request.format, request.limits);
     } catch (error) {
-      answer = { kind: 'invalid', why: error instanceof Error ? error.message : String(error) };
+      answers = [{ kind: 'invalid', why: error instanceof Error ? error.message : String(error) }];
     }
-    port.postMessage({ id: request.id, answer } satisfies AnswerReply);
+    port.postMessage({ id: request.id, answers } satisfies AnswerReply);
   });
 }

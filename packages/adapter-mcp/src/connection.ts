@@ -196,7 +196,9 @@ export function createConnection(options: ConnectionOptions): McpConnection {
       });
       transport = stdio;
     } else {
-      http = createGuardedFetch(options.outbound, spec.url, options.maxAnswerBytes);
+      http = createGuardedFetch(options.outbound, spec.url, options.maxAnswerBytes, (bytes, format) =>
+        options.answers.readBody(bytes, format),
+      );
       transport = new StreamableHTTPClientTransport(new URL(spec.url), {
         fetch: http.fetch,
         requestInit: { headers: { ...spec.headers } },

@@ -6,6 +6,15 @@ import { Agent, fetch as undiciFetch } from 'undici';
 /** Largest answer to one request of an HTTP MCP server (a message on stdio is bounded alike). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
 
+/**
+ * Reads a large answer body off the main thread (`AnswerReader.readBody`): the JSON text of its
+ * messages, small, that the SDK reads instead.
+ */
+export type LargeBodyReader = (bytes: Uint8Array, format: 'json' | 'sse') => Promise<string>;
+
+/** Bodies up to this many bytes are handed to the SDK as they are. */
+const SMALL_BODY_BYTES = 256 * 1024;
+
 /** A `fetch` for the MCP SDK's HTTP transport, and what it saw. */
 export interface GuardedFetch {
   readonly fetch: typeof globalThis.fetch;
@@ -25,12 +34,15 @@ function portOf(url: URL): number {
  * (`context.outbound`): the server's endpoint only (one origin), an IP-literal host before each
  * request, a host name's every address at connect time (so rebinding cannot slip in), and no
  * redirects (a 3xx is an error the SDK reports). undici's own `fetch` with an `Agent` carrying the
- * lookup; without a policy, nothing but the origin is checked.
+ * lookup; without a policy, nothing but the origin is checked. The answer to a POST is bounded
+ * (`maxResponseBytes`, `upstream_answer_too_large` beyond) and, when large, read by `readLarge`
+ * off the main thread.
  */
 export function createGuardedFetch(
   policy: OutboundPolicy | undefined,
   endpoint: string,
   maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
+  readLarge?: LargeBodyReader,
 ): GuardedFetch {
   const origin = new URL(endpoint);
   const port = portOf(origin);
@@ -86,7 +98,21 @@ export function createGuardedFetch(
       }
       chunks.push(value);
     }
-    return new Response(Buffer.concat(chunks), {
+    const body = Buffer.concat(chunks);
+    const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+    const format = type === 'application/json' ? 'json' : type === 'text/event-stream' ? 'sse' : undefined;
+    if (readLarge && format && response.ok && body.length > SMALL_BODY_BYTES) {
+      // Parsed and bounded in a worker; the SDK reads a batch of small messages instead.
+      const headers = new Headers(response.headers as unknown as Headers);
+      headers.set('content-type', 'application/json');
+      headers.delete('content-length');
+      return new Response(await readLarge(body, format), {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
+    }
+    return new Response(body, {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers as unknown as Headers,

@@ -26,6 +26,7 @@ import {
   secretsSchemaOf,
 } from './definition';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './guarded-fetch';
+import { createJsonTextStash } from './json-text-stash';
 import { resultValue } from './result';
 import { type ToolDomain, toolDefinitions } from './tools';
 
@@ -93,6 +94,7 @@ export function createMcpAdapter(): AdapterModule {
   };
   // A tool result read in a worker travels to `invoke` under this key: random, so no server forges it.
   const jsonTextKey = `cyrnel-json-text-${randomUUID()}`;
+  const stash = createJsonTextStash();
 
   const connectionFor = (label: string, spec: ServerSpec, onToolsChanged?: () => void): McpConnection =>
     createConnection({
@@ -101,6 +103,7 @@ export function createMcpAdapter(): AdapterModule {
         limits: ANSWER_LIMITS,
         maxBytes: DEFAULT_MAX_RESPONSE_BYTES,
         jsonTextKey,
+        stash,
         logger: logger as ModuleLogger,
         label,
       }),
@@ -181,6 +184,7 @@ export function createMcpAdapter(): AdapterModule {
       const workers = parser;
       parser = undefined;
       await workers?.close();
+      stash.clear();
     },
     async generateDefinition(text: string, generateContext?: GenerateDefinitionContext) {
       const spec = parseDefinition(text);
@@ -225,7 +229,11 @@ export function createMcpAdapter(): AdapterModule {
         timeoutMs: timeoutOf(entry.state.config),
         ...(signal ? { signal } : {}),
       });
-      return resultValue(result, `${serviceId}.${toolId}`, { limits: ANSWER_LIMITS, jsonTextKey });
+      return resultValue(result, `${serviceId}.${toolId}`, {
+        limits: ANSWER_LIMITS,
+        jsonTextKey,
+        takeJsonText: stash.take,
+      });
     },
   };
 }

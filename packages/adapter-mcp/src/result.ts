@@ -8,6 +8,8 @@ export interface ResultOptions {
   readonly limits: AnswerLimits;
   /** The `structuredContent` key of a result a worker already turned into JSON text. */
   readonly jsonTextKey: string;
+  /** The JSON text waiting under a token (see `createJsonTextStash`). */
+  readonly takeJsonText: (token: string) => string | undefined;
 }
 
 /**
@@ -37,8 +39,16 @@ export function resultValue(result: CallToolResult, tool: string, options: Resul
   }
   const structured = result.structuredContent;
   if (structured !== undefined && structured !== null) {
-    const text = isPlainObject(structured) ? structured[options.jsonTextKey] : undefined;
-    if (typeof text === 'string' && Object.keys(structured).length === 1) return jsonText(text);
+    const token = isPlainObject(structured) ? structured[options.jsonTextKey] : undefined;
+    if (typeof token === 'string' && Object.keys(structured).length === 1) {
+      const text = options.takeJsonText(token);
+      if (text === undefined)
+        throw cyrnelError(
+          'upstream_failed',
+          `tool ${tool}: the MCP server's answer was dropped before it was read`,
+        );
+      return jsonText(text);
+    }
     return structured;
   }
   const values = content.map((item) =>

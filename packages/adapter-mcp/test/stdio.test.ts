@@ -244,7 +244,10 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
       command: process.execPath,
       args: ['-e', 'console.error("bad token s3cr3t-start-token"); process.exit(1)'],
     });
-    const failure = await adapter.generateDefinition(text).catch((error: unknown) => error as Error);
+    const failure = (await adapter.generateDefinition(text).then(
+      () => new Error('installed'),
+      (error: unknown) => error,
+    )) as Error;
     expect(failure).toMatchObject({
       reason: 'upstream_crashed',
       message: expect.stringContaining('exited (code 1) while starting'),
