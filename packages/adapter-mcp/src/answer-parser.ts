@@ -17,8 +17,11 @@ export interface AnswerParserOptions {
 
 /** Large MCP messages read in worker threads. */
 export interface AnswerParser {
-  /** Read a line's or a body's bytes (they are transferred: the caller must not use them again). */
-  read(bytes: Uint8Array, format: AnswerFormat): Promise<readonly Answer[]>;
+  /**
+   * Read a line or a body from the pieces it arrived in. Pieces that own their memory are
+   * transferred (the caller must not use them again); the others are copied.
+   */
+  read(pieces: readonly Uint8Array[], format: AnswerFormat): Promise<readonly Answer[]>;
   /** Stop the workers; messages still being read fail. */
   close(): Promise<void>;
 }
@@ -40,7 +43,7 @@ interface Lane {
  * @example
  * ```ts
  * const parser = createAnswerParser({ limits: { maxDepth: 64, maxElements: 1_000_000 } });
- * const [answer] = await parser.read(line, 'line'); // { kind: 'tool-result', id: 3, json: '[…]' }
+ * const [answer] = await parser.read([line], 'line'); // { kind: 'tool-result', id: 3, json: '[…]' }
  * ```
  */
 export function createAnswerParser(options: AnswerParserOptions): AnswerParser {
@@ -80,19 +83,23 @@ export function createAnswerParser(options: AnswerParserOptions): AnswerParser {
   };
 
   return {
-    read(bytes, format) {
+    read(pieces, format) {
       if (closed) return Promise.reject(new Error('the MCP adapter is torn down'));
       const chosen = lane();
       const id = nextId++;
-      // A buffer of its own, so it can move to the worker without a copy of the rest of a pool.
-      const owned =
-        bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+      // Moved, not copied: a copy of 16 MiB on this thread is what the worker is here to avoid.
+      const transfer = new Set<ArrayBuffer>();
+      const moved = pieces.map((piece) => {
+        const buffer = piece.buffer as ArrayBuffer;
+        const whole = piece.byteOffset === 0 && piece.byteLength === buffer.byteLength;
+        if (!whole || transfer.has(buffer)) return piece.slice();
+        transfer.add(buffer);
+        return piece;
+      });
       return new Promise<readonly Answer[]>((resolve, reject) => {
         chosen.pending.set(id, { resolve, reject });
-        chosen.worker.postMessage(
-          { id, bytes: owned, format, limits: options.limits } satisfies AnswerRequest,
-          [owned.buffer as ArrayBuffer],
-        );
+        const request: AnswerRequest = { id, pieces: moved, format, limits: options.limits };
+        chosen.worker.postMessage(request, [...transfer]);
       });
     },
     async close() {

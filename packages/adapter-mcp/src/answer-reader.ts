@@ -33,8 +33,11 @@ export interface AnswerReaderOptions {
 
 /** Turns the lines of an MCP server into the messages its SDK client receives. */
 export interface AnswerReader {
-  /** One whole message line: its message, or undefined when there is nothing to hand on. */
-  read(bytes: Buffer): Promise<JSONRPCMessage | undefined>;
+  /**
+   * One whole message line, as the pieces it arrived in (transferred to a worker when large):
+   * its message, or undefined when there is nothing to hand on.
+   */
+  read(pieces: readonly Buffer[], bytes: number): Promise<JSONRPCMessage | undefined>;
   /** A line past {@link AnswerReaderOptions.maxBytes}, skipped: the error of the call it answered. */
   oversized(head: string, tail: string, bytes: number): JSONRPCMessage | undefined;
   /**
@@ -42,7 +45,7 @@ export interface AnswerReader {
    * {@link INLINE_BYTES}, read in a worker: the JSON text of its messages (a batch) for the SDK to
    * read instead, small since tool results wait in the stash.
    */
-  readBody(bytes: Uint8Array, format: 'json' | 'sse'): Promise<string>;
+  readBody(pieces: Uint8Array[], format: 'json' | 'sse'): Promise<string>;
 }
 
 /**
@@ -101,12 +104,12 @@ export function createAnswerReader(options: AnswerReaderOptions): AnswerReader {
   };
 
   return {
-    async read(bytes) {
-      if (bytes.length > INLINE_BYTES) {
-        const [answer] = await options.parser().read(bytes, 'line');
+    async read(pieces, bytes) {
+      if (bytes > INLINE_BYTES) {
+        const [answer] = await options.parser().read(pieces, 'line');
         return answer ? fromAnswer(answer) : undefined;
       }
-      const text = bytes.toString('utf8');
+      const text = (pieces.length === 1 ? (pieces[0] as Buffer) : Buffer.concat(pieces)).toString('utf8');
       const scan = scanJson(text, envelope);
       if (scan.exceeds === 'depth')
         return tooLarge(scan.id, `the MCP server's answer nests deeper than ${limits.maxDepth} levels`);
@@ -118,8 +121,8 @@ export function createAnswerReader(options: AnswerReaderOptions): AnswerReader {
         return invalid((error as Error).message);
       }
     },
-    async readBody(bytes, format) {
-      const answers = await options.parser().read(bytes, format);
+    async readBody(pieces, format) {
+      const answers = await options.parser().read(pieces, format);
       const messages = answers.flatMap((answer) => {
         const message = fromAnswer(answer);
         return message ? [message] : [];

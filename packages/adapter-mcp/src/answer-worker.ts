@@ -30,10 +30,10 @@ export type Answer =
  */
 export type AnswerFormat = 'line' | 'json' | 'sse';
 
-/** A request to the worker: one line's or body's bytes (transferred). */
+/** A request to the worker: one line's or body's bytes, in the pieces they arrived in (transferred). */
 export interface AnswerRequest {
   readonly id: number;
-  readonly bytes: Uint8Array;
+  readonly pieces: readonly Uint8Array[];
   readonly format: AnswerFormat;
   readonly limits: AnswerLimits;
 }
@@ -273,7 +273,8 @@ if (parentPort && workerData === ANSWER_WORKER_DATA) {
   port.on('message', (request: AnswerRequest) => {
     let answers: Answer[];
     try {
-      answers = readAnswers(decoder.decode(request.bytes), request.format, request.limits);
+      const bytes = request.pieces.length === 1 ? request.pieces[0] : Buffer.concat(request.pieces);
+      answers = readAnswers(decoder.decode(bytes), request.format, request.limits);
     } catch (error) {
       answers = [{ kind: 'invalid', why: error instanceof Error ? error.message : String(error) }];
     }

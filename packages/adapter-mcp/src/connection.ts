@@ -196,8 +196,8 @@ export function createConnection(options: ConnectionOptions): McpConnection {
       });
       transport = stdio;
     } else {
-      http = createGuardedFetch(options.outbound, spec.url, options.maxAnswerBytes, (bytes, format) =>
-        options.answers.readBody(bytes, format),
+      http = createGuardedFetch(options.outbound, spec.url, options.maxAnswerBytes, (pieces, format) =>
+        options.answers.readBody(pieces, format),
       );
       transport = new StreamableHTTPClientTransport(new URL(spec.url), {
         fetch: http.fetch,

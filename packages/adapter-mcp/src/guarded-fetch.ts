@@ -10,7 +10,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
  * Reads a large answer body off the main thread (`AnswerReader.readBody`): the JSON text of its
  * messages, small, that the SDK reads instead.
  */
-export type LargeBodyReader = (bytes: Uint8Array, format: 'json' | 'sse') => Promise<string>;
+export type LargeBodyReader = (pieces: Uint8Array[], format: 'json' | 'sse') => Promise<string>;
 
 /** Bodies up to this many bytes are handed to the SDK as they are. */
 const SMALL_BODY_BYTES = 256 * 1024;
@@ -98,21 +98,20 @@ export function createGuardedFetch(
       }
       chunks.push(value);
     }
-    const body = Buffer.concat(chunks);
     const type = (response.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
     const format = type === 'application/json' ? 'json' : type === 'text/event-stream' ? 'sse' : undefined;
-    if (readLarge && format && response.ok && body.length > SMALL_BODY_BYTES) {
+    if (readLarge && format && response.ok && seen > SMALL_BODY_BYTES) {
       // Parsed and bounded in a worker; the SDK reads a batch of small messages instead.
       const headers = new Headers(response.headers as unknown as Headers);
       headers.set('content-type', 'application/json');
       headers.delete('content-length');
-      return new Response(await readLarge(body, format), {
+      return new Response(await readLarge(chunks, format), {
         status: response.status,
         statusText: response.statusText,
         headers,
       });
     }
-    return new Response(body, {
+    return new Response(Buffer.concat(chunks), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers as unknown as Headers,

@@ -9,7 +9,7 @@ function recording(maxLineBytes: number) {
   const lines: unknown[] = [];
   const oversized: { head: string; tail: string; bytes: number }[] = [];
   const reader = createMessageReader(maxLineBytes, {
-    line: (bytes) => lines.push(JSON.parse(bytes.toString('utf8'))),
+    line: (pieces) => lines.push(JSON.parse(Buffer.concat(pieces).toString('utf8'))),
     oversized: (head, tail, bytes) => oversized.push({ head, tail, bytes }),
   });
   return { reader, lines, oversized };

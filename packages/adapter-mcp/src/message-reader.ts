@@ -1,7 +1,12 @@
 /** What a {@link MessageReader} hands on for each line of the stream. */
 export interface LineHandlers {
-  /** One whole line (without its `\n`), at most the bound long. */
-  line(bytes: Buffer): void;
+  /**
+   * One whole line (without its `\n`), at most the bound long, as the pieces it arrived in
+   * (joined by the reader of a small line, by a worker for a large one: joining 16 MiB is a
+   * 16 MiB copy). Each piece owns its memory (a stream chunk, or a copy of part of one), so the
+   * pieces can be transferred to a worker.
+   */
+  line(pieces: Buffer[], bytes: number): void;
   /**
    * A line longer than the bound, skipped: only its first and last bytes were kept (enough for
    * the JSON-RPC `id`, which servers write first or last).
@@ -17,6 +22,14 @@ export interface MessageReader {
   clear(): void;
 }
 
+/**
+ * A piece the reader may keep and hand on: a whole chunk as it is (it owns its memory), a part
+ * of one copied (the rest of the chunk belongs to other lines).
+ */
+function owned(piece: Buffer): Buffer {
+  return piece.byteOffset === 0 && piece.byteLength === piece.buffer.byteLength ? piece : Buffer.from(piece);
+}
+
 /** Bytes kept of the start and of the end of a line past the bound. */
 const EDGE_BYTES = 512;
 
@@ -29,7 +42,7 @@ const EDGE_BYTES = 512;
  *
  * @example
  * ```ts
- * const reader = createMessageReader(16 * 1024 * 1024, { line: onLine, oversized: onOversized });
+ * const reader = createMessageReader(16 * 1024 * 1024, { line: (pieces, bytes) => onLine(pieces), oversized });
  * child.stdout.on('data', (chunk) => reader.append(chunk));
  * ```
  */
@@ -53,7 +66,7 @@ export function createMessageReader(maxLineBytes: number, handlers: LineHandlers
       return;
     }
     if (size + piece.length <= maxLineBytes) {
-      parts.push(piece);
+      parts.push(owned(piece));
       size += piece.length;
       return;
     }
@@ -74,10 +87,15 @@ export function createMessageReader(maxLineBytes: number, handlers: LineHandlers
       handlers.oversized(head, tail.toString('utf8').replace(/\r$/, ''), bytes);
       return;
     }
-    const line = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
+    const pieces = parts;
+    let bytes = size;
     clear();
-    const trimmed = line.at(-1) === 0x0d ? line.subarray(0, -1) : line;
-    if (trimmed.length > 0) handlers.line(trimmed);
+    const last = pieces.at(-1);
+    if (last?.at(-1) === 0x0d) {
+      pieces[pieces.length - 1] = last.subarray(0, -1);
+      bytes--;
+    }
+    if (bytes > 0) handlers.line(pieces, bytes);
   };
 
   return {

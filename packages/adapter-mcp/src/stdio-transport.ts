@@ -68,8 +68,8 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     if (message && !closed) transport.onmessage?.(message);
   };
   const reader = createMessageReader(options.maxMessageBytes ?? 16 * 1024 * 1024, {
-    line: (bytes) => {
-      answers.read(bytes).then(deliver, (error: unknown) => transport.onerror?.(error as Error));
+    line: (pieces, bytes) => {
+      answers.read(pieces, bytes).then(deliver, (error: unknown) => transport.onerror?.(error as Error));
     },
     oversized: (head, tail, bytes) => deliver(answers.oversized(head, tail, bytes)),
   });
