@@ -34,7 +34,8 @@ export default {
         log.info('leaky module set up with ' + moduleToken);
       },
       async teardown() {},
-      async generateDefinition(text) {
+      async generateDefinition(text, context) {
+        if (text === 'refuse') throw new Error('the backend refused token ' + context.secrets.token);
         return {
           name: 'Leaky', description: 'leaks its token', configSchema: { type: 'object' },
           secretsSchema: { type: 'object', properties: { token: { type: 'string' } }, required: ['token'] },
@@ -142,7 +143,19 @@ describe('secrets never leave the host', () => {
     }
   });
 
-  it('answers HTTP errors without the secrets in their messages', async () => {
+  it("answers HTTP errors without the secrets in their messages (an install request's own secret too)", async () => {
+    const token = 'install-token-6b2e90';
+    const refusedInstall = await api('POST', '/services', {
+      id: 'leaky3',
+      adapter: 'leaky',
+      definition: 'refuse',
+      secrets: { token },
+    });
+    expect(refusedInstall.status).toBeGreaterThanOrEqual(400);
+    expect(refusedInstall.body).toMatchObject({
+      error: expect.stringContaining('the backend refused token ***'),
+    });
+    expect(refusedInstall.text).not.toContain(token);
     // The service's hydration error is shown by the service record and the refusals.
     const refused = await api('POST', '/services', {
       id: 'leaky2',
