@@ -31,6 +31,7 @@ export default {
       async setup(context) {
         log = context.logger;
         moduleToken = context.secrets.token;
+        if (moduleToken.startsWith('fail-')) throw new Error('cannot start with ' + moduleToken);
         log.info('leaky module set up with ' + moduleToken);
       },
       async teardown() {},
@@ -156,6 +157,16 @@ describe('secrets never leave the host', () => {
       error: expect.stringContaining('the backend refused token ***'),
     });
     expect(refusedInstall.text).not.toContain(token);
+    // A module that fails to start with its new secret: the answer and its status show no secret.
+    const failing = 'fail-module-token-77aa01';
+    const patched = await api('PATCH', '/modules/leaky/secrets', [
+      { op: 'replace', path: '/token', value: failing },
+    ]);
+    expect(patched.status).toBeGreaterThanOrEqual(400);
+    expect(patched.text).toContain('cannot start with ***');
+    const status = await api('GET', '/modules/leaky');
+    expect(status.text).toContain('cannot start with ***');
+    expect(patched.text + status.text + lines.join('')).not.toContain(failing);
     // The service's hydration error is shown by the service record and the refusals.
     const refused = await api('POST', '/services', {
       id: 'leaky2',

@@ -137,6 +137,7 @@ export function createHostParts(
   const registry = createModuleRegistry({
     catalog,
     vault,
+    redact: (text) => redactor.redact(text),
     checker,
     builtins: options.builtins ?? [],
     modulesDir: options.modulesDir ?? (options.dataDir ? join(options.dataDir, 'modules') : undefined),
