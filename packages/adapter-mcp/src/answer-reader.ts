@@ -10,6 +10,9 @@ import type { JsonTextStash } from './json-text-stash';
  */
 export const ANSWER_TOO_LARGE_CODE = -32_090;
 
+/** Warnings about unreadable messages logged per connection. */
+const MAX_WARNINGS = 20;
+
 /** Messages up to this many bytes are read on the main thread (a worker hop costs more). */
 export const INLINE_BYTES = 256 * 1024;
 
@@ -65,18 +68,25 @@ export function createAnswerReader(options: AnswerReaderOptions): AnswerReader {
   const { limits, logger, label } = options;
   const envelope = { maxDepth: limits.maxDepth + 4, maxElements: limits.maxElements };
 
+  // Warnings of one server are bounded: a server writing garbage must not flood the log.
+  let warnings = 0;
+  const warn = (message: string, why: string) => {
+    warnings++;
+    if (warnings <= MAX_WARNINGS) logger.warn(message, { service: label, why });
+    else if (warnings === MAX_WARNINGS + 1)
+      logger.warn('MCP server keeps sending messages cyrnel cannot read; no more of these warnings', {
+        service: label,
+      });
+  };
   const tooLarge = (id: MessageId | undefined, why: string): JSONRPCMessage | undefined => {
     if (id === undefined) {
-      logger.warn('MCP server sent a message past the bounds without an id; skipped', {
-        service: label,
-        why,
-      });
+      warn('MCP server sent a message past the bounds without an id; skipped', why);
       return undefined;
     }
     return { jsonrpc: '2.0', id, error: { code: ANSWER_TOO_LARGE_CODE, message: why } };
   };
   const invalid = (why: string): undefined => {
-    logger.warn('MCP server sent a message that is not JSON-RPC; skipped', { service: label, why });
+    warn('MCP server sent a message that is not JSON-RPC; skipped', why);
     return undefined;
   };
   const fromAnswer = (answer: Answer): JSONRPCMessage | undefined => {

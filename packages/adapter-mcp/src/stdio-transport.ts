@@ -27,6 +27,9 @@ export interface StdioTransportOptions {
   readonly label: string;
 }
 
+/** Messages of one server read at once (in workers) before its stdout is paused. */
+const MAX_READING = 4;
+
 /** How the server process ended when nobody closed it. */
 export interface ServerExit {
   readonly code: number | null;
@@ -67,9 +70,20 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
   const deliver = (message: JSONRPCMessage | undefined) => {
     if (message && !closed) transport.onmessage?.(message);
   };
+  // Lines still being read: past MAX_READING the server's stdout is paused, so a server writing
+  // large messages faster than the workers read them fills its own pipe, not cyrnel's memory.
+  let reading = 0;
   const reader = createMessageReader(options.maxMessageBytes ?? 16 * 1024 * 1024, {
     line: (pieces, bytes) => {
-      answers.read(pieces, bytes).then(deliver, (error: unknown) => transport.onerror?.(error as Error));
+      reading++;
+      if (reading > MAX_READING) child?.stdout?.pause();
+      answers
+        .read(pieces, bytes)
+        .then(deliver, (error: unknown) => transport.onerror?.(error as Error))
+        .finally(() => {
+          reading--;
+          if (reading <= MAX_READING) child?.stdout?.resume();
+        });
     },
     oversized: (head, tail, bytes) => deliver(answers.oversized(head, tail, bytes)),
   });
