@@ -17,6 +17,8 @@ beforeAll(async () => {
       },
       'math.text': () => jsonText('{"primes":[2,3,5],"name":"small"}'),
       'math.broken': () => jsonText('{"primes":'),
+      'math.large': () =>
+        jsonText(JSON.stringify({ items: Array.from({ length: 300_000 }, (_, index) => index * 7) })),
     },
   );
 });
@@ -53,12 +55,15 @@ describe('execute', () => {
     const { exit, record } = await sandbox.run(`
       const value = await cyrnel.services.math.tools.text.invoke({});
       const broken = await cyrnel.services.math.tools.broken.invoke({}).catch((e) => ({ reason: e.reason }));
-      cyrnel.output({ value, broken });
+      // Over 1 MiB of text: it travels to the child in slices.
+      const { items } = await cyrnel.services.math.tools.large.invoke({});
+      cyrnel.output({ value, broken, large: [items.length, items[299_999]] });
     `);
     expect(exit).toBe('success');
     expect(record.output).toEqual({
       value: { primes: [2, 3, 5], name: 'small' },
       broken: { reason: 'upstream_failed' },
+      large: [300_000, 2_099_993],
     });
   });
 

@@ -13,6 +13,9 @@ import { readAuditLines } from './audit-reader';
 import { createChildInbox } from './child-inbox';
 import { crashMessage } from './crash-message';
 
+/** Characters of JSON text per message to a child (a reply of more goes in `reply-part` slices). */
+const JSON_SLICE = 1024 * 1024;
+
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
   /** Answer a host call from the sandbox (bindings), or a direct call's preparation. */
@@ -123,6 +126,16 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       }
     }
   };
+  // JSON text goes in slices, one per turn of the event loop: serialising 15 MB for the pipe at
+  // once held it for tens of milliseconds per answer.
+  const postJson = async (id: number, json: string) => {
+    let at = 0;
+    for (; json.length - at > JSON_SLICE; at += JSON_SLICE) {
+      post({ t: 'reply-part', id, json: json.slice(at, at + JSON_SLICE) });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    post({ t: 'reply', id, ok: true, json: json.slice(at) });
+  };
   const finish = (job: Job, result: RunResult) => {
     jobs.delete(job.eid);
     if (job.awaiting) awaiting--;
@@ -148,11 +161,9 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       job.handlers.call(message.kind, message.args).then(
         // A result handed on as JSON text is parsed in the child, never on this thread.
         (value) =>
-          post(
-            isJsonText(value)
-              ? { t: 'reply', id: message.id, ok: true, json: value.text }
-              : { t: 'reply', id: message.id, ok: true, value },
-          ),
+          isJsonText(value)
+            ? postJson(message.id, value.text)
+            : post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
     } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);

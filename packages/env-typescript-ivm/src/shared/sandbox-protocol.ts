@@ -30,6 +30,11 @@ export type HostMessage =
       readonly json?: string;
       readonly error?: unknown;
     }
+  /**
+   * A slice of the JSON text of a reply still to come (`reply` with `json` carries the last one):
+   * megabytes go out in slices, so no single write holds the host's event loop.
+   */
+  | { readonly t: 'reply-part'; readonly id: number; readonly json: string }
   | { readonly t: 'kill'; readonly eid: number }
   /** The catalog changed: drop what direct calls prepared, then answer `ack` with the same id. */
   | { readonly t: 'catalog'; readonly id: number; readonly change: CatalogChange };
