@@ -9,6 +9,7 @@ import {
   loadSecretsKey,
   type OwnEndpoint,
   type ProcessLimits,
+  type Redactor,
   type RegistryOptions,
 } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
@@ -30,6 +31,8 @@ export interface ComposeHostOptions {
    */
   readonly config: ServerConfig;
   readonly logger: ServerLogger;
+  /** The host's redactor (`createRedactor`): it learns the secrets key and every decrypted secret. */
+  readonly redactor?: Redactor;
   /**
    * Cyrnel's own listen address and port, which tool calls and downloads may never reach; read at
    * every check, since a server on port 0 learns its port after listen.
@@ -107,6 +110,8 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
     denyCidrs: config.urlDenyCidrs,
     ...(options.ownEndpoint ? { ownEndpoint: options.ownEndpoint } : {}),
   });
+  // The key as loaded (a generated key file's too) is a secret like the others.
+  options.redactor?.remember('server:secrets-key', [secrets.key.toString('base64')]);
   const store = await openDatabase(config.database);
   const keys = createKeyRing({ storage: store.keys });
   let host: CyrnelHost;
@@ -127,6 +132,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       secretsKey: secrets.key,
       previousSecretsKeys: secrets.previousKeys,
       logger: logger.child({ component: 'core' }),
+      ...(options.redactor ? { redactor: options.redactor } : {}),
       limits: processLimitsOf(config),
       outbound,
       // Sandbox processes call portable adapters' tools themselves unless the operator keeps

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type AddressInfo, isIP } from 'node:net';
-import type { OwnEndpoint } from '@cyrnel/core';
+import { createRedactor, type OwnEndpoint } from '@cyrnel/core';
 import { createApp } from '@cyrnel/http';
 import { serve } from '@hono/node-server';
 import { version as SERVER_VERSION } from '../package.json';
@@ -9,6 +9,7 @@ import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
 import { describeDatabase } from './database-url';
 import { mcpRouteGroup } from './mcp-route';
+import { redactingServerLogger } from './redacting-server-logger';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
 import type { ServerConfig } from './server-flags';
@@ -50,10 +51,14 @@ export interface RunningServer {
  * await server.close();
  */
 export async function startServer(options: StartServerOptions): Promise<RunningServer> {
-  const logger = options.logger ?? createSilentLogger();
   const config = resolveServerConfig(options);
   const { host, dataDir, database } = config;
   const apiKey = config.apiKey === '' ? undefined : config.apiKey;
+  // One redactor for the host, the HTTP layer and every log line: it learns each secret the host
+  // decrypts or receives, and the server's own keys.
+  const redactor = createRedactor();
+  redactor.remember('server:keys', [apiKey, config.secretsKey, ...config.secretsPreviousKeys]);
+  const logger = redactingServerLogger(options.logger ?? createSilentLogger(), redactor);
   // Without a database file there is no stored key: refuse before creating anything.
   if (database.kind === 'sqlite' && !existsSync(database.path)) assertSafeBind(host, apiKey, config.insecure);
   // Several hosts share a PostgreSQL database: each must decrypt what the others sealed, which a
@@ -69,6 +74,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const composed = await composeHost({
     config,
     logger,
+    redactor,
     ownEndpoint: () => ownEndpoint,
     // Stored keys protect a non-loopback bind too; they are known once the database is open.
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, config.insecure, storedKeys),
@@ -88,6 +94,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),
+    redactor,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
     maxJsonElements: config.maxJsonElements,

@@ -123,7 +123,10 @@ describe('MCP servers as services, through the HTTP API', () => {
     `);
     expect(result).toMatchObject({ exitState: 'success' });
     expect(result.output).toMatchObject({
-      failure: { reason: 'upstream_failed', message: expect.stringContaining('MCP server of service fx') },
+      failure: {
+        reason: 'upstream_crashed',
+        message: expect.stringContaining('MCP server of service fx exited'),
+      },
       restarted: true,
     });
   });

@@ -12,9 +12,10 @@ import {
   StreamableHTTPClientTransport,
   type Tool,
 } from '@modelcontextprotocol/client';
+import { ANSWER_TOO_LARGE_CODE, type AnswerReader } from './answer-reader';
 import type { ServerSpec } from './definition';
 import { createGuardedFetch, type GuardedFetch } from './guarded-fetch';
-import { createStdioTransport, type StdioTransport } from './stdio-transport';
+import { createStdioTransport, describeExit, type StdioTransport } from './stdio-transport';
 
 /** Options of {@link createConnection}. */
 export interface ConnectionOptions {
@@ -31,6 +32,10 @@ export interface ConnectionOptions {
   /** Called when the server announces `notifications/tools/list_changed`. */
   readonly onToolsChanged?: () => void;
   readonly logger: ModuleLogger;
+  /** Reads the server's messages, bounded (see `createAnswerReader`). */
+  readonly answers: AnswerReader;
+  /** Largest answer to one request, in bytes. */
+  readonly maxAnswerBytes: number;
 }
 
 /** One MCP server, connected lazily and again after a failure (with backoff). */
@@ -112,9 +117,14 @@ export function createConnection(options: ConnectionOptions): McpConnection {
   let lastFailure = 0;
   let closed = false;
 
-  const stderrNote = (transport = stdio) => {
-    const tail = transport?.stderrTail().trim();
-    return tail ? `; its stderr ends: ${tail.slice(-500)}` : '';
+  /** A call failed because the server process exited: told apart, never with its output. */
+  const crashed = (transport: StdioTransport | undefined, when: string): CyrnelError | undefined => {
+    const exit = transport?.exit();
+    if (!exit) return undefined;
+    return cyrnelError(
+      'upstream_crashed',
+      `the MCP server of ${label} exited (${describeExit(exit)}) ${when}; its output is in the server log`,
+    );
   };
 
   const drop = async () => {
@@ -130,8 +140,10 @@ export function createConnection(options: ConnectionOptions): McpConnection {
   };
 
   /** A failure told apart: refused by policy, refused credentials, timed out, or the transport. */
-  const classify = (error: unknown, signal?: AbortSignal): CyrnelError => {
+  const classify = (error: unknown, signal?: AbortSignal, transport = stdio): CyrnelError => {
     if (isCyrnelError(error)) return error;
+    const exited = crashed(transport, 'during the call');
+    if (exited) return exited;
     for (const cause of causes(error)) {
       if (isCyrnelError(cause)) return cause;
       if (/^refusing to connect/.test(message(cause))) return cyrnelError('outbound_refused', message(cause));
@@ -145,13 +157,9 @@ export function createConnection(options: ConnectionOptions): McpConnection {
         `the MCP server of ${label} refused the credentials (HTTP 401): check the service's secrets`,
       );
     if (signal?.aborted && isCyrnelError(signal.reason)) return signal.reason;
-    return cyrnelError(
-      'upstream_failed',
-      `the MCP server of ${label} failed: ${message(error)}${stderrNote()}`,
-      {
-        cause: error,
-      },
-    );
+    return cyrnelError('upstream_failed', `the MCP server of ${label} failed: ${message(error)}`, {
+      cause: error,
+    });
   };
 
   const connect = async (): Promise<Client> => {
@@ -179,10 +187,18 @@ export function createConnection(options: ConnectionOptions): McpConnection {
     let transport: StdioTransport | StreamableHTTPClientTransport;
     if (spec.transport === 'stdio') {
       assertCommandAllowed(spec, options.allowedCommands);
-      stdio = createStdioTransport(spec);
+      stdio = createStdioTransport({
+        ...spec,
+        answers: options.answers,
+        logger,
+        label,
+        maxMessageBytes: options.maxAnswerBytes,
+      });
       transport = stdio;
     } else {
-      http = createGuardedFetch(options.outbound, spec.url);
+      http = createGuardedFetch(options.outbound, spec.url, options.maxAnswerBytes, (pieces, format) =>
+        options.answers.readBody(pieces, format),
+      );
       transport = new StreamableHTTPClientTransport(new URL(spec.url), {
         fetch: http.fetch,
         requestInit: { headers: { ...spec.headers } },
@@ -200,16 +216,12 @@ export function createConnection(options: ConnectionOptions): McpConnection {
     } catch (error) {
       failures++;
       lastFailure = Date.now();
-      const refused = classify(error);
       const started = stdio;
+      const refused = crashed(started, 'while starting') ?? classify(error);
       await next.close().catch(() => undefined);
-      // Once the process is gone its stderr is whole: the reason a server would not start.
       await drop();
       throw refused.reason === 'upstream_failed'
-        ? cyrnelError(
-            'upstream_failed',
-            `could not connect to the MCP server of ${label}: ${message(error)}${stderrNote(started)}`,
-          )
+        ? cyrnelError('upstream_failed', `could not connect to the MCP server of ${label}: ${message(error)}`)
         : refused;
     }
     failures = 0;
@@ -241,6 +253,7 @@ export function createConnection(options: ConnectionOptions): McpConnection {
     async callTool(name, args, { signal, timeoutMs }) {
       for (let attempt = 0; ; attempt++) {
         const current = await connected();
+        const transport = stdio;
         try {
           return (await current.callTool(
             { name, arguments: args },
@@ -251,6 +264,9 @@ export function createConnection(options: ConnectionOptions): McpConnection {
           if (isProtocolError(error)) {
             if (error.code === -32001)
               throw cyrnelError('invoke_timeout', `tool ${name} of ${label} timed out after ${timeoutMs} ms`);
+            // The answer was skipped, the connection reads on: only this call fails.
+            if (error.code === ANSWER_TOO_LARGE_CODE)
+              throw cyrnelError('upstream_answer_too_large', `tool ${name} of ${label}: ${message(error)}`);
             throw cyrnelError(
               'upstream_failed',
               `the MCP server of ${label} refused tool ${name}: ${message(error)}`,
@@ -258,7 +274,9 @@ export function createConnection(options: ConnectionOptions): McpConnection {
           }
           if ((error as { code?: unknown })?.code === 'REQUEST_TIMEOUT')
             throw cyrnelError('invoke_timeout', `tool ${name} of ${label} timed out after ${timeoutMs} ms`);
-          const failure = classify(error, signal);
+          const failure = classify(error, signal, transport);
+          // An HTTP answer past the bound was not read: the connection stays.
+          if (failure.reason === 'upstream_answer_too_large') throw failure;
           await drop();
           // A request that never reached the server (a stale connection): connect again and
           // retry once. One in flight when the connection died fails: it may have run already.

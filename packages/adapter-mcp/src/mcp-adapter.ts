@@ -1,8 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import {
   type AdapterModule,
   cyrnelError,
   type GenerateDefinitionContext,
   isPlainObject,
+  MAX_JSON_DEPTH,
   type ModuleLogger,
   type ModuleSetupContext,
   type ServiceDefinition,
@@ -10,6 +12,9 @@ import {
 } from '@cyrnel/sdk';
 import type { Tool } from '@modelcontextprotocol/client';
 import { version } from '../package.json';
+import { type AnswerParser, createAnswerParser } from './answer-parser';
+import { createAnswerReader } from './answer-reader';
+import type { AnswerLimits } from './answer-worker';
 import { assertCommandAllowed, createConnection, type McpConnection } from './connection';
 import {
   configSchemaOf,
@@ -20,6 +25,8 @@ import {
   type ServerSpec,
   secretsSchemaOf,
 } from './definition';
+import { DEFAULT_MAX_RESPONSE_BYTES } from './guarded-fetch';
+import { createJsonTextStash } from './json-text-stash';
 import { resultValue } from './result';
 import { type ToolDomain, toolDefinitions } from './tools';
 
@@ -49,6 +56,13 @@ function specOf(domain: Record<string, unknown>): ServerSpec {
   return spec as unknown as ServerSpec;
 }
 
+/**
+ * The structure an MCP answer may have: the depth a value may have where it crosses into the
+ * sandbox, and a million elements (arrays, objects, values after a comma), far above what 16 MiB
+ * of useful records hold (a 15 MB array of small objects is about 700,000).
+ */
+export const ANSWER_LIMITS: AnswerLimits = { maxDepth: MAX_JSON_DEPTH, maxElements: 1_000_000 };
+
 function timeoutOf(config: Record<string, unknown>): number {
   return typeof config.timeoutMs === 'number' ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
 }
@@ -72,9 +86,28 @@ export function createMcpAdapter(): AdapterModule {
   const held = new Map<string, Held>();
   /** Connections opened to list tools (install, refresh of a disabled service): closed after. */
   const transient = new Set<McpConnection>();
+  // Large answers are read in worker threads, started on the first one and shared by every server.
+  let parser: AnswerParser | undefined;
+  const parserOf = () => {
+    parser ??= createAnswerParser({ limits: ANSWER_LIMITS });
+    return parser;
+  };
+  // A tool result read in a worker travels to `invoke` under this key: random, so no server forges it.
+  const jsonTextKey = `cyrnel-json-text-${randomUUID()}`;
+  const stash = createJsonTextStash();
 
   const connectionFor = (label: string, spec: ServerSpec, onToolsChanged?: () => void): McpConnection =>
     createConnection({
+      answers: createAnswerReader({
+        parser: parserOf,
+        limits: ANSWER_LIMITS,
+        maxBytes: DEFAULT_MAX_RESPONSE_BYTES,
+        jsonTextKey,
+        stash,
+        logger: logger as ModuleLogger,
+        label,
+      }),
+      maxAnswerBytes: DEFAULT_MAX_RESPONSE_BYTES,
       spec,
       label,
       ...(context?.outbound ? { outbound: context.outbound } : {}),
@@ -148,6 +181,10 @@ export function createMcpAdapter(): AdapterModule {
       connections.push(...transient);
       transient.clear();
       await Promise.all(connections.map((connection) => connection.close()));
+      const workers = parser;
+      parser = undefined;
+      await workers?.close();
+      stash.clear();
     },
     async generateDefinition(text: string, generateContext?: GenerateDefinitionContext) {
       const spec = parseDefinition(text);
@@ -192,7 +229,11 @@ export function createMcpAdapter(): AdapterModule {
         timeoutMs: timeoutOf(entry.state.config),
         ...(signal ? { signal } : {}),
       });
-      return resultValue(result, `${serviceId}.${toolId}`);
+      return resultValue(result, `${serviceId}.${toolId}`, {
+        limits: ANSWER_LIMITS,
+        jsonTextKey,
+        takeJsonText: stash.take,
+      });
     },
   };
 }

@@ -1,6 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { ModuleLogger } from '@cyrnel/sdk';
 import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
+import type { AnswerReader } from './answer-reader';
 import { createMessageReader } from './message-reader';
+import { createStderrLog } from './stderr-log';
 
 /** Variables a started server gets from cyrnel's environment: what finding programs needs. */
 export const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR'] as const;
@@ -12,39 +15,78 @@ export interface StdioTransportOptions {
   /** The definition's variables, added to {@link INHERITED_ENV}. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd?: string;
-  /** The last this many bytes of stderr are kept for error messages. Default 8 KiB. */
-  readonly stderrBytes?: number;
   /** Grace between SIGTERM to the group and SIGKILL. Default 2,000 ms. */
   readonly killGraceMs?: number;
   /** Largest message line from the server. Default 16 MiB. */
   readonly maxMessageBytes?: number;
+  /** Reads each message: bounded, large ones off the main thread. */
+  readonly answers: AnswerReader;
+  /** Where the server's stderr goes (the module logger), line by line, bounded. */
+  readonly logger: ModuleLogger;
+  /** What the server is, in log lines: `service memory`. */
+  readonly label: string;
+}
+
+/** Messages of one server read at once (in workers) before its stdout is paused. */
+const MAX_READING = 4;
+
+/** How the server process ended when nobody closed it. */
+export interface ServerExit {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
 }
 
 /** A stdio transport whose server runs in its own process group, killed whole on close. */
 export interface StdioTransport extends Transport {
-  /** The end of the server's stderr (bounded), for error messages. */
-  stderrTail(): string;
+  /** Set once the server exited without being closed (a crash, a kill from outside). */
+  exit(): ServerExit | undefined;
   /** The group's id (the server's pid) while it runs. */
   readonly pid: number | undefined;
 }
 
+/** The words of an exit in a short message: `code 3`, `SIGKILL`. */
+export function describeExit(exit: ServerExit): string {
+  return exit.signal ?? `code ${exit.code}`;
+}
+
 /**
- * The MCP stdio transport cyrnel uses instead of the SDK's, for three guarantees the SDK's does
- * not give: the server starts in a process group of its own and the whole group is killed on
- * close (a server started through `npx` is a grandchild), its environment is
- * {@link INHERITED_ENV} plus the definition's `env` and nothing else of cyrnel's (which holds the
- * secrets key and the API key), and stderr is drained into a bounded buffer instead of cyrnel's
- * own stderr. Framing is the SDK's (`serializeMessage`), read in linear time
- * ({@link createMessageReader}).
+ * The MCP stdio transport cyrnel uses instead of the SDK's, for guarantees the SDK's does not
+ * give: the server starts in a process group of its own and the whole group is killed on close (a
+ * server started through `npx` is a grandchild); its environment is {@link INHERITED_ENV} plus
+ * the definition's `env` and nothing else of cyrnel's (which holds the secrets key and the API
+ * key); its stderr goes to the server log, never into an error an agent reads (a server may print
+ * its token there); and its answers are read bounded, a large one in a worker thread
+ * ({@link AnswerReader}), an oversized one failing its own call while the connection stays.
  */
 export function createStdioTransport(options: StdioTransportOptions): StdioTransport {
-  const stderrMax = options.stderrBytes ?? 8 * 1024;
   const killGraceMs = options.killGraceMs ?? 2_000;
-  const reader = createMessageReader(options.maxMessageBytes ?? 16 * 1024 * 1024);
+  const { answers } = options;
+  const stderr = createStderrLog(options.logger, options.label);
   let child: ChildProcess | undefined;
-  let stderr = '';
   let closed = false;
+  let exit: ServerExit | undefined;
   let exited: Promise<void> = Promise.resolve();
+
+  const deliver = (message: JSONRPCMessage | undefined) => {
+    if (message && !closed) transport.onmessage?.(message);
+  };
+  // Lines still being read: past MAX_READING the server's stdout is paused, so a server writing
+  // large messages faster than the workers read them fills its own pipe, not cyrnel's memory.
+  let reading = 0;
+  const reader = createMessageReader(options.maxMessageBytes ?? 16 * 1024 * 1024, {
+    line: (pieces, bytes) => {
+      reading++;
+      if (reading > MAX_READING) child?.stdout?.pause();
+      answers
+        .read(pieces, bytes)
+        .then(deliver, (error: unknown) => transport.onerror?.(error as Error))
+        .finally(() => {
+          reading--;
+          if (reading <= MAX_READING) child?.stdout?.resume();
+        });
+    },
+    oversized: (head, tail, bytes) => deliver(answers.oversized(head, tail, bytes)),
+  });
 
   const killGroup = (signal: NodeJS.Signals) => {
     const pid = child?.pid;
@@ -60,7 +102,7 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
     get pid() {
       return child?.pid;
     },
-    stderrTail: () => stderr,
+    exit: () => exit,
     async start() {
       if (child) throw new Error('the stdio transport is started already');
       const env: Record<string, string> = {};
@@ -88,29 +130,18 @@ export function createStdioTransport(options: StdioTransportOptions): StdioTrans
         started.once('spawn', () => resolve());
         started.once('close', (code, signal) => {
           child = undefined;
+          stderr.end();
           if (!closed) {
             closed = true;
-            transport.onerror?.(
-              new Error(
-                `the MCP server exited (${signal ?? `code ${code}`})${stderr ? `; its stderr ends: ${stderr.trim().slice(-500)}` : ''}`,
-              ),
-            );
+            exit = { code, signal };
+            options.logger.warn('MCP server exited', { service: options.label, code, signal });
+            transport.onerror?.(new Error(`the MCP server exited (${describeExit(exit)})`));
           }
           transport.onclose?.();
         });
         started.stdin?.on('error', (error) => transport.onerror?.(error));
-        started.stdout?.on('data', (chunk: Buffer) => {
-          try {
-            reader.append(chunk, (message) => transport.onmessage?.(message));
-          } catch (error) {
-            // A message past the bound (or not JSON-RPC): the server is not one to keep talking to.
-            transport.onerror?.(error as Error);
-            void transport.close();
-          }
-        });
-        started.stderr?.on('data', (chunk: Buffer) => {
-          stderr = (stderr + chunk.toString('utf8')).slice(-stderrMax);
-        });
+        started.stdout?.on('data', (chunk: Buffer) => reader.append(chunk));
+        started.stderr?.on('data', (chunk: Buffer) => stderr.write(chunk));
       });
     },
     async send(message: JSONRPCMessage) {

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { AdapterModule, ModuleSetupContext, ServiceDefinition } from '@cyrnel/sdk';
+import type { AdapterModule, ModuleLogger, ModuleSetupContext, ServiceDefinition } from '@cyrnel/sdk';
 import { stateOf } from '@cyrnel/testing';
 import { createMcpAdapter } from '../src/index';
 
@@ -17,6 +17,18 @@ export function nodeServer(file: string, args: string[] = [], env: Record<string
 }
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** A logger keeping every line as `level message fields-as-JSON`. */
+export function recordingLogger(): { logger: ModuleLogger; lines: string[] } {
+  const lines: string[] = [];
+  const line = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    lines.push(`${level} ${message} ${JSON.stringify(fields ?? {})}`);
+  };
+  return {
+    logger: { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') },
+    lines,
+  };
+}
 
 /** A set-up adapter allowed to start this node; `changed` records `toolsChanged` reports. */
 export async function setUpAdapter(

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:net';
 import { createOutboundPolicy } from '@cyrnel/core';
-import type { AdapterModule } from '@cyrnel/sdk';
+import { type AdapterModule, isJsonText } from '@cyrnel/sdk';
 import { serve } from '@hono/node-server';
 import { createMcpHandler, McpServer } from '@modelcontextprotocol/server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,18 @@ describe('an HTTP MCP server that needs a token', () => {
       mcp.registerTool('huge', { inputSchema: z.object({}) }, async () => ({
         content: [{ type: 'text', text: 'x'.repeat(17 * 1024 * 1024) }],
       }));
+      mcp.registerTool('big', { inputSchema: z.object({ count: z.number() }) }, async ({ count }) => ({
+        content: [
+          {
+            type: 'text',
+            text: JSON.stringify(Array.from({ length: count }, (_, id) => ({ id, name: `item ${id}` }))),
+          },
+        ],
+      }));
+      mcp.registerTool('deep', { inputSchema: z.object({ depth: z.number() }) }, async ({ depth }) => ({
+        content: [{ type: 'text', text: 'x'.repeat(300_000) }],
+        structuredContent: { nested: JSON.parse(`${'['.repeat(depth)}${']'.repeat(depth)}`) },
+      }));
       return mcp;
     });
     server = serve({
@@ -160,11 +172,29 @@ describe('an HTTP MCP server that needs a token', () => {
     await expect(
       adapter.invoke({ serviceId: 'guarded', toolId: 'huge', parameters: {} }),
     ).rejects.toMatchObject({
-      reason: 'upstream_failed',
+      reason: 'upstream_answer_too_large',
       message: expect.stringContaining('larger than 16777216 bytes'),
     });
     expect(await adapter.invoke({ serviceId: 'guarded', toolId: 'whoami', parameters: {} })).toBe(
       'the token holder',
     );
+  });
+
+  it('reads a large answer in a worker and hands it on as JSON text; one nested too deep fails alone', async () => {
+    const { adapter } = await setUpAdapter({ outbound: createOutboundPolicy({ allowPrivateUrls: true }) });
+    adapters.push(adapter);
+    await install(adapter, 'guarded', definition(), { secrets: { token: 'good-token' } });
+    const call = (toolId: string, parameters: Record<string, unknown>) =>
+      adapter.invoke({ serviceId: 'guarded', toolId, parameters });
+    const big = await call('big', { count: 50_000 });
+    expect(isJsonText(big)).toBe(true);
+    const items = JSON.parse((big as { text: string }).text) as { id: number; name: string }[];
+    expect(items).toHaveLength(50_000);
+    expect(items[49_999]).toEqual({ id: 49_999, name: 'item 49999' });
+    await expect(call('deep', { depth: 80 })).rejects.toMatchObject({
+      reason: 'upstream_answer_too_large',
+      message: expect.stringContaining('deeper than 64'),
+    });
+    expect(await call('whoami', {})).toBe('the token holder');
   });
 });

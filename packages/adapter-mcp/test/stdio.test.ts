@@ -1,6 +1,16 @@
 import type { AdapterModule } from '@cyrnel/sdk';
+import { isJsonText } from '@cyrnel/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, EVERYTHING, FIXTURE, install, nodeServer, setUpAdapter, until } from './harness';
+import {
+  alive,
+  EVERYTHING,
+  FIXTURE,
+  install,
+  nodeServer,
+  recordingLogger,
+  setUpAdapter,
+  until,
+} from './harness';
 
 const adapters: AdapterModule[] = [];
 afterEach(async () => {
@@ -8,7 +18,8 @@ afterEach(async () => {
 });
 
 async function fixture(env: Record<string, string> = {}) {
-  const set = await setUpAdapter();
+  const { logger, lines } = recordingLogger();
+  const set = { ...(await setUpAdapter({ logger })), lines };
   adapters.push(set.adapter);
   const definition = await install(set.adapter, 'fx', nodeServer(FIXTURE, [], env));
   const call = (toolId: string, parameters: Record<string, unknown> = {}, signal?: AbortSignal) =>
@@ -81,24 +92,65 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     await until(() => !alive(server) && !alive(grandchild));
   });
 
-  it('fails a call clearly when the server dies mid-call, and the next call starts it again', async () => {
-    const { call } = await fixture();
+  it('fails a call with upstream_crashed when the server dies mid-call, its stderr only in the log, and starts it again', async () => {
+    const token = 'fixture-token-7f3a9c';
+    const { call, lines } = await fixture({ FIXTURE_TOKEN: token });
     const { pid: first } = (await call('pid')) as { pid: number };
-    await expect(call('crash')).rejects.toMatchObject({
-      reason: 'upstream_failed',
-      message: expect.stringMatching(/MCP server of service fx/),
+    const failure = await call('crash').catch((error: unknown) => error as Error & { reason: string });
+    expect(failure).toMatchObject({
+      reason: 'upstream_crashed',
+      message:
+        'the MCP server of service fx exited (code 3) during the call; its output is in the server log',
     });
+    expect(JSON.stringify(failure)).not.toContain(token);
+    // The server's stderr is in the log, where the host's redactor sees it.
+    await until(() => lines.some((line) => line.includes('MCP server exited')));
+    expect(lines.find((line) => line.includes('MCP server stderr'))).toContain(token);
     const { pid: second } = (await call('pid')) as { pid: number };
     expect(second).not.toBe(first);
     expect(alive(first)).toBe(false);
   });
 
-  it('fails a call whose answer is a message larger than 16 MiB, and starts the server again for the next', async () => {
+  it('fails only the call whose answer is larger than 16 MiB: the same server answers the next call', async () => {
     const { call } = await fixture();
     const { pid: first } = (await call('pid')) as { pid: number };
-    await expect(call('huge')).rejects.toMatchObject({ reason: 'upstream_failed' });
+    await expect(call('huge')).rejects.toMatchObject({
+      reason: 'upstream_answer_too_large',
+      message: expect.stringContaining('larger than 16777216 bytes'),
+    });
+    expect(await call('add', { a: 2, b: 3 })).toEqual({ sum: 5 });
     const { pid: second } = (await call('pid')) as { pid: number };
-    expect(second).not.toBe(first);
+    expect(second).toBe(first);
+  });
+
+  it('fails only the call whose answer nests too deep or has too many elements, before parsing it', async () => {
+    const { call } = await fixture();
+    const { pid: first } = (await call('pid')) as { pid: number };
+    // Small (read on the main thread) and large (read in a worker) alike.
+    await expect(call('deep', { depth: 65 })).rejects.toMatchObject({ reason: 'upstream_answer_too_large' });
+    await expect(call('deep', { depth: 200_000 })).rejects.toMatchObject({
+      reason: 'upstream_answer_too_large',
+      message: expect.stringContaining('deeper than 64'),
+    });
+    await expect(call('wide', { count: 1_100_000 })).rejects.toMatchObject({
+      reason: 'upstream_answer_too_large',
+      message: expect.stringContaining('more than 1000000 elements'),
+    });
+    expect(await call('deep', { depth: 3 })).toEqual([[[]]]);
+    expect(((await call('pid')) as { pid: number }).pid).toBe(first);
+  });
+
+  it('reads a large answer in a worker and hands it on as JSON text, never parsed on the main thread', async () => {
+    const { call } = await fixture();
+    const result = await call('big', { mb: 2 });
+    expect(isJsonText(result)).toBe(true);
+    const items = JSON.parse((result as { text: string }).text) as { id: number; name: string }[];
+    expect(items.length).toBeGreaterThan(30_000);
+    expect(items[7]).toEqual({ id: 7, name: 'item 7 with a little padding text' });
+    // A small answer stays a value.
+    expect(await call('big', { mb: 0.001 })).toEqual(
+      expect.arrayContaining([{ id: 0, name: 'item 0 with a little padding text' }]),
+    );
   });
 
   it('starts a server that died while idle again on the next call', async () => {
@@ -183,17 +235,25 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     });
   });
 
-  it('shows the end of stderr when a server cannot start', async () => {
-    const { adapter } = await setUpAdapter();
+  it('fails with upstream_crashed when a server exits while starting; its stderr goes to the log only', async () => {
+    const { logger, lines } = recordingLogger();
+    const { adapter } = await setUpAdapter({ logger });
     adapters.push(adapter);
     const text = JSON.stringify({
       transport: 'stdio',
       command: process.execPath,
-      args: ['-e', 'console.error("no token given"); process.exit(1)'],
+      args: ['-e', 'console.error("bad token s3cr3t-start-token"); process.exit(1)'],
     });
-    await expect(adapter.generateDefinition(text)).rejects.toMatchObject({
-      message: expect.stringContaining('no token given'),
+    const failure = (await adapter.generateDefinition(text).then(
+      () => new Error('installed'),
+      (error: unknown) => error,
+    )) as Error;
+    expect(failure).toMatchObject({
+      reason: 'upstream_crashed',
+      message: expect.stringContaining('exited (code 1) while starting'),
     });
+    expect(JSON.stringify({ ...failure, message: failure.message })).not.toContain('s3cr3t-start-token');
+    expect(lines.join('\n')).toContain('s3cr3t-start-token');
   });
 });
 

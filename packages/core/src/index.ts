@@ -107,6 +107,8 @@ export {
   type LoadSecretsKeyOptions,
   loadSecretsKey,
 } from './secrets/load-secrets-key';
+export { redactingLogger } from './secrets/redacting-logger';
+export { createRedactor, REDACTED, type Redactor, type RedactorOptions } from './secrets/redactor';
 export { type SealedSecrets, secretsKeyId } from './secrets/secrets-cipher';
 export {
   createLocalSignals,

@@ -1,4 +1,4 @@
-import { cyrnelError } from '@cyrnel/sdk';
+import { cyrnelError, jsonText } from '@cyrnel/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type startEnvironment as Start, startEnvironment } from './recording-bindings';
 
@@ -15,6 +15,10 @@ beforeAll(async () => {
       'math.disabled': () => {
         throw cyrnelError('tool_disabled', 'tool is disabled');
       },
+      'math.text': () => jsonText('{"primes":[2,3,5],"name":"small"}'),
+      'math.broken': () => jsonText('{"primes":'),
+      'math.large': () =>
+        jsonText(JSON.stringify({ items: Array.from({ length: 300_000 }, (_, index) => index * 7) })),
     },
   );
 });
@@ -45,6 +49,22 @@ describe('execute', () => {
       { serviceId: 'math', toolId: 'add', parameters: { a: 4, b: 5 } },
       { serviceId: 'math', toolId: 'disabled', parameters: {} },
     ]);
+  });
+
+  it('parses a result handed on as JSON text in the sandbox child, and fails one that is not JSON', async () => {
+    const { exit, record } = await sandbox.run(`
+      const value = await cyrnel.services.math.tools.text.invoke({});
+      const broken = await cyrnel.services.math.tools.broken.invoke({}).catch((e) => ({ reason: e.reason }));
+      // Over 1 MiB of text: it travels to the child in slices.
+      const { items } = await cyrnel.services.math.tools.large.invoke({});
+      cyrnel.output({ value, broken, large: [items.length, items[299_999]] });
+    `);
+    expect(exit).toBe('success');
+    expect(record.output).toEqual({
+      value: { primes: [2, 3, 5], name: 'small' },
+      broken: { reason: 'upstream_failed' },
+      large: [300_000, 2_099_993],
+    });
   });
 
   it('merges output calls shallowly and rejects non-plain values with a catchable error', async () => {

@@ -4,6 +4,7 @@ import {
   cyrnelError,
   DEFAULT_DOWNLOAD_LIMITS,
   type KeyRing,
+  type Redactor,
 } from '@cyrnel/core';
 import { MAX_JSON_DEPTH, type OutboundPolicy } from '@cyrnel/sdk';
 import type { ErrorBody } from '@cyrnel/sdk/api';
@@ -41,6 +42,11 @@ export interface CreateAppOptions {
   keys?: KeyRing;
   /** Access logs and failures; silent by default. */
   logger?: HttpLogger;
+  /**
+   * Removes secrets from the message and details of every error answered (the host's redactor,
+   * `createRedactor` of `@cyrnel/core`: an adapter's error may quote its token). Default: none.
+   */
+  redactor?: Redactor;
   /**
    * DNS names accepted in the `Host` header besides IP literals, `localhost` and `*.localhost`
    * (403 otherwise, against DNS rebinding): exact names, `.example.com` for a domain and its
@@ -222,7 +228,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
       404,
     ),
   );
-  app.onError((error, c) => errorResponse(error, c, logger));
+  app.onError((error, c) => errorResponse(error, c, logger, options.redactor));
   return app;
 }
 

@@ -1,4 +1,4 @@
-import { isCyrnelError } from '@cyrnel/core';
+import { isCyrnelError, type Redactor } from '@cyrnel/core';
 import type { ErrorBody } from '@cyrnel/sdk/api';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -17,12 +17,20 @@ export const QUOTA_RETRY_AFTER_SECONDS = 60;
 /**
  * Turn any thrown value into the error envelope `{error, code, reason, details?}`. Typed errors
  * keep their message, reason and status; anything else is a 500 `internal` with a generic
- * message, logged with the request id (never the stack to the client).
+ * message, logged with the request id (never the stack to the client). `redactor` removes the
+ * secrets the host holds from what is answered.
  */
-export function errorResponse(error: unknown, c: Context<AppEnv>, logger: HttpLogger): Response {
+export function errorResponse(
+  error: unknown,
+  c: Context<AppEnv>,
+  logger: HttpLogger,
+  redactor?: Redactor,
+): Response {
   if (isCyrnelError(error)) {
-    const body: ErrorBody = { error: error.message, code: error.code, reason: error.reason };
-    if (error.details !== undefined) body.details = error.details;
+    const message = redactor ? redactor.redact(error.message) : error.message;
+    const body: ErrorBody = { error: message, code: error.code, reason: error.reason };
+    if (error.details !== undefined)
+      body.details = redactor ? redactor.redactValue(error.details) : error.details;
     if (error.status >= 500) {
       logger.warn('request failed', {
         requestId: c.get('requestId'),

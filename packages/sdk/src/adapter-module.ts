@@ -60,7 +60,11 @@ export interface AdapterModule extends Module {
   hydrateService(state: ServiceState): Promise<void>;
   /** Drop everything kept for service `id`. Idempotent. */
   dehydrateService(id: string): Promise<void>;
-  /** Perform one tool call. Throw on an unknown pair or any transport failure. */
+  /**
+   * Perform one tool call. Throw on an unknown pair or any transport failure. Resolves to the
+   * result, or to its JSON text wrapped by `jsonText(text)` (a large answer parsed off the main
+   * thread: the host hands the text on unparsed).
+   */
   invoke(input: InvokeInput): Promise<unknown>;
 }
 

@@ -70,7 +70,11 @@ export interface ToolDescription extends DiscoveredTool {
  * execution id so the host routes it to the right process.
  */
 export interface EnvironmentBindings {
-  /** Call a tool through the host's invocation gate; rejects with an error carrying `status` and `code`. */
+  /**
+   * Call a tool through the host's invocation gate; rejects with an error carrying `status` and
+   * `code`. Resolves to the result, or to a `JsonText` (`isJsonText`) the environment parses
+   * where the code runs.
+   */
   invokeTool(eid: number, input: InvokeInput): Promise<unknown>;
   /** List enabled services. */
   discoverServices(eid: number, query: DiscoverServicesQuery): Promise<DiscoveredService[]>;

@@ -39,6 +39,7 @@ export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS, toIdentifier } f
 export type { InvokeInput, ToolDocsInput } from './invoke-input';
 export { MAX_JSON_DEPTH } from './json-depth';
 export type { JSONSchema } from './json-schema';
+export { isJsonText, JSON_TEXT_KIND, type JsonText, jsonText } from './json-text';
 export {
   type BuiltinModule,
   isModuleDefinition,

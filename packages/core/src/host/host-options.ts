@@ -2,6 +2,7 @@ import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import type { ProcessLimits } from '../processes/process-limits';
 import type { ProcessStorage } from '../processes/process-storage';
+import type { Redactor } from '../secrets/redactor';
 import type { HostSignals } from '../several-hosts/host-signals';
 import type { SchemaCheckerOptions } from '../validation/schema-checker';
 
@@ -49,6 +50,12 @@ export interface CreateHostOptions {
   /** Keys that still decrypt; records read with them are re-encrypted with `secretsKey`. */
   readonly previousSecretsKeys?: readonly (Uint8Array | string)[];
   readonly logger?: ModuleLogger;
+  /**
+   * Learns every secret the host decrypts or receives and removes them from process errors,
+   * events, tool-call errors and log lines (`createRedactor`). Pass the one the embedder's own
+   * logger and HTTP layer use too; absent, the host makes its own.
+   */
+  readonly redactor?: Redactor;
   /** Checked against custom modules' `engines.cyrnel`; default `HOST_VERSION`. */
   readonly hostVersion?: string;
   /**

@@ -8,6 +8,8 @@ import { createModuleRegistry, type ModuleRegistry } from '../modules/module-reg
 import { createProcessManager, type ProcessManager } from '../processes/process-manager';
 import type { RegistryAccess } from '../registries/service-registries';
 import { errorMessage, silentLogger } from '../scoped-logger';
+import { redactingLogger } from '../secrets/redacting-logger';
+import { createRedactor, type Redactor } from '../secrets/redactor';
 import { createSecretsCipher } from '../secrets/secrets-cipher';
 import { createSecretsVault } from '../secrets/secrets-vault';
 import { createServiceHealth } from '../services/service-health';
@@ -27,6 +29,8 @@ import type { CreateHostOptions } from './host-options';
 /** The parts of a host, wired together and not started yet. */
 export interface HostParts {
   readonly logger: ModuleLogger;
+  /** Every secret the host holds, removed from what leaves it. */
+  readonly redactor: Redactor;
   /** The catalog port, watched: every write bumps the revision and is announced. */
   readonly watched: WatchedCatalog;
   readonly catalog: CatalogStorage;
@@ -60,17 +64,19 @@ export function createHostParts(
     await announceCatalogChange(signals, options.host?.id, target);
   });
   const { catalog, revision } = watched;
-  const logger = options.logger ?? silentLogger;
+  // Every secret the vault opens or seals is known to the redactor; no log line carries one.
+  const redactor = options.redactor ?? createRedactor();
+  const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const now = options.now ?? (() => new Date());
   const { invokeTimeoutMs, moduleSetupTimeoutMs, ...processLimits } = options.limits ?? {};
   const cipher = createSecretsCipher({ key: options.secretsKey, previousKeys: options.previousSecretsKeys });
-  const vault = createSecretsVault(catalog, cipher, now);
+  const vault = createSecretsVault(catalog, cipher, now, redactor);
   const adapter = (id: string) => registry.adapter(id);
   const checker = createSchemaChecker(options.validation);
   const activeAdapterIds = () => registry.activeAdapterIds();
   const sharedSchemas = createSharedSchemasCache(catalog);
   // Which services this host failed to hydrate: read by the gate, discovery, lists and types.
-  const health = createServiceHealth();
+  const health = createServiceHealth((text) => redactor.redact(text));
   const callable = createCallable({ adapter, activeAdapterIds, health });
   const gateway = createToolGateway({ catalog, checker, sharedSchemas, adapter, callable });
   // Rendered declarations change with the catalog, which adapters are active and which services
@@ -95,6 +101,7 @@ export function createHostParts(
     ...(options.directToolCalls === false ? {} : { directCalls }),
     limits: processLimits,
     logger,
+    redactor,
     now,
     ...(options.host
       ? {
@@ -130,6 +137,7 @@ export function createHostParts(
   const registry = createModuleRegistry({
     catalog,
     vault,
+    redact: (text) => redactor.redact(text),
     checker,
     builtins: options.builtins ?? [],
     modulesDir: options.modulesDir ?? (options.dataDir ? join(options.dataDir, 'modules') : undefined),
@@ -160,6 +168,7 @@ export function createHostParts(
   const environment = createEnvironmentApi(environments, tools, catalogState);
   return {
     logger,
+    redactor,
     watched,
     catalog,
     checker,

@@ -27,6 +27,8 @@ import { reconcileModules } from './reconcile-modules';
 export interface ModuleRegistryOptions {
   readonly catalog: CatalogStorage;
   readonly vault: SecretsVault;
+  /** Cleans a failed activation's message before a module's status shows it. */
+  readonly redact?: (text: string) => string;
   /** Validates module config and secrets off the main thread. */
   readonly checker: SchemaChecker;
   readonly builtins: readonly BuiltinModule[];
@@ -106,6 +108,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     onAdapterActive: options.onAdapterActive,
     ...(options.serviceEvents ? { serviceEvents: options.serviceEvents } : {}),
     ...(options.onModulesChanged ? { onChange: options.onModulesChanged } : {}),
+    ...(options.redact ? { redact: options.redact } : {}),
   });
   const presence = options.presence;
   const resyncing = createModuleResync(catalog, runtimes);

@@ -44,6 +44,8 @@ export interface ModuleRuntimesOptions {
   readonly serviceEvents?: ServiceEvents;
   /** Called after every activation and deactivation (what {@link ModuleRuntimes.statuses} answers changed). */
   readonly onChange?: () => void;
+  /** Cleans a failure's message before the module's status shows it (the host's redactor). */
+  readonly redact?: (text: string) => string;
 }
 
 /** Module instances: activation (setup), deactivation (teardown or draining) and status. */
@@ -121,7 +123,10 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
       }
       logger.info('module activated', { module: id });
     } catch (error) {
-      Object.assign(runtime, { failed: true, error: errorMessage(error) });
+      Object.assign(runtime, {
+        failed: true,
+        error: options.redact?.(errorMessage(error)) ?? errorMessage(error),
+      });
       logger.error('module failed to activate', { module: id, error: errorMessage(error) });
       throw error;
     }

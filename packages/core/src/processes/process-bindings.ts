@@ -2,7 +2,8 @@ import type { DirectCallEvent, DirectCalls, EnvironmentBindings, ModuleLogger } 
 import { isPlainObject } from '@cyrnel/sdk';
 import { ERROR_REASONS, isErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
-import { cyrnelError, isCyrnelError } from '../errors';
+import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
+import type { Redactor } from '../secrets/redactor';
 import type { ToolGateway } from '../tools/tool-gateway';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
@@ -15,6 +16,8 @@ export interface ProcessBindingsOptions {
   readonly now: () => Date;
   /** Offered to environments as `bindings.directCalls`: sandbox processes call portable adapters themselves. */
   readonly directCalls?: DirectCallsHost;
+  /** Removes the secrets the host holds from what a run records and what its code receives. */
+  readonly redactor?: Redactor;
 }
 
 /** Longest `setError` message kept; the rest is cut. */
@@ -41,6 +44,16 @@ interface DiscoveryState {
  */
 export function createProcessBindings(options: ProcessBindingsOptions): EnvironmentBindings {
   const { execution, tools, logger, now } = options;
+  const redact = (text: string) => options.redactor?.redact(text) ?? text;
+  /** An error as the sandbox receives it: no secret in its message or details. */
+  const cleaned = (error: CyrnelError): CyrnelError => {
+    const redactor = options.redactor;
+    if (!redactor) return error;
+    const message = redactor.redact(error.message);
+    const details = error.details === undefined ? undefined : redactor.redactValue(error.details);
+    if (message === error.message && details === error.details) return error;
+    return cyrnelError(error.reason, message, details === undefined ? {} : { details });
+  };
 
   const running = (eid: number): LiveProcess | undefined => {
     const run = execution.live.get(eid);
@@ -153,7 +166,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
             });
         call.errorCode = typed.code;
         call.errorReason = typed.reason;
-        throw typed;
+        throw cleaned(typed);
       } finally {
         call.durationMs = now().getTime() - started.getTime();
         run.pendingCalls.delete(call);
@@ -176,24 +189,24 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     },
     emitStdout(eid, chunk) {
       const run = running(eid);
-      const text = run?.stdout.write(chunk);
+      const text = run?.stdout.write(typeof chunk === 'string' ? redact(chunk) : chunk);
       if (run && text) run.emit({ type: 'stdout', data: { text } });
     },
     emitStderr(eid, chunk) {
       const run = running(eid);
-      const text = run?.stderr.write(chunk);
+      const text = run?.stderr.write(typeof chunk === 'string' ? redact(chunk) : chunk);
       if (run && text) run.emit({ type: 'stderr', data: { text } });
     },
     emitOutput(eid, patch) {
       const run = running(eid);
       if (!run) return;
-      const applied = run.output.merge(patch);
+      const applied = run.output.merge(options.redactor ? options.redactor.redactValue(patch) : patch);
       run.emit({ type: 'output', data: { patch: applied } });
     },
     setError(eid, message, reason) {
       const run = running(eid);
       if (!run) return;
-      run.error = String(message).slice(0, MAX_ERROR_LENGTH);
+      run.error = redact(String(message).slice(0, MAX_ERROR_LENGTH));
       run.errorReason = isErrorReason(reason) ? reason : null;
     },
   };

@@ -3,6 +3,7 @@ import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host/host-api';
+import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import { createProcessHosts } from '../several-hosts/process-hosts';
 import type { ToolGateway } from '../tools/tool-gateway';
@@ -37,6 +38,8 @@ export interface ProcessManagerOptions {
   /** Limits; the defaults of `DEFAULT_PROCESS_LIMITS` for what is left out. */
   readonly limits?: Partial<ProcessLimits>;
   readonly logger?: ModuleLogger;
+  /** Removes the secrets the host holds from errors, output and events of runs. */
+  readonly redactor?: Redactor;
   /** Clock, for tests. */
   readonly now?: () => Date;
   /**
@@ -96,6 +99,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     logger,
     now,
     ...(options.directCalls ? { directCalls: options.directCalls } : {}),
+    ...(options.redactor ? { redactor: options.redactor } : {}),
   });
   const local = createLocalRuns({
     environments,

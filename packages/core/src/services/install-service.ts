@@ -59,6 +59,8 @@ export function createServiceInstall(
     const { id, adapter: adapterId, text, config, secrets, enabled } = input;
     return locked(id, async () => {
       if (await catalog.getService(id)) throw cyrnelError('service_exists', `service ${id} already exists`);
+      // The adapter may use them now (an MCP server lists its tools only with its token).
+      if (secrets) vault.hold(serviceOwner(id), secrets);
       const definition = await generate(activeAdapter(adapterId), adapterId, text, {
         config: config ?? {},
         secrets: secrets ?? {},

@@ -16,7 +16,7 @@ export interface ServiceHealth {
 }
 
 /**
- * Create an empty {@link ServiceHealth}.
+ * Create an empty {@link ServiceHealth}; `redact` cleans the messages it records.
  *
  * @example
  * ```ts
@@ -25,13 +25,15 @@ export interface ServiceHealth {
  * health.failed(); // ['github']
  * ```
  */
-export function createServiceHealth(): ServiceHealth {
+export function createServiceHealth(redact: (text: string) => string = (text) => text): ServiceHealth {
   const errors = new Map<string, string>();
   let version = 0;
   return {
     error: (serviceId) => errors.get(serviceId),
     failed: () => [...errors.keys()].sort(),
-    set(serviceId, error) {
+    set(serviceId, raw) {
+      // The adapter's message is shown in the service's record and in refusals: no secret in it.
+      const error = raw === undefined ? undefined : redact(raw);
       if (errors.get(serviceId) === error) return;
       if (error === undefined) errors.delete(serviceId);
       else errors.set(serviceId, error);

@@ -1,5 +1,6 @@
 import { writeSync } from 'node:fs';
 import type { CatalogChange } from '@cyrnel/sdk';
+import { callError } from '../shared/call-error';
 import {
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
@@ -82,6 +83,8 @@ export function serveSandbox(settings: ChildSettings): void {
   };
   let spare: IsolateRunner | undefined = newRunner(settings, executionOf);
   const replies = new Map<number, { eid: number; resolve(v: unknown): void; reject(e: unknown): void }>();
+  /** Slices of the JSON text of replies still coming (`reply-part`). */
+  const replyParts = new Map<number, string[]>();
   const { send, sendNow } = createOutbox();
   let nextCall = 1;
   /** Aborted when an execution is killed or ends: its direct calls stop with it. */
@@ -136,6 +139,7 @@ export function serveSandbox(settings: ChildSettings): void {
     for (const [id, waiter] of replies) {
       if (waiter.eid !== eid) continue;
       replies.delete(id);
+      replyParts.delete(id);
       waiter.reject(new Error('The execution has ended'));
     }
     const lines = audit.take(eid);
@@ -148,12 +152,26 @@ export function serveSandbox(settings: ChildSettings): void {
       endings.get(message.eid)?.abort(new Error('The execution was stopped'));
       running.get(message.eid)?.kill();
     } else if (message.t === 'catalog') void catalogChanged(message.id, message.change);
-    else if (message.t === 'reply') {
+    else if (message.t === 'reply-part') {
+      if (!replies.has(message.id)) return;
+      const parts = replyParts.get(message.id) ?? [];
+      parts.push(message.json);
+      replyParts.set(message.id, parts);
+    } else if (message.t === 'reply') {
       const waiter = replies.get(message.id);
+      const parts = replyParts.get(message.id);
+      replyParts.delete(message.id);
       if (!waiter) return;
       replies.delete(message.id);
-      if (message.ok) waiter.resolve(message.value);
-      else waiter.reject(message.error);
+      if (!message.ok) waiter.reject(message.error);
+      else if (typeof message.json !== 'string') waiter.resolve(message.value);
+      else {
+        try {
+          waiter.resolve(JSON.parse(parts ? parts.join('') + message.json : message.json));
+        } catch {
+          waiter.reject(callError('upstream_failed', 'The tool result is not valid JSON'));
+        }
+      }
     }
   });
   process.on('disconnect', () => {

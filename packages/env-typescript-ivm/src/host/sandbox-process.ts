@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
+import { type CatalogChange, type DirectCallEvent, isJsonText } from '@cyrnel/sdk';
 import { callError, toCallError } from '../shared/call-error';
 import type { RunJob, RunResult } from '../shared/run-job';
 import {
@@ -13,6 +13,9 @@ import { readAuditLines } from './audit-reader';
 import { createChildInbox } from './child-inbox';
 import { describeCrash } from './crash-message';
 import { judgeCrash, type SandboxRunResult } from './crash-verdict';
+
+/** Characters of JSON text per message to a child (a reply of more goes in `reply-part` slices). */
+const JSON_SLICE = 1024 * 1024;
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
@@ -135,6 +138,16 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       }
     }
   };
+  // JSON text goes in slices, one per turn of the event loop: serialising 15 MB for the pipe at
+  // once held it for tens of milliseconds per answer.
+  const postJson = async (id: number, json: string) => {
+    let at = 0;
+    for (; json.length - at > JSON_SLICE; at += JSON_SLICE) {
+      post({ t: 'reply-part', id, json: json.slice(at, at + JSON_SLICE) });
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    post({ t: 'reply', id, ok: true, json: json.slice(at) });
+  };
   const finish = (job: Job, result: SandboxRunResult) => {
     jobs.delete(job.eid);
     if (job.awaiting) awaiting--;
@@ -160,7 +173,11 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       // Discovery only reads the catalog; a tool call (or preparing one) may act on the world.
       if (message.kind === 'invoke' || message.kind === 'prepareDirect') job.touched = true;
       job.handlers.call(message.kind, message.args).then(
-        (value) => post({ t: 'reply', id: message.id, ok: true, value }),
+        // A result handed on as JSON text is parsed in the child, never on this thread.
+        (value) =>
+          isJsonText(value)
+            ? postJson(message.id, value.text)
+            : post({ t: 'reply', id: message.id, ok: true, value }),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
     } else if (message.t === 'stdout' || message.t === 'stderr') {

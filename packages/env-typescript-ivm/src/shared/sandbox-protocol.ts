@@ -33,8 +33,15 @@ export type HostMessage =
       readonly id: number;
       readonly ok: boolean;
       readonly value?: unknown;
+      /** The value as JSON text (a tool result the host never parsed): the child parses it. */
+      readonly json?: string;
       readonly error?: unknown;
     }
+  /**
+   * A slice of the JSON text of a reply still to come (`reply` with `json` carries the last one):
+   * megabytes go out in slices, so no single write holds the host's event loop.
+   */
+  | { readonly t: 'reply-part'; readonly id: number; readonly json: string }
   | { readonly t: 'kill'; readonly eid: number }
   /** The catalog changed: drop what direct calls prepared, then answer `ack` with the same id. */
   | { readonly t: 'catalog'; readonly id: number; readonly change: CatalogChange };
