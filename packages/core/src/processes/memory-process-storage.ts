@@ -1,5 +1,11 @@
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
-import type { HostRecord, ProcessChange, ProcessResults, ProcessStorage } from './process-storage';
+import type {
+  HostRecord,
+  IndexedCall,
+  ProcessChange,
+  ProcessResults,
+  ProcessStorage,
+} from './process-storage';
 
 /** A change as the record takes it, and the owner it names (if any). */
 function split(change: ProcessChange): { fields: Omit<ProcessChange, 'ownerHost'>; owner?: string | null } {
@@ -11,6 +17,7 @@ interface MemoryRow {
   record: ProcessRecord;
   readonly code: string;
   results: ProcessResults;
+  /** By index; a call appended at its start has `ok: null` until it is completed. */
   calls: ToolCallRecord[];
   /** The host that runs it (not part of the record). */
   owner: string | null;
@@ -21,6 +28,11 @@ interface MemoryRow {
 }
 
 const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
+
+/** Write `calls` over the rows of their indexes (appending those without one). */
+function putCalls(row: MemoryRow, calls: readonly IndexedCall[]): void {
+  for (const { index, call } of calls) row.calls[index] = { ...call };
+}
 
 /**
  * A {@link ProcessStorage} in memory: nothing survives the process. For embedding the core
@@ -76,7 +88,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
     },
     code: async (id) => rows.get(id)?.code,
     results: async (id) => rows.get(id)?.results,
-    calls: async (id) => [...(rows.get(id)?.calls ?? [])],
+    calls: async (id) => (rows.get(id)?.calls ?? []).filter(Boolean).map((call) => ({ ...call })),
     async list({ state, exitState, ref, keyId, beforeId, limit }) {
       const page: ProcessSummary[] = [];
       const ids = [...rows.keys()].sort((a, b) => b - a);
@@ -102,7 +114,24 @@ export function createMemoryProcessStorage(): ProcessStorage {
       if (!row) return;
       apply(row, change);
       row.results = { ...results, output: { ...results.output } };
-      row.calls = [...calls];
+      putCalls(row, calls);
+    },
+    async openCalls(id, calls) {
+      const row = rows.get(id);
+      if (row) putCalls(row, calls);
+    },
+    async completeCall(id, index, call) {
+      const row = rows.get(id);
+      if (row?.calls[index]) row.calls[index] = { ...call };
+    },
+    async checkpoint(id, results) {
+      const row = rows.get(id);
+      if (!row) return;
+      row.results = {
+        ...row.results,
+        ...results,
+        ...(results.output ? { output: { ...results.output } } : {}),
+      };
     },
     async reset(id, change) {
       const row = rows.get(id);
