@@ -107,13 +107,12 @@ export class LiveProcess {
       // are merged into: each costs its own size, not the size of everything merged so far.
       let patch = last.data.patch;
       if (!this.mergedPatches.has(patch)) {
-        patch = { ...patch };
+        // Without a prototype (a dictionary to V8; `__proto__` an own property), as the merger's.
+        patch = Object.assign(Object.create(null) as Record<string, unknown>, patch);
         this.mergedPatches.add(patch);
         this.events[this.events.length - 1] = { type: 'output', data: { patch } };
       }
-      for (const [key, value] of Object.entries(event.data.patch)) {
-        Object.defineProperty(patch, key, { value, enumerable: true, writable: true, configurable: true });
-      }
+      for (const key of Object.keys(event.data.patch)) patch[key] = event.data.patch[key];
     } else {
       this.events.push(event);
     }

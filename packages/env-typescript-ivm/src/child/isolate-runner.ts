@@ -17,7 +17,7 @@ export interface RunnerHooks {
   call(kind: HostCallKind, args: readonly unknown[]): Promise<unknown>;
   /** Forward (already capped) stdout or stderr text. */
   write(stream: 'stdout' | 'stderr', text: string): void;
-  /** Forward an output patch as JSON text (the merge of the patches since the last one). */
+  /** Forward the merge of the output patches since the last one: a JSON array of `[key, value]` entries. */
   output(json: string): void;
   /** The program started awaiting the host (true: its isolate is idle) or runs again (false). */
   activity?(awaiting: boolean): void;
