@@ -15,7 +15,7 @@ const FLOOD = `
   const until = Date.now() + ${FLOOD_MS};
   let calls = 0;
   while (Date.now() < until) {
-    ${process.env.NOOUT ? '//' : ''}cyrnel.output({ i: calls, ['k' + (calls % 500)]: { at: calls, pad: 'x'.repeat(40) } });
+    cyrnel.output({ i: calls, ['k' + (calls % 500)]: { at: calls, pad: 'x'.repeat(40) } });
     calls++;
   }
   cyrnel.output({ calls });
@@ -40,7 +40,6 @@ describe('cyrnel.output in a loop', () => {
       const output = body.output as Record<string, unknown>;
       const calls = output.calls as number;
       console.log(`a flooding program made ${calls} cyrnel.output calls`);
-      if (process.env.NOOUT) continue;
       expect(calls).toBeGreaterThan(500);
       // The merged output is what the last calls wrote: the counter and every one of the 500 keys.
       expect(output.i).toBe(calls - 1);
