@@ -183,4 +183,50 @@ describe('tool call records', () => {
       errorReason: 'upstream_failed',
     });
   });
+
+  it('leaves them to another host that sweeps a silent one: the calls, the one in flight ok null, and the text', async () => {
+    const shared = createMemoryProcessStorage();
+    // Host a "crashes": from then on nothing of it reaches the storage (no heartbeat, no write).
+    let crashed = false;
+    const hostA = Object.fromEntries(
+      Object.entries(shared).map(([name, method]) => [
+        name,
+        (...args: unknown[]) =>
+          crashed
+            ? Promise.reject(new Error('host a is gone'))
+            : (method as (...a: unknown[]) => unknown)(...args),
+      ]),
+    ) as unknown as ProcessStorage;
+    const a = await setup({ storage: hostA, host: { id: 'a', heartbeatMs: 50, leaseMs: 300 } });
+    await a.manager.recover();
+    const { id } = await a.api.create({
+      code: `cyrnel.log('on a');
+        cyrnel.output({ host: 'a' });
+        await cyrnel.invoke('math', 'double', { n: 1 });
+        await cyrnel.invoke('math', 'hang', {});`,
+      timeoutMs: null,
+    });
+    await until(
+      () => shared.results(id),
+      (results) => results?.stdout === 'on a\n' && results.output.host === 'a',
+    );
+    await until(
+      () => shared.calls(id),
+      (calls) => calls.length === 2 && calls[0]?.ok === true,
+    );
+    crashed = true;
+    const b = await setup({ storage: shared, env: null, host: { id: 'b', heartbeatMs: 50, leaseMs: 300 } });
+    await b.manager.recover();
+    const swept = await until(
+      () => b.api.get(id),
+      (record) => record.state === 'idle',
+    );
+    expect(swept).toMatchObject({ exitState: 'failed', errorReason: 'process_interrupted' });
+    expect(await b.api.calls(id)).toMatchObject([
+      { toolId: 'double', ok: true },
+      { toolId: 'hang', ok: null },
+    ]);
+    expect(await b.api.stdout(id)).toBe('on a\n');
+    expect(await b.api.output(id)).toEqual({ host: 'a' });
+  });
 });
