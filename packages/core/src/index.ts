@@ -74,6 +74,7 @@ export {
   type OutboundPolicyOptions,
   type OwnEndpoint,
 } from './outbound/outbound-policy';
+export type { CallOutcome, OpenedCall } from './processes/call-records';
 export { createMemoryProcessStorage } from './processes/memory-process-storage';
 export { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './processes/process-errors';
 export type { WaitOptions } from './processes/process-input';
@@ -86,6 +87,7 @@ export {
 export type {
   ClaimedProcess,
   HostRecord,
+  IndexedCall,
   InterruptedScope,
   NewProcess,
   ProcessChange,

@@ -16,6 +16,8 @@ export interface Recorded {
   stdout: string;
   stderr: string;
   output: Record<string, unknown>;
+  /** How many output patches reached the host (the child merges a program's calls). */
+  outputPatches: number;
   errors: string[];
   /** The reason given with each error (undefined: none). */
   reasons: (string | undefined)[];
@@ -29,7 +31,16 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
   const of = (eid: number): Recorded => {
     let r = records.get(eid);
     if (!r) {
-      r = { states: [], stdout: '', stderr: '', output: {}, errors: [], reasons: [], calls: [] };
+      r = {
+        states: [],
+        stdout: '',
+        stderr: '',
+        output: {},
+        outputPatches: 0,
+        errors: [],
+        reasons: [],
+        calls: [],
+      };
       records.set(eid, r);
     }
     return r;
@@ -73,7 +84,19 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
     emitStderr: (eid, chunk) => {
       of(eid).stderr += text(chunk);
     },
-    emitOutput: (eid, patch) => void Object.assign(of(eid).output, patch),
+    emitOutput: (eid, patch) => {
+      const record = of(eid);
+      record.outputPatches++;
+      // As the host merges: a `__proto__` key stays an own property.
+      for (const [key, value] of Object.entries(patch)) {
+        Object.defineProperty(record.output, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+    },
     setError: (eid, message, reason) => {
       of(eid).errors.push(message);
       of(eid).reasons.push(reason);

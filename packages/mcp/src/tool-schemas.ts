@@ -40,7 +40,8 @@ export const PROCESS_VIEW_SCHEMA = cachedJsonSchema(
       z.object({
         serviceId: z.string(),
         toolId: z.string(),
-        ok: z.boolean(),
+        // null: no answer (yet, or ever: a call a host crash interrupted).
+        ok: z.boolean().nullable(),
         durationMs: z.number(),
         errorReason: z.string().nullable(),
       }),

@@ -62,7 +62,7 @@ describe('createProcessStore', () => {
       id,
       { state: 'idle', exitState: 'success', error: null, completedAt: at(2), updatedAt: at(2) },
       { output: { a: 'é' }, stdout: 'out', stderr: 'err' },
-      calls,
+      calls.map((call, index) => ({ index, call })),
     );
     expect(await store.get(id)).toMatchObject({
       state: 'idle',
@@ -98,7 +98,7 @@ describe('createProcessStore', () => {
       id,
       { state: 'idle', exitState: 'failed', error: 'e', updatedAt: at(1) },
       { output: { k: 1 }, stdout: 'o', stderr: 'e' },
-      [call],
+      [{ index: 0, call }],
     );
     await store.reset(id, {
       state: 'queued',
@@ -115,7 +115,7 @@ describe('createProcessStore', () => {
       id,
       { state: 'idle', exitState: 'success', updatedAt: at(3) },
       { output: {}, stdout: '', stderr: '' },
-      [call],
+      [{ index: 0, call }],
     );
     expect(await store.delete(id)).toBe(true);
     expect(await store.delete(id)).toBe(false);

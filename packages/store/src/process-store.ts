@@ -1,11 +1,12 @@
 import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
-import type { ErrorCode, ErrorReason, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ErrorReason, ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import { type CompiledQuery, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from './database';
+import { createProcessCalls } from './process-calls';
 import { createProcessQuotaStore } from './process-quota-store';
 import type { ProcessesTable } from './process-tables';
-import { flag, parseObject } from './sql-helpers';
+import { parseObject } from './sql-helpers';
 import type { StoreDialectName } from './store-dialect';
 
 // Lists leave `env_config` out: it is read only for one process at a time.
@@ -29,9 +30,6 @@ const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
 
 type SummaryRow = Pick<Selectable<ProcessesTable>, (typeof SUMMARY_COLUMNS)[number]>;
 type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
-
-/** Rows per multi-row insert of tool calls: 9 parameters each stays far below SQLite's limit. */
-const CALLS_PER_INSERT = 500;
 
 const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'terminating'];
 
@@ -74,8 +72,9 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
 
 /**
  * The process manager's storage port (`ProcessStorage` of `@cyrnel/core`) over the tables of
- * migration 0002. A run costs three writes: the insert, the start and the end (results and tool
- * calls in one transaction).
+ * migration 0002. A run costs three writes: the insert, the start and the end (results and the
+ * calls still in flight in one transaction); each tool call adds a row at its start and an update
+ * at its answer, and a running process's text a checkpoint every second (`process-calls.ts`).
  *
  * @example
  * ```ts
@@ -107,21 +106,7 @@ export function createProcessStore(
     return executor.executeQuery({ ...compiled, parameters: [...Object.values(columns), id] });
   };
 
-  const insertCalls = async (trx: Kysely<Database>, id: number, calls: readonly ToolCallRecord[]) => {
-    for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
-      const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => ({
-        process_id: id,
-        service_id: call.serviceId,
-        tool_id: call.toolId,
-        started_at: call.startedAt,
-        duration_ms: Math.round(call.durationMs),
-        ok: flag(call.ok),
-        error_code: call.errorCode,
-        error_reason: call.errorReason,
-      }));
-      await trx.insertInto('process_tool_calls').values(rows).execute();
-    }
-  };
+  const calls = createProcessCalls(db);
 
   return {
     ...createProcessQuotaStore(db, dialect),
@@ -181,23 +166,7 @@ export function createProcessStore(
       );
     },
 
-    async calls(id) {
-      const rows = await db
-        .selectFrom('process_tool_calls')
-        .select(['service_id', 'tool_id', 'started_at', 'duration_ms', 'ok', 'error_code', 'error_reason'])
-        .where('process_id', '=', id)
-        .orderBy('id')
-        .execute();
-      return rows.map((row) => ({
-        serviceId: row.service_id,
-        toolId: row.tool_id,
-        startedAt: row.started_at,
-        durationMs: Number(row.duration_ms),
-        ok: Number(row.ok) === 1,
-        errorCode: row.error_code as ErrorCode | null,
-        errorReason: row.error_reason as ErrorReason | null,
-      }));
-    },
+    calls: (id) => calls.read(id),
 
     async list({ state, exitState, ref, keyId, beforeId, limit }) {
       let query = db.selectFrom('processes').select(SUMMARY_COLUMNS);
@@ -214,22 +183,26 @@ export function createProcessStore(
       await update(db, id, toColumns(change));
     },
 
-    async finish(id, change, results, calls) {
+    async finish(id, change, results, ended) {
       const columns = {
         ...toColumns(change),
         output: JSON.stringify(results.output),
         stdout: results.stdout,
         stderr: results.stderr,
       };
-      if (calls.length === 0) {
+      if (ended.length === 0) {
         await update(db, id, columns);
         return;
       }
       await db.transaction().execute(async (trx) => {
         await update(trx, id, columns);
-        await insertCalls(trx, id, calls);
+        await calls.put(trx, id, ended);
       });
     },
+
+    openCalls: (id, opened) => calls.open(id, opened),
+    completeCall: (id, index, call) => calls.complete(id, index, call),
+    checkpoint: (id, results) => calls.checkpoint(id, results),
 
     async reset(id, change) {
       await db.transaction().execute(async (trx) => {

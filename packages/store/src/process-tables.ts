@@ -51,6 +51,10 @@ export interface ProcessToolCallsTable {
   error_code: string | null;
   /** Added by migration 0006: the stable reason of a failed call, or null. */
   error_reason: Generated<string | null>;
+  /** Added by migration 0013: the call's position among its run's calls (null: stored before). */
+  call_index: Generated<number | null>;
+  /** Added by migration 0013: 1 from the call's start until its answer (after a crash: interrupted). */
+  pending: Generated<number>;
 }
 
 /** The tables of the process store. */

@@ -26,11 +26,15 @@ export class LiveProcess {
   readonly stderr: TextCapture;
   readonly output: OutputMerger;
   readonly calls: ToolCallRecord[] = [];
-  /** Calls still waiting for their answer, with their start in epoch milliseconds. */
-  readonly pendingCalls = new Map<ToolCallRecord, number>();
+  /** Calls still waiting for their answer, with their index and their start in epoch milliseconds. */
+  readonly pendingCalls = new Map<ToolCallRecord, { readonly index: number; readonly startedMs: number }>();
+  /** Indexes of calls whose row may not match memory (a failed write): the end of the run writes them. */
+  readonly unsyncedCalls = new Set<number>();
   /** Every event of this run, for replay to late subscribers. */
   readonly events: ProcessEvent[] = [];
   readonly listeners = new Set<ProcessListener>();
+  /** Output patches of `events` this run made by merging (never handed out live): merged in place. */
+  private readonly mergedPatches = new WeakSet<object>();
   /** The message of `setError`, if any. */
   error: string | null = null;
   /** The reason `setError` gave with it (a failure that is not the code's own, e.g. a sandbox crash). */
@@ -100,12 +104,17 @@ export class LiveProcess {
       };
     } else if (event.type === 'output' && last?.type === 'output') {
       // Consecutive patches replay as their shallow merge (the same result), so a loop of
-      // `cyrnel.output` calls keeps one event, bounded by the output cap, not one per call.
-      const patch = { ...last.data.patch };
-      for (const [key, value] of Object.entries(event.data.patch)) {
-        Object.defineProperty(patch, key, { value, enumerable: true, writable: true, configurable: true });
+      // `cyrnel.output` calls keeps one event, bounded by the output cap, not one per call. The
+      // merge is a copy of the first patch (handed to subscribers as it was) that later patches
+      // are merged into: each costs its own size, not the size of everything merged so far.
+      let patch = last.data.patch;
+      if (!this.mergedPatches.has(patch)) {
+        // Without a prototype (a dictionary to V8; `__proto__` an own property), as the merger's.
+        patch = Object.assign(Object.create(null) as Record<string, unknown>, patch);
+        this.mergedPatches.add(patch);
+        this.events[this.events.length - 1] = { type: 'output', data: { patch } };
       }
-      this.events[this.events.length - 1] = { type: 'output', data: { patch } };
+      for (const key of Object.keys(event.data.patch)) patch[key] = event.data.patch[key];
     } else {
       this.events.push(event);
     }
@@ -121,7 +130,11 @@ export class LiveProcess {
 
   /** Replay the events so far to `listener`, then keep it until `exit`. */
   subscribe(listener: ProcessListener): () => void {
-    for (const event of this.events) listener(event);
+    for (const event of this.events) {
+      // Handed out now: a later patch merges into a fresh copy, never under this subscriber.
+      if (event.type === 'output') this.mergedPatches.delete(event.data.patch);
+      listener(event);
+    }
     if (this.finished) return () => {};
     this.listeners.add(listener);
     return () => {

@@ -1,6 +1,12 @@
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import { createMemoryKeyUsage } from './memory-key-usage';
-import type { HostRecord, ProcessChange, ProcessResults, ProcessStorage } from './process-storage';
+import type {
+  HostRecord,
+  IndexedCall,
+  ProcessChange,
+  ProcessResults,
+  ProcessStorage,
+} from './process-storage';
 
 /** A change as the record takes it, and the owner it names (if any). */
 function split(change: ProcessChange): { fields: Omit<ProcessChange, 'ownerHost'>; owner?: string | null } {
@@ -12,6 +18,7 @@ interface MemoryRow {
   record: ProcessRecord;
   readonly code: string;
   results: ProcessResults;
+  /** By index; a call appended at its start has `ok: null` until it is completed. */
   calls: ToolCallRecord[];
   /** The host that runs it (not part of the record). */
   owner: string | null;
@@ -22,6 +29,11 @@ interface MemoryRow {
 }
 
 const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
+
+/** Write `calls` over the rows of their indexes (appending those without one). */
+function putCalls(row: MemoryRow, calls: readonly IndexedCall[]): void {
+  for (const { index, call } of calls) row.calls[index] = { ...call };
+}
 
 /**
  * A {@link ProcessStorage} in memory: nothing survives the process. For embedding the core
@@ -80,7 +92,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
     },
     code: async (id) => rows.get(id)?.code,
     results: async (id) => rows.get(id)?.results,
-    calls: async (id) => [...(rows.get(id)?.calls ?? [])],
+    calls: async (id) => (rows.get(id)?.calls ?? []).filter(Boolean).map((call) => ({ ...call })),
     async list({ state, exitState, ref, keyId, beforeId, limit }) {
       const page: ProcessSummary[] = [];
       const ids = [...rows.keys()].sort((a, b) => b - a);
@@ -106,7 +118,27 @@ export function createMemoryProcessStorage(): ProcessStorage {
       if (!row) return;
       apply(row, change);
       row.results = { ...results, output: { ...results.output } };
-      row.calls = [...calls];
+      putCalls(row, calls);
+      usage.measure(row);
+    },
+    async openCalls(id, calls) {
+      const row = rows.get(id);
+      if (!row) return;
+      putCalls(row, calls);
+      usage.measure(row);
+    },
+    async completeCall(id, index, call) {
+      const row = rows.get(id);
+      if (row?.calls[index]) row.calls[index] = { ...call };
+    },
+    async checkpoint(id, results) {
+      const row = rows.get(id);
+      if (!row) return;
+      row.results = {
+        ...row.results,
+        ...results,
+        ...(results.output ? { output: { ...results.output } } : {}),
+      };
       usage.measure(row);
     },
     async reset(id, change) {

@@ -40,7 +40,8 @@ export interface OutputMerger {
  * value and a comma (one comma too many, which is conservative by one byte).
  */
 export function createOutputMerger(maxBytes: number): OutputMerger {
-  const output: Record<string, unknown> = {};
+  // Without a prototype, as the patches (see `merge`).
+  const output: Record<string, unknown> = Object.create(null);
   const sizes = new Map<string, number>();
   let total = 2;
 
@@ -68,7 +69,9 @@ export function createOutputMerger(maxBytes: number): OutputMerger {
         }
         throw cyrnelError('payload_too_large', `output exceeds the ${maxBytes}-byte cap`);
       }
-      const applied: Record<string, unknown> = {};
+      // Objects without a prototype: V8 keeps them as dictionaries, so a patch of hundreds of keys
+      // costs no new object shape per key, and a `__proto__` key is a plain own property.
+      const applied: Record<string, unknown> = Object.create(null);
       for (const [key, json] of next) {
         if (json === undefined) {
           delete output[key];
@@ -76,10 +79,8 @@ export function createOutputMerger(maxBytes: number): OutputMerger {
         } else {
           // Stored as its JSON form: what is replayed live is exactly what is persisted.
           const value: unknown = JSON.parse(json);
-          // A `__proto__` key must stay a plain own property, never a prototype swap.
-          const property = { value, enumerable: true, writable: true, configurable: true };
-          Object.defineProperty(output, key, property);
-          Object.defineProperty(applied, key, property);
+          output[key] = value;
+          applied[key] = value;
         }
       }
       total = nextTotal;

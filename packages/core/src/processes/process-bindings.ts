@@ -1,12 +1,14 @@
 import type { DirectCallEvent, DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { isPlainObject } from '@cyrnel/sdk';
-import { ERROR_REASONS, isErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
+import { isErrorReason } from '@cyrnel/sdk/api';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { Redactor } from '../secrets/redactor';
 import type { ToolGateway } from '../tools/tool-gateway';
+import type { CallRecords, OpenedCall } from './call-records';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
+import type { RunCheckpoints } from './run-checkpoints';
 
 /** Options of {@link createProcessBindings}. */
 export interface ProcessBindingsOptions {
@@ -14,6 +16,10 @@ export interface ProcessBindingsOptions {
   readonly tools: ToolGateway;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Where tool calls are recorded (at their start, durably, and at their end). */
+  readonly records: CallRecords;
+  /** What running processes write reaches the storage periodically (a crash keeps it). */
+  readonly checkpoints: RunCheckpoints;
   /** Offered to environments as `bindings.directCalls`: sandbox processes call portable adapters themselves. */
   readonly directCalls?: DirectCallsHost;
   /** Removes the secrets the host holds from what a run records and what its code receives. */
@@ -43,7 +49,7 @@ interface DiscoveryState {
  * execution may keep talking after a kill).
  */
 export function createProcessBindings(options: ProcessBindingsOptions): EnvironmentBindings {
-  const { execution, tools, logger, now } = options;
+  const { execution, tools, logger, now, records, checkpoints } = options;
   const redact = (text: string) => options.redactor?.redact(text) ?? text;
   /** An error as the sandbox receives it: no secret in its message or details. */
   const cleaned = (error: CyrnelError): CyrnelError => {
@@ -88,25 +94,8 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     return result;
   };
 
-  // Recorded at the call, completed at the answer: a call still in flight when the run ends is
-  // kept (ok false, no error code, duration up to the end) for the audit. Gated and direct alike.
-  const openCall = (run: LiveProcess, serviceId: string, toolId: string, startedMs: number) => {
-    const call: ToolCallRecord = {
-      serviceId,
-      toolId,
-      startedAt: new Date(startedMs).toISOString(),
-      durationMs: 0,
-      ok: false,
-      errorCode: null,
-      errorReason: null,
-    };
-    run.calls.push(call);
-    run.pendingCalls.set(call, startedMs);
-    return call;
-  };
-
   // Direct calls in flight, by run and the environment's call id.
-  const directs = new WeakMap<LiveProcess, Map<number, ToolCallRecord>>();
+  const directs = new WeakMap<LiveProcess, Map<number, OpenedCall>>();
   const record = (eid: number, event: DirectCallEvent) => {
     const run = running(eid);
     if (!run || !isPlainObject(event) || typeof event.id !== 'number') return;
@@ -114,7 +103,8 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     if (event.kind === 'start') {
       if (typeof event.serviceId !== 'string' || typeof event.toolId !== 'string') return;
       const startedAt = Number.isFinite(event.startedAt) ? event.startedAt : now().getTime();
-      const call = openCall(run, event.serviceId, event.toolId, startedAt);
+      // The sandbox reports its start without waiting for it to be stored (see `CallRecords`).
+      const call = records.open(run, event.serviceId, event.toolId, startedAt);
       if (!open) {
         open = new Map();
         directs.set(run, open);
@@ -124,15 +114,14 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const call = open?.get(event.id);
       if (!call) return;
       open?.delete(event.id);
-      run.pendingCalls.delete(call);
-      call.ok = event.ok === true;
       // The code follows from a known reason, as on the gate's path.
       const reason = event.ok !== true && isErrorReason(event.errorReason) ? event.errorReason : null;
-      call.errorReason = reason;
-      call.errorCode =
-        reason === null ? (event.ok === true ? null : 'upstream_error') : ERROR_REASONS[reason].code;
-      call.durationMs =
-        typeof event.durationMs === 'number' && event.durationMs >= 0 ? Math.round(event.durationMs) : 0;
+      call.end({
+        ok: event.ok === true,
+        errorReason: reason,
+        durationMs:
+          typeof event.durationMs === 'number' && event.durationMs >= 0 ? Math.round(event.durationMs) : 0,
+      });
     }
   };
   const host = options.directCalls;
@@ -148,15 +137,16 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     async invokeTool(eid, input) {
       const run = running(eid);
       if (!run) throw cyrnelError('process_not_running', `execution ${eid} is not running`);
-      const started = now();
-      const call = openCall(run, String(input?.serviceId), String(input?.toolId), started.getTime());
+      const call = records.open(run, String(input?.serviceId), String(input?.toolId));
+      // The request leaves only once its start is stored: a crash in flight keeps it listed.
+      await call.started;
       try {
         const signal =
           input?.signal instanceof AbortSignal
             ? AbortSignal.any([input.signal, run.ending.signal])
             : run.ending.signal;
         const result = await tools.invoke({ ...input, signal });
-        call.ok = true;
+        call.end({ ok: true });
         return result;
       } catch (error) {
         const typed = isCyrnelError(error)
@@ -164,12 +154,8 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
           : cyrnelError('upstream_failed', error instanceof Error ? error.message : 'the tool call failed', {
               cause: error,
             });
-        call.errorCode = typed.code;
-        call.errorReason = typed.reason;
+        call.end({ ok: false, errorCode: typed.code, errorReason: typed.reason });
         throw cleaned(typed);
-      } finally {
-        call.durationMs = now().getTime() - started.getTime();
-        run.pendingCalls.delete(call);
       }
     },
     discoverServices: (eid, query) => discover(eid, () => tools.discoverServices(query ?? {})),
@@ -190,18 +176,23 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     emitStdout(eid, chunk) {
       const run = running(eid);
       const text = run?.stdout.write(typeof chunk === 'string' ? redact(chunk) : chunk);
-      if (run && text) run.emit({ type: 'stdout', data: { text } });
+      if (!run || !text) return;
+      run.emit({ type: 'stdout', data: { text } });
+      checkpoints.note(run, 'stdout', Buffer.byteLength(text));
     },
     emitStderr(eid, chunk) {
       const run = running(eid);
       const text = run?.stderr.write(typeof chunk === 'string' ? redact(chunk) : chunk);
-      if (run && text) run.emit({ type: 'stderr', data: { text } });
+      if (!run || !text) return;
+      run.emit({ type: 'stderr', data: { text } });
+      checkpoints.note(run, 'stderr', Buffer.byteLength(text));
     },
     emitOutput(eid, patch) {
       const run = running(eid);
       if (!run) return;
       const applied = run.output.merge(options.redactor ? options.redactor.redactValue(patch) : patch);
       run.emit({ type: 'output', data: { patch: applied } });
+      checkpoints.note(run, 'output', 0);
     },
     setError(eid, message, reason) {
       const run = running(eid);

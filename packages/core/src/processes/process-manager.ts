@@ -7,6 +7,7 @@ import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import { createProcessHosts } from '../several-hosts/process-hosts';
 import type { ToolGateway } from '../tools/tool-gateway';
+import { createCallRecords, type OpenedCall } from './call-records';
 import { createLocalRuns } from './local-runs';
 import { createProcessBindings } from './process-bindings';
 import { INTERRUPTED_ERROR } from './process-errors';
@@ -21,6 +22,7 @@ import { createProcessStarts } from './process-starts';
 import type { HostRecord, ProcessStorage } from './process-storage';
 import { createProcessSubscribe } from './process-subscribe';
 import { createProcessWait } from './process-wait';
+import { createRunCheckpoints } from './run-checkpoints';
 
 /** Options of {@link createProcessManager}. */
 export interface ProcessManagerOptions {
@@ -69,6 +71,20 @@ export interface ProcessManager {
    * background pass that `recover` starts does; answers how many were deleted.
    */
   prune(): Promise<number>;
+  /**
+   * Record a tool call of execution `eid` made outside the bindings (an egress gateway): resolves
+   * once its start is stored, so send the request only then, and call `end` with its outcome.
+   * Rejects with `process_not_running` when the execution is not running here, and with the
+   * storage's error when the start could not be stored (then do not send it).
+   *
+   * @example
+   * ```ts
+   * const call = await manager.openCall(eid, 'shop', 'getUser');
+   * const response = await fetch(url).catch((error) => { call.end({ ok: false, errorReason: 'upstream_failed' }); throw error; });
+   * call.end({ ok: response.ok });
+   * ```
+   */
+  openCall(eid: number, serviceId: string, toolId: string): Promise<OpenedCall>;
 }
 
 const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -93,11 +109,14 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const execution = createProcessExecution({ storage, limits, logger, now });
+  const records = createCallRecords(storage, logger, now);
   const bindings = createProcessBindings({
     execution,
     tools,
     logger,
     now,
+    records,
+    checkpoints: createRunCheckpoints(storage, logger),
     ...(options.directCalls ? { directCalls: options.directCalls } : {}),
     ...(options.redactor ? { redactor: options.redactor } : {}),
   });
@@ -149,6 +168,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     },
     peers: () => hosts.lease.peers(),
     prune: () => retention.prune(),
+    async openCall(eid, serviceId, toolId) {
+      const run = execution.live.get(eid);
+      if (!run || run.finished) throw cyrnelError('process_not_running', `execution ${eid} is not running`);
+      const call = records.open(run, String(serviceId), String(toolId));
+      await call.started;
+      return call;
+    },
     async modulesChanged() {
       if (!host || local.closing()) return;
       await hosts.lease.beat(host.id, now());

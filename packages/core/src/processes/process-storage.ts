@@ -70,6 +70,15 @@ export interface ProcessResults {
   readonly stderr: string;
 }
 
+/**
+ * A tool call of a run by its position among the run's calls (0, 1, ...): the key its start is
+ * appended under and its end completed by.
+ */
+export interface IndexedCall {
+  readonly index: number;
+  readonly call: ToolCallRecord;
+}
+
 /** Filters and page of {@link ProcessStorage.list}, newest first. */
 export interface ProcessStorageQuery {
   readonly state?: ProcessState;
@@ -102,13 +111,26 @@ export interface ProcessStorage extends ProcessQuotaStorage {
   list(query: ProcessStorageQuery): Promise<ProcessSummary[]>;
   /** Persist a state change. */
   update(id: number, change: ProcessChange): Promise<void>;
-  /** Persist the end of a run: the change, the results and the tool calls, atomically. */
+  /**
+   * Persist the end of a run atomically: the change, the results, and the tool calls not yet
+   * stored as they end (each written over the row of its index, or appended when it has none).
+   */
   finish(
     id: number,
     change: ProcessChange,
     results: ProcessResults,
-    calls: readonly ToolCallRecord[],
+    calls: readonly IndexedCall[],
   ): Promise<void>;
+  /**
+   * Append tool calls a run of `id` started, before their requests leave (one statement for the
+   * batch). Until {@link ProcessStorage.completeCall} they read back with `ok: null`: after a
+   * crash, that is how an interrupted call shows.
+   */
+  openCalls(id: number, calls: readonly IndexedCall[]): Promise<void>;
+  /** Complete call `index` of `id` with its answer (`ok`, `durationMs`, error code and reason). */
+  completeCall(id: number, index: number, call: ToolCallRecord): Promise<void>;
+  /** What a running process wrote so far (the fields given), so a crash keeps it. */
+  checkpoint(id: number, results: Partial<ProcessResults>): Promise<void>;
   /** Persist a re-run: the change, with results and tool calls cleared, atomically. */
   reset(id: number, change: ProcessChange): Promise<void>;
   /** Delete a process and its tool calls; false when unknown. */

@@ -93,10 +93,22 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     run.emit({ type: 'exit', data: { exitState, error, errorReason } });
     const id = run.record.id;
     const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
+    // Calls still in flight are kept as failed, without a code, their duration up to the end;
+    // with those whose row a failed write left behind, they are written with the end.
     const end = Date.parse(at);
-    for (const [call, start] of run.pendingCalls) call.durationMs = end - start;
+    for (const [call, { index, startedMs }] of run.pendingCalls) {
+      call.durationMs = Math.max(0, end - startedMs);
+      call.ok = false;
+      run.unsyncedCalls.add(index);
+    }
+    run.pendingCalls.clear();
     // A snapshot: a call answering after the end must not change what was persisted.
-    const calls = run.calls.map((call) => ({ ...call }));
+    const calls = [...run.unsyncedCalls]
+      .sort((a, b) => a - b)
+      .flatMap((index) => {
+        const call = run.calls[index];
+        return call ? [{ index, call: { ...call } }] : [];
+      });
     // `wait` answers from memory now; the rows follow (reads of the id wait for them).
     run.resolveEnded();
     run

@@ -57,6 +57,7 @@ export function runProcessStorageContract(options: ProcessStorageContractOptions
     });
     const current = () => subject.storage;
     describe('one host', () => oneHostCases(current));
+    describe('calls and checkpoints of a running process', () => runningCases(current));
     describe('several hosts', () => severalHostsCases(current));
     describe('quotas and retention', () => quotaCases(current));
   });
@@ -134,8 +135,8 @@ function oneHostCases(current: () => ProcessStorage): void {
     } as const;
     const results = { output: { n: 1, nested: { s: 'ü' } }, stdout: 'out\n', stderr: 'err\n' };
     await storage.finish(id, end, results, [
-      CALL,
-      { ...CALL, toolId: 'listOrders', ok: true, errorCode: null, errorReason: null },
+      { index: 0, call: CALL },
+      { index: 1, call: { ...CALL, toolId: 'listOrders', ok: true, errorCode: null, errorReason: null } },
     ]);
     expect(await storage.get(id)).toMatchObject(end);
     expect(await storage.results(id)).toEqual(results);
@@ -199,7 +200,7 @@ function oneHostCases(current: () => ProcessStorage): void {
       id,
       { state: 'idle', exitState: 'success', updatedAt: AT },
       { output: { a: 1 }, stdout: 'x', stderr: '' },
-      [CALL],
+      [{ index: 0, call: CALL }],
     );
     expect(await storage.delete(id)).toBe(true);
     expect(await storage.get(id)).toBeUndefined();
@@ -230,5 +231,114 @@ function oneHostCases(current: () => ProcessStorage): void {
     }
     expect(await storage.get(idle)).toMatchObject({ state: 'idle', exitState: null, error: null });
     expect(await storage.failInterrupted('again', at, 'process_interrupted')).toBe(0);
+  });
+}
+
+/** What a running process writes before its end: calls at their start and end, checkpoints. */
+function runningCases(current: () => ProcessStorage): void {
+  const started = (toolId: string): ToolCallRecord => ({
+    ...CALL,
+    toolId,
+    durationMs: 0,
+    ok: null,
+    errorCode: null,
+    errorReason: null,
+  });
+
+  it('lists a call from its start (ok null) and completes it by index', async () => {
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    const other = await storage.insert(newProcess());
+    await storage.openCalls(id, [{ index: 0, call: started('getUser') }]);
+    await storage.openCalls(id, [
+      { index: 1, call: started('listOrders') },
+      { index: 2, call: started('deleteUser') },
+    ]);
+    await storage.openCalls(other, [{ index: 0, call: started('elsewhere') }]);
+    expect(await storage.calls(id)).toEqual([
+      started('getUser'),
+      started('listOrders'),
+      started('deleteUser'),
+    ]);
+
+    await storage.completeCall(id, 1, { ...started('listOrders'), ok: true, durationMs: 7 });
+    await storage.completeCall(id, 0, { ...CALL, durationMs: 3 });
+    expect(await storage.calls(id)).toEqual([
+      { ...CALL, durationMs: 3 },
+      { ...started('listOrders'), ok: true, durationMs: 7 },
+      started('deleteUser'),
+    ]);
+    expect(await storage.calls(other)).toEqual([started('elsewhere')]);
+  });
+
+  it('keeps started calls and checkpoints across a crash: recovery lists them interrupted', async () => {
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    await storage.update(id, { state: 'running', startedAt: AT, updatedAt: AT });
+    await storage.openCalls(id, [
+      { index: 0, call: started('getUser') },
+      { index: 1, call: started('listOrders') },
+    ]);
+    await storage.completeCall(id, 0, { ...started('getUser'), ok: true, durationMs: 4 });
+    await storage.checkpoint(id, { stdout: 'one\n', output: { step: 1 } });
+    await storage.checkpoint(id, { stdout: 'one\ntwo\n', stderr: 'warn\n' });
+    expect(await storage.results(id)).toEqual({
+      output: { step: 1 },
+      stdout: 'one\ntwo\n',
+      stderr: 'warn\n',
+    });
+
+    expect(await storage.failInterrupted('interrupted', AT, 'process_interrupted')).toBe(1);
+    expect(await storage.calls(id)).toEqual([
+      { ...started('getUser'), ok: true, durationMs: 4 },
+      started('listOrders'),
+    ]);
+    expect(await storage.results(id)).toEqual({
+      output: { step: 1 },
+      stdout: 'one\ntwo\n',
+      stderr: 'warn\n',
+    });
+  });
+
+  it('ends a run over its started calls: those given replace their rows, those missing are appended', async () => {
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    await storage.openCalls(id, [
+      { index: 0, call: started('getUser') },
+      { index: 1, call: started('listOrders') },
+    ]);
+    await storage.completeCall(id, 0, { ...started('getUser'), ok: true, durationMs: 2 });
+    const inFlight = { ...started('listOrders'), ok: false, durationMs: 9 };
+    const neverStored = {
+      ...CALL,
+      toolId: 'refused',
+      errorCode: 'internal',
+      errorReason: 'internal',
+    } as const;
+    await storage.finish(
+      id,
+      { state: 'idle', exitState: 'success', updatedAt: AT },
+      { output: { done: true }, stdout: 'all\n', stderr: '' },
+      [
+        { index: 1, call: inFlight },
+        { index: 2, call: neverStored },
+      ],
+    );
+    expect(await storage.calls(id)).toEqual([
+      { ...started('getUser'), ok: true, durationMs: 2 },
+      inFlight,
+      neverStored,
+    ]);
+    expect(await storage.results(id)).toEqual({ output: { done: true }, stdout: 'all\n', stderr: '' });
+  });
+
+  it('appends a batch of thousands of starts (multi-row statements)', async () => {
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    const batch = Array.from({ length: 1200 }, (_, index) => ({ index, call: started(`t${index}`) }));
+    await storage.openCalls(id, batch);
+    const calls = await storage.calls(id);
+    expect(calls).toHaveLength(1200);
+    expect(calls.map((call) => call.toolId)).toEqual(batch.map(({ call }) => call.toolId));
   });
 }

@@ -1,6 +1,6 @@
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import { expect, it } from 'vitest';
-import { CALL_ROW_BYTES, type ProcessStorage, storedProcessBytes } from '../index';
+import { CALL_ROW_BYTES, type IndexedCall, type ProcessStorage, storedProcessBytes } from '../index';
 import { AT, newProcess } from './new-process';
 
 const CALL: ToolCallRecord = {
@@ -12,6 +12,10 @@ const CALL: ToolCallRecord = {
   errorCode: null,
   errorReason: null,
 };
+
+/** `count` stored calls, as a run's end writes them. */
+const calls = (count: number): IndexedCall[] =>
+  Array.from({ length: count }, (_, index) => ({ index, call: CALL }));
 
 const ENDED = { state: 'idle', exitState: 'success', updatedAt: AT } as const;
 
@@ -45,7 +49,7 @@ export function quotaCases(current: () => ProcessStorage): void {
     expect(await storage.keyUsage('k1')).toEqual({ storedBytes: inserted, processes: 1 });
 
     const results = { output: { text: '€'.repeat(100) }, stdout: 'ö'.repeat(1000), stderr: 'err' };
-    await storage.finish(id, ENDED, results, [CALL, CALL, CALL]);
+    await storage.finish(id, ENDED, results, calls(3));
     const finished =
       storedProcessBytes({
         code,
@@ -59,7 +63,7 @@ export function quotaCases(current: () => ProcessStorage): void {
 
     await storage.reset(id, { state: 'queued', exitState: null, updatedAt: AT });
     expect(await storage.keyUsage('k1')).toEqual({ storedBytes: inserted, processes: 1 });
-    await storage.finish(id, ENDED, results, [CALL]);
+    await storage.finish(id, ENDED, results, calls(1));
     expect((await storage.keyUsage('k1')).storedBytes).toBe(finished - 2 * CALL_ROW_BYTES);
 
     // State changes alone leave the total as it is.
@@ -87,9 +91,12 @@ export function quotaCases(current: () => ProcessStorage): void {
     const ids: number[] = [];
     for (let i = 0; i < 5; i++) {
       const id = await storage.insert(newProcess({ keyId: 'k1', createdAt: old(i) }));
-      await storage.finish(id, { ...ENDED, updatedAt: old(i) }, { output: {}, stdout: 'x', stderr: '' }, [
-        CALL,
-      ]);
+      await storage.finish(
+        id,
+        { ...ENDED, updatedAt: old(i) },
+        { output: {}, stdout: 'x', stderr: '' },
+        calls(1),
+      );
       ids.push(id);
     }
     // Old but live: a run in progress is never pruned.
@@ -123,7 +130,12 @@ export function quotaCases(current: () => ProcessStorage): void {
     const old = '2026-01-01T00:00:00.000Z';
     for (let i = 0; i < 12; i++) {
       const id = await storage.insert(newProcess({ keyId: i % 2 === 0 ? 'k1' : 'k2', createdAt: old }));
-      await storage.finish(id, { ...ENDED, updatedAt: old }, { output: {}, stdout: 'x', stderr: '' }, [CALL]);
+      await storage.finish(
+        id,
+        { ...ENDED, updatedAt: old },
+        { output: {}, stdout: 'x', stderr: '' },
+        calls(1),
+      );
     }
     const rule = { idleBefore: '2026-02-01T00:00:00.000Z', limit: 5 };
     const rounds = await Promise.all([

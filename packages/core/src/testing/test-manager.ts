@@ -22,6 +22,8 @@ export interface TestManagerOptions {
   readonly host?: ProcessHostOptions;
   /** The manager's clock; default the real one. */
   readonly now?: () => Date;
+  /** More tools beside `math`, by `service.tool`. */
+  readonly tools?: ReadonlyMap<string, (parameters: Record<string, unknown>) => Promise<unknown>>;
 }
 
 /** A process manager on test scaffolding, and what the tests inspect. */
@@ -49,6 +51,7 @@ export async function createTestManager(options: TestManagerOptions = {}): Promi
       ['math.double', async (parameters) => ({ value: Number(parameters.n) * 2 })],
       ['math.count', async () => ++counter],
       ['math.hang', () => new Promise(() => {})],
+      ...(options.tools ?? []),
     ]),
   );
   const manager = createProcessManager({

@@ -6,6 +6,7 @@ import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
 import type { RunJob, RunResult } from '../shared/run-job';
 import { createActivityProbe } from './activity-probe';
 import { createOutputBudget, type OutputBudget } from './output-budget';
+import { createOutputFlush, type OutputFlush } from './output-flush';
 import { createPendingCalls, type PendingCalls } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
 import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
@@ -16,7 +17,7 @@ export interface RunnerHooks {
   call(kind: HostCallKind, args: readonly unknown[]): Promise<unknown>;
   /** Forward (already capped) stdout or stderr text. */
   write(stream: 'stdout' | 'stderr', text: string): void;
-  /** Forward an output patch as JSON text. */
+  /** Forward the merge of the output patches since the last one: a JSON array of `[key, value]` entries. */
   output(json: string): void;
   /** The program started awaiting the host (true: its isolate is idle) or runs again (false). */
   activity?(awaiting: boolean): void;
@@ -94,6 +95,7 @@ function answerSyncCall(
   budget: OutputBudget,
   calls: PendingCalls,
   hooks: RunnerHooks,
+  output: OutputFlush,
   ended: () => boolean,
 ): (kind: string, payload: unknown) => unknown {
   return (kind, payload) => {
@@ -105,9 +107,10 @@ function answerSyncCall(
       return budget.open(kind);
     }
     if (kind === 'output' && Array.isArray(payload)) {
-      const merged = budget.mergeOutput(payload as [string, string][]);
-      if ('error' in merged) return merged.error;
-      hooks.output(merged.json);
+      const entries = payload as [string, string][];
+      const refused = budget.mergeOutput(entries);
+      if (refused) return refused.error;
+      output.add(entries);
       return '';
     }
     if (kind === 'clearTimer') {
@@ -164,6 +167,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         return stoppedResult(reason);
       }
       const budget = createOutputBudget(job);
+      const output = createOutputFlush((json) => hooks.output(json));
       let ended = false;
       let context: ivm.Context | undefined;
       let script: ivm.Script | undefined;
@@ -199,7 +203,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         (kind: unknown, args: unknown, id: unknown) => calls.start(kind, args, id),
         { ignored: true },
       );
-      const syncHook = new ivm.Callback(answerSyncCall(budget, calls, hooks, () => ended));
+      const syncHook = new ivm.Callback(answerSyncCall(budget, calls, hooks, output, () => ended));
       try {
         // Set-up runs synchronously (each async isolated-vm call is a hop to the isolate's thread:
         // ≈ 0.4 ms of a trivial run); only the program runs asynchronously, so the deadline and a
@@ -222,6 +226,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         return reason ? stoppedResult(reason) : failedResult(error, iso.isDisposed, options.memoryLimitMb);
       } finally {
         ended = true;
+        // What the program output reaches the host before its end does.
+        output.flush();
         stop = undefined;
         activity.stop();
         clearTimeout(deadline);

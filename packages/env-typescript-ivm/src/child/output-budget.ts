@@ -8,8 +8,8 @@ export interface OutputBudget {
   take(stream: 'stdout' | 'stderr', text: string): string | undefined;
   /** True while the stream still accepts text. */
   open(stream: 'stdout' | 'stderr'): boolean;
-  /** The merged patch JSON to forward, or an error message when the merge would exceed the output cap. */
-  mergeOutput(entries: readonly (readonly [string, string])[]): { json: string } | { error: string };
+  /** Count a patch's entries against the output cap: an error message when it would exceed it (nothing counted). */
+  mergeOutput(entries: readonly (readonly [string, string])[]): { error: string } | undefined;
 }
 
 /** Cut `bytes` at or below `max` without splitting a multi-byte UTF-8 sequence. */
@@ -60,7 +60,7 @@ export function createOutputBudget(options: OutputCaps): OutputBudget {
       }
       for (const [key, size] of sizes) keySizes.set(key, size);
       outputBytes = total;
-      return { json: `{${entries.map(([key, json]) => `${JSON.stringify(key)}:${json}`).join(',')}}` };
+      return undefined;
     },
   };
 }

@@ -7,6 +7,17 @@ import { createRenderer, type Renderer } from './renderer';
 import { generateRuntimeDocs } from './runtime-docs';
 import { createSandboxPool, type SandboxPool } from './sandbox-pool';
 
+/**
+ * The patch of a child's `output` message (a JSON array of `[key, value]` entries) as an object
+ * without a prototype: V8 keeps such an object as a dictionary, so hundreds of keys cost no new
+ * object shape each, and a `__proto__` key is an own property like any other.
+ */
+function outputPatch(json: string): Record<string, unknown> {
+  const patch: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of JSON.parse(json) as [string, unknown][]) patch[key] = value;
+  return patch;
+}
+
 /** Options of {@link createTypescriptEnvironment}. */
 export interface TypescriptEnvironmentOptions {
   /** Path of the built sandbox child script; defaults to `sandbox-child.js` beside this file or in `dist/`. */
@@ -122,10 +133,7 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
             guard(logger, 'emit', () =>
               stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
             ),
-          output: (json) =>
-            guard(logger, 'emitOutput', () =>
-              bindings.emitOutput(eid, JSON.parse(json) as Record<string, unknown>),
-            ),
+          output: (json) => guard(logger, 'emitOutput', () => bindings.emitOutput(eid, outputPatch(json))),
         },
         tenant,
       );

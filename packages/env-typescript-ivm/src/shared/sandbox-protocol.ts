@@ -58,6 +58,10 @@ export type ChildMessage =
       readonly args: readonly unknown[];
     }
   | { readonly t: 'stdout' | 'stderr'; readonly eid: number; readonly text: string }
+  /**
+   * `cyrnel.output` patches merged in the child: a JSON array of `[key, value]` entries (an array,
+   * so the host builds the patch without a new object shape per set of keys).
+   */
   | { readonly t: 'output'; readonly eid: number; readonly json: string }
   /** The execution started awaiting the host (its isolate idle) or runs again. */
   | { readonly t: 'activity'; readonly eid: number; readonly awaiting: boolean }

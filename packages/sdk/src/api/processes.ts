@@ -115,8 +115,11 @@ export interface ToolCallRecord {
   startedAt: string;
   /** Milliseconds from the call to its answer. */
   durationMs: number;
-  /** Whether it resolved. */
-  ok: boolean;
+  /**
+   * Whether it resolved; null while it waits for its answer, and for a call a host crash
+   * interrupted (recorded before its request left, never answered: the upstream may have acted on it).
+   */
+  ok: boolean | null;
   /** Stable error code when it did not (e.g. `not_found`, `upstream_error`); null while in flight. */
   errorCode: ErrorCode | null;
   /** Stable reason when it did not (e.g. `service_disabled`, `tool_disabled`); null while in flight. */

@@ -209,7 +209,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       toolId: { type: 'string' },
       startedAt: { type: 'string' },
       durationMs: { type: 'number', minimum: 0 },
-      ok: { type: 'boolean' },
+      ok: nullable('boolean'),
       errorCode: nullable('string'),
       errorReason: nullable('string'),
     },

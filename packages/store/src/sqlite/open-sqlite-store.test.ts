@@ -98,6 +98,7 @@ describe('openSqliteStore', () => {
       '0009-hosts',
       '0010-kill-requests',
       '0011-shared-queue',
+      '0013-call-records',
       '0014-key-usage',
     ]);
     db.close();

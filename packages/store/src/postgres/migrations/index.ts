@@ -8,6 +8,7 @@ import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
 import * as hosts from '../../sqlite/migrations/0009-hosts';
 import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as sharedQueue from '../../sqlite/migrations/0011-shared-queue';
+import * as callRecords from '../../sqlite/migrations/0013-call-records';
 import * as keyUsage from '../../sqlite/migrations/0014-key-usage';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
@@ -30,5 +31,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0010-kill-requests': killRequests,
   '0011-shared-queue': sharedQueue,
   '0012-tool-search-function': toolSearchFunction,
+  '0013-call-records': callRecords,
   '0014-key-usage': keyUsage,
 };

@@ -9,6 +9,7 @@ import * as serviceOrigin from './0007-service-origin';
 import * as hosts from './0009-hosts';
 import * as killRequests from './0010-kill-requests';
 import * as sharedQueue from './0011-shared-queue';
+import * as callRecords from './0013-call-records';
 import * as keyUsage from './0014-key-usage';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
@@ -23,5 +24,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0009-hosts': hosts,
   '0010-kill-requests': killRequests,
   '0011-shared-queue': sharedQueue,
+  '0013-call-records': callRecords,
   '0014-key-usage': keyUsage,
 };

@@ -1,0 +1,166 @@
+import type { ModuleLogger } from '@cyrnel/sdk';
+import { ERROR_REASONS, type ErrorCode, type ErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
+import { cyrnelError, isCyrnelError } from '../errors';
+import type { LiveProcess } from './live-process';
+import type { IndexedCall, ProcessStorage } from './process-storage';
+
+/** How a tool call ended. */
+export interface CallOutcome {
+  readonly ok: boolean;
+  /** The stable code of a failure; default: from `errorReason`, else `upstream_error` when not ok. */
+  readonly errorCode?: ErrorCode | null;
+  /** The stable reason of a failure, when one is known. */
+  readonly errorReason?: ErrorReason | null;
+  /** Milliseconds from the start to the answer; default: measured on the host's clock. */
+  readonly durationMs?: number;
+}
+
+/**
+ * A tool call recorded as started. Its request may leave only once `started` resolved: the start
+ * is then in the process storage, so a host killed while the call is in flight still lists it
+ * (with `ok: null`). `started` rejects with a `CyrnelError` when the start could not be stored;
+ * the call is then recorded as failed and its request must not be sent.
+ */
+export interface OpenedCall {
+  /** The call's position among the run's calls. */
+  readonly index: number;
+  readonly started: Promise<void>;
+  /** Record the answer (once; later ends are ignored). The row is completed in the background. */
+  end(outcome: CallOutcome): void;
+}
+
+/** The tool calls of the runs: recorded durably at their start, completed at their answer. */
+export interface CallRecords {
+  /**
+   * Open a call of `run`: it is in the run's calls at once, and its start is appended to the
+   * storage (starts opened while a write is under way go together in the next statement).
+   */
+  open(run: LiveProcess, serviceId: string, toolId: string, startedMs?: number): OpenedCall;
+}
+
+/** Per run: starts waiting for the next write, and whether that write is already queued. */
+interface OpenQueue {
+  batch: { entry: IndexedCall; resolve(): void; reject(error: unknown): void }[];
+  queued: boolean;
+}
+
+/**
+ * Create the call records of a manager. Gated calls (`invokeTool`), direct calls' `record` reports
+ * and the egress gateway all open calls here, so every path writes the same rows.
+ *
+ * @example
+ * ```ts
+ * const call = records.open(run, 'shop', 'getUser');
+ * await call.started; // durable: now the request may leave
+ * try { const answer = await send(); call.end({ ok: true }); }
+ * catch (error) { call.end({ ok: false, errorReason: 'upstream_failed' }); }
+ * ```
+ */
+export function createCallRecords(
+  storage: ProcessStorage,
+  logger: ModuleLogger,
+  now: () => Date,
+): CallRecords {
+  const queues = new WeakMap<LiveProcess, OpenQueue>();
+
+  // Group commit: the first start of a run queues a write after the run's earlier writes; every
+  // start that arrives before that write begins joins it.
+  const append = (run: LiveProcess, entry: IndexedCall): Promise<void> => {
+    let queue = queues.get(run);
+    if (!queue) {
+      queue = { batch: [], queued: false };
+      queues.set(run, queue);
+    }
+    const own = queue;
+    const done = new Promise<void>((resolve, reject) => own.batch.push({ entry, resolve, reject }));
+    if (!own.queued) {
+      own.queued = true;
+      const id = run.record.id;
+      run.persist(
+        async () => {
+          own.queued = false;
+          const batch = own.batch.splice(0);
+          try {
+            await storage.openCalls(
+              id,
+              batch.map((item) => item.entry),
+            );
+            for (const item of batch) item.resolve();
+          } catch (error) {
+            logger.error('process: a tool call could not be recorded', { id, error: String(error) });
+            for (const item of batch) item.reject(error);
+          }
+        },
+        () => undefined,
+      );
+    }
+    return done;
+  };
+
+  const refuse = (run: LiveProcess, index: number, call: ToolCallRecord, error: unknown) => {
+    const typed = isCyrnelError(error)
+      ? error
+      : cyrnelError('internal', 'the tool call could not be recorded, so it was not sent', { cause: error });
+    run.pendingCalls.delete(call);
+    call.ok = false;
+    call.errorCode = typed.code;
+    call.errorReason = typed.reason;
+    // The end of the run writes it (its row may be missing).
+    run.unsyncedCalls.add(index);
+    throw typed;
+  };
+
+  return {
+    open(run, serviceId, toolId, startedMs = now().getTime()) {
+      const index = run.calls.length;
+      const call: ToolCallRecord = {
+        serviceId,
+        toolId,
+        startedAt: new Date(startedMs).toISOString(),
+        durationMs: 0,
+        ok: null,
+        errorCode: null,
+        errorReason: null,
+      };
+      run.calls.push(call);
+      run.pendingCalls.set(call, { index, startedMs });
+      const started = append(run, { index, call: { ...call } }).catch((error: unknown) =>
+        refuse(run, index, call, error),
+      );
+      // A caller that does not wait (a direct call's report) must not leave a rejection unhandled.
+      started.catch(() => undefined);
+      let ended = false;
+      return {
+        index,
+        started,
+        end(outcome) {
+          if (ended || !run.pendingCalls.has(call)) return;
+          ended = true;
+          run.pendingCalls.delete(call);
+          call.ok = outcome.ok;
+          const reason = outcome.ok ? null : (outcome.errorReason ?? null);
+          call.errorReason = reason;
+          call.errorCode = outcome.ok
+            ? null
+            : (outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code));
+          const measured = now().getTime() - startedMs;
+          const duration = outcome.durationMs ?? measured;
+          call.durationMs = Number.isFinite(duration) && duration >= 0 ? Math.round(duration) : 0;
+          // After the end of the run its snapshot was written: a late answer changes nothing stored.
+          if (run.finished) return;
+          const id = run.record.id;
+          const answer = { ...call };
+          run.persist(
+            () =>
+              storage.completeCall(id, index, answer).catch((error: unknown) => {
+                run.unsyncedCalls.add(index);
+                throw error;
+              }),
+            (error) =>
+              logger.error('process: a tool call end could not be recorded', { id, error: String(error) }),
+          );
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,134 @@
+import type { IndexedCall, ProcessResults } from '@cyrnel/core';
+import type { ErrorCode, ErrorReason, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { CompiledQuery, Kysely, Updateable } from 'kysely';
+import type { Database } from './database';
+import type { ProcessesTable } from './process-tables';
+import { flag } from './sql-helpers';
+
+/** Rows per multi-row insert of tool calls: 10 parameters each stays far below SQLite's limit. */
+const CALLS_PER_INSERT = 500;
+
+/** The rows of `process_tool_calls` (migration 0013: indexed, pending until their answer). */
+export interface ProcessCalls {
+  /** The calls of process `id` in call order; a pending one reads `ok: null`. */
+  read(id: number): Promise<ToolCallRecord[]>;
+  /** Append calls at their start (pending): one statement for a batch. */
+  open(id: number, calls: readonly IndexedCall[]): Promise<void>;
+  /** Complete call `index` of `id` with its answer: one update of one row. */
+  complete(id: number, index: number, call: ToolCallRecord): Promise<void>;
+  /** Write `calls` over the rows of their indexes, appending those without one (in `executor`'s transaction). */
+  put(executor: Kysely<Database>, id: number, calls: readonly IndexedCall[]): Promise<void>;
+  /** Write what a running process wrote so far: one update of its row. */
+  checkpoint(id: number, results: Partial<ProcessResults>): Promise<void>;
+}
+
+const row = (id: number, { index, call }: IndexedCall, pending: boolean) => ({
+  process_id: id,
+  call_index: index,
+  service_id: call.serviceId,
+  tool_id: call.toolId,
+  started_at: call.startedAt,
+  duration_ms: Math.max(0, Math.round(call.durationMs)),
+  ok: flag(call.ok === true),
+  pending: flag(pending || call.ok === null),
+  error_code: call.errorCode,
+  error_reason: call.errorReason,
+});
+
+/**
+ * The tool call rows and checkpoints of the process store. The statements a run repeats (one start,
+ * one end) are compiled once: compiling costs about a quarter of a write.
+ */
+export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
+  let compiledOpen: CompiledQuery | undefined;
+  let compiledComplete: CompiledQuery | undefined;
+
+  return {
+    async read(id) {
+      const rows = await db
+        .selectFrom('process_tool_calls')
+        .select([
+          'service_id',
+          'tool_id',
+          'started_at',
+          'duration_ms',
+          'ok',
+          'pending',
+          'error_code',
+          'error_reason',
+        ])
+        .where('process_id', '=', id)
+        // Calls stored before migration 0013 have no index: their ids are in call order.
+        .orderBy('call_index')
+        .orderBy('id')
+        .execute();
+      return rows.map((stored) => ({
+        serviceId: stored.service_id,
+        toolId: stored.tool_id,
+        startedAt: stored.started_at,
+        durationMs: Number(stored.duration_ms),
+        ok: Number(stored.pending) === 1 ? null : Number(stored.ok) === 1,
+        errorCode: stored.error_code as ErrorCode | null,
+        errorReason: stored.error_reason as ErrorReason | null,
+      }));
+    },
+
+    async open(id, calls) {
+      if (calls.length === 1) {
+        const values = row(id, calls[0] as IndexedCall, true);
+        compiledOpen ??= db.insertInto('process_tool_calls').values(values).compile();
+        await db.executeQuery({ ...compiledOpen, parameters: Object.values(values) });
+        return;
+      }
+      for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
+        const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => row(id, call, true));
+        await db.insertInto('process_tool_calls').values(rows).execute();
+      }
+    },
+
+    async complete(id, index, call) {
+      const set = {
+        duration_ms: Math.max(0, Math.round(call.durationMs)),
+        ok: flag(call.ok === true),
+        pending: flag(call.ok === null),
+        error_code: call.errorCode,
+        error_reason: call.errorReason,
+      };
+      compiledComplete ??= db
+        .updateTable('process_tool_calls')
+        .set(set)
+        .where('process_id', '=', id)
+        .where('call_index', '=', index)
+        .compile();
+      await db.executeQuery({ ...compiledComplete, parameters: [...Object.values(set), id, index] });
+    },
+
+    async put(executor, id, calls) {
+      for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
+        const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => row(id, call, false));
+        await executor
+          .insertInto('process_tool_calls')
+          .values(rows)
+          .onConflict((conflict) =>
+            conflict.columns(['process_id', 'call_index']).doUpdateSet((eb) => ({
+              duration_ms: eb.ref('excluded.duration_ms'),
+              ok: eb.ref('excluded.ok'),
+              pending: eb.ref('excluded.pending'),
+              error_code: eb.ref('excluded.error_code'),
+              error_reason: eb.ref('excluded.error_reason'),
+            })),
+          )
+          .execute();
+      }
+    },
+
+    async checkpoint(id, results) {
+      const columns: Updateable<ProcessesTable> = {};
+      if (results.stdout !== undefined) columns.stdout = results.stdout;
+      if (results.stderr !== undefined) columns.stderr = results.stderr;
+      if (results.output !== undefined) columns.output = JSON.stringify(results.output);
+      if (Object.keys(columns).length === 0) return;
+      await db.updateTable('processes').set(columns).where('id', '=', id).execute();
+    },
+  };
+}
