@@ -3,10 +3,9 @@ export type { ErrorCode, ErrorReason } from './api/errors';
 export type {
   CatalogChange,
   DirectCall,
-  DirectCallEvent,
   DirectCallRuntime,
-  DirectCallRuntimeFactory,
   DirectCalls,
+  EgressChannel,
   PortableAdapter,
 } from './direct-calls';
 export type {

@@ -1,7 +1,6 @@
-// The sandbox side of direct calls: built as its own entry (`dist/direct-call-runtime.js`)
-// and loaded by an environment's sandbox process, never by the host. It runs portable adapters
-// there with what the host prepared, under the host's own rules: the same validator and the same
-// guard around `invoke` (deadline, abort, error translation).
+// The adapters of portable calls, as each egress gateway worker runs them (`../gateway/`), never a
+// sandbox process: portable adapters with what the main thread prepared, under the host's own
+// rules: the same validator and the same guard around `invoke` (deadline, abort, error translation).
 import type {
   AdapterModule,
   DirectCall,
@@ -17,7 +16,7 @@ import { createOutboundPolicy } from '../outbound/outbound-policy';
 import { compile } from '../validation/validation-worker';
 import type { PreparedCall } from './prepared-call';
 
-/** Tools (and refusals) one sandbox process keeps prepared before it starts over. */
+/** Tools (and refusals) one worker keeps prepared before it starts over. */
 const MAX_ROUTES = 10_000;
 
 const silent: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -44,8 +43,7 @@ interface Route {
 }
 
 /**
- * Create the runtime (the `createDirectCallRuntime` export an environment loads from
- * `DirectCalls.runtimeUrl`).
+ * Create the runtime of one egress gateway worker.
  *
  * @example
  * ```ts

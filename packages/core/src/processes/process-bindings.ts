@@ -1,8 +1,8 @@
-import type { DirectCallEvent, DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
-import { isPlainObject } from '@cyrnel/sdk';
+import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { ERROR_REASONS, isErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
-import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { cyrnelError, isCyrnelError } from '../errors';
+import type { EgressGateway } from '../gateway/egress-gateway';
+import type { AuditEvent } from '../gateway/gateway-protocol';
 import type { ToolGateway } from '../tools/tool-gateway';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
@@ -13,8 +13,13 @@ export interface ProcessBindingsOptions {
   readonly tools: ToolGateway;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
-  /** Offered to environments as `bindings.directCalls`: sandbox processes call portable adapters themselves. */
-  readonly directCalls?: DirectCallsHost;
+  /**
+   * The egress gateway, whose calls are audited here. With `directCalls`, environments get
+   * `bindings.directCalls`: channels from their sandbox processes to it.
+   */
+  readonly egress?: EgressGateway;
+  /** Offer `bindings.directCalls` (default true when `egress` is given). */
+  readonly directCalls?: boolean;
 }
 
 /** Longest `setError` message kept; the rest is cut. */
@@ -92,43 +97,57 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     return call;
   };
 
-  // Direct calls in flight, by run and the environment's call id.
+  // Gateway calls in flight, by run and the gateway's call id.
   const directs = new WeakMap<LiveProcess, Map<number, ToolCallRecord>>();
-  const record = (eid: number, event: DirectCallEvent) => {
+  // The audit hook of the egress gateway: a start opens the run's call record (false when the run
+  // is not running: the call is refused), an end completes it.
+  const record = (eid: number, event: AuditEvent): boolean => {
     const run = running(eid);
-    if (!run || !isPlainObject(event) || typeof event.id !== 'number') return;
+    if (!run) return false;
     let open = directs.get(run);
     if (event.kind === 'start') {
-      if (typeof event.serviceId !== 'string' || typeof event.toolId !== 'string') return;
-      const startedAt = Number.isFinite(event.startedAt) ? event.startedAt : now().getTime();
-      const call = openCall(run, event.serviceId, event.toolId, startedAt);
+      const call = openCall(run, event.serviceId, event.toolId, event.startedAt);
       if (!open) {
         open = new Map();
         directs.set(run, open);
       }
       open.set(event.id, call);
-    } else if (event.kind === 'end') {
-      const call = open?.get(event.id);
-      if (!call) return;
-      open?.delete(event.id);
-      run.pendingCalls.delete(call);
-      call.ok = event.ok === true;
-      // The code follows from a known reason, as on the gate's path.
-      const reason = event.ok !== true && isErrorReason(event.errorReason) ? event.errorReason : null;
-      call.errorReason = reason;
-      call.errorCode =
-        reason === null ? (event.ok === true ? null : 'upstream_error') : ERROR_REASONS[reason].code;
-      call.durationMs =
-        typeof event.durationMs === 'number' && event.durationMs >= 0 ? Math.round(event.durationMs) : 0;
+      return true;
     }
+    const call = open?.get(event.id);
+    if (!call) return true;
+    open?.delete(event.id);
+    run.pendingCalls.delete(call);
+    call.ok = event.ok;
+    // The code follows from a known reason, as on the gate's path.
+    const reason = !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null;
+    call.errorReason = reason;
+    call.errorCode = reason === null ? (event.ok ? null : 'upstream_error') : ERROR_REASONS[reason].code;
+    call.durationMs = Math.max(0, Math.round(event.durationMs));
+    return true;
   };
-  const host = options.directCalls;
-  const directCalls: DirectCalls | undefined = host && {
-    runtimeUrl: host.runtimeUrl,
-    prepare: async (eid, serviceId, toolId) => (running(eid) ? host.prepare(serviceId, toolId) : undefined),
-    record,
-    onChange: (listener) => host.onChange(listener),
-  };
+  const { egress } = options;
+  egress?.audit(record);
+  const directCalls: DirectCalls | undefined =
+    egress && options.directCalls !== false
+      ? {
+          open() {
+            const channel = egress.open();
+            return {
+              endpoints: channel.endpoints,
+              token: channel.token,
+              // Only a running execution is granted (the gateway refuses calls for any other).
+              grant: async (eid) => {
+                if (!running(eid))
+                  throw cyrnelError('process_not_running', `execution ${eid} is not running`);
+                await channel.grant(eid);
+              },
+              revoke: (eid) => channel.revoke(eid),
+              close: () => channel.close(),
+            };
+          },
+        }
+      : undefined;
 
   return {
     ...(directCalls ? { directCalls } : {}),

@@ -1,5 +1,4 @@
 import { writeSync } from 'node:fs';
-import type { CatalogChange } from '@cyrnel/sdk';
 import {
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
@@ -8,8 +7,7 @@ import {
   type ChildSettings,
   type HostMessage,
 } from '../shared/sandbox-protocol';
-import { createAuditLog } from './audit-log';
-import { createDirectToolCalls } from './direct-tool-calls';
+import { createGatewayClient } from './gateway-client';
 import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 
 /**
@@ -70,11 +68,10 @@ export function serveSandbox(settings: ChildSettings): void {
   let spare: IsolateRunner | undefined = newRunner(settings);
   const running = new Map<number, IsolateRunner>();
   const replies = new Map<number, { eid: number; resolve(v: unknown): void; reject(e: unknown): void }>();
-  const { send, sendNow } = createOutbox();
+  const { send } = createOutbox();
   let nextCall = 1;
-  /** Aborted when an execution is killed or ends: its direct calls stop with it. */
+  /** Aborted when an execution is killed or ends. */
   const endings = new Map<number, AbortController>();
-  const audit = createAuditLog();
 
   const hostCall = (eid: number, kind: ChildCallKind, args: readonly unknown[]) =>
     new Promise((resolve, reject) => {
@@ -82,20 +79,9 @@ export function serveSandbox(settings: ChildSettings): void {
       replies.set(id, { eid, resolve, reject });
       send({ t: 'call', eid, id, kind, args });
     });
-  const tools = createDirectToolCalls({
-    runtimeUrl: settings.directCallRuntimeUrl,
-    hostCall,
-    endingOf: (eid) => endings.get(eid)?.signal,
-    audit,
-  });
-
-  async function catalogChanged(id: number, change: CatalogChange) {
-    try {
-      await tools.changed(change);
-    } finally {
-      sendNow({ t: 'ack', id });
-    }
-  }
+  // Tool calls go to the egress gateway (which holds the credentials and writes the audit); this
+  // process holds nothing secret.
+  const tools = createGatewayClient({ hostCall, endingOf: (eid) => endings.get(eid)?.signal });
 
   async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
     const runner = spare ?? newRunner(settings);
@@ -126,8 +112,7 @@ export function serveSandbox(settings: ChildSettings): void {
       replies.delete(id);
       waiter.reject(new Error('The execution has ended'));
     }
-    const lines = audit.take(eid);
-    send({ t: 'done', eid, ...result, ...(lines ? { audited: lines } : {}) });
+    send({ t: 'done', eid, ...result });
   }
 
   process.on('message', (message: HostMessage) => {
@@ -135,7 +120,7 @@ export function serveSandbox(settings: ChildSettings): void {
     else if (message.t === 'kill') {
       endings.get(message.eid)?.abort(new Error('The execution was stopped'));
       running.get(message.eid)?.kill();
-    } else if (message.t === 'catalog') void catalogChanged(message.id, message.change);
+    } else if (message.t === 'egress') tools.connect(message.endpoints, message.token);
     else if (message.t === 'reply') {
       const waiter = replies.get(message.id);
       if (!waiter) return;

@@ -113,7 +113,8 @@ export const ERROR_REASONS = {
   too_many_streams: { code: 'too_many_streams', meaning: 'too many open event streams; retry later' },
   storage_quota_exceeded: {
     code: 'quota_exceeded',
-    meaning: "the key's finished processes hold more stored data than its quota; delete some or wait for retention",
+    meaning:
+      "the key's finished processes hold more stored data than its quota; delete some or wait for retention",
   },
   rate_limited: {
     code: 'rate_limited',
@@ -134,7 +135,8 @@ export const ERROR_REASONS = {
   },
   upstream_crashed: {
     code: 'upstream_error',
-    meaning: "the service's server process exited or crashed during the call (its output is in the server log)",
+    meaning:
+      "the service's server process exited or crashed during the call (its output is in the server log)",
   },
   tool_error: {
     code: 'upstream_error',
@@ -190,7 +192,8 @@ export const ERROR_REASONS = {
   },
   sandbox_crashed: {
     code: 'unavailable',
-    meaning: 'the sandbox process running the code died (its memory exhausted or a crash); the code was stopped',
+    meaning:
+      'the sandbox process running the code died (its memory exhausted or a crash); the code was stopped',
   },
   sandbox_collateral: {
     code: 'unavailable',
