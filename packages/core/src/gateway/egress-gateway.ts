@@ -18,7 +18,7 @@ export interface EgressGatewayOptions {
   readonly host: Pick<DirectCallsHost, 'prepare' | 'onChange'>;
   /** Worker threads (default 2). */
   readonly workers?: number;
-  /** The answer budget (default: 64 MiB, `MAX_JSON_DEPTH` levels, 5,000,000 elements). */
+  /** The answer budget (default: 64 MiB, `MAX_JSON_DEPTH` levels, 1,000,000 elements). */
   readonly budget?: Partial<AnswerBudget>;
   /** Old-generation heap of each worker in MB (default 1024); past it the worker dies alone and is replaced. */
   readonly workerMemoryMb?: number;
@@ -59,11 +59,15 @@ export const EGRESS_WORKER_URL = new URL(
   import.meta.url,
 );
 
-/** The default answer budget. */
+/**
+ * The default answer budget: the host's body limit in bytes, its JSON depth, and a million
+ * elements (parsing them in an isolate takes tens of megabytes of its heap; a 64 MiB array of
+ * zeros would be 32 million).
+ */
 export const DEFAULT_ANSWER_BUDGET: AnswerBudget = {
   maxBytes: 64 * 1024 * 1024,
   maxDepth: MAX_JSON_DEPTH,
-  maxElements: 5_000_000,
+  maxElements: 1_000_000,
 };
 
 /**
