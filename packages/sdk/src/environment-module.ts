@@ -69,7 +69,11 @@ export interface ToolDescription extends DiscoveredTool {
  * execution id so the host routes it to the right process.
  */
 export interface EnvironmentBindings {
-  /** Call a tool through the host's invocation gate; rejects with an error carrying `status` and `code`. */
+  /**
+   * Call a tool through the host's invocation gate; rejects with an error carrying `status` and
+   * `code`. May resolve to a `JsonAnswer` (the answer as JSON text, fetched and bounded off the
+   * host's main thread): pass the text on and parse it where it is used (`answerValue`).
+   */
   invokeTool(eid: number, input: InvokeInput): Promise<unknown>;
   /** List enabled services. */
   discoverServices(eid: number, query: DiscoverServicesQuery): Promise<DiscoveredService[]>;
@@ -110,8 +114,9 @@ export interface EnvironmentBindings {
   /** Record why the execution failed. */
   setError(eid: number, message: string): void;
   /**
-   * Optional: calls to portable adapters an environment may make beside its sandbox instead of
-   * through `invokeTool` (see {@link DirectCalls}).
+   * Optional: channels from an environment's sandbox processes straight to the host's egress
+   * gateway, for calls to portable adapters without crossing the host's main thread (see
+   * {@link DirectCalls}).
    */
   readonly directCalls?: DirectCalls;
 }

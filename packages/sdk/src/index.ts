@@ -35,6 +35,7 @@ export {
 } from './execution';
 export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS, toIdentifier } from './identifier';
 export type { InvokeInput, ToolDocsInput } from './invoke-input';
+export { answerValue, isJsonAnswer, JsonAnswer } from './json-answer';
 export { MAX_JSON_DEPTH } from './json-depth';
 export type { JSONSchema } from './json-schema';
 export {

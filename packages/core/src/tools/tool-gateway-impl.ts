@@ -5,6 +5,7 @@ import {
   type InvokeInput,
   isPlainObject,
   type JSONSchema,
+  JsonAnswer,
   type ToolDescription,
   withSharedSchemas,
 } from '@cyrnel/sdk';
@@ -107,7 +108,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         },
       });
       // A portable adapter's call leaves through a gateway worker, which parses and bounds its
-      // answer; one the worker does not make (not prepared) is made here.
+      // answer: it comes back as JSON text, passed on unparsed. One the worker does not make (not
+      // prepared) is made here.
       if (options.egress && portableView(adapter)) {
         const json = await options.egress.invoke(
           serviceId,
@@ -115,7 +117,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           parameters,
           signal instanceof AbortSignal ? signal : undefined,
         );
-        if (json !== undefined) return JSON.parse(json);
+        if (json !== undefined) return new JsonAnswer(json);
       }
       // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
       return adapter.invoke({

@@ -7,7 +7,7 @@ import {
   type ChildSettings,
   type HostMessage,
 } from '../shared/sandbox-protocol';
-import { createGatewayClient } from './gateway-client';
+import { createGatewayClient, JsonText } from './gateway-client';
 import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 
 /**
@@ -125,7 +125,8 @@ export function serveSandbox(settings: ChildSettings): void {
       const waiter = replies.get(message.id);
       if (!waiter) return;
       replies.delete(message.id);
-      if (message.ok) waiter.resolve(message.value);
+      if (message.ok)
+        waiter.resolve(typeof message.json === 'string' ? new JsonText(message.json) : message.value);
       else waiter.reject(message.error);
     }
   });

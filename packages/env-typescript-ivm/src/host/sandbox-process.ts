@@ -1,5 +1,5 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import type { EgressChannel } from '@cyrnel/sdk';
+import { type EgressChannel, isJsonAnswer } from '@cyrnel/sdk';
 import { callError, toCallError } from '../shared/call-error';
 import type { RunJob, RunResult } from '../shared/run-job';
 import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from '../shared/sandbox-protocol';
@@ -127,7 +127,12 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       options.onActivity?.(self);
     } else if (message.t === 'call') {
       job.handlers.call(message.kind, message.args).then(
-        (value) => post({ t: 'reply', id: message.id, ok: true, value }),
+        (value) =>
+          post(
+            isJsonAnswer(value)
+              ? { t: 'reply', id: message.id, ok: true, json: value.json }
+              : { t: 'reply', id: message.id, ok: true, value },
+          ),
         (error: unknown) => post({ t: 'reply', id: message.id, ok: false, error: toCallError(error) }),
       );
     } else if (message.t === 'stdout' || message.t === 'stderr') job.handlers.write(message.t, message.text);

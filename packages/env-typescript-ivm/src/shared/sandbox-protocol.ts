@@ -23,6 +23,8 @@ export type HostMessage =
       readonly id: number;
       readonly ok: boolean;
       readonly value?: unknown;
+      /** A tool's answer as JSON text (a `JsonAnswer`): parsed in the isolate, not on the way. */
+      readonly json?: string;
       readonly error?: unknown;
     }
   | { readonly t: 'kill'; readonly eid: number }
