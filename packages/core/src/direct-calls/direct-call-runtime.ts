@@ -72,6 +72,8 @@ export function createDirectCallRuntime(): DirectCallRuntime {
     }
     draining.delete(entry);
     entry.closing.abort();
+    for (const calls of entry.calls.values())
+      for (const call of calls) call.abort(entry.closing.signal.reason);
     void entry.instance.teardown().catch(() => undefined);
   };
 
@@ -182,10 +184,13 @@ export function createDirectCallRuntime(): DirectCallRuntime {
           }
           calls.add(own);
           try {
+            // The call's own signal only (the entry's end aborts it through `entry.calls`): a
+            // listener per call on one shared signal costs O(n) each, thousands at once O(n²).
+            if (entry.closing.signal.aborted) own.abort(entry.closing.signal.reason);
             return await guardedInvoke(
               entry.instance,
-              { serviceId, toolId, parameters, signal: own.signal },
-              { signal: entry.closing.signal, invokeMs, logger: silent },
+              { serviceId, toolId, parameters },
+              { signal: own.signal, invokeMs, logger: silent },
             );
           } finally {
             signal.removeEventListener('abort', forward);
@@ -229,6 +234,8 @@ export function createDirectCallRuntime(): DirectCallRuntime {
           pending.then(
             (entry) => {
               entry.closing.abort();
+              for (const calls of entry.calls.values())
+                for (const call of calls) call.abort(entry.closing.signal.reason);
               return entry.instance.teardown();
             },
             () => undefined,

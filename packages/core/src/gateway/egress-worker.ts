@@ -2,8 +2,6 @@
 // started by `createEgressGateway`. It holds the portable adapters' instances (their config and
 // secrets), makes their calls for sandbox processes (over its Unix socket) and for the host's gate
 // (over its port), and answers each as JSON text within the answer budget.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
@@ -17,14 +15,6 @@ const port = parentPort;
 if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
 const settings = workerData as WorkerSettings;
 
-// Bulk work (reading, parsing and serialising answers of many megabytes) yields the CPU to the
-// main thread, which serves the API: on Linux a thread has its own nice value, and
-// /proc/thread-self names this thread's id. Elsewhere the worker keeps the process's priority.
-try {
-  setPriority(Number(readlinkSync('/proc/thread-self').split('/').pop()), 10);
-} catch {
-  // Not Linux, or not permitted: the same priority as the main thread.
-}
 const runtime = createDirectCallRuntime();
 const post = (message: FromWorker) => port.postMessage(message);
 
