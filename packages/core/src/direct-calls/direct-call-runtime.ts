@@ -52,7 +52,7 @@ interface Route {
  * const result = call ? await call.run(signal) : await throughTheHost();
  * ```
  */
-export function createDirectCallRuntime(): DirectCallRuntime {
+export function createDirectCallRuntime(options: { readonly answerBytes?: number } = {}): DirectCallRuntime {
   /** The last revision the host announced; prepared calls of another one are not used. */
   let revision: string | undefined;
   /** Grows with every change: work begun before one is not kept. */
@@ -98,6 +98,7 @@ export function createDirectCallRuntime(): DirectCallRuntime {
           config: adapter.config,
           secrets: adapter.secrets,
           logger: silent,
+          ...(options.answerBytes === undefined ? {} : { answerBytes: options.answerBytes }),
           ...(outbound
             ? {
                 outbound: createOutboundPolicy({

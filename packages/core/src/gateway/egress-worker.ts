@@ -15,7 +15,8 @@ const port = parentPort;
 if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
 const settings = workerData as WorkerSettings;
 
-const runtime = createDirectCallRuntime();
+// Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).
+const runtime = createDirectCallRuntime({ answerBytes: settings.budget.maxBytes });
 const post = (message: FromWorker) => port.postMessage(message);
 
 let nextAsk = 1;
