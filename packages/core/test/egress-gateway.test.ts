@@ -24,6 +24,10 @@ export const probe = {
       async hydrateService(state) { services.set(state.id, state); },
       async dehydrateService(id) { services.delete(id); },
       async invoke({ serviceId, toolId, parameters, signal }) {
+        if (toolId === 'bomb') {
+          const held = [];
+          for (;;) held.push(new Array(100_000).fill(held.length));
+        }
         const state = services.get(serviceId);
         const response = await fetch(state.config.baseUrl + '/' + toolId + '?n=' + (parameters.n ?? ''), {
           headers: { 'x-key': state.secrets.key },
@@ -65,6 +69,13 @@ function client(path: string, token: string) {
       () => socket.destroy(),
     ),
   );
+  // Calls still waiting when the connection goes down end without an answer of the gateway's.
+  socket.on('close', () => {
+    for (const [id, resolve] of waiting)
+      resolve({ header: { id, error: { reason: 'connection_lost' } }, body: '' });
+    waiting.clear();
+  });
+  socket.on('error', () => socket.destroy());
   return {
     call(eid: number, toolId: string, parameters: Record<string, unknown> = {}, serviceId = 'svc') {
       const id = next++;
@@ -112,7 +123,10 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       inputSchema: { type: 'object', properties: { n: { type: 'integer' } } },
     },
   });
-  const start = (budget?: { maxBytes?: number; maxDepth?: number; maxElements?: number }) => {
+  const start = (
+    budget?: { maxBytes?: number; maxDepth?: number; maxElements?: number },
+    workerMemoryMb?: number,
+  ) => {
     gateway = createEgressGateway({
       host: {
         prepare: async (serviceId, toolId) =>
@@ -126,6 +140,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       },
       workers: 2,
       ...(budget ? { budget } : {}),
+      ...(workerMemoryMb ? { workerMemoryMb } : {}),
     });
     gateway.audit((eid, event) => {
       audits.push({ eid, event });
@@ -287,5 +302,37 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     });
     expect(await egress.invoke('elsewhere', 'echo', {})).toBeUndefined();
     own.close();
+  });
+
+  it('loses only the calls of a worker that runs out of memory, records them crashed, and replaces it', async () => {
+    const egress = start(undefined, 96);
+    const channel = egress.open();
+    await channel.grant(5);
+    const own = client(channel.endpoints[0] as string, channel.token);
+    const answer = await own.call(5, 'bomb');
+    // The connection went down with the worker, and the call with it.
+    const end = await (async () => {
+      for (;;) {
+        const found = audits.filter((audit) => audit.eid === 5 && audit.event.kind === 'end').at(-1);
+        if (found) return found;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
+    expect(end.event).toMatchObject({ ok: false, errorReason: 'upstream_crashed' });
+    expect(answer.header.error?.reason).toBe('connection_lost');
+    own.close();
+    // The replacement serves the same channel's grants on the same socket.
+    let again: Answer | undefined;
+    for (let attempt = 0; attempt < 100 && !again?.header.ok; attempt++) {
+      const retry = client(channel.endpoints[0] as string, channel.token);
+      again = await Promise.race([
+        retry.call(5, 'echo'),
+        new Promise<undefined>((resolve) => setTimeout(resolve, 200)),
+      ]);
+      retry.close();
+      // Until the replacement listens, connecting fails at once.
+      if (!again?.header.ok) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(again?.header.ok).toBe(true);
   });
 });
