@@ -1,6 +1,8 @@
 /** Repetition counts of one run; `--quick` shrinks every one of them. */
 export interface BenchConfig {
   readonly mode: 'full' | 'quick';
+  /** `--only tool-calls`: only the fetch floors and cyrnel's tool calls (results in `tool-calls.*`). */
+  readonly only?: 'tool-calls';
   readonly warmup: number;
   /** Sequential single requests (trivial process, echo, in-process isolate, peer call). */
   readonly latencyReps: number;
@@ -28,6 +30,14 @@ export interface BenchConfig {
 /** The configuration for the given command-line arguments. */
 export function benchConfig(argv: readonly string[]): BenchConfig {
   const quick = argv.includes('--quick');
+  const at = argv.indexOf('--only');
+  const only = at >= 0 ? argv[at + 1] : undefined;
+  if (only !== undefined && only !== 'tool-calls')
+    throw new Error(`--only: unknown part ${only} (known: tool-calls)`);
+  return { ...modeConfig(quick), ...(only ? { only } : {}) };
+}
+
+function modeConfig(quick: boolean): BenchConfig {
   return quick
     ? {
         mode: 'quick',

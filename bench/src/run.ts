@@ -13,7 +13,7 @@ import { createReport } from './harness/report.ts';
 import { createResources } from './harness/resources.ts';
 import { runCyrnelHosts } from './suites/cyrnel-hosts.ts';
 import { postgresSearchDatabase, runCyrnelSearch } from './suites/cyrnel-search.ts';
-import { runCyrnel } from './suites/cyrnel-suite.ts';
+import { runCyrnel, runCyrnelToolCallsOnly } from './suites/cyrnel-suite.ts';
 import { runFetchFloors, runLatencyFloors, runThroughputFloor } from './suites/floor-suite.ts';
 import { runPeer } from './suites/peer-suite.ts';
 import { SECTIONS, type SuiteContext } from './suites/suite-context.ts';
@@ -63,6 +63,11 @@ async function main(): Promise<void> {
   const upstream = await startUpstream();
   resources.defer(() => upstream.close());
   const ctx: SuiteContext = { config, report, resources, upstream, log };
+  if (config.only === 'tool-calls') {
+    await part('floors: fetch', () => runFetchFloors(ctx));
+    await part('cyrnel: tool calls', () => runCyrnelToolCallsOnly(ctx));
+    return;
+  }
   await part('floors: process latency', () => runLatencyFloors(ctx));
   await part('floors: fetch', () => runFetchFloors(ctx));
   await part('floors: throughput', () => runThroughputFloor(ctx));
@@ -94,11 +99,11 @@ async function finish(): Promise<void> {
     notes: report.notes,
     skips: report.skips,
   };
-  const name = config.mode === 'quick' ? 'quick' : 'latest';
+  const name = config.only ?? (config.mode === 'quick' ? 'quick' : 'latest');
   await writeFile(new URL(`${name}.json`, dir), `${JSON.stringify(json, null, 2)}\n`);
   const markdown = markdownReport(report, machine, mode);
   await writeFile(new URL(`${name}.md`, dir), markdown);
-  if (config.mode !== 'quick') {
+  if (config.mode !== 'quick' && !config.only) {
     // The root README shows the latest full run; a missing or unmarked README is only reported.
     const readme = new URL('../../README.md', import.meta.url);
     try {

@@ -135,9 +135,10 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       ...(options.redactor ? { redactor: options.redactor } : {}),
       limits: processLimitsOf(config),
       outbound,
-      // Sandbox processes call portable adapters' tools themselves unless the operator keeps
-      // every call (and so every secret) in the server process.
+      // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
+      // operator sends every call through the gate first; the gateway makes them either way.
       ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),
+      egress: { workers: config.egressWorkers, answerBytes: config.egressAnswerBytes },
       // A SQLite file has one host (it is locked); a PostgreSQL database may have several.
       host: {
         id: config.hostId,

@@ -24,6 +24,8 @@ describe('parseServerConfig', () => {
       insecure: false,
       noUi: false,
       noDirectToolCalls: false,
+      egressWorkers: 2,
+      egressAnswerBytes: 64 * 1024 * 1024,
       hostId: defaultHostId(join(homedir(), '.cyrnel')),
       hostSlots: 32,
       secretsKey: undefined,

@@ -102,8 +102,21 @@ export const SERVER_SETTINGS = {
   noDirectToolCalls: switchFlag({
     flag: 'no-direct-tool-calls',
     env: 'CYRNEL_NO_DIRECT_TOOL_CALLS',
-    help: "send every tool call through the server process: sandbox processes then never hold a service's secrets",
-    details: 'see `@cyrnel/env-typescript-ivm`, *Direct tool calls*',
+    help: "send every tool call from sandbox processes through the server's gate first, instead of straight to the egress gateway's workers (which make portable adapters' calls either way)",
+    details: 'see `@cyrnel/env-typescript-ivm`, *Tool calls through the egress gateway*',
+  }),
+  egressWorkers: integerFlag({
+    flag: 'egress-workers',
+    env: 'CYRNEL_EGRESS_WORKERS',
+    help: "worker threads of the egress gateway, which hold portable adapters' credentials, make their calls and bound their answers off the main thread",
+    default: 2,
+    max: 64,
+  }),
+  egressAnswerBytes: integerFlag({
+    flag: 'egress-answer-bytes',
+    env: 'CYRNEL_EGRESS_ANSWER_BYTES',
+    help: "bytes of one tool answer's JSON text; a larger answer fails that call with `upstream_answer_too_large`",
+    default: 64 * 1024 * 1024,
   }),
   insecure: switchFlag({
     flag: 'insecure',

@@ -119,7 +119,7 @@ results.push(...(await Promise.all([1, 2, 3].map((id) => attempt('shop', 'getUse
 cyrnel.output({ results });
 `;
 
-describe('direct tool calls: sandbox processes call portable adapters themselves', () => {
+describe('direct tool calls: sandbox processes send portable calls to the egress gateway', () => {
   let server: RunningServer;
   let shop: Awaited<ReturnType<typeof startShop>>;
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -172,7 +172,7 @@ describe('direct tool calls: sandbox processes call portable adapters themselves
     await dir?.remove();
   });
 
-  it('answers and audits every call exactly as the gate does, and only valid calls leave from the sandbox process', async () => {
+  it('answers and audits every call exactly as the gate does, and only valid calls leave, from the server process', async () => {
     shop.seen.length = 0;
     const direct = await run(TOUR);
     const fromDirect = shop.seen.splice(0);
@@ -212,12 +212,12 @@ describe('direct tool calls: sandbox processes call portable adapters themselves
       expect(call.durationMs).toBeGreaterThanOrEqual(0);
     }
 
-    // Only the valid calls reached the upstream; directly they left from a sandbox process, through
-    // the gate from the server's own.
+    // Only the valid calls reached the upstream, on both paths from the server's own process (its
+    // egress gateway's workers), never from a sandbox process.
     expect(fromDirect.map((seen) => seen.path).sort()).toEqual(fromGate.map((seen) => seen.path).sort());
     expect(fromDirect).toHaveLength(6);
-    for (const seen of fromDirect) expect(children.has(seen.pid as number), JSON.stringify(seen)).toBe(true);
-    for (const seen of fromGate) expect(seen.pid).toBe(process.pid);
+    expect(children.size).toBeGreaterThan(0);
+    for (const seen of [...fromDirect, ...fromGate]) expect(seen.pid, JSON.stringify(seen)).toBe(process.pid);
   });
 
   it('reaches every sandbox process before a disable is acknowledged: the next call never leaves', async () => {
@@ -258,8 +258,7 @@ describe('direct tool calls: sandbox processes call portable adapters themselves
     const after = await run(code);
     expect(after.output.user.status).toBe(200);
     expect(shop.seen.map((seen) => seen.key)).toEqual([UPSTREAM_KEY, 'rotated-key']);
-    const children = new Set(sandboxChildren());
-    for (const seen of shop.seen) expect(children.has(seen.pid as number)).toBe(true);
+    for (const seen of shop.seen) expect(seen.pid).toBe(process.pid);
   });
 
   it('records the calls made before the sandbox process crashed, and the one in flight, with the crash', async () => {
@@ -271,11 +270,11 @@ describe('direct tool calls: sandbox processes call portable adapters themselves
     });
     expect(created.status).toBe(201);
     while (shop.seen.length < 4) await new Promise((resolve) => setTimeout(resolve, 10));
-    // Past the moment a call's start is written on its own (5 ms).
     await new Promise((resolve) => setTimeout(resolve, 100));
-    const owner = shop.seen[3]?.pid as number;
-    expect(sandboxChildren()).toContain(owner);
-    process.kill(owner, 'SIGKILL');
+    // The sandbox processes (the run's among them) die; the gateway's call in flight is aborted.
+    const children = sandboxChildren();
+    expect(children.length).toBeGreaterThan(0);
+    for (const pid of children) process.kill(pid, 'SIGKILL');
     const done = await idle(created.body.id);
     expect(done).toMatchObject({ exitState: 'failed' });
     expect(done.error).toContain('sandbox');

@@ -66,6 +66,31 @@ export function procCpuMs(pid: number): number {
   }
 }
 
+/**
+ * CPU milliseconds used so far by the threads of `pid` named `name` (`/proc/<pid>/task/<tid>/comm`:
+ * Node names its main thread `MainThread` and worker threads `WorkerThread`).
+ */
+export function threadsCpuMs(pid: number, name: string): number {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0;
+  }
+  let sum = 0;
+  for (const tid of tids) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() !== name) continue;
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      sum += (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+    } catch {
+      // The thread ended while reading.
+    }
+  }
+  return sum;
+}
+
 /** CPU milliseconds used so far by a process and, separately, by its live descendants. */
 export function treeCpuMs(pid: number): { readonly mainMs: number; readonly childrenMs: number } {
   return { mainMs: procCpuMs(pid), childrenMs: descendants(pid).reduce((sum, p) => sum + procCpuMs(p), 0) };

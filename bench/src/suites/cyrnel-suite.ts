@@ -41,3 +41,14 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await server.stop();
   }
 }
+
+/** Only the tool-call part (`--only tool-calls`), on a server of its own. */
+export async function runCyrnelToolCallsOnly(ctx: SuiteContext): Promise<void> {
+  ctx.log('cyrnel: starting the server');
+  const server = await startServerProcess(ctx.resources);
+  try {
+    await runCyrnelToolCalls(ctx, createCyrnelApi(server.url), server);
+  } finally {
+    await server.stop();
+  }
+}

@@ -59,6 +59,10 @@ describe('createHttpTransport', () => {
     await expect(
       transport.send({ url: new URL(`${base}/gzip`), method: 'get', headers: {}, timeoutMs: 5000 }),
     ).rejects.toThrow(`request to ${host} failed: ERR_BUFFER_TOO_LARGE`);
+    // A reason of its own, which the sandbox can branch on.
+    await expect(
+      transport.send({ url: new URL(`${base}/plain`), method: 'get', headers: {}, timeoutMs: 5000 }),
+    ).rejects.toMatchObject({ reason: 'upstream_answer_too_large' });
     transport.close();
   });
 });

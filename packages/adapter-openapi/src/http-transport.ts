@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
-import type { OutboundPolicy } from '@cyrnel/sdk';
+import { cyrnelError, type OutboundPolicy } from '@cyrnel/sdk';
 import { guardedLookup, RefusedConnection } from './guarded-lookup';
 
 /** One outgoing request. */
@@ -47,6 +47,9 @@ export interface HttpTransport {
 
 /** Redirects followed per request. */
 export const MAX_REDIRECTS = 5;
+
+/** The code of a body past {@link HttpTransportOptions.maxResponseBytes} (an own marker, not Node's). */
+const TOO_LARGE = 'CYRNEL_ANSWER_TOO_LARGE';
 
 /** Largest response body kept in memory (after decompression), like the host's 64 MiB body limit. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -134,7 +137,9 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
           res.on('data', (chunk: Buffer) => {
             received += chunk.length;
             if (received <= maxBytes) return void chunks.push(chunk);
-            reject(new Error(`response body larger than ${maxBytes} bytes`));
+            reject(
+              Object.assign(new Error(`response body larger than ${maxBytes} bytes`), { code: TOO_LARGE }),
+            );
             req.destroy();
           });
           res.on('error', reject);
@@ -194,7 +199,15 @@ export function createHttpTransport(options: HttpTransportOptions = {}): HttpTra
             if (controller.signal.aborted) {
               throw new Error(`request to ${host} timed out after ${request.timeoutMs} ms`, { cause: error });
             }
-            const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+            const code = (error as NodeJS.ErrnoException).code;
+            // Past the answer budget (the body, or what it decompresses to): a reason of its own.
+            if (code === TOO_LARGE || code === 'ERR_BUFFER_TOO_LARGE')
+              throw cyrnelError(
+                'upstream_answer_too_large',
+                `request to ${host} failed: ${code === TOO_LARGE ? (error as Error).message : code}`,
+                { cause: error },
+              );
+            const reason = code ?? (error as Error).message;
             throw new Error(`request to ${host} failed: ${reason}`, { cause: error });
           }
           const location = response.headers.location;

@@ -27,6 +27,8 @@ export function createOpenApiAdapter(): AdapterModule {
   // Pools replaced by a re-hydration whose calls are still running; teardown closes them too.
   const retiring = new Set<HttpTransport>();
   let outbound: OutboundPolicy | undefined;
+  // The host's budget of one answer: the transport stops reading past it.
+  let answerBytes: number | undefined;
 
   function drop(id: string): void {
     services.get(id)?.transport.close();
@@ -36,6 +38,7 @@ export function createOpenApiAdapter(): AdapterModule {
   return {
     async setup(context) {
       outbound = context.outbound;
+      answerBytes = context.answerBytes;
     },
     async teardown() {
       for (const id of [...services.keys()]) drop(id);
@@ -66,7 +69,13 @@ export function createOpenApiAdapter(): AdapterModule {
       }
       // Calls already running keep the previous state and pool; the pool closes when they are done.
       const previous = services.get(state.id);
-      services.set(state.id, { state, transport: createHttpTransport(outbound ? { outbound } : {}) });
+      services.set(state.id, {
+        state,
+        transport: createHttpTransport({
+          ...(outbound ? { outbound } : {}),
+          ...(answerBytes ? { maxResponseBytes: answerBytes } : {}),
+        }),
+      });
       if (previous) {
         retiring.add(previous.transport);
         void previous.transport.closeWhenIdle().then(() => retiring.delete(previous.transport));

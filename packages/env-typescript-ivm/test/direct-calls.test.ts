@@ -1,83 +1,124 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { CatalogChange, DirectCallEvent, EnvironmentBindings, EnvironmentModule } from '@cyrnel/sdk';
+import type { EgressChannel, EnvironmentBindings, EnvironmentModule } from '@cyrnel/sdk';
+import { createEgressFrameReader, type EgressRequest, encodeEgressFrame } from '@cyrnel/sdk/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTypescriptEnvironment } from '../src';
 import { createRecordingBindings, createRecordingLogger, waitFor } from './recording-bindings';
 
-// A runtime as the host would provide it, reduced to what the environment relies on: it routes
-// `fast.*` itself (answering the parameters, or failing for `fast.fail`), `slow.*` after a long
-// wait, and everything else to the host; a change makes it forget what it prepared.
-const RUNTIME = `
-let prepared = new Set();
-export function createDirectCallRuntime() {
-  return {
-    async route(serviceId, toolId, parameters, prepare) {
-      if (serviceId !== 'fast' && serviceId !== 'slow') return undefined;
-      if (!prepared.has(serviceId)) {
-        const answer = await prepare(serviceId, toolId);
-        if (!answer) return undefined;
-        prepared.add(serviceId);
-      }
-      return {
-        async run(signal) {
-          if (serviceId === 'slow') await new Promise((resolve) => setTimeout(resolve, 60_000));
-          if (toolId === 'fail') throw Object.assign(new Error('upstream said no'), { status: 502, code: 'upstream_error', reason: 'upstream_failed' });
-          return { echoed: parameters, pid: process.pid };
+/**
+ * A gateway worker as the host runs it, reduced to what the environment relies on, speaking the
+ * real frames over a real Unix socket: it answers `fast.*` with JSON text (a coded error for
+ * `fast.fail`), holds `slow.*` until the grant is revoked, and sends everything else to the host.
+ * Calls for executions not granted to the connection's token are refused.
+ */
+function startFakeGateway(path: string) {
+  const grants = new Map<string, Set<number>>();
+  const tokens: string[] = [];
+  const requests: { token: string; request: EgressRequest }[] = [];
+  const held = new Map<string, (() => void)[]>();
+  const server: Server = createServer((socket: Socket) => {
+    let token: string | undefined;
+    socket.on(
+      'data',
+      createEgressFrameReader(
+        1 << 20,
+        (header) => {
+          if (token === undefined) {
+            token = (header as { token: string }).token;
+            return;
+          }
+          const request = header as EgressRequest;
+          requests.push({ token, request });
+          const answer = (frame: object, body?: string) =>
+            socket.write(encodeEgressFrame({ id: request.id, ...frame }, body));
+          if (!grants.get(token)?.has(request.eid))
+            return answer({
+              ok: false,
+              error: { status: 401, code: 'unauthorized', reason: 'unauthorized', message: 'not granted' },
+            });
+          if (request.serviceId === 'fast' && request.toolId === 'fail')
+            return answer({
+              ok: false,
+              error: {
+                status: 502,
+                code: 'upstream_error',
+                reason: 'upstream_failed',
+                message: 'upstream said no',
+              },
+            });
+          if (request.serviceId === 'fast')
+            return answer({ ok: true }, JSON.stringify({ echoed: request.parameters }));
+          if (request.serviceId === 'slow') {
+            const key = `${token}:${request.eid}`;
+            held.set(key, [
+              ...(held.get(key) ?? []),
+              () =>
+                answer({
+                  ok: false,
+                  error: { status: 409, code: 'conflict', reason: 'process_killed', message: 'stopped' },
+                }),
+            ]);
+            return;
+          }
+          answer({ host: true });
         },
-      };
-    },
-    async changed(change) {
-      prepared = new Set();
-      globalThis.__changes = (globalThis.__changes ?? 0) + 1;
-    },
-    async close() {},
+        () => socket.destroy(),
+      ),
+    );
+  });
+  const channel = (): EgressChannel => {
+    const token = `token-${tokens.length}-${Math.random().toString(36).slice(2)}`;
+    tokens.push(token);
+    grants.set(token, new Set());
+    return {
+      endpoints: [path],
+      token,
+      async grant(eid) {
+        grants.get(token)?.add(eid);
+      },
+      revoke(eid) {
+        grants.get(token)?.delete(eid);
+        for (const stop of held.get(`${token}:${eid}`) ?? []) stop();
+        held.delete(`${token}:${eid}`);
+      },
+      close() {
+        grants.delete(token);
+      },
+    };
+  };
+  return {
+    channel,
+    tokens,
+    grants,
+    requests,
+    held,
+    listen: () => new Promise<void>((resolve) => server.listen(path, resolve)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-`;
 
-describe('direct calls in the typescript-ivm environment', () => {
+describe('tool calls of the typescript-ivm environment through the egress gateway', () => {
   let dir: string;
   let env: EnvironmentModule;
   let recording: ReturnType<typeof createRecordingBindings>;
-  const events = new Map<number, DirectCallEvent[]>();
-  const prepares: string[] = [];
-  let listener: ((change: CatalogChange) => Promise<void>) | undefined;
+  let gateway: ReturnType<typeof startFakeGateway>;
   let next = 1;
 
   const run = async (code: string, timeoutMs = 20_000) => {
     const eid = next++;
     const exit = await env.execute({ eid, code, options: { timeoutMs }, envConfig: {} });
-    return { exit, record: recording.of(eid), events: events.get(eid) ?? [], eid };
+    return { exit, record: recording.of(eid), eid };
   };
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cyrnel-direct-'));
-    writeFileSync(join(dir, 'runtime.mjs'), RUNTIME);
+    dir = mkdtempSync(join(tmpdir(), 'cyrnel-egress-env-'));
+    gateway = startFakeGateway(join(dir, 'w0.sock'));
+    await gateway.listen();
     recording = createRecordingBindings({ 'host.echo': (parameters) => ({ viaHost: parameters }) });
-    const bindings: EnvironmentBindings = {
-      ...recording.bindings,
-      directCalls: {
-        runtimeUrl: pathToFileURL(join(dir, 'runtime.mjs')).href,
-        async prepare(_eid, serviceId, toolId) {
-          prepares.push(`${serviceId}.${toolId}`);
-          return { ok: true };
-        },
-        record(eid, event) {
-          const list = events.get(eid) ?? [];
-          list.push(event);
-          events.set(eid, list);
-        },
-        onChange(next) {
-          listener = next;
-          return () => {
-            listener = undefined;
-          };
-        },
-      },
-    };
+    const bindings: EnvironmentBindings = { ...recording.bindings, directCalls: { open: gateway.channel } };
     env = createTypescriptEnvironment();
     await env.setup({
       config: { poolSize: 1, memoryLimitMb: 64 },
@@ -88,72 +129,70 @@ describe('direct calls in the typescript-ivm environment', () => {
   });
   afterAll(async () => {
     await env?.teardown();
+    await gateway?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('makes routed calls in the sandbox process and records each with its end before the run ends', async () => {
-    const {
-      exit,
-      record,
-      events: seen,
-    } = await run(`
+  it('sends calls to the gateway for the granted execution, parses answers in the isolate and falls back to the host', async () => {
+    const { exit, record, eid } = await run(`
       const a = await cyrnel.services.fast.tools.echo.invoke({ n: 1 });
       const b = await cyrnel.services.host.tools.echo.invoke({ n: 2 });
       let failure;
       try { await cyrnel.services.fast.tools.fail.invoke({}); } catch (e) { failure = { status: e.status, reason: e.reason, message: e.message }; }
       const many = await Promise.all([1, 2, 3].map((n) => cyrnel.services.fast.tools.echo.invoke({ n })));
-      cyrnel.output({ a: a.echoed, child: a.pid !== undefined, b, failure, many: many.map((m) => m.echoed.n) });
+      cyrnel.output({ a, b, failure, many: many.map((m) => m.echoed.n), proto: Object.getPrototypeOf(a) === Object.prototype });
     `);
     expect(exit).toBe('success');
     expect(record.output).toEqual({
-      a: { n: 1 },
-      child: true,
+      a: { echoed: { n: 1 } },
       b: { viaHost: { n: 2 } },
       failure: { status: 502, reason: 'upstream_failed', message: 'upstream said no' },
       many: [1, 2, 3],
+      proto: true,
     });
-    // Only the host's tool went through invokeTool; the service was prepared once.
+    // Only the call the gateway sent back went through invokeTool.
     expect(record.calls.map((call) => `${call.serviceId}.${call.toolId}`)).toEqual(['host.echo']);
-    expect(prepares.filter((name) => name.startsWith('fast.'))).toEqual(['fast.echo']);
-    // Five direct calls, each started and ended, all read before the run ended.
-    const starts = seen.filter((event) => event.kind === 'start');
-    const ends = seen.filter((event) => event.kind === 'end');
-    expect(starts.map((event) => event.kind === 'start' && event.toolId)).toEqual([
-      'echo',
-      'fail',
-      'echo',
-      'echo',
-      'echo',
-    ]);
-    expect(ends).toHaveLength(5);
-    expect(ends.filter((event) => event.kind === 'end' && !event.ok)).toMatchObject([
-      { errorCode: 'upstream_error', errorReason: 'upstream_failed' },
-    ]);
-  });
-
-  it('answers a catalog change only once the sandbox process dropped what it prepared', async () => {
-    await run('await cyrnel.services.fast.tools.echo.invoke({});');
-    const before = prepares.length;
-    expect(listener).toBeDefined();
-    await listener?.({ revision: 'r2', dropped: [] });
-    await run('await cyrnel.services.fast.tools.echo.invoke({});');
-    // Prepared again after the change.
-    expect(prepares.length).toBe(before + 1);
-  });
-
-  it('keeps the record of a call in flight when its sandbox process dies', async () => {
-    const pending = run('await cyrnel.services.slow.tools.wait.invoke({});', 60_000);
-    await waitFor(() => (events.get(next - 1) ?? []).some((event) => event.kind === 'start'));
-    const start = events.get(next - 1)?.[0];
-    expect(start).toMatchObject({ kind: 'start', serviceId: 'slow', toolId: 'wait' });
-    // The child that made it: the one the test runtime reports through a finished call.
-    const { record } = await run(
-      'cyrnel.output({ pid: (await cyrnel.services.fast.tools.echo.invoke({})).pid });',
+    const mine = gateway.requests.filter((seen) => seen.request.eid === eid);
+    expect(mine.map((seen) => `${seen.request.serviceId}.${seen.request.toolId}`).sort()).toEqual(
+      ['fast.echo', 'fast.echo', 'fast.echo', 'fast.echo', 'fast.fail', 'host.echo'].sort(),
     );
-    process.kill(record.output.pid as number, 'SIGKILL');
-    const ended = await pending;
-    expect(ended.exit).toBe('failed');
-    expect(ended.record.errors.join('\n')).toMatch(/sandbox/);
-    expect(ended.events.filter((event) => event.kind === 'start')).toHaveLength(1);
+    // The grant ended with the run.
+    for (const token of gateway.tokens) expect(gateway.grants.get(token)?.has(eid) ?? false).toBe(false);
+  });
+
+  it('gives the token over IPC, not on the command line', async () => {
+    const { record } = await run('cyrnel.output({ ok: true });');
+    expect(record.output).toEqual({ ok: true });
+    const children = readFileSync('/proc/self/task/' + process.pid + '/children', 'utf8')
+      .trim()
+      .split(/\s+/);
+    const cmdlines = children
+      .filter(Boolean)
+      .map((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        } catch {
+          return '';
+        }
+      })
+      .filter((cmdline) => cmdline.includes('sandbox-child'));
+    expect(cmdlines.length).toBeGreaterThan(0);
+    for (const cmdline of cmdlines) for (const token of gateway.tokens) expect(cmdline).not.toContain(token);
+  });
+
+  it('revokes a killed execution, whose call in flight the gateway then aborts', async () => {
+    const eid = next++;
+    const pending = env.execute({
+      eid,
+      code: `await cyrnel.services.slow.tools.wait.invoke({});`,
+      options: { timeoutMs: 60_000 },
+      envConfig: {},
+    });
+    await waitFor(() => gateway.requests.some((seen) => seen.request.eid === eid));
+    const key = [...gateway.held.keys()].find((name) => name.endsWith(`:${eid}`));
+    expect(key).toBeDefined();
+    await env.kill(eid);
+    expect(await pending).toBe('canceled');
+    expect(gateway.held.has(key as string)).toBe(false);
   });
 });

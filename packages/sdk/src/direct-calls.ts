@@ -1,20 +1,21 @@
 /**
- * Tool calls made beside the sandbox, so a call to a stateless adapter does not cross to the host
- * and back (optional for adapters and environments alike).
+ * Tool calls that leave through the host's egress gateway without crossing the host's main
+ * thread (optional for adapters and environments alike).
  *
  * An adapter that keeps no connection state beyond what a service's snapshot describes (the
- * OpenAPI adapter: one HTTP request per call) declares itself {@link PortableAdapter}. An
- * environment whose bindings offer {@link DirectCalls} may then load the host's
- * {@link DirectCallRuntime} next to its sandbox and make such calls itself: the host prepares
- * each service once per catalog revision (snapshot, config, secrets, the tool's input schema),
- * the runtime validates and calls, and the environment reports every call for the audit. Any
- * call the runtime cannot make (an unknown or disabled tool, invalid parameters, an adapter that
- * is not portable) goes through `EnvironmentBindings.invokeTool`, so the gate's answers are the
- * host's own.
+ * OpenAPI adapter: one HTTP request per call) declares itself {@link PortableAdapter}. The host
+ * then runs its instances (with their config and secrets) in its egress gateway's worker threads
+ * only, never in a sandbox process. An environment whose bindings offer {@link DirectCalls} opens
+ * one {@link EgressChannel} per sandbox process and sends tool calls straight to the gateway's
+ * workers over it (see `@cyrnel/sdk/node` for the frames): the worker validates the parameters,
+ * calls, writes the audit and answers the result as JSON text, bounded in bytes, depth and
+ * elements. A call the gateway does not make (an unknown or disabled tool, an adapter that is not
+ * portable) is answered "through the host": it then goes through `EnvironmentBindings.invokeTool`,
+ * so the gate's answers are the host's own.
  */
 
 /**
- * Where the sandbox side finds a portable adapter: `(await import(moduleUrl))[exportName]` is an
+ * Where the gateway finds a portable adapter: `(await import(moduleUrl))[exportName]` is an
  * object whose `instantiate()` answers a fresh, not yet set-up `AdapterModule` (a
  * `BuiltinModule` or a module definition is one).
  *
@@ -33,64 +34,65 @@ export interface PortableAdapter {
   readonly exportName: string;
 }
 
-/** One call an environment made beside its sandbox, as it reports it for the audit. */
-export type DirectCallEvent =
-  | {
-      readonly kind: 'start';
-      /** Unique per execution; the `end` event names it again. */
-      readonly id: number;
-      readonly serviceId: string;
-      readonly toolId: string;
-      /** Epoch milliseconds. */
-      readonly startedAt: number;
-    }
-  | {
-      readonly kind: 'end';
-      readonly id: number;
-      readonly ok: boolean;
-      /** The failure's code and reason (`upstream_error`, `upstream_failed`...), null on success. */
-      readonly errorCode: string | null;
-      readonly errorReason: string | null;
-      readonly durationMs: number;
-    };
-
 /**
- * What a host offers an environment for direct calls, as `EnvironmentBindings.directCalls`.
+ * One sandbox process's way to the egress gateway: the Unix socket paths of the gateway's
+ * workers and the token the process authenticates with (hand it over a private channel such as
+ * IPC, never argv). The token may call for the executions granted to it, and only while they run.
  *
  * @example
  * ```ts
- * // host side of an environment
- * const stop = bindings.directCalls?.onChange(async (change) => {
- *   await Promise.all(children.map((child) => child.dropServices(change)));
- * });
+ * const channel = bindings.directCalls.open();
+ * child.send({ t: 'egress', endpoints: channel.endpoints, token: channel.token });
+ * await channel.grant(eid); // before the execution starts in that child
+ * // ... the execution ends or is killed:
+ * channel.revoke(eid); // its calls in flight are aborted
+ * channel.close(); // with the child
+ * ```
+ */
+export interface EgressChannel {
+  /** Unix domain socket paths, one per gateway worker; a client may use any or all. */
+  readonly endpoints: readonly string[];
+  /** Random secret of this channel (the first frame on each connection). */
+  readonly token: string;
+  /** Let this channel call for execution `eid`; resolves once every worker knows (refused for a run that is not running). */
+  grant(eid: number): Promise<void>;
+  /** Stop calls for `eid`: refused from now on, those in flight aborted. */
+  revoke(eid: number): void;
+  /** Forget the channel: its connections are closed, its grants revoked. */
+  close(): void;
+}
+
+/** Options of {@link DirectCalls.open}. */
+export interface EgressChannelOptions {
+  /** Execution `eid` of this channel is making a tool call through the gateway. */
+  readonly onCall?: (eid: number) => void;
+}
+
+/**
+ * What a host offers an environment for tool calls outside the host's main thread, as
+ * `EnvironmentBindings.directCalls`.
+ *
+ * @example
+ * ```ts
+ * const channel = bindings.directCalls?.open(); // one per sandbox process
  * ```
  */
 export interface DirectCalls {
-  /** `file:` URL of the module exporting `createDirectCallRuntime` ({@link DirectCallRuntimeFactory}). */
-  readonly runtimeUrl: string;
   /**
-   * What the runtime needs to call `serviceId.toolId` itself (an opaque JSON value for
-   * `DirectCallRuntime.route`), or undefined when the call must go through `invokeTool` (unknown,
-   * disabled, not portable, unavailable: the gate then answers).
+   * Open a channel for one sandbox process. `onCall`, when given, hears of each call the gateway
+   * is about to send for an execution of this channel (its start recorded): the environment then
+   * knows that the execution acted on the world, e.g. so that a crash does not run it again.
    */
-  prepare(eid: number, serviceId: string, toolId: string): Promise<unknown>;
-  /** Report a direct call's start and end (fire and forget; an `end` without a `start` is ignored). */
-  record(eid: number, event: DirectCallEvent): void;
-  /**
-   * Subscribe to catalog changes: the host awaits every listener before it acknowledges a change
-   * (a disable, new secrets, a deleted service), so a listener resolves once every runtime dropped
-   * what it prepared. Answers the unsubscribe function.
-   */
-  onChange(listener: (change: CatalogChange) => Promise<void>): () => void;
+  open(options?: EgressChannelOptions): EgressChannel;
 }
 
-/** A catalog change as {@link DirectCalls.onChange} announces it. */
+/** A catalog change, as the host announces it to the egress gateway. */
 export interface CatalogChange {
   /** The host's catalog revision after the change. */
   readonly revision: string;
   /**
    * Services the host dehydrated since the last change (disabled, deleted, their adapter gone):
-   * direct calls to them still running are aborted, as the host's own adapter aborts its calls.
+   * calls to them still running are aborted, as the host's own adapter aborts its calls.
    */
   readonly dropped: readonly string[];
 }
@@ -101,12 +103,12 @@ export interface DirectCall {
   run(signal: AbortSignal): Promise<unknown>;
 }
 
-/** The sandbox side of direct calls: one per sandbox process. */
+/** The gateway worker's side of portable calls: loads adapters, validates, calls. */
 export interface DirectCallRuntime {
   /**
-   * The call to make for these arguments, or undefined when it must go through the host.
-   * `prepare` asks the host (see {@link DirectCalls.prepare}); the runtime caches its answers
-   * until {@link DirectCallRuntime.changed}.
+   * The call to make for these arguments, or undefined when it must go through the host's gate.
+   * `prepare` asks the host for what the call needs (config, secrets, snapshot, input schema);
+   * the runtime caches its answers until {@link DirectCallRuntime.changed}.
    */
   route(
     serviceId: unknown,
@@ -122,6 +124,3 @@ export interface DirectCallRuntime {
   /** Tear every adapter instance down. */
   close(): Promise<void>;
 }
-
-/** The export `createDirectCallRuntime` of {@link DirectCalls.runtimeUrl}. */
-export type DirectCallRuntimeFactory = () => DirectCallRuntime;

@@ -72,8 +72,9 @@ export interface ToolDescription extends DiscoveredTool {
 export interface EnvironmentBindings {
   /**
    * Call a tool through the host's invocation gate; rejects with an error carrying `status` and
-   * `code`. Resolves to the result, or to a `JsonText` (`isJsonText`) the environment parses
-   * where the code runs.
+   * `code`. Resolves to the result, or to a `JsonText` (`isJsonText`: the answer as JSON text,
+   * parsed and bounded off the host's main thread by the egress gateway or the adapter) that the
+   * environment passes on and parses where the code runs.
    */
   invokeTool(eid: number, input: InvokeInput): Promise<unknown>;
   /** List enabled services. */
@@ -125,8 +126,9 @@ export interface EnvironmentBindings {
    */
   setError(eid: number, message: string, reason?: ErrorReason): void;
   /**
-   * Optional: calls to portable adapters an environment may make beside its sandbox instead of
-   * through `invokeTool` (see {@link DirectCalls}).
+   * Optional: channels from an environment's sandbox processes straight to the host's egress
+   * gateway, for calls to portable adapters without crossing the host's main thread (see
+   * {@link DirectCalls}).
    */
   readonly directCalls?: DirectCalls;
 }

@@ -3,10 +3,10 @@ export type { ErrorCode, ErrorReason } from './api/errors';
 export type {
   CatalogChange,
   DirectCall,
-  DirectCallEvent,
   DirectCallRuntime,
-  DirectCallRuntimeFactory,
   DirectCalls,
+  EgressChannel,
+  EgressChannelOptions,
   PortableAdapter,
 } from './direct-calls';
 export type {

@@ -27,6 +27,12 @@ export interface ModuleSetupContext {
    */
   outbound?: OutboundPolicy;
   /**
+   * The host's budget of one tool answer in bytes (optional): an adapter stops reading an
+   * upstream answer past it and fails the call with `upstream_answer_too_large`, instead of
+   * holding bytes the host would refuse anyway. The egress gateway sets it.
+   */
+  answerBytes?: number;
+  /**
    * What an adapter may tell the host about its services (absent for environments).
    */
   services?: ServiceEvents;

@@ -55,3 +55,6 @@ export interface GuardedLookupErrors {
   /** A name that does not resolve, as the error to fail with. */
   readonly unresolved?: (hostname: string, error: Error) => Error;
 }
+
+export type { EgressAnswer, EgressRequest } from './egress-frames';
+export { createEgressFrameReader, encodeEgressFrame } from './egress-frames';

@@ -137,10 +137,10 @@ describe('sdk contracts', () => {
     >();
     type Callbacks = Exclude<Keys, 'directCalls'>;
     expectTypeOf<Parameters<NonNullable<EnvironmentBindings[Callbacks]>>[0]>().toEqualTypeOf<number>();
-    // Direct calls: what is asked and recorded is keyed by the execution id too.
-    type Direct = NonNullable<EnvironmentBindings['directCalls']>;
-    expectTypeOf<Parameters<Direct['prepare']>[0]>().toEqualTypeOf<number>();
-    expectTypeOf<Parameters<Direct['record']>[0]>().toEqualTypeOf<number>();
+    // Direct calls: a channel per sandbox process, whose grants are keyed by the execution id too.
+    type Channel = ReturnType<NonNullable<EnvironmentBindings['directCalls']>['open']>;
+    expectTypeOf<Parameters<Channel['grant']>[0]>().toEqualTypeOf<number>();
+    expectTypeOf<Parameters<Channel['revoke']>[0]>().toEqualTypeOf<number>();
   });
 
   it('shapes the wire types', () => {

@@ -1,7 +1,6 @@
-// The sandbox side of direct calls: built as its own entry (`dist/direct-call-runtime.js`)
-// and loaded by an environment's sandbox process, never by the host. It runs portable adapters
-// there with what the host prepared, under the host's own rules: the same validator and the same
-// guard around `invoke` (deadline, abort, error translation).
+// The adapters of portable calls, as each egress gateway worker runs them (`../gateway/`), never a
+// sandbox process: portable adapters with what the main thread prepared, under the host's own
+// rules: the same validator and the same guard around `invoke` (deadline, abort, error translation).
 import type {
   AdapterModule,
   DirectCall,
@@ -17,7 +16,7 @@ import { createOutboundPolicy } from '../outbound/outbound-policy';
 import { compile } from '../validation/validation-worker';
 import type { PreparedCall } from './prepared-call';
 
-/** Tools (and refusals) one sandbox process keeps prepared before it starts over. */
+/** Tools (and refusals) one worker keeps prepared before it starts over. */
 const MAX_ROUTES = 10_000;
 
 const silent: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -44,8 +43,7 @@ interface Route {
 }
 
 /**
- * Create the runtime (the `createDirectCallRuntime` export an environment loads from
- * `DirectCalls.runtimeUrl`).
+ * Create the runtime of one egress gateway worker.
  *
  * @example
  * ```ts
@@ -54,7 +52,7 @@ interface Route {
  * const result = call ? await call.run(signal) : await throughTheHost();
  * ```
  */
-export function createDirectCallRuntime(): DirectCallRuntime {
+export function createDirectCallRuntime(options: { readonly answerBytes?: number } = {}): DirectCallRuntime {
   /** The last revision the host announced; prepared calls of another one are not used. */
   let revision: string | undefined;
   /** Grows with every change: work begun before one is not kept. */
@@ -74,6 +72,8 @@ export function createDirectCallRuntime(): DirectCallRuntime {
     }
     draining.delete(entry);
     entry.closing.abort();
+    for (const calls of entry.calls.values())
+      for (const call of calls) call.abort(entry.closing.signal.reason);
     void entry.instance.teardown().catch(() => undefined);
   };
 
@@ -98,6 +98,7 @@ export function createDirectCallRuntime(): DirectCallRuntime {
           config: adapter.config,
           secrets: adapter.secrets,
           logger: silent,
+          ...(options.answerBytes === undefined ? {} : { answerBytes: options.answerBytes }),
           ...(outbound
             ? {
                 outbound: createOutboundPolicy({
@@ -184,10 +185,13 @@ export function createDirectCallRuntime(): DirectCallRuntime {
           }
           calls.add(own);
           try {
+            // The call's own signal only (the entry's end aborts it through `entry.calls`): a
+            // listener per call on one shared signal costs O(n) each, thousands at once O(n²).
+            if (entry.closing.signal.aborted) own.abort(entry.closing.signal.reason);
             return await guardedInvoke(
               entry.instance,
-              { serviceId, toolId, parameters, signal: own.signal },
-              { signal: entry.closing.signal, invokeMs, logger: silent },
+              { serviceId, toolId, parameters },
+              { signal: own.signal, invokeMs, logger: silent },
             );
           } finally {
             signal.removeEventListener('abort', forward);
@@ -231,6 +235,8 @@ export function createDirectCallRuntime(): DirectCallRuntime {
           pending.then(
             (entry) => {
               entry.closing.abort();
+              for (const calls of entry.calls.values())
+                for (const call of calls) call.abort(entry.closing.signal.reason);
               return entry.instance.teardown();
             },
             () => undefined,

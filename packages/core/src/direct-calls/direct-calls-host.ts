@@ -21,10 +21,8 @@ export interface DirectCallsHostOptions {
   readonly outbound?: OutboundPolicy;
 }
 
-/** The host side of direct calls, shared by every environment. */
+/** What the egress gateway's workers ask the main thread for: prepared calls and catalog changes. */
 export interface DirectCallsHost {
-  /** `file:` URL of the built runtime (`dist/direct-call-runtime.js`). */
-  readonly runtimeUrl: string;
   /** A {@link PreparedCall}, or undefined when the call must go through the gate. */
   prepare(serviceId: unknown, toolId: unknown): Promise<PreparedCall | undefined>;
   /** Subscribe to changes; answers the unsubscribe function. */
@@ -33,17 +31,11 @@ export interface DirectCallsHost {
   changed(): Promise<void>;
 }
 
-/** The built runtime: beside this bundle in `dist/`, or in `../dist/` when running from `src/`. */
-export const DIRECT_CALL_RUNTIME_URL = new URL(
-  import.meta.url.endsWith('.ts') ? '../../dist/direct-call-runtime.js' : './direct-call-runtime.js',
-  import.meta.url,
-).href;
-
 /**
- * Create the host side of direct calls: what a sandbox process needs to call a portable adapter's
- * tool itself, read under the gate's rules (a tool that is unknown, disabled, of a disabled or
+ * Create the main thread's side of portable calls: what a gateway worker needs to call a portable
+ * adapter's tool itself (config and secrets included: they go to the workers only), read under the gate's rules (a tool that is unknown, disabled, of a disabled or
  * unavailable service, or of an adapter that is not portable is not prepared: its calls go through
- * the gate, which answers them), and the change notifications that make runtimes drop it.
+ * the gate, which answers them), and the change notifications that make the workers' runtimes drop it.
  *
  * @example
  * ```ts
@@ -64,7 +56,6 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
   const outboundData = () => (options.outbound ? describeOutboundPolicy(options.outbound) : null);
 
   return {
-    runtimeUrl: DIRECT_CALL_RUNTIME_URL,
     async prepare(serviceId, toolId) {
       if (typeof serviceId !== 'string' || typeof toolId !== 'string') return undefined;
       // Read first: data read after it may be newer than the label, never older.

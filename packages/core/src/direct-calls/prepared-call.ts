@@ -2,8 +2,8 @@ import type { JSONSchema, ServiceState, ToolState } from '@cyrnel/sdk';
 import type { OutboundPolicyData } from '../outbound/outbound-policy';
 
 /**
- * What the host hands a sandbox process for one tool it may call itself (`DirectCalls.prepare`):
- * everything the host's own instance of the adapter got, for that service and tool only.
+ * What the main thread hands an egress gateway worker for one tool it calls: everything the
+ * host's own instance of the adapter got, for that service and tool only (never a sandbox process).
  */
 export interface PreparedCall {
   /** The catalog revision it was read at; a runtime that saw a later change drops it. */

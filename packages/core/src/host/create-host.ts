@@ -37,6 +37,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
     await processes.close({ graceMs: 0 }).catch(() => undefined);
     await registry.close().catch(() => undefined);
     await checker.close();
+    await parts.egress.close();
     throw error;
   }
   // Catalog writes of other hosts on the same database.
@@ -87,6 +88,7 @@ function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: ()
         await processes.close(closeOptions);
         await registry.close();
         await checker.close();
+        await parts.egress.close();
       })();
       return closing;
     },

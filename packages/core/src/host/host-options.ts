@@ -72,11 +72,18 @@ export interface CreateHostOptions {
    */
   readonly outbound?: OutboundPolicy;
   /**
-   * Offer environments direct calls: sandbox processes call portable adapters' tools
-   * themselves. Default true; false sends every call through the host's gate. A policy in
-   * `outbound` not made by `createOutboundPolicy` turns them off too (it cannot be moved).
+   * Offer environments direct calls: sandbox processes send portable adapters' tool calls
+   * straight to the egress gateway's workers. Default true; false sends every sandbox call through
+   * the host's gate first (which still calls portable adapters through the gateway). A policy in
+   * `outbound` not made by `createOutboundPolicy` keeps portable calls on the main thread (it
+   * cannot be moved to a worker).
    */
   readonly directToolCalls?: boolean;
+  /**
+   * The egress gateway: `workers` threads (default 2) make portable adapters' calls;
+   * `answerBytes` (default 64 MiB) bounds each answer's JSON text.
+   */
+  readonly egress?: { readonly workers?: number; readonly answerBytes?: number };
   /**
    * This host's identity when several hosts share the storage (see
    * `ProcessManagerOptions.host`): stable across restarts, so a restarted host fails its own

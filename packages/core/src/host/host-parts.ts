@@ -4,6 +4,7 @@ import type { CatalogStorage } from '../catalog/catalog-storage';
 import { createDirectCallsHost, type DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { createEnvironmentApi } from '../environments/environment-api';
 import type { EnvironmentProvider } from '../environments/environment-provider';
+import { createEgressGateway, type EgressGateway } from '../gateway/egress-gateway';
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
 import { createProcessManager, type ProcessManager } from '../processes/process-manager';
 import type { RegistryAccess } from '../registries/service-registries';
@@ -36,6 +37,8 @@ export interface HostParts {
   readonly catalog: CatalogStorage;
   readonly checker: SchemaChecker;
   readonly directCalls: DirectCallsHost;
+  /** The worker threads portable adapters' calls leave through (closed with the host). */
+  readonly egress: EgressGateway;
   readonly environments: EnvironmentProvider;
   readonly processes: ProcessManager;
   readonly services: ServicesEngine;
@@ -78,7 +81,6 @@ export function createHostParts(
   // Which services this host failed to hydrate: read by the gate, discovery, lists and types.
   const health = createServiceHealth((text) => redactor.redact(text));
   const callable = createCallable({ adapter, activeAdapterIds, health });
-  const gateway = createToolGateway({ catalog, checker, sharedSchemas, adapter, callable });
   // Rendered declarations change with the catalog, which adapters are active and which services
   // failed to hydrate; so do the calls sandbox processes may make themselves.
   const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}:${health.version()}`;
@@ -90,6 +92,16 @@ export function createHostParts(
     revision: catalogState,
     ...(options.outbound ? { outbound: options.outbound } : {}),
   });
+  // One way out for portable adapters: sandbox processes and the gate alike call through it.
+  const egress = createEgressGateway({
+    host: directCalls,
+    logger,
+    ...(options.egress?.workers === undefined ? {} : { workers: options.egress.workers }),
+    ...(options.egress?.answerBytes === undefined
+      ? {}
+      : { budget: { maxBytes: options.egress.answerBytes } }),
+  });
+  const gateway = createToolGateway({ catalog, checker, sharedSchemas, adapter, callable, egress });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
@@ -98,7 +110,8 @@ export function createHostParts(
     storage: storage.processes,
     environments,
     tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },
-    ...(options.directToolCalls === false ? {} : { directCalls }),
+    egress,
+    ...(options.directToolCalls === false ? { directCalls: false } : {}),
     limits: processLimits,
     logger,
     redactor,
@@ -173,6 +186,7 @@ export function createHostParts(
     catalog,
     checker,
     directCalls,
+    egress,
     environments,
     processes,
     services,

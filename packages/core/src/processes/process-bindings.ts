@@ -1,8 +1,8 @@
-import type { DirectCallEvent, DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
-import { isPlainObject } from '@cyrnel/sdk';
+import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { isErrorReason } from '@cyrnel/sdk/api';
-import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
+import type { EgressGateway } from '../gateway/egress-gateway';
+import type { AuditEvent } from '../gateway/gateway-protocol';
 import type { Redactor } from '../secrets/redactor';
 import type { ToolGateway } from '../tools/tool-gateway';
 import type { CallRecords, OpenedCall } from './call-records';
@@ -20,8 +20,13 @@ export interface ProcessBindingsOptions {
   readonly records: CallRecords;
   /** What running processes write reaches the storage periodically (a crash keeps it). */
   readonly checkpoints: RunCheckpoints;
-  /** Offered to environments as `bindings.directCalls`: sandbox processes call portable adapters themselves. */
-  readonly directCalls?: DirectCallsHost;
+  /**
+   * The egress gateway, whose calls are audited here. With `directCalls`, environments get
+   * `bindings.directCalls`: channels from their sandbox processes to it.
+   */
+  readonly egress?: EgressGateway;
+  /** Offer `bindings.directCalls` (default true when `egress` is given). */
+  readonly directCalls?: boolean;
   /** Removes the secrets the host holds from what a run records and what its code receives. */
   readonly redactor?: Redactor;
 }
@@ -94,43 +99,73 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     return result;
   };
 
-  // Direct calls in flight, by run and the environment's call id.
+  // Gateway calls in flight, by run and the gateway's call id.
   const directs = new WeakMap<LiveProcess, Map<number, OpenedCall>>();
-  const record = (eid: number, event: DirectCallEvent) => {
+  // Who wants to know that an execution made a call through the gateway (its environment).
+  const callListeners = new Map<number, (eid: number) => void>();
+  // The audit hook of the egress gateway: a start opens the run's call record and resolves once
+  // it is stored, before the request leaves (false when the run is not running: the call is
+  // refused); an end completes it.
+  const record = async (eid: number, event: AuditEvent): Promise<boolean> => {
     const run = running(eid);
-    if (!run || !isPlainObject(event) || typeof event.id !== 'number') return;
+    if (!run) return false;
     let open = directs.get(run);
     if (event.kind === 'start') {
-      if (typeof event.serviceId !== 'string' || typeof event.toolId !== 'string') return;
-      const startedAt = Number.isFinite(event.startedAt) ? event.startedAt : now().getTime();
-      // The sandbox reports its start without waiting for it to be stored (see `CallRecords`).
-      const call = records.open(run, event.serviceId, event.toolId, startedAt);
+      const call = records.open(run, event.serviceId, event.toolId, event.startedAt);
       if (!open) {
         open = new Map();
         directs.set(run, open);
       }
       open.set(event.id, call);
-    } else if (event.kind === 'end') {
-      const call = open?.get(event.id);
-      if (!call) return;
-      open?.delete(event.id);
-      // The code follows from a known reason, as on the gate's path.
-      const reason = event.ok !== true && isErrorReason(event.errorReason) ? event.errorReason : null;
-      call.end({
-        ok: event.ok === true,
-        errorReason: reason,
-        durationMs:
-          typeof event.durationMs === 'number' && event.durationMs >= 0 ? Math.round(event.durationMs) : 0,
-      });
+      callListeners.get(eid)?.(eid);
+      await call.started;
+      return true;
     }
+    const call = open?.get(event.id);
+    if (!call) return true;
+    open?.delete(event.id);
+    // The code follows from a known reason, as on the gate's path.
+    const reason = !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null;
+    call.end({ ok: event.ok, errorReason: reason, durationMs: Math.max(0, Math.round(event.durationMs)) });
+    return true;
   };
-  const host = options.directCalls;
-  const directCalls: DirectCalls | undefined = host && {
-    runtimeUrl: host.runtimeUrl,
-    prepare: async (eid, serviceId, toolId) => (running(eid) ? host.prepare(serviceId, toolId) : undefined),
-    record,
-    onChange: (listener) => host.onChange(listener),
-  };
+  const { egress } = options;
+  egress?.audit(record);
+  const directCalls: DirectCalls | undefined =
+    egress && options.directCalls !== false
+      ? {
+          open(channelOptions) {
+            const channel = egress.open();
+            const granted = new Set<number>();
+            const forget = (eid: number) => {
+              if (granted.delete(eid)) callListeners.delete(eid);
+            };
+            return {
+              endpoints: channel.endpoints,
+              token: channel.token,
+              // Only a running execution is granted (the gateway refuses calls for any other).
+              grant: async (eid) => {
+                if (!running(eid))
+                  throw cyrnelError('process_not_running', `execution ${eid} is not running`);
+                const onCall = channelOptions?.onCall;
+                if (onCall) {
+                  granted.add(eid);
+                  callListeners.set(eid, onCall);
+                }
+                await channel.grant(eid);
+              },
+              revoke: (eid) => {
+                forget(eid);
+                channel.revoke(eid);
+              },
+              close: () => {
+                for (const eid of [...granted]) forget(eid);
+                channel.close();
+              },
+            };
+          },
+        }
+      : undefined;
 
   return {
     ...(directCalls ? { directCalls } : {}),

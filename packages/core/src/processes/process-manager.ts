@@ -1,7 +1,7 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
-import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { cyrnelError } from '../errors';
+import type { EgressGateway } from '../gateway/egress-gateway';
 import type { ProcessesApi } from '../host/host-api';
 import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
@@ -33,10 +33,11 @@ export interface ProcessManagerOptions {
   /** The invocation gate and discovery, for the bindings. */
   readonly tools: ToolGateway;
   /**
-   * Direct calls offered to environments as `bindings.directCalls` (sandbox processes call
-   * portable adapters' tools themselves); absent: none.
+   * The egress gateway: its calls are audited in the runs' call records, and environments get
+   * channels to it as `bindings.directCalls` unless `directCalls` is false.
    */
-  readonly directCalls?: DirectCallsHost;
+  readonly egress?: EgressGateway;
+  readonly directCalls?: boolean;
   /** Limits; the defaults of `DEFAULT_PROCESS_LIMITS` for what is left out. */
   readonly limits?: Partial<ProcessLimits>;
   readonly logger?: ModuleLogger;
@@ -117,7 +118,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     now,
     records,
     checkpoints: createRunCheckpoints(storage, logger),
-    ...(options.directCalls ? { directCalls: options.directCalls } : {}),
+    ...(options.egress ? { egress: options.egress } : {}),
+    ...(options.directCalls === false ? { directCalls: false } : {}),
     ...(options.redactor ? { redactor: options.redactor } : {}),
   });
   const local = createLocalRuns({

@@ -5,11 +5,14 @@ import {
   type InvokeInput,
   isPlainObject,
   type JSONSchema,
+  jsonText,
   type ToolDescription,
   withSharedSchemas,
 } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
+import type { EgressGateway } from '../gateway/egress-gateway';
+import { portableView } from '../modules/module-guard';
 import type { SchemaChecker } from '../validation/schema-checker';
 import type { Callable } from './callable';
 import type { SharedSchemasCache } from './shared-schemas-cache';
@@ -25,6 +28,8 @@ export interface ToolGatewayOptions {
   readonly adapter: (adapterId: string) => AdapterModule | undefined;
   /** Which tools and services are callable here: the others are refused and not discovered. */
   readonly callable: Callable;
+  /** Where portable adapters' calls are made (off the main thread); absent: the adapter here. */
+  readonly egress?: Pick<EgressGateway, 'invoke'>;
 }
 
 const MAX_DISCOVERED = 100;
@@ -102,6 +107,18 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           schemas: async () => (await options.sharedSchemas.get(serviceId, tool.serviceHash)) ?? {},
         },
       });
+      // A portable adapter's call leaves through a gateway worker, which parses and bounds its
+      // answer: it comes back as JSON text, passed on unparsed. One the worker does not make (not
+      // prepared) is made here.
+      if (options.egress && portableView(adapter)) {
+        const json = await options.egress.invoke(
+          serviceId,
+          toolId,
+          parameters,
+          signal instanceof AbortSignal ? signal : undefined,
+        );
+        if (json !== undefined) return jsonText(json);
+      }
       // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
       return adapter.invoke({
         serviceId,

@@ -14,7 +14,10 @@ import type {
  * `invalid_request`, `upstream_error`, `timeout`).
  */
 export interface ToolGateway {
-  /** The invocation gate (404, 409, 503, 400 in that order), then `adapter.invoke`. */
+  /**
+   * The invocation gate (404, 409, 503, 400 in that order), then `adapter.invoke`; a portable
+   * adapter's answer comes as a `JsonText` (JSON text from the egress gateway).
+   */
   invoke(input: InvokeInput): Promise<unknown>;
   /** Enabled services. */
   discoverServices(query: DiscoverServicesQuery): Promise<DiscoveredService[]>;

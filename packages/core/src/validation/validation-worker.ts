@@ -124,7 +124,7 @@ const sharedSets = new Map<string, Readonly<Record<string, JSONSchema>>>();
 
 /**
  * Compile a schema with the worker's rules (its draft, patterns on RE2, `format: url`). Also used
- * beside the sandbox by direct calls (`direct-calls/direct-call-runtime.ts`).
+ * by the egress gateway's workers for portable calls (`direct-calls/direct-call-runtime.ts`).
  */
 export function compile(schema: unknown): ValidateFunction {
   const draft = draftOf(schema);

@@ -5,6 +5,7 @@ import type { HostCallKind } from '../shared/host-call-kind';
 import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
 import type { RunJob, RunResult } from '../shared/run-job';
 import { createActivityProbe } from './activity-probe';
+import { JsonText } from './gateway-client';
 import { createOutputBudget, type OutputBudget } from './output-budget';
 import { createOutputFlush, type OutputFlush } from './output-flush';
 import { createPendingCalls, type PendingCalls } from './pending-calls';
@@ -47,8 +48,8 @@ const AWAIT_SETTLE_MS = 10;
 /** Answers delivered within this long share one activity probe (see `ActivityProbeOptions`). */
 const PROBE_DEBOUNCE_MS = 2;
 
-/** The bootstrap's `deliver(id, ok, value)`. */
-type Deliver = (id: number, ok: boolean, value: unknown) => void;
+/** The bootstrap's `deliver(id, ok, value, json)` (`json` 1: value is JSON text to parse there). */
+type Deliver = (id: number, ok: boolean, value: unknown, json?: number) => void;
 
 /** Why a run ended early: a deadline, a kill, or a wait that nothing can end. */
 type StopReason = 'timeout' | 'canceled' | 'deadlock';
@@ -182,7 +183,10 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         onStalled: () => stop?.('deadlock'),
       });
       const deliverNow = (id: number, ok: boolean, value: unknown) => {
-        deliverRef?.applyIgnored(undefined, [id, ok, value], { arguments: { copy: true } });
+        // A gateway answer is parsed inside the isolate (its heap, its limit), not here.
+        const args: [number, boolean, unknown, number?] =
+          value instanceof JsonText ? [id, ok, value.text, 1] : [id, ok, value];
+        deliverRef?.applyIgnored(undefined, args, { arguments: { copy: true } });
         activity.poke();
       };
       const calls = createPendingCalls({

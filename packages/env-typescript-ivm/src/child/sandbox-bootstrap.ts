@@ -4,7 +4,8 @@
  * prototypes only hurts itself), then installs the frozen `cyrnel`, `console` and timers.
  * Host hooks: `__cyrnelSync(kind, payload)` (console, output, clearing timers; blocking, gives
  * backpressure) and `__cyrnelAsync(kind, args, id)` (fire-and-forget). The script evaluates to
- * `[deliver, probe]`: the host answers calls by `deliver(id, ok, value)`, and `probe()` (queued as
+ * `[deliver, probe]`: the host answers calls by `deliver(id, ok, value, json)` (json 1: value is
+ * a tool's answer as JSON text, parsed in here), and `probe()` (queued as
  * a task, so it runs once everything queued before it and its microtasks are done) tells
  * whether the program finished (0), waits on a host call or timer (1), or waits with nothing
  * pending (2): a promise nothing can settle, since the sandbox has no other source of events.
@@ -82,12 +83,24 @@ const send = (kind, args, settle) => {
   outstanding++;
   return id;
 };
-const deliver = (id, ok, value) => {
+const deliver = (id, ok, value, json) => {
   if (finished) return;
   const settle = waiting[id];
   if (settle === undefined) return;
   delete waiting[id];
   outstanding--;
+  if (json === 1) {
+    // A tool's answer as JSON text, parsed here: in the isolate's heap, under its limit.
+    try {
+      value = parse(value);
+    } catch (e) {
+      // Text that is not JSON is the upstream's fault; anything else (memory) is the answer's size.
+      settle(false, e && e.name === 'SyntaxError'
+        ? { message: 'The tool result is not valid JSON', status: 502, code: 'upstream_error', reason: 'upstream_failed' }
+        : { message: 'the tool answer does not fit in the sandbox: ' + StringCtor(e && e.message), status: 502, code: 'upstream_error', reason: 'upstream_answer_too_large' });
+      return;
+    }
+  }
   settle(ok, value);
 };
 const callError = (e) => {

@@ -1,6 +1,4 @@
 import { writeSync } from 'node:fs';
-import type { CatalogChange } from '@cyrnel/sdk';
-import { callError } from '../shared/call-error';
 import {
   CATASTROPHIC_ERROR_MARKER,
   type ChildBatch,
@@ -10,8 +8,7 @@ import {
   CRASHED_EXECUTION_MARKER,
   type HostMessage,
 } from '../shared/sandbox-protocol';
-import { createAuditLog } from './audit-log';
-import { createDirectToolCalls } from './direct-tool-calls';
+import { createGatewayClient, JsonText } from './gateway-client';
 import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 
 /**
@@ -85,11 +82,10 @@ export function serveSandbox(settings: ChildSettings): void {
   const replies = new Map<number, { eid: number; resolve(v: unknown): void; reject(e: unknown): void }>();
   /** Slices of the JSON text of replies still coming (`reply-part`). */
   const replyParts = new Map<number, string[]>();
-  const { send, sendNow } = createOutbox();
+  const { send } = createOutbox();
   let nextCall = 1;
-  /** Aborted when an execution is killed or ends: its direct calls stop with it. */
+  /** Aborted when an execution is killed or ends. */
   const endings = new Map<number, AbortController>();
-  const audit = createAuditLog();
 
   const hostCall = (eid: number, kind: ChildCallKind, args: readonly unknown[]) =>
     new Promise((resolve, reject) => {
@@ -97,20 +93,9 @@ export function serveSandbox(settings: ChildSettings): void {
       replies.set(id, { eid, resolve, reject });
       send({ t: 'call', eid, id, kind, args });
     });
-  const tools = createDirectToolCalls({
-    runtimeUrl: settings.directCallRuntimeUrl,
-    hostCall,
-    endingOf: (eid) => endings.get(eid)?.signal,
-    audit,
-  });
-
-  async function catalogChanged(id: number, change: CatalogChange) {
-    try {
-      await tools.changed(change);
-    } finally {
-      sendNow({ t: 'ack', id });
-    }
-  }
+  // Tool calls go to the egress gateway (which holds the credentials and writes the audit); this
+  // process holds nothing secret.
+  const tools = createGatewayClient({ hostCall, endingOf: (eid) => endings.get(eid)?.signal });
 
   async function run(eid: number, job: Extract<HostMessage, { t: 'run' }>['job']) {
     const runner = spare ?? newRunner(settings, executionOf);
@@ -142,8 +127,7 @@ export function serveSandbox(settings: ChildSettings): void {
       replyParts.delete(id);
       waiter.reject(new Error('The execution has ended'));
     }
-    const lines = audit.take(eid);
-    send({ t: 'done', eid, ...result, ...(lines ? { audited: lines } : {}) });
+    send({ t: 'done', eid, ...result });
   }
 
   process.on('message', (message: HostMessage) => {
@@ -151,7 +135,7 @@ export function serveSandbox(settings: ChildSettings): void {
     else if (message.t === 'kill') {
       endings.get(message.eid)?.abort(new Error('The execution was stopped'));
       running.get(message.eid)?.kill();
-    } else if (message.t === 'catalog') void catalogChanged(message.id, message.change);
+    } else if (message.t === 'egress') tools.connect(message.endpoints, message.token);
     else if (message.t === 'reply-part') {
       if (!replies.has(message.id)) return;
       const parts = replyParts.get(message.id) ?? [];
@@ -165,13 +149,8 @@ export function serveSandbox(settings: ChildSettings): void {
       replies.delete(message.id);
       if (!message.ok) waiter.reject(message.error);
       else if (typeof message.json !== 'string') waiter.resolve(message.value);
-      else {
-        try {
-          waiter.resolve(JSON.parse(parts ? parts.join('') + message.json : message.json));
-        } catch {
-          waiter.reject(callError('upstream_failed', 'The tool result is not valid JSON'));
-        }
-      }
+      // Parsed in the isolate, not in this process's heap.
+      else waiter.resolve(new JsonText(parts ? parts.join('') + message.json : message.json));
     }
   });
   process.on('disconnect', () => {

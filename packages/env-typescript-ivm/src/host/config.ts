@@ -23,8 +23,8 @@ export interface ResolvedConfig {
   /** Deadline of one rendering of type declarations, tool docs or a signature in the render worker. */
   readonly renderTimeoutMs: number;
   /**
-   * Sandbox processes call portable adapters' tools themselves when the host offers it, saving
-   * the host a round trip and its own work per call.
+   * Sandbox processes send portable adapters' tool calls straight to the host's egress gateway
+   * when the host offers it, so neither the call nor its answer crosses the host's main thread.
    */
   readonly directToolCalls: boolean;
 }
@@ -73,7 +73,7 @@ export const configSchema: JSONSchema = {
       type: 'boolean',
       default: true,
       description:
-        'Sandbox processes make the tool calls of portable adapters (openapi) themselves, with what the host prepared once per catalog change (the service snapshot, its config and secrets, the input schema), instead of asking the host for each call. false: every call goes through the host.',
+        "Sandbox processes send the tool calls of portable adapters (openapi) straight to the host's egress gateway (worker threads that hold the credentials, write the audit and bound the answers), so neither the call nor its answer crosses the host's main thread. false: every call goes through the host's gate first (which still calls portable adapters through the gateway).",
     },
   },
 };

@@ -68,10 +68,6 @@ export async function performHostCall(
         ...(selection.tools === undefined ? {} : { tools: names(selection.tools, 'tools') }),
       });
     }
-    case 'prepareDirect':
-      // Asked by the sandbox process itself (the sandbox cannot name this kind), for a tool call
-      // it may make without the host.
-      return bindings.directCalls?.prepare(eid, text(args[0], 'serviceId'), text(args[1], 'toolId'));
     default:
       throw invalid(`Unknown host call ${String(kind)}`);
   }

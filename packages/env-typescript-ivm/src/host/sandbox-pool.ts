@@ -1,4 +1,4 @@
-import type { CatalogChange, ExecutionExitState } from '@cyrnel/sdk';
+import type { EgressChannel, ExecutionExitState } from '@cyrnel/sdk';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import type { RunJob, RunResult } from '../shared/run-job';
 import type { SandboxRunResult } from './crash-verdict';
@@ -48,11 +48,6 @@ export interface SandboxPool {
    * ```
    */
   touched(eid: number): void;
-  /**
-   * The catalog changed: resolves once every child dropped what direct calls prepared (a child
-   * that does not answer within the grace is killed).
-   */
-  catalogChanged(change: CatalogChange): Promise<void>;
   /** Cancel queued work, stop running work, kill every child. */
   close(): Promise<void>;
 }
@@ -68,8 +63,8 @@ export interface SandboxPoolOptions {
   readonly executionsPerChild?: number;
   readonly childPath: string;
   readonly memoryLimitMb: number;
-  /** Handed to every child: where it loads the host's direct-call runtime (absent: none). */
-  readonly directCallRuntimeUrl?: string;
+  /** Opens each child's channel to the egress gateway (absent: every call goes through the host). */
+  readonly openEgress?: () => EgressChannel;
   /** How long a child may take to honour a stop before it is killed. */
   readonly graceMs?: number;
   /**
@@ -145,7 +140,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     const child = spawnSandboxProcess({
       childPath: options.childPath,
       memoryLimitMb: options.memoryLimitMb,
-      ...(options.directCallRuntimeUrl ? { directCallRuntimeUrl: options.directCallRuntimeUrl } : {}),
+      ...(options.openEgress ? { egress: options.openEgress() } : {}),
       onActivity: () => pump(),
       onExit: (dead, how) => {
         children.delete(dead);
@@ -285,9 +280,6 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         return;
       }
       busy.get(eid)?.process.stop(eid, 'canceled', graceMs);
-    },
-    async catalogChanged(change) {
-      await Promise.all([...children].map((child) => child.catalogChanged(change, graceMs)));
     },
     async close() {
       closed = true;

@@ -1,15 +1,8 @@
 import { type ChildProcess, fork } from 'node:child_process';
-import { type CatalogChange, type DirectCallEvent, isJsonText } from '@cyrnel/sdk';
+import { type EgressChannel, isJsonText } from '@cyrnel/sdk';
 import { callError, toCallError } from '../shared/call-error';
 import type { RunJob, RunResult } from '../shared/run-job';
-import {
-  AUDIT_FD,
-  type ChildBatch,
-  type ChildMessage,
-  type ChildSettings,
-  type HostMessage,
-} from '../shared/sandbox-protocol';
-import { readAuditLines } from './audit-reader';
+import type { ChildBatch, ChildMessage, ChildSettings, HostMessage } from '../shared/sandbox-protocol';
 import { createChildInbox } from './child-inbox';
 import { describeCrash } from './crash-message';
 import { judgeCrash, type SandboxRunResult } from './crash-verdict';
@@ -19,10 +12,8 @@ const JSON_SLICE = 1024 * 1024;
 
 /** Host-side handlers of one execution's events. */
 export interface ExecutionHandlers {
-  /** Answer a host call from the sandbox (bindings), or a direct call's preparation. */
+  /** Answer a host call from the sandbox (bindings). */
   call(kind: Extract<ChildMessage, { t: 'call' }>['kind'], args: readonly unknown[]): Promise<unknown>;
-  /** A tool call the child made itself (for the audit). */
-  direct?(event: DirectCallEvent): void;
   /** stdout/stderr text (already capped by the child). */
   write(stream: 'stdout' | 'stderr', text: string): void;
   /** An output patch as JSON text. */
@@ -53,11 +44,6 @@ export interface SandboxProcess {
   touch(eid: number): void;
   /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
   stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
-  /**
-   * Tell the child the catalog changed; resolves once it dropped what direct calls prepared, or
-   * once it is dead: a child that does not answer within `graceMs` is killed.
-   */
-  catalogChanged(change: CatalogChange, graceMs: number): Promise<void>;
   /** Kill the child (SIGKILL) and wait for its exit. */
   destroy(): Promise<void>;
 }
@@ -67,8 +53,12 @@ export interface SandboxProcessOptions {
   /** Absolute path of the built `sandbox-child.js`. */
   readonly childPath: string;
   readonly memoryLimitMb: number;
-  /** Where the child loads the host's direct-call runtime (absent: every call goes through the host). */
-  readonly directCallRuntimeUrl?: string;
+  /**
+   * The child's channel to the egress gateway (absent: every call goes through the host): sent
+   * over IPC, each execution granted before it starts and revoked when it ends or is stopped,
+   * closed with the child.
+   */
+  readonly egress?: EgressChannel;
   /** Called once when the child has exited and its stderr is drained (crash or destroy). */
   readonly onExit: (process: SandboxProcess, how: ChildExit) => void;
   /** Called when one of its executions started or stopped awaiting the host. */
@@ -81,10 +71,6 @@ interface Job {
   readonly settle: (result: SandboxRunResult) => void;
   /** It made a tool call or wrote something: a crash of the child must not run it again. */
   touched: boolean;
-  /** Audit lines read for it so far. */
-  audited: number;
-  /** Its end, held until the audit lines its `done` announced have been read. */
-  held?: { readonly lines: number; readonly result: RunResult };
   forced?: 'timeout' | 'canceled';
   awaiting?: boolean;
   killTimer?: NodeJS.Timeout;
@@ -98,17 +84,14 @@ export interface ChildExit {
 
 /** Fork a sandbox child. */
 export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProcess {
-  const settings: ChildSettings = {
-    memoryLimitMb: options.memoryLimitMb,
-    ...(options.directCallRuntimeUrl ? { directCallRuntimeUrl: options.directCallRuntimeUrl } : {}),
-  };
+  const settings: ChildSettings = { memoryLimitMb: options.memoryLimitMb };
+  const { egress } = options;
   // The child's own heap only carries IPC values; isolates have their own limit.
   const processHeapMb = Math.max(256, options.memoryLimitMb * 2);
   const child: ChildProcess = fork(options.childPath, [JSON.stringify(settings)], {
     execArgv: ['--no-node-snapshot', `--max-old-space-size=${processHeapMb}`],
     serialization: 'advanced',
-    // fd 4: the audit pipe of direct tool calls (AUDIT_FD), written synchronously by the child.
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc', 'pipe'],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     // Its own process group: a Ctrl-C in the server's terminal reaches the server, whose graceful
     // shutdown stops executions in order, not the children at once. The IPC channel still ties
     // the child to the host (it exits on disconnect), so it never outlives the server.
@@ -148,20 +131,18 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     }
     post({ t: 'reply', id, ok: true, json: json.slice(at) });
   };
+  // The channel goes over IPC (argv and the environment are readable by other local users).
+  if (egress) post({ t: 'egress', endpoints: egress.endpoints, token: egress.token });
   const finish = (job: Job, result: SandboxRunResult) => {
     jobs.delete(job.eid);
+    // Refused from now on; calls still in flight at the gateway are aborted.
+    egress?.revoke(job.eid);
     if (job.awaiting) awaiting--;
     clearTimeout(job.killTimer);
     job.settle(result);
   };
-  const acks = new Map<number, () => void>();
-  let nextAck = 1;
   const handle = (message: ChildMessage) => {
     if (message.t === 'ready') return;
-    if (message.t === 'ack') {
-      acks.get(message.id)?.();
-      return;
-    }
     const job = jobs.get(message.eid);
     if (!job) return;
     if (message.t === 'activity') {
@@ -171,7 +152,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       options.onActivity?.(self);
     } else if (message.t === 'call') {
       // Discovery only reads the catalog; a tool call (or preparing one) may act on the world.
-      if (message.kind === 'invoke' || message.kind === 'prepareDirect') job.touched = true;
+      if (message.kind === 'invoke') job.touched = true;
       job.handlers.call(message.kind, message.args).then(
         // A result handed on as JSON text is parsed in the child, never on this thread.
         (value) =>
@@ -190,24 +171,9 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       const result: RunResult = job.forced
         ? { exit: job.forced }
         : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) };
-      const lines = typeof message.audited === 'number' ? message.audited : 0;
-      // Every call the run made is recorded before its end: lines still in the pipe come first.
-      if (job.audited < lines) job.held = { lines, result };
-      else finish(job, result);
+      finish(job, result);
     }
   };
-
-  const auditPipe = child.stdio[AUDIT_FD];
-  if (auditPipe) {
-    readAuditLines(auditPipe, (line) => {
-      const job = jobs.get(line.eid);
-      if (!job) return;
-      job.audited++;
-      job.touched = true;
-      job.handlers.direct?.(line.event);
-      if (job.held && job.audited >= job.held.lines) finish(job, job.held.result);
-    });
-  }
 
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096);
@@ -221,6 +187,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
   child.on('error', () => {});
   child.once('exit', () => {
     alive = false;
+    egress?.close();
   });
   child.once('close', (code: number | null, signal: NodeJS.Signals | null) => {
     alive = false;
@@ -229,11 +196,9 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     // Every execution the child held goes down with it; each is judged on its own: the cause,
     // the others (run again when they did nothing visible yet), those being stopped anyway.
     const crash = describeCrash({ signal, code, stderrTail, limitMb: options.memoryLimitMb, processHeapMb });
-    // A run that ended before the crash keeps its own end (only its audit lines were pending).
-    const caught = [...jobs.values()].filter((job) => !job.held);
     const verdicts = judgeCrash(
       crash,
-      caught.map((job) => ({
+      [...jobs.values()].map((job) => ({
         eid: job.eid,
         touched: job.touched,
         awaiting: job.awaiting === true,
@@ -242,7 +207,7 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     );
     for (const job of [...jobs.values()]) {
       const verdict = verdicts.get(job.eid);
-      finish(job, job.held?.result ?? (job.forced ? { exit: job.forced } : (verdict ?? { exit: 'failed' })));
+      finish(job, job.forced ? { exit: job.forced } : (verdict ?? { exit: 'failed' }));
     }
     options.onExit(self, { code, signal });
   });
@@ -267,8 +232,16 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
           settle({ exit: 'failed', error: 'The sandbox process is not running', reason: 'sandbox_crashed' });
           return;
         }
-        jobs.set(eid, { eid, handlers, settle, audited: 0, touched: false });
-        post({ t: 'run', eid, job });
+        const entry: Job = { eid, handlers, settle, touched: false };
+        jobs.set(eid, entry);
+        // Granted before it starts: its first tool call may come at once.
+        const start = () => {
+          if (jobs.get(eid) !== entry) return;
+          if (entry.forced) finish(entry, { exit: entry.forced });
+          else post({ t: 'run', eid, job });
+        };
+        if (egress) egress.grant(eid).then(start, start);
+        else start();
       });
     },
     touch(eid) {
@@ -279,27 +252,9 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       const job = jobs.get(eid);
       if (!job || job.forced) return;
       job.forced = reason;
+      egress?.revoke(eid);
       post({ t: 'kill', eid });
       job.killTimer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    },
-    catalogChanged(change, graceMs) {
-      if (!alive) return Promise.resolve();
-      const id = nextAck++;
-      return new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          acks.delete(id);
-          resolve();
-        };
-        // A child that cannot answer may still hold what changed: it does not outlive the change.
-        const timer = setTimeout(() => {
-          child.kill('SIGKILL');
-          void exited.then(done);
-        }, graceMs);
-        acks.set(id, done);
-        void exited.then(done);
-        post({ t: 'catalog', id, change });
-      });
     },
     async destroy() {
       if (alive) child.kill('SIGKILL');

@@ -36,8 +36,6 @@ interface Active {
   readonly config: ResolvedConfig;
   readonly pool: SandboxPool;
   readonly logger: ModuleLogger;
-  /** Ends the subscription to catalog changes (direct calls). */
-  readonly unsubscribe: () => void;
 }
 
 function guard(logger: ModuleLogger, what: string, fn: () => void) {
@@ -67,15 +65,14 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
 
   return {
     async setup({ config, logger, bindings }) {
-      if (active) {
-        active.unsubscribe();
-        await active.pool.close();
-      }
+      if (active) await active.pool.close();
       stopRendering();
       const resolved = resolveConfig(config);
       const direct = resolved.directToolCalls ? bindings.directCalls : undefined;
-      const pool = createSandboxPool({
-        ...(direct ? { directCallRuntimeUrl: direct.runtimeUrl } : {}),
+      const pool: SandboxPool = createSandboxPool({
+        // Each sandbox process gets its own channel to the host's egress gateway; a call made
+        // through it marks the execution as having acted (a crash then does not run it again).
+        ...(direct ? { openEgress: () => direct.open({ onCall: (eid) => pool.touched(eid) }) } : {}),
         size: resolved.poolSize,
         executionsPerChild: resolved.executionsPerChild,
         memoryLimitMb: resolved.memoryLimitMb,
@@ -92,9 +89,7 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
               })
             : logger.debug('sandbox process stopped to make room for another tenant', { pid }),
       });
-      // A change is acknowledged by the host only once every sandbox process dropped its copy.
-      const unsubscribe = direct?.onChange((change) => pool.catalogChanged(change)) ?? (() => {});
-      active = { bindings, config: resolved, pool, logger, unsubscribe };
+      active = { bindings, config: resolved, pool, logger };
     },
 
     async execute(input): Promise<ExecutionExitState> {
@@ -127,8 +122,6 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
           started: () => guard(logger, 'setState', () => bindings.setState(eid, 'running')),
           call: (kind, args) =>
             performHostCall(bindings, eid, kind, args, (tool) => rendering().signature(tool)),
-          direct: (event) =>
-            guard(logger, 'directCalls.record', () => bindings.directCalls?.record(eid, event)),
           write: (stream, text) =>
             guard(logger, 'emit', () =>
               stream === 'stdout' ? bindings.emitStdout(eid, text) : bindings.emitStderr(eid, text),
@@ -165,7 +158,6 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
     async teardown() {
       const env = active;
       active = undefined;
-      env?.unsubscribe();
       stopRendering();
       await env?.pool.close();
     },

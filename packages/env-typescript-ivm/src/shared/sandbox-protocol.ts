@@ -1,16 +1,13 @@
-import type { CatalogChange, DirectCallEvent } from '@cyrnel/sdk';
 import type { HostCallKind } from './host-call-kind';
 import type { RunJob, RunResult } from './run-job';
 
 /** Settings a sandbox child receives as its single argv entry (JSON). */
 export interface ChildSettings {
   readonly memoryLimitMb: number;
-  /** `DirectCalls.runtimeUrl` of the host: absent, every tool call goes through the host. */
-  readonly directCallRuntimeUrl?: string;
 }
 
-/** What a child asks the host: the sandbox's calls, and the preparation of a direct call. */
-export type ChildCallKind = HostCallKind | 'prepareDirect';
+/** What a child asks the host: the sandbox's calls. */
+export type ChildCallKind = HostCallKind;
 
 /**
  * Line prefix a child writes to stderr just before aborting on isolated-vm's
@@ -33,7 +30,7 @@ export type HostMessage =
       readonly id: number;
       readonly ok: boolean;
       readonly value?: unknown;
-      /** The value as JSON text (a tool result the host never parsed): the child parses it. */
+      /** A tool's answer as JSON text (a `JsonText`, possibly after `reply-part` slices): parsed in the isolate, not on the way. */
       readonly json?: string;
       readonly error?: unknown;
     }
@@ -43,13 +40,15 @@ export type HostMessage =
    */
   | { readonly t: 'reply-part'; readonly id: number; readonly json: string }
   | { readonly t: 'kill'; readonly eid: number }
-  /** The catalog changed: drop what direct calls prepared, then answer `ack` with the same id. */
-  | { readonly t: 'catalog'; readonly id: number; readonly change: CatalogChange };
+  /**
+   * The egress gateway's channel (sent over IPC, never argv): tool calls go to these Unix sockets,
+   * authenticated by the token; the host grants it each execution it runs here.
+   */
+  | { readonly t: 'egress'; readonly endpoints: readonly string[]; readonly token: string };
 
 /** Child → host messages; the child sends them in batches (`{ t: 'batch', m: [...] }`). */
 export type ChildMessage =
   | { readonly t: 'ready' }
-  | { readonly t: 'ack'; readonly id: number }
   | {
       readonly t: 'call';
       readonly eid: number;
@@ -65,21 +64,7 @@ export type ChildMessage =
   | { readonly t: 'output'; readonly eid: number; readonly json: string }
   /** The execution started awaiting the host (its isolate idle) or runs again. */
   | { readonly t: 'activity'; readonly eid: number; readonly awaiting: boolean }
-  /** `audited`: the audit lines written for this execution (the host reads them all first). */
-  | ({ readonly t: 'done'; readonly eid: number; readonly audited?: number } & RunResult);
-
-/**
- * The child's file descriptor for audit lines (direct tool calls): a pipe beside the IPC channel,
- * written synchronously, so what a child wrote survives its crash. One JSON {@link AuditLine}
- * per line.
- */
-export const AUDIT_FD = 4;
-
-/** One audit line: an execution id and a direct call's start or end. */
-export interface AuditLine {
-  readonly eid: number;
-  readonly event: DirectCallEvent;
-}
+  | ({ readonly t: 'done'; readonly eid: number } & RunResult);
 
 /** The envelope every child message travels in. */
 export interface ChildBatch {

@@ -1,0 +1,165 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { EgressChannel, ModuleLogger } from '@cyrnel/sdk';
+import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
+import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
+import { cyrnelError } from '../errors';
+import { silentLogger } from '../scoped-logger';
+import type { AnswerBudget } from './bounded-json';
+import type { AuditEvent } from './gateway-protocol';
+import { createGatewayWorker, type GatewayWorker } from './gateway-worker';
+
+/** Options of {@link createEgressGateway}. */
+export interface EgressGatewayOptions {
+  /** Prepares calls (config, secrets, snapshot, schema) and announces catalog changes. */
+  readonly host: Pick<DirectCallsHost, 'prepare' | 'onChange'>;
+  /** Worker threads (default 2). */
+  readonly workers?: number;
+  /** The answer budget (default: 64 MiB, `MAX_JSON_DEPTH` levels, 1,000,000 elements). */
+  readonly budget?: Partial<AnswerBudget>;
+  /** Old-generation heap of each worker in MB (default 1024); past it the worker dies alone and is replaced. */
+  readonly workerMemoryMb?: number;
+  /** The built worker entry (default: `dist/egress-worker.js` of this package). */
+  readonly workerUrl?: URL;
+  readonly logger?: ModuleLogger;
+}
+
+/**
+ * The audit hook: a call's start or end for execution `eid`; answers false when that execution
+ * is not running (a start is then refused: the request never leaves). A start resolves once it
+ * is stored, before the request leaves.
+ */
+export type EgressAudit = (eid: number, event: AuditEvent) => boolean | Promise<boolean>;
+
+/** The egress gateway (see {@link createEgressGateway}). */
+export interface EgressGateway {
+  /** A channel for one sandbox process (its grants are the caller's to check). */
+  open(): EgressChannel;
+  /** Set the audit hook (the process bindings do, once). */
+  audit(hook: EgressAudit): void;
+  /**
+   * A portable adapter's call for the host's gate, made in a worker: its answer as JSON text, or
+   * undefined when the worker does not make it (not prepared: the gate's own adapter does).
+   */
+  invoke(
+    serviceId: string,
+    toolId: string,
+    parameters: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<string | undefined>;
+  /** Stop the workers and remove the socket directory. */
+  close(): Promise<void>;
+}
+
+/** The built worker: beside this bundle in `dist/`, or in `../dist/` when running from `src/`. */
+export const EGRESS_WORKER_URL = new URL(
+  import.meta.url.endsWith('.ts') ? '../../dist/egress-worker.js' : './egress-worker.js',
+  import.meta.url,
+);
+
+/**
+ * The default answer budget: the host's body limit in bytes, its JSON depth, and a million
+ * elements (parsing them in an isolate takes tens of megabytes of its heap; a 64 MiB array of
+ * zeros would be 32 million).
+ */
+export const DEFAULT_ANSWER_BUDGET: AnswerBudget = {
+  maxBytes: 64 * 1024 * 1024,
+  maxDepth: MAX_JSON_DEPTH,
+  maxElements: 1_000_000,
+};
+
+/**
+ * Create the egress gateway: worker threads that hold the portable adapters' instances (and so
+ * their secrets), make their calls and answer them as bounded JSON text, off the main thread.
+ * Sandbox processes reach the workers over Unix sockets in a private directory (mode 0700),
+ * authenticated by a channel token and allowed only the executions granted to it; the workers
+ * report every such call's start and end to the audit hook and wait for it before going on.
+ *
+ * @example
+ * ```ts
+ * const egress = createEgressGateway({ host: directCallsHost, workers: 2 });
+ * egress.audit((eid, event) => record(eid, event));
+ * const channel = egress.open(); // hand endpoints + token to one sandbox process
+ * await channel.grant(eid);
+ * ```
+ */
+export function createEgressGateway(options: EgressGatewayOptions): EgressGateway {
+  const logger = options.logger ?? silentLogger;
+  const count = Math.max(1, Math.floor(options.workers ?? 2));
+  const budget: AnswerBudget = { ...DEFAULT_ANSWER_BUDGET, ...options.budget };
+  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-egress-'));
+  chmodSync(dir, 0o700);
+  const grants = new Map<string, Set<number>>();
+  let hook: EgressAudit = () => false;
+  let closed = false;
+
+  const workers: GatewayWorker[] = [];
+  for (let index = 0; index < count; index++) {
+    workers.push(
+      createGatewayWorker({
+        spawn: (grantsNow) =>
+          new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
+            workerData: {
+              socketPath: join(dir, `w${index}.sock`),
+              index,
+              workers: count,
+              budget,
+              grants: [...grantsNow].map(([token, eids]) => [token, [...eids]]),
+            },
+            resourceLimits: { maxOldGenerationSizeMb: options.workerMemoryMb ?? 1024 },
+          }),
+        grants: () => grants,
+        prepare: (serviceId, toolId) => options.host.prepare(serviceId, toolId),
+        audit: (eid, event) => hook(eid, event),
+        closed: () => closed,
+        onRestart: (why) => logger.warn('egress gateway: a worker died; replacing it', { index, why }),
+      }),
+    );
+  }
+  const stopChanges = options.host.onChange((change) =>
+    Promise.all(workers.map((worker) => worker.changed(change))).then(() => undefined),
+  );
+  let next = 0;
+
+  return {
+    open() {
+      const token = randomBytes(32).toString('base64url');
+      grants.set(token, new Set());
+      return {
+        endpoints: workers.map((_, index) => join(dir, `w${index}.sock`)),
+        token,
+        async grant(eid) {
+          const set = grants.get(token);
+          if (!set) throw cyrnelError('unauthorized', 'the egress channel is closed');
+          set.add(eid);
+          await Promise.all(workers.map((worker) => worker.grant(token, eid)));
+        },
+        revoke(eid) {
+          grants.get(token)?.delete(eid);
+          for (const worker of workers) worker.revoke(token, eid);
+        },
+        close() {
+          if (!grants.delete(token)) return;
+          for (const worker of workers) worker.revoke(token, null);
+        },
+      };
+    },
+    audit(next) {
+      hook = next;
+    },
+    invoke(serviceId, toolId, parameters, signal) {
+      const worker = workers[next++ % workers.length] as GatewayWorker;
+      return worker.invoke(serviceId, toolId, parameters, signal);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      stopChanges();
+      await Promise.all(workers.map((worker) => worker.close()));
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// A worker thread of the egress gateway: built as its own entry (`dist/egress-worker.js`) and
+// started by `createEgressGateway`. It holds the portable adapters' instances (their config and
+// secrets), makes their calls for sandbox processes (over its Unix socket) and for the host's gate
+// (over its port), and answers each as JSON text within the answer budget.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CatalogChange } from '@cyrnel/sdk';
+import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
+import { cyrnelError } from '../errors';
+import { boundedJson } from './bounded-json';
+import type { AuditEvent, FromWorker, ToWorker, WireError, WorkerSettings } from './gateway-protocol';
+import { toWireError } from './wire-error';
+import { serveEgressSocket } from './worker-socket';
+
+const port = parentPort;
+if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
+const settings = workerData as WorkerSettings;
+
+// Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).
+const runtime = createDirectCallRuntime({ answerBytes: settings.budget.maxBytes });
+const post = (message: FromWorker) => port.postMessage(message);
+
+let nextAsk = 1;
+const asked = new Map<number, (value: unknown) => void>();
+/** Ask the main thread; its answer comes back with the same id. */
+const ask = (message: (id: number) => FromWorker) =>
+  new Promise<unknown>((resolve) => {
+    const id = nextAsk++;
+    asked.set(id, resolve);
+    post(message(id));
+  });
+
+const prepare = (serviceId: string, toolId: string) => ask((id) => ({ t: 'prepare', id, serviceId, toolId }));
+let nextCall = 0;
+const callId = () => nextCall++ * settings.workers + settings.index;
+
+/** The answer of one call: JSON text, a coded failure, or "through the host". */
+export type Outcome = { json: string } | { error: WireError } | { host: true };
+
+/**
+ * Make one call of a portable adapter. With `eid`, it is audited: its start is acknowledged by the
+ * main thread before the request leaves, its end before the answer goes back.
+ */
+async function perform(
+  eid: number | null,
+  serviceId: string,
+  toolId: string,
+  parameters: Record<string, unknown>,
+  signal: AbortSignal,
+  stillGranted: () => boolean,
+): Promise<Outcome> {
+  const call = await runtime.route(serviceId, toolId, parameters, prepare);
+  if (!call) return { host: true };
+  if (!stillGranted()) return { error: toWireError(refusedAfterGrant()) };
+  const id = callId();
+  const started = performance.now();
+  if (eid !== null) {
+    const start: AuditEvent = { kind: 'start', id, serviceId, toolId, startedAt: Date.now() };
+    if (!(await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }))))
+      return { error: toWireError(refusedAfterGrant()) };
+  }
+  let outcome: Outcome;
+  try {
+    outcome = { json: boundedJson(await call.run(signal), settings.budget) };
+  } catch (error) {
+    outcome = { error: toWireError(signal.aborted && !isCoded(error) ? signal.reason : error) };
+  }
+  if (eid !== null) {
+    const failed = 'error' in outcome ? outcome.error : undefined;
+    const end: AuditEvent = {
+      kind: 'end',
+      id,
+      ok: !failed,
+      errorCode: failed?.code ?? null,
+      errorReason: failed?.reason ?? null,
+      durationMs: performance.now() - started,
+    };
+    await ask((ask) => ({ t: 'audit', id: ask, eid, event: end }));
+  }
+  return outcome;
+}
+
+function isCoded(error: unknown): boolean {
+  return typeof (error as { reason?: unknown } | null)?.reason === 'string';
+}
+
+function refusedAfterGrant() {
+  return cyrnelError('process_not_running', 'the execution has ended or was stopped');
+}
+
+const sockets = serveEgressSocket({
+  socketPath: settings.socketPath,
+  maxFrameBytes: Math.max(settings.budget.maxBytes, 1 << 20),
+  grants: settings.grants,
+  perform: (eid, request, signal, stillGranted) =>
+    perform(eid, request.serviceId, request.toolId, request.parameters, signal, stillGranted),
+  onListening: () => post({ t: 'listening' }),
+});
+
+/** Host-path calls in flight, by the main thread's id. */
+const hostCalls = new Map<number, AbortController>();
+
+async function changed(id: number, change: CatalogChange) {
+  try {
+    await runtime.changed(change);
+  } finally {
+    post({ t: 'ack', id });
+  }
+}
+
+port.on('message', (message: ToWorker) => {
+  switch (message.t) {
+    case 'prepared':
+    case 'audited': {
+      const resolve = asked.get(message.id);
+      asked.delete(message.id);
+      resolve?.(message.t === 'prepared' ? message.value : message.ok);
+      return;
+    }
+    case 'changed':
+      void changed(message.id, message.change);
+      return;
+    case 'grant':
+      sockets.grant(message.token, message.eid);
+      post({ t: 'ack', id: message.id });
+      return;
+    case 'revoke':
+      sockets.revoke(message.token, message.eid);
+      return;
+    case 'invoke': {
+      const controller = new AbortController();
+      hostCalls.set(message.id, controller);
+      void perform(null, message.serviceId, message.toolId, message.parameters, controller.signal, () => true)
+        .catch((error: unknown) => ({ error: toWireError(error) }))
+        .then((outcome) => {
+          hostCalls.delete(message.id);
+          post({ t: 'answer', id: message.id, ...outcome });
+        });
+      return;
+    }
+    case 'abort':
+      hostCalls.get(message.id)?.abort(cyrnelError('process_killed', 'the call was stopped'));
+      return;
+    case 'close':
+      void Promise.allSettled([sockets.close(), runtime.close()]).then(() =>
+        post({ t: 'ack', id: message.id }),
+      );
+      return;
+  }
+});

@@ -1,0 +1,75 @@
+import type { CatalogChange } from '@cyrnel/sdk';
+import type { AnswerBudget } from './bounded-json';
+
+/** What a gateway worker starts with (`workerData`). */
+export interface WorkerSettings {
+  /** Its Unix socket, in the gateway's private directory. */
+  readonly socketPath: string;
+  /** Which worker it is (call ids are unique across the gateway: `n * workers + index`). */
+  readonly index: number;
+  readonly workers: number;
+  readonly budget: AnswerBudget;
+  /** The grants made before it started (a restarted worker serves them at once). */
+  readonly grants: readonly (readonly [token: string, eids: readonly number[]])[];
+}
+
+/** A call's start or end, as a worker reports it for the audit (acknowledged before it goes on). */
+export type AuditEvent =
+  | {
+      readonly kind: 'start';
+      /** Unique across the gateway; the `end` names it again. */
+      readonly id: number;
+      readonly serviceId: string;
+      readonly toolId: string;
+      /** Epoch milliseconds. */
+      readonly startedAt: number;
+    }
+  | {
+      readonly kind: 'end';
+      readonly id: number;
+      readonly ok: boolean;
+      readonly errorCode: string | null;
+      readonly errorReason: string | null;
+      readonly durationMs: number;
+    };
+
+/** A coded failure as it crosses a thread or a socket. */
+export interface WireError {
+  readonly status: number;
+  readonly code: string;
+  readonly reason: string;
+  readonly message: string;
+}
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { readonly t: 'prepared'; readonly id: number; readonly value: unknown }
+  | { readonly t: 'changed'; readonly id: number; readonly change: CatalogChange }
+  | { readonly t: 'grant'; readonly id: number; readonly token: string; readonly eid: number }
+  | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
+  | { readonly t: 'audited'; readonly id: number; readonly ok: boolean }
+  | {
+      readonly t: 'invoke';
+      readonly id: number;
+      readonly serviceId: string;
+      readonly toolId: string;
+      readonly parameters: Record<string, unknown>;
+    }
+  | { readonly t: 'abort'; readonly id: number }
+  | { readonly t: 'close'; readonly id: number };
+
+/** Worker → main thread. */
+export type FromWorker =
+  | { readonly t: 'listening' }
+  | { readonly t: 'prepare'; readonly id: number; readonly serviceId: string; readonly toolId: string }
+  | { readonly t: 'audit'; readonly id: number; readonly eid: number; readonly event: AuditEvent }
+  | { readonly t: 'ack'; readonly id: number }
+  | {
+      readonly t: 'answer';
+      readonly id: number;
+      /** The result as JSON text; absent with `error` or `host`. */
+      readonly json?: string;
+      readonly error?: WireError;
+      /** Not the gateway's call: the main thread's own adapter makes it. */
+      readonly host?: true;
+    };
