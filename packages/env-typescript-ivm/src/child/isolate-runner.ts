@@ -191,7 +191,12 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
       };
       const calls = createPendingCalls({
         max: options.maxPendingCalls ?? MAX_PENDING_CALLS,
-        perform: (kind, args) => hooks.call(kind, args),
+        perform: (kind, args) => {
+          // What the code reported before a tool call reaches the host before the call leaves:
+          // a call that never answers (or a crash meanwhile) keeps it, in order.
+          if (kind === 'invoke') output.flush();
+          return hooks.call(kind, args);
+        },
         deliver: (id, ok, value) => {
           try {
             deliverNow(id, ok, value);
