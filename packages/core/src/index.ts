@@ -87,6 +87,7 @@ export type {
   ClaimedProcess,
   HostRecord,
   InterruptedScope,
+  KillRequest,
   NewProcess,
   ProcessChange,
   ProcessResults,

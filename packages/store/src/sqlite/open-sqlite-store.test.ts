@@ -97,6 +97,7 @@ describe('openSqliteStore', () => {
       '0009-hosts',
       '0010-kill-requests',
       '0011-shared-queue',
+      '0013-kill-reason',
     ]);
     db.close();
   });

@@ -8,6 +8,7 @@ import * as serviceOrigin from '../../sqlite/migrations/0007-service-origin';
 import * as hosts from '../../sqlite/migrations/0009-hosts';
 import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as sharedQueue from '../../sqlite/migrations/0011-shared-queue';
+import * as killReason from '../../sqlite/migrations/0013-kill-reason';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 import * as toolSearchFunction from './0012-tool-search-function';
@@ -29,4 +30,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0010-kill-requests': killRequests,
   '0011-shared-queue': sharedQueue,
   '0012-tool-search-function': toolSearchFunction,
+  '0013-kill-reason': killReason,
 };

@@ -9,6 +9,7 @@ import * as serviceOrigin from './0007-service-origin';
 import * as hosts from './0009-hosts';
 import * as killRequests from './0010-kill-requests';
 import * as sharedQueue from './0011-shared-queue';
+import * as killReason from './0013-kill-reason';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -22,4 +23,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0009-hosts': hosts,
   '0010-kill-requests': killRequests,
   '0011-shared-queue': sharedQueue,
+  '0013-kill-reason': killReason,
 };
