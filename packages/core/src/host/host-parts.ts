@@ -24,6 +24,9 @@ import { createSchemaChecker, type SchemaChecker } from '../validation/schema-ch
 import type { EnvironmentApi, ToolsApi } from './host-api';
 import type { CreateHostOptions } from './host-options';
 
+/** How long a call waits for this host to hydrate a service another host just enabled. */
+const ACTIVATE_TIMEOUT_MS = 10_000;
+
 /** The parts of a host, wired together and not started yet. */
 export interface HostParts {
   readonly logger: ModuleLogger;
@@ -72,7 +75,18 @@ export function createHostParts(
   // Which services this host failed to hydrate: read by the gate, discovery, lists and types.
   const health = createServiceHealth();
   const callable = createCallable({ adapter, activeAdapterIds, health });
-  const gateway = createToolGateway({ catalog, checker, sharedSchemas, adapter, callable });
+  const gateway = createToolGateway({
+    catalog,
+    checker,
+    sharedSchemas,
+    adapter,
+    callable,
+    // A service enabled on another host a moment ago is hydrated here by the call that needs it.
+    hydration: {
+      held: (serviceId, instance) => health.hydrated(serviceId, instance),
+      activate: (serviceId) => services.activate(serviceId, ACTIVATE_TIMEOUT_MS),
+    },
+  });
   // Rendered declarations change with the catalog, which adapters are active and which services
   // failed to hydrate; so do the calls sandbox processes may make themselves.
   const catalogState = () => `${revision()}:${activeAdapterIds().sort().join(',')}:${health.version()}`;
