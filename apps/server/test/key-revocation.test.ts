@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { apiClient, type Json, parseSse, tempDir } from './helpers';
@@ -117,6 +118,51 @@ describe('deleting a key ends its processes and closes its streams', () => {
     await until(admin, id, (record) => record.state === 'idle');
     expect((await admin('GET', `/processes/${id}`)).body.errorReason).toBe('process_killed');
   });
+
+  it('ends the MCP call of a deleted key: its process is key_revoked and its answer stream closes', async () => {
+    const agent = await createKey(admin, 'mcp agent', 'agent');
+    const client = new Client(
+      { name: 'revocation-test', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${agent.key}` } },
+      }),
+    );
+    try {
+      // Progress notifications make the answer a stream held open while the code runs.
+      const call = client
+        .callTool(
+          { name: 'execute_typescript', arguments: { code: HANGS, timeoutMs: 300_000 } },
+          { onprogress: () => undefined, timeout: 300_000 },
+        )
+        .then(
+          (result) => ({ result }),
+          (error: unknown) => ({ error }),
+        );
+      let running: Json;
+      while (!running) {
+        running = (await admin('GET', `/processes?keyId=${agent.id}&state=running`)).body.items[0];
+        if (!running) await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect((await admin('DELETE', `/keys/${agent.id}`)).status).toBe(204);
+      // The call ends (answered with the canceled run, or its stream closed), it does not hang.
+      const outcome = await call;
+      if ('result' in outcome)
+        expect(outcome.result.structuredContent).toMatchObject({
+          processId: running.id,
+          exitState: 'canceled',
+        });
+      expect((await admin('GET', `/processes/${running.id}`)).body).toMatchObject({
+        state: 'idle',
+        exitState: 'canceled',
+        errorReason: 'key_revoked',
+      });
+    } finally {
+      await client.close().catch(() => undefined);
+    }
+  });
 });
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sharing PostgreSQL', () => {
@@ -125,7 +171,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sha
   const servers: RunningServer[] = [];
   const secretsKey = randomBytes(32).toString('base64');
 
-  const start = async (hostId: string) => {
+  const start = async (hostId: string, hostSlots?: number) => {
     const dir = await tempDir();
     dirs.push(dir);
     const server = await startServer({
@@ -134,6 +180,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sha
       apiKey: ADMIN,
       secretsKey,
       hostId,
+      ...(hostSlots === undefined ? {} : { hostSlots }),
       keyCheckMs: 200,
       database: { kind: 'postgres', url: database.url },
     });
@@ -185,5 +232,37 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sha
     expect((await adminB('GET', `/processes/${other}`)).body.state).toBe('running');
     expect((await onB('GET', '/processes')).status).toBe(401);
     expect((await adminB('POST', `/processes/${other}/signals/kill`)).status).toBe(200);
+  });
+
+  it('ends the runs of the key on both hosts and the work it left in the shared queue, which never starts', async () => {
+    // The hosts of the other test would take work: only these two now.
+    for (const server of servers.splice(0)) await server.close();
+    // One slot a host: the third process of the key waits in the shared queue, owned by no host.
+    const a = await start('slot-a', 1);
+    const b = await start('slot-b', 1);
+    const adminA = apiClient(a.url, ADMIN);
+    const agent = await createKey(adminA, 'agent filling both hosts', 'agent');
+    const onB = apiClient(b.url, agent.key);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i++)
+      ids.push((await onB('POST', '/processes', { code: HANGS })).body.id as number);
+    const [first, second, third] = ids as [number, number, number];
+    await until(adminA, first, (record) => record.state === 'running');
+    const claimed = await until(adminA, second, (record) => record.state === 'running');
+    expect([claimed.hostId, (await adminA('GET', `/processes/${first}`)).body.hostId].sort()).toEqual([
+      'slot-a',
+      'slot-b',
+    ]);
+    expect((await adminA('GET', `/processes/${third}`)).body).toMatchObject({
+      state: 'queued',
+      hostId: null,
+    });
+
+    expect((await adminA('DELETE', `/keys/${agent.id}`)).status).toBe(204);
+    for (const id of ids) {
+      const ended = await until(adminA, id, (record) => record.state === 'idle');
+      expect(ended).toMatchObject({ exitState: 'canceled', errorReason: 'key_revoked' });
+    }
+    expect((await adminA('GET', `/processes/${third}`)).body.startedAt).toBeNull();
   });
 });

@@ -66,14 +66,17 @@ export function createProcessKill(parts: ProcessParts): ProcessKill {
     });
   };
 
-  /** The ids of the queued, running and terminating processes of `keyId`: here, then in the store. */
-  const liveOfKey = async (keyId: string): Promise<Set<number>> => {
-    const ids = new Set<number>();
-    // Queued ones first: a running one ended first would free its slot for the next queued run,
-    // which must never start.
-    const mine = [...local.live.values()].filter((run) => !run.finished && run.record.keyId === keyId);
-    for (const run of mine) if (run.record.state === 'queued') ids.add(run.record.id);
-    for (const run of mine) ids.add(run.record.id);
+  /**
+   * The ids of the queued, running and terminating processes of `keyId`, here and in the store,
+   * the queued ones first: a run ended first would free its slot for the next queued one (here,
+   * or claimed from the shared queue), which must never start.
+   */
+  const liveOfKey = async (keyId: string): Promise<number[]> => {
+    const queued = new Set<number>();
+    const rest = new Set<number>();
+    for (const run of local.live.values())
+      if (!run.finished && run.record.keyId === keyId)
+        (run.record.state === 'queued' ? queued : rest).add(run.record.id);
     for (const state of ['queued', 'running', 'terminating'] as const) {
       let beforeId: number | undefined;
       for (;;) {
@@ -83,12 +86,12 @@ export function createProcessKill(parts: ProcessParts): ProcessKill {
           limit: REVOKE_PAGE,
           ...(beforeId === undefined ? {} : { beforeId }),
         });
-        for (const item of page) ids.add(item.id);
+        for (const item of page) (state === 'queued' ? queued : rest).add(item.id);
         if (page.length < REVOKE_PAGE) break;
         beforeId = page[page.length - 1]?.id;
       }
     }
-    return ids;
+    return [...queued, ...[...rest].filter((id) => !queued.has(id))];
   };
 
   const revokeKey: ProcessesApi['revokeKey'] = async (keyId) => {
@@ -112,7 +115,7 @@ export function createProcessKill(parts: ProcessParts): ProcessKill {
     }
     // This host's runs are recorded before the answer; other hosts record theirs when they take the kill.
     await Promise.all(
-      [...ids].map((id) => local.live.get(id)?.settled).filter((settled) => settled !== undefined),
+      ids.map((id) => local.live.get(id)?.settled).filter((settled) => settled !== undefined),
     );
     return ended;
   };
