@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { DELETED_ERROR, KILLED_ERROR } from '../index';
 import { createScriptEnvironment } from '../testing/script-environment';
 import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
+import { createMemoryProcessStorage } from './memory-process-storage';
 import { KEY_REVOKED_ERROR } from './process-errors';
+import type { ProcessStorage } from './process-storage';
 
 const setup = trackTestManagers();
 
@@ -96,6 +98,33 @@ describe('kill and delete', () => {
     expect(await api.wait(other.id)).toMatchObject({ exitState: 'success', stdout: 'other\n' });
     expect(env.started).toEqual([running.id, other.id]);
     expect(await api.revokeKey('gone')).toBe(0);
+    // A create that passed the key check before the deletion is refused now.
+    await expect(api.create({ code: 'x' }, { keyId: 'gone' })).rejects.toMatchObject({
+      reason: 'key_revoked',
+      status: 401,
+    });
     await expect(api.revokeKey('' as never)).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('ends a process of a key revoked while its create was being stored', async () => {
+    const memory = createMemoryProcessStorage();
+    let held: (() => void) | undefined;
+    const storage: ProcessStorage = {
+      ...memory,
+      // The insert waits until the revocation has swept: its row is not there to be found.
+      insert: async (process) => {
+        await new Promise<void>((resolve) => {
+          held = resolve;
+        });
+        return memory.insert(process);
+      },
+    };
+    const { api } = await setup({ storage });
+    const creating = api.create({ code: HANGS, timeoutMs: null }, { keyId: 'late' });
+    while (!held) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(await api.revokeKey('late')).toBe(0);
+    held();
+    const { id } = await creating;
+    expect(await api.wait(id)).toMatchObject({ exitState: 'canceled', errorReason: 'key_revoked' });
   });
 });

@@ -97,6 +97,8 @@ export function createProcessKill(parts: ProcessParts): ProcessKill {
   const revokeKey: ProcessesApi['revokeKey'] = async (keyId) => {
     if (typeof keyId !== 'string' || keyId === '')
       throw cyrnelError('invalid_request', 'keyId must be a non-empty string');
+    // Before the sweep: a create of this key stored after it is ended by the create itself.
+    parts.revokedKeys.add(keyId);
     const ids = await liveOfKey(keyId);
     let ended = 0;
     for (const id of ids) {
