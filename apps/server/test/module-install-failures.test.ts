@@ -252,4 +252,43 @@ describe('module installs that fail answer with a reason and leave nothing behin
     const modules = await api('GET', '/modules?isBuiltin=false');
     expect(modules.body.items.map((module: Json) => module.id)).toEqual(['sound']);
   });
+
+  it('refuses an update whose archive fails, keeping the installed version and nothing else', async () => {
+    const versions = () => readdir(join(dir.path, 'modules', '.versions'));
+    const before = await versions();
+    expect(before).toHaveLength(1);
+    const broken: readonly (readonly [string, Buffer, number, string])[] = [
+      [
+        '1.1.0',
+        tarGz([...moduleFiles('sound'), { path: 'package/../../escaped.mjs', body: 'pwned' }]),
+        502,
+        'invalid_module_archive',
+      ],
+      [
+        '1.2.0',
+        tarGz([
+          { path: 'package/module.json', body: manifest('sound') },
+          { path: 'package/index.mjs', body: 'export default {' },
+        ]),
+        502,
+        'invalid_module_archive',
+      ],
+      ['1.3.0', tarGz(moduleFiles('renamed')), 502, 'invalid_module_archive'],
+    ];
+    for (const [version, tarball, status, reason] of broken) {
+      publishNpm(registry, 'cyrnel-sound', version, tarball);
+      const answer = await api('POST', '/modules/sound/update');
+      expect({ version, status: answer.status, reason: answer.body.reason }).toEqual({
+        version,
+        status,
+        reason,
+      });
+      expect(await versions()).toEqual(before);
+      expect((await readdir(join(dir.path, 'modules'))).sort()).toEqual(['.versions', 'sound']);
+    }
+    expect((await api('GET', '/modules/sound')).body).toMatchObject({
+      id: 'sound',
+      origin: { version: '1.0.0' },
+    });
+  });
 });
