@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { apiClient, type Json, tempDir } from './helpers';
@@ -215,6 +217,25 @@ describe('module installs that fail answer with a reason and leave nothing behin
       expect(await leftovers()).toEqual([]);
     });
   }
+
+  it('refuses a small archive that inflates to more than a module may be, without inflating it all', async () => {
+    // 300 MiB of zeros gzip to about 300 KiB: under the download cap, far over the unpacked one.
+    const gzip = createGzip({ level: 9 });
+    const parts: Buffer[] = [];
+    gzip.on('data', (part: Buffer) => parts.push(part));
+    const zeros = Buffer.alloc(1024 * 1024);
+    for (let i = 0; i < 300; i++) if (!gzip.write(zeros)) await once(gzip, 'drain');
+    gzip.end();
+    await once(gzip, 'end');
+    const bomb = Buffer.concat(parts);
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    const answer = await install('cyrnel-zeros', bomb);
+    expect({ status: answer.status, reason: answer.body.reason }).toEqual({
+      status: 413,
+      reason: 'payload_too_large',
+    });
+    expect(await leftovers()).toEqual([]);
+  });
 
   it('refuses a download that fails or is too large, and a tarball that does not match its integrity', async () => {
     publishNpm(registry, 'cyrnel-gone', '1.0.0', tarGz(moduleFiles('gone')));
