@@ -26,6 +26,11 @@ export interface StartServerOptions extends Partial<ServerConfig> {
   readonly logger?: ServerLogger;
   /** Interval of SSE heartbeats (default: `@cyrnel/http`'s). */
   readonly heartbeatMs?: number;
+  /**
+   * How often the keys of open streams are looked up again, so a key deleted on another host
+   * closes its streams here (default: `@cyrnel/http`'s, 5 s).
+   */
+  readonly keyCheckMs?: number;
 }
 
 /** A running server. */
@@ -109,6 +114,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     downloadTimeoutMs: config.downloadTimeoutMs,
     outbound: composed.outbound,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.keyCheckMs === undefined ? {} : { keyCheckMs: options.keyCheckMs }),
   });
   const requests = createRequestTracker(app.fetch);
   const server = await listen(requests.fetch, config.port, host).catch(async (error: unknown) => {

@@ -89,6 +89,7 @@ export type {
   HostRecord,
   IndexedCall,
   InterruptedScope,
+  KillRequest,
   NewProcess,
   ProcessChange,
   ProcessResults,

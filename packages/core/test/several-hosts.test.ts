@@ -103,6 +103,38 @@ describe('several hosts on one shared storage', () => {
     await expect(b.host.services.get('memo')).rejects.toMatchObject({ code: 'not_found' });
   });
 
+  it('hydrates a service another host enabled, on the first call for it here, before hearing of it', async () => {
+    const storage = shared();
+    const a = await startHost(storage, 'host-a');
+    // B hears none of A's signals: only its slow poll would bring A's writes.
+    const b = await startHost({ ...storage, signals: createLocalSignals() }, 'host-b');
+    const call = () => gatewayOf(b.host).tools.invoke({ serviceId: 'memo', toolId: 'hello', parameters: {} });
+    await a.host.services.install({
+      id: 'memo',
+      adapter: 'test',
+      definition: definition({ tools: ['hello'] }),
+      enabled: true,
+    });
+    expect(b.adapter.states.has('memo')).toBe(false);
+    expect(await call()).toEqual({ echo: {}, route: '/hello' });
+    expect(b.adapter.states.has('memo')).toBe(true);
+    // A hydration that fails here is a 503 naming the service, never the adapter's bare error.
+    await a.host.services.install({
+      id: 'other',
+      adapter: 'test',
+      definition: definition({ tools: ['hello'] }),
+      enabled: true,
+    });
+    b.adapter.failHydrate = 'no room for it';
+    await expect(
+      gatewayOf(b.host).tools.invoke({ serviceId: 'other', toolId: 'hello', parameters: {} }),
+    ).rejects.toMatchObject({
+      code: 'unavailable',
+      status: 503,
+      message: expect.stringContaining('service other could not be activated'),
+    });
+  });
+
   it('follows module changes made on another host: disable, enable, config', async () => {
     const storage = shared();
     const a = await startHost(storage, 'host-a');

@@ -18,6 +18,7 @@ import { bearerAuth } from './middleware/bearer-auth';
 import { crossSiteGuard } from './middleware/cross-site-guard';
 import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
+import { createKeyStreams } from './middleware/key-streams';
 import { type RateLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { roleGuard } from './middleware/role-guard';
@@ -40,6 +41,12 @@ export interface CreateAppOptions {
    * but `/health` needs a key. Without `apiKey` and without stored keys the API is open.
    */
   keys?: KeyRing;
+  /**
+   * How often the stored keys holding open streams (`/processes/:id/events`, `/mcp`) are looked
+   * up again, so a key deleted on another host sharing the database closes its streams here too
+   * (on this app, deleting a key closes them at once). Default 5000.
+   */
+  keyCheckMs?: number;
   /** Access logs and failures; silent by default. */
   logger?: HttpLogger;
   /**
@@ -208,6 +215,12 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
       paths: groups.filter((group) => group.rateLimited).map((group) => group.path),
     }),
   );
+  // Every streaming answer of a stored key, so that deleting the key closes it.
+  const keyStreams = createKeyStreams({
+    ...(options.keys === undefined ? {} : { keys: options.keys }),
+    ...(options.keyCheckMs === undefined ? {} : { checkMs: options.keyCheckMs }),
+  });
+  app.use(keyStreams.middleware);
   // The app's own routes read bodies under the limit themselves; a group's routes read them raw.
   if (groups.length > 0)
     app.use(
@@ -216,7 +229,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
         maxBodyBytes,
       ),
     );
-  mountRoutes(app, apiHandlers(ctx, openApiDocument(HTTP_VERSION), options.keys), ctx);
+  mountRoutes(app, apiHandlers(ctx, openApiDocument(HTTP_VERSION), options.keys, keyStreams), ctx);
   for (const group of groups) app.route(group.path, group.app);
   app.notFound((c) =>
     c.json(

@@ -208,7 +208,14 @@ export function createProcessStore(
       await db.transaction().execute(async (trx) => {
         await trx
           .updateTable('processes')
-          .set({ ...toColumns(change), output: '{}', stdout: '', stderr: '', kill_requested_at: null })
+          .set({
+            ...toColumns(change),
+            output: '{}',
+            stdout: '',
+            stderr: '',
+            kill_requested_at: null,
+            kill_reason: null,
+          })
           .where('id', '=', id)
           .execute();
         await trx.deleteFrom('process_tool_calls').where('process_id', '=', id).execute();
@@ -344,10 +351,10 @@ export function createProcessStore(
         .executeTakeFirst();
       return row ? { hostId: row.host ?? null, heartbeatAt: row.beat ?? null } : undefined;
     },
-    async requestKill(id, at) {
+    async requestKill(id, at, reason) {
       await db
         .updateTable('processes')
-        .set({ kill_requested_at: at })
+        .set({ kill_requested_at: at, kill_reason: reason ?? null })
         .where('id', '=', id)
         .where('state', 'in', LIVE_STATES)
         .execute();
@@ -356,14 +363,21 @@ export function createProcessStore(
       return db.transaction().execute(async (trx) => {
         const rows = await trx
           .selectFrom('processes')
-          .select('id')
+          .select(['id', 'kill_reason'])
           .where('owner_host', '=', hostId)
           .where('kill_requested_at', 'is not', null)
           .execute();
         if (rows.length === 0) return [];
         const ids = rows.map((row) => Number(row.id));
-        await trx.updateTable('processes').set({ kill_requested_at: null }).where('id', 'in', ids).execute();
-        return ids;
+        await trx
+          .updateTable('processes')
+          .set({ kill_requested_at: null, kill_reason: null })
+          .where('id', 'in', ids)
+          .execute();
+        return rows.map((row) => ({
+          id: Number(row.id),
+          reason: (row.kill_reason ?? null) as ErrorReason | null,
+        }));
       });
     },
   };

@@ -26,6 +26,8 @@ export interface ProcessesTable {
   claimed_at: Generated<string | null>;
   /** Added by migration 0010: a kill asked for on a host that does not run it. */
   kill_requested_at: Generated<string | null>;
+  /** Added by migration 0013: why that kill was asked (`key_revoked`), null for a plain kill. */
+  kill_reason: Generated<string | null>;
   /** Added by migration 0011: the modules the run needs, as `,id,id,` (empty: none). */
   needs: Generated<string>;
 }

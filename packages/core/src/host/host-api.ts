@@ -155,6 +155,19 @@ export interface ProcessesApi {
   run(id: number, options?: { force?: boolean }): Promise<ProcessRecord>;
   kill(id: number): Promise<ProcessRecord>;
   delete(id: number): Promise<void>;
+  /**
+   * End every queued and running process API key `keyId` created, on this host and (through the
+   * store) on the others, recorded `canceled` with `errorReason` `key_revoked`: call it once the
+   * key is deleted. Answers how many it asked to end; this host's runs are recorded before it
+   * resolves, other hosts' when they take the kill (within about a second).
+   *
+   * @example
+   * ```ts
+   * await keys.delete(id);
+   * await host.processes.revokeKey(id);
+   * ```
+   */
+  revokeKey(keyId: string): Promise<number>;
 }
 
 /**

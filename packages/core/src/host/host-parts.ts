@@ -27,6 +27,9 @@ import { createSchemaChecker, type SchemaChecker } from '../validation/schema-ch
 import type { EnvironmentApi, ToolsApi } from './host-api';
 import type { CreateHostOptions } from './host-options';
 
+/** How long a call waits for this host to hydrate a service another host just enabled. */
+const ACTIVATE_TIMEOUT_MS = 10_000;
+
 /** The parts of a host, wired together and not started yet. */
 export interface HostParts {
   readonly logger: ModuleLogger;
@@ -101,7 +104,19 @@ export function createHostParts(
       ? {}
       : { budget: { maxBytes: options.egress.answerBytes } }),
   });
-  const gateway = createToolGateway({ catalog, checker, sharedSchemas, adapter, callable, egress });
+  const gateway = createToolGateway({
+    catalog,
+    checker,
+    sharedSchemas,
+    adapter,
+    callable,
+    egress,
+    // A service enabled on another host a moment ago is hydrated here by the call that needs it.
+    hydration: {
+      held: (serviceId, instance) => health.hydrated(serviceId, instance),
+      activate: (serviceId) => services.activate(serviceId, ACTIVATE_TIMEOUT_MS),
+    },
+  });
   const environments = {
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),

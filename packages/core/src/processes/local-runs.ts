@@ -3,7 +3,7 @@ import type { EnvironmentLease, EnvironmentProvider } from '../environments/envi
 import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess, ProcessListener } from './live-process';
-import { KILLED_ERROR, SHUTDOWN_ERROR } from './process-errors';
+import { type KillReason, killEnd, SHUTDOWN_ERROR } from './process-errors';
 import type { ProcessExecution } from './process-execution';
 import type { ProcessLimits } from './process-limits';
 
@@ -47,8 +47,8 @@ export interface LocalRuns {
   awaitRun(id: number, listener: ProcessListener): () => void;
   /** End the subscribers waiting for a run of `id` with `event` (the process was deleted). */
   endWaiting(id: number, event: ProcessEvent): void;
-  /** Kill a run of this host (recorded `canceled`). */
-  kill(run: LiveProcess): void;
+  /** Kill a run of this host (recorded `canceled`, `process_killed` unless `reason` says why). */
+  kill(run: LiveProcess, reason?: KillReason): void;
   /** Give the live runs `graceMs` to end, then end the rest as interrupted by the shutdown. */
   shutdown(graceMs: number): Promise<void>;
 }
@@ -138,8 +138,9 @@ export function createLocalRuns(options: LocalRunsOptions): LocalRuns {
         }
       }
     },
-    kill(run) {
-      execution.terminate(run, 'canceled', KILLED_ERROR, 'process_killed');
+    kill(run, reason) {
+      const end = killEnd(reason);
+      execution.terminate(run, 'canceled', end.error, end.errorReason);
     },
     async shutdown(graceMs) {
       const settledAll = () => Promise.all([...live.values()].map((run) => run.settled));

@@ -1,8 +1,10 @@
+import type { ErrorReason } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import { createMemoryKeyUsage } from './memory-key-usage';
 import type {
   HostRecord,
   IndexedCall,
+  KillRequest,
   ProcessChange,
   ProcessResults,
   ProcessStorage,
@@ -22,8 +24,9 @@ interface MemoryRow {
   calls: ToolCallRecord[];
   /** The host that runs it (not part of the record). */
   owner: string | null;
-  /** A kill asked for on another host. */
+  /** A kill asked for on another host, and why (null: an ordinary kill). */
   killRequested?: boolean;
+  killReason?: ErrorReason | null;
   /** The modules it needs (a host lacking one does not claim it). */
   needs: readonly string[];
 }
@@ -231,18 +234,21 @@ export function createMemoryProcessStorage(): ProcessStorage {
         heartbeatAt: row.owner === null ? null : (hosts.get(row.owner)?.heartbeatAt ?? null),
       };
     },
-    async requestKill(id) {
+    async requestKill(id, _at, reason) {
       const row = rows.get(id);
-      if (row && row.record.state !== 'idle') row.killRequested = true;
+      if (row && row.record.state !== 'idle') {
+        row.killRequested = true;
+        row.killReason = reason ?? null;
+      }
     },
     async takeKillRequests(hostId) {
-      const ids: number[] = [];
+      const requests: KillRequest[] = [];
       for (const [id, row] of rows) {
         if (!row.killRequested || row.owner !== hostId) continue;
         row.killRequested = false;
-        if (row.record.state !== 'idle') ids.push(id);
+        if (row.record.state !== 'idle') requests.push({ id, reason: row.killReason ?? null });
       }
-      return ids;
+      return requests;
     },
   };
 }

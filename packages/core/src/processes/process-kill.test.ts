@@ -3,6 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { DELETED_ERROR, KILLED_ERROR } from '../index';
 import { createScriptEnvironment } from '../testing/script-environment';
 import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
+import { createMemoryProcessStorage } from './memory-process-storage';
+import { KEY_REVOKED_ERROR } from './process-errors';
+import type { ProcessStorage } from './process-storage';
 
 const setup = trackTestManagers();
 
@@ -71,5 +74,57 @@ describe('kill and delete', () => {
       { type: 'exit', data: { exitState: 'canceled', error: DELETED_ERROR, errorReason: 'process_killed' } },
     ]);
     await expect(api.subscribe(id, () => {})).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it("ends the queued and running processes of a revoked key, and no other key's", async () => {
+    const env = createScriptEnvironment({ poolSize: 1 });
+    const { api } = await setup({ env });
+    const running = await api.create({ code: HANGS, timeoutMs: null }, { keyId: 'gone' });
+    await runningOf(api, running.id);
+    const queued = await api.create({ code: 'cyrnel.log("never")' }, { keyId: 'gone' });
+    const other = await api.create({ code: 'cyrnel.log("other")' }, { keyId: 'kept' });
+    const idle = await api.create({ code: 'x', autorun: false }, { keyId: 'gone' });
+    expect(await api.revokeKey('gone')).toBe(2);
+    // Recorded before the answer.
+    for (const id of [running.id, queued.id]) {
+      expect(await api.get(id)).toMatchObject({
+        state: 'idle',
+        exitState: 'canceled',
+        error: KEY_REVOKED_ERROR,
+        errorReason: 'key_revoked',
+      });
+    }
+    expect((await api.get(idle.id)).exitState).toBeNull();
+    expect(await api.wait(other.id)).toMatchObject({ exitState: 'success', stdout: 'other\n' });
+    expect(env.started).toEqual([running.id, other.id]);
+    expect(await api.revokeKey('gone')).toBe(0);
+    // A create that passed the key check before the deletion is refused now.
+    await expect(api.create({ code: 'x' }, { keyId: 'gone' })).rejects.toMatchObject({
+      reason: 'key_revoked',
+      status: 401,
+    });
+    await expect(api.revokeKey('' as never)).rejects.toMatchObject({ code: 'invalid_request' });
+  });
+
+  it('ends a process of a key revoked while its create was being stored', async () => {
+    const memory = createMemoryProcessStorage();
+    let held: (() => void) | undefined;
+    const storage: ProcessStorage = {
+      ...memory,
+      // The insert waits until the revocation has swept: its row is not there to be found.
+      insert: async (process) => {
+        await new Promise<void>((resolve) => {
+          held = resolve;
+        });
+        return memory.insert(process);
+      },
+    };
+    const { api } = await setup({ storage });
+    const creating = api.create({ code: HANGS, timeoutMs: null }, { keyId: 'late' });
+    while (!held) await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(await api.revokeKey('late')).toBe(0);
+    held();
+    const { id } = await creating;
+    expect(await api.wait(id)).toMatchObject({ exitState: 'canceled', errorReason: 'key_revoked' });
   });
 });

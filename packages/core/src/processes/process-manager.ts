@@ -132,7 +132,19 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const hosts = createProcessHosts({ storage, environments, limits, logger, now, host, execution, local });
   const lookup = createProcessLookup(storage, execution.live);
   const retention = createProcessRetention({ storage, limits, logger, now });
-  const parts: ProcessParts = { storage, limits, logger, now, host, execution, local, lookup, hosts };
+  const revokedKeys = new Set<string>();
+  const parts: ProcessParts = {
+    storage,
+    limits,
+    logger,
+    now,
+    host,
+    execution,
+    local,
+    lookup,
+    hosts,
+    revokedKeys,
+  };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),
     wait: createProcessWait(parts),

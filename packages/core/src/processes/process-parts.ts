@@ -23,4 +23,9 @@ export interface ProcessParts {
   readonly lookup: ProcessLookup;
   /** The shared queue and the runs of other hosts. */
   readonly hosts: ProcessHosts;
+  /**
+   * API keys revoked through this host (`revokeKey`): a create with one that got past the key
+   * check before the deletion is refused, or ended if it was stored meanwhile.
+   */
+  readonly revokedKeys: Set<string>;
 }

@@ -2,6 +2,7 @@ import type { ProcessRecord } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host/host-api';
 import { LiveProcess } from './live-process';
+import { killEnd } from './process-errors';
 import { requireProcessId, validateRunOptions } from './process-input';
 import type { ProcessParts } from './process-parts';
 import { checkStorageQuota } from './storage-quota';
@@ -19,6 +20,8 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (local.closing()) throw cyrnelError('shutting_down', 'the host is shutting down');
     const valid = validateCreateRequest(request, limits);
     const keyId = createOptions?.keyId ?? null;
+    const revoked = () => keyId !== null && parts.revokedKeys.has(keyId);
+    if (revoked()) throw cyrnelError('key_revoked', 'the API key was deleted');
     await checkStorageQuota(storage, limits, keyId);
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
@@ -64,8 +67,22 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       completedAt: null,
       hostId,
     };
-    if (lease) local.launch(new LiveProcess({ ...record }, valid.code, limits), lease);
+    const started = lease ? new LiveProcess({ ...record }, valid.code, limits) : undefined;
+    if (started && lease) local.launch(started, lease);
     else if (valid.autorun) queue.announceQueued();
+    // The key was revoked while this create was stored (its sweep may have missed the row): ended here.
+    if (valid.autorun && revoked()) {
+      const at = now().toISOString();
+      if (started) local.kill(started, 'key_revoked');
+      else
+        await queue.killUnclaimed(id, {
+          state: 'idle',
+          exitState: 'canceled',
+          ...killEnd('key_revoked'),
+          completedAt: at,
+          updatedAt: at,
+        });
+    }
     return record;
   };
 

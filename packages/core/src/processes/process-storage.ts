@@ -79,6 +79,13 @@ export interface IndexedCall {
   readonly call: ToolCallRecord;
 }
 
+/** A kill asked of the host that runs process `id` ({@link ProcessStorage.requestKill}). */
+export interface KillRequest {
+  readonly id: number;
+  /** Why: recorded as the run's `errorReason` (null: an ordinary kill, `process_killed`). */
+  readonly reason: ErrorReason | null;
+}
+
 /** Filters and page of {@link ProcessStorage.list}, newest first. */
 export interface ProcessStorageQuery {
   readonly state?: ProcessState;
@@ -177,8 +184,11 @@ export interface ProcessStorage extends ProcessQuotaStorage {
   owner(
     id: number,
   ): Promise<{ readonly hostId: string | null; readonly heartbeatAt: string | null } | undefined>;
-  /** Ask the host that runs `id` to kill it (it looks with {@link ProcessStorage.takeKillRequests}). */
-  requestKill(id: number, at: string): Promise<void>;
+  /**
+   * Ask the host that runs `id` to kill it (it looks with {@link ProcessStorage.takeKillRequests}),
+   * for `reason` (`process_killed` when absent; `key_revoked` when its key was deleted).
+   */
+  requestKill(id: number, at: string, reason?: ErrorReason): Promise<void>;
   /** The unfinished processes of `hostId` a kill was asked for since the last look; clears the requests. */
-  takeKillRequests(hostId: string): Promise<number[]>;
+  takeKillRequests(hostId: string): Promise<KillRequest[]>;
 }

@@ -57,5 +57,9 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
     },
     kill: (id) => guarded(id, () => api.kill(id)),
     delete: (id) => guarded(id, () => api.delete(id)),
+    // Ending a key's processes follows the key's deletion, an admin's act.
+    revokeKey: async () => {
+      throw cyrnelError('forbidden', 'only an admin ends the processes of a revoked key');
+    },
   };
 }

@@ -82,29 +82,34 @@ export function createModuleInstaller(options: ModuleInstallerOptions): ModuleIn
     const staged = await stage(resolved);
     return registry.serial(async () => {
       const target = join(modulesDir(), id);
-      if (staged.id !== id) {
-        await rm(staged.dir, { recursive: true, force: true });
-        throw cyrnelError(
-          'invalid_module_archive',
-          `the new version's module.json names module ${staged.id}, not ${id}`,
-        );
-      }
-      // A directory placed by hand becomes a version directory, so the link can replace it.
-      if (!(await lstat(target)).isSymbolicLink()) {
-        const moved = join(modulesDir(), VERSIONS_DIR, randomUUID());
-        await rename(target, moved);
-        await pointAt(target, moved);
-      }
-      const previous = await realpath(target).catch(() => undefined);
-      await pointAt(target, staged.dir);
+      let previous: string | undefined;
+      let committed = false;
       try {
-        await activateStaged(id);
-      } catch (error) {
-        // The old version goes back and is loaded again.
-        if (previous) await pointAt(target, previous);
-        await rm(staged.dir, { recursive: true, force: true });
-        await registry.reloadInstalled(id);
-        throw error;
+        if (staged.id !== id)
+          throw cyrnelError(
+            'invalid_module_archive',
+            `the new version's module.json names module ${staged.id}, not ${id}`,
+          );
+        // A directory placed by hand becomes a version directory, so the link can replace it.
+        if (!(await lstat(target)).isSymbolicLink()) {
+          const moved = join(modulesDir(), VERSIONS_DIR, randomUUID());
+          await rename(target, moved);
+          await pointAt(target, moved);
+        }
+        previous = await realpath(target).catch(() => undefined);
+        await pointAt(target, staged.dir);
+        try {
+          await activateStaged(id);
+        } catch (error) {
+          // The old version goes back and is loaded again.
+          if (previous) await pointAt(target, previous);
+          await registry.reloadInstalled(id);
+          throw error;
+        }
+        committed = true;
+      } finally {
+        // Whatever failed, the new version's directory goes.
+        if (!committed) await rm(staged.dir, { recursive: true, force: true });
       }
       if (previous) await rm(previous, { recursive: true, force: true });
       logger.info('module updated', { module: id, from: origin.version, to: staged.origin.version });

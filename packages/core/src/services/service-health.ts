@@ -13,6 +13,14 @@ export interface ServiceHealth {
   set(serviceId: string, error: string | undefined): void;
   /** Changes with every change of the set: part of the key cached declarations depend on. */
   version(): number;
+  /**
+   * Whether `adapter` (the active instance) holds service `serviceId` on this host: its last
+   * hydration there succeeded and nothing dropped it since. Another host's enable reaches this
+   * host a moment later; until then the service is enabled in the store but not held here.
+   */
+  hydrated(serviceId: string, adapter: object): boolean;
+  /** Record which adapter instance holds `serviceId` here (undefined: none). */
+  setHydrated(serviceId: string, adapter: object | undefined): void;
 }
 
 /**
@@ -27,8 +35,14 @@ export interface ServiceHealth {
  */
 export function createServiceHealth(redact: (text: string) => string = (text) => text): ServiceHealth {
   const errors = new Map<string, string>();
+  const holders = new Map<string, object>();
   let version = 0;
   return {
+    hydrated: (serviceId, adapter) => holders.get(serviceId) === adapter,
+    setHydrated(serviceId, adapter) {
+      if (adapter === undefined) holders.delete(serviceId);
+      else holders.set(serviceId, adapter);
+    },
     error: (serviceId) => errors.get(serviceId),
     failed: () => [...errors.keys()].sort(),
     set(serviceId, raw) {

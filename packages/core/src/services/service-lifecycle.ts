@@ -162,6 +162,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
     health.set(row.id, undefined);
+    health.setHydrated(row.id, undefined);
     const adapter = registry.adapter(row.adapter);
     if (!adapter) return;
     await adapter.dehydrateService(row.id).catch((error: unknown) => {
@@ -187,8 +188,10 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     try {
       await adapter.hydrateService(await state(row));
       health.set(row.id, undefined);
+      health.setHydrated(row.id, adapter);
     } catch (error) {
       health.set(row.id, errorMessage(error));
+      health.setHydrated(row.id, undefined);
       throw error;
     } finally {
       await options.afterHydration?.();

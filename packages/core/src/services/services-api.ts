@@ -79,7 +79,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const { find, dehydrate, enable, rehydrate } = lifecycle;
   const { install, installResolved } = createServiceInstall(ctx, options.download);
   const { update, updateResolved } = createServiceUpdate(ctx, options.download);
-  const { resync, resyncService } = createServiceResync(ctx);
+  const { resync, resyncService, activate } = createServiceResync(ctx);
   const serviceId = (id: unknown) => requireIdentifier(id, 'serviceId');
 
   /** Refresh under the service's lock; answers the service and whether its tools changed. */
@@ -167,6 +167,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     },
     resync,
     resyncService,
+    activate,
     hydrateAdapter: createHydrateAdapter(ctx),
   };
 }

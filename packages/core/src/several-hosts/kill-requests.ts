@@ -1,5 +1,6 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
 import type { LocalRuns } from '../processes/local-runs';
+import { killEnd } from '../processes/process-errors';
 import type { ProcessStorage } from '../processes/process-storage';
 
 /** Kills other hosts asked of this one, taken from the store. */
@@ -22,11 +23,15 @@ export function createKillRequests(
       taking = true;
       void storage
         .takeKillRequests(hostId)
-        .then((ids) => {
-          for (const id of ids) {
-            const run = live.get(id);
-            if (run && !run.finished) local.kill(run);
-          }
+        .then((requests) => {
+          const runs = requests
+            .map(({ id, reason }) => ({ run: live.get(id), reason }))
+            .filter(({ run }) => run !== undefined && !run.finished);
+          // Queued ones first: a running one ended first frees its slot for the next queued run.
+          runs.sort(
+            (a, b) => Number(b.run?.record.state === 'queued') - Number(a.run?.record.state === 'queued'),
+          );
+          for (const { run, reason } of runs) if (run) local.kill(run, killEnd(reason).errorReason);
         })
         .catch((error: unknown) =>
           logger.error('process: reading kill requests failed', { error: String(error) }),

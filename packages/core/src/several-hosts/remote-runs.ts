@@ -1,4 +1,4 @@
-import type { ProcessState } from '@cyrnel/sdk';
+import type { ErrorReason, ProcessState } from '@cyrnel/sdk';
 import type { ProcessRecord } from '@cyrnel/sdk/api';
 import type { LiveProcess } from '../processes/live-process';
 import type { ProcessStorage } from '../processes/process-storage';
@@ -49,8 +49,8 @@ export interface RemoteRuns {
     onState?: (record: ProcessRecord) => void,
     stopWhen?: (record: ProcessRecord) => boolean,
   ): Promise<ProcessRecord | undefined>;
-  /** Ask the live host that runs `id` to kill it: recorded, and that host told at once. */
-  requestKill(id: number, at: string): Promise<void>;
+  /** Ask the live host that runs `id` to kill it (for `reason`): recorded, and that host told at once. */
+  requestKill(id: number, at: string, reason?: ErrorReason): Promise<void>;
 }
 
 /** Create the following of runs elsewhere. */
@@ -122,8 +122,8 @@ export function createRemoteRuns(options: RemoteRunsOptions): RemoteRuns {
     elsewhere,
     wake,
     followElsewhere,
-    async requestKill(id, at) {
-      await storage.requestKill(id, at);
+    async requestKill(id, at, reason) {
+      await storage.requestKill(id, at, reason);
       announcer.announce({ kill: id });
     },
   };

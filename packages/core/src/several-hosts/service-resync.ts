@@ -1,4 +1,5 @@
 import type { ServiceRow } from '../catalog/catalog-storage';
+import { cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
 import { type ServiceContext, serviceOwner } from '../services/service-context';
 
@@ -12,6 +13,14 @@ export interface ServiceResync {
   resync(): Promise<void>;
   /** {@link ServiceResync.resync} of one service, named by the host that changed it. */
   resyncService(id: string): Promise<void>;
+  /**
+   * Make service `id`, enabled in the store, held by its adapter here now, not when the change
+   * reaches this host (within about a second): a call for it on this host right after another
+   * host enabled it waits for this instead of failing. Resolves at once when it is held (or is
+   * not enabled, or its adapter is not active here: the gate answers those); a failed hydration
+   * rejects with `service_unavailable`, as does one not done within `timeoutMs`.
+   */
+  activate(id: string, timeoutMs: number): Promise<void>;
 }
 
 /**
@@ -64,10 +73,48 @@ export function createServiceResync(ctx: ServiceContext): ServiceResync {
       ?.dehydrateService(id)
       .catch(() => undefined);
     health.set(id, undefined);
+    health.setHydrated(id, undefined);
     await ctx.afterHydration?.();
   };
 
+  /** Hydrate `id` here unless its adapter holds it already; under its lock, on a fresh row. */
+  const activateLocked = (id: string): Promise<void> =>
+    locked(id, async () => {
+      const fresh = await catalog.getService(id);
+      const adapter = fresh?.enabled ? registry.adapter(fresh.adapter) : undefined;
+      if (!fresh || !adapter || health.hydrated(id, adapter)) return;
+      await hydrate(fresh, adapter);
+    });
+
+  const activate = async (id: string, timeoutMs: number): Promise<void> => {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            cyrnelError('service_unavailable', `service ${id} did not become active on this host in time`),
+          ),
+        timeoutMs,
+      );
+    });
+    try {
+      await Promise.race([activateLocked(id), expired]);
+    } catch (error) {
+      if (isCyrnelError(error) && error.reason === 'service_unavailable') throw error;
+      throw cyrnelError(
+        'service_unavailable',
+        `service ${id} could not be activated on this host: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   return {
+    activate,
     async resync() {
       const rows = await catalog.listServices({});
       const present = new Set(rows.map((row) => row.id));

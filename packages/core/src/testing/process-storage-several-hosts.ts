@@ -68,7 +68,11 @@ export function severalHostsCases(current: () => ProcessStorage): void {
     expect(await storage.takeKillRequests('a')).toEqual([]);
     await storage.requestKill(id, AT);
     expect(await storage.takeKillRequests('b')).toEqual([]);
-    expect(await storage.takeKillRequests('a')).toEqual([id]);
+    expect(await storage.takeKillRequests('a')).toEqual([{ id, reason: null }]);
+    expect(await storage.takeKillRequests('a')).toEqual([]);
+    // A kill for a reason (its key was deleted) hands the reason to the owner, once.
+    await storage.requestKill(id, AT, 'key_revoked');
+    expect(await storage.takeKillRequests('a')).toEqual([{ id, reason: 'key_revoked' }]);
     expect(await storage.takeKillRequests('a')).toEqual([]);
     // Nothing to kill in an idle process; a re-run forgets an old request.
     const idle = await storage.insert(newProcess({ ownerHost: 'a' }));

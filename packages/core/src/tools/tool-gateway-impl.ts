@@ -30,6 +30,16 @@ export interface ToolGatewayOptions {
   readonly callable: Callable;
   /** Where portable adapters' calls are made (off the main thread); absent: the adapter here. */
   readonly egress?: Pick<EgressGateway, 'invoke'>;
+  /**
+   * Whether `adapter` holds service `serviceId` on this host, and how to make it so (bounded;
+   * rejects with `service_unavailable`): a service another host enabled a moment ago is enabled
+   * in the store before this host has hydrated it, and a call for it hydrates it first instead
+   * of failing. Absent: every callable service is taken as held.
+   */
+  readonly hydration?: {
+    readonly held: (serviceId: string, adapter: AdapterModule) => boolean;
+    readonly activate: (serviceId: string) => Promise<void>;
+  };
 }
 
 const MAX_DISCOVERED = 100;
@@ -89,7 +99,14 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       const refusal = options.callable.refusal(serviceId, toolId, tool);
       if (refusal) throw refusal;
       // Callable: its adapter is active.
-      const adapter = options.adapter(tool.adapter) as AdapterModule;
+      let adapter = options.adapter(tool.adapter) as AdapterModule;
+      const { hydration } = options;
+      if (hydration && !hydration.held(serviceId, adapter)) {
+        await hydration.activate(serviceId);
+        adapter = options.adapter(tool.adapter) as AdapterModule;
+        if (!adapter || !hydration.held(serviceId, adapter))
+          throw cyrnelError('service_unavailable', `service ${serviceId} is not active on this host`);
+      }
       if (!isPlainObject(parameters)) {
         throw cyrnelError('invalid_parameters', 'parameters must be an object', {
           details: [{ path: 'parameters', message: 'must be an object' }],

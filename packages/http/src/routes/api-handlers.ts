@@ -1,5 +1,6 @@
 import type { KeyRing } from '@cyrnel/core';
 import type { OpenApiResponse } from '@cyrnel/sdk/api';
+import type { KeyStreams } from '../middleware/key-streams';
 import { environmentHandlers } from './environment-handlers';
 import { keyHandlers } from './key-handlers';
 import { metaHandlers } from './meta-handlers';
@@ -11,11 +12,15 @@ import type { ApiHandlers } from './route-handler';
 import { serviceHandlers } from './service-handlers';
 import { toolHandlers } from './tool-handlers';
 
-/** One handler per route of `API_ROUTES`; the keys' only with a key ring (without one `/keys` is not served). */
+/**
+ * One handler per route of `API_ROUTES`; the keys' only with a key ring (without one `/keys` is not
+ * served). Deleting a key closes the streams `keyStreams` tracks for it.
+ */
 export function apiHandlers(
   ctx: RouteContext,
   document: OpenApiResponse,
   keys?: KeyRing,
+  keyStreams?: KeyStreams,
 ): Omit<ApiHandlers, 'keys'> & Partial<Pick<ApiHandlers, 'keys'>> {
   return {
     meta: metaHandlers(document),
@@ -23,7 +28,7 @@ export function apiHandlers(
     services: serviceHandlers(ctx),
     registries: registryHandlers(ctx),
     processes: processHandlers(ctx),
-    ...(keys ? { keys: keyHandlers(keys) } : {}),
+    ...(keys ? { keys: keyHandlers(keys, ctx.host, keyStreams) } : {}),
     tools: toolHandlers(ctx),
     environment: environmentHandlers(ctx),
   };

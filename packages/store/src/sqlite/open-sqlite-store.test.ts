@@ -100,6 +100,7 @@ describe('openSqliteStore', () => {
       '0011-shared-queue',
       '0013-call-records',
       '0014-key-usage',
+      '0015-kill-reason',
     ]);
     db.close();
   });

@@ -69,7 +69,7 @@ export const PROCESS_ROUTES = {
     // `wait` is the route's own field; the host takes the rest.
     body: objectBody<CreateProcessRequest>({ ...CREATE_PROCESS_BODY, wait: { type: 'boolean' } }),
     answer: jsonAnswer<CreateProcessResponse>({ anyOf: [ref('ProcessResult'), ref('ProcessRecord')] }, 201),
-    reasons: [...START, 'wait_timeout'],
+    reasons: [...START, 'wait_timeout', 'key_revoked'],
   }),
   get: defineRoute({
     method: 'GET',

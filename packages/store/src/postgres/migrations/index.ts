@@ -10,6 +10,7 @@ import * as killRequests from '../../sqlite/migrations/0010-kill-requests';
 import * as sharedQueue from '../../sqlite/migrations/0011-shared-queue';
 import * as callRecords from '../../sqlite/migrations/0013-call-records';
 import * as keyUsage from '../../sqlite/migrations/0014-key-usage';
+import * as killReason from '../../sqlite/migrations/0015-kill-reason';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 import * as toolSearchFunction from './0012-tool-search-function';
@@ -33,4 +34,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0012-tool-search-function': toolSearchFunction,
   '0013-call-records': callRecords,
   '0014-key-usage': keyUsage,
+  '0015-kill-reason': killReason,
 };

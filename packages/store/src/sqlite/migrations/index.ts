@@ -11,6 +11,7 @@ import * as killRequests from './0010-kill-requests';
 import * as sharedQueue from './0011-shared-queue';
 import * as callRecords from './0013-call-records';
 import * as keyUsage from './0014-key-usage';
+import * as killReason from './0015-kill-reason';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -26,4 +27,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0011-shared-queue': sharedQueue,
   '0013-call-records': callRecords,
   '0014-key-usage': keyUsage,
+  '0015-kill-reason': killReason,
 };
