@@ -195,9 +195,11 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   /** A child for the next execution of `tenant`, assigned to it; undefined: it waits. */
   const pick = (tenant: string, solo: boolean): SandboxProcess | undefined => {
     // Retired children come back on demand; a respawn already pending counts as one.
-    const room = children.size - retired.size + respawns.size < options.size;
+    const live = children.size - retired.size + respawns.size;
+    const room = live < options.size;
+    const burst = live < options.size * perChild;
     const placement = placeExecution(
-      { all: children, idle, retired, tenantOf, alone, room, perChild },
+      { all: children, idle, retired, tenantOf, alone, room, burst, perChild },
       tenant,
       solo,
     );

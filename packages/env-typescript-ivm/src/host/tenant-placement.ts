@@ -25,6 +25,12 @@ export interface PoolChildren {
   readonly alone: ReadonlySet<SandboxProcess>;
   /** True while another child may be forked (live plus pending respawns below the pool's size). */
   readonly room: boolean;
+  /**
+   * True while a child may be forked beyond the pool's size for a tenant nothing else can place
+   * (live plus pending below size × executions per child: the executions the pool would hold if
+   * children were shared), so one key's waiting runs never hold every other key's back.
+   */
+  readonly burst?: boolean;
   /** Executions one child may host at once. */
   readonly perChild: number;
 }
@@ -47,8 +53,9 @@ function awaitingChild(children: PoolChildren, tenant: string): SandboxProcess |
  * its life (assigned at its first execution), so a crash or an escape never reaches another
  * key's runs. In order: an idle child of the tenant, an idle child nobody used yet, a new child
  * while the pool is below its size, a child of the tenant whose executions all await the host
- * (not for an execution that must run `alone`), and last the longest idle child of another
- * tenant, stopped to make room.
+ * (not for an execution that must run `alone`), the longest idle child of another tenant,
+ * stopped to make room, and last a child beyond the pool's size (`burst`): a key whose runs all
+ * wait on the host must not hold back every other key's.
  *
  * @example
  * ```ts
@@ -75,5 +82,6 @@ export function placeExecution(
   if (children.room) return { kind: 'spawn' };
   const shared = alone ? undefined : awaitingChild(children, tenant);
   if (shared) return { kind: 'share', child: shared };
-  return other ? { kind: 'evict', child: other } : undefined;
+  if (other) return { kind: 'evict', child: other };
+  return children.burst ? { kind: 'spawn' } : undefined;
 }

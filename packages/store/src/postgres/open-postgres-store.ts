@@ -52,6 +52,9 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
     ...(options.schema === undefined ? {} : { options: `-c search_path=${options.schema}` }),
   };
   const pool = new pg.Pool({ ...config, max: options.maxConnections ?? 10 });
+  // An idle connection the server ends (a restart, a failover, an administrator) is dropped by the
+  // pool, which connects anew for the next query; unheard, the event would end the process.
+  pool.on('error', () => undefined);
   // The schema the connections work in (the one given, else the server's default): the
   // migrations look at its record only, and it names the signal channel.
   let schema: string | undefined;
