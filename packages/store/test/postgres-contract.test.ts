@@ -96,4 +96,30 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL stores in schemas of one da
       await admin.end();
     }
   });
+
+  it('survives the server ending its idle connections and answers the next query on a new one', async () => {
+    const { store, close } = await postgresStore();
+    const { default: pg } = await import('pg');
+    const admin = new pg.Client({ connectionString: database.url() });
+    await admin.connect();
+    try {
+      expect(await store.catalog.listServices({ limit: 1 })).toEqual([]);
+      // What a restart or an administrator does to the store's pooled (idle) connections.
+      await admin.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity
+          where datname = current_database() and pid <> pg_backend_pid() and state = 'idle'`,
+      );
+      await expect
+        .poll(async () =>
+          store.catalog.listServices({ limit: 1 }).then(
+            (rows) => rows.length,
+            () => -1,
+          ),
+        )
+        .toBe(0);
+    } finally {
+      await admin.end();
+      await close();
+    }
+  });
 });
