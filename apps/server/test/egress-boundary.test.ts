@@ -29,6 +29,7 @@ function keyedSpec(baseUrl: string): Record<string, unknown> {
       '/users/{id}': get('getUser', [
         { name: 'id', in: 'path', required: true, schema: { type: 'integer' } },
       ]),
+      '/echo': get('echo'),
       '/big': get('big'),
       '/deep': get('deep'),
       '/wide': get('wide'),
@@ -123,6 +124,8 @@ describe('the egress boundary: sandbox processes hold no credential, oversized a
         return void response
           .writeHead(401, { 'content-type': 'application/json' })
           .end('{"message":"bad key"}');
+      // A debugging endpoint that echoes what it received, credentials included.
+      if (url.pathname === '/echo') return send(JSON.stringify({ headerKey, url: request.url }));
       if (url.pathname === '/big') return send(JSON.stringify({ text: 'x'.repeat(5_000_000) }));
       if (url.pathname === '/deep') return send(`${'{"v":'.repeat(200)}1${'}'.repeat(200)}`);
       if (url.pathname === '/wide') return send(wide);
@@ -171,6 +174,13 @@ describe('the egress boundary: sandbox processes hold no credential, oversized a
       expect(found.get(HEADER_SECRET), `pid ${pid}`).toBe(0);
       expect(found.get(QUERY_SECRET), `pid ${pid}`).toBe(0);
     }
+  });
+
+  it('hands the code an upstream answer that echoes the credentials with each one masked', async () => {
+    const { process: done } = await run(`
+      const text = JSON.stringify(await cyrnel.services.keyed.tools.echo.invoke({}));
+      cyrnel.output({ header: text.includes('hdr-5ecret'), query: text.includes('qry-5ecret'), masked: text.split('***').length - 1 });`);
+    expect(done).toMatchObject({ exitState: 'success', output: { header: false, query: false, masked: 2 } });
   });
 
   it('fails an oversized answer (bytes, depth, elements) as a catchable call error, and the same sandbox process goes on', async () => {

@@ -230,6 +230,45 @@ describe('children per tenant', () => {
 });
 
 describe('the pool', () => {
+  it("forks a child beyond the pool's size for a key that has none while another key's runs wait on the host", async () => {
+    const pids: (number | undefined)[] = [];
+    const pool = createSandboxPool({
+      size: 1,
+      executionsPerChild: 4,
+      childPath: resolveChildPath(),
+      memoryLimitMb: 32,
+      onChildStart: ({ pid }) => pids.push(pid),
+    });
+    const answers: (() => void)[] = [];
+    const handlers = {
+      started: () => {},
+      call: () => new Promise((resolve) => answers.push(() => resolve([]))),
+      write: () => {},
+      output: () => {},
+    };
+    const job = (code: string) => ({
+      code,
+      timeoutMs: 60_000,
+      stdoutCapBytes: 1024,
+      stderrCapBytes: 1024,
+      outputCapBytes: 1024,
+    });
+    try {
+      // Key A holds the only child with a run that waits on the host.
+      const waiting = pool.run(1, job('await cyrnel.discover.services();'), handlers, 'a');
+      await waitFor(() => answers.length === 1, 60_000);
+      // Key B does not wait for it: it gets a child of its own, beyond the pool's size.
+      expect(await pool.run(2, job('cyrnel.output({ ok: true });'), handlers, 'b')).toEqual({
+        exit: 'success',
+      });
+      expect(pids).toHaveLength(2);
+      answers[0]?.();
+      expect(await waiting).toEqual({ exit: 'success' });
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
   it('does not run again an execution reported as having acted through another channel', async () => {
     const pids: (number | undefined)[] = [];
     const pool = createSandboxPool({

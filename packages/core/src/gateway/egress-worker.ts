@@ -5,7 +5,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
+import type { PreparedCall } from '../direct-calls/prepared-call';
 import { cyrnelError } from '../errors';
+import { createRedactor } from '../secrets/redactor';
 import { boundedJson } from './bounded-json';
 import type { AuditEvent, FromWorker, ToWorker, WireError, WorkerSettings } from './gateway-protocol';
 import { toWireError } from './wire-error';
@@ -29,7 +31,22 @@ const ask = (message: (id: number) => FromWorker) =>
     post(message(id));
   });
 
-const prepare = (serviceId: string, toolId: string) => ask((id) => ({ t: 'prepare', id, serviceId, toolId }));
+// The secrets this worker was handed, so that no answer or error it sends carries one (an
+// upstream may echo a key): the main thread's redactor never sees what goes to a sandbox.
+const redactor = createRedactor();
+const prepare = async (serviceId: string, toolId: string) => {
+  const prepared = (await ask((id) => ({ t: 'prepare', id, serviceId, toolId }))) as PreparedCall | undefined;
+  if (prepared) {
+    redactor.remember(`module:${prepared.adapter.moduleUrl}`, prepared.adapter.secrets);
+    redactor.remember(`service:${serviceId}`, prepared.service.secrets);
+  }
+  return prepared;
+};
+/** A failure as it leaves the worker: coded, and with no secret in its message. */
+const failure = (error: unknown): { error: WireError } => {
+  const wire = toWireError(error);
+  return { error: { ...wire, message: redactor.redact(wire.message) } };
+};
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
 
@@ -60,9 +77,10 @@ async function perform(
   }
   let outcome: Outcome;
   try {
-    outcome = { json: boundedJson(await call.run(signal), settings.budget) };
+    // An upstream may echo a credential (a debugging endpoint, an error page): the code gets `***`.
+    outcome = { json: redactor.redact(boundedJson(await call.run(signal), settings.budget)) };
   } catch (error) {
-    outcome = { error: toWireError(signal.aborted && !isCoded(error) ? signal.reason : error) };
+    outcome = failure(signal.aborted && !isCoded(error) ? signal.reason : error);
   }
   if (eid !== null) {
     const failed = 'error' in outcome ? outcome.error : undefined;
@@ -130,7 +148,7 @@ port.on('message', (message: ToWorker) => {
       const controller = new AbortController();
       hostCalls.set(message.id, controller);
       void perform(null, message.serviceId, message.toolId, message.parameters, controller.signal, () => true)
-        .catch((error: unknown) => ({ error: toWireError(error) }))
+        .catch((error: unknown) => failure(error))
         .then((outcome) => {
           hostCalls.delete(message.id);
           post({ t: 'answer', id: message.id, ...outcome });

@@ -197,9 +197,10 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     // Retired children come back on demand; a respawn already pending counts as one.
     const live = children.size - retired.size + respawns.size;
     const room = live < options.size;
-    const burst = live < options.size * perChild;
+    // Not while a respawn is pending: the fresh child it brings can take the work.
+    const burst = respawns.size === 0 && live < options.size * perChild;
     const placement = placeExecution(
-      { all: children, idle, retired, tenantOf, alone, room, burst, perChild },
+      { all: children, idle, retired, tenantOf, alone, room, burst, size: options.size, perChild },
       tenant,
       solo,
     );

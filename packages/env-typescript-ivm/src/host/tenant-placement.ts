@@ -26,11 +26,14 @@ export interface PoolChildren {
   /** True while another child may be forked (live plus pending respawns below the pool's size). */
   readonly room: boolean;
   /**
-   * True while a child may be forked beyond the pool's size for a tenant nothing else can place
-   * (live plus pending below size × executions per child: the executions the pool would hold if
-   * children were shared), so one key's waiting runs never hold every other key's back.
+   * True while a child may be forked beyond the pool's size for a tenant that has none (live
+   * plus pending below size × executions per child: the executions the pool would hold if
+   * children were shared), and only while fewer than `size` children compute: one key's runs
+   * waiting on the host never hold every other key's back, and the cores are not oversubscribed.
    */
   readonly burst?: boolean;
+  /** The pool's size: beyond it, children are forked only while fewer than this many compute. */
+  readonly size?: number;
   /** Executions one child may host at once. */
   readonly perChild: number;
 }
@@ -54,8 +57,9 @@ function awaitingChild(children: PoolChildren, tenant: string): SandboxProcess |
  * key's runs. In order: an idle child of the tenant, an idle child nobody used yet, a new child
  * while the pool is below its size, a child of the tenant whose executions all await the host
  * (not for an execution that must run `alone`), the longest idle child of another tenant,
- * stopped to make room, and last a child beyond the pool's size (`burst`): a key whose runs all
- * wait on the host must not hold back every other key's.
+ * stopped to make room, and last, for a tenant with no child, a child beyond the pool's size
+ * (`burst`, while fewer than `size` children compute): a key whose runs all wait on the host
+ * must not hold back every other key's.
  *
  * @example
  * ```ts
@@ -83,5 +87,21 @@ export function placeExecution(
   const shared = alone ? undefined : awaitingChild(children, tenant);
   if (shared) return { kind: 'share', child: shared };
   if (other) return { kind: 'evict', child: other };
-  return children.burst ? { kind: 'spawn' } : undefined;
+  return children.burst && !hasChild(children, tenant) && computing(children) < (children.size ?? 0)
+    ? { kind: 'spawn' }
+    : undefined;
+}
+
+/** Whether `tenant` has a live child (it then waits for its own, as before). */
+function hasChild(children: PoolChildren, tenant: string): boolean {
+  for (const child of children.all)
+    if (child.alive && !children.retired.has(child) && children.tenantOf.get(child) === tenant) return true;
+  return false;
+}
+
+/** Children with an execution that is computing (not awaiting the host): they use a core each. */
+function computing(children: PoolChildren): number {
+  let count = 0;
+  for (const child of children.all) if (child.alive && child.awaiting < child.executions) count++;
+  return count;
 }
