@@ -116,7 +116,8 @@ function quotaAndRetention(database?: () => DatabaseTarget) {
       expect(live.status).toBe(201);
       const big = await api('POST', '/processes', { code: BIG, wait: true });
       expect(big.status).toBe(201);
-      // Over the quota, unless retention (1 s) already pruned the finished one on a slow machine.
+      // Over the quota (its results count as soon as it ended), unless retention (1 s) already
+      // pruned the finished one on a slow machine.
       const refused = await api('POST', '/processes', { code: '1' });
       if (refused.status !== 429) {
         expect(refused.status).toBe(201);

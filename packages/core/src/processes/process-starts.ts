@@ -22,7 +22,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     const keyId = createOptions?.keyId ?? null;
     const revoked = () => keyId !== null && parts.revokedKeys.has(keyId);
     if (revoked()) throw cyrnelError('key_revoked', 'the API key was deleted');
-    await checkStorageQuota(storage, limits, keyId);
+    await checkStorageQuota(storage, limits, keyId, parts.execution.live.values());
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
     const here = valid.autorun && queue.takesHere(needs);
@@ -95,7 +95,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (record.exitState !== null && !force) {
       throw cyrnelError('process_has_results', `process ${id} has results: run it with force to clear them`);
     }
-    await checkStorageQuota(storage, limits, record.keyId);
+    await checkStorageQuota(storage, limits, record.keyId, parts.execution.live.values());
     const code = (await storage.code(id)) ?? '';
     // Several hosts: a re-run this host cannot take now waits in the shared queue.
     const here = queue.takesHere(host ? await queue.needsOf(code) : []);

@@ -1,4 +1,5 @@
 import { cyrnelError } from '../errors';
+import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessStorage } from './process-storage';
 
@@ -17,9 +18,14 @@ export async function checkStorageQuota(
   storage: ProcessStorage,
   limits: ProcessLimits,
   keyId: string | null,
+  live: Iterable<LiveProcess> = [],
 ): Promise<void> {
   const maxStoredBytes = limits.maxStoredBytesPerKey;
   if (keyId === null || maxStoredBytes <= 0) return;
+  // A run of the key that ended here is answered before its results are written: count them.
+  const writing: Promise<void>[] = [];
+  for (const run of live) if (run.finished && run.record.keyId === keyId) writing.push(run.settled);
+  await Promise.all(writing);
   const { storedBytes } = await storage.keyUsage(keyId);
   if (storedBytes < maxStoredBytes) return;
   const pruning =
