@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { apiClient, type Json, shopSpec, tempDir, UPSTREAM_KEY } from './helpers';
+import { sandboxChildren } from './sandbox-children';
 
 /** One request the upstream received: the key it carried and the process whose socket sent it. */
 interface Seen {
@@ -76,24 +77,6 @@ async function startShop(): Promise<{ url: string; seen: Seen[]; close(): Promis
       await new Promise((resolve) => server.close(resolve));
     },
   };
-}
-
-/** The sandbox processes the in-process server forked (children of this test process). */
-function sandboxChildren(): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return (
-          ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('sandbox-child')
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 /** Every kind of answer the gate and the adapter give, one call each, recorded in the output. */

@@ -1,9 +1,10 @@
-import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from './helpers';
 import { useServer } from './helpers';
+import { sandboxChildren } from './sandbox-children';
 
 // Distinctive credentials: each must reach the upstream and never be found in a sandbox process.
 const HEADER_SECRET = 'hdr-5ecret-7f3a9c1e-egress-boundary';
@@ -35,24 +36,6 @@ function keyedSpec(baseUrl: string): Record<string, unknown> {
       '/wide': get('wide'),
     },
   };
-}
-
-/** The sandbox processes the in-process server forked (children of this test process). */
-function sandboxChildren(): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return (
-          ppid === process.pid && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes('sandbox-child')
-        );
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
 }
 
 /**
