@@ -100,7 +100,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('three hosts on one PostgreSQL database
           code: `cyrnel.output(await cyrnel.services.counter.tools.count.invoke({ query: { n: ${n} } }))`,
           wait: true,
         });
-        expect(run.exitState).toBe('success');
+        expect(run.exitState, `${run.errorReason}: ${run.error}`).toBe('success');
         return { id: run.id, submittedTo: `host-${'abc'[n % 3]}`, ranOn: run.hostId };
       }),
     );
