@@ -34,18 +34,23 @@ export function createServiceResync(ctx: ServiceContext): ServiceResync {
   const synced = new Map<string, { readonly print: string; readonly adapter: string }>();
   let primed = false;
 
-  /** Hydrate `row` again, or drop it, when its row, config or secrets changed since the last look. */
-  const resyncRow = async (row: ServiceRow): Promise<void> => {
-    const adapter = registry.adapter(row.adapter);
-    if (!adapter) return;
+  /** What decides whether a service must be hydrated again: its row, config and secrets. */
+  const printOf = async (row: ServiceRow): Promise<string> => {
     const owner = serviceOwner(row.id);
-    const print = JSON.stringify([
+    return JSON.stringify([
       row.hash,
       row.enabled,
       row.updatedAt,
       (await catalog.getConfig(owner)) ?? null,
       (await catalog.getSecrets(owner)) ?? null,
     ]);
+  };
+
+  /** Hydrate `row` again, or drop it, when its row, config or secrets changed since the last look. */
+  const resyncRow = async (row: ServiceRow): Promise<void> => {
+    const adapter = registry.adapter(row.adapter);
+    if (!adapter) return;
+    const print = await printOf(row);
     const known = synced.get(row.id)?.print;
     if (known === print) return;
     synced.set(row.id, { print, adapter: row.adapter });
@@ -84,6 +89,9 @@ export function createServiceResync(ctx: ServiceContext): ServiceResync {
       const adapter = fresh?.enabled ? registry.adapter(fresh.adapter) : undefined;
       if (!fresh || !adapter || health.hydrated(id, adapter)) return;
       await hydrate(fresh, adapter);
+      // The change that enabled it, when it reaches this host, finds it as hydrated: not again
+      // (hydrating twice would retire what calls in flight run on).
+      synced.set(id, { print: await printOf(fresh), adapter: fresh.adapter });
     });
 
   const activate = async (id: string, timeoutMs: number): Promise<void> => {
