@@ -38,6 +38,9 @@ export interface CallRecords {
   open(run: LiveProcess, serviceId: string, toolId: string, startedMs?: number): OpenedCall;
 }
 
+/** Starts written in one statement at most. */
+const MAX_BATCH = 200;
+
 /** Per run: starts waiting for the next write, and whether that write is already queued. */
 interface OpenQueue {
   batch: { entry: IndexedCall; resolve(): void; reject(error: unknown): void }[];
@@ -73,28 +76,37 @@ export function createCallRecords(
     }
     const own = queue;
     const done = new Promise<void>((resolve, reject) => own.batch.push({ entry, resolve, reject }));
-    if (!own.queued) {
-      own.queued = true;
-      const id = run.record.id;
-      run.persist(
-        async () => {
-          own.queued = false;
-          const batch = own.batch.splice(0);
-          try {
-            await storage.openCalls(
-              id,
-              batch.map((item) => item.entry),
-            );
-            for (const item of batch) item.resolve();
-          } catch (error) {
-            logger.error('process: a tool call could not be recorded', { id, error: String(error) });
-            for (const item of batch) item.reject(error);
-          }
-        },
-        () => undefined,
-      );
-    }
+    if (!own.queued) schedule(run, own);
     return done;
+  };
+
+  // One statement of at most MAX_BATCH starts, then a turn of the event loop before the next:
+  // thousands of starts at once must not become one long synchronous write (SQLite).
+  const schedule = (run: LiveProcess, own: OpenQueue) => {
+    own.queued = true;
+    const id = run.record.id;
+    run.persist(
+      async () => {
+        const batch = own.batch.splice(0, MAX_BATCH);
+        try {
+          await storage.openCalls(
+            id,
+            batch.map((item) => item.entry),
+          );
+          for (const item of batch) item.resolve();
+        } catch (error) {
+          logger.error('process: a tool call could not be recorded', { id, error: String(error) });
+          for (const item of batch) item.reject(error);
+        }
+        if (own.batch.length === 0) {
+          own.queued = false;
+          return;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+        schedule(run, own);
+      },
+      () => undefined,
+    );
   };
 
   const refuse = (run: LiveProcess, index: number, call: ToolCallRecord, error: unknown) => {

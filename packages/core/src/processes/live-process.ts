@@ -9,6 +9,9 @@ import { createTextCapture, type TextCapture } from './text-capture';
 /** A listener of process events. */
 export type ProcessListener = (event: ProcessEvent) => void;
 
+/** Writes of one run chained in a row before the event loop gets a turn. */
+const WRITES_PER_TURN = 16;
+
 /**
  * One run of a process held in memory from dispatch until its end is persisted. While it is in
  * the manager's table it is the source of truth for reads; the store may lag behind by the
@@ -144,9 +147,17 @@ export class LiveProcess {
 
   /** Queue a storage write after the previous ones of this run. */
   persist(write: () => Promise<void>, onError: (error: unknown) => void): Promise<void> {
-    this.persisted = this.persisted.then(write).catch(onError);
+    // A synchronous store (SQLite) settles each write in microtasks: a chain of thousands (a run
+    // making thousands of calls) would run in one turn of the event loop. Every so often the
+    // chain lets the loop turn first.
+    const turn = ++this.writes % WRITES_PER_TURN === 0;
+    this.persisted = this.persisted
+      .then(turn ? () => new Promise<void>((resolve) => setImmediate(resolve)).then(write) : write)
+      .catch(onError);
     return this.persisted;
   }
+  /** Writes chained so far (see `persist`). */
+  private writes = 0;
 
   /** The results as they are now. */
   result(): ProcessResult {
