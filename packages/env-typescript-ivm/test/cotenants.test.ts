@@ -230,7 +230,8 @@ describe('children per tenant', () => {
 });
 
 describe('the pool', () => {
-  it("forks a child beyond the pool's size for a key that has none while another key's runs wait on the host", async () => {
+  /** A pool of one child (four executions each), recording the pid of every child it forks. */
+  const smallPool = () => {
     const pids: (number | undefined)[] = [];
     const pool = createSandboxPool({
       size: 1,
@@ -239,6 +240,11 @@ describe('the pool', () => {
       memoryLimitMb: 32,
       onChildStart: ({ pid }) => pids.push(pid),
     });
+    return { pool, pids };
+  };
+
+  it("forks a child beyond the pool's size for a key that has none while another key's runs wait on the host", async () => {
+    const { pool, pids } = smallPool();
     const answers: (() => void)[] = [];
     const handlers = {
       started: () => {},
@@ -270,14 +276,7 @@ describe('the pool', () => {
   }, 120_000);
 
   it('does not run again an execution reported as having acted through another channel', async () => {
-    const pids: (number | undefined)[] = [];
-    const pool = createSandboxPool({
-      size: 1,
-      executionsPerChild: 4,
-      childPath: resolveChildPath(),
-      memoryLimitMb: 32,
-      onChildStart: ({ pid }) => pids.push(pid),
-    });
+    const { pool, pids } = smallPool();
     const answers: (() => void)[] = [];
     const calls = new Map<number, number>();
     const handlers = (eid: number) => ({
