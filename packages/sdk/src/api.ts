@@ -8,18 +8,32 @@ export {
   type BodySchema,
   CREATE_KEY_BODY,
   CREATE_PROCESS_BODY,
+  DECIDE_APPROVAL_BODY,
   EMPTY_BODY,
   ENABLED_BODY,
   type FieldSpec,
   type FieldType,
   INSTALL_FROM_REGISTRY_BODY,
   INSTALL_MODULE_BODY,
+  MAX_APPROVAL_NOTE_LENGTH,
   MAX_KEY_NAME_LENGTH,
   PATCH_MODULE_BODY,
   RUN_PROCESS_BODY,
   SERVICE_INSTALL_BODY,
+  SERVICE_POLICY_BODY,
   SERVICE_UPDATE_BODY,
 } from './api/body-fields';
+export {
+  APPROVAL_STATES,
+  type ApprovalDetail,
+  type ApprovalListQuery,
+  type ApprovalRecord,
+  type ApprovalState,
+  type DecideApprovalRequest,
+  type PlanResponse,
+  type PlanTool,
+} from './api/approvals';
+export type { CallDecision, KeyPolicy, KeyScope, PolicyRule, ServicePolicy } from './api/policies';
 export type {
   ConfigResponse,
   HealthResponse,
@@ -88,6 +102,7 @@ export type {
 export {
   type AnswerMedia,
   type AnswerOf,
+  APPROVAL_ID,
   type BodyOf,
   CHECKED_ID,
   defineRoute,
@@ -118,6 +133,7 @@ export {
 } from './api/route';
 export { routeReasons } from './api/route-reasons';
 export { API_ROUTES, type ApiResource, listRoutes, type NamedRoute } from './api/routes/api-routes';
+export { APPROVAL_LIST_QUERY, APPROVAL_ROUTES } from './api/routes/approval-routes';
 export { ENVIRONMENT_ROUTES, type TypesQuery } from './api/routes/environment-routes';
 export { KEY_ROUTES } from './api/routes/key-routes';
 export { META_ROUTES } from './api/routes/meta-routes';

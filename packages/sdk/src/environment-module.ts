@@ -65,6 +65,24 @@ export interface ToolDescription extends DiscoveredTool {
   outputSchema: JSONSchema;
 }
 
+/** One tool call found in a program's text by {@link EnvironmentModule.findToolCalls}. */
+export interface FoundToolCall {
+  /** The service id, written literally in the code. */
+  serviceId: string;
+  /** The tool id, written literally in the code. */
+  toolId: string;
+  /** 1-based line of the call in the submitted code. */
+  line: number;
+}
+
+/** What {@link EnvironmentModule.findToolCalls} found in a program, in the order of the text. */
+export interface FoundToolCalls {
+  /** Every call site whose service and tool are written literally. */
+  calls: FoundToolCall[];
+  /** Call sites whose service or tool is computed at run time (`line` and the text, cut at 200 characters). */
+  unknown: { line: number; text: string }[];
+}
+
 /**
  * The callback surface from an environment back into the host. Every call is keyed by the
  * execution id so the host routes it to the right process.
@@ -179,4 +197,22 @@ export interface EnvironmentModule extends Module {
    * become named declarations emitted once and only when a given tool reaches them.
    */
   generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+  /**
+   * Optional: the tool calls a program can make, found in its text without running it (plan
+   * approval: `POST /processes` with `plan: true`). Calls whose service or tool is computed at run
+   * time are listed as `unknown`. Rejects with 400 `invalid_request` when the code does not parse.
+   *
+   * @example
+   * ```ts
+   * await env.findToolCalls?.("await cyrnel.services.github.tools.issues_list.invoke({})");
+   * // { calls: [{ serviceId: 'github', toolId: 'issues_list', line: 1 }], unknown: [] }
+   * ```
+   */
+  findToolCalls?(code: string): Promise<FoundToolCalls>;
+  /**
+   * Optional: stop (`paused: true`) or restart (`false`) the clock of an execution's deadline while
+   * the host holds one of its tool calls for a person's approval; time paused does not count
+   * against `timeoutMs`. Unknown ids are ignored. An environment without it counts waiting time.
+   */
+  pauseDeadline?(eid: number, paused: boolean): void;
 }

@@ -12,7 +12,7 @@ describe('execution constants', () => {
   it('list the execution, exit and process states', () => {
     expect(EXECUTION_STATES).toEqual(['queued', 'running']);
     expect(EXECUTION_EXIT_STATES).toEqual(['failed', 'success', 'timeout', 'canceled']);
-    expect(PROCESS_STATES).toEqual(['idle', 'queued', 'running', 'terminating']);
+    expect(PROCESS_STATES).toEqual(['idle', 'queued', 'running', 'waiting', 'terminating']);
   });
 
   it('guard their values', () => {

@@ -8,8 +8,12 @@ export const EXECUTION_EXIT_STATES = ['failed', 'success', 'timeout', 'canceled'
 /** How an execution ended, as `EnvironmentModule.execute` resolves. */
 export type ExecutionExitState = (typeof EXECUTION_EXIT_STATES)[number];
 
-/** Host-side process states: the environment's states plus `idle` and `terminating`. */
-export const PROCESS_STATES = ['idle', 'queued', 'running', 'terminating'] as const;
+/**
+ * Host-side process states: the environment's states plus `idle`, `waiting` (running, but paused
+ * at a tool call until a person decides its approval; the run's deadline does not count meanwhile)
+ * and `terminating`.
+ */
+export const PROCESS_STATES = ['idle', 'queued', 'running', 'waiting', 'terminating'] as const;
 /** A process state as the host stores and reports it. */
 export type ProcessState = (typeof PROCESS_STATES)[number];
 

@@ -17,6 +17,8 @@ export type {
   EnvironmentBindings,
   EnvironmentModule,
   EnvironmentSetupContext,
+  FoundToolCall,
+  FoundToolCalls,
   ToolDescription,
   TypesSelection,
 } from './environment-module';
@@ -66,3 +68,14 @@ export {
   withSharedSchemas,
 } from './shared-schemas';
 export { MAX_TIMER_DELAY_MS } from './timer-delay';
+export {
+  defaultLabels,
+  stricterPolicy,
+  TOOL_ANNOTATIONS,
+  TOOL_LABELS,
+  TOOL_POLICIES,
+  type ToolAnnotation,
+  type ToolAnnotations,
+  type ToolLabel,
+  type ToolPolicy,
+} from './tool-policy';

@@ -1,4 +1,5 @@
 import type { JSONSchema } from './json-schema';
+import type { ToolAnnotations } from './tool-policy';
 
 /**
  * One callable operation of a service, as an adapter's `generateDefinition` returns it.
@@ -30,6 +31,19 @@ export interface ToolDefinition {
    * ```
    */
   keywords?: string[];
+  /**
+   * What the tool says about itself (read-only, destructive, idempotent, open world), derived by
+   * the adapter from the definition. Optional: a tool without them is governed by the policies'
+   * defaults for unknown tools. Operators' policies are written in these terms.
+   *
+   * @example
+   * ```ts
+   * const tool: ToolDefinition = { id: 'repos_delete', name: 'Delete a repository', description: '…',
+   *   inputSchema: {}, outputSchema: {}, adapterDomain: {},
+   *   annotations: { destructive: true, idempotent: true } };
+   * ```
+   */
+  annotations?: ToolAnnotations;
 }
 
 /**
@@ -78,7 +92,7 @@ export interface ServiceDefinition {
 /** The per-tool part of a {@link ServiceState}: the tool's `adapterDomain`. */
 export type ToolState = Omit<
   ToolDefinition,
-  'id' | 'name' | 'description' | 'inputSchema' | 'outputSchema' | 'keywords'
+  'id' | 'name' | 'description' | 'inputSchema' | 'outputSchema' | 'keywords' | 'annotations'
 >;
 
 /**

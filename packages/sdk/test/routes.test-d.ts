@@ -15,6 +15,7 @@ import {
   type ListResponse,
   objectBody,
   type ParamsOf,
+  type PlanResponse,
   type PathParamNames,
   type QueryOf,
   type ServiceListQuery,
@@ -38,7 +39,7 @@ describe('the route table', () => {
     expectTypeOf<QueryOf<Table['environment']['types']>>().toEqualTypeOf<TypesQuery>();
     expectTypeOf<AnswerOf<Table['services']['list']>>().toEqualTypeOf<ListResponse<ServiceRecord>>();
     expectTypeOf<BodyOf<Table['processes']['create']>>().toEqualTypeOf<CreateProcessRequest>();
-    expectTypeOf<AnswerOf<Table['processes']['create']>>().toEqualTypeOf<CreateProcessResponse>();
+    expectTypeOf<AnswerOf<Table['processes']['create']>>().toEqualTypeOf<CreateProcessResponse | PlanResponse>();
     expectTypeOf<BodyOf<Table['services']['get']>>().toEqualTypeOf<undefined>();
     expectTypeOf<AnswerOf<Table['services']['delete']>>().toEqualTypeOf<void>();
     expectTypeOf<AnswerOf<Table['tools']['docs']>>().toEqualTypeOf<string>();

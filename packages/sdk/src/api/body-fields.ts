@@ -1,5 +1,7 @@
 import type { SetEnabledRequest } from './common';
+import type { DecideApprovalRequest } from './approvals';
 import type { CreateKeyRequest } from './keys';
+import type { ServicePolicy } from './policies';
 import type { InstallModuleRequest, PatchModuleRequest } from './modules';
 import type { CreateProcessRequest, RunProcessRequest } from './processes';
 import type { InstallFromRegistryRequest, InstallServiceRequest, UpdateServiceRequest } from './services';
@@ -66,7 +68,28 @@ export const MAX_KEY_NAME_LENGTH = 100;
 export const CREATE_KEY_BODY = {
   name: { type: 'string', required: true, maxLength: MAX_KEY_NAME_LENGTH },
   role: { type: 'string', required: true },
+  scope: { type: 'object', nullable: true },
+  policy: { type: 'object', nullable: true },
 } as const satisfies BodyFields<CreateKeyRequest>;
+
+/** `PUT /services/:serviceId/policy`: the whole policy of a service (the host checks each value). */
+export const SERVICE_POLICY_BODY = {
+  default: { type: 'string' },
+  byAnnotation: { type: 'object' },
+  tools: { type: 'object' },
+  labels: { type: 'object' },
+  dataFlow: { type: 'string' },
+} as const satisfies BodyFields<ServicePolicy>;
+
+/** Longest note of an approval decision. */
+export const MAX_APPROVAL_NOTE_LENGTH = 1000;
+
+/** `POST /approvals/:id` and `POST /approvals/plans/:planId`. */
+export const DECIDE_APPROVAL_BODY = {
+  decision: { type: 'string', required: true },
+  note: { type: 'string', maxLength: MAX_APPROVAL_NOTE_LENGTH },
+  remember: { type: 'string' },
+} as const satisfies BodyFields<DecideApprovalRequest>;
 
 /** `POST /processes` as the host takes it: its JSON types (the host bounds the values). */
 export const CREATE_PROCESS_BODY = {
@@ -75,6 +98,8 @@ export const CREATE_PROCESS_BODY = {
   timeoutMs: { type: 'positiveInteger', nullable: true },
   envConfig: { type: 'object' },
   autorun: { type: 'boolean' },
+  plan: { type: 'boolean' },
+  planId: { type: 'string', maxLength: 100 },
 } as const satisfies BodyFields<Omit<CreateProcessRequest, 'wait'>>;
 
 /** `POST /processes/:id/signals/run`. */

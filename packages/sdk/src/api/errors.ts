@@ -54,6 +54,15 @@ export const ERROR_REASONS = {
     code: 'forbidden',
     meaning: "the key's role, the Host or the Origin of the request is not allowed",
   },
+  tool_blocked: {
+    code: 'forbidden',
+    meaning: "the tool's policy (or the key's scope, or the data-flow rule) blocks the call; nothing was sent",
+  },
+  approval_denied: { code: 'forbidden', meaning: 'a person denied the approval the call waited for' },
+  approval_expired: {
+    code: 'forbidden',
+    meaning: 'nobody decided the approval the call waited for before it expired',
+  },
   outbound_refused: {
     code: 'forbidden',
     meaning: 'the outbound policy refused the address (private network, a refused port, cyrnel itself)',
@@ -64,6 +73,10 @@ export const ERROR_REASONS = {
   process_not_found: { code: 'not_found', meaning: 'no process with this id (visible to this key)' },
   module_not_found: { code: 'not_found', meaning: 'no module with this id' },
   key_not_found: { code: 'not_found', meaning: 'no API key with this id' },
+  approval_not_found: {
+    code: 'not_found',
+    meaning: 'no approval (or plan) with this id, or one this key may not see',
+  },
   service_exists: { code: 'conflict', meaning: 'a service with this id is already installed' },
   service_disabled: { code: 'conflict', meaning: 'the service is disabled' },
   refresh_not_supported: {
@@ -71,6 +84,14 @@ export const ERROR_REASONS = {
     meaning: "the service's adapter cannot list its tools again (it has no refreshDefinition)",
   },
   tool_disabled: { code: 'conflict', meaning: 'the tool is disabled (its service is enabled)' },
+  approval_decided: {
+    code: 'conflict',
+    meaning: 'the approval (or plan) was already decided, expired or used',
+  },
+  plan_mismatch: {
+    code: 'conflict',
+    meaning: 'the code differs from the approved plan, the plan is not approved, or it was made by another key',
+  },
   process_not_idle: { code: 'conflict', meaning: 'the process is queued or running' },
   process_not_running: { code: 'conflict', meaning: 'the process (or execution) is not running' },
   process_has_results: {

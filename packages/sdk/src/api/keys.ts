@@ -1,7 +1,11 @@
 import type { PageQuery } from './lists';
+import type { KeyPolicy, KeyScope } from './policies';
 
-/** Every role an API key can have: `admin` may use every route, `agent` only running processes and reading tools. */
-export const KEY_ROLES = ['admin', 'agent'] as const;
+/**
+ * Every role an API key can have: `admin` may use every route; `agent` only running processes and
+ * reading tools; `approver` what an agent may, plus reading and deciding approvals and plans.
+ */
+export const KEY_ROLES = ['admin', 'agent', 'approver'] as const;
 
 /** The role of an API key. */
 export type KeyRole = (typeof KEY_ROLES)[number];
@@ -20,14 +24,22 @@ export interface KeyRecord {
   createdAt: string;
   /** ISO timestamp of the last authenticated request (updated at most once a minute), or null. */
   lastUsedAt: string | null;
+  /** What the key may call at all; null: every tool. */
+  scope: KeyScope | null;
+  /** How its calls differ from the policies; null: they follow them. */
+  policy: KeyPolicy | null;
 }
 
 /** `POST /keys`. */
 export interface CreateKeyRequest {
   /** Label, 1 to 100 characters. */
   name: string;
-  /** `admin` or `agent`. */
+  /** `admin`, `agent` or `approver`. */
   role: KeyRole;
+  /** What the key may call at all (unknown services or tools are refused, 400). */
+  scope?: KeyScope | null;
+  /** How its calls differ from the policies. */
+  policy?: KeyPolicy | null;
 }
 
 /** `POST /keys` → 201: the record plus the key, shown this once (only its hash is stored). */

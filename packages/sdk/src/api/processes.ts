@@ -1,6 +1,8 @@
 import type { ExecutionExitState, ProcessState } from '../execution';
 import type { ErrorCode, ErrorReason } from './errors';
+import type { ToolLabel } from '../tool-policy';
 import type { PageQuery } from './lists';
+import type { CallDecision } from './policies';
 
 /** A process as `GET /processes/:id` returns it (no code, no outputs). */
 export interface ProcessRecord {
@@ -43,6 +45,13 @@ export interface ProcessRecord {
    * while it waits in the shared queue for a host, and for a process stored by an older server.
    */
   hostId: string | null;
+  /**
+   * The data-flow labels of the tools the current or last run called (`private`, `untrusted`,
+   * `egress`): once it holds `private` and `untrusted`, its `egress` calls are asked.
+   */
+  labels: ToolLabel[];
+  /** The approval the run waits for (state `waiting`), or null. */
+  approvalId: string | null;
 }
 
 /**
@@ -67,8 +76,21 @@ export interface CreateProcessRequest {
   envConfig?: Record<string, unknown>;
   /** Queue right away (default) or create idle. */
   autorun?: boolean;
-  /** Answer only once the process is idle, with its results. */
+  /**
+   * Answer only once the process is idle, with its results; or earlier, with the record, when the
+   * run waits for an approval (state `waiting`, `approvalId` set).
+   */
   wait?: boolean;
+  /**
+   * Do not run: answer the plan of the code (`PlanResponse`: the tools it can call with their
+   * policies, and a `planId` a person approves once). Not combinable with `planId`, `autorun` or `wait`.
+   */
+  plan?: boolean;
+  /**
+   * Run the code of an approved plan (exactly the same text) with its tools approved for this
+   * process: `409 plan_mismatch` when the code differs, the plan is not approved or another key made it.
+   */
+  planId?: string;
 }
 
 /** The results of a finished process, as `POST /processes` with `wait:true` returns them. */
@@ -124,6 +146,8 @@ export interface ToolCallRecord {
   errorCode: ErrorCode | null;
   /** Stable reason when it did not (e.g. `service_disabled`, `tool_disabled`); null while in flight. */
   errorReason: ErrorReason | null;
+  /** How the policies decided it (null: a call recorded by an older server). */
+  decision: CallDecision | null;
 }
 
 /** `GET /processes/:id/calls`. */
@@ -142,6 +166,8 @@ export interface ProcessEventMap {
   stderr: { text: string };
   /** A shallow patch merged into the output. */
   output: { patch: Record<string, unknown> };
+  /** The run waits at a call for a person's approval (`GET /approvals/:id`). */
+  approval: { approvalId: string; serviceId: string; toolId: string };
   /** The end of the run; the stream closes after it. */
   exit: { exitState: ExecutionExitState; error: string | null; errorReason: ErrorReason | null };
 }

@@ -1,5 +1,9 @@
 import type { JSONSchema } from '../json-schema';
+import { PROCESS_STATES } from '../execution';
+import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
+import { APPROVAL_STATES } from './approvals';
 import { ERROR_REASONS } from './errors';
+import { KEY_ROLES } from './keys';
 
 type Json = JSONSchema;
 
@@ -18,12 +22,31 @@ export const page = (item: string): Json => ({
 });
 const nullable = (type: string): Json => ({ type: [type, 'null'] });
 
+
 /** An object schema with these properties, `required` of them required. */
 export const object = (required: string[], properties: Json, extra: Json = {}): Json => ({
   type: 'object',
   required,
   properties,
   ...extra,
+});
+
+const policy: Json = { enum: [...TOOL_POLICIES] };
+const labels: Json = { type: 'array', items: { enum: [...TOOL_LABELS] } };
+const policyMap: Json = { type: 'object', additionalProperties: policy };
+const annotations: Json = {
+  type: 'object',
+  properties: Object.fromEntries(TOOL_ANNOTATIONS.map((name) => [name, { type: 'boolean' }])),
+  additionalProperties: false,
+};
+const lineText: Json = object(['line', 'text'], { line: { type: 'integer' }, text: { type: 'string' } });
+const planTool: Json = object(['serviceId', 'toolId', 'effectivePolicy', 'labels', 'lines', 'known'], {
+  serviceId: { type: 'string' },
+  toolId: { type: 'string' },
+  effectivePolicy: policy,
+  labels,
+  lines: { type: 'array', items: { type: 'integer' } },
+  known: { type: 'boolean' },
 });
 
 /** The record schemas of `@cyrnel/sdk/api`, in JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
@@ -95,13 +118,96 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     changed: { type: 'boolean' },
     service: ref('ServiceDetail'),
   }),
-  ToolRecord: object(['serviceId', 'id', 'name', 'description', 'enabled', 'effectivelyEnabled'], {
-    serviceId: { type: 'string' },
-    id: { type: 'string' },
-    name: { type: 'string' },
-    description: { type: 'string' },
-    enabled: { type: 'boolean' },
-    effectivelyEnabled: { type: 'boolean' },
+  ToolRecord: object(
+    [
+      'serviceId',
+      'id',
+      'name',
+      'description',
+      'enabled',
+      'effectivelyEnabled',
+      'annotations',
+      'labels',
+      'policy',
+      'effectivePolicy',
+    ],
+    {
+      serviceId: { type: 'string' },
+      id: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      enabled: { type: 'boolean' },
+      effectivelyEnabled: { type: 'boolean' },
+      annotations,
+      labels,
+      policy: { enum: [...TOOL_POLICIES, null] },
+      effectivePolicy: policy,
+    },
+  ),
+  ServicePolicy: object([], {
+    default: policy,
+    byAnnotation: {
+      type: 'object',
+      properties: Object.fromEntries(TOOL_ANNOTATIONS.map((name) => [name, policy])),
+      additionalProperties: false,
+    },
+    tools: policyMap,
+    labels: { type: 'object', additionalProperties: labels },
+    dataFlow: { enum: ['ask', 'block'] },
+  }),
+  ApprovalRecord: object(
+    [
+      'id',
+      'kind',
+      'state',
+      'processId',
+      'keyId',
+      'serviceId',
+      'toolId',
+      'reason',
+      'createdAt',
+      'expiresAt',
+      'decidedAt',
+      'decidedBy',
+      'note',
+      'remember',
+    ],
+    {
+      id: { type: 'string' },
+      kind: { enum: ['call', 'plan'] },
+      state: { enum: [...APPROVAL_STATES] },
+      processId: nullable('integer'),
+      keyId: nullable('string'),
+      serviceId: nullable('string'),
+      toolId: nullable('string'),
+      reason: { type: 'string' },
+      createdAt: { type: 'string' },
+      expiresAt: { type: 'string' },
+      decidedAt: nullable('string'),
+      decidedBy: nullable('string'),
+      note: nullable('string'),
+      remember: { enum: ['process', 'key', null] },
+    },
+  ),
+  ApprovalDetail: {
+    allOf: [
+      ref('ApprovalRecord'),
+      object(['parameters', 'code', 'line', 'tools', 'unknown'], {
+        parameters: nullable('object'),
+        code: { type: 'string' },
+        line: nullable('integer'),
+        tools: { oneOf: [{ type: 'array', items: planTool }, { type: 'null' }] },
+        unknown: { oneOf: [{ type: 'array', items: lineText }, { type: 'null' }] },
+      }),
+    ],
+  },
+  PlanResponse: object(['planId', 'state', 'codeHash', 'tools', 'unknown', 'expiresAt'], {
+    planId: { type: 'string' },
+    state: { enum: [...APPROVAL_STATES] },
+    codeHash: { type: 'string' },
+    tools: { type: 'array', items: planTool },
+    unknown: { type: 'array', items: lineText },
+    expiresAt: { type: 'string' },
   }),
   ToolDetail: {
     allOf: [
@@ -172,12 +278,14 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       'startedAt',
       'completedAt',
       'hostId',
+      'labels',
+      'approvalId',
     ],
     {
       id: { type: 'integer', minimum: 1 },
       ref: nullable('string'),
       keyId: nullable('string'),
-      state: { enum: ['idle', 'queued', 'running', 'terminating'] },
+      state: { enum: [...PROCESS_STATES] },
       exitState: { enum: ['success', 'failed', 'timeout', 'canceled', null] },
       error: nullable('string'),
       errorReason: { oneOf: [{ enum: Object.keys(ERROR_REASONS) }, { type: 'null' }] },
@@ -187,6 +295,8 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       startedAt: nullable('string'),
       completedAt: nullable('string'),
       hostId: nullable('string'),
+      labels,
+      approvalId: nullable('string'),
     },
   ),
   ProcessRecord: {
@@ -203,7 +313,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     ],
   },
   ToolCallRecord: object(
-    ['serviceId', 'toolId', 'startedAt', 'durationMs', 'ok', 'errorCode', 'errorReason'],
+    ['serviceId', 'toolId', 'startedAt', 'durationMs', 'ok', 'errorCode', 'errorReason', 'decision'],
     {
       serviceId: { type: 'string' },
       toolId: { type: 'string' },
@@ -212,15 +322,48 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       ok: nullable('boolean'),
       errorCode: nullable('string'),
       errorReason: nullable('string'),
+      decision: {
+        oneOf: [
+          object(['policy', 'rule', 'outcome'], {
+            policy,
+            rule: { type: 'string' },
+            detail: { type: 'string' },
+            outcome: { enum: ['allowed', 'approved', 'denied', 'expired', 'blocked'] },
+            approvalId: { type: 'string' },
+            decidedBy: nullable('string'),
+            note: { type: 'string' },
+          }),
+          { type: 'null' },
+        ],
+      },
     },
   ),
-  KeyRecord: object(['id', 'name', 'role', 'prefix', 'createdAt', 'lastUsedAt'], {
+  KeyRecord: object(['id', 'name', 'role', 'prefix', 'createdAt', 'lastUsedAt', 'scope', 'policy'], {
     id: { type: 'string' },
     name: { type: 'string' },
-    role: { enum: ['admin', 'agent'] },
+    role: { enum: [...KEY_ROLES] },
     prefix: { type: 'string' },
     createdAt: { type: 'string' },
     lastUsedAt: nullable('string'),
+    scope: {
+      oneOf: [
+        object([], {
+          services: { type: 'array', items: { type: 'string' } },
+          tools: { type: 'array', items: { type: 'string' } },
+        }),
+        { type: 'null' },
+      ],
+    },
+    policy: {
+      oneOf: [
+        object([], {
+          default: policy,
+          services: policyMap,
+          tools: policyMap,
+        }),
+        { type: 'null' },
+      ],
+    },
   }),
   CreatedKey: { allOf: [ref('KeyRecord'), object(['key'], { key: { type: 'string' } })] },
   Config: object(['config'], { config: { type: 'object' } }),

@@ -3,13 +3,14 @@ import type { BodyFields, BodySchema } from './body-fields';
 import type { ErrorReason } from './errors';
 
 /** The HTTP methods of the API. */
-export type RouteMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
- * Who may call a route: anyone, without a key (`none`); any key, `agent` or `admin` (`agent`);
- * an `admin` key only (`admin`). An agent key acts only on its own processes.
+ * Who may call a route: anyone, without a key (`none`); any key (`agent`); an `approver` or an
+ * `admin` key (`approver`); an `admin` key only (`admin`). An agent key acts only on its own
+ * processes.
  */
-export type RouteRole = 'none' | 'agent' | 'admin';
+export type RouteRole = 'none' | 'agent' | 'approver' | 'admin';
 
 /**
  * The TypeScript type a part of a route carries for the types derived from the table
@@ -31,6 +32,8 @@ export interface RouteParam<T extends string | number> extends Typed<T> {
 export const PROCESS_ID: RouteParam<number> = { schema: { type: 'integer', minimum: 1 }, checked: true };
 /** A service, tool or module id, checked by the host (a service id must be an identifier). */
 export const CHECKED_ID: RouteParam<string> = { schema: { type: 'string' }, checked: true };
+/** An approval's or a plan's id: looked up only. */
+export const APPROVAL_ID: RouteParam<string> = { schema: { type: 'string' }, checked: false };
 /** An id that is only looked up (an API key's). */
 export const PLAIN_ID: RouteParam<string> = { schema: { type: 'string' }, checked: false };
 

@@ -1,4 +1,5 @@
 import type { JSONSchema } from '../json-schema';
+import type { ToolAnnotations, ToolLabel, ToolPolicy } from '../tool-policy';
 import type { PageQuery } from './lists';
 
 /** A tool as `GET /tools` lists it (no schemas). */
@@ -15,6 +16,14 @@ export interface ToolRecord {
   enabled: boolean;
   /** `enabled` and the service enabled and its adapter active. */
   effectivelyEnabled: boolean;
+  /** What the tool says about itself (from its definition); `{}` when unknown. */
+  annotations: ToolAnnotations;
+  /** Its data-flow labels: the service policy's, or those derived from its annotations. */
+  labels: ToolLabel[];
+  /** The tool's own policy setting in its service's policy, or null. */
+  policy: ToolPolicy | null;
+  /** The policy its calls have (before any key's policy): own setting, service rules, server default. */
+  effectivePolicy: ToolPolicy;
 }
 
 /** `GET /tools/:serviceId/:toolId`: the record plus its schemas. */
@@ -37,4 +46,6 @@ export interface ToolListQuery extends PageQuery {
   query?: string;
   /** Only tools whose own flag is this. */
   enabled?: boolean;
+  /** Only tools with this effective policy (`allow`, `ask` or `block`). */
+  effectivePolicy?: ToolPolicy;
 }

@@ -1,4 +1,5 @@
 import type { Route } from '../route';
+import { APPROVAL_ROUTES } from './approval-routes';
 import { ENVIRONMENT_ROUTES } from './environment-routes';
 import { KEY_ROUTES } from './key-routes';
 import { META_ROUTES } from './meta-routes';
@@ -25,6 +26,7 @@ export const API_ROUTES = {
   processes: PROCESS_ROUTES,
   keys: KEY_ROUTES,
   tools: TOOL_ROUTES,
+  approvals: APPROVAL_ROUTES,
   environment: ENVIRONMENT_ROUTES,
 } as const satisfies Record<string, Record<string, Route>>;
 

@@ -1,4 +1,5 @@
 import { CREATE_PROCESS_BODY, EMPTY_BODY, RUN_PROCESS_BODY } from '../body-fields';
+import type { PlanResponse } from '../approvals';
 import type { ListResponse } from '../lists';
 import type {
   CreateProcessRequest,
@@ -64,12 +65,16 @@ export const PROCESS_ROUTES = {
     method: 'POST',
     path: '/processes',
     role: 'agent',
-    summary: 'Create (and start) a process; with `wait: true` the answer is its result',
+    summary:
+      'Create (and start) a process; with `wait: true` the answer is its result; with `plan: true` its plan, without running',
     params: {},
     // `wait` is the route's own field; the host takes the rest.
     body: objectBody<CreateProcessRequest>({ ...CREATE_PROCESS_BODY, wait: { type: 'boolean' } }),
-    answer: jsonAnswer<CreateProcessResponse>({ anyOf: [ref('ProcessResult'), ref('ProcessRecord')] }, 201),
-    reasons: [...START, 'wait_timeout', 'key_revoked'],
+    answer: jsonAnswer<CreateProcessResponse | PlanResponse>(
+      { anyOf: [ref('ProcessResult'), ref('ProcessRecord'), ref('PlanResponse')] },
+      201,
+    ),
+    reasons: [...START, 'wait_timeout', 'key_revoked', 'plan_mismatch', 'approval_not_found'],
   }),
   get: defineRoute({
     method: 'GET',

@@ -3,10 +3,12 @@ import {
   ENABLED_BODY,
   INSTALL_FROM_REGISTRY_BODY,
   SERVICE_INSTALL_BODY,
+  SERVICE_POLICY_BODY,
   SERVICE_UPDATE_BODY,
 } from '../body-fields';
 import type { SetEnabledRequest } from '../common';
 import type { ListResponse } from '../lists';
+import type { ServicePolicy } from '../policies';
 import { page, ref } from '../record-schemas';
 import {
   CHECKED_ID,
@@ -139,6 +141,25 @@ export const SERVICE_ROUTES = {
     answer: jsonAnswer<ServiceDetail>(ref('ServiceDetail')),
     // An adapter of a new version regenerates the service first.
     reasons: ['service_not_found', 'service_regeneration_failed', ...HYDRATION],
+  }),
+  getPolicy: defineRoute({
+    method: 'GET',
+    path: '/services/:serviceId/policy',
+    role: 'admin',
+    summary: "The service's policy rules (allow, ask, block by tool and annotation; data-flow labels)",
+    params,
+    answer: jsonAnswer<ServicePolicy>(ref('ServicePolicy')),
+    reasons: ['service_not_found'],
+  }),
+  setPolicy: defineRoute({
+    method: 'PUT',
+    path: '/services/:serviceId/policy',
+    role: 'admin',
+    summary: "Replace the service's policy rules",
+    params,
+    body: objectBody<ServicePolicy>(SERVICE_POLICY_BODY, { optional: true }),
+    answer: jsonAnswer<ServicePolicy>(ref('ServicePolicy')),
+    reasons: ['service_not_found', 'tool_not_found'],
   }),
   ...settingsRoutes('/services/:serviceId', 'serviceId', 'service', {
     read: ['service_not_found'],

@@ -19,6 +19,7 @@ export const TOOL_LIST_QUERY = {
   serviceId: { type: 'string' },
   query: { type: 'string' },
   enabled: { type: 'boolean' },
+  effectivePolicy: { type: 'string' },
 } as const;
 
 const params = { serviceId: CHECKED_ID, toolId: CHECKED_ID };
