@@ -1,4 +1,11 @@
 export type {
+  ApprovalDecision,
+  ApprovalQuery,
+  ApprovalRow,
+  ApprovalStorage,
+} from './approvals/approval-storage';
+export { createMemoryApprovalStorage } from './approvals/memory-approval-storage';
+export type {
   CatalogStorage,
   ModuleChange,
   ModuleRow,

@@ -3,6 +3,17 @@
  * reasons) and the wire types, shared by `@cyrnel/http` and `@cyrnel/client` so both speak
  * exactly one definition.
  */
+
+export {
+  APPROVAL_STATES,
+  type ApprovalDetail,
+  type ApprovalListQuery,
+  type ApprovalRecord,
+  type ApprovalState,
+  type DecideApprovalRequest,
+  type PlanResponse,
+  type PlanTool,
+} from './api/approvals';
 export {
   type BodyFields,
   type BodySchema,
@@ -23,17 +34,6 @@ export {
   SERVICE_POLICY_BODY,
   SERVICE_UPDATE_BODY,
 } from './api/body-fields';
-export {
-  APPROVAL_STATES,
-  type ApprovalDetail,
-  type ApprovalListQuery,
-  type ApprovalRecord,
-  type ApprovalState,
-  type DecideApprovalRequest,
-  type PlanResponse,
-  type PlanTool,
-} from './api/approvals';
-export type { CallDecision, KeyPolicy, KeyScope, PolicyRule, ServicePolicy } from './api/policies';
 export type {
   ConfigResponse,
   HealthResponse,
@@ -75,6 +75,7 @@ export type {
   PatchModuleRequest,
   ReloadModulesResponse,
 } from './api/modules';
+export type { CallDecision, KeyPolicy, KeyScope, PolicyRule, ServicePolicy } from './api/policies';
 export type {
   CreateProcessRequest,
   CreateProcessResponse,

@@ -1,5 +1,5 @@
-import type { JSONSchema, ModuleType } from '@cyrnel/sdk';
-import type { RegistryOrigin } from '@cyrnel/sdk/api';
+import type { JSONSchema, ModuleType, ToolAnnotations } from '@cyrnel/sdk';
+import type { RegistryOrigin, ServicePolicy } from '@cyrnel/sdk/api';
 import type { SealedSecrets } from '../secrets/secrets-cipher';
 
 /**
@@ -76,6 +76,8 @@ export interface ToolRow {
   readonly serviceEnabled: boolean;
   /** The owning service's adapter id. */
   readonly adapter: string;
+  /** What the tool says about itself (`ToolDefinition.annotations`); `{}` when unknown. */
+  readonly annotations: ToolAnnotations;
 }
 
 /** A tool with its schemas and adapter data. */
@@ -107,6 +109,8 @@ export interface NewTool {
   readonly adapterDomain: Record<string, unknown>;
   /** Extra words the tool is found by (`ToolDefinition.keywords`); none when absent. */
   readonly keywords?: readonly string[];
+  /** What the tool says about itself (`ToolDefinition.annotations`); stored as `{}` when absent. */
+  readonly annotations?: ToolAnnotations;
 }
 
 /** The definition-derived fields of a service. */
@@ -233,6 +237,13 @@ export interface CatalogStorage {
   getToolGate(serviceId: string, toolId: string): Promise<ToolGateRow | undefined>;
   /** False when the tool does not exist. */
   setToolEnabled(serviceId: string, toolId: string, enabled: boolean, at: string): Promise<boolean>;
+  /**
+   * The policy rules of a service, as `setServicePolicy` stored them (`{}` when none were set);
+   * undefined when the service does not exist. Kept across definition updates, deleted with the service.
+   */
+  getServicePolicy(serviceId: string): Promise<ServicePolicy | undefined>;
+  /** Replace the policy rules of a service; false when the service does not exist. */
+  setServicePolicy(serviceId: string, policy: ServicePolicy, at: string): Promise<boolean>;
   /**
    * Optional (several hosts): the count of catalog writes shared by every host on the database. A host
    * that sees it move by more than its own writes re-reads the catalog.

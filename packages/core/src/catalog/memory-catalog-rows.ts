@@ -1,4 +1,4 @@
-import type { JSONSchema } from '@cyrnel/sdk';
+import { type JSONSchema, TOOL_ANNOTATIONS, type ToolAnnotations } from '@cyrnel/sdk';
 import type {
   NewTool,
   ServiceDefinitionFields,
@@ -23,6 +23,16 @@ export interface MemoryTool extends Omit<NewTool, 'keywords'> {
   enabled: boolean;
 }
 
+/** Annotations as stored: only the four known flags, only booleans. */
+export function storedAnnotations(annotations: NewTool['annotations']): ToolAnnotations {
+  const kept: ToolAnnotations = {};
+  for (const name of TOOL_ANNOTATIONS) {
+    const value = annotations?.[name];
+    if (typeof value === 'boolean') kept[name] = value;
+  }
+  return kept;
+}
+
 /** A deep copy: callers own what they give and get, so nothing kept is shared with them. */
 export const copy = <T>(value: T): T => structuredClone(value);
 /** The key of an owner's config and secrets. */
@@ -33,7 +43,9 @@ export const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 /** A definition's tools as kept: copies in id order, and by id. */
 export function toolsOf(tools: readonly NewTool[]): { tools: MemoryTool[]; byId: Map<string, MemoryTool> } {
   const kept = tools
-    .map(({ keywords: _keywords, ...tool }) => copy({ ...tool }))
+    .map(({ keywords: _keywords, ...tool }) =>
+      copy({ ...tool, annotations: storedAnnotations(tool.annotations) }),
+    )
     .sort((a, b) => compare(a.id, b.id));
   const byId = new Map(kept.map((tool) => [tool.id, tool]));
   // A store refuses this with its primary key; core never stores such a definition.
@@ -75,6 +87,7 @@ export function toolRow(service: MemoryService, tool: MemoryTool): ToolRow {
     enabled: tool.enabled,
     serviceEnabled: service.row.enabled,
     adapter: service.row.adapter,
+    annotations: { ...tool.annotations },
   };
 }
 

@@ -1,3 +1,4 @@
+import type { ServicePolicy } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
 import type { SealedSecrets } from '../secrets/secrets-cipher';
 import type {
@@ -31,6 +32,8 @@ interface MemoryCatalog {
   readonly configs: Map<string, Record<string, unknown>>;
   readonly secrets: Map<string, SealedSecrets>;
   readonly services: Map<string, MemoryService>;
+  /** Policy rules by service id. */
+  readonly policies: Map<string, ServicePolicy>;
   readonly index: MemoryToolIndex;
 }
 
@@ -139,9 +142,16 @@ function serviceMethods(state: MemoryCatalog) {
       index.remove(id);
       state.configs.delete(settingsOf(id));
       state.secrets.delete(settingsOf(id));
+      state.policies.delete(id);
       return true;
     },
     getServiceDefinitionText: async (id) => services.get(id)?.definition,
+    getServicePolicy: async (id) => (services.has(id) ? copy(state.policies.get(id) ?? {}) : undefined),
+    async setServicePolicy(id, policy) {
+      if (!services.has(id)) return false;
+      state.policies.set(id, copy(policy));
+      return true;
+    },
     getServiceSchemas: async (id) => copy(services.get(id)?.schemas),
   } satisfies Pick<
     CatalogStorage,
@@ -153,6 +163,8 @@ function serviceMethods(state: MemoryCatalog) {
     | 'deleteService'
     | 'getServiceDefinitionText'
     | 'getServiceSchemas'
+    | 'getServicePolicy'
+    | 'setServicePolicy'
   >;
 }
 
@@ -262,6 +274,7 @@ export function createMemoryCatalogStorage(): CatalogStorage {
     configs: new Map(),
     secrets: new Map(),
     services: new Map(),
+    policies: new Map(),
     index: createMemoryToolIndex(),
   };
   let revision = 0;

@@ -9,7 +9,7 @@ import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { cyrnelError } from '../errors';
 import { silentLogger } from '../scoped-logger';
 import type { AnswerBudget } from './bounded-json';
-import type { AuditEvent } from './gateway-protocol';
+import type { AuditEvent, AuditVerdict } from './gateway-protocol';
 import { createGatewayWorker, type GatewayWorker } from './gateway-worker';
 
 /** Options of {@link createEgressGateway}. */
@@ -29,10 +29,11 @@ export interface EgressGatewayOptions {
 
 /**
  * The audit hook: a call's start or end for execution `eid`; answers false when that execution
- * is not running (a start is then refused: the request never leaves). A start resolves once it
- * is stored, before the request leaves.
+ * is not running (a start is then refused: the request never leaves), and `'host'` for a start the
+ * policies do not simply allow (the call is then answered "through the host", whose gate asks a
+ * person or blocks it). A start resolves once it is stored, before the request leaves.
  */
-export type EgressAudit = (eid: number, event: AuditEvent) => boolean | Promise<boolean>;
+export type EgressAudit = (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
 
 /** The egress gateway (see {@link createEgressGateway}). */
 export interface EgressGateway {

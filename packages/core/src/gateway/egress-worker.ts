@@ -72,8 +72,10 @@ async function perform(
   const started = performance.now();
   if (eid !== null) {
     const start: AuditEvent = { kind: 'start', id, serviceId, toolId, startedAt: Date.now() };
-    if (!(await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }))))
-      return { error: toWireError(refusedAfterGrant()) };
+    const verdict = await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }));
+    // Not simply allowed by the policies: the host's gate decides (asks a person, or blocks).
+    if (verdict === 'host') return { host: true };
+    if (verdict !== true) return { error: toWireError(refusedAfterGrant()) };
   }
   let outcome: Outcome;
   try {

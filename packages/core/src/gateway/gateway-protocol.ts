@@ -33,6 +33,13 @@ export type AuditEvent =
       readonly durationMs: number;
     };
 
+/**
+ * The main thread's answer to a call's start: `true` stored (the request may leave), `false`
+ * refused (the execution is not running), `'host'` not simply allowed by the policies (the call goes
+ * "through the host", whose gate asks a person or blocks it).
+ */
+export type AuditVerdict = boolean | 'host';
+
 /** A coded failure as it crosses a thread or a socket. */
 export interface WireError {
   readonly status: number;
@@ -47,7 +54,7 @@ export type ToWorker =
   | { readonly t: 'changed'; readonly id: number; readonly change: CatalogChange }
   | { readonly t: 'grant'; readonly id: number; readonly token: string; readonly eid: number }
   | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
-  | { readonly t: 'audited'; readonly id: number; readonly ok: boolean }
+  | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict }
   | {
       readonly t: 'invoke';
       readonly id: number;

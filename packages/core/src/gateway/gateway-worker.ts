@@ -3,7 +3,7 @@ import type { CatalogChange } from '@cyrnel/sdk';
 import { CyrnelError } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { errorMessage } from '../scoped-logger';
-import type { AuditEvent, FromWorker, ToWorker } from './gateway-protocol';
+import type { AuditEvent, AuditVerdict, FromWorker, ToWorker } from './gateway-protocol';
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
 const CHANGE_GRACE_MS = 5_000;
@@ -14,7 +14,7 @@ export interface GatewayWorkerOptions {
   readonly spawn: (grants: ReadonlyMap<string, ReadonlySet<number>>) => Worker;
   readonly grants: () => ReadonlyMap<string, ReadonlySet<number>>;
   readonly prepare: (serviceId: string, toolId: string) => Promise<unknown>;
-  readonly audit: (eid: number, event: AuditEvent) => boolean | Promise<boolean>;
+  readonly audit: (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
   readonly closed: () => boolean;
   readonly onRestart: (why: string) => void;
 }
@@ -79,7 +79,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
             .then(() => options.audit(eid, event))
             .then(
               (ok) => {
-                if (ok) open.set(event.id, eid);
+                if (ok === true) open.set(event.id, eid);
                 post({ t: 'audited', id: message.id, ok });
               },
               () => post({ t: 'audited', id: message.id, ok: false }),

@@ -1,5 +1,8 @@
 import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
+import type { ApprovalStorage } from '../approvals/approval-storage';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import type { KeyStorage } from '../keys/key-storage';
+import type { DefaultPolicy } from '../policies/policy-input';
 import type { ProcessLimits } from '../processes/process-limits';
 import type { ProcessStorage } from '../processes/process-storage';
 import type { Redactor } from '../secrets/redactor';
@@ -10,6 +13,10 @@ import type { SchemaCheckerOptions } from '../validation/schema-checker';
 export interface HostStorage {
   readonly catalog: CatalogStorage;
   readonly processes: ProcessStorage;
+  /** Approvals and plans (default: in memory; several hosts need the shared store's). */
+  readonly approvals?: ApprovalStorage;
+  /** API keys: the policies read each key's scope and policy from here (absent: no key has any). */
+  readonly keys?: KeyStorage;
   /** Wake-ups between hosts sharing the storage (PostgreSQL's LISTEN/NOTIFY); absent: polls only. */
   readonly signals?: HostSignals;
 }
@@ -38,6 +45,14 @@ export interface RegistryOptions {
 
 /** Options of {@link createHost}. */
 export interface CreateHostOptions {
+  /**
+   * What agent code may do: the server's default policy (out of the box read-only tools `allow`,
+   * every other tool `ask`) and how long an approval waits for a person (default 10 min).
+   */
+  readonly policies?: {
+    readonly default?: DefaultPolicy;
+    readonly approvalTimeoutMs?: number;
+  };
   readonly storage: HostStorage;
   /** Built-in modules, registered before custom ones (they win id collisions). */
   readonly builtins?: readonly BuiltinModule[];

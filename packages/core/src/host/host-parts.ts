@@ -6,6 +6,8 @@ import { createEnvironmentApi } from '../environments/environment-api';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { createEgressGateway, type EgressGateway } from '../gateway/egress-gateway';
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
+import { createPolicyBook, type PolicyBook } from '../policies/policy-book';
+import { DEFAULT_POLICY } from '../policies/policy-input';
 import { createProcessManager, type ProcessManager } from '../processes/process-manager';
 import type { RegistryAccess } from '../registries/service-registries';
 import { errorMessage, silentLogger } from '../scoped-logger';
@@ -39,6 +41,8 @@ export interface HostParts {
   readonly watched: WatchedCatalog;
   readonly catalog: CatalogStorage;
   readonly checker: SchemaChecker;
+  /** Every tool's policies, cached per catalog revision. */
+  readonly policies: PolicyBook;
   readonly directCalls: DirectCallsHost;
   /** The worker threads portable adapters' calls leave through (closed with the host). */
   readonly egress: EgressGateway;
@@ -75,6 +79,11 @@ export function createHostParts(
   const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const now = options.now ?? (() => new Date());
   const { invokeTimeoutMs, moduleSetupTimeoutMs, ...processLimits } = options.limits ?? {};
+  const policies = createPolicyBook({
+    catalog,
+    revision,
+    server: options.policies?.default ?? DEFAULT_POLICY,
+  });
   const cipher = createSecretsCipher({ key: options.secretsKey, previousKeys: options.previousSecretsKeys });
   const vault = createSecretsVault(catalog, cipher, now, redactor);
   const adapter = (id: string) => registry.adapter(id);
@@ -192,7 +201,7 @@ export function createHostParts(
         );
     },
   });
-  const tools = createToolsApi({ catalog, environments, sharedSchemas, callable, now });
+  const tools = createToolsApi({ catalog, environments, sharedSchemas, callable, policies, now });
   const environment = createEnvironmentApi(environments, tools, catalogState);
   return {
     logger,
@@ -200,6 +209,7 @@ export function createHostParts(
     watched,
     catalog,
     checker,
+    policies,
     directCalls,
     egress,
     environments,

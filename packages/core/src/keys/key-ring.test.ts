@@ -26,8 +26,44 @@ describe('createKeyRing', () => {
         prefix: created.prefix,
         createdAt: created.createdAt,
         lastUsedAt: null,
+        scope: null,
+        policy: null,
       },
     ]);
+  });
+
+  it('keeps a scope and policy overrides, and refuses unknown policies, fields and names', async () => {
+    const storage = createMemoryKeyStorage();
+    const keys = createKeyRing({
+      storage,
+      unknownTools: async (services, tools) =>
+        [...services, ...tools].filter((name) => name.startsWith('nope')),
+    });
+    const created = await keys.create({
+      name: 'bot',
+      role: 'agent',
+      scope: { services: ['git'], tools: ['mail.send'] },
+      policy: { default: 'ask', services: { git: 'allow' }, tools: { 'mail.send': 'block' } },
+    });
+    expect(created).toMatchObject({
+      scope: { services: ['git'], tools: ['mail.send'] },
+      policy: { default: 'ask', services: { git: 'allow' }, tools: { 'mail.send': 'block' } },
+    });
+    expect(await keys.rules(created.id)).toEqual({ scope: created.scope, policy: created.policy });
+    expect(await keys.rules('unknown')).toBeUndefined();
+    const refused = (body: Record<string, unknown>) =>
+      expect(keys.create({ name: 'x', role: 'agent', ...body } as never)).rejects.toMatchObject({
+        status: 400,
+      });
+    await refused({ policy: { default: 'maybe' } });
+    await refused({ policy: { tools: { unqualified: 'allow' } } });
+    await refused({ policy: { other: {} } });
+    await refused({ scope: { services: 'git' } });
+    await refused({ scope: { services: ['nope'] } });
+    await expect(keys.create({ name: 'x', role: 'agent', scope: { tools: ['nope.x'] } })).rejects.toThrow(
+      /nope\.x/,
+    );
+    expect(await keys.create({ name: 'approver', role: 'approver' })).toMatchObject({ role: 'approver' });
   });
 
   it('authenticates the key, not a near miss, and records the use at most once per interval', async () => {

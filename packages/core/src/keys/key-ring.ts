@@ -5,13 +5,16 @@ import {
   type CreateKeyRequest,
   KEY_ROLES,
   type KeyListQuery,
+  type KeyPolicy,
   type KeyRecord,
   type KeyRole,
+  type KeyScope,
   type ListResponse,
   MAX_KEY_NAME_LENGTH,
 } from '@cyrnel/sdk/api';
 import { decodeCursor, pageLimit, toPage } from '../catalog/page';
 import { type CyrnelError, cyrnelError } from '../errors';
+import { keyPolicy, keyScope } from '../policies/policy-input';
 import { validateBody } from '../validation/body-schema';
 import { queryObject } from '../validation/input';
 import type { KeyRow, KeyStorage } from './key-storage';
@@ -21,6 +24,12 @@ export interface AuthenticatedKey {
   readonly id: string;
   readonly name: string;
   readonly role: KeyRole;
+}
+
+/** What the policies need of a key: its scope and its policy overrides. */
+export interface KeyRules {
+  readonly scope: KeyScope | null;
+  readonly policy: KeyPolicy | null;
 }
 
 /** Stored API keys: created, listed, deleted, and checked on each request. */
@@ -35,6 +44,8 @@ export interface KeyRing {
   authenticate(key: string): Promise<AuthenticatedKey | undefined>;
   /** How many keys are stored. */
   count(): Promise<number>;
+  /** The scope and policy of key `id` (undefined when unknown). */
+  rules(id: string): Promise<KeyRules | undefined>;
 }
 
 /** Options of {@link createKeyRing}. */
@@ -44,6 +55,11 @@ export interface KeyRingOptions {
   readonly touchIntervalMs?: number;
   /** Clock, for tests. */
   readonly now?: () => Date;
+  /**
+   * Which of the services and qualified tools (`<service>.<tool>`) a key's scope or policy names do
+   * not exist: a key is refused (400) when it names any. Absent: names are not checked.
+   */
+  readonly unknownTools?: (services: readonly string[], tools: readonly string[]) => Promise<string[]>;
 }
 
 /** What every key starts with, so a leaked one is recognisable (secret scanners, logs). */
@@ -63,8 +79,30 @@ function invalid(field: string, message: string): CyrnelError {
 }
 
 function toRecord(row: KeyRow): KeyRecord {
-  const { id, name, role, prefix, createdAt, lastUsedAt } = row;
-  return { id, name, role, prefix, createdAt, lastUsedAt };
+  const { id, name, role, prefix, createdAt, lastUsedAt, scope, policy } = row;
+  return { id, name, role, prefix, createdAt, lastUsedAt, scope, policy };
+}
+
+/** Refuse a key whose scope or policy names a service or tool that does not exist. */
+async function checkNames(
+  scope: KeyScope | null,
+  policy: KeyPolicy | null,
+  unknownTools: KeyRingOptions['unknownTools'],
+): Promise<void> {
+  if (!unknownTools) return;
+  const services = [...(scope?.services ?? []), ...Object.keys(policy?.services ?? {})];
+  const tools = [...(scope?.tools ?? []), ...Object.keys(policy?.tools ?? {})];
+  if (services.length === 0 && tools.length === 0) return;
+  const unknown = await unknownTools([...new Set(services)], [...new Set(tools)]);
+  if (unknown.length > 0) {
+    throw cyrnelError(
+      'invalid_request',
+      `the key names services or tools that do not exist: ${unknown.slice(0, 20).join(', ')}`,
+      {
+        details: unknown.slice(0, 100).map((name) => ({ path: 'scope', message: `unknown ${name}` })),
+      },
+    );
+  }
 }
 
 /**
@@ -84,13 +122,17 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
   const touchIntervalMs = options.touchIntervalMs ?? 60_000;
   return {
     async create(request) {
-      const { name, role } = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_KEY_BODY);
+      const body = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_KEY_BODY);
+      const { name, role } = body;
       if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH) {
         throw invalid('name', `must be a non-empty string of at most ${MAX_KEY_NAME_LENGTH} characters`);
       }
       if (!(KEY_ROLES as readonly unknown[]).includes(role)) {
         throw invalid('role', `must be one of ${KEY_ROLES.join(', ')}`);
       }
+      const scope = keyScope(body.scope);
+      const policy = keyPolicy(body.policy);
+      await checkNames(scope, policy, options.unknownTools);
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const row: KeyRow = {
         id: randomBytes(8).toString('hex'),
@@ -100,6 +142,8 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
         prefix: key.slice(0, KEY_PREFIX.length + 6),
         createdAt: now().toISOString(),
         lastUsedAt: null,
+        scope,
+        policy,
       };
       await storage.insert(row);
       return { ...toRecord(row), key };
@@ -136,5 +180,10 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
     },
 
     count: () => storage.count(),
+
+    async rules(id) {
+      const row = await storage.get(id);
+      return row && { scope: row.scope, policy: row.policy };
+    },
   };
 }

@@ -1,4 +1,4 @@
-import type { KeyRole } from '@cyrnel/sdk/api';
+import type { KeyPolicy, KeyRole, KeyScope } from '@cyrnel/sdk/api';
 
 /** An API key as stored: the SHA-256 of the key, never the key. */
 export interface KeyRow {
@@ -13,6 +13,10 @@ export interface KeyRow {
   readonly createdAt: string;
   /** ISO timestamp, or null when never used. */
   readonly lastUsedAt: string | null;
+  /** What the key may call at all; null: every tool. */
+  readonly scope: KeyScope | null;
+  /** How its calls differ from the policies; null: they follow them. */
+  readonly policy: KeyPolicy | null;
 }
 
 /** A page of {@link KeyStorage.list}, oldest first: `after` is the last row of the previous page. */
@@ -30,6 +34,8 @@ export interface KeyStorage {
   insert(row: KeyRow): Promise<void>;
   /** The key whose hash is `hash`, or undefined. */
   findByHash(hash: string): Promise<KeyRow | undefined>;
+  /** The key with this id, or undefined. */
+  get(id: string): Promise<KeyRow | undefined>;
   /** A page of keys ordered by creation time, then id. */
   list(query: KeyStorageQuery): Promise<KeyRow[]>;
   /** How many keys are stored. */

@@ -16,6 +16,7 @@ export function createMemoryKeyStorage(): KeyStorage {
       rows.set(row.id, { ...row });
     },
     findByHash: async (hash) => [...rows.values()].find((row) => row.hash === hash),
+    get: async (id) => rows.get(id),
     async list({ after, limit }) {
       return [...rows.values()]
         .sort(order)

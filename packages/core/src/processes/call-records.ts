@@ -1,5 +1,11 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
-import { ERROR_REASONS, type ErrorCode, type ErrorReason, type ToolCallRecord } from '@cyrnel/sdk/api';
+import {
+  type CallDecision,
+  ERROR_REASONS,
+  type ErrorCode,
+  type ErrorReason,
+  type ToolCallRecord,
+} from '@cyrnel/sdk/api';
 import { cyrnelError, isCyrnelError } from '../errors';
 import type { LiveProcess } from './live-process';
 import type { IndexedCall, ProcessStorage } from './process-storage';
@@ -35,7 +41,13 @@ export interface CallRecords {
    * Open a call of `run`: it is in the run's calls at once, and its start is appended to the
    * storage (starts opened while a write is under way go together in the next statement).
    */
-  open(run: LiveProcess, serviceId: string, toolId: string, startedMs?: number): OpenedCall;
+  open(
+    run: LiveProcess,
+    serviceId: string,
+    toolId: string,
+    startedMs?: number,
+    decision?: CallDecision | null,
+  ): OpenedCall;
 }
 
 /** Starts written in one statement at most. */
@@ -123,7 +135,7 @@ export function createCallRecords(
   };
 
   return {
-    open(run, serviceId, toolId, startedMs = now().getTime()) {
+    open(run, serviceId, toolId, startedMs = now().getTime(), decision = null) {
       const index = run.calls.length;
       const call: ToolCallRecord = {
         serviceId,
@@ -133,6 +145,7 @@ export function createCallRecords(
         ok: null,
         errorCode: null,
         errorReason: null,
+        decision,
       };
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });

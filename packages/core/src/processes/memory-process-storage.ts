@@ -50,13 +50,18 @@ export function createMemoryProcessStorage(): ProcessStorage {
   let nextId = 1;
   const apply = (row: MemoryRow, change: ProcessChange) => {
     const { fields, owner } = split(change);
-    row.record = { ...row.record, ...fields };
+    const { labels, ...rest } = fields;
+    row.record = { ...row.record, ...rest, ...(labels === undefined ? {} : { labels: [...labels] }) };
     if (owner !== undefined) {
       row.owner = owner;
       row.record = { ...row.record, hostId: owner };
     }
   };
-  const copy = (record: ProcessRecord): ProcessRecord => ({ ...record, envConfig: { ...record.envConfig } });
+  const copy = (record: ProcessRecord): ProcessRecord => ({
+    ...record,
+    envConfig: { ...record.envConfig },
+    labels: [...record.labels],
+  });
 
   return {
     async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt, ownerHost, needs }) {
@@ -76,6 +81,8 @@ export function createMemoryProcessStorage(): ProcessStorage {
         startedAt: null,
         completedAt: null,
         hostId: ownerHost ?? null,
+        labels: [],
+        approvalId: null,
       };
       const row: MemoryRow = {
         record,
@@ -107,7 +114,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         if (ref !== undefined && record.ref !== ref) continue;
         if (keyId !== undefined && record.keyId !== keyId) continue;
         const { envConfig: _envConfig, ...summary } = record;
-        page.push(summary);
+        page.push({ ...summary, labels: [...summary.labels] });
         if (page.length === limit) break;
       }
       return page;
@@ -183,6 +190,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
           errorReason,
           completedAt: at,
           updatedAt: at,
+          approvalId: null,
         };
         count++;
       }

@@ -66,6 +66,8 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       startedAt: null,
       completedAt: null,
       hostId,
+      labels: [],
+      approvalId: null,
     };
     const started = lease ? new LiveProcess({ ...record }, valid.code, limits) : undefined;
     if (started && lease) local.launch(started, lease);

@@ -1,4 +1,4 @@
-import type { ErrorReason, ExecutionExitState, ProcessState } from '@cyrnel/sdk';
+import type { ErrorReason, ExecutionExitState, ProcessState, ToolLabel } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { ProcessQuotaStorage } from './quota-storage';
 
@@ -46,6 +46,10 @@ export interface ProcessChange {
   readonly completedAt?: string | null;
   /** The host that claims the run now (a re-run), claimed at `updatedAt`. */
   readonly ownerHost?: string | null;
+  /** The data-flow labels the run accumulated (`ProcessRecord.labels`). */
+  readonly labels?: ToolLabel[];
+  /** The approval the run waits for (state `waiting`), or null. */
+  readonly approvalId?: string | null;
   /** ISO timestamp of the change. */
   readonly updatedAt: string;
 }
@@ -143,7 +147,7 @@ export interface ProcessStorage extends ProcessQuotaStorage {
   /** Delete a process and its tool calls; false when unknown. */
   delete(id: number): Promise<boolean>;
   /**
-   * Record every process left `queued`, `running` or `terminating` as `idle`/`failed` with
+   * Record every process left `queued`, `running`, `waiting` or `terminating` as `idle`/`failed` with
    * `error` (a host that stopped mid-run); answers how many were changed. With a `scope`, only
    * those of this host, of hosts whose heartbeat is stale or missing, and (with `unowned`) those
    * without an owner: never another live host's runs.

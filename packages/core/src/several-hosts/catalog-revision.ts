@@ -49,6 +49,7 @@ export function writeTarget(method: string, args: readonly unknown[]): CatalogTa
     case 'setServiceEnabled':
     case 'deleteService':
     case 'setToolEnabled':
+    case 'setServicePolicy':
       return typeof first === 'string' ? { service: first } : undefined;
     default:
       return undefined;

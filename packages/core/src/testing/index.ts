@@ -1,4 +1,9 @@
 export {
+  type ApprovalStorageContractOptions,
+  newApproval,
+  runApprovalStorageContract,
+} from './approval-storage-contract';
+export {
   type CatalogStorageContractOptions,
   newService,
   newTool,

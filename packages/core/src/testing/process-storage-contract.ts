@@ -28,6 +28,14 @@ const CALL: ToolCallRecord = {
   ok: false,
   errorCode: 'conflict',
   errorReason: 'tool_disabled',
+  decision: {
+    policy: 'ask',
+    rule: 'service-default',
+    outcome: 'approved',
+    approvalId: 'ap1',
+    decidedBy: 'k2',
+    note: 'ok',
+  },
 };
 
 /**
@@ -88,6 +96,8 @@ function oneHostCases(current: () => ProcessStorage): void {
       startedAt: null,
       completedAt: null,
       hostId: null,
+      labels: [],
+      approvalId: null,
     });
     expect((await storage.get(second))?.state).toBe('queued');
     expect(await storage.code(second)).toBe('const x = "é";');
@@ -210,27 +220,62 @@ function oneHostCases(current: () => ProcessStorage): void {
     expect(await storage.insert(newProcess())).toBeGreaterThan(id);
   });
 
-  it('records runs a stopped host left queued, running or terminating as failed, with the reason', async () => {
+  it('records runs a stopped host left queued, running, waiting or terminating as failed, with the reason', async () => {
     const storage = current();
     const idle = await storage.insert(newProcess());
     const queued = await storage.insert(newProcess({ state: 'queued' }));
     const running = await storage.insert(newProcess());
     await storage.update(running, { state: 'running', updatedAt: AT });
+    const waiting = await storage.insert(newProcess());
+    await storage.update(waiting, { state: 'waiting', approvalId: 'ap1', updatedAt: AT });
     const terminating = await storage.insert(newProcess());
     await storage.update(terminating, { state: 'terminating', updatedAt: AT });
     const at = '2026-01-02T00:00:00.000Z';
-    expect(await storage.failInterrupted('interrupted: the host stopped', at, 'process_interrupted')).toBe(3);
-    for (const id of [queued, running, terminating]) {
+    expect(await storage.failInterrupted('interrupted: the host stopped', at, 'process_interrupted')).toBe(4);
+    for (const id of [queued, running, waiting, terminating]) {
       expect(await storage.get(id)).toMatchObject({
         state: 'idle',
         exitState: 'failed',
         error: 'interrupted: the host stopped',
         errorReason: 'process_interrupted',
         completedAt: at,
+        approvalId: null,
       });
     }
     expect(await storage.get(idle)).toMatchObject({ state: 'idle', exitState: null, error: null });
     expect(await storage.failInterrupted('again', at, 'process_interrupted')).toBe(0);
+  });
+
+  it('keeps the labels a run accumulated and the approval it waits for', async () => {
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    expect(await storage.get(id)).toMatchObject({ labels: [], approvalId: null });
+    await storage.update(id, {
+      state: 'waiting',
+      labels: ['private', 'untrusted'],
+      approvalId: 'ap1',
+      updatedAt: AT,
+    });
+    expect(await storage.get(id)).toMatchObject({
+      state: 'waiting',
+      labels: ['private', 'untrusted'],
+      approvalId: 'ap1',
+    });
+    expect((await storage.list({ state: 'waiting', limit: 5 }))[0]).toMatchObject({ id, approvalId: 'ap1' });
+    await storage.finish(
+      id,
+      { state: 'idle', approvalId: null, labels: ['private'], updatedAt: AT },
+      {
+        output: {},
+        stdout: '',
+        stderr: '',
+      },
+      [{ index: 0, call: CALL }],
+    );
+    expect(await storage.get(id)).toMatchObject({ labels: ['private'], approvalId: null });
+    expect(await storage.calls(id)).toEqual([CALL]);
+    await storage.reset(id, { state: 'queued', labels: [], updatedAt: AT });
+    expect(await storage.get(id)).toMatchObject({ labels: [] });
   });
 }
 

@@ -11,6 +11,7 @@ const CALL: ToolCallRecord = {
   ok: true,
   errorCode: null,
   errorReason: null,
+  decision: null,
 };
 
 /** `count` stored calls, as a run's end writes them. */

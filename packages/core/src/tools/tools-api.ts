@@ -1,4 +1,10 @@
-import { type JSONSchema, type ToolDocsInput, withSharedSchemas } from '@cyrnel/sdk';
+import {
+  type JSONSchema,
+  TOOL_POLICIES,
+  type ToolDocsInput,
+  type ToolPolicy,
+  withSharedSchemas,
+} from '@cyrnel/sdk';
 import type { ToolDetail, ToolRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ToolDetailRow, ToolRow } from '../catalog/catalog-storage';
 import { decodeCursor, pageLimit, toPage } from '../catalog/page';
@@ -6,6 +12,7 @@ import type { EnvironmentProvider } from '../environments/environment-provider';
 import { typesSelection } from '../environments/types-selection';
 import { cyrnelError } from '../errors';
 import type { ToolsApi } from '../host/host-api';
+import type { PolicyBook } from '../policies/policy-book';
 import { errorMessage } from '../scoped-logger';
 import {
   optionalBoolean,
@@ -15,6 +22,18 @@ import {
   requireIdentifier,
 } from '../validation/input';
 import type { Callable } from './callable';
+
+function optionalPolicy(value: unknown): ToolPolicy | undefined {
+  const text = optionalString(value, 'effectivePolicy');
+  if (text === undefined) return undefined;
+  if (!(TOOL_POLICIES as readonly string[]).includes(text)) {
+    throw cyrnelError('invalid_request', `effectivePolicy must be one of ${TOOL_POLICIES.join(', ')}`, {
+      details: [{ path: 'effectivePolicy', message: `unknown policy ${text.slice(0, 100)}` }],
+    });
+  }
+  return text as ToolPolicy;
+}
+
 import type { SharedSchemasCache } from './shared-schemas-cache';
 
 /** Options of {@link createToolsApi}. */
@@ -25,27 +44,40 @@ export interface ToolsApiOptions {
   readonly sharedSchemas: SharedSchemasCache;
   /** Which tools are effectively enabled (search keeps only those). */
   readonly callable: Callable;
+  /** Each tool's annotations, labels and policies. */
+  readonly policies: PolicyBook;
   readonly now: () => Date;
 }
+
+/** Tools read per step while a list filters by effective policy. */
+const FILTER_BATCH = 500;
 
 /** Create the tools API: list, read, enable and document the catalog's tools. */
 export function createToolsApi(options: ToolsApiOptions): ToolsApi {
   const { catalog, now, callable } = options;
 
-  const toRecord = (row: ToolRow): ToolRecord => ({
-    serviceId: row.serviceId,
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    enabled: row.enabled,
-    effectivelyEnabled: callable.tool(row.serviceId, row),
-  });
+  const toRecord = async (row: ToolRow): Promise<ToolRecord> => {
+    const rules = await options.policies.rulesOf(row.serviceId, row.id, row.annotations);
+    return {
+      serviceId: row.serviceId,
+      id: row.id,
+      name: row.name,
+      description: row.description,
+      enabled: row.enabled,
+      effectivelyEnabled: callable.tool(row.serviceId, row),
+      annotations: { ...rules.annotations },
+      labels: [...rules.labels],
+      policy: rules.own,
+      effectivePolicy: rules.effective.policy,
+    };
+  };
+  const toRecords = (rows: readonly ToolRow[]) => Promise.all(rows.map(toRecord));
   const shared = (row: ToolDetailRow) => options.sharedSchemas.get(row.serviceId, row.serviceHash);
   // A tool's schemas over the API are self-contained: the shared schemas they reach become `$defs`.
   const toDetail = async (row: ToolDetailRow): Promise<ToolDetail> => {
     const schemas = await shared(row);
     return {
-      ...toRecord(row),
+      ...(await toRecord(row)),
       inputSchema: withSharedSchemas(row.inputSchema, schemas),
       outputSchema: withSharedSchemas(row.outputSchema, schemas),
     };
@@ -82,6 +114,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
     enabled: boolean | undefined,
     cursor: unknown,
     limit: number,
+    policy: ToolPolicy | undefined,
   ) => {
     if (cursor !== undefined) {
       throw cyrnelError(
@@ -103,7 +136,37 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       ...callable.searchScope(),
       limit: limit + 1,
     });
-    return { items: rows.slice(0, limit).map(toRecord), nextCursor: null, hasMore: rows.length > limit };
+    const records = (await toRecords(rows)).filter((record) => !policy || record.effectivePolicy === policy);
+    return { items: records.slice(0, limit), nextCursor: null, hasMore: records.length > limit };
+  };
+
+  // A filter by effective policy reads the tools in steps until a page (and one more) matched.
+  const filtered = async (
+    query: { serviceId: string | undefined; enabled: boolean | undefined },
+    from: { serviceId: string; toolId: string } | undefined,
+    limit: number,
+    policy: ToolPolicy,
+  ) => {
+    const matched: { row: ToolRow; record: ToolRecord }[] = [];
+    let after = from;
+    while (matched.length <= limit) {
+      const batch = await catalog.listTools({ ...query, after, limit: FILTER_BATCH });
+      const records = await toRecords(batch);
+      for (const [index, record] of records.entries()) {
+        const row = batch[index] as ToolRow;
+        if (record.effectivePolicy === policy) matched.push({ row, record });
+        if (matched.length > limit) break;
+      }
+      const last = batch[batch.length - 1];
+      if (batch.length < FILTER_BATCH || !last) break;
+      after = { serviceId: last.serviceId, toolId: last.id };
+    }
+    return toPage(
+      matched,
+      limit,
+      ({ row }) => [row.serviceId, row.id],
+      ({ record }) => record,
+    );
   };
 
   return {
@@ -116,15 +179,20 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       }
       const text = optionalString(query.query, 'query');
       const enabled = optionalBoolean(query.enabled, 'enabled');
-      if (text?.trim()) return search(text, serviceId, enabled, query.cursor, limit);
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
-      const rows = await catalog.listTools({
-        serviceId,
-        enabled,
-        after: after ? { serviceId: after[0] as string, toolId: after[1] as string } : undefined,
-        limit: limit + 1,
-      });
-      return toPage(rows, limit, (row) => [row.serviceId, row.id], toRecord);
+      const policy = optionalPolicy(query.effectivePolicy);
+      if (text?.trim()) return search(text, serviceId, enabled, query.cursor, limit, policy);
+      const cursor = query.cursor === undefined ? undefined : decodeCursor(query.cursor, 2);
+      const after = cursor ? { serviceId: cursor[0] as string, toolId: cursor[1] as string } : undefined;
+      if (policy) return filtered({ serviceId, enabled }, after, limit, policy);
+      const rows = await catalog.listTools({ serviceId, enabled, after, limit: limit + 1 });
+      const records = await toRecords(rows.slice(0, limit));
+      const page = toPage(
+        rows,
+        limit,
+        (row) => [row.serviceId, row.id],
+        () => undefined,
+      );
+      return { ...page, items: records };
     },
     async get(serviceId, toolId) {
       return await toDetail(await find(serviceId, toolId));

@@ -1,8 +1,8 @@
-import type { SetEnabledRequest } from './common';
 import type { DecideApprovalRequest } from './approvals';
+import type { SetEnabledRequest } from './common';
 import type { CreateKeyRequest } from './keys';
-import type { ServicePolicy } from './policies';
 import type { InstallModuleRequest, PatchModuleRequest } from './modules';
+import type { ServicePolicy } from './policies';
 import type { CreateProcessRequest, RunProcessRequest } from './processes';
 import type { InstallFromRegistryRequest, InstallServiceRequest, UpdateServiceRequest } from './services';
 

@@ -56,7 +56,8 @@ export const ERROR_REASONS = {
   },
   tool_blocked: {
     code: 'forbidden',
-    meaning: "the tool's policy (or the key's scope, or the data-flow rule) blocks the call; nothing was sent",
+    meaning:
+      "the tool's policy (or the key's scope, or the data-flow rule) blocks the call; nothing was sent",
   },
   approval_denied: { code: 'forbidden', meaning: 'a person denied the approval the call waited for' },
   approval_expired: {
@@ -90,7 +91,8 @@ export const ERROR_REASONS = {
   },
   plan_mismatch: {
     code: 'conflict',
-    meaning: 'the code differs from the approved plan, the plan is not approved, or it was made by another key',
+    meaning:
+      'the code differs from the approved plan, the plan is not approved, or it was made by another key',
   },
   process_not_idle: { code: 'conflict', meaning: 'the process is queued or running' },
   process_not_running: { code: 'conflict', meaning: 'the process (or execution) is not running' },

@@ -1,6 +1,6 @@
 import type { ExecutionExitState, ProcessState } from '../execution';
-import type { ErrorCode, ErrorReason } from './errors';
 import type { ToolLabel } from '../tool-policy';
+import type { ErrorCode, ErrorReason } from './errors';
 import type { PageQuery } from './lists';
 import type { CallDecision } from './policies';
 

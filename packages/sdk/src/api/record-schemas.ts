@@ -1,5 +1,5 @@
-import type { JSONSchema } from '../json-schema';
 import { PROCESS_STATES } from '../execution';
+import type { JSONSchema } from '../json-schema';
 import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
 import { APPROVAL_STATES } from './approvals';
 import { ERROR_REASONS } from './errors';
@@ -21,7 +21,6 @@ export const page = (item: string): Json => ({
   },
 });
 const nullable = (type: string): Json => ({ type: [type, 'null'] });
-
 
 /** An object schema with these properties, `required` of them required. */
 export const object = (required: string[], properties: Json, extra: Json = {}): Json => ({

@@ -1,5 +1,5 @@
-import { CREATE_PROCESS_BODY, EMPTY_BODY, RUN_PROCESS_BODY } from '../body-fields';
 import type { PlanResponse } from '../approvals';
+import { CREATE_PROCESS_BODY, EMPTY_BODY, RUN_PROCESS_BODY } from '../body-fields';
 import type { ListResponse } from '../lists';
 import type {
   CreateProcessRequest,
