@@ -1,4 +1,11 @@
-import { cyrnelError, isPlainObject, type JSONSchema, type ToolDefinition, toIdentifier } from '@cyrnel/sdk';
+import {
+  cyrnelError,
+  isPlainObject,
+  type JSONSchema,
+  type ToolAnnotations,
+  type ToolDefinition,
+  toIdentifier,
+} from '@cyrnel/sdk';
 import type { Tool } from '@modelcontextprotocol/client';
 
 /** Most tools one server may list. */
@@ -13,7 +20,8 @@ export interface ToolDomain extends Record<string, unknown> {
  * The server's tools as cyrnel tools: ids are the names made identifiers (`toIdentifier`, the
  * rules of OpenAPI ids); two names that become the same id fail naming both; the original name
  * travels in `adapterDomain` and is what calls use. `inputSchema` and `outputSchema` are the
- * server's (a tool without `outputSchema` returns anything).
+ * server's (a tool without `outputSchema` returns anything); `annotations` are its hints
+ * ({@link hintAnnotations}).
  *
  * @example
  * ```ts
@@ -50,9 +58,41 @@ export function toolDefinitions(tools: readonly Tool[]): ToolDefinition[] {
       outputSchema: isPlainObject(tool.outputSchema) ? (tool.outputSchema as JSONSchema) : {},
       adapterDomain: { name: tool.name } satisfies ToolDomain,
       keywords: tool.name === id ? [] : [tool.name],
+      annotations: hintAnnotations(tool.annotations),
     });
   }
   return definitions;
+}
+
+// Each MCP hint and the annotation it becomes, in the order the annotations are written (one
+// order whatever the server's, so the definition's hash only changes with the hints themselves).
+const HINTS = [
+  ['readOnlyHint', 'readOnly'],
+  ['destructiveHint', 'destructive'],
+  ['idempotentHint', 'idempotent'],
+  ['openWorldHint', 'openWorld'],
+] as const;
+
+/**
+ * A tool's annotations from its MCP hints: each hint that is a boolean, under cyrnel's name. MCP
+ * gives an absent hint a default (`destructiveHint` true, `openWorldHint` true, …), but a server
+ * that said nothing has not said it: an absent or malformed hint stays unknown, and the policies'
+ * defaults for unknown tools decide.
+ *
+ * @example
+ * ```ts
+ * hintAnnotations({ readOnlyHint: true, openWorldHint: false, title: 'Echo' });
+ * // { readOnly: true, openWorld: false }
+ * ```
+ */
+export function hintAnnotations(hints: unknown): ToolAnnotations {
+  const annotations: ToolAnnotations = {};
+  if (!isPlainObject(hints)) return annotations;
+  for (const [hint, annotation] of HINTS) {
+    const value = Object.hasOwn(hints, hint) ? hints[hint] : undefined;
+    if (typeof value === 'boolean') annotations[annotation] = value;
+  }
+  return annotations;
 }
 
 /** An input schema as cyrnel stores it: the server's object schema (an absent one takes any object). */

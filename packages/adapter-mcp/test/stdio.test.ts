@@ -52,6 +52,20 @@ describe('a stdio MCP server written with the official SDK (the fixture)', () =>
     expect(definition.configSchema).toMatchObject({ properties: { timeoutMs: { default: 60_000 } } });
   });
 
+  it("carries the tools' boolean hints over as annotations, and none for a tool without hints", async () => {
+    const { definition } = await fixture();
+    const annotationsOf = (id: string) => definition.tools.find((tool) => tool.id === id)?.annotations;
+    expect(annotationsOf('forget')).toEqual({
+      readOnly: false,
+      destructive: true,
+      idempotent: true,
+      openWorld: false,
+    });
+    expect(annotationsOf('lookup')).toEqual({ readOnly: true });
+    expect(definition.tools.find((tool) => tool.id === 'lookup')?.name).toBe('Look up');
+    expect(annotationsOf('add')).toEqual({});
+  });
+
   it('answers structuredContent, parsed JSON text, plain text, and rejects an isError result with its text', async () => {
     const { call } = await fixture();
     expect(await call('add', { a: 2, b: 3 })).toEqual({ sum: 5 });
@@ -265,6 +279,13 @@ describe('server-everything on stdio', () => {
     expect(definition.tools.length).toBeGreaterThan(5);
     const call = (toolId: string, parameters: Record<string, unknown>) =>
       adapter.invoke({ serviceId: 'everything', toolId, parameters });
+    // Its tools declare hints (echo all four): they become the tools' annotations.
+    expect(definition.tools.find((tool) => tool.id === 'echo')?.annotations).toEqual({
+      readOnly: true,
+      destructive: false,
+      idempotent: true,
+      openWorld: false,
+    });
     expect(await call('echo', { message: 'over stdio' })).toBe('Echo: over stdio');
     expect(await call('get_sum', { a: 1, b: 2 })).toMatch(/3/);
     // Its environment tool shows what the server was given: nothing of this process's own.

@@ -14,6 +14,7 @@ import { parsePathKey } from './path-key';
 import { droppedNote, screenParameters } from './reserved-parameters';
 import { createSchemaRegistry } from './schema-registry';
 import { buildConfigSchema, buildSecretsSchema, buildServicePlan, serversOf } from './service-schemas';
+import { toolAnnotations } from './tool-annotations';
 import { createToolIdAllocator, toolIdCandidate } from './tool-id';
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
@@ -39,7 +40,8 @@ function acceptOf(responses: ReturnType<typeof normalizeOperation>['responses'])
 
 /**
  * Turn an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) into a ServiceDefinition: one tool
- * per operation under `paths`, in document order. Pure and deterministic.
+ * per operation under `paths`, in document order, its annotations derived from the HTTP method and
+ * the operation's `x-cyrnel-annotations`. Pure and deterministic.
  */
 export function generateDefinition(text: string): ServiceDefinition {
   const doc = parseDocument(text);
@@ -126,6 +128,7 @@ export function generateDefinition(text: string): ServiceDefinition {
       outputSchema,
       adapterDomain: { ...plan } as Record<string, unknown>,
       keywords: operationKeywords(method, path, operation.tags),
+      annotations: toolAnnotations(method, operation),
     };
   }
 
