@@ -50,7 +50,7 @@ describe('request validation in the host', () => {
       refused(/force must be a boolean/),
     );
     await expect(processes.list({ state: 'sleeping' } as never)).rejects.toThrowError(
-      refused(/^invalid query: state must be one of idle, queued, running, terminating$/),
+      refused(/^invalid query: state must be one of idle, queued, running, waiting, terminating$/),
     );
     expect((await processes.list()).items).toEqual([]);
   });
@@ -102,8 +102,11 @@ describe('request validation in the host', () => {
   it('refuses key requests with unknown or missing fields', async () => {
     harness = await createHarness();
     const keys = createKeyRing({ storage: harness.storage.keys });
+    await expect(keys.create({ name: 'ci', role: 'agent', realm: 'all' } as never)).rejects.toThrowError(
+      refused(/realm unknown field/),
+    );
     await expect(keys.create({ name: 'ci', role: 'agent', scope: 'all' } as never)).rejects.toThrowError(
-      refused(/scope unknown field/),
+      refused(/scope must be a JSON object/),
     );
     await expect(keys.create({ name: 'ci' } as never)).rejects.toThrowError(refused(/role is required/));
     expect((await keys.list()).items).toEqual([]);

@@ -49,6 +49,7 @@ async function startHost(storage: Shared, id: string): Promise<Started> {
     storage,
     builtins: [createTestAdapter('test', adapter), createTestEnvironment('env', environment)],
     secretsKey: SECRETS_KEY,
+    policies: { default: { default: 'allow', byAnnotation: {} } },
     // The backstops are slow: the signals must carry these tests.
     host: { id, heartbeatMs: 50, leaseMs: 300, catalogPollMs: 5_000, queuePollMs: 5_000 },
   });

@@ -80,12 +80,25 @@ function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: ()
     tools: parts.tools,
     environment: parts.environment,
     processes: processes.api,
+    approvals: {
+      list: (query) => parts.approvals.list(query),
+      get: (id) => parts.approvals.get(id),
+      decide: (id, body, decideOptions) =>
+        parts.approvals.decide(id, body, decideOptions?.keyId ?? null, 'call'),
+      decidePlan: (id, body, decideOptions) =>
+        parts.approvals.decide(id, body, decideOptions?.keyId ?? null, 'plan'),
+    },
+    policies: {
+      get: (serviceId) => parts.policies.get(serviceId),
+      set: (serviceId, policy) => parts.policies.set(serviceId, policy, new Date().toISOString()),
+    },
     catalogVersion: parts.catalogState,
     close(closeOptions) {
       closing ??= (async () => {
         stopFollowing();
         registries.stop();
         await processes.close(closeOptions);
+        parts.approvals.close();
         await registry.close();
         await checker.close();
         await parts.egress.close();

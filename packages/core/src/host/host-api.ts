@@ -1,6 +1,10 @@
 import type { ToolDocsInput, TypesSelection } from '@cyrnel/sdk';
 import type {
+  ApprovalDetail,
+  ApprovalListQuery,
+  ApprovalRecord,
   CreateProcessRequest,
+  DecideApprovalRequest,
   InstallServiceRequest,
   JsonPatch,
   ListResponse,
@@ -8,6 +12,7 @@ import type {
   ModuleListQuery,
   ModuleRecord,
   ModuleUpdateResult,
+  PlanResponse,
   ProcessEvent,
   ProcessListQuery,
   ProcessOutput,
@@ -20,6 +25,7 @@ import type {
   ReloadModulesResponse,
   ServiceDetail,
   ServiceListQuery,
+  ServicePolicy,
   ServiceRecord,
   ServiceRefreshResult,
   ToolCallRecord,
@@ -127,11 +133,31 @@ export interface EnvironmentApi {
 
 /** Process operations. */
 export interface ProcessesApi {
-  /** Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key. */
+  /**
+   * Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key.
+   * With `planId`, the code of that approved plan runs with its tools pre-approved (409
+   * `plan_mismatch` when the code, the key or the plan's state does not fit). `plan: true` is
+   * refused here: use {@link ProcessesApi.plan}.
+   */
   create(
     request: Omit<CreateProcessRequest, 'wait'>,
     options?: { keyId?: string | null },
   ): Promise<ProcessRecord>;
+  /**
+   * The plan of a program without running it (`POST /processes` with `plan: true`): every tool its
+   * code can call, found statically, with its policy for `keyId`, and a `planId` a person approves.
+   *
+   * @example
+   * ```ts
+   * const plan = await host.processes.plan({ code, plan: true }, { keyId });
+   * await host.approvals.decidePlan(plan.planId, { decision: 'approve' }, { keyId: approverId });
+   * await host.processes.create({ code, planId: plan.planId }, { keyId });
+   * ```
+   */
+  plan(
+    request: Omit<CreateProcessRequest, 'wait'>,
+    options?: { keyId?: string | null },
+  ): Promise<PlanResponse>;
   /**
    * Resolves with the results once the process is idle. Rejects with a `timeout` error (its
    * `details` hold `{ processId }`) after `timeoutMs`, or once the process has run its own
@@ -170,6 +196,31 @@ export interface ProcessesApi {
   revokeKey(keyId: string): Promise<number>;
 }
 
+/** Approvals of calls programs wait at, and plans of programs (`/approvals`). */
+export interface ApprovalsApi {
+  list(query?: ApprovalListQuery): Promise<ListResponse<ApprovalRecord>>;
+  get(id: string): Promise<ApprovalDetail>;
+  /** Approve or deny a call; `keyId` is recorded as who decided (null: the bootstrap key or an open server). */
+  decide(
+    id: string,
+    body: DecideApprovalRequest,
+    options?: { keyId?: string | null },
+  ): Promise<ApprovalDetail>;
+  /** Approve or deny a plan. */
+  decidePlan(
+    planId: string,
+    body: DecideApprovalRequest,
+    options?: { keyId?: string | null },
+  ): Promise<ApprovalDetail>;
+}
+
+/** The policy rules of services (`/services/:serviceId/policy`). */
+export interface PoliciesApi {
+  get(serviceId: string): Promise<ServicePolicy>;
+  /** Replace a service's rules: unknown policies, annotations, labels (400) or tools (404) are refused. */
+  set(serviceId: string, policy: ServicePolicy): Promise<ServicePolicy>;
+}
+
 /**
  * The public API of the core host engine: everything the HTTP layer (and any other
  * front end) may use. Created by `createHost`; holds resources until `close()`.
@@ -181,6 +232,8 @@ export interface CyrnelHost {
   readonly environment: EnvironmentApi;
   readonly processes: ProcessesApi;
   readonly registries: RegistriesApi;
+  readonly approvals: ApprovalsApi;
+  readonly policies: PoliciesApi;
   /**
    * A token that changes whenever what agents may see of the catalog can change (a service or
    * tool written, an adapter activated or deactivated, a hydrate failing or recovering): a key for

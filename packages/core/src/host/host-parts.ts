@@ -1,5 +1,7 @@
 import { join } from 'node:path';
 import type { ModuleLogger } from '@cyrnel/sdk';
+import { type Approvals, createApprovals } from '../approvals/approvals';
+import { createMemoryApprovalStorage } from '../approvals/memory-approval-storage';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { createDirectCallsHost, type DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { createEnvironmentApi } from '../environments/environment-api';
@@ -8,6 +10,7 @@ import { createEgressGateway, type EgressGateway } from '../gateway/egress-gatew
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
 import { createPolicyBook, type PolicyBook } from '../policies/policy-book';
 import { DEFAULT_POLICY } from '../policies/policy-input';
+import { createCallPolicy } from '../processes/call-policy';
 import { createProcessManager, type ProcessManager } from '../processes/process-manager';
 import type { RegistryAccess } from '../registries/service-registries';
 import { errorMessage, silentLogger } from '../scoped-logger';
@@ -29,6 +32,9 @@ import { createSchemaChecker, type SchemaChecker } from '../validation/schema-ch
 import type { EnvironmentApi, ToolsApi } from './host-api';
 import type { CreateHostOptions } from './host-options';
 
+/** How long an approval waits for a person when the operator set nothing: ten minutes. */
+export const DEFAULT_APPROVAL_TIMEOUT_MS = 600_000;
+
 /** How long a call waits for this host to hydrate a service another host just enabled. */
 const ACTIVATE_TIMEOUT_MS = 10_000;
 
@@ -43,6 +49,8 @@ export interface HostParts {
   readonly checker: SchemaChecker;
   /** Every tool's policies, cached per catalog revision. */
   readonly policies: PolicyBook;
+  /** Approvals of calls and plans. */
+  readonly approvals: Approvals;
   readonly directCalls: DirectCallsHost;
   /** The worker threads portable adapters' calls leave through (closed with the host). */
   readonly egress: EgressGateway;
@@ -130,7 +138,32 @@ export function createHostParts(
     lease: () => registry.environments.lease(),
     active: () => registry.environments.active(),
   };
+  const approvalStorage = storage.approvals ?? createMemoryApprovalStorage();
+  const approvals = createApprovals({
+    storage: approvalStorage,
+    now,
+    timeoutMs: options.policies?.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    logger,
+    ...(options.host ? { hostId: options.host.id } : {}),
+    ...(signals ? { signals } : {}),
+  });
+  const keyStorage = storage.keys;
+  const findToolCalls = async (code: string) => {
+    const environment = environments.active();
+    return environment?.findToolCalls ? await environment.findToolCalls(code) : undefined;
+  };
+  const calls = createCallPolicy({
+    book: policies,
+    approvals,
+    approvalStorage,
+    keyRules: async (keyId) => {
+      const row = await keyStorage?.get(keyId);
+      return row && { scope: row.scope, policy: row.policy };
+    },
+    findToolCalls,
+  });
   const processes = createProcessManager({
+    policies: { calls, approvals, findToolCalls },
     storage: storage.processes,
     environments,
     tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },
@@ -210,6 +243,7 @@ export function createHostParts(
     catalog,
     checker,
     policies,
+    approvals,
     directCalls,
     egress,
     environments,

@@ -65,7 +65,6 @@ export function createPolicyBook(options: PolicyBookOptions): PolicyBook {
   const loading = new Map<string, Promise<CachedService>>();
 
   const build = (
-    serviceId: string,
     toolId: string,
     annotations: ToolAnnotations,
     policy: ServicePolicy,
@@ -92,7 +91,7 @@ export function createPolicyBook(options: PolicyBookOptions): PolicyBook {
       if (policy === undefined) entry = { revision: at, policy: {}, tools: null };
       else {
         const rows = await catalog.listTools({ serviceId });
-        const tools = new Map(rows.map((row) => [row.id, build(serviceId, row.id, row.annotations, policy)]));
+        const tools = new Map(rows.map((row) => [row.id, build(row.id, row.annotations, policy)]));
         entry = { revision: at, policy, tools };
       }
       // A write during the read leaves a revision past `at`: the next look reads again.
@@ -122,7 +121,7 @@ export function createPolicyBook(options: PolicyBookOptions): PolicyBook {
     },
     async rulesOf(serviceId, toolId, annotations) {
       const entry = await load(serviceId);
-      return entry.tools?.get(toolId) ?? build(serviceId, toolId, annotations, entry.policy);
+      return entry.tools?.get(toolId) ?? build(toolId, annotations, entry.policy);
     },
     async get(serviceId) {
       return structuredClone((await existing(serviceId)).entry.policy);

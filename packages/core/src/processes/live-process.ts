@@ -1,4 +1,4 @@
-import type { ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
+import type { ErrorReason, ExecutionExitState, ToolLabel } from '@cyrnel/sdk';
 import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { EnvironmentLease } from '../environments/environment-provider';
 import { createOutputMerger, type OutputMerger } from './output-merger';
@@ -33,6 +33,15 @@ export class LiveProcess {
   readonly pendingCalls = new Map<ToolCallRecord, { readonly index: number; readonly startedMs: number }>();
   /** Indexes of calls whose row may not match memory (a failed write): the end of the run writes them. */
   readonly unsyncedCalls = new Set<number>();
+  /** The data-flow labels of the tools this run called. */
+  readonly labels = new Set<ToolLabel>();
+  /** The approvals this run waits for (its state is `waiting` while there is one). */
+  readonly approvals = new Set<string>();
+  /** When the deadline was last armed (`performance.now()`) and what was left of it then. */
+  deadlineArmedAt = 0;
+  deadlineLeftMs = 0;
+  /** Resolves the waiters of `nextWait` when the run starts waiting for an approval. */
+  private waitingListeners: (() => void)[] = [];
   /** Every event of this run, for replay to late subscribers. */
   readonly events: ProcessEvent[] = [];
   readonly listeners = new Set<ProcessListener>();
@@ -158,6 +167,19 @@ export class LiveProcess {
   }
   /** Writes chained so far (see `persist`). */
   private writes = 0;
+
+  /** Resolves the next time the run waits for an approval (at once when it does now). */
+  nextWait(): Promise<void> {
+    if (this.record.state === 'waiting') return Promise.resolve();
+    return new Promise((resolve) => this.waitingListeners.push(resolve));
+  }
+
+  /** The run waits for an approval now: wake `nextWait`'s waiters. */
+  startedWaiting(): void {
+    const listeners = this.waitingListeners;
+    this.waitingListeners = [];
+    for (const listener of listeners) listener();
+  }
 
   /** The results as they are now. */
   result(): ProcessResult {

@@ -42,6 +42,13 @@ export interface ProcessExecution {
   ): void;
   /** Write a run's held-back change now (before reading the store alone). */
   flushDeferred(run: LiveProcess): void;
+  /**
+   * The run waits at a call for approval `approvalId`: `waiting`, its deadline (here and in the
+   * environment) paused until it waits for none.
+   */
+  startWaiting(run: LiveProcess, approvalId: string): void;
+  /** Approval `approvalId` of the run was decided (or let go): `running` again once none is left. */
+  stopWaiting(run: LiveProcess, approvalId: string): void;
 }
 
 /**
@@ -141,6 +148,43 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     );
   };
 
+  const pauseInEnvironment = (run: LiveProcess, paused: boolean): void => {
+    try {
+      run.lease?.environment.pauseDeadline?.(run.record.id, paused);
+    } catch (error) {
+      logger.warn('process: the environment failed to pause a deadline', {
+        id: run.record.id,
+        error: String(error),
+      });
+    }
+  };
+
+  const startWaiting = (run: LiveProcess, approvalId: string): void => {
+    if (run.finished || run.forced) return;
+    run.approvals.add(approvalId);
+    if (run.approvals.size > 1) return;
+    clearTimeout(run.deadline);
+    run.deadline = undefined;
+    run.deadlineLeftMs = Math.max(0, run.deadlineLeftMs - (performance.now() - run.deadlineArmedAt));
+    pauseInEnvironment(run, true);
+    persistChange(run, { state: 'waiting', approvalId, labels: [...run.labels] });
+    run.emit({ type: 'state', data: { state: 'waiting', exitState: null } });
+    run.startedWaiting();
+  };
+
+  const stopWaiting = (run: LiveProcess, approvalId: string): void => {
+    if (!run.approvals.delete(approvalId) || run.finished || run.forced) return;
+    const [next] = run.approvals;
+    if (next !== undefined) {
+      persistChange(run, { approvalId: next });
+      return;
+    }
+    pauseInEnvironment(run, false);
+    armDeadline(run, run.deadlineLeftMs);
+    persistChange(run, { state: 'running', approvalId: null, labels: [...run.labels] });
+    run.emit({ type: 'state', data: { state: 'running', exitState: null } });
+  };
+
   const start = (run: LiveProcess, lease: EnvironmentLease): void => {
     const { id, envConfig } = run.record;
     const { timeoutMs } = run;
@@ -184,5 +228,15 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     );
   };
 
-  return { live, unfinished: () => unfinished, start, reportState, terminate, persistChange, flushDeferred };
+  return {
+    live,
+    unfinished: () => unfinished,
+    start,
+    reportState,
+    terminate,
+    persistChange,
+    flushDeferred,
+    startWaiting,
+    stopWaiting,
+  };
 }

@@ -77,7 +77,7 @@ export function createProcessKill(parts: ProcessParts): ProcessKill {
     for (const run of local.live.values())
       if (!run.finished && run.record.keyId === keyId)
         (run.record.state === 'queued' ? queued : rest).add(run.record.id);
-    for (const state of ['queued', 'running', 'terminating'] as const) {
+    for (const state of ['queued', 'running', 'waiting', 'terminating'] as const) {
       let beforeId: number | undefined;
       for (;;) {
         const page = await storage.list({

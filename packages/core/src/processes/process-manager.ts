@@ -15,7 +15,8 @@ import { createProcessExecution } from './process-execution';
 import { createProcessKill } from './process-kill';
 import { type ProcessLimits, resolveProcessLimits } from './process-limits';
 import { createProcessLookup } from './process-lookup';
-import type { ProcessParts } from './process-parts';
+import type { ProcessParts, ProcessPolicies } from './process-parts';
+import { createProcessPlans } from './process-plans';
 import { createProcessReads } from './process-reads';
 import { createProcessRetention } from './process-retention';
 import { createProcessStarts } from './process-starts';
@@ -45,6 +46,8 @@ export interface ProcessManagerOptions {
   readonly redactor?: Redactor;
   /** Clock, for tests. */
   readonly now?: () => Date;
+  /** The policies every call passes, approvals and plans (absent: every call is allowed). */
+  readonly policies?: ProcessPolicies;
   /**
    * This host, when several share the storage: its runs are stored as its own, it says it is
    * alive every `heartbeatMs` (default 2,000), and it fails only its own leftovers and those of
@@ -121,6 +124,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     ...(options.egress ? { egress: options.egress } : {}),
     ...(options.directCalls === false ? { directCalls: false } : {}),
     ...(options.redactor ? { redactor: options.redactor } : {}),
+    ...(options.policies ? { policy: options.policies.calls } : {}),
   });
   const local = createLocalRuns({
     environments,
@@ -144,9 +148,11 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     lookup,
     hosts,
     revokedKeys,
+    policies: options.policies,
   };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),
+    plan: createProcessPlans(parts),
     wait: createProcessWait(parts),
     ...createProcessReads(parts),
     subscribe: createProcessSubscribe(parts),

@@ -1,6 +1,8 @@
-import type { ModuleLogger } from '@cyrnel/sdk';
+import type { FoundToolCalls, ModuleLogger } from '@cyrnel/sdk';
+import type { Approvals } from '../approvals/approvals';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import type { ProcessHosts } from '../several-hosts/process-hosts';
+import type { CallPolicy } from './call-policy';
 import type { LocalRuns } from './local-runs';
 import type { ProcessExecution } from './process-execution';
 import type { ProcessLimits } from './process-limits';
@@ -28,4 +30,14 @@ export interface ProcessParts {
    * check before the deletion is refused, or ended if it was stored meanwhile.
    */
   readonly revokedKeys: Set<string>;
+  /** The policies on calls, approvals and plans (absent: every call is allowed, no plans). */
+  readonly policies: ProcessPolicies | undefined;
+}
+
+/** What the processes API needs of the policies. */
+export interface ProcessPolicies {
+  readonly calls: CallPolicy;
+  readonly approvals: Approvals;
+  /** The tool calls of a program, found by the active environment (undefined: it cannot). */
+  findToolCalls(code: string): Promise<FoundToolCalls | undefined>;
 }

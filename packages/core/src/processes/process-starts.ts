@@ -19,10 +19,19 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
   const create: ProcessesApi['create'] = async (request, createOptions) => {
     if (local.closing()) throw cyrnelError('shutting_down', 'the host is shutting down');
     const valid = validateCreateRequest(request, limits);
+    if (valid.plan)
+      throw cyrnelError('invalid_request', 'plan: true is answered by processes.plan, not create');
     const keyId = createOptions?.keyId ?? null;
     const revoked = () => keyId !== null && parts.revokedKeys.has(keyId);
     if (revoked()) throw cyrnelError('key_revoked', 'the API key was deleted');
+    if (valid.planId !== null && !parts.policies)
+      throw cyrnelError('approval_not_found', `plan ${valid.planId.slice(0, 100)} not found`);
     await checkStorageQuota(storage, limits, keyId, parts.execution.live.values());
+    // Taken (used) before the insert: a plan runs once, even when two creates race for it.
+    const planTools =
+      valid.planId === null
+        ? undefined
+        : await parts.policies?.approvals.takePlan(valid.planId, valid.code, keyId);
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
     const here = valid.autorun && queue.takesHere(needs);
@@ -69,6 +78,10 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       labels: [],
       approvalId: null,
     };
+    if (valid.planId !== null && planTools) {
+      parts.policies?.calls.usePlan(id, planTools);
+      await parts.policies?.approvals.planUsedBy(valid.planId, id);
+    }
     const started = lease ? new LiveProcess({ ...record }, valid.code, limits) : undefined;
     if (started && lease) local.launch(started, lease);
     else if (valid.autorun) queue.announceQueued();

@@ -4,7 +4,7 @@ import { requireProcessId, validateWaitOptions } from './process-input';
 import type { ProcessParts } from './process-parts';
 
 /**
- * `wait`: a run of this host is awaited in memory; a run of another host, or work in the shared
+ * `wait`: until the process is idle, or waits for an approval. A run of this host is awaited in memory; a run of another host, or work in the shared
  * queue, is followed in the store until it ends, this host takes it, or no live host runs it.
  */
 export function createProcessWait(parts: ProcessParts): ProcessesApi['wait'] {
@@ -39,12 +39,14 @@ export function createProcessWait(parts: ProcessParts): ProcessesApi['wait'] {
     for (;;) {
       const run = live.get(id);
       if (run) {
-        // Answered from memory once the run ended, while its end is written.
-        await settle(run.ended, run.running, run.timeoutMs);
+        // Answered from memory once the run ended, while its end is written; or once it waits for
+        // a person's approval (state `waiting`, `approvalId` set), which may take minutes.
+        await settle(Promise.race([run.ended, run.nextWait()]), run.running, run.timeoutMs);
         return run.result();
       }
       const record = await lookup.stored(id);
-      if (record.state === 'idle') return { ...record, ...(await lookup.storedResults(id)) };
+      if (record.state === 'idle' || record.state === 'waiting')
+        return { ...record, ...(await lookup.storedResults(id)) };
       if (!(await remote.elsewhere(id, record.state))) {
         // Taken from the shared queue by this host meanwhile (and maybe ended): as it is now.
         if (live.has(id)) continue;
@@ -59,15 +61,16 @@ export function createProcessWait(parts: ProcessParts): ProcessesApi['wait'] {
       });
       if (record.state !== 'queued') markRunning(performance.now());
       try {
+        let waiting!: () => void;
+        const startsWaiting = new Promise<void>((resolve) => {
+          waiting = resolve;
+        });
         const followed = remote.followElsewhere(id, stop.signal, record.state, (now) => {
           if (now.state !== 'queued') markRunning(performance.now());
+          if (now.state === 'waiting') waiting();
         });
         const limit = Math.min(record.timeoutMs ?? limits.defaultTimeoutMs, limits.maxTimeoutMs);
-        await settle(
-          followed.then(() => undefined),
-          running,
-          limit,
-        );
+        await settle(Promise.race([followed.then(() => undefined), startsWaiting]), running, limit);
       } finally {
         stop.abort();
       }

@@ -1,7 +1,7 @@
 import type { ErrorReason, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
 import type { LiveProcess } from './live-process';
-import type { ProcessStorage } from './process-storage';
+import type { ProcessChange, ProcessStorage } from './process-storage';
 import type { EnvironmentActivity } from './run-timers';
 import type { RunWrites } from './run-writes';
 
@@ -79,7 +79,7 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     const held = run.deferred;
     run.deferred = undefined;
     clearTimeout(run.deferredTimer);
-    const change = {
+    const change: ProcessChange & { state: 'idle'; exitState: ExecutionExitState } = {
       ...held,
       state: 'idle',
       exitState,
@@ -87,7 +87,9 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
       errorReason,
       completedAt: at,
       updatedAt: at,
-    } as const;
+      labels: [...run.labels],
+      approvalId: null,
+    };
     run.record = { ...run.record, ...change };
     run.emit({ type: 'state', data: { state: 'idle', exitState } });
     run.emit({ type: 'exit', data: { exitState, error, errorReason } });

@@ -40,8 +40,11 @@ export interface RunTimersOptions {
 
 /** The host's timers on a run: its deadline, and the backstop of a run its environment keeps queued. */
 export interface RunTimers {
-  /** Whatever the environment does, the run ends at its deadline (restarted when armed again). */
-  armDeadline(run: LiveProcess): void;
+  /**
+   * Whatever the environment does, the run ends at its deadline (restarted when armed again):
+   * `timeoutMs`, or `leftMs` when the clock restarts after a pause.
+   */
+  armDeadline(run: LiveProcess, leftMs?: number): void;
   /**
    * The deadline of a run the environment keeps `queued` (it reported `queued` and never
    * `running`): past its own timeout plus `queueStallMs`, it ends with `timeout` as soon as its
@@ -54,12 +57,14 @@ export interface RunTimers {
 export function createRunTimers(options: RunTimersOptions): RunTimers {
   const { limits, live, activity, terminate } = options;
 
-  const armDeadline = (run: LiveProcess): void => {
+  const armDeadline = (run: LiveProcess, leftMs = run.timeoutMs): void => {
     const { timeoutMs } = run;
     clearTimeout(run.deadline);
+    run.deadlineArmedAt = performance.now();
+    run.deadlineLeftMs = leftMs;
     run.deadline = setTimeout(
       () => terminate(run, 'timeout', `timed out after ${timeoutMs} ms`, 'process_timeout'),
-      timerDelay(timeoutMs),
+      timerDelay(leftMs),
     );
   };
 

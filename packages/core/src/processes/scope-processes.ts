@@ -25,7 +25,11 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
   if (!actor.ownOnly) {
     if (actor.keyId === null) return api;
     const { keyId } = actor;
-    return { ...api, create: (request, options) => api.create(request, { ...options, keyId }) };
+    return {
+      ...api,
+      create: (request, options) => api.create(request, { ...options, keyId }),
+      plan: (request, options) => api.plan(request, { ...options, keyId }),
+    };
   }
   const { keyId } = actor;
   const own = async (id: number): Promise<ProcessRecord> => {
@@ -41,6 +45,7 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
   const guarded = <T>(id: number, call: () => Promise<T>): Promise<T> => own(id).then(call);
   return {
     create: (request) => api.create(request, { keyId }),
+    plan: (request) => api.plan(request, { keyId }),
     wait: (id, options) => guarded(id, () => api.wait(id, options)),
     list: (query) => api.list({ ...query, keyId }),
     get: own,

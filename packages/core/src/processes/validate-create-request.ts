@@ -22,6 +22,10 @@ export interface ValidCreateRequest {
   readonly timeoutMs: number;
   readonly envConfig: Record<string, unknown>;
   readonly autorun: boolean;
+  /** Answer the plan instead of running. */
+  readonly plan: boolean;
+  /** Run this approved plan's code. */
+  readonly planId: string | null;
 }
 
 function invalid(field: string, message: string): never {
@@ -33,7 +37,7 @@ export function validateCreateRequest(
   request: unknown,
   limits: Pick<ProcessLimits, 'maxCodeBytes' | 'maxEnvConfigBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
 ): ValidCreateRequest {
-  const { code, ref, timeoutMs, envConfig, autorun } = validateBody<
+  const { code, ref, timeoutMs, envConfig, autorun, plan, planId } = validateBody<
     Record<keyof CreateProcessRequest, unknown>
   >(request, CREATE_PROCESS_BODY);
   const source = requireString(code, 'code');
@@ -74,5 +78,20 @@ export function validateCreateRequest(
       timeoutMs === undefined || timeoutMs === null ? limits.defaultTimeoutMs : (timeoutMs as number),
     envConfig: config,
     autorun: optionalBoolean(autorun, 'autorun') ?? true,
+    ...planFields(plan, planId, autorun),
   };
+}
+
+/** `plan` and `planId`: one or the other, a plan never with `autorun`. */
+function planFields(
+  plan: unknown,
+  planId: unknown,
+  autorun: unknown,
+): { plan: boolean; planId: string | null } {
+  const planning = optionalBoolean(plan, 'plan') ?? false;
+  const id =
+    planId === undefined || planId === null ? null : requireString(planId, 'planId', { nonEmpty: true });
+  if (planning && id !== null) invalid('planId', 'cannot be combined with plan: true');
+  if (planning && autorun !== undefined) invalid('autorun', 'cannot be combined with plan: true');
+  return { plan: planning, planId: id };
 }

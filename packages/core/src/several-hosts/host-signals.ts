@@ -1,5 +1,5 @@
-/** What hosts sharing a database tell each other at once: queued work, catalog writes, runs. */
-export type SignalTopic = 'queue' | 'catalog' | 'process';
+/** What hosts sharing a database tell each other at once: queued work, catalog writes, runs, decided approvals. */
+export type SignalTopic = 'queue' | 'catalog' | 'process' | 'approval';
 
 /** Longest payload of one signal, in UTF-8 bytes (PostgreSQL's NOTIFY takes below 8,000). */
 export const MAX_SIGNAL_BYTES = 7_000;

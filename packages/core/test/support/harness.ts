@@ -50,7 +50,13 @@ export async function createHarness(
   storage: HarnessStorage = createHarnessStorage(),
 ): Promise<Harness> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cyrnel-host-'));
-  let current: Partial<CreateHostOptions> = { secretsKey: randomBytes(32), ...options };
+  // These tests are about everything but the policies: every call is allowed unless a test
+  // passes policies of its own (the policy tests do).
+  let current: Partial<CreateHostOptions> = {
+    secretsKey: randomBytes(32),
+    policies: { default: { default: 'allow', byAnnotation: {} } },
+    ...options,
+  };
   const open = () =>
     createHost({
       dataDir,

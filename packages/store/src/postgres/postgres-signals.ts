@@ -21,7 +21,7 @@ export interface ClosableSignals extends HostSignals {
   close(): Promise<void>;
 }
 
-const TOPICS: ReadonlySet<string> = new Set<SignalTopic>(['queue', 'catalog', 'process']);
+const TOPICS: ReadonlySet<string> = new Set<SignalTopic>(['queue', 'catalog', 'process', 'approval']);
 
 /**
  * Signals between hosts over PostgreSQL's LISTEN/NOTIFY: one connection per host listens on the
