@@ -1,4 +1,5 @@
 import { API_ROUTES, type HealthResponse, type OpenApiResponse } from '@cyrnel/sdk/api';
+import { type ApprovalsApi, createApprovalsApi } from './approvals-api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
 import { createKeysApi, type KeysApi } from './keys-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
@@ -44,6 +45,8 @@ export interface CyrnelClient {
   readonly keys: KeysApi;
   /** The server's configured registries. */
   readonly registries: RegistriesApi;
+  /** Tool calls that wait for a person's approval, and plans of whole programs (approver keys). */
+  readonly approvals: ApprovalsApi;
 }
 
 /**
@@ -66,5 +69,6 @@ export function createClient(options: ClientOptions): CyrnelClient {
     processes: createProcessesApi(call, transport),
     keys: createKeysApi(call),
     registries: createRegistriesApi(call),
+    approvals: createApprovalsApi(call),
   };
 }

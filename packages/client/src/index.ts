@@ -1,3 +1,4 @@
+export type { ApprovalsApi } from './approvals-api';
 export { type ClientOptions, type CyrnelClient, createClient } from './create-client';
 export type { EnvironmentApi } from './environment-api';
 export {

@@ -3,6 +3,7 @@ import {
   type CreateProcessRequest,
   type CreateProcessResponse,
   type ListResponse,
+  type PlanResponse,
   type ProcessCallsResponse,
   type ProcessEvent,
   type ProcessListQuery,
@@ -24,7 +25,7 @@ import type { Transport } from './transport';
  * timeout the server enforces, as in `POST /processes`), an abort signal, the HTTP deadline
  * and whether failures throw.
  */
-export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'autorun'> & {
+export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'autorun' | 'plan'> & {
   /** Aborts the wait (the process itself keeps running on the server; kill it if needed). */
   signal?: AbortSignal;
   /**
@@ -38,18 +39,48 @@ export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'au
 
 /** `/processes` endpoints plus `run()` and `events()`. */
 export interface ProcessesApi {
-  /** `POST /processes` with `wait:true`: answers once idle, with output, stdout, stderr and error. */
-  create(request: CreateProcessRequest & { wait: true }, options?: RequestOptions): Promise<ProcessResult>;
-  /** `POST /processes`: the new process, queued (or idle with `autorun:false`). */
-  create(request: CreateProcessRequest & { wait?: false }, options?: RequestOptions): Promise<ProcessRecord>;
-  /** `POST /processes`. */
-  create(request: CreateProcessRequest, options?: RequestOptions): Promise<CreateProcessResponse>;
+  /** `POST /processes` with `plan:true`: the plan of the code (what it can call), nothing run. */
+  create(request: CreateProcessRequest & { plan: true }, options?: RequestOptions): Promise<PlanResponse>;
   /**
-   * Run code and wait for its result (`POST /processes` with `wait:true`).
+   * `POST /processes` with `wait:true`: answers once idle, with output, stdout, stderr and error;
+   * or earlier with the record (no results yet) when the run waits for a person's approval
+   * (state `waiting`, `approvalId` set).
+   */
+  create(
+    request: CreateProcessRequest & { wait: true },
+    options?: RequestOptions,
+  ): Promise<ProcessResult | ProcessRecord>;
+  /** `POST /processes`: the new process, queued (or idle with `autorun:false`). */
+  create(
+    request: CreateProcessRequest & { wait?: false; plan?: false },
+    options?: RequestOptions,
+  ): Promise<ProcessRecord>;
+  /** `POST /processes`. */
+  create(
+    request: CreateProcessRequest,
+    options?: RequestOptions,
+  ): Promise<CreateProcessResponse | PlanResponse>;
+  /**
+   * Run code and wait for its result (`POST /processes` with `wait:true`). A run that waits for
+   * a person's approval keeps being waited for: the server answers early, with the record, and
+   * `run` follows the process's events to its end, then reads its results.
    * @example
    * const { output } = await client.processes.run('cyrnel.output({ sum: 1 + 2 })', { throwOnFailure: true });
    */
   run(code: string, options?: RunProcessOptions): Promise<ProcessResult>;
+  /**
+   * The plan of `code` (`POST /processes` with `plan:true`): the tools it can call with their
+   * policies and lines, the call sites whose tool is computed at run time, and a `planId` a
+   * person approves once (`approvals.decidePlan`); nothing runs.
+   *
+   * @example
+   * ```ts
+   * const plan = await client.processes.plan(code);
+   * if (plan.tools.every((tool) => tool.effectivePolicy === 'allow')) await client.processes.run(code);
+   * else console.log(`approve plan ${plan.planId}, then run(code, { planId })`);
+   * ```
+   */
+  plan(code: string, options?: RequestOptions): Promise<PlanResponse>;
   /** `GET /processes`: one page, newest first. */
   list(query?: ProcessListQuery, options?: RequestOptions): Promise<ListResponse<ProcessSummary>>;
   /** Every process matching `query`, newest first, page after page. */
@@ -88,7 +119,7 @@ export function createProcessesApi(call: RouteCaller, transport: Transport): Pro
   // A waiting create must outlive the process, queue time included, which only the server
   // knows: it answers by the process's timeout plus a margin counted from the start of the run
   // (a 504 naming the process otherwise), so the client sets no deadline of its own.
-  const create = <T extends CreateProcessResponse>(
+  const create = <T extends CreateProcessResponse | PlanResponse>(
     request: CreateProcessRequest,
     options: RequestOptions = {},
   ): Promise<T> =>
@@ -98,22 +129,39 @@ export function createProcessesApi(call: RouteCaller, transport: Transport): Pro
       request.wait === true && options.timeoutMs === undefined ? { ...options, timeoutMs: 0 } : options,
     ) as Promise<T>;
 
+  // The run waits for a person: its events end with `exit` once it finished, whatever they decided.
+  const resultAfterApproval = async (id: number, signal: AbortSignal | undefined): Promise<ProcessResult> => {
+    const options = signal ? { signal } : {};
+    for await (const _ of processEvents(transport, id, options)) {
+      // Read to the exit event.
+    }
+    const [record, output, stdout, stderr] = await Promise.all([
+      call(routes.get, { params: { id } }, options),
+      call(routes.output, { params: { id } }, options),
+      call(routes.stdout, { params: { id } }, options),
+      call(routes.stderr, { params: { id } }, options),
+    ]);
+    return { ...record, output, stdout, stderr };
+  };
+
   return {
     create,
     run: async (code, options = {}) => {
       const { signal, throwOnFailure, requestTimeoutMs, ...rest } = options;
-      const result = await create<ProcessResult>(
+      const answer = await create<ProcessResult | ProcessRecord>(
         { ...rest, code, wait: true },
         {
           ...(signal ? { signal } : {}),
           ...(requestTimeoutMs !== undefined ? { timeoutMs: requestTimeoutMs } : {}),
         },
       );
+      const result = 'output' in answer ? answer : await resultAfterApproval(answer.id, signal);
       if (throwOnFailure === true && (result.exitState === 'failed' || result.exitState === 'timeout')) {
         throw new CyrnelProcessError(result);
       }
       return result;
     },
+    plan: (code, options) => create<PlanResponse>({ code, plan: true }, options),
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
     get: (id, options) => call(routes.get, { params: { id } }, options),

@@ -6,6 +6,7 @@ import {
   type RegistryUpdateResult,
   type ServiceDetail,
   type ServiceListQuery,
+  type ServicePolicy,
   type ServiceRecord,
   type ServiceRefreshResult,
   type UpdateServiceRequest,
@@ -58,6 +59,22 @@ export interface ServicesApi extends SettingsApi {
    * ```
    */
   refresh(serviceId: string, options?: RequestOptions): Promise<ServiceRefreshResult>;
+  /** `GET /services/:serviceId/policy`: its policy rules (`{}` when it has none). */
+  getPolicy(serviceId: string, options?: RequestOptions): Promise<ServicePolicy>;
+  /**
+   * `PUT /services/:serviceId/policy`: replace its policy rules (`{}` removes them); a rule naming
+   * a tool the service does not have is a 404 `tool_not_found`.
+   *
+   * @example
+   * ```ts
+   * await client.services.setPolicy('github', {
+   *   default: 'ask',
+   *   byAnnotation: { readOnly: 'allow', destructive: 'block' },
+   *   tools: { issues_create: 'allow' },
+   * });
+   * ```
+   */
+  setPolicy(serviceId: string, policy: ServicePolicy, options?: RequestOptions): Promise<ServicePolicy>;
 }
 
 const routes = API_ROUTES.services;
@@ -86,6 +103,9 @@ export function createServicesApi(call: RouteCaller): ServicesApi {
     updateFromRegistry: (serviceId, options) =>
       call(routes.updateFromRegistry, { params: { serviceId } }, options),
     refresh: (serviceId, options) => call(routes.refresh, { params: { serviceId } }, options),
+    getPolicy: (serviceId, options) => call(routes.getPolicy, { params: { serviceId } }, options),
+    setPolicy: (serviceId, policy, options) =>
+      call(routes.setPolicy, { params: { serviceId }, body: policy }, options),
     ...createSettingsApi(call, routes, 'serviceId'),
   };
 }

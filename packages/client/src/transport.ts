@@ -1,4 +1,4 @@
-import type { ErrorBody } from '@cyrnel/sdk/api';
+import type { ErrorBody, RouteMethod } from '@cyrnel/sdk/api';
 import { CyrnelHttpError, CyrnelNetworkError, CyrnelTimeoutError } from './errors';
 import { type QueryValues, queryString } from './query-string';
 import type { RequestOptions } from './request-options';
@@ -17,8 +17,8 @@ export interface TransportOptions {
 
 /** One HTTP call. */
 export interface TransportRequest {
-  /** HTTP method. */
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** HTTP method, one of the route table's (`GET`, `POST`, `PUT`, `PATCH`, `DELETE`). */
+  method: RouteMethod;
   /** Path below the base URL, already encoded. */
   path: string;
   /** Query parameters. */

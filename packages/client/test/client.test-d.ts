@@ -1,12 +1,15 @@
 import type {
   AnswerOf,
   API_ROUTES,
+  ApprovalDetail,
+  ApprovalRecord,
   ConfigResponse,
   CreateProcessResponse,
   HealthResponse,
   ListResponse,
   ModuleDetail,
   ModuleRecord,
+  PlanResponse,
   ProcessCallsResponse,
   ProcessEvent,
   ProcessOutput,
@@ -20,6 +23,7 @@ import type {
   SecretsPresenceResponse,
   SecretsUpdatedResponse,
   ServiceDetail,
+  ServicePolicy,
   ServiceRecord,
   ToolDetail,
   ToolListQuery,
@@ -97,6 +101,19 @@ describe('createClient types', () => {
     ).resolves.toEqualTypeOf<SecretsUpdatedResponse>();
     expectTypeOf(client.services.configSchema('s')).resolves.toEqualTypeOf<SchemaResponse>();
     expectTypeOf(client.services.secretsSchema('s')).resolves.toEqualTypeOf<SchemaResponse>();
+    expectTypeOf(client.services.getPolicy('s')).resolves.toEqualTypeOf<ServicePolicy>();
+    expectTypeOf(client.services.setPolicy('s', { default: 'ask' })).resolves.toEqualTypeOf<ServicePolicy>();
+
+    expectTypeOf(client.approvals.list({ state: 'pending' })).resolves.toEqualTypeOf<
+      ListResponse<ApprovalRecord>
+    >();
+    expectTypeOf(client.approvals.get('a')).resolves.toEqualTypeOf<ApprovalDetail>();
+    expectTypeOf(
+      client.approvals.decide('a', { decision: 'approve' }),
+    ).resolves.toEqualTypeOf<ApprovalDetail>();
+    expectTypeOf(
+      client.approvals.decidePlan('p', { decision: 'deny' }),
+    ).resolves.toEqualTypeOf<ApprovalDetail>();
 
     expectTypeOf(client.tools.list()).resolves.toEqualTypeOf<ListResponse<ToolRecord>>();
     expectTypeOf(client.tools.get('s', 't')).resolves.toEqualTypeOf<ToolDetail>();
@@ -107,10 +124,17 @@ describe('createClient types', () => {
     expectTypeOf(client.environment.types()).resolves.toEqualTypeOf<string>();
 
     expectTypeOf(client.processes.create({ code: '' })).resolves.toEqualTypeOf<ProcessRecord>();
-    expectTypeOf(client.processes.create({ code: '', wait: true })).resolves.toEqualTypeOf<ProcessResult>();
+    // A waiting create answers early, with the record, when the run waits for an approval.
+    expectTypeOf(client.processes.create({ code: '', wait: true })).resolves.toEqualTypeOf<
+      ProcessResult | ProcessRecord
+    >();
+    expectTypeOf(client.processes.create({ code: '', plan: true })).resolves.toEqualTypeOf<PlanResponse>();
     const wait = Math.random() > 0.5;
-    expectTypeOf(client.processes.create({ code: '', wait })).resolves.toEqualTypeOf<CreateProcessResponse>();
+    expectTypeOf(client.processes.create({ code: '', wait })).resolves.toEqualTypeOf<
+      CreateProcessResponse | PlanResponse
+    >();
     expectTypeOf(client.processes.run('')).resolves.toEqualTypeOf<ProcessResult>();
+    expectTypeOf(client.processes.plan('')).resolves.toEqualTypeOf<PlanResponse>();
     expectTypeOf(client.processes.list()).resolves.toEqualTypeOf<ListResponse<ProcessSummary>>();
     expectTypeOf(client.processes.get(1)).resolves.toEqualTypeOf<ProcessRecord>();
     expectTypeOf(client.processes.code(1)).resolves.toEqualTypeOf<string>();
@@ -132,7 +156,17 @@ describe('createClient types', () => {
       AsyncGenerator<ToolRecord, void, undefined>
     >();
     expectTypeOf(client.processes.iterate()).toEqualTypeOf<AsyncGenerator<ProcessSummary, void, undefined>>();
+    expectTypeOf(client.approvals.iterate({ state: 'pending' })).toEqualTypeOf<
+      AsyncGenerator<ApprovalRecord, void, undefined>
+    >();
     expectTypeOf(client.processes.events(1)).toEqualTypeOf<AsyncGenerator<ProcessEvent, void, undefined>>();
+  });
+
+  it('refuses a run that asks for a plan, and a decision other than approve or deny', () => {
+    // @ts-expect-error run() waits for a result; plan() answers a plan
+    client.processes.run('', { plan: true });
+    // @ts-expect-error the decision is approve or deny
+    client.approvals.decide('a', { decision: 'maybe' });
   });
 
   it('refuses an install with both or neither of url and definition', () => {
