@@ -2,23 +2,14 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 const KEY = 'ui-admin-key';
-const CHROMIUM = '/usr/bin/chromium';
-const FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const WALKTHROUGH = `const forecast = await cyrnel.services.weather.tools.getForecast.invoke({ query: { city: 'Lima' } });
 const converted = await cyrnel.services.weather.tools.celsiusToFahrenheit.invoke({
   query: { celsius: forecast.body.celsius },
@@ -45,7 +36,7 @@ beforeAll(async () => {
   };
   upstream = await startUpstream(0);
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   page.on('console', (message) => {
     // The browser logs every non-2xx answer itself; two are steps of this test that the page

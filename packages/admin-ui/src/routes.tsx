@@ -1,5 +1,7 @@
 import type { CyrnelClient } from '@cyrnel/client';
 import type { JSX } from 'preact';
+import { ApprovalPage } from './pages/approval-page';
+import { ApprovalsPage } from './pages/approvals-page';
 import { ConnectPage } from './pages/connect-page';
 import { ModulePage } from './pages/module-page';
 import { ModulesPage } from './pages/modules-page';
@@ -28,6 +30,10 @@ export function pageFor(route: readonly string[], client: CyrnelClient): JSX.Ele
     <ProcessPage client={client} id={Number(rest[0])} />
   ) : page === 'processes' ? (
     <ProcessesPage client={client} />
+  ) : page === 'approvals' && rest[0] ? (
+    <ApprovalPage client={client} id={rest[0]} />
+  ) : page === 'approvals' ? (
+    <ApprovalsPage client={client} />
   ) : page === 'modules' && rest[0] ? (
     <ModulePage client={client} id={rest[0]} />
   ) : page === 'modules' ? (

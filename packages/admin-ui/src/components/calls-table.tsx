@@ -1,6 +1,32 @@
-import type { ToolCallRecord } from '@cyrnel/sdk/api';
+import type { CallDecision, ToolCallRecord } from '@cyrnel/sdk/api';
+import { DecidedBy } from './decided-by';
+import { PolicyPill } from './policy-pill';
 
-/** A process's tool calls: the tool, ok or the failure's reason, the duration. */
+/** How the policies decided a call: its policy and rule, the outcome, who approved or denied it. */
+function Decision({ decision }: { decision: CallDecision | null }) {
+  if (decision === null) return <span class="muted">not recorded</span>;
+  const person = decision.outcome === 'approved' || decision.outcome === 'denied';
+  return (
+    <span data-testid="call-decision">
+      <PolicyPill policy={decision.policy} /> <span class="muted">by rule</span> {decision.rule}
+      {decision.detail ? ` (${decision.detail})` : ''}: <strong>{decision.outcome}</strong>
+      {person ? (
+        <>
+          {' '}
+          <DecidedBy by={decision.decidedBy} note={decision.note} />
+        </>
+      ) : null}
+      {decision.approvalId ? (
+        <>
+          {' '}
+          <a href={`#/approvals/${encodeURIComponent(decision.approvalId)}`}>approval</a>
+        </>
+      ) : null}
+    </span>
+  );
+}
+
+/** A process's tool calls: the tool, ok or the failure's reason, the duration, the policy decision. */
 export function CallsTable({ calls }: { calls: ToolCallRecord[] }) {
   if (calls.length === 0) return <p class="empty">No tool call.</p>;
   return (
@@ -10,6 +36,7 @@ export function CallsTable({ calls }: { calls: ToolCallRecord[] }) {
           <th>Tool</th>
           <th>Result</th>
           <th>Duration</th>
+          <th>Decision</th>
         </tr>
       </thead>
       <tbody>
@@ -26,6 +53,9 @@ export function CallsTable({ calls }: { calls: ToolCallRecord[] }) {
               )}
             </td>
             <td>{call.durationMs} ms</td>
+            <td>
+              <Decision decision={call.decision} />
+            </td>
           </tr>
         ))}
       </tbody>

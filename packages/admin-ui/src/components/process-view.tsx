@@ -4,7 +4,10 @@ import { ErrorLine } from './error-line';
 import { useAction } from './use-action';
 import { useProcess } from './use-process';
 
-/** One process, live while it runs: its state, a kill button, output, tool calls, stdout, stderr. */
+/**
+ * One process, live while it runs: its state (a link to the approval it waits for), its data-flow
+ * labels, a kill button, output, tool calls with their policy decisions, stdout, stderr.
+ */
 export function ProcessView({ client, id }: { client: CyrnelClient; id: number }) {
   const view = useProcess(client, id);
   const { error, run } = useAction();
@@ -23,6 +26,18 @@ export function ProcessView({ client, id }: { client: CyrnelClient; id: number }
           ) : null}
           {view.record.error ? <span class="error">{view.record.error}</span> : null}
           {view.record.hostId ? <span class="muted"> on {view.record.hostId}</span> : null}
+        </p>
+      ) : null}
+      {view.record?.state === 'waiting' && view.record.approvalId ? (
+        <p data-testid="waiting-approval">
+          Waits at a tool call for a person's decision:{' '}
+          <a href={`#/approvals/${encodeURIComponent(view.record.approvalId)}`}>open the approval</a>
+        </p>
+      ) : null}
+      {view.record && view.record.labels.length > 0 ? (
+        <p>
+          Data-flow labels of the tools it called:{' '}
+          <span data-testid="process-labels">{view.record.labels.join(', ')}</span>
         </p>
       ) : null}
       {running ? (

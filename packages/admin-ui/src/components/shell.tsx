@@ -8,6 +8,7 @@ const PAGES: [string, string][] = [
   ['tools', 'Tools'],
   ['playground', 'Playground'],
   ['processes', 'Processes'],
+  ['approvals', 'Approvals'],
   ['modules', 'Modules'],
   ['connect', 'Connect'],
 ];

@@ -36,6 +36,7 @@ export function ProcessesPage({ client }: { client: CyrnelClient }) {
         <option value="">any</option>
         <option value="queued">queued</option>
         <option value="running">running</option>
+        <option value="waiting">waiting</option>
         <option value="idle">idle</option>
       </select>
       <ErrorLine error={error} />

@@ -4,6 +4,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { DefinitionSource } from '../components/definition-source';
 import { ErrorLine } from '../components/error-line';
 import { Pill } from '../components/pill';
+import { PolicyEditor } from '../components/policy-editor';
 import { SchemaForm } from '../components/schema-form';
 import { ToolTable } from '../components/tool-table';
 import { useAction } from '../components/use-action';
@@ -20,7 +21,7 @@ function definitionChanges(before: ToolRecord[], after: ToolRecord[]): string {
 
 /**
  * `#/services/<id>`: one service: enable/disable, delete, its secrets and config through forms
- * generated from their schemas, replacing its definition, its tools.
+ * generated from their schemas, its policy, replacing its definition, its tools.
  */
 export function ServicePage({ client, id }: { client: CyrnelClient; id: string }) {
   const [service, setService] = useState<ServiceDetail | undefined>();
@@ -111,6 +112,8 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
           setConfig((await client.services.patchConfig(id, patch)).config);
         }}
       />
+      <h2>Policy</h2>
+      <PolicyEditor client={client} serviceId={id} />
       <h2>Update the definition</h2>
       <form onSubmit={replaceDefinition}>
         <DefinitionSource prefix="update" label="New definition from" value={update} onChange={setUpdate} />

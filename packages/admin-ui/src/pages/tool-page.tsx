@@ -4,9 +4,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { ErrorLine } from '../components/error-line';
 import { Markdown } from '../components/markdown';
 import { Pill } from '../components/pill';
+import { PolicyPill } from '../components/policy-pill';
 import { useAction } from '../components/use-action';
 
-/** `#/tools/<service>/<tool>`: one tool: enable/disable, its docs and its input/output schemas. */
+/**
+ * `#/tools/<service>/<tool>`: one tool: enable/disable, its policy, annotations and labels, its
+ * docs and its input/output schemas.
+ */
 export function ToolPage({
   client,
   serviceId,
@@ -46,6 +50,20 @@ export function ToolPage({
           {tool.enabled ? 'Disable' : 'Enable'}
         </button>
       </div>
+      <p data-testid="tool-policy">
+        Calls: <PolicyPill policy={tool.effectivePolicy} />{' '}
+        <span class="muted">
+          {tool.policy
+            ? `(its own setting in the service's policy)`
+            : "(from the service's rules or the server's default)"}
+        </span>
+        {' · '}annotations:{' '}
+        {Object.entries(tool.annotations)
+          .filter(([, value]) => value === true)
+          .map(([name]) => name)
+          .join(', ') || 'none'}
+        {' · '}labels: {tool.labels.join(', ') || 'none'}
+      </p>
       <h2>Docs</h2>
       <div data-testid="tool-docs">
         <Markdown text={docs} />

@@ -1,0 +1,190 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CyrnelClient, createClient } from '@cyrnel/client';
+import type { CreatedKey, ProcessRecord } from '@cyrnel/sdk/api';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../support/chromium';
+import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+const KEY = 'ui-approvals-bootstrap';
+// Text an agent controls: were it parsed as HTML, the image's handler would set `pwned`.
+const HOSTILE = '<img src=x onerror="globalThis.pwned=1"><script>globalThis.pwned=2</script>';
+const HOSTILE_NOTE = '<b>fine</b> <img src=y onerror="globalThis.pwned=3">';
+// Line 2 calls a POST tool, which asks by default; line 1 a read-only one, allowed by default.
+const PROGRAM = [
+  'const before = await cyrnel.services.notes.tools.listNotes.invoke({});',
+  `const created = await cyrnel.services.notes.tools.createNote.invoke({ body: { text: ${JSON.stringify(HOSTILE)} } });`,
+  'cyrnel.output({ id: created.body.id, before: before.body.length });',
+].join('\n');
+// A plan: one named tool that asks, and a call site whose tool is computed at run time.
+const PLANNED = [
+  "const name = ['list', 'Notes'].join('');",
+  'await cyrnel.services.notes.tools[name].invoke({});',
+  "const note = await cyrnel.services.notes.tools.createNote.invoke({ body: { text: 'planned' } });",
+  'cyrnel.output({ id: note.body.id });',
+].join('\n');
+
+let work: string;
+let cyrnel: CyrnelServer;
+let notes: NotesUpstream;
+let admin: CyrnelClient;
+let agent: CyrnelClient;
+let operator: CreatedKey;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+
+async function shot(name: string) {
+  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
+}
+
+/** The process once its run ended (its events end with `exit`). */
+async function finished(id: number): Promise<ProcessRecord> {
+  for await (const _ of admin.processes.events(id)) {
+    // Read to the exit event.
+  }
+  return admin.processes.get(id);
+}
+
+/** Nothing an agent wrote became an element or ran. */
+async function expectNoHtmlFromAgents() {
+  await expect(page.locator('main img, main script, main b').count()).resolves.toBe(0);
+  await expect(page.evaluate('globalThis.pwned')).resolves.toBeUndefined();
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-approvals-'));
+  await mkdir(ARTIFACTS, { recursive: true });
+  notes = await startNotesUpstream();
+  cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
+  admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
+  // The person deciding signs in with a key of their own, so decisions name it.
+  operator = await admin.keys.create({ name: 'operator', role: 'admin' });
+  agent = createClient({
+    baseUrl: cyrnel.url,
+    apiKey: (await admin.keys.create({ name: 'bot', role: 'agent' })).key,
+  });
+  await admin.services.install({
+    id: 'notes',
+    adapter: 'openapi',
+    definition: notes.definition,
+    enabled: true,
+  });
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await cyrnel?.program.stop();
+  await notes?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('approvals in the admin UI, in headless Chromium', () => {
+  let processId: number;
+
+  it('shows a call that asks on the Approvals page as soon as the program waits at it', async () => {
+    await page.goto(`${cyrnel.url}/ui/`);
+    await page.getByLabel('API key').fill(operator.key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByTestId('no-pending').waitFor();
+    ({ id: processId } = await agent.processes.create({ code: PROGRAM }));
+    // No reload: the page asks again by itself.
+    await page.getByRole('link', { name: 'notes.createNote' }).waitFor();
+    await shot('approvals');
+    expect(notes.requests).toEqual(['GET /notes']);
+  });
+
+  it("links the waiting process to its approval, which marks the call's line and shows its parameters as text", async () => {
+    await page
+      .getByRole('table', { name: 'Pending approvals' })
+      .getByRole('link', { name: `#${processId}` })
+      .click();
+    await page.getByTestId('process-state').filter({ hasText: 'waiting' }).waitFor();
+    await page.getByTestId('waiting-approval').getByRole('link', { name: 'open the approval' }).click();
+    await page.getByRole('heading', { name: 'Call of notes.createNote' }).waitFor();
+    const marked = page.getByTestId('marked-line');
+    await expect(marked.count()).resolves.toBe(1);
+    await expect(marked.getAttribute('data-line')).resolves.toBe('2');
+    await expect(marked.textContent()).resolves.toContain('tools.createNote.invoke');
+    await expect(page.getByTestId('approval-tool').textContent()).resolves.toBe('notes.createNote');
+    await expect(page.getByTestId('approval-state').textContent()).resolves.toBe('pending');
+    const parameters = JSON.parse((await page.getByTestId('parameters').textContent()) ?? '');
+    expect(parameters).toMatchObject({ body: { text: HOSTILE } });
+    await expect(page.getByTestId('code-listing').textContent()).resolves.toContain('<img src=x onerror=');
+    await expectNoHtmlFromAgents();
+    await shot('approval');
+  });
+
+  it('approves it with a note: the program goes on, and the call records the decision of that key', async () => {
+    await page.getByLabel('Note (optional').fill(HOSTILE_NOTE);
+    await page.getByLabel('Remember the approval').selectOption('process');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByTestId('approval-state').filter({ hasText: 'approved' }).waitFor();
+    await expect(page.getByTestId('decided-by').textContent()).resolves.toContain(`by key ${operator.id}`);
+    await expect(page.getByTestId('decided-by').textContent()).resolves.toContain(HOSTILE_NOTE);
+    await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
+    await expectNoHtmlFromAgents();
+
+    const record = await finished(processId);
+    expect(record).toMatchObject({ state: 'idle', exitState: 'success', approvalId: null });
+    expect(await admin.processes.output(processId)).toEqual({ id: 1, before: 0 });
+    const { items } = await admin.processes.calls(processId);
+    expect(items.map((call) => [call.toolId, call.ok, call.decision?.outcome])).toEqual([
+      ['listNotes', true, 'allowed'],
+      ['createNote', true, 'approved'],
+    ]);
+    expect(items[1]?.decision).toMatchObject({ policy: 'ask', decidedBy: operator.id, note: HOSTILE_NOTE });
+    expect(notes.requests).toEqual(['GET /notes', 'POST /notes']);
+  });
+
+  it("shows the decision with each call on the process's page, and the approval among the decided ones", async () => {
+    await page.getByRole('link', { name: `#${processId}` }).click();
+    await page.getByTestId('exit-state').filter({ hasText: 'success' }).waitFor();
+    const decisions = page.getByTestId('call-decision');
+    await expect(decisions.nth(0).textContent()).resolves.toMatch(/allow.*allowed/);
+    await expect(decisions.nth(1).textContent()).resolves.toMatch(
+      new RegExp(`ask.*approved.*by key ${operator.id}`),
+    );
+    await expectNoHtmlFromAgents();
+    await shot('process-decisions');
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    const decided = page.getByRole('table', { name: 'Decided approvals' });
+    await decided.getByRole('link', { name: 'notes.createNote' }).waitFor();
+    await expect(decided.getByTestId('decided-by').first().textContent()).resolves.toContain(operator.id);
+    await page.getByTestId('no-pending').waitFor();
+  });
+
+  it('approves the plan of a whole program once: its tools with their policies and lines, the computed call site', async () => {
+    const plan = await agent.processes.plan(PLANNED);
+    await page.getByRole('link', { name: 'plan of a program' }).first().click();
+    await page.getByRole('heading', { name: 'Plan of a program' }).waitFor();
+    const row = page.getByTestId('plan-tools').getByRole('row', { name: /notes\.createNote/ });
+    await expect(row.textContent()).resolves.toMatch(/ask.*3/);
+    await expect(page.getByTestId('plan-unknown').textContent()).resolves.toContain('line 2');
+    await expect(page.getByTestId('marked-line').count()).resolves.toBe(2);
+    await shot('plan');
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await page.getByTestId('approval-state').filter({ hasText: 'approved' }).waitFor();
+    expect(await admin.approvals.get(plan.planId)).toMatchObject({
+      state: 'approved',
+      decidedBy: operator.id,
+    });
+    const result = await agent.processes.run(PLANNED, { planId: plan.planId, throwOnFailure: true });
+    expect(result.output).toEqual({ id: 2 });
+  });
+
+  it('logged no error in the browser console', () => {
+    expect(problems).toEqual([]);
+  });
+});
