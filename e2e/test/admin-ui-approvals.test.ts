@@ -61,7 +61,11 @@ beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-approvals-'));
   await mkdir(ARTIFACTS, { recursive: true });
   notes = await startNotesUpstream();
-  cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
+  // The server's default out of the box: read-only tools run, every other tool asks.
+  cyrnel = await startCyrnel(join(work, 'data'), {
+    CYRNEL_API_KEY: KEY,
+    CYRNEL_DEFAULT_POLICY: 'default=ask,readOnly=allow',
+  });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
   // The person deciding signs in with a key of their own, so decisions name it.
   operator = await admin.keys.create({ name: 'operator', role: 'admin' });
