@@ -45,10 +45,12 @@ export type { EnvironmentLease, EnvironmentProvider } from './environments/envir
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export { createHost, HOST_VERSION } from './host/create-host';
 export type {
+  ApprovalsApi,
   CyrnelHost,
   EnvironmentApi,
   InstallServiceInput,
   ModulesApi,
+  PoliciesApi,
   ProcessesApi,
   RegistriesApi,
   ServicesApi,
@@ -56,7 +58,9 @@ export type {
   UpdateServiceInput,
 } from './host/host-api';
 export type { CreateHostOptions, HostStorage, RegistryOptions } from './host/host-options';
+export { DEFAULT_APPROVAL_TIMEOUT_MS } from './host/host-parts';
 export { type JsonShapeLimits, jsonShapeExceeds } from './json/json-shape';
+export type { KeyRules } from './keys/key-ring';
 export {
   type AuthenticatedKey,
   createKeyRing,
@@ -81,6 +85,15 @@ export {
   type OutboundPolicyOptions,
   type OwnEndpoint,
 } from './outbound/outbound-policy';
+export {
+  DEFAULT_POLICY,
+  type DefaultPolicy,
+  keyPolicy,
+  keyScope,
+  parseDefaultPolicy,
+  servicePolicy,
+} from './policies/policy-input';
+export { inScope, keyOverride, type RuledPolicy, toolLabels, toolPolicy } from './policies/policy-rules';
 export type { CallOutcome, OpenedCall } from './processes/call-records';
 export { createMemoryProcessStorage } from './processes/memory-process-storage';
 export { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './processes/process-errors';
