@@ -21,6 +21,7 @@ export type {
   ToolRowQuery,
   ToolSearchQuery,
 } from './catalog/catalog-storage';
+export { storedAnnotations } from './catalog/memory-catalog-rows';
 export { createMemoryCatalogStorage } from './catalog/memory-catalog-storage';
 export {
   type ParsedSearch,
