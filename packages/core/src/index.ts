@@ -4,6 +4,12 @@ export type {
   ApprovalRow,
   ApprovalStorage,
 } from './approvals/approval-storage';
+export {
+  type ApprovalOutcome,
+  type Approvals,
+  type ApprovalsOptions,
+  createApprovals,
+} from './approvals/approvals';
 export { createMemoryApprovalStorage } from './approvals/memory-approval-storage';
 export type {
   CatalogStorage,
@@ -87,6 +93,12 @@ export {
   type OwnEndpoint,
 } from './outbound/outbound-policy';
 export {
+  createPolicyBook,
+  type PolicyBook,
+  type PolicyBookOptions,
+  type ToolRules,
+} from './policies/policy-book';
+export {
   DEFAULT_POLICY,
   type DefaultPolicy,
   keyPolicy,
@@ -95,6 +107,12 @@ export {
   servicePolicy,
 } from './policies/policy-input';
 export { inScope, keyOverride, type RuledPolicy, toolLabels, toolPolicy } from './policies/policy-rules';
+export {
+  type CallPolicy,
+  type CallPolicyOptions,
+  type CallVerdict,
+  createCallPolicy,
+} from './processes/call-policy';
 export type { CallOutcome, OpenedCall } from './processes/call-records';
 export { createMemoryProcessStorage } from './processes/memory-process-storage';
 export { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './processes/process-errors';
