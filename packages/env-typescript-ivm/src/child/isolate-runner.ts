@@ -4,13 +4,13 @@ import { callError } from '../shared/call-error';
 import type { HostCallKind } from '../shared/host-call-kind';
 import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
 import type { RunJob, RunResult } from '../shared/run-job';
+import { transpile, WRAPPER_LINE_OFFSET } from '../shared/transpile';
 import { createActivityProbe } from './activity-probe';
 import { JsonText } from './gateway-client';
 import { createOutputBudget, type OutputBudget } from './output-budget';
 import { createOutputFlush, type OutputFlush } from './output-flush';
 import { createPendingCalls, type PendingCalls } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
-import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
 
 /** Where a runner sends what the sandbox does. */
 export interface RunnerHooks {
