@@ -149,6 +149,10 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       active?.pool.kill(eid);
     },
 
+    pauseDeadline(eid, paused) {
+      active?.pool.pauseDeadline(eid, paused === true);
+    },
+
     async findToolCalls(code) {
       if (typeof code !== 'string') throw cyrnelError('invalid_request', 'code must be a string');
       // In a worker thread: the parser recurses as deep as the code nests.
