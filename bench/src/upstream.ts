@@ -6,6 +6,8 @@ export interface Upstream {
   readonly url: string;
   /** A tiny OpenAPI 3.0 document with one operation, `GET /echo?n=<int>` (operationId `echo`). */
   readonly openapi: string;
+  /** `performance.now()` of every `POST /note` the upstream received, in order. */
+  readonly notes: number[];
   close(): Promise<void>;
 }
 
@@ -33,6 +35,14 @@ export function upstreamOpenApi(baseUrl: string): string {
           },
         },
       },
+      '/note': {
+        post: {
+          operationId: 'note',
+          summary: 'Take a note (a write: its policy asks by default)',
+          parameters: [{ name: 'i', in: 'query', required: true, schema: { type: 'integer' } }],
+          responses: { '204': { description: 'noted' } },
+        },
+      },
     },
   });
 }
@@ -40,9 +50,13 @@ export function upstreamOpenApi(baseUrl: string): string {
 /** Starts a node:http server on 127.0.0.1 answering `/echo` and `/openapi.json`. */
 export async function startUpstream(): Promise<Upstream> {
   let openapi = '';
+  const notes: number[] = [];
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/echo') {
+    if (url.pathname === '/note' && req.method === 'POST') {
+      notes.push(performance.now());
+      res.writeHead(204).end();
+    } else if (url.pathname === '/echo') {
       const body = `{"ok":true,"n":${Number(url.searchParams.get('n')) || 0}}`;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
       res.end(body);
@@ -60,6 +74,7 @@ export async function startUpstream(): Promise<Upstream> {
   return {
     url,
     openapi,
+    notes,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -118,6 +118,8 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   try {
     options.checkKeys?.(await keys.count());
     host = await createHost({
+      // Every port of the store: catalog, processes, keys (the policies read each key's scope and
+      // policy), approvals (shared by the hosts of one PostgreSQL database) and signals.
       storage: store,
       dataDir: config.dataDir,
       builtins: [

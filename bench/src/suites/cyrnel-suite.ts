@@ -1,5 +1,6 @@
 import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
+import { runApprovalLatency, runDecisionCost } from './cyrnel-approvals.ts';
 import { runCyrnelInstall } from './cyrnel-install.ts';
 import { runCyrnelLatency } from './cyrnel-latency.ts';
 import { runCyrnelMcp } from './cyrnel-mcp.ts';
@@ -34,6 +35,8 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
     await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api, server));
     await part('cyrnel: MCP tool calls', () => runCyrnelMcpAdapter(ctx, api));
+    await part('cyrnel: allow decision', () => runDecisionCost(ctx));
+    await part('cyrnel: approvals', () => runApprovalLatency(ctx, api));
     await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
     await part('cyrnel: install at scale', () => runCyrnelInstall(ctx, api, server));
     await part('cyrnel: types size', () => runCyrnelTypes(ctx, api));
@@ -47,7 +50,10 @@ export async function runCyrnelToolCallsOnly(ctx: SuiteContext): Promise<void> {
   ctx.log('cyrnel: starting the server');
   const server = await startServerProcess(ctx.resources);
   try {
-    await runCyrnelToolCalls(ctx, createCyrnelApi(server.url), server);
+    const api = createCyrnelApi(server.url);
+    await runCyrnelToolCalls(ctx, api, server);
+    await runDecisionCost(ctx);
+    await runApprovalLatency(ctx, api);
   } finally {
     await server.stop();
   }

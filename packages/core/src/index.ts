@@ -4,6 +4,12 @@ export type {
   ApprovalRow,
   ApprovalStorage,
 } from './approvals/approval-storage';
+export {
+  type ApprovalOutcome,
+  type Approvals,
+  type ApprovalsOptions,
+  createApprovals,
+} from './approvals/approvals';
 export { createMemoryApprovalStorage } from './approvals/memory-approval-storage';
 export type {
   CatalogStorage,
@@ -21,6 +27,7 @@ export type {
   ToolRowQuery,
   ToolSearchQuery,
 } from './catalog/catalog-storage';
+export { storedAnnotations } from './catalog/memory-catalog-rows';
 export { createMemoryCatalogStorage } from './catalog/memory-catalog-storage';
 export {
   type ParsedSearch,
@@ -45,10 +52,12 @@ export type { EnvironmentLease, EnvironmentProvider } from './environments/envir
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export { createHost, HOST_VERSION } from './host/create-host';
 export type {
+  ApprovalsApi,
   CyrnelHost,
   EnvironmentApi,
   InstallServiceInput,
   ModulesApi,
+  PoliciesApi,
   ProcessesApi,
   RegistriesApi,
   ServicesApi,
@@ -56,7 +65,9 @@ export type {
   UpdateServiceInput,
 } from './host/host-api';
 export type { CreateHostOptions, HostStorage, RegistryOptions } from './host/host-options';
+export { DEFAULT_APPROVAL_TIMEOUT_MS } from './host/host-parts';
 export { type JsonShapeLimits, jsonShapeExceeds } from './json/json-shape';
+export type { KeyRules } from './keys/key-ring';
 export {
   type AuthenticatedKey,
   createKeyRing,
@@ -81,6 +92,27 @@ export {
   type OutboundPolicyOptions,
   type OwnEndpoint,
 } from './outbound/outbound-policy';
+export {
+  createPolicyBook,
+  type PolicyBook,
+  type PolicyBookOptions,
+  type ToolRules,
+} from './policies/policy-book';
+export {
+  DEFAULT_POLICY,
+  type DefaultPolicy,
+  keyPolicy,
+  keyScope,
+  parseDefaultPolicy,
+  servicePolicy,
+} from './policies/policy-input';
+export { inScope, keyOverride, type RuledPolicy, toolLabels, toolPolicy } from './policies/policy-rules';
+export {
+  type CallPolicy,
+  type CallPolicyOptions,
+  type CallVerdict,
+  createCallPolicy,
+} from './processes/call-policy';
 export type { CallOutcome, OpenedCall } from './processes/call-records';
 export { createMemoryProcessStorage } from './processes/memory-process-storage';
 export { DELETED_ERROR, INTERRUPTED_ERROR, KILLED_ERROR, SHUTDOWN_ERROR } from './processes/process-errors';

@@ -6,7 +6,6 @@ export {
   type IsolateRunnerOptions,
   type RunnerHooks,
 } from './child/isolate-runner';
-export { type TranspileResult, transpile } from './child/transpile';
 export { configSchema, secretsSchema } from './host/config';
 export {
   createTypescriptEnvironment,
@@ -15,6 +14,8 @@ export {
 export { instantiate, manifest, typescriptIvmModule } from './host/typescript-ivm-module';
 export type { HostCallKind } from './shared/host-call-kind';
 export type { RunJob, RunResult } from './shared/run-job';
+export { type TranspileResult, transpile } from './shared/transpile';
+export { findToolCalls } from './tool-calls/find-tool-calls';
 export { generateToolDocs } from './type-rendering/tool-docs';
 export { generateTypes } from './type-rendering/types-declaration';
 

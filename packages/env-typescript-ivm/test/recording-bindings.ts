@@ -7,8 +7,8 @@ import {
 } from '@cyrnel/sdk';
 import { createTypescriptEnvironment } from '../src';
 
-/** A fake tool: answers with a value, or throws to reject the call. */
-export type FakeTool = (parameters: Record<string, unknown>) => unknown;
+/** A fake tool: answers with a value, or throws to reject the call; `eid` is the calling execution. */
+export type FakeTool = (parameters: Record<string, unknown>, eid: number) => unknown;
 
 /** Everything the environment reported, per execution id. */
 export interface Recorded {
@@ -52,7 +52,7 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
       of(eid).calls.push(input);
       const tool = tools[`${input.serviceId}.${input.toolId}`];
       if (!tool) throw cyrnelError('tool_not_found', `Unknown tool ${input.serviceId}.${input.toolId}`);
-      return tool(input.parameters);
+      return tool(input.parameters, eid);
     },
     async discoverServices() {
       return [{ id: 'math', name: 'Math', description: 'Arithmetic', toolCount: 1 }];

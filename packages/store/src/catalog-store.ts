@@ -2,6 +2,7 @@ import type { CatalogStorage } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database';
 import { createModuleRows } from './module-rows';
+import { createServicePolicyRows } from './service-policy-rows';
 import { createServiceRows } from './service-rows';
 import { createSettingsRows } from './settings-rows';
 import type { StoreDialect } from './store-dialect';
@@ -12,6 +13,7 @@ export function createCatalogStore(db: Kysely<Database>, dialect: StoreDialect):
   return {
     ...createModuleRows(db),
     ...createServiceRows(db, dialect),
+    ...createServicePolicyRows(db),
     ...createSettingsRows(db),
     ...createToolRows(db),
     searchTools: dialect.toolSearch.search(db),

@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** Row of `modules` (migration 0001). Booleans are 0/1 integers, portable across SQLite and PostgreSQL. */
 export interface ModulesTable {
   id: string;
@@ -70,6 +72,15 @@ export interface ToolsTable {
   id_words: number;
   /** How many words the name has (`wordCount`), for ranking (migration 0004). */
   name_words: number;
+  /** JSON of the tool's annotations, only the four flags (migration 0016; `{}` when unknown). */
+  annotations: Generated<string>;
+}
+
+/** Row of `service_policies` (migration 0016): a service's policy rules as JSON; none is `{}`. */
+export interface ServicePoliciesTable {
+  service_id: string;
+  policy: string;
+  updated_at: string;
 }
 
 /** The tables of the catalog (modules, services, tools, config, secrets). */
@@ -81,6 +92,7 @@ export interface CatalogTables {
   tools: ToolsTable;
   service_config: ConfigTable;
   service_secrets: SecretsTable;
+  service_policies: ServicePoliciesTable;
   /** Migration 0009: one row (id 1) counting catalog writes, across hosts. */
   catalog_revision: { id: number; value: number | string | bigint };
 }

@@ -1,5 +1,6 @@
-import type { CatalogStorage, HostSignals, KeyStorage, ProcessStorage } from '@cyrnel/core';
+import type { ApprovalStorage, CatalogStorage, HostSignals, KeyStorage, ProcessStorage } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
+import { createApprovalStore } from './approval-store';
 import { createCatalogStore } from './catalog-store';
 import type { Database } from './database';
 import { createKeyStore } from './key-store';
@@ -15,6 +16,8 @@ export interface Store {
   readonly processes: ProcessStorage;
   /** API keys (hashes only); hand to `createKeyRing` of `@cyrnel/core`. */
   readonly keys: KeyStorage;
+  /** Approvals of calls and plans; hand to `createHost` as `storage.approvals`. */
+  readonly approvals: ApprovalStorage;
   /** The database it runs on. */
   readonly dialect: StoreDialectName;
   /**
@@ -70,6 +73,7 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
     catalog: createCatalogStore(db, dialect),
     processes: createProcessStore(db, dialect.name),
     keys: createKeyStore(db),
+    approvals: createApprovalStore(db),
     dialect: dialect.name,
     close: () => {
       closed ??= db.destroy();

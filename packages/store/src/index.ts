@@ -1,3 +1,4 @@
+export { createApprovalStore } from './approval-store';
 export { createCatalogStore } from './catalog-store';
 export { type CreateStoreOptions, createStore, type Store } from './create-store';
 export type { Database } from './database';

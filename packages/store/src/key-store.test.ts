@@ -1,4 +1,4 @@
-import { createKeyRing } from '@cyrnel/core';
+import { createKeyRing, type KeyRow } from '@cyrnel/core';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createKeyStore } from './key-store';
@@ -69,8 +69,31 @@ describe('createKeyStore', () => {
       prefix: 'cyk_x',
       createdAt: 'now',
       lastUsedAt: null,
+      scope: null,
+      policy: null,
     } as const;
     await storage.insert(row);
     await expect(storage.insert({ ...row, id: 'b' })).rejects.toThrow();
+  });
+
+  it("keeps a key's scope and policy and reads a key by its id", async () => {
+    const { storage } = await openKeys();
+    const row = {
+      id: 'a',
+      name: 'automation',
+      role: 'agent',
+      hash: 'e'.repeat(64),
+      prefix: 'cyk_a',
+      createdAt: 'now',
+      lastUsedAt: null,
+      scope: { services: ['git'], tools: ['mail.send'] },
+      policy: { default: 'ask', services: { git: 'allow' }, tools: { 'mail.send': 'block' } },
+    } satisfies KeyRow;
+    await storage.insert(row);
+    await storage.insert({ ...row, id: 'b', hash: 'd'.repeat(64), scope: null, policy: null });
+    expect(await storage.get('a')).toEqual(row);
+    expect(await storage.get('b')).toMatchObject({ scope: null, policy: null });
+    expect(await storage.get('nope')).toBeUndefined();
+    expect(await storage.findByHash('e'.repeat(64))).toEqual(row);
   });
 });

@@ -1,5 +1,5 @@
 import type { KeyRow, KeyStorage } from '@cyrnel/core';
-import type { KeyRole } from '@cyrnel/sdk/api';
+import type { KeyPolicy, KeyRole, KeyScope } from '@cyrnel/sdk/api';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './database';
 import type { ApiKeysTable } from './key-tables';
@@ -13,12 +13,15 @@ function toRow(row: Selectable<ApiKeysTable>): KeyRow {
     prefix: row.prefix,
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
+    scope: row.scope === null ? null : (JSON.parse(row.scope) as KeyScope),
+    policy: row.policy === null ? null : (JSON.parse(row.policy) as KeyPolicy),
   };
 }
 
 /**
  * The key ring's storage port (`KeyStorage` of `@cyrnel/core`) over the `api_keys` table of
- * migration 0003. Lookups go through the unique index on `hash`.
+ * migrations 0003 and 0016 (scope and policy as JSON). Lookups go through the unique index on
+ * `hash`, or the primary key.
  *
  * @example
  * ```ts
@@ -38,12 +41,19 @@ export function createKeyStore(db: Kysely<Database>): KeyStorage {
           prefix: row.prefix,
           created_at: row.createdAt,
           last_used_at: row.lastUsedAt,
+          scope: row.scope === null ? null : JSON.stringify(row.scope),
+          policy: row.policy === null ? null : JSON.stringify(row.policy),
         })
         .execute();
     },
 
     async findByHash(hash) {
       const row = await db.selectFrom('api_keys').selectAll().where('hash', '=', hash).executeTakeFirst();
+      return row && toRow(row);
+    },
+
+    async get(id) {
+      const row = await db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
       return row && toRow(row);
     },
 

@@ -1,11 +1,11 @@
 import type { IndexedCall, ProcessResults } from '@cyrnel/core';
-import type { ErrorCode, ErrorReason, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { CallDecision, ErrorCode, ErrorReason, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { CompiledQuery, Kysely, Updateable } from 'kysely';
 import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
 import { flag } from './sql-helpers';
 
-/** Rows per multi-row insert of tool calls: 10 parameters each stays far below SQLite's limit. */
+/** Rows per multi-row insert of tool calls: 11 parameters each stays far below SQLite's limit. */
 const CALLS_PER_INSERT = 500;
 
 /** The rows of `process_tool_calls` (migration 0013: indexed, pending until their answer). */
@@ -33,7 +33,13 @@ const row = (id: number, { index, call }: IndexedCall, pending: boolean) => ({
   pending: flag(pending || call.ok === null),
   error_code: call.errorCode,
   error_reason: call.errorReason,
+  decision: decisionText(call),
 });
+
+/** The `decision` column (migration 0016): JSON, null when the call has none. */
+function decisionText(call: ToolCallRecord): string | null {
+  return call.decision ? JSON.stringify(call.decision) : null;
+}
 
 /**
  * The tool call rows and checkpoints of the process store. The statements a run repeats (one start,
@@ -56,6 +62,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
           'pending',
           'error_code',
           'error_reason',
+          'decision',
         ])
         .where('process_id', '=', id)
         // Calls stored before migration 0013 have no index: their ids are in call order.
@@ -70,6 +77,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
         ok: Number(stored.pending) === 1 ? null : Number(stored.ok) === 1,
         errorCode: stored.error_code as ErrorCode | null,
         errorReason: stored.error_reason as ErrorReason | null,
+        decision: stored.decision === null ? null : (JSON.parse(stored.decision) as CallDecision),
       }));
     },
 
@@ -93,6 +101,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
         pending: flag(call.ok === null),
         error_code: call.errorCode,
         error_reason: call.errorReason,
+        decision: decisionText(call),
       };
       compiledComplete ??= db
         .updateTable('process_tool_calls')
@@ -116,6 +125,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
               pending: eb.ref('excluded.pending'),
               error_code: eb.ref('excluded.error_code'),
               error_reason: eb.ref('excluded.error_reason'),
+              decision: eb.ref('excluded.decision'),
             })),
           )
           .execute();

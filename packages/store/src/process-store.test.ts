@@ -45,6 +45,8 @@ describe('createProcessStore', () => {
       startedAt: null,
       completedAt: null,
       hostId: null,
+      labels: [],
+      approvalId: null,
     });
     expect(await store.code(id)).toBe('cyrnel.output({})');
     expect(await store.results(id)).toEqual({ output: {}, stdout: '', stderr: '' });
@@ -57,6 +59,10 @@ describe('createProcessStore', () => {
       ok: i % 2 === 0,
       errorCode: i % 2 === 0 ? null : ('not_found' as const),
       errorReason: i % 2 === 0 ? null : ('tool_not_found' as const),
+      decision:
+        i % 3 === 0
+          ? ({ policy: 'allow', rule: 'server-annotation', detail: 'readOnly', outcome: 'allowed' } as const)
+          : null,
     }));
     await store.finish(
       id,
@@ -93,6 +99,7 @@ describe('createProcessStore', () => {
       ok: true,
       errorCode: null,
       errorReason: null,
+      decision: null,
     };
     await store.finish(
       id,

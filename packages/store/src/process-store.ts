@@ -1,5 +1,5 @@
 import type { ProcessChange, ProcessStorage } from '@cyrnel/core';
-import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
+import type { ExecutionExitState, ProcessState, ToolLabel } from '@cyrnel/sdk';
 import type { ErrorReason, ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api';
 import { type CompiledQuery, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from './database';
@@ -24,6 +24,8 @@ const SUMMARY_COLUMNS = [
   'started_at',
   'completed_at',
   'owner_host',
+  'labels',
+  'approval_id',
 ] as const;
 
 const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
@@ -31,7 +33,7 @@ const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
 type SummaryRow = Pick<Selectable<ProcessesTable>, (typeof SUMMARY_COLUMNS)[number]>;
 type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
 
-const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'terminating'];
+const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'waiting', 'terminating'];
 
 function toRecord(row: RecordRow): ProcessRecord {
   return { ...toSummary(row), envConfig: parseObject(row.env_config) };
@@ -52,7 +54,15 @@ function toSummary(row: SummaryRow): ProcessSummary {
     startedAt: row.started_at,
     completedAt: row.completed_at,
     hostId: row.owner_host,
+    labels: parseLabels(row.labels),
+    approvalId: row.approval_id,
   };
+}
+
+/** The `labels` column: a JSON array of label words. */
+function parseLabels(text: string): ToolLabel[] {
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value) ? (value as ToolLabel[]) : [];
 }
 
 function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
@@ -67,6 +77,8 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
     columns.owner_host = change.ownerHost;
     columns.claimed_at = change.updatedAt;
   }
+  if (change.labels !== undefined) columns.labels = JSON.stringify(change.labels);
+  if (change.approvalId !== undefined) columns.approval_id = change.approvalId;
   return columns;
 }
 
@@ -241,6 +253,7 @@ export function createProcessStore(
           error_reason: errorReason,
           completed_at: at,
           updated_at: at,
+          approval_id: null,
         })
         .where('state', 'in', LIVE_STATES);
       if (scope) {

@@ -30,6 +30,10 @@ export interface ProcessesTable {
   kill_reason: Generated<string | null>;
   /** Added by migration 0011: the modules the run needs, as `,id,id,` (empty: none). */
   needs: Generated<string>;
+  /** Added by migration 0016: JSON array of the data-flow labels the run accumulated. */
+  labels: Generated<string>;
+  /** Added by migration 0016: the approval the run waits for (state `waiting`), or null. */
+  approval_id: Generated<string | null>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */
@@ -57,6 +61,8 @@ export interface ProcessToolCallsTable {
   call_index: Generated<number | null>;
   /** Added by migration 0013: 1 from the call's start until its answer (after a crash: interrupted). */
   pending: Generated<number>;
+  /** Added by migration 0016: JSON of how the policies decided the call (null: recorded before). */
+  decision: Generated<string | null>;
 }
 
 /** The tables of the process store. */

@@ -1,4 +1,11 @@
-import { type CatalogStorage, cyrnelError, type NewTool, type ServiceRow, wordCount } from '@cyrnel/core';
+import {
+  type CatalogStorage,
+  cyrnelError,
+  type NewTool,
+  type ServiceRow,
+  storedAnnotations,
+  wordCount,
+} from '@cyrnel/core';
 import type { JSONSchema } from '@cyrnel/sdk';
 import type { RegistryOrigin } from '@cyrnel/sdk/api';
 import { type Kysely, sql, type Transaction } from 'kysely';
@@ -107,6 +114,7 @@ async function insertTools(
           output_schema: JSON.stringify(tool.outputSchema),
           adapter_domain: JSON.stringify(tool.adapterDomain),
           keywords: JSON.stringify(tool.keywords ?? []),
+          annotations: JSON.stringify(storedAnnotations(tool.annotations)),
           search_id: firstSearchId + i + j,
           id_words: wordCount(tool.id),
           name_words: wordCount(tool.name),
@@ -245,6 +253,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
         await trx.deleteFrom('service_config').where('owner_id', '=', id).execute();
         await trx.deleteFrom('service_secrets').where('owner_id', '=', id).execute();
+        await trx.deleteFrom('service_policies').where('service_id', '=', id).execute();
         const result = await trx.deleteFrom('services').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;
       });

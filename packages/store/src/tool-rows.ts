@@ -1,4 +1,4 @@
-import type { CatalogStorage, ToolDetailRow, ToolRow } from '@cyrnel/core';
+import { type CatalogStorage, storedAnnotations, type ToolDetailRow, type ToolRow } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
 import type { Database } from './database';
 import { flag, parseObject } from './sql-helpers';
@@ -22,6 +22,7 @@ function selectTools(db: Kysely<Database>) {
     'tools.enabled as enabled',
     'services.enabled as service_enabled',
     'services.adapter as adapter',
+    'tools.annotations as annotations',
   ]);
 }
 
@@ -34,6 +35,8 @@ export interface ToolBase {
   enabled: number;
   service_enabled: number;
   adapter: string;
+  /** JSON of the tool's annotations (migration 0016). */
+  annotations: string;
 }
 
 /** A selected tool as the port answers it. */
@@ -46,6 +49,7 @@ export function toToolRow(row: ToolBase): ToolRow {
     enabled: row.enabled === 1,
     serviceEnabled: row.service_enabled === 1,
     adapter: row.adapter,
+    annotations: storedAnnotations(parseObject(row.annotations)),
   };
 }
 

@@ -43,13 +43,14 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('the storage kits on PostgreSQL', () =>
 });
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL tool search beyond the kit', () => {
-  it('indexes a service of 450 tools (in batches) and finds any of them by id words and by name', async () => {
+  it('indexes a service of 450 tools (in batches) and finds any of them, with its annotations, by id words and by name', async () => {
     const { store, close } = await postgresStore();
     try {
       const tools = Array.from({ length: 450 }, (_, index) =>
         newTool(`op_${index}_item`, {
           name: `Operation number ${index}`,
           description: `handles item ${index}`,
+          annotations: index % 2 === 0 ? { readOnly: true } : { destructive: true },
         }),
       );
       await store.catalog.insertService(newService('big', { enabled: true, tools }));
@@ -61,6 +62,19 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL tool search beyond the kit'
       expect((await search('449'))[0]).toBe('op_449_item');
       expect(await search('Operation number 201')).toContain('op_201_item');
       expect(await search('nothing like this')).toEqual([]);
+      // Each found tool carries its own annotations (read beside what `search_tools` answers).
+      const found = await store.catalog.searchTools({
+        text: 'operation number',
+        adapters: ['openapi'],
+        limit: 20,
+      });
+      expect(found).toHaveLength(20);
+      for (const tool of found) {
+        const index = Number(tool.id.split('_')[1]);
+        expect(tool.annotations, tool.id).toEqual(
+          index % 2 === 0 ? { readOnly: true } : { destructive: true },
+        );
+      }
     } finally {
       await close();
     }

@@ -9,6 +9,7 @@ import { openPostgresStore, postgresDialect } from '../src/postgres/index';
 import { migrations } from '../src/postgres/migrations/index';
 import { indexServiceTools } from '../src/postgres/tool-search-index';
 import { runMigrations } from '../src/run-migrations';
+import * as policies from '../src/sqlite/migrations/0016-policies';
 import { githubTools, searchService, searchTool } from './support/github-catalog';
 import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
 
@@ -248,7 +249,10 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('migration 0012-tool-search-function', 
         },
         migrate: false,
       });
+      // Today's insert writes the columns of 0016 too: the old schema has them for the insert only.
+      await policies.up(db);
       await old.catalog.insertService(searchService('github', githubTools));
+      await policies.down(db);
       await old.close();
 
       const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 2 });

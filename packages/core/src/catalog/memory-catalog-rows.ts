@@ -23,7 +23,15 @@ export interface MemoryTool extends Omit<NewTool, 'keywords'> {
   enabled: boolean;
 }
 
-/** Annotations as stored: only the four known flags, only booleans. */
+/**
+ * Annotations as stored: only the four known flags, only booleans. Every `CatalogStorage` keeps a
+ * tool's annotations through this, so the stores agree on what reads back.
+ *
+ * @example
+ * ```ts
+ * storedAnnotations({ readOnly: true, other: 1 } as ToolAnnotations); // { readOnly: true }
+ * ```
+ */
 export function storedAnnotations(annotations: NewTool['annotations']): ToolAnnotations {
   const kept: ToolAnnotations = {};
   for (const name of TOOL_ANNOTATIONS) {

@@ -163,7 +163,7 @@ export function createHostParts(
     findToolCalls,
   });
   const processes = createProcessManager({
-    policies: { calls, approvals, findToolCalls },
+    policies: { calls, approvals, approvalStorage, findToolCalls },
     storage: storage.processes,
     environments,
     tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },

@@ -366,5 +366,20 @@ export function guardEnvironment(
           ),
         }
       : {}),
+    ...(inner.findToolCalls
+      ? {
+          findToolCalls: open((code: string) =>
+            (inner.findToolCalls as NonNullable<EnvironmentModule['findToolCalls']>)(code),
+          ),
+        }
+      : {}),
+    // A pause after teardown has no execution left to pause.
+    ...(inner.pauseDeadline
+      ? {
+          pauseDeadline: (eid: number, paused: boolean) => {
+            if (!life.signal.aborted) inner.pauseDeadline?.(eid, paused);
+          },
+        }
+      : {}),
   };
 }

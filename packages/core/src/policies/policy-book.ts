@@ -64,11 +64,7 @@ export function createPolicyBook(options: PolicyBookOptions): PolicyBook {
   const cache = new Map<string, CachedService>();
   const loading = new Map<string, Promise<CachedService>>();
 
-  const build = (
-    toolId: string,
-    annotations: ToolAnnotations,
-    policy: ServicePolicy,
-  ): ToolRules => {
+  const build = (toolId: string, annotations: ToolAnnotations, policy: ServicePolicy): ToolRules => {
     const own = policy.tools && Object.hasOwn(policy.tools, toolId) ? (policy.tools[toolId] ?? null) : null;
     return {
       annotations,

@@ -1,4 +1,4 @@
-import type { ErrorReason, ExecutionExitState, ToolLabel } from '@cyrnel/sdk';
+import { type ErrorReason, type ExecutionExitState, TOOL_LABELS, type ToolLabel } from '@cyrnel/sdk';
 import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { EnvironmentLease } from '../environments/environment-provider';
 import { createOutputMerger, type OutputMerger } from './output-merger';
@@ -167,6 +167,11 @@ export class LiveProcess {
   }
   /** Writes chained so far (see `persist`). */
   private writes = 0;
+
+  /** The labels of the tools this run called, in the order of `TOOL_LABELS`. */
+  labelList(): ToolLabel[] {
+    return TOOL_LABELS.filter((label) => this.labels.has(label));
+  }
 
   /** Resolves the next time the run waits for an approval (at once when it does now). */
   nextWait(): Promise<void> {

@@ -167,7 +167,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     run.deadline = undefined;
     run.deadlineLeftMs = Math.max(0, run.deadlineLeftMs - (performance.now() - run.deadlineArmedAt));
     pauseInEnvironment(run, true);
-    persistChange(run, { state: 'waiting', approvalId, labels: [...run.labels] });
+    persistChange(run, { state: 'waiting', approvalId, labels: run.labelList() });
     run.emit({ type: 'state', data: { state: 'waiting', exitState: null } });
     run.startedWaiting();
   };
@@ -181,7 +181,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     }
     pauseInEnvironment(run, false);
     armDeadline(run, run.deadlineLeftMs);
-    persistChange(run, { state: 'running', approvalId: null, labels: [...run.labels] });
+    persistChange(run, { state: 'running', approvalId: null, labels: run.labelList() });
     run.emit({ type: 'state', data: { state: 'running', exitState: null } });
   };
 

@@ -135,7 +135,13 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   });
   const hosts = createProcessHosts({ storage, environments, limits, logger, now, host, execution, local });
   const lookup = createProcessLookup(storage, execution.live);
-  const retention = createProcessRetention({ storage, limits, logger, now });
+  const retention = createProcessRetention({
+    storage,
+    limits,
+    logger,
+    now,
+    ...(options.policies ? { approvals: options.policies.approvalStorage } : {}),
+  });
   const revokedKeys = new Set<string>();
   const parts: ProcessParts = {
     storage,

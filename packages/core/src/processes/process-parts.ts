@@ -1,4 +1,5 @@
 import type { FoundToolCalls, ModuleLogger } from '@cyrnel/sdk';
+import type { ApprovalStorage } from '../approvals/approval-storage';
 import type { Approvals } from '../approvals/approvals';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import type { ProcessHosts } from '../several-hosts/process-hosts';
@@ -38,6 +39,8 @@ export interface ProcessParts {
 export interface ProcessPolicies {
   readonly calls: CallPolicy;
   readonly approvals: Approvals;
+  /** Where approvals are stored (pruned with the processes' retention). */
+  readonly approvalStorage: ApprovalStorage;
   /** The tool calls of a program, found by the active environment (undefined: it cannot). */
   findToolCalls(code: string): Promise<FoundToolCalls | undefined>;
 }

@@ -1,4 +1,5 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
+import type { ApprovalStorage } from '../approvals/approval-storage';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessStorage } from './process-storage';
 
@@ -8,6 +9,8 @@ export interface ProcessRetentionOptions {
   readonly limits: ProcessLimits;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Decided approvals and plans are kept as long as processes (`retentionMs`), then deleted. */
+  readonly approvals?: Pick<ApprovalStorage, 'pruneApprovals'>;
 }
 
 /** The pruning of idle processes past the retention, in the background. */
@@ -67,6 +70,8 @@ export function createProcessRetention(options: ProcessRetentionOptions): Proces
       await turn();
     }
     if (total > 0) logger.info('process: pruned idle processes past the retention', { count: total });
+    if (limits.retentionMs > 0 && options.approvals && !stopped)
+      await options.approvals.pruneApprovals(rule.idleBefore as string);
     return total;
   };
 

@@ -87,7 +87,7 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
       errorReason,
       completedAt: at,
       updatedAt: at,
-      labels: [...run.labels],
+      labels: run.labelList(),
       approvalId: null,
     };
     run.record = { ...run.record, ...change };

@@ -3,10 +3,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  type ApprovalStorage,
   type CatalogStorage,
   type CreateHostOptions,
   type CyrnelHost,
   createHost,
+  createMemoryApprovalStorage,
   createMemoryCatalogStorage,
   createMemoryKeyStorage,
   createMemoryProcessStorage,
@@ -19,6 +21,7 @@ export interface HarnessStorage {
   readonly catalog: CatalogStorage;
   readonly processes: ProcessStorage;
   readonly keys: KeyStorage;
+  readonly approvals: ApprovalStorage;
 }
 
 /**
@@ -41,6 +44,7 @@ export function createHarnessStorage(): HarnessStorage {
     catalog: createMemoryCatalogStorage(),
     processes: createMemoryProcessStorage(),
     keys: createMemoryKeyStorage(),
+    approvals: createMemoryApprovalStorage(),
   };
 }
 

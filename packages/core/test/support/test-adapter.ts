@@ -1,4 +1,10 @@
-import type { AdapterModule, BuiltinModule, ServiceDefinition, ServiceState } from '@cyrnel/sdk';
+import type {
+  AdapterModule,
+  BuiltinModule,
+  ServiceDefinition,
+  ServiceState,
+  ToolAnnotations,
+} from '@cyrnel/sdk';
 
 /** Everything the test adapter was asked to do, in order (`hydrate:github`, `invoke:github.list`, ...). */
 export interface AdapterProbe {
@@ -38,7 +44,13 @@ export interface TestDefinition {
   name?: string;
   tools: (
     | string
-    | { id: string; name?: string; description?: string; inputSchema?: Record<string, unknown> }
+    | {
+        id: string;
+        name?: string;
+        description?: string;
+        inputSchema?: Record<string, unknown>;
+        annotations?: ToolAnnotations;
+      }
   )[];
   configSchema?: Record<string, unknown>;
   secretsSchema?: Record<string, unknown>;
@@ -91,6 +103,7 @@ export function createTestAdapter(id: string, probe: AdapterProbe): BuiltinModul
                 inputSchema: spec.inputSchema ?? { type: 'object' },
                 outputSchema: { type: 'object' },
                 adapterDomain: { route: `/${spec.id}` },
+                ...('annotations' in spec && spec.annotations ? { annotations: spec.annotations } : {}),
               };
             }),
           };

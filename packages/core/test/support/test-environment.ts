@@ -42,6 +42,23 @@ export function createTestEnvironment(id: string, probe: EnvironmentProbe): Buil
           probe.calls.push(`execute:${eid}`);
           bindings?.setState(eid, 'running');
           if (probe.hold) await new Promise<void>((resolve) => probe.release.set(eid, resolve));
+          if (code.startsWith('calls:') && bindings) {
+            // `calls:[{"method":"invokeTool","args":[...]}, ...]` calls bindings one after the
+            // other and outputs each answer or error under `results`.
+            const steps = JSON.parse(code.slice('calls:'.length)) as { method: string; args: unknown[] }[];
+            const results: unknown[] = [];
+            for (const { method, args } of steps) {
+              const table = bindings as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>;
+              const call: ((...a: unknown[]) => Promise<unknown>) | undefined = table[method];
+              try {
+                results.push({ result: await call?.call(bindings, eid, ...args) });
+              } catch (error) {
+                const { status, reason, message } = error as Record<string, unknown>;
+                results.push({ error: { status, reason, message } });
+              }
+            }
+            bindings.emitOutput(eid, { results });
+          }
           if (code.startsWith('call:') && bindings) {
             // `call:{"method":"invokeTool","args":[...]}` calls one binding and outputs its answer.
             const { method, args } = JSON.parse(code.slice('call:'.length)) as {
@@ -66,6 +83,23 @@ export function createTestEnvironment(id: string, probe: EnvironmentProbe): Buil
         },
         async generateDocs() {
           return `# ${id}`;
+        },
+        // The tool calls of a `calls:` or `call:` program, each on its own "line" (its index + 1).
+        async findToolCalls(code) {
+          const text = code.startsWith('calls:')
+            ? code.slice('calls:'.length)
+            : `[${code.slice('call:'.length)}]`;
+          const steps = JSON.parse(text) as {
+            method: string;
+            args: [{ serviceId: string; toolId: string }];
+          }[];
+          return {
+            calls: steps
+              .map((step, index) => ({ ...step.args[0], line: index + 1, method: step.method }))
+              .filter((step) => step.method === 'invokeTool')
+              .map(({ serviceId, toolId, line }) => ({ serviceId, toolId, line })),
+            unknown: [],
+          };
         },
         async generateToolDocs(input) {
           return `## ${input.serviceId}.${input.toolId}`;

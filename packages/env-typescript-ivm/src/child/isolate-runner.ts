@@ -3,14 +3,15 @@ import ivm from 'isolated-vm';
 import { callError } from '../shared/call-error';
 import type { HostCallKind } from '../shared/host-call-kind';
 import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
+import { createPausableTimer } from '../shared/pausable-timer';
 import type { RunJob, RunResult } from '../shared/run-job';
+import { transpile, WRAPPER_LINE_OFFSET } from '../shared/transpile';
 import { createActivityProbe } from './activity-probe';
 import { JsonText } from './gateway-client';
 import { createOutputBudget, type OutputBudget } from './output-budget';
 import { createOutputFlush, type OutputFlush } from './output-flush';
 import { createPendingCalls, type PendingCalls } from './pending-calls';
 import { bootstrapSource } from './sandbox-bootstrap';
-import { transpile, WRAPPER_LINE_OFFSET } from './transpile';
 
 /** Where a runner sends what the sandbox does. */
 export interface RunnerHooks {
@@ -30,6 +31,12 @@ export interface IsolateRunner {
   run(job: RunJob, hooks: RunnerHooks): Promise<RunResult>;
   /** Cancel the running execution (it ends `canceled`). */
   kill(): void;
+  /**
+   * Stop (`true`) or restart (`false`) the running execution's deadline while the host holds one
+   * of its calls for a person's approval. The clock stops only while the program awaits: time it
+   * spends computing meanwhile still counts, so holding a call never lets a loop run unbounded.
+   */
+  pause(paused: boolean): void;
   /** Release the isolate. */
   dispose(): void;
 }
@@ -131,6 +138,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
   let isolate: ivm.Isolate | undefined;
   let bootstrap: ivm.Script | undefined;
   let stop: ((reason: StopReason) => void) | undefined;
+  let pause: ((paused: boolean) => void) | undefined;
 
   const fresh = async () => {
     if (!isolate || isolate.isDisposed) {
@@ -158,12 +166,20 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         reason ??= why;
         if (current && !current.isDisposed) current.dispose();
       };
-      const deadline = setTimeout(() => stop?.('timeout'), job.timeoutMs);
+      const deadline = createPausableTimer(job.timeoutMs, () => stop?.('timeout'));
+      let paused = false;
+      let awaiting = false;
+      const holdDeadline = () => deadline.hold(paused && awaiting);
+      pause = (value) => {
+        paused = value;
+        holdDeadline();
+      };
       const { isolate: iso, bootstrap: boot } = await fresh();
       current = iso;
       if (reason) {
-        clearTimeout(deadline);
+        deadline.clear();
         stop = undefined;
+        pause = undefined;
         retire();
         return stoppedResult(reason);
       }
@@ -179,7 +195,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         probe: async () => (probeRef ? probeRef.apply(undefined, [], { result: { copy: true } }) : 0),
         settleMs: AWAIT_SETTLE_MS,
         debounceMs: PROBE_DEBOUNCE_MS,
-        onAwaiting: (awaiting) => hooks.activity?.(awaiting),
+        onAwaiting: (now) => {
+          awaiting = now;
+          holdDeadline();
+          hooks.activity?.(now);
+        },
         onStalled: () => stop?.('deadlock'),
       });
       const deliverNow = (id: number, ok: boolean, value: unknown) => {
@@ -238,8 +258,9 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         // What the program output reaches the host before its end does.
         output.flush();
         stop = undefined;
+        pause = undefined;
         activity.stop();
-        clearTimeout(deadline);
+        deadline.clear();
         // Calls or timers still pending hold promises and closures of the finished program: drop
         // them with the isolate (the bootstrap already refuses late answers). Nothing pending: reuse.
         const leftover = calls.end();
@@ -261,6 +282,9 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
     },
     kill() {
       stop?.('canceled');
+    },
+    pause(paused) {
+      pause?.(paused);
     },
     dispose() {
       retire();

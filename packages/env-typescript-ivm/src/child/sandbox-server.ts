@@ -135,7 +135,8 @@ export function serveSandbox(settings: ChildSettings): void {
     else if (message.t === 'kill') {
       endings.get(message.eid)?.abort(new Error('The execution was stopped'));
       running.get(message.eid)?.kill();
-    } else if (message.t === 'egress') tools.connect(message.endpoints, message.token);
+    } else if (message.t === 'pause') running.get(message.eid)?.pause(message.paused);
+    else if (message.t === 'egress') tools.connect(message.endpoints, message.token);
     else if (message.t === 'reply-part') {
       if (!replies.has(message.id)) return;
       const parts = replyParts.get(message.id) ?? [];

@@ -1,9 +1,11 @@
 // The render worker: type declarations, tool docs and signatures, rendered off the host's main
-// thread, where a large catalog would stall every request. Its own tsup entry
+// thread, where a large catalog would stall every request; and the tool calls found in a
+// program's text, whose parsing recurses as deep as the code nests. Its own tsup entry
 // (`dist/render-worker.js`), always run from `dist/` — also in this package's tests, which build
 // first — so it may import the renderers; none of them loads isolated-vm.
 import { parentPort } from 'node:worker_threads';
-import type { JSONSchema, ToolDocsInput } from '@cyrnel/sdk';
+import { type FoundToolCalls, isCyrnelError, type JSONSchema, type ToolDocsInput } from '@cyrnel/sdk';
+import { findToolCalls } from '../tool-calls/find-tool-calls';
 import { generateToolDocs } from '../type-rendering/tool-docs';
 import { renderToolSignature } from '../type-rendering/tool-signature';
 import { generateTypes } from '../type-rendering/types-declaration';
@@ -22,7 +24,12 @@ export type RenderRequest =
       readonly last: boolean;
     }
   | { readonly id: number; readonly kind: 'tool-docs'; readonly tool: ToolDocsInput }
-  | { readonly id: number; readonly kind: 'signature'; readonly tool: ToolDocsInput };
+  | { readonly id: number; readonly kind: 'signature'; readonly tool: ToolDocsInput }
+  /** Answered with a {@link ToolCallsAnswer} as JSON text. */
+  | { readonly id: number; readonly kind: 'tool-calls'; readonly code: string };
+
+/** What `findToolCalls` found, or why the code was refused (its `invalid_request` message). */
+export type ToolCallsAnswer = { readonly found: FoundToolCalls } | { readonly invalid: string };
 
 /** The answer to the last part of one {@link RenderRequest}. */
 export type RenderReply =
@@ -57,6 +64,17 @@ function render(request: RenderRequest): string | undefined {
       return generateToolDocs(request.tool);
     case 'signature':
       return renderToolSignature(request.tool);
+    case 'tool-calls':
+      return JSON.stringify(toolCalls(request.code));
+  }
+}
+
+function toolCalls(code: string): ToolCallsAnswer {
+  try {
+    return { found: findToolCalls(code) };
+  } catch (error) {
+    if (isCyrnelError(error) && error.reason === 'invalid_request') return { invalid: error.message };
+    throw error;
   }
 }
 

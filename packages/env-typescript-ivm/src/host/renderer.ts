@@ -1,6 +1,12 @@
-import { type JSONSchema, type ToolDocsInput, withSharedSchemas } from '@cyrnel/sdk';
+import {
+  cyrnelError,
+  type FoundToolCalls,
+  type JSONSchema,
+  type ToolDocsInput,
+  withSharedSchemas,
+} from '@cyrnel/sdk';
 import { createRenderLane } from './render-lane';
-import type { RenderRequest } from './render-worker';
+import type { RenderRequest, ToolCallsAnswer } from './render-worker';
 
 /** Options of {@link createRenderer}. */
 export interface RendererOptions {
@@ -18,7 +24,9 @@ export interface RendererOptions {
  * Renders type declarations, tool docs and signatures in worker threads: a catalog's
  * declarations take seconds for tens of thousands of tools, and a schema whose definitions refer
  * to each other can cost a rendering up to its size budget; neither may stall the host. Two
- * workers, so a catalog being rendered never delays a tool's docs or a sandbox's `discover.tool`.
+ * workers, so a catalog being rendered never delays a tool's docs or a sandbox's `discover.tool`;
+ * a third, started on demand, finds the tool calls in programs' text (its parser recurses as deep
+ * as the code nests: a stack it exhausts is a worker's, never the host's main thread).
  */
 export interface Renderer {
   /** `generateTypes` of the tools. */
@@ -27,6 +35,8 @@ export interface Renderer {
   toolDocs(tool: ToolDocsInput): Promise<string>;
   /** `renderToolSignature` of one tool. */
   signature(tool: ToolDocsInput): Promise<string>;
+  /** `findToolCalls` of a program; rejects with 400 `invalid_request` when it does not parse. */
+  toolCalls(code: string): Promise<FoundToolCalls>;
   /** Terminate the workers; pending and later renderings reject. */
   close(): void;
 }
@@ -65,6 +75,7 @@ export function createRenderer(options: RendererOptions): Renderer {
   const partSize = Math.max(1, options.partSize ?? 100);
   const catalog = createRenderLane(lane);
   const single = createRenderLane(lane);
+  const analysis = createRenderLane(lane);
   const name = (tool: ToolDocsInput) => `${tool.serviceId}.${tool.toolId}`;
 
   return {
@@ -97,9 +108,18 @@ export function createRenderer(options: RendererOptions): Renderer {
         { id, kind: 'signature', tool: singleInput(tool) },
       ]);
     },
+    async toolCalls(code) {
+      const text = await analysis.run('the tool calls of the code', (id) => [
+        { id, kind: 'tool-calls', code },
+      ]);
+      const answer = JSON.parse(text) as ToolCallsAnswer;
+      if ('invalid' in answer) throw cyrnelError('invalid_request', answer.invalid);
+      return answer.found;
+    },
     close() {
       catalog.close();
       single.close();
+      analysis.close();
     },
   };
 }

@@ -1,5 +1,6 @@
 import type { EgressChannel, ExecutionExitState } from '@cyrnel/sdk';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import { createPausableTimer, type PausableTimer } from '../shared/pausable-timer';
 import type { RunJob, RunResult } from '../shared/run-job';
 import type { SandboxRunResult } from './crash-verdict';
 import {
@@ -48,6 +49,20 @@ export interface SandboxPool {
    * ```
    */
   touched(eid: number): void;
+  /**
+   * Stop (`true`) or restart (`false`) the clock of running execution `eid`'s deadline, in its
+   * child and in the pool's backstop, while the host holds one of its calls for a person's
+   * approval; each goes on with the time that was left. Queued, finished and unknown ids are
+   * ignored.
+   *
+   * @example
+   * ```ts
+   * pool.pauseDeadline(eid, true);
+   * await approval;
+   * pool.pauseDeadline(eid, false);
+   * ```
+   */
+  pauseDeadline(eid: number, paused: boolean): void;
   /** Cancel queued work, stop running work, kill every child. */
   close(): Promise<void>;
 }
@@ -129,7 +144,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const tenantOf = new Map<SandboxProcess, string>();
   /** Children running an execution that must share its child with nobody. */
   const alone = new Set<SandboxProcess>();
-  const busy = new Map<number, { process: SandboxProcess; backstop: NodeJS.Timeout }>();
+  const busy = new Map<number, { process: SandboxProcess; backstop: PausableTimer }>();
   const queue: Waiting[] = [];
   const children = new Set<SandboxProcess>();
   let closed = false;
@@ -215,15 +230,15 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const start = (next: Waiting, child: SandboxProcess) => {
     if (next.alone) alone.add(child);
     // The child enforces the deadline itself; this backstop covers a child that stopped answering.
-    const backstop = setTimeout(
-      () => child.stop(next.eid, 'timeout', graceMs),
-      Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_DELAY_MS),
+    // Held whenever the child's clock may be (it holds less: only while the program awaits).
+    const backstop = createPausableTimer(Math.min(next.job.timeoutMs + graceMs, MAX_TIMER_DELAY_MS), () =>
+      child.stop(next.eid, 'timeout', graceMs),
     );
     busy.set(next.eid, { process: child, backstop });
     if (next.startedAt === undefined) next.handlers.started();
     const startedAt = next.startedAt ?? performance.now();
     void child.run(next.eid, next.job, next.handlers).then((result) => {
-      clearTimeout(backstop);
+      backstop.clear();
       busy.delete(next.eid);
       if (child.executions === 0) alone.delete(child);
       if (child.alive && !closed && child.executions === 0 && !retired.has(child)) putIdle(child);
@@ -274,6 +289,12 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     },
     touched(eid) {
       busy.get(eid)?.process.touch(eid);
+    },
+    pauseDeadline(eid, paused) {
+      const running = busy.get(eid);
+      if (!running) return;
+      running.backstop.hold(paused);
+      running.process.pauseDeadline(eid, paused);
     },
     kill(eid) {
       const at = queue.findIndex((w) => w.eid === eid);

@@ -42,6 +42,11 @@ export interface SandboxProcess {
    * through another channel): should the child crash, it is not run again.
    */
   touch(eid: number): void;
+  /**
+   * Stop (`true`) or restart (`false`) the clock of execution `eid`'s deadline in the child;
+   * unknown or stopping executions are ignored.
+   */
+  pauseDeadline(eid: number, paused: boolean): void;
   /** Stop execution `eid` with `reason`; the child is killed when it does not answer within `graceMs`. */
   stop(eid: number, reason: 'timeout' | 'canceled', graceMs: number): void;
   /** Kill the child (SIGKILL) and wait for its exit. */
@@ -247,6 +252,10 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
     touch(eid) {
       const job = jobs.get(eid);
       if (job) job.touched = true;
+    },
+    pauseDeadline(eid, paused) {
+      const job = jobs.get(eid);
+      if (job && !job.forced) post({ t: 'pause', eid, paused });
     },
     stop(eid, reason, graceMs) {
       const job = jobs.get(eid);

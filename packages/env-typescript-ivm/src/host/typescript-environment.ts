@@ -1,5 +1,11 @@
-import type { EnvironmentBindings, EnvironmentModule, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
-import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import {
+  cyrnelError,
+  type EnvironmentBindings,
+  type EnvironmentModule,
+  type ExecutionExitState,
+  MAX_TIMER_DELAY_MS,
+  type ModuleLogger,
+} from '@cyrnel/sdk';
 import { type ResolvedConfig, resolveConfig } from './config';
 import { resolveDistFile } from './dist-file';
 import { performHostCall } from './host-calls';
@@ -141,6 +147,16 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
 
     async kill(eid) {
       active?.pool.kill(eid);
+    },
+
+    pauseDeadline(eid, paused) {
+      active?.pool.pauseDeadline(eid, paused === true);
+    },
+
+    async findToolCalls(code) {
+      if (typeof code !== 'string') throw cyrnelError('invalid_request', 'code must be a string');
+      // In a worker thread: the parser recurses as deep as the code nests.
+      return rendering().toolCalls(code);
     },
 
     async generateDocs() {

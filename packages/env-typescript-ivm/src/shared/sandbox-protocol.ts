@@ -41,6 +41,11 @@ export type HostMessage =
   | { readonly t: 'reply-part'; readonly id: number; readonly json: string }
   | { readonly t: 'kill'; readonly eid: number }
   /**
+   * Stop (`paused: true`) or restart the clock of the execution's deadline: the host holds one of
+   * its calls for a person's approval. Ignored for an execution the child does not run.
+   */
+  | { readonly t: 'pause'; readonly eid: number; readonly paused: boolean }
+  /**
    * The egress gateway's channel (sent over IPC, never argv): tool calls go to these Unix sockets,
    * authenticated by the token; the host grants it each execution it runs here.
    */

@@ -5,7 +5,8 @@ import { type ToolBase, toToolRow } from '../tool-rows';
 
 const COLUMNS = sql.raw(
   't.service_id as service_id, t.id as id, t.name as name, t.description as description, ' +
-    't.enabled as enabled, s.enabled as service_enabled, s.adapter as adapter',
+    't.enabled as enabled, s.enabled as service_enabled, s.adapter as adapter, ' +
+    't.annotations as annotations',
 );
 
 /** How often a search looks whether the statistics of `tools` are behind its writes. */
@@ -46,9 +47,15 @@ function searchCall(query: ToolSearchQuery, limit: number): RawBuilder<ToolBase>
   if (exact === undefined && words.length === 0) return undefined;
   const scope = query.serviceId ?? exact?.serviceId;
   if (exact?.serviceId !== undefined && exact.serviceId !== scope) return undefined;
-  return sql<ToolBase>`select * from search_tools(${[...query.adapters]}::text[],
-    ${[...(query.excludedServices ?? [])]}::text[], ${scope ?? null}::text, ${exact?.toolId ?? null}::text,
-    ${words}::text[], ${limit}::integer)`;
+  // The function answers the columns of migration 0012; the annotations come from the rows it
+  // found (by primary key), in its order.
+  return sql<ToolBase>`select r.service_id, r.id, r.name, r.description, r.enabled, r.service_enabled,
+      r.adapter, t.annotations
+    from search_tools(${[...query.adapters]}::text[], ${[...(query.excludedServices ?? [])]}::text[],
+      ${scope ?? null}::text, ${exact?.toolId ?? null}::text, ${words}::text[], ${limit}::integer)
+      with ordinality as r(service_id, id, name, description, enabled, service_enabled, adapter, n)
+    join tools t on t.service_id = r.service_id and t.id = r.id
+    order by r.n`;
 }
 
 /**

@@ -85,6 +85,8 @@ describe('openSqliteStore', () => {
         'hosts',
         'catalog_revision',
         'key_usage',
+        'service_policies',
+        'approvals',
       ]),
     );
     expect(db.prepare('select name from cyrnel_migration order by name').pluck().all()).toEqual([
@@ -101,6 +103,7 @@ describe('openSqliteStore', () => {
       '0013-call-records',
       '0014-key-usage',
       '0015-kill-reason',
+      '0016-policies',
     ]);
     db.close();
   });

@@ -6,7 +6,8 @@ import { EVERYTHING, type Range, tierIdsAll, titleIds } from './tool-search-step
 
 const COLUMNS = sql.raw(
   't.service_id as service_id, t.id as id, t.name as name, t.description as description, ' +
-    't.enabled as enabled, s.enabled as service_enabled, s.adapter as adapter',
+    't.enabled as enabled, s.enabled as service_enabled, s.adapter as adapter, ' +
+    't.annotations as annotations',
 );
 
 /**

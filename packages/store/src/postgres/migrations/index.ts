@@ -11,6 +11,7 @@ import * as sharedQueue from '../../sqlite/migrations/0011-shared-queue';
 import * as callRecords from '../../sqlite/migrations/0013-call-records';
 import * as keyUsage from '../../sqlite/migrations/0014-key-usage';
 import * as killReason from '../../sqlite/migrations/0015-kill-reason';
+import * as policies from '../../sqlite/migrations/0016-policies';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 import * as toolSearchFunction from './0012-tool-search-function';
@@ -35,4 +36,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0013-call-records': callRecords,
   '0014-key-usage': keyUsage,
   '0015-kill-reason': killReason,
+  '0016-policies': policies,
 };

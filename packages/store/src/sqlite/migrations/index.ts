@@ -12,6 +12,7 @@ import * as sharedQueue from './0011-shared-queue';
 import * as callRecords from './0013-call-records';
 import * as keyUsage from './0014-key-usage';
 import * as killReason from './0015-kill-reason';
+import * as policies from './0016-policies';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -28,4 +29,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0013-call-records': callRecords,
   '0014-key-usage': keyUsage,
   '0015-kill-reason': killReason,
+  '0016-policies': policies,
 };

@@ -12,6 +12,19 @@ export type TranspileResult =
 export const WRAPPER_LINE_OFFSET = 1;
 
 /**
+ * Strip TypeScript (no type check), keeping every line where it was; throws sucrase's error
+ * (with its `loc`) when the code does not parse.
+ */
+export function stripTypes(code: string): string {
+  return transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
+}
+
+/** The script a sandbox runs: the program inside the async function `__cyrnelMain` calls. */
+export function wrapProgram(js: string): string {
+  return `__cyrnelMain(async function () { 'use strict';\n${js}\n});`;
+}
+
+/**
  * Strip TypeScript (no type check) and wrap the program in an async function so top-level
  * `await` works. sucrase won the measured comparison (README) and keeps line numbers stable.
  * `__cyrnelMain` (installed by the sandbox bootstrap) runs the function and marks the program
@@ -20,10 +33,10 @@ export const WRAPPER_LINE_OFFSET = 1;
 export function transpile(code: string): TranspileResult {
   let js: string;
   try {
-    js = transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
+    js = stripTypes(code);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { ok: false, message: `SyntaxError: ${message}` };
   }
-  return { ok: true, js: `__cyrnelMain(async function () { 'use strict';\n${js}\n});` };
+  return { ok: true, js: wrapProgram(js) };
 }
