@@ -18,8 +18,9 @@ function markedLines(detail: ApprovalDetail): number[] {
 }
 
 /**
- * `#/approvals/<id>`: one approval: the program's code with the call's line marked, the call's
- * parameters (or a plan's tools), approving or denying it; followed live until it is decided.
+ * `#/approvals/<id>`: one approval: the call's parameters (or a plan's tools), the program's code
+ * with the call's line marked, then approving or denying it (read first, then decide); followed
+ * live until it is decided.
  */
 export function ApprovalPage({ client, id }: { client: CyrnelClient; id: string }) {
   const poll = usePoll(
@@ -45,9 +46,6 @@ export function ApprovalPage({ client, id }: { client: CyrnelClient; id: string 
       <h1>{detail.kind === 'plan' ? 'Plan of a program' : `Call of ${detail.serviceId}.${detail.toolId}`}</h1>
       <ErrorLine error={action.error ?? poll.error} />
       <ApprovalFacts approval={detail} />
-      {detail.state === 'pending' ? (
-        <DecisionForm kind={detail.kind} busy={action.busy} onDecide={decide} />
-      ) : null}
       {detail.kind === 'call' ? (
         <>
           <h2>Parameters</h2>
@@ -61,6 +59,12 @@ export function ApprovalPage({ client, id }: { client: CyrnelClient; id: string 
         <p class="muted">The line of the call is not known.</p>
       ) : null}
       <CodeListing code={detail.code} marked={markedLines(detail)} />
+      {detail.state === 'pending' ? (
+        <>
+          <h2>Decision</h2>
+          <DecisionForm kind={detail.kind} busy={action.busy} onDecide={decide} />
+        </>
+      ) : null}
     </>
   );
 }
