@@ -190,6 +190,17 @@ describe('approvals in the admin UI, in headless Chromium', () => {
     expect(result.output).toEqual({ id: 2 });
   });
 
+  it('fits a 420-pixel-wide window: an approval and the list scroll no wider than the window', async () => {
+    await page.setViewportSize({ width: 420, height: 800 });
+    const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+    await expect(overflow()).resolves.toBeLessThanOrEqual(0);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByRole('table', { name: 'Decided approvals' }).waitFor();
+    await expect(overflow()).resolves.toBeLessThanOrEqual(0);
+    await shot('approvals-narrow');
+    await page.setViewportSize({ width: 1280, height: 800 });
+  });
+
   it("edits a service's policy as JSON, with what is wrong with it shown", async () => {
     await page.getByRole('link', { name: 'Services' }).click();
     await page.getByRole('link', { name: 'notes', exact: true }).click();

@@ -13,42 +13,44 @@ function subject(approval: ApprovalRecord): string {
  */
 export function ApprovalTable({ approvals, label }: { approvals: readonly ApprovalRecord[]; label: string }) {
   return (
-    <table aria-label={label}>
-      <thead>
-        <tr>
-          <th>Approval</th>
-          <th>Process</th>
-          <th>Reason</th>
-          <th>Created</th>
-          <th>State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {approvals.map((approval) => (
-          <tr key={approval.id} data-testid="approval-row">
-            <td>
-              <a href={`#/approvals/${encodeURIComponent(approval.id)}`}>{subject(approval)}</a>
-            </td>
-            <td>
-              {approval.processId === null ? (
-                ''
-              ) : (
-                <a href={`#/processes/${approval.processId}`}>#{approval.processId}</a>
-              )}
-            </td>
-            <td>{approval.reason}</td>
-            <td>{approval.createdAt}</td>
-            <td>
-              <ApprovalStatePill state={approval.state} />{' '}
-              {approval.state === 'pending' ? (
-                <span class="muted">until {approval.expiresAt}</span>
-              ) : approval.decidedAt ? (
-                <DecidedBy by={approval.decidedBy} note={approval.note} />
-              ) : null}
-            </td>
+    <div class="table-scroll">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            <th>Approval</th>
+            <th>Process</th>
+            <th>Reason</th>
+            <th>Created</th>
+            <th>State</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {approvals.map((approval) => (
+            <tr key={approval.id} data-testid="approval-row">
+              <td>
+                <a href={`#/approvals/${encodeURIComponent(approval.id)}`}>{subject(approval)}</a>
+              </td>
+              <td>
+                {approval.processId === null ? (
+                  ''
+                ) : (
+                  <a href={`#/processes/${approval.processId}`}>#{approval.processId}</a>
+                )}
+              </td>
+              <td>{approval.reason}</td>
+              <td>{approval.createdAt}</td>
+              <td>
+                <ApprovalStatePill state={approval.state} />{' '}
+                {approval.state === 'pending' ? (
+                  <span class="muted">until {approval.expiresAt}</span>
+                ) : approval.decidedAt ? (
+                  <DecidedBy by={approval.decidedBy} note={approval.note} />
+                ) : null}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

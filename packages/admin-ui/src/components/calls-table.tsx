@@ -30,35 +30,37 @@ function Decision({ decision }: { decision: CallDecision | null }) {
 export function CallsTable({ calls }: { calls: ToolCallRecord[] }) {
   if (calls.length === 0) return <p class="empty">No tool call.</p>;
   return (
-    <table data-testid="calls">
-      <thead>
-        <tr>
-          <th>Tool</th>
-          <th>Result</th>
-          <th>Duration</th>
-          <th>Decision</th>
-        </tr>
-      </thead>
-      <tbody>
-        {calls.map((call, index) => (
-          <tr key={index}>
-            <td>
-              {call.serviceId}.{call.toolId}
-            </td>
-            <td>
-              {call.ok ? (
-                <span class="pill on">ok</span>
-              ) : (
-                <span class="pill bad">{call.errorReason ?? 'failed'}</span>
-              )}
-            </td>
-            <td>{call.durationMs} ms</td>
-            <td>
-              <Decision decision={call.decision} />
-            </td>
+    <div class="table-scroll">
+      <table data-testid="calls">
+        <thead>
+          <tr>
+            <th>Tool</th>
+            <th>Result</th>
+            <th>Duration</th>
+            <th>Decision</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {calls.map((call, index) => (
+            <tr key={index}>
+              <td>
+                {call.serviceId}.{call.toolId}
+              </td>
+              <td>
+                {call.ok ? (
+                  <span class="pill on">ok</span>
+                ) : (
+                  <span class="pill bad">{call.errorReason ?? 'failed'}</span>
+                )}
+              </td>
+              <td>{call.durationMs} ms</td>
+              <td>
+                <Decision decision={call.decision} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -18,33 +18,35 @@ export function PlanTools({
       {tools.length === 0 ? (
         <p class="empty">No tool call found.</p>
       ) : (
-        <table data-testid="plan-tools">
-          <thead>
-            <tr>
-              <th>Tool</th>
-              <th>Policy</th>
-              <th>Labels</th>
-              <th>Lines</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tools.map((tool) => (
-              <tr key={`${tool.serviceId}.${tool.toolId}`}>
-                <td>
-                  <code>
-                    {tool.serviceId}.{tool.toolId}
-                  </code>
-                  {tool.known ? null : <span class="pill bad">not installed</span>}
-                </td>
-                <td>
-                  <PolicyPill policy={tool.effectivePolicy} />
-                </td>
-                <td>{tool.labels.join(', ')}</td>
-                <td>{tool.lines.join(', ')}</td>
+        <div class="table-scroll">
+          <table data-testid="plan-tools">
+            <thead>
+              <tr>
+                <th>Tool</th>
+                <th>Policy</th>
+                <th>Labels</th>
+                <th>Lines</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {tools.map((tool) => (
+                <tr key={`${tool.serviceId}.${tool.toolId}`}>
+                  <td>
+                    <code>
+                      {tool.serviceId}.{tool.toolId}
+                    </code>
+                    {tool.known ? null : <span class="pill bad">not installed</span>}
+                  </td>
+                  <td>
+                    <PolicyPill policy={tool.effectivePolicy} />
+                  </td>
+                  <td>{tool.labels.join(', ')}</td>
+                  <td>{tool.lines.join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
       <h2>Call sites whose tool is computed at run time</h2>
       {unknown.length === 0 ? (
