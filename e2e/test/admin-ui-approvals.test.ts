@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
-import type { CreatedKey, ProcessRecord } from '@cyrnel/sdk/api';
+import type { CreatedKey, ProcessResult } from '@cyrnel/sdk/api';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium';
@@ -41,14 +41,6 @@ const problems: string[] = [];
 
 async function shot(name: string) {
   await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
-}
-
-/** The process once its run ended (its events end with `exit`). */
-async function finished(id: number): Promise<ProcessRecord> {
-  for await (const _ of admin.processes.events(id)) {
-    // Read to the exit event.
-  }
-  return admin.processes.get(id);
 }
 
 /** Nothing an agent wrote became an element or ran. */
@@ -97,6 +89,8 @@ afterAll(async () => {
 
 describe('approvals in the admin UI, in headless Chromium', () => {
   let processId: number;
+  // The agent's `run()`: it keeps waiting while the program waits for a person.
+  let running: Promise<ProcessResult>;
 
   it('shows a call that asks on the Approvals page as soon as the program waits at it', async () => {
     await page.goto(`${cyrnel.url}/ui/`);
@@ -104,9 +98,12 @@ describe('approvals in the admin UI, in headless Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByTestId('no-pending').waitFor();
-    ({ id: processId } = await agent.processes.create({ code: PROGRAM }));
+    running = agent.processes.run(PROGRAM);
     // No reload: the page asks again by itself.
     await page.getByRole('link', { name: 'notes.createNote' }).waitFor();
+    const waiting = (await admin.processes.list({ state: 'waiting' })).items;
+    expect(waiting).toHaveLength(1);
+    processId = waiting[0]?.id ?? 0;
     await shot('approvals');
     expect(notes.requests).toEqual(['GET /notes']);
   });
@@ -142,9 +139,13 @@ describe('approvals in the admin UI, in headless Chromium', () => {
     await expect(page.getByRole('button', { name: 'Approve' }).count()).resolves.toBe(0);
     await expectNoHtmlFromAgents();
 
-    const record = await finished(processId);
-    expect(record).toMatchObject({ state: 'idle', exitState: 'success', approvalId: null });
-    expect(await admin.processes.output(processId)).toEqual({ id: 1, before: 0 });
+    expect(await running).toMatchObject({
+      id: processId,
+      state: 'idle',
+      exitState: 'success',
+      approvalId: null,
+      output: { id: 1, before: 0 },
+    });
     const { items } = await admin.processes.calls(processId);
     expect(items.map((call) => [call.toolId, call.ok, call.decision?.outcome])).toEqual([
       ['listNotes', true, 'allowed'],

@@ -114,7 +114,7 @@ describe("GitHub's description, 3 tools picked", () => {
       .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(problems).toEqual([]);
 
-    const run = await cyrnel.client.processes.run(CODE);
+    const run = await cyrnel.client.processes.create({ code: CODE, wait: true });
     expect(run.error).toBeNull();
     expect(run.exitState).toBe('success');
     expect(run.output).toEqual({
@@ -132,13 +132,14 @@ describe("GitHub's description, 3 tools picked", () => {
   });
 
   it('a sandbox process finds issues_create by search and reads its types with cyrnel.discover', async () => {
-    const run = await cyrnel.client.processes.run(
-      `
+    const run = await cyrnel.client.processes.create({
+      code: `
 const found = await cyrnel.discover.tools({ query: 'create issue' });
 const types = await cyrnel.discover.types({ tools: ['github.' + found[0]!.toolId] });
 cyrnel.output({ first: found[0]!.toolId, service: found[0]!.serviceId, types });
 `,
-    );
+      wait: true,
+    });
     expect(run.error).toBeNull();
     const output = run.output as { first: string; service: string; types: string };
     expect(output.first).toBe('issues_create');

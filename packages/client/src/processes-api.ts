@@ -43,13 +43,10 @@ export interface ProcessesApi {
   create(request: CreateProcessRequest & { plan: true }, options?: RequestOptions): Promise<PlanResponse>;
   /**
    * `POST /processes` with `wait:true`: answers once idle, with output, stdout, stderr and error;
-   * or earlier with the record (no results yet) when the run waits for a person's approval
-   * (state `waiting`, `approvalId` set).
+   * or earlier, with the results so far, when the run waits for a person's approval (state
+   * `waiting`, `approvalId` set).
    */
-  create(
-    request: CreateProcessRequest & { wait: true },
-    options?: RequestOptions,
-  ): Promise<ProcessResult | ProcessRecord>;
+  create(request: CreateProcessRequest & { wait: true }, options?: RequestOptions): Promise<ProcessResult>;
   /** `POST /processes`: the new process, queued (or idle with `autorun:false`). */
   create(
     request: CreateProcessRequest & { wait?: false; plan?: false },
@@ -62,7 +59,7 @@ export interface ProcessesApi {
   ): Promise<CreateProcessResponse | PlanResponse>;
   /**
    * Run code and wait for its result (`POST /processes` with `wait:true`). A run that waits for
-   * a person's approval keeps being waited for: the server answers early, with the record, and
+   * a person's approval keeps being waited for: the server answers early (state `waiting`), and
    * `run` follows the process's events to its end, then reads its results.
    * @example
    * const { output } = await client.processes.run('cyrnel.output({ sum: 1 + 2 })', { throwOnFailure: true });
@@ -148,14 +145,14 @@ export function createProcessesApi(call: RouteCaller, transport: Transport): Pro
     create,
     run: async (code, options = {}) => {
       const { signal, throwOnFailure, requestTimeoutMs, ...rest } = options;
-      const answer = await create<ProcessResult | ProcessRecord>(
+      const answer = await create<ProcessResult>(
         { ...rest, code, wait: true },
         {
           ...(signal ? { signal } : {}),
           ...(requestTimeoutMs !== undefined ? { timeoutMs: requestTimeoutMs } : {}),
         },
       );
-      const result = 'output' in answer ? answer : await resultAfterApproval(answer.id, signal);
+      const result = answer.state === 'idle' ? answer : await resultAfterApproval(answer.id, signal);
       if (throwOnFailure === true && (result.exitState === 'failed' || result.exitState === 'timeout')) {
         throw new CyrnelProcessError(result);
       }

@@ -107,7 +107,8 @@ describe('approvals, policies and plans', () => {
     const finished = { ...RECORD, state: 'idle', exitState: 'success', approvalId: null };
     const { baseUrl, seen } = await serve((req, res) => {
       const path = new URL(req.url, 'http://x').pathname;
-      if (req.method === 'POST') return sendJson(res, 201, RECORD);
+      // The results so far: the run waits for an approval.
+      if (req.method === 'POST') return sendJson(res, 201, { ...RECORD, output: {}, stdout: '', stderr: '' });
       if (path === '/processes/7/events') {
         const events = [
           ['state', { state: 'waiting', exitState: null }],

@@ -124,10 +124,7 @@ describe('createClient types', () => {
     expectTypeOf(client.environment.types()).resolves.toEqualTypeOf<string>();
 
     expectTypeOf(client.processes.create({ code: '' })).resolves.toEqualTypeOf<ProcessRecord>();
-    // A waiting create answers early, with the record, when the run waits for an approval.
-    expectTypeOf(client.processes.create({ code: '', wait: true })).resolves.toEqualTypeOf<
-      ProcessResult | ProcessRecord
-    >();
+    expectTypeOf(client.processes.create({ code: '', wait: true })).resolves.toEqualTypeOf<ProcessResult>();
     expectTypeOf(client.processes.create({ code: '', plan: true })).resolves.toEqualTypeOf<PlanResponse>();
     const wait = Math.random() > 0.5;
     expectTypeOf(client.processes.create({ code: '', wait })).resolves.toEqualTypeOf<
