@@ -225,6 +225,8 @@ describe('approvals in the admin UI, in headless Chromium', () => {
       byAnnotation: { readOnly: 'allow' },
       tools: { createNote: 'block' },
     });
+    // The service's tools show their new effective policies.
+    await page.getByRole('row', { name: /notes\.createNote.*block/ }).waitFor();
     await shot('policy');
   });
 

@@ -40,9 +40,18 @@ function parsePolicy(text: string): ServicePolicy | Error {
 
 /**
  * A service's policy rules as JSON (`GET`/`PUT /services/:id/policy`): checked as JSON here, the
- * rules by the server, whose messages are shown.
+ * rules by the server, whose messages are shown. `onSaved` runs once the server took them (the
+ * effective policies of the service's tools changed).
  */
-export function PolicyEditor({ client, serviceId }: { client: CyrnelClient; serviceId: string }) {
+export function PolicyEditor({
+  client,
+  serviceId,
+  onSaved,
+}: {
+  client: CyrnelClient;
+  serviceId: string;
+  onSaved?: () => void;
+}) {
   const [text, setText] = useState<string | undefined>();
   const [saved, setSaved] = useState(false);
   const { error, busy, run, setError } = useAction();
@@ -56,6 +65,7 @@ export function PolicyEditor({ client, serviceId }: { client: CyrnelClient; serv
     void run(async () => {
       show(await client.services.setPolicy(serviceId, policy));
       setSaved(true);
+      onSaved?.();
     });
   };
   return (

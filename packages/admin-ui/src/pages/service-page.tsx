@@ -113,7 +113,13 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
         }}
       />
       <h2>Policy</h2>
-      <PolicyEditor client={client} serviceId={id} />
+      <PolicyEditor
+        client={client}
+        serviceId={id}
+        onSaved={() =>
+          run(async () => setTools((await client.tools.list({ serviceId: id, limit: 100 })).items))
+        }
+      />
       <h2>Update the definition</h2>
       <form onSubmit={replaceDefinition}>
         <DefinitionSource prefix="update" label="New definition from" value={update} onChange={setUpdate} />
