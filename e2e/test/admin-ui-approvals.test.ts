@@ -172,6 +172,29 @@ describe('approvals in the admin UI, in headless Chromium', () => {
     await page.getByTestId('no-pending').waitFor();
   });
 
+  it('denies a call: nothing reaches the upstream and the program fails at the call', async () => {
+    const denied = agent.processes.run(
+      "await cyrnel.services.notes.tools.createNote.invoke({ body: { text: 'no' } });",
+    );
+    await page
+      .getByRole('table', { name: 'Pending approvals' })
+      .getByRole('link', { name: 'notes.createNote' })
+      .click();
+    await page.getByLabel('Note (optional').fill('not today');
+    await page.getByRole('button', { name: 'Deny' }).click();
+    await page.getByTestId('approval-state').filter({ hasText: 'denied' }).waitFor();
+    const result = await denied;
+    expect(result.exitState).toBe('failed');
+    const [call] = (await admin.processes.calls(result.id)).items;
+    expect(call).toMatchObject({
+      ok: false,
+      errorReason: 'approval_denied',
+      decision: { outcome: 'denied', decidedBy: operator.id, note: 'not today' },
+    });
+    expect(notes.requests.filter((request) => request.startsWith('POST'))).toHaveLength(1);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+  });
+
   it('approves the plan of a whole program once: its tools with their policies and lines, the computed call site', async () => {
     const plan = await agent.processes.plan(PLANNED);
     await page.getByRole('link', { name: 'plan of a program' }).first().click();
