@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   AGENT_CODE,
   apiClient,
   type Json,
   parseSse,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -57,7 +58,7 @@ describe('API keys with roles', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'bootstrap-admin',
@@ -258,13 +259,13 @@ describe('binding a non-loopback address', () => {
   it('is refused without any key, and allowed once a key is stored in the data directory', async () => {
     const dir = await tempDir();
     try {
-      await expect(startServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
+      await expect(startTestServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
         /refusing to bind 0\.0\.0\.0 without an API key.*POST \/keys/,
       );
-      const local = await startServer({ dataDir: dir.path, port: 0 });
+      const local = await startTestServer({ dataDir: dir.path, port: 0 });
       try {
         // Still no key stored: the database exists now, the refusal comes after opening it.
-        await expect(startServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
+        await expect(startTestServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
           /refusing/,
         );
         expect((await apiClient(local.url)('POST', '/keys', { name: 'ops', role: 'admin' })).status).toBe(
@@ -273,7 +274,7 @@ describe('binding a non-loopback address', () => {
       } finally {
         await local.close();
       }
-      const exposed = await startServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' });
+      const exposed = await startTestServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' });
       try {
         const health = await fetch(`http://127.0.0.1:${exposed.port}/health`);
         expect(health.status).toBe(200);

@@ -1,10 +1,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   apiClient,
   type Json,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -44,7 +45,12 @@ describe('the MCP endpoint /mcp', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+    });
     api = apiClient(server.url, KEY);
     const installed = await api('POST', '/services', {
       id: 'shop',
