@@ -9,6 +9,7 @@ import {
   loadSecretsKey,
   type OwnEndpoint,
   type ProcessLimits,
+  parseDefaultPolicy,
   type Redactor,
   type RegistryOptions,
 } from '@cyrnel/core';
@@ -138,7 +139,11 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       logger: logger.child({ component: 'core' }),
       ...(options.redactor ? { redactor: options.redactor } : {}),
       limits: processLimitsOf(config),
-      policies: { default: config.defaultPolicy, approvalTimeoutMs: config.approvalTimeout },
+      // Checked when read from a flag; an embedder's text is checked here, naming the flag.
+      policies: {
+        default: parseDefaultPolicy(config.defaultPolicy),
+        approvalTimeoutMs: config.approvalTimeoutMs,
+      },
       outbound,
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.

@@ -80,17 +80,6 @@ export function textFlag<D extends string | undefined>(
   };
 }
 
-/**
- * A text value read by `parse` into whatever it stands for (a policy, a rule list); `parse` throws
- * an `Error` saying why the text is refused.
- */
-export function parsedFlag<T, D extends T | undefined>(
-  spec: Described & { readonly default: FlagDefault<D>; readonly parse: (text: string) => T },
-): FlagSpec<T | D> {
-  const { parse, ...rest } = spec;
-  return { ...rest, kind: 'string', read: (text) => parse(nonEmpty(text)) };
-}
-
 /** A whole number within `min` (default 1) and `max` (default `Number.MAX_SAFE_INTEGER`). */
 export function integerFlag<D extends number | undefined>(
   spec: Described & { readonly default: D; readonly min?: number; readonly max?: number },

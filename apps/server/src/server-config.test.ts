@@ -5,6 +5,7 @@ import {
   DEFAULT_HOST_SLOTS,
   DEFAULT_POLICY,
   DEFAULT_PROCESS_LIMITS,
+  parseDefaultPolicy,
 } from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseServerConfig, resolveServerConfig } from './server-config';
@@ -36,8 +37,8 @@ describe('parseServerConfig', () => {
       secretsKey: undefined,
       secretsPreviousKeys: [],
       logLevel: 'info',
-      defaultPolicy: { default: 'ask', byAnnotation: { readOnly: 'allow' } },
-      approvalTimeout: 600_000,
+      defaultPolicy: 'default=ask,readOnly=allow',
+      approvalTimeoutMs: 600_000,
       maxBodyBytes: 64 * 1024 * 1024,
       maxDefinitionBytes: 64 * 1024 * 1024,
       downloadTimeoutMs: 30_000,
@@ -74,8 +75,8 @@ describe('parseServerConfig', () => {
   it("takes the core's own defaults for the core's limits, so each number is written once", () => {
     const config = run([]);
     expect(config.hostSlots).toBe(DEFAULT_HOST_SLOTS);
-    expect(config.defaultPolicy).toBe(DEFAULT_POLICY);
-    expect(config.approvalTimeout).toBe(DEFAULT_APPROVAL_TIMEOUT_MS);
+    expect(parseDefaultPolicy(config.defaultPolicy)).toEqual(DEFAULT_POLICY);
+    expect(config.approvalTimeoutMs).toBe(DEFAULT_APPROVAL_TIMEOUT_MS);
     expect(config).toMatchObject({
       maxCodeBytes: DEFAULT_PROCESS_LIMITS.maxCodeBytes,
       maxStdoutBytes: DEFAULT_PROCESS_LIMITS.maxStdoutBytes,
@@ -309,12 +310,12 @@ describe('parseServerConfig', () => {
 
   it('reads the default policy and the approval timeout', () => {
     expect(run(['--default-policy', 'allow', '--approval-timeout', '30000'])).toMatchObject({
-      defaultPolicy: { default: 'allow', byAnnotation: {} },
-      approvalTimeout: 30_000,
+      defaultPolicy: 'allow',
+      approvalTimeoutMs: 30_000,
     });
     expect(
       run([], { CYRNEL_DEFAULT_POLICY: 'default=ask, readOnly=allow, destructive=block' }).defaultPolicy,
-    ).toEqual({ default: 'ask', byAnnotation: { readOnly: 'allow', destructive: 'block' } });
+    ).toBe('default=ask, readOnly=allow, destructive=block');
     expect(() => run([], { CYRNEL_DEFAULT_POLICY: 'block,' })).toThrow(
       /^invalid value for CYRNEL_DEFAULT_POLICY: /,
     );

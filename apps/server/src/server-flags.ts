@@ -24,7 +24,6 @@ import {
   integerFlag,
   listFlag,
   logLevelFlag,
-  parsedFlag,
   pathFlag,
   portFlag,
   switchFlag,
@@ -154,17 +153,16 @@ export const SERVER_SETTINGS = {
     help: LOG_LEVELS.map((level) => `\`${level}\``).join(', '),
     default: 'info',
   }),
-  defaultPolicy: parsedFlag({
+  defaultPolicy: textFlag({
     flag: 'default-policy',
     env: 'CYRNEL_DEFAULT_POLICY',
     help: 'the policy of every tool no rule of its service decides: `allow`, `ask` or `block`, or comma-separated `default=<policy>` and `<annotation>=<policy>` pairs (annotations `readOnly`, `destructive`, `idempotent`, `openWorld`; the strictest match wins)',
     details:
       'e.g. `default=ask,readOnly=allow,destructive=block`; `ask` makes a program wait at the call until a person decides (see *Policies and approvals*)',
-    default: DEFAULT_POLICY,
-    shownDefault: '`default=ask,readOnly=allow`',
-    parse: readDefaultPolicy,
+    default: policyText(DEFAULT_POLICY),
+    check: checkDefaultPolicy,
   }),
-  approvalTimeout: integerFlag({
+  approvalTimeoutMs: integerFlag({
     flag: 'approval-timeout',
     env: 'CYRNEL_APPROVAL_TIMEOUT',
     help: 'milliseconds an approval waits for a person; undecided, it expires and the call fails with `approval_expired`',
@@ -410,12 +408,19 @@ function checkCidrs(items: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** `--default-policy` as core reads it, its refusal worded for the flag's own message. */
-function readDefaultPolicy(text: string): DefaultPolicy {
+/** A server default policy as `--default-policy` writes it: `default=ask,readOnly=allow`. */
+function policyText(policy: DefaultPolicy): string {
+  const rules = Object.entries(policy.byAnnotation).map(([annotation, value]) => `${annotation}=${value}`);
+  return [`default=${policy.default}`, ...rules].join(',');
+}
+
+/** Why core's `parseDefaultPolicy` refuses `text`, worded for the flag's own message. */
+function checkDefaultPolicy(text: string): string | undefined {
   try {
-    return parseDefaultPolicy(text);
+    parseDefaultPolicy(text);
+    return undefined;
   } catch (error) {
     // Core names the flag itself; the message of a refused flag already does.
-    throw new Error((error as Error).message.replace(/^--default-policy /, ''));
+    return (error as Error).message.replace(/^--default-policy /, '');
   }
 }
