@@ -41,6 +41,8 @@ const ADMIN_ONLY_ROUTES: readonly (readonly [string, string, unknown?])[] = [
   ['PATCH', '/services/shop/secrets', [{ op: 'add', path: '/shopKey', value: 'x' }]],
   ['GET', '/services/shop/config/schema'],
   ['GET', '/services/shop/secrets/schema'],
+  ['GET', '/services/shop/policy'],
+  ['PUT', '/services/shop/policy', { default: 'allow' }],
   ['POST', '/tools/shop/getUser/enabled', { enabled: false }],
   ['GET', '/keys'],
   ['POST', '/keys', { name: 'escalate', role: 'admin' }],
@@ -106,9 +108,12 @@ describe('API keys with roles', () => {
       'id',
       'lastUsedAt',
       'name',
+      'policy',
       'prefix',
       'role',
+      'scope',
     ]);
+    expect(listed.body.items[2]).toMatchObject({ scope: null, policy: null });
     expect(listed.text).not.toContain(created.body.key);
     expect(created.body.key.startsWith(listed.body.items[2].prefix)).toBe(true);
     // A stored admin key can do what the bootstrap key does.
