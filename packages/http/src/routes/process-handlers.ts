@@ -61,7 +61,8 @@ export function processHandlers(ctx: RouteContext): RouteHandlers<typeof PROCESS
     output: async ({ caller, params }) => of(caller).output(params.id),
     calls: async ({ caller, params }) => ({ items: await of(caller).calls(params.id) }),
     events: async ({ caller, params }, c) => {
-      // An agent's ownership first (404 for another key's process); the stream subscribes unscoped.
+      // An agent's or approver's ownership first (404 for another key's process); the stream
+      // subscribes unscoped.
       if (caller.role !== 'admin') await of(caller).get(params.id);
       return processEvents(ctx, c, params.id);
     },
