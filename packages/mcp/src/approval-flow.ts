@@ -103,11 +103,9 @@ export async function waitOrAsk(
   const { backend } = asking;
   const { processId, answering } = input;
   const rounds = answering?.round ?? 0;
-  let reported = answering
-    ? await decideAnswer(backend, ctx, answering)
-    : input.waitThrough && !canAsk(asking, ctx)
-      ? await currentApproval(backend, processId)
-      : undefined;
+  let reported: string | undefined;
+  if (answering) reported = await decideAnswer(backend, ctx, answering);
+  else if (input.waitThrough && !canAsk(asking, ctx)) reported = await currentApproval(backend, processId);
   const until = performance.now() + input.wait.waitMs;
   for (;;) {
     const waitMs = Math.max(0, Math.ceil(until - performance.now()));
