@@ -50,3 +50,9 @@ try {
 
 /** The line of {@link ASKING_CODE} that calls `createOrder` (1-based). */
 export const ASKING_LINE = ASKING_CODE.split('\n').findIndex((line) => line.includes('createOrder')) + 1;
+
+/**
+ * The server's default policies of these tests, given explicitly: read-only tools allowed, every
+ * other asks (the default out of the box, which other suites' servers may change).
+ */
+export const ASKING_POLICY = 'default=ask,readOnly=allow';

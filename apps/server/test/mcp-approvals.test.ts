@@ -8,7 +8,7 @@ import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextproto
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
-import { ASKING_CODE, ASKING_LINE, askingShopSpec } from './approval-helpers';
+import { ASKING_CODE, ASKING_LINE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
 import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
 const KEY = 'mcp-approvals-admin-key';
@@ -70,7 +70,13 @@ describe('approvals over MCP (/mcp)', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    server = await startServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+      defaultPolicy: ASKING_POLICY,
+    });
     api = apiClient(server.url, KEY);
     const installed = await api('POST', '/services', {
       id: 'shop',

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ComposedHost, composeHost } from '../src/compose-host';
 import { createSilentLogger } from '../src/create-logger';
 import { resolveServerConfig } from '../src/server-config';
-import { ASKING_CODE, askingShopSpec } from './approval-helpers';
+import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
 import { type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
 const KEY = 'backends-admin-key';
@@ -61,7 +61,11 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
     dir = await tempDir();
     upstream = await startUpstream();
     composed = await composeHost({
-      config: resolveServerConfig({ dataDir: dir.path, urlAllowCidrs: ['127.0.0.1/32'] }),
+      config: resolveServerConfig({
+        dataDir: dir.path,
+        urlAllowCidrs: ['127.0.0.1/32'],
+        defaultPolicy: ASKING_POLICY,
+      }),
       logger: createSilentLogger(),
     });
     const app = createApp(composed.host, { apiKey: KEY, keys: composed.keys, outbound: composed.outbound });

@@ -7,7 +7,7 @@ import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
-import { ASKING_CODE, askingShopSpec } from './approval-helpers';
+import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
 import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -45,11 +45,22 @@ describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
     upstream = await startUpstream();
     // The shop installed once in a data directory of its own, copied for each embedded host.
     installed = await tempDir('cyrnel-installed-');
-    const once = await startServer({ dataDir: installed.path, port: 0, apiKey: KEY });
+    const once = await startServer({
+      dataDir: installed.path,
+      port: 0,
+      apiKey: KEY,
+      defaultPolicy: ASKING_POLICY,
+    });
     await install(once.url);
     await once.close();
     dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    server = await startServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+      defaultPolicy: ASKING_POLICY,
+    });
     await install(server.url);
     agentKey = (await apiClient(server.url, KEY)('POST', '/keys', { name: 'desktop', role: 'agent' })).body
       .key;
