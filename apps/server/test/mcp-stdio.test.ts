@@ -70,6 +70,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
           'get_process',
           'get_tool_types',
           'search_tools',
+          'wait_process',
         ]);
         const run = await client.callTool({
           name: 'execute_typescript',
