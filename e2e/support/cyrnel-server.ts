@@ -18,7 +18,8 @@ export interface CyrnelServer {
 }
 
 /**
- * Start `apps/server/dist/cli.js` on `dataDir`. It runs with `--no-node-snapshot` directly, so
+ * Start `apps/server/dist/cli.js` on `dataDir`, every tool call allowed unless `env` sets
+ * `CYRNEL_DEFAULT_POLICY`. It runs with `--no-node-snapshot` directly, so
  * the launcher does not re-exec and a signal (SIGKILL included) reaches the server itself.
  * `port` reuses an address (a restart that clients reconnect to); default: a free one.
  */
@@ -33,7 +34,15 @@ export async function startCyrnel(
     name: 'cyrnel-server',
     command: process.execPath,
     args: ['--no-node-snapshot', CLI, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
-    env: { CYRNEL_ALLOW_PRIVATE_URLS: 'true', CYRNEL_LOG_LEVEL: 'info', ...env },
+    // Every tool call allowed (`--default-policy allow`): out of the box a tool that is not read-only
+    // asks a person first, and these tests of other features would wait for an approval nobody
+    // gives. A test of the policies passes its own `CYRNEL_DEFAULT_POLICY`.
+    env: {
+      CYRNEL_ALLOW_PRIVATE_URLS: 'true',
+      CYRNEL_LOG_LEVEL: 'info',
+      CYRNEL_DEFAULT_POLICY: 'allow',
+      ...env,
+    },
     ready: answers(`${url}/health`),
   });
   return { url, port, client: createClient({ baseUrl: url }), program };

@@ -44,13 +44,14 @@ afterAll(async () => {
 });
 
 describe('the MCP Inspector CLI against /mcp', () => {
-  it('lists the four tools', async () => {
+  it('lists the five tools', async () => {
     const listed = JSON.parse(await inspector('--method', 'tools/list'));
     expect(listed.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
       'execute_typescript',
       'get_process',
       'get_tool_types',
       'search_tools',
+      'wait_process',
     ]);
   });
 

@@ -9,6 +9,7 @@ import {
   loadSecretsKey,
   type OwnEndpoint,
   type ProcessLimits,
+  parseDefaultPolicy,
   type Redactor,
   type RegistryOptions,
 } from '@cyrnel/core';
@@ -21,6 +22,7 @@ import type { ServerLogger } from './create-logger';
 import type { DatabaseTarget } from './database-url';
 import { prepareDataDir } from './prepare-data-dir';
 import type { ServerConfig } from './server-flags';
+import { unknownToolsOf } from './unknown-tools';
 import { withConfigDefaults } from './with-config-defaults';
 
 /** Options of {@link composeHost}. */
@@ -113,7 +115,8 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   // The key as loaded (a generated key file's too) is a secret like the others.
   options.redactor?.remember('server:secrets-key', [secrets.key.toString('base64')]);
   const store = await openDatabase(config.database);
-  const keys = createKeyRing({ storage: store.keys });
+  // A key's scope or policy may only name services and tools the catalog has (400 otherwise).
+  const keys = createKeyRing({ storage: store.keys, unknownTools: unknownToolsOf(store.catalog) });
   let host: CyrnelHost;
   try {
     options.checkKeys?.(await keys.count());
@@ -136,6 +139,11 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       logger: logger.child({ component: 'core' }),
       ...(options.redactor ? { redactor: options.redactor } : {}),
       limits: processLimitsOf(config),
+      // Checked when read from a flag; an embedder's text is checked here, naming the flag.
+      policies: {
+        default: parseDefaultPolicy(config.defaultPolicy),
+        approvalTimeoutMs: config.approvalTimeoutMs,
+      },
       outbound,
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.

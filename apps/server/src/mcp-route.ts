@@ -24,7 +24,8 @@ function jsonRpcError(status: number, code: number, message: string): Response {
 /**
  * `/mcp`: cyrnel's code mode as a Streamable HTTP MCP endpoint, behind the same key, Host and
  * Origin checks as the rest of the API. Agent keys may use it; their processes are their own,
- * exactly as on `/processes`.
+ * exactly as on `/processes`. An admin or approver key's client that answers forms is asked to
+ * decide the approvals its runs wait for.
  */
 export function mcpRouteGroup(options: McpRouteOptions): {
   group: RouteGroup;
@@ -32,7 +33,16 @@ export function mcpRouteGroup(options: McpRouteOptions): {
 } {
   const { host } = options;
   const handler = createMcpHttpHandler<Caller>({
-    backend: (caller) => createHostBackend({ host, processes: callerProcesses(host.processes, caller) }),
+    backend: (caller) =>
+      createHostBackend({
+        host,
+        processes: callerProcesses(host.processes, caller),
+        // Who may decide approvals over HTTP may decide them when asked through the client; an
+        // agent key never approves its own calls.
+        ...(caller.role === 'admin' || caller.role === 'approver'
+          ? { approver: { keyId: caller.keyId } }
+          : {}),
+      }),
     // Instances are reused per key and catalog version (their tool descriptions list the services).
     reuseKey: (caller) => `${caller.keyId ?? ''}\u0000${caller.role}\u0000${host.catalogVersion()}`,
     server: { version: options.version, maxCodeChars: options.maxCodeChars },

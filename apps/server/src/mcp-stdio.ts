@@ -59,6 +59,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     write: (line) => process.stderr.write(line),
   });
   let backend: McpBackend;
+  let serverUrl: string | undefined;
   let close = async () => {};
   if (values.embedded) {
     let embedded: Awaited<ReturnType<typeof embeddedHost>>;
@@ -69,7 +70,8 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
       process.stderr.write(`cyrnel-server mcp: ${error.message}\n`);
       return 2;
     }
-    backend = createHostBackend({ host: embedded.host });
+    // The embedded host is its user's own: they decide its approvals when the client asks them.
+    backend = createHostBackend({ host: embedded.host, approver: { keyId: null } });
     close = async () => {
       await embedded.closeHost({ graceMs: 0 });
       await embedded.closeStore();
@@ -78,10 +80,12 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     const baseUrl = values.url ?? env.CYRNEL_URL ?? DEFAULT_URL;
     const apiKey = values['api-key'] ?? env.CYRNEL_API_KEY;
     backend = createClientBackend(createClient({ baseUrl, ...(apiKey ? { apiKey } : {}) }));
+    serverUrl = baseUrl;
   }
   try {
     await serveCyrnelStdio(backend, {
       version,
+      ...(serverUrl === undefined ? {} : { serverUrl }),
       onerror: (error) => logger.error('mcp error', { error: error.message }),
     });
   } finally {

@@ -1,6 +1,12 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS } from '@cyrnel/core';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_HOST_SLOTS,
+  DEFAULT_POLICY,
+  DEFAULT_PROCESS_LIMITS,
+  parseDefaultPolicy,
+} from '@cyrnel/core';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseServerConfig, resolveServerConfig } from './server-config';
 import { defaultHostId, SERVER_FLAGS, SERVER_SETTINGS, type ServerConfig } from './server-flags';
@@ -31,6 +37,8 @@ describe('parseServerConfig', () => {
       secretsKey: undefined,
       secretsPreviousKeys: [],
       logLevel: 'info',
+      defaultPolicy: 'default=ask,readOnly=allow',
+      approvalTimeoutMs: 600_000,
       maxBodyBytes: 64 * 1024 * 1024,
       maxDefinitionBytes: 64 * 1024 * 1024,
       downloadTimeoutMs: 30_000,
@@ -67,6 +75,8 @@ describe('parseServerConfig', () => {
   it("takes the core's own defaults for the core's limits, so each number is written once", () => {
     const config = run([]);
     expect(config.hostSlots).toBe(DEFAULT_HOST_SLOTS);
+    expect(parseDefaultPolicy(config.defaultPolicy)).toEqual(DEFAULT_POLICY);
+    expect(config.approvalTimeoutMs).toBe(DEFAULT_APPROVAL_TIMEOUT_MS);
     expect(config).toMatchObject({
       maxCodeBytes: DEFAULT_PROCESS_LIMITS.maxCodeBytes,
       maxStdoutBytes: DEFAULT_PROCESS_LIMITS.maxStdoutBytes,
@@ -262,6 +272,20 @@ describe('parseServerConfig', () => {
     ],
     [['--port', '65536'], /invalid value for --port: must be a port number 0..65535/],
     [['--database-url', ''], /invalid value for --database-url: must be sqlite:<path>/],
+    [
+      ['--default-policy', 'sometimes'],
+      /^invalid value for --default-policy: has a part that is not name=policy: sometimes$/,
+    ],
+    [
+      ['--default-policy', 'default=maybe'],
+      /^invalid value for --default-policy: default is not a policy: "maybe" \(one of 'allow', 'ask', 'block'\)$/,
+    ],
+    [
+      ['--default-policy', 'readOnly=allow,fast=block'],
+      /^invalid value for --default-policy: names neither 'default' nor an annotation: fast/,
+    ],
+    [['--default-policy', ' '], /invalid value for --default-policy: must not be empty/],
+    [['--approval-timeout', '0'], /invalid value for --approval-timeout: must be a positive integer/],
     [['--nope'], /unknown flag --nope/],
     [['--port'], /--port needs a value/],
     [['stray'], /unexpected argument/],
@@ -281,6 +305,19 @@ describe('parseServerConfig', () => {
     );
     expect(() => run([], { CYRNEL_SECRETS_KEY: 'c2hvcnQ=' })).toThrow(
       'invalid value for CYRNEL_SECRETS_KEY: must be base64 of 32 bytes',
+    );
+  });
+
+  it('reads the default policy and the approval timeout', () => {
+    expect(run(['--default-policy', 'allow', '--approval-timeout', '30000'])).toMatchObject({
+      defaultPolicy: 'allow',
+      approvalTimeoutMs: 30_000,
+    });
+    expect(
+      run([], { CYRNEL_DEFAULT_POLICY: 'default=ask, readOnly=allow, destructive=block' }).defaultPolicy,
+    ).toBe('default=ask, readOnly=allow, destructive=block');
+    expect(() => run([], { CYRNEL_DEFAULT_POLICY: 'block,' })).toThrow(
+      /^invalid value for CYRNEL_DEFAULT_POLICY: /,
     );
   });
 

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
 import { homedir, hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { DEFAULT_HOST_SLOTS, DEFAULT_NPM_REGISTRY, DEFAULT_PROCESS_LIMITS, parseCidr } from '@cyrnel/core';
+import {
+  DEFAULT_APPROVAL_TIMEOUT_MS,
+  DEFAULT_HOST_SLOTS,
+  DEFAULT_NPM_REGISTRY,
+  DEFAULT_POLICY,
+  DEFAULT_PROCESS_LIMITS,
+  type DefaultPolicy,
+  parseCidr,
+  parseDefaultPolicy,
+} from '@cyrnel/core';
 import { DEFAULT_APP_LIMITS } from '@cyrnel/http';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { LOG_LEVELS } from './create-logger';
@@ -143,6 +152,22 @@ export const SERVER_SETTINGS = {
     env: 'CYRNEL_LOG_LEVEL',
     help: LOG_LEVELS.map((level) => `\`${level}\``).join(', '),
     default: 'info',
+  }),
+  defaultPolicy: textFlag({
+    flag: 'default-policy',
+    env: 'CYRNEL_DEFAULT_POLICY',
+    help: 'the policy of every tool no rule of its service decides: `allow`, `ask` or `block`, or comma-separated `default=<policy>` and `<annotation>=<policy>` pairs (annotations `readOnly`, `destructive`, `idempotent`, `openWorld`; the strictest match wins)',
+    details:
+      'e.g. `default=ask,readOnly=allow,destructive=block`; `ask` makes a program wait at the call until a person decides (see *Policies and approvals*)',
+    default: policyText(DEFAULT_POLICY),
+    check: checkDefaultPolicy,
+  }),
+  approvalTimeoutMs: integerFlag({
+    flag: 'approval-timeout',
+    env: 'CYRNEL_APPROVAL_TIMEOUT',
+    help: 'milliseconds an approval waits for a person; undecided, it expires and the call fails with `approval_expired`',
+    default: DEFAULT_APPROVAL_TIMEOUT_MS,
+    max: MAX_TIMER_DELAY_MS,
   }),
   maxBodyBytes: integerFlag({
     flag: 'max-body-bytes',
@@ -381,4 +406,21 @@ function checkCidrs(items: readonly string[]): string | undefined {
     }
   }
   return undefined;
+}
+
+/** A server default policy as `--default-policy` writes it: `default=ask,readOnly=allow`. */
+function policyText(policy: DefaultPolicy): string {
+  const rules = Object.entries(policy.byAnnotation).map(([annotation, value]) => `${annotation}=${value}`);
+  return [`default=${policy.default}`, ...rules].join(',');
+}
+
+/** Why core's `parseDefaultPolicy` refuses `text`, worded for the flag's own message. */
+function checkDefaultPolicy(text: string): string | undefined {
+  try {
+    parseDefaultPolicy(text);
+    return undefined;
+  } catch (error) {
+    // Core names the flag itself; the message of a refused flag already does.
+    return (error as Error).message.replace(/^--default-policy /, '');
+  }
 }

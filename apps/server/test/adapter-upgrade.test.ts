@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, tempDir, writeModule } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, type Json, startTestServer, tempDir, writeModule } from './helpers';
 
 /**
  * A custom adapter in two versions whose `adapterDomain` layouts differ: 1.0.0 keeps a
@@ -72,7 +72,7 @@ describe('an adapter upgraded from 1.0.0 to 2.0.0', () => {
   beforeAll(async () => {
     dir = await tempDir();
     await writeModule(dir.path, 'versioned', manifest('1.0.0'), versionedAdapter(1));
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: 'upgrade-key' });
+    server = await startTestServer({ dataDir: dir.path, port: 0, apiKey: 'upgrade-key' });
     api = apiClient(server.url, 'upgrade-key');
   });
   afterAll(async () => {
@@ -176,7 +176,7 @@ describe('an adapter upgraded from 1.0.0 to 2.0.0', () => {
   it('regenerates again on restart when the code changed while the server was down', async () => {
     await server.close();
     await writeModule(dir.path, 'versioned', manifest('1.0.0'), versionedAdapter(1));
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: 'upgrade-key' });
+    server = await startTestServer({ dataDir: dir.path, port: 0, apiKey: 'upgrade-key' });
     api = apiClient(server.url, 'upgrade-key');
     expect((await api('GET', '/services/svc')).body).toMatchObject({
       adapterVersion: '1.0.0',

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   AGENT_CODE,
   apiClient,
   parseSse,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -20,7 +21,7 @@ describe('agent flow', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'agent-key',

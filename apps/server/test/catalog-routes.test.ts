@@ -1,12 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   adapterManifest,
   apiClient,
   FLAKY_ADAPTER,
   type Json,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   type Upstream,
@@ -46,7 +47,7 @@ describe('catalog routes (modules, services, tools, environment)', () => {
     // Custom modules found in the data directory at start.
     await writeModule(dir.path, 'flaky', adapterManifest('flaky'), FLAKY_ADAPTER);
     await writeModule(dir.path, 'gone', adapterManifest('gone'), FLAKY_ADAPTER);
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'catalog-key',

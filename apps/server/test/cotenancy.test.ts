@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, tempDir } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, startTestServer, tempDir } from './helpers';
 
 /** Sleeps first, so the other key's programs arrive while it waits; then grows a Set until V8 gives up. */
 const BOMB =
@@ -19,7 +19,7 @@ describe('processes of two keys beside a memory bomb', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: 'bootstrap-admin' });
+    server = await startTestServer({ dataDir: dir.path, port: 0, apiKey: 'bootstrap-admin' });
     const admin = apiClient(server.url, 'bootstrap-admin');
     for (const name of ['bomber', 'bystander'] as const) {
       const created = await admin('POST', '/keys', { name, role: 'agent' });

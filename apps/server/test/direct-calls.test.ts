@@ -2,8 +2,8 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, shopSpec, tempDir, UPSTREAM_KEY } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, type Json, shopSpec, startTestServer, tempDir, UPSTREAM_KEY } from './helpers';
 import { sandboxChildren } from './sandbox-children';
 
 /** One request the upstream received: the key it carried and the process whose socket sent it. */
@@ -134,7 +134,12 @@ describe('direct tool calls: sandbox processes send portable calls to the egress
   beforeAll(async () => {
     dir = await tempDir();
     shop = await startShop();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: 'direct-key', allowPrivateUrls: true });
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: 'direct-key',
+      allowPrivateUrls: true,
+    });
     api = apiClient(server.url, 'direct-key');
     expect(
       (

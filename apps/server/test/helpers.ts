@@ -6,6 +6,21 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { type RunningServer, type StartServerOptions, startServer } from '../src/index';
 
+/**
+ * `--default-policy allow`: every tool call runs without asking. Out of the box every tool that is
+ * not read-only asks a person first, so a program calling one would wait for an approval no test
+ * gives: the tests of other features allow every call; the tests of the policies set their own.
+ */
+export const ALLOW_EVERY_CALL = 'allow';
+
+/**
+ * `startServer` for a test: every tool call allowed ({@link ALLOW_EVERY_CALL}) unless `options`
+ * give their own `defaultPolicy`.
+ */
+export function startTestServer(options: StartServerOptions): Promise<RunningServer> {
+  return startServer({ defaultPolicy: ALLOW_EVERY_CALL, ...options });
+}
+
 /** A fresh temporary directory and its removal. */
 export async function tempDir(prefix = 'cyrnel-server-'): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
@@ -219,8 +234,9 @@ export function apiClient(baseUrl: string, apiKey?: string) {
 
 /**
  * A server on a fresh data directory and a free port for the tests of one `describe` block:
- * started before them, closed (and its directory removed) after them. `api` and `url()` may
- * only be used inside the tests.
+ * started before them, closed (and its directory removed) after them; every tool call allowed
+ * unless `options` give a `defaultPolicy` ({@link startTestServer}). `api` and `url()` may only be
+ * used inside the tests.
  */
 export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> = {}): {
   api: ReturnType<typeof apiClient>;
@@ -231,7 +247,7 @@ export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> 
   let client: ReturnType<typeof apiClient> | undefined;
   beforeAll(async () => {
     dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, ...options });
+    server = await startTestServer({ dataDir: dir.path, port: 0, ...options });
     client = apiClient(server.url, options.apiKey);
   });
   afterAll(async () => {

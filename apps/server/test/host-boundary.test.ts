@@ -1,9 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../src/index';
 import { openUnreadStream, rawRequest } from './boundary-helpers';
-import { apiClient, tempDir, useServer } from './helpers';
+import { apiClient, startTestServer, tempDir, useServer } from './helpers';
 
 // "The host boundary": each attack that worked before, against a real server on 127.0.0.1. Those
 // that run on the main thread, with /health probed throughout, are in timing/host-boundary.test.ts.
@@ -188,7 +187,7 @@ describe('host boundary: file modes', () => {
   it('keeps the data directory 0700 and the database, its WAL and shared memory 0600', async () => {
     const dir = await tempDir();
     const dataDir = join(dir.path, 'data');
-    const server = await startServer({ dataDir, port: 0 });
+    const server = await startTestServer({ dataDir, port: 0 });
     try {
       const api = apiClient(server.url);
       expect((await api('POST', '/processes', { code: 'cyrnel.output({ a: 1 })', wait: true })).status).toBe(

@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, parseSse, tempDir } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, type Json, parseSse, startTestServer, tempDir } from './helpers';
 
 // A pending timer keeps the run alive (a promise nothing can settle would be ended at once).
 const HANGS =
@@ -51,7 +51,7 @@ describe('deleting a key ends its processes and closes its streams', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: ADMIN });
+    server = await startTestServer({ dataDir: dir.path, port: 0, apiKey: ADMIN });
     admin = apiClient(server.url, ADMIN);
     // One sandbox process running one execution at a time: a second run waits in its queue.
     const patched = await admin('PATCH', '/modules/typescript-ivm/config', [
@@ -174,7 +174,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sha
   const start = async (hostId: string, hostSlots?: number) => {
     const dir = await tempDir();
     dirs.push(dir);
-    const server = await startServer({
+    const server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: ADMIN,

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   AGENT_CODE,
   apiClient,
   type Json,
   parseSse,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -40,6 +41,8 @@ const ADMIN_ONLY_ROUTES: readonly (readonly [string, string, unknown?])[] = [
   ['PATCH', '/services/shop/secrets', [{ op: 'add', path: '/shopKey', value: 'x' }]],
   ['GET', '/services/shop/config/schema'],
   ['GET', '/services/shop/secrets/schema'],
+  ['GET', '/services/shop/policy'],
+  ['PUT', '/services/shop/policy', { default: 'allow' }],
   ['POST', '/tools/shop/getUser/enabled', { enabled: false }],
   ['GET', '/keys'],
   ['POST', '/keys', { name: 'escalate', role: 'admin' }],
@@ -57,7 +60,7 @@ describe('API keys with roles', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'bootstrap-admin',
@@ -105,9 +108,12 @@ describe('API keys with roles', () => {
       'id',
       'lastUsedAt',
       'name',
+      'policy',
       'prefix',
       'role',
+      'scope',
     ]);
+    expect(listed.body.items[2]).toMatchObject({ scope: null, policy: null });
     expect(listed.text).not.toContain(created.body.key);
     expect(created.body.key.startsWith(listed.body.items[2].prefix)).toBe(true);
     // A stored admin key can do what the bootstrap key does.
@@ -258,13 +264,13 @@ describe('binding a non-loopback address', () => {
   it('is refused without any key, and allowed once a key is stored in the data directory', async () => {
     const dir = await tempDir();
     try {
-      await expect(startServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
+      await expect(startTestServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
         /refusing to bind 0\.0\.0\.0 without an API key.*POST \/keys/,
       );
-      const local = await startServer({ dataDir: dir.path, port: 0 });
+      const local = await startTestServer({ dataDir: dir.path, port: 0 });
       try {
         // Still no key stored: the database exists now, the refusal comes after opening it.
-        await expect(startServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
+        await expect(startTestServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' })).rejects.toThrow(
           /refusing/,
         );
         expect((await apiClient(local.url)('POST', '/keys', { name: 'ops', role: 'admin' })).status).toBe(
@@ -273,7 +279,7 @@ describe('binding a non-loopback address', () => {
       } finally {
         await local.close();
       }
-      const exposed = await startServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' });
+      const exposed = await startTestServer({ dataDir: dir.path, port: 0, host: '0.0.0.0' });
       try {
         const health = await fetch(`http://127.0.0.1:${exposed.port}/health`);
         expect(health.status).toBe(200);

@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ComposedHost, composeHost } from '../src/compose-host';
 import { createSilentLogger } from '../src/create-logger';
 import { resolveServerConfig } from '../src/server-config';
-import { type Json, shopSpec, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
+import { type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
 const KEY = 'backends-admin-key';
 
@@ -17,14 +18,15 @@ console.log('two calls');
 cyrnel.output({ name: user.body.name, orderCount: orders.body.length });
 `;
 
-/** What differs between two runs of the same code: their process ids and durations. */
+/** What differs between two runs of the same code: their process ids, durations and approval ids. */
 function normalized(value: unknown): unknown {
   return JSON.parse(
     JSON.stringify(value)
       .replace(/Process \d+/g, 'Process 0')
       .replace(/processId \d+/g, 'processId 0')
       .replace(/(\\?"processId\\?":)\d+/g, '$10')
-      .replace(/(\\?"durationMs\\?":)[\d.]+/g, '$10'),
+      .replace(/(\\?"durationMs\\?":)[\d.]+/g, '$10')
+      .replace(/ap_[\w-]+/g, 'ap_0'),
   );
 }
 
@@ -59,7 +61,11 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
     dir = await tempDir();
     upstream = await startUpstream();
     composed = await composeHost({
-      config: resolveServerConfig({ dataDir: dir.path, urlAllowCidrs: ['127.0.0.1/32'] }),
+      config: resolveServerConfig({
+        dataDir: dir.path,
+        urlAllowCidrs: ['127.0.0.1/32'],
+        defaultPolicy: ASKING_POLICY,
+      }),
       logger: createSilentLogger(),
     });
     const app = createApp(composed.host, { apiKey: KEY, keys: composed.keys, outbound: composed.outbound });
@@ -71,7 +77,8 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
     await http.services.install({
       id: 'shop',
       adapter: 'openapi',
-      definition: shopSpec(upstream.url),
+      // The shop with an operation the default policies ask a person about.
+      definition: askingShopSpec(upstream.url),
       secrets: { shopKey: UPSTREAM_KEY },
       enabled: true,
     });
@@ -93,6 +100,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       'get_tool_types',
       'execute_typescript',
       'get_process',
+      'wait_process',
     ]);
     expect(host.tools.find((tool) => tool.name === 'execute_typescript')?.description).toContain('getUser');
     expect(http).toEqual(host);
@@ -170,6 +178,37 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       expect(answer.text).toMatch(/^Process \d+ is still (queued|running)\. Call get_process/);
     }
     expect(host.finished.structuredContent).toMatchObject({ exitState: 'success', output: { late: true } });
+    expect(normalized(http.finished)).toEqual(normalized(host.finished));
+  });
+
+  it('answers a run waiting for a person alike (its output so far only through the host), and waits through it alike', async () => {
+    const { host, http } = await both(async (client) => {
+      const started = await client.callTool({ name: 'execute_typescript', arguments: { code: ASKING_CODE } });
+      const view = started.structuredContent as Json;
+      const looked = await client.callTool({ name: 'get_process', arguments: { processId: view.processId } });
+      const waiting = client.callTool({
+        name: 'wait_process',
+        arguments: { processId: view.processId, timeoutMs: 30_000 },
+      });
+      await composed.host.approvals.decide(view.approvalId, { decision: 'approve' }, { keyId: null });
+      return { view, looked: looked.structuredContent as Json, finished: await waiting };
+    });
+    for (const answer of [host, http]) {
+      expect(answer.view).toMatchObject({
+        state: 'waiting',
+        approvalUrl: `/ui/approvals/${answer.view.approvalId}`,
+      });
+      expect(answer.looked).toMatchObject({ state: 'waiting', approvalId: answer.view.approvalId });
+    }
+    expect(host.view.output).toEqual({ step: 'before' });
+    expect(http.view.output).toEqual({});
+    expect(host.finished.structuredContent).toMatchObject({
+      state: 'idle',
+      output: { step: 'after', status: 200 },
+      toolCalls: [
+        { toolId: 'createOrder', decision: { policy: 'ask', outcome: 'approved', decidedBy: null } },
+      ],
+    });
     expect(normalized(http.finished)).toEqual(normalized(host.finished));
   });
 

@@ -3,11 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   apiClient,
   type Json,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -26,7 +27,12 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+    });
     const api = apiClient(server.url, KEY);
     await api('POST', '/services', {
       id: 'shop',
@@ -64,6 +70,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
           'get_process',
           'get_tool_types',
           'search_tools',
+          'wait_process',
         ]);
         const run = await client.callTool({
           name: 'execute_typescript',

@@ -1,10 +1,11 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   apiClient,
   type Json,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -12,7 +13,7 @@ import {
 } from './helpers';
 
 const KEY = 'mcp-admin-key';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools'];
+const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
 
 const CODE = `
 const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
@@ -44,7 +45,12 @@ describe('the MCP endpoint /mcp', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+    });
     api = apiClient(server.url, KEY);
     const installed = await api('POST', '/services', {
       id: 'shop',
@@ -64,7 +70,7 @@ describe('the MCP endpoint /mcp', () => {
 
   for (const era of ['modern', 'legacy'] as const) {
     describe(`${era} protocol`, () => {
-      it('lists exactly the four tools, with object input schemas and the workflow in its instructions', async () => {
+      it('lists exactly the five tools, with object input schemas and the workflow in its instructions', async () => {
         const client = await connect(era);
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);

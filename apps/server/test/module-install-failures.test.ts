@@ -3,8 +3,8 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, tempDir } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, type Json, startTestServer, tempDir } from './helpers';
 import { publishNpm, type Registry, startRegistry } from './registry-helpers';
 import { type TarEntry, tarGz } from './tar-builder';
 
@@ -65,7 +65,7 @@ describe('module installs that fail answer with a reason and leave nothing behin
   beforeAll(async () => {
     dir = await tempDir();
     registry = await startRegistry();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'install-key',

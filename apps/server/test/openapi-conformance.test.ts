@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { shopSpec, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import type { RunningServer } from '../src/index';
+import { shopSpec, startTestServer, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
 const KEY = 'openapi-conformance-key';
 
@@ -57,7 +57,12 @@ describe('real answers of the server against its own OpenAPI document (GET /open
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: KEY, urlAllowCidrs: ['127.0.0.1/32'] });
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+    });
     document = (await (await fetch(`${server.url}/openapi.json`)).json()) as Document;
     ajv.addSchema({ $id: 'doc', components: document.components });
   });

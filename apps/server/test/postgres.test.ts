@@ -1,8 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, shopSpec, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import type { RunningServer } from '../src/index';
+import {
+  apiClient,
+  shopSpec,
+  startTestServer,
+  startUpstream,
+  tempDir,
+  UPSTREAM_KEY,
+  type Upstream,
+} from './helpers';
 
 const KEY = 'postgres-test-key';
 const SECRETS_KEY = randomBytes(32).toString('base64');
@@ -16,7 +24,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('the server on PostgreSQL (--database-u
   const start = async () => {
     const dir = await tempDir();
     dirs.push(dir);
-    return startServer({
+    return startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: KEY,

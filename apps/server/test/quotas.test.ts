@@ -3,8 +3,8 @@ import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrn
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DatabaseTarget } from '../src/database-url';
-import { type RunningServer, type StartServerOptions, startServer } from '../src/index';
-import { apiClient, tempDir } from './helpers';
+import type { RunningServer, StartServerOptions } from '../src/index';
+import { apiClient, startTestServer, tempDir } from './helpers';
 
 const ADMIN = 'quota-admin-key';
 const SECRETS_KEY = randomBytes(32).toString('base64');
@@ -17,7 +17,7 @@ function useQuotaServer(options: Partial<StartServerOptions>, database?: () => D
   let dir: Awaited<ReturnType<typeof tempDir>> | undefined;
   beforeAll(async () => {
     dir = await tempDir();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: ADMIN,

@@ -2,8 +2,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/create-logger';
-import { type RunningServer, startServer } from '../src/index';
-import { adapterManifest, apiClient, type Json, tempDir, writeModule } from './helpers';
+import type { RunningServer } from '../src/index';
+import { adapterManifest, apiClient, type Json, startTestServer, tempDir, writeModule } from './helpers';
 
 const KEY = 'redaction-admin-key';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -65,7 +65,7 @@ describe('secrets never leave the host', () => {
   beforeAll(async () => {
     dir = await tempDir();
     await writeModule(dir.path, 'leaky', adapterManifest('leaky'), LEAKY_ADAPTER);
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: KEY,

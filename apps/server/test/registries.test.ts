@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, shopSpec, tempDir } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, type Json, shopSpec, startTestServer, tempDir } from './helpers';
 import { pack, publishNpm, type Registry, sri, startRegistry } from './registry-helpers';
 
 const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -106,7 +106,7 @@ describe('registries, and modules from npm and archives', () => {
         },
       },
     };
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'registry-key',
@@ -386,7 +386,7 @@ describe('the auto-update interval', () => {
       '1.0.0',
       await pack(dir.path, 'auto-1', helloModule('auto', '1.0.0')),
     );
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'auto-key',

@@ -3,8 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { adapterManifest, apiClient, tempDir, writeModule } from './helpers';
+import type { RunningServer } from '../src/index';
+import { adapterManifest, apiClient, startTestServer, tempDir, writeModule } from './helpers';
 
 // Values that must never appear in a response, a message or the data directory's files.
 const TOKEN = 'ghp_test0123456789abcdef';
@@ -108,7 +108,12 @@ describe('service secrets', () => {
     dir = await tempDir();
     echo = await startEcho();
     await writeModule(dir.path, 'keyed', adapterManifest('keyed'), KEYED_ADAPTER);
-    server = await startServer({ dataDir: dir.path, port: 0, apiKey: 'secrets-key', allowPrivateUrls: true });
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: 'secrets-key',
+      allowPrivateUrls: true,
+    });
     api = apiClient(server.url, 'secrets-key');
   });
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import {
   apiClient,
   type Json,
   shopSpec,
+  startTestServer,
   startUpstream,
   tempDir,
   UPSTREAM_KEY,
@@ -27,7 +28,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
     const start = async (hostId: string, direct: boolean) => {
       const dir = await tempDir();
       dirs.push(dir);
-      const server = await startServer({
+      const server = await startTestServer({
         dataDir: dir.path,
         port: 0,
         apiKey: KEY,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger, startServer } from '../src/index';
-import { apiClient, startUpstream, tempDir, type Upstream } from './helpers';
+import { createLogger } from '../src/index';
+import { apiClient, startTestServer, startUpstream, tempDir, type Upstream } from './helpers';
 
 describe('graceful shutdown with requests in flight', () => {
   let upstream: Upstream;
@@ -28,7 +28,7 @@ describe('graceful shutdown with requests in flight', () => {
       },
     });
     const inFlight = new Promise<void>((resolve) => logged.set('waiting for requests in flight', resolve));
-    const server = await startServer({ dataDir: dir.path, port: 0, allowPrivateUrls: true, logger });
+    const server = await startTestServer({ dataDir: dir.path, port: 0, allowPrivateUrls: true, logger });
     const api = apiClient(server.url);
     const install = api('POST', '/services', {
       id: 'held',
@@ -46,7 +46,7 @@ describe('graceful shutdown with requests in flight', () => {
     expect(lines.filter((line) => line.level === 'error')).toEqual([]);
     expect(lines.find((line) => line.msg === 'request' && line.status === 500)).toBeUndefined();
 
-    const again = await startServer({ dataDir: dir.path, port: 0 });
+    const again = await startTestServer({ dataDir: dir.path, port: 0 });
     try {
       expect((await apiClient(again.url)('GET', '/services/held')).body).toMatchObject({
         id: 'held',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { tempDir } from './helpers';
+import type { RunningServer } from '../src/index';
+import { startTestServer, tempDir } from './helpers';
 
 describe('the admin UI route /ui', () => {
   let withUi: RunningServer;
@@ -9,8 +9,8 @@ describe('the admin UI route /ui', () => {
 
   beforeAll(async () => {
     dirs.push(await tempDir(), await tempDir());
-    withUi = await startServer({ dataDir: dirs[0]?.path as string, port: 0, apiKey: 'ui-key' });
-    withoutUi = await startServer({
+    withUi = await startTestServer({ dataDir: dirs[0]?.path as string, port: 0, apiKey: 'ui-key' });
+    withoutUi = await startTestServer({
       dataDir: dirs[1]?.path as string,
       port: 0,
       apiKey: 'ui-key',

@@ -4,8 +4,9 @@ import type { Caller } from './app-env';
 /**
  * The processes a caller may act on, the rule every front end of processes applies (`/processes`
  * and the MCP endpoint): an admin acts on every process (those it creates carry its key id); an
- * agent only on those its stored key created, another key's answering 404 like an unknown id; an
- * agent without a stored key (nobody known, on a public route group) owns nothing: 403.
+ * agent or an approver only on those its stored key created, another key's answering 404 like an
+ * unknown id; a caller without a stored key (nobody known, on a public route group) owns nothing:
+ * 403.
  *
  * @example
  * ```ts

@@ -78,6 +78,28 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(health.responses)).toEqual(['200', '403', '500']);
   });
 
+  it('says who may call each route, the approver role included, and describes PUT', () => {
+    const who = (path: string, method: string) =>
+      (document.paths[path]?.[method] as { description?: string } | undefined)?.description;
+    expect(who('/approvals', 'get')).toBe('An approver or admin key (an agent key gets 403 `forbidden`).');
+    expect(who('/approvals/plans/{planId}', 'post')).toMatch(/^An approver or admin key/);
+    expect(who('/processes', 'post')).toBe('Any key (agent, approver or admin).');
+    expect(who('/services/{serviceId}/policy', 'get')).toBe('An admin key.');
+    const put = document.paths['/services/{serviceId}/policy']?.put as {
+      operationId: string;
+      requestBody: { required: boolean; content: Record<string, { schema: unknown }> };
+      responses: Record<string, unknown>;
+    };
+    expect(put.operationId).toBe('putServicesServiceIdPolicy');
+    expect(put.requestBody.required).toBe(false);
+    expect(put.requestBody.content['application/json']?.schema).toMatchObject({
+      type: 'object',
+      additionalProperties: false,
+      properties: { default: { type: 'string' }, byAnnotation: { type: 'object' } },
+    });
+    expect(Object.keys(put.responses)).toEqual(expect.arrayContaining(['200', '400', '404']));
+  });
+
   it('builds request bodies from the schemas that validate them', () => {
     const install = document.paths['/services']?.post as {
       requestBody: { content: Record<string, { schema: unknown }> };

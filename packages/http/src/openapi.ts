@@ -7,6 +7,7 @@ import {
   RECORD_SCHEMAS,
   type Route,
   type RouteBody,
+  type RouteRole,
   routeReasons,
 } from '@cyrnel/sdk/api';
 import { bodyJsonSchema } from './body-json-schema';
@@ -21,6 +22,13 @@ const MEDIA = {
 } as const;
 
 const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+
+/** Who may call a route with a key, by its role (an approver may use every agent route too). */
+const WHO = {
+  agent: 'Any key (agent, approver or admin).',
+  approver: 'An approver or admin key (an agent key gets 403 `forbidden`).',
+  admin: 'An admin key.',
+} as const satisfies Record<Exclude<RouteRole, 'none'>, string>;
 
 /** The path and query parameters of a route. */
 function parameters(route: Route): Json[] {
@@ -81,9 +89,7 @@ function operation(route: Route, openPath: string): Json {
   return {
     summary: route.summary,
     operationId: `${method}${openPath.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
-    ...(route.role === 'none'
-      ? { security: [] }
-      : { description: route.role === 'agent' ? 'Any key (agent or admin).' : 'An admin key.' }),
+    ...(route.role === 'none' ? { security: [] } : { description: WHO[route.role] }),
     ...(parameterList.length > 0 ? { parameters: parameterList } : {}),
     ...(route.body
       ? {
@@ -137,7 +143,12 @@ export function openApiDocument(
     paths,
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'An API key (cyk_…) or the bootstrap key' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'An API key (cyk_…) with its role, `admin`, `approver` or `agent`, or the bootstrap key (an admin)',
+        },
       },
       schemas: RECORD_SCHEMAS,
     },

@@ -2,23 +2,13 @@ import { type CyrnelClient, CyrnelHttpError } from '@cyrnel/client';
 import type { DiscoveredService } from '@cyrnel/sdk';
 import { callableServices } from './callable-services';
 import { agentOperations, type McpBackend } from './mcp-backend';
+import { sleep } from './sleep';
 
 /** Options of {@link createClientBackend}. */
 export interface ClientBackendOptions {
   /** How often a running process is looked at while waiting. Default 100 ms. */
   readonly pollMs?: number;
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /** The services an agent can call: listed when the key may read `/services`, else counted from `/tools`. */
 async function servicesOf(client: CyrnelClient): Promise<DiscoveredService[]> {
@@ -38,7 +28,10 @@ async function servicesOf(client: CyrnelClient): Promise<DiscoveredService[]> {
 
 /**
  * The MCP backend over a remote cyrnel server (what the stdio bridge uses): every operation is a
- * call of `@cyrnel/client` with the agent's key; a wait polls the process.
+ * call of `@cyrnel/client` with the agent's key; a wait polls the process. It decides no
+ * approvals (the client has no approvals API): a run that waits for one is answered with where a
+ * person approves it, and its output so far stays on the server until it ends (the HTTP API
+ * reads the output of idle processes only).
  *
  * @example
  * ```ts
@@ -55,11 +48,12 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
     processes: {
       ...shared.processes,
       calls: (id) => processes.calls(id).then((page) => page.items),
-      async settle(id, { timeoutMs, signal }) {
+      async settle(id, { timeoutMs, signal, reportedApproval }) {
         const until = Date.now() + timeoutMs;
         for (;;) {
           const record = await processes.get(id);
-          if (record.state === 'idle' || signal.aborted || Date.now() >= until) return record;
+          const waitsAnew = record.state === 'waiting' && record.approvalId !== reportedApproval;
+          if (record.state === 'idle' || waitsAnew || signal.aborted || Date.now() >= until) return record;
           await sleep(Math.min(pollMs, until - Date.now()), signal);
         }
       },

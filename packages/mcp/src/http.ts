@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createMcpHandler } from '@modelcontextprotocol/server';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
@@ -46,20 +47,24 @@ export interface McpHttpHandler<Caller> {
  */
 export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Caller>): McpHttpHandler<Caller> {
   const pool = createServerPool(options.maxIdleServers ?? 64);
+  // One key for every instance: a client's retry answering an approval may reach any of them.
+  const server = { requestStateKey: randomBytes(32), ...options.server };
   const handler = createMcpHandler(
     (context) => {
       // The caller travels in the SDK's pass-through `authInfo`; the token itself is never needed here.
       const caller = context.authInfo?.extra?.caller as Caller | undefined;
       if (caller === undefined) throw new Error('cyrnel mcp: a request without its caller');
       const key = options.reuseKey?.(caller);
+      // Stateless 2025-era serving cannot carry a request to the client and back.
+      const served = context.era === 'legacy' ? { ...server, legacyClientRequests: false } : server;
       // A reused instance reads the client's going away from each call's own HTTP request.
       if (key !== undefined)
         return pool.acquire(`${context.era}\u0000${key}`, () =>
-          createCyrnelMcpServer(options.backend(caller), options.server),
+          createCyrnelMcpServer(options.backend(caller), served),
         );
       const requestSignal = context.requestInfo?.signal;
       return createCyrnelMcpServer(options.backend(caller), {
-        ...options.server,
+        ...served,
         ...(requestSignal ? { requestSignal } : {}),
       });
     },

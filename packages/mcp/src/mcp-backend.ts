@@ -1,5 +1,7 @@
 import type { DiscoveredService, TypesSelection } from '@cyrnel/sdk';
 import type {
+  ApprovalDetail,
+  DecideApprovalRequest,
   ListResponse,
   ProcessOutput,
   ProcessRecord,
@@ -48,17 +50,37 @@ export interface McpBackend {
     /** Kill a queued or running process. */
     kill(id: number): Promise<unknown>;
     /**
-     * Wait until the process is idle, `timeoutMs` has passed or `signal` aborts; then its record
-     * (a result, with output, stdout and stderr, when the wait brought them). Never rejects for
-     * the wait running out.
+     * Wait until the process is idle, waits for a person's approval (state `waiting`) other than
+     * `reportedApproval`, `timeoutMs` has passed or `signal` aborts; then its record (a result,
+     * with output, stdout and stderr so far, when the wait brought them). Never rejects for the
+     * wait running out.
      */
-    settle(
-      id: number,
-      options: { readonly timeoutMs: number; readonly signal: AbortSignal },
-    ): Promise<ProcessRecord | ProcessResult>;
+    settle(id: number, options: SettleOptions): Promise<ProcessRecord | ProcessResult>;
   };
   /** The services agents can call now (enabled and hydrated). */
   services(): Promise<readonly DiscoveredService[]>;
+  /**
+   * Reading and deciding the approvals runs wait for, as the caller: present only when the
+   * caller may decide them (an admin or an approver key, never an agent's, which may not approve
+   * its own calls). Without it, a waiting run is answered with where a person approves it.
+   */
+  readonly approvals?: {
+    /** An approval with what a person needs to decide it (parameters without secrets, the code). */
+    get(id: string): Promise<ApprovalDetail>;
+    /** Approve or deny it, recorded as decided by the caller's key. */
+    decide(id: string, body: DecideApprovalRequest): Promise<ApprovalDetail>;
+  };
+}
+
+/** Options of `McpBackend.processes.settle`. */
+export interface SettleOptions {
+  readonly timeoutMs: number;
+  readonly signal: AbortSignal;
+  /**
+   * An approval already reported or decided: the run waiting for it does not end the wait (it
+   * ends when the run goes on and ends, or waits for another approval).
+   */
+  readonly reportedApproval?: string | undefined;
 }
 
 /** The operations a host and a client answer alike: everything but `calls` and `settle`. */

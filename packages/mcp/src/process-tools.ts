@@ -1,13 +1,22 @@
-import type { McpServer } from '@modelcontextprotocol/server';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  type ClientCapabilities,
+  type McpServer,
+  type RequestStateCodec,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { type ApprovalAsking, waitOrAsk } from './approval-flow';
+import { type ApprovalRound, roundOf } from './approval-round';
+import { executeDescription } from './execute-description';
 import type { McpBackend } from './mcp-backend';
-import { type ProcessView, viewText } from './process-view';
+import { viewResult } from './process-view';
 import { PROCESS_VIEW_SCHEMA, type ToolInputs } from './tool-schemas';
 import { waitForProcess } from './wait-for-process';
 
 /** What the process tools are built with (the server's options, defaults applied). */
 export interface ProcessToolsOptions {
   readonly inputs: ToolInputs;
-  /** Default `waitMs` of both tools. */
+  /** Default `waitMs` of the tools that wait. */
   readonly defaultWaitMs: number;
   /** Text results are cut beyond this many characters. */
   readonly maxTextChars: number;
@@ -17,53 +26,59 @@ export interface ProcessToolsOptions {
   readonly progressPollMs: number;
   /** Aborted when the client goes away: the run waited for by `execute_typescript` is killed then. */
   readonly requestSignal?: AbortSignal | undefined;
+  /** The server's URL, the base of approval links; default the origin of the MCP request over HTTP. */
+  readonly serverUrl?: string | undefined;
+  /** Whether a 2025-era client can be sent a request during a call (a connection, not stateless HTTP). */
+  readonly legacyClientRequests: boolean;
+  /** Seals the rounds of approvals asked through the client. */
+  readonly codec: RequestStateCodec<ApprovalRound>;
 }
 
-const RUNTIME_RULES = `Runs TypeScript in an isolated sandbox and returns what the code passed to cyrnel.output(), with stdout, stderr and the tool calls it made.
+const GET_DESCRIPTION =
+  'The state and result of a process started by execute_typescript, waiting up to waitMs for it to finish; answers at once when it waits for a person\'s approval (state "waiting", approvalId, and the link where a person decides). Same result shape as execute_typescript; toolCalls carry how the policies decided each call.';
 
-Rules of the runtime:
-- Top-level await works; the code is the body of an async function.
-- The only way out is the tools: await cyrnel.services.<serviceId>.tools.<toolId>.invoke(parameters). There is no fetch, no network, no file system, no process.
-- Only data passed to cyrnel.output(object) comes back; several calls merge their objects. console.log goes to stdout.
-- Inside the code, cyrnel.discover.services(), cyrnel.discover.tools({ query }) and cyrnel.discover.describe(serviceId, toolId) find tools at run time.
-- A tool call that fails throws an error with a code and reason; catch it to continue.
-- timeoutMs bounds the run (default set by the server); waitMs bounds how long this call waits for it. If the run is not finished by then, the result says so and gives processId: call get_process to wait again.`;
+const WAIT_DESCRIPTION =
+  'Keep waiting for a process started by execute_typescript, through the approval it waits for: answers its result once it ends, or, when timeoutMs passes or it waits for another approval, that it still waits (with the approvalId and the link where a person decides). When your client can show forms and your key may approve, the person is asked right here. Same result shape as execute_typescript.';
 
-/** A tool result for a process view: text for the model, the whole view as structured content. */
-function result(view: ProcessView, max: number) {
-  return {
-    content: [{ type: 'text' as const, text: viewText(view, max) }],
-    structuredContent: { ...view, toolCalls: [...view.toolCalls] } as unknown as Record<string, unknown>,
-    isError: view.state === 'idle' && view.exitState !== 'success',
-  };
+/** The round a retry answers, or undefined for a first call; a state of another request is refused. */
+function answeredRound(ctx: ServerContext, tool: string, args: unknown): ApprovalRound | undefined {
+  const state = ctx.mcpReq.requestState();
+  if (state === undefined) return undefined;
+  const round = roundOf(state, tool, args);
+  if (!round) throw new Error(`the requestState belongs to another request than this ${tool} call`);
+  return round;
 }
 
-/** The description of `execute_typescript`: the rules, the services, and the declarations when few. */
-async function executeDescription(backend: McpBackend, inlineUpTo: number): Promise<string> {
-  const services = await backend.services().catch(() => undefined);
-  if (!services)
-    return `${RUNTIME_RULES}\n\nThe enabled services could not be listed now: use search_tools to find tools.`;
-  const total = services.reduce((sum, service) => sum + service.toolCount, 0);
-  const list =
-    services.length === 0
-      ? 'No service is enabled yet: the code can only compute and print.'
-      : `Enabled services (${total} tools):\n${services.map((s) => `- ${s.id}: ${s.name}${s.description ? ` — ${s.description.split('\n')[0]?.slice(0, 160)}` : ''} (${s.toolCount} tools)`).join('\n')}`;
-  const types =
-    total > 0 && total <= inlineUpTo
-      ? `\n\nDeclarations of every tool:\n\`\`\`ts\n${await backend.environment.types()}\n\`\`\``
-      : total > inlineUpTo
-        ? '\n\nUse search_tools and get_tool_types first to see the exact parameters of the tools you need.'
-        : '';
-  return `${RUNTIME_RULES}\n\n${list}${types}`;
+/** The server's URL for approval links: the option, or the origin the client reached over HTTP. */
+function serverUrlOf(ctx: ServerContext, configured: string | undefined): string | undefined {
+  if (configured !== undefined) return configured;
+  const url = ctx.http?.req?.url;
+  return url === undefined ? undefined : new URL(url).origin;
 }
 
-/** Register `execute_typescript` and `get_process`: running code, and waiting again for a run. */
+/**
+ * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
+ * and waiting on a run through its approvals (asking a person through the client when it can).
+ */
 export async function registerProcessTools(
   server: McpServer,
   backend: McpBackend,
   options: ProcessToolsOptions,
 ): Promise<void> {
-  const { inputs, defaultWaitMs, maxTextChars, progressPollMs } = options;
+  const { inputs, defaultWaitMs, progressPollMs } = options;
+  const asking: ApprovalAsking = {
+    backend,
+    codec: options.codec,
+    capabilities: (ctx) => {
+      // The request's own envelope (2026-07-28); else what the client declared when it connected,
+      // on a connection only (a pooled stateless instance keeps an earlier exchange's).
+      const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+      const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined;
+      if (declared !== undefined || !options.legacyClientRequests) return declared;
+      return server.server.getClientCapabilities();
+    },
+    maxTextChars: options.maxTextChars,
+  };
   server.registerTool(
     'execute_typescript',
     {
@@ -73,18 +88,26 @@ export async function registerProcessTools(
       outputSchema: PROCESS_VIEW_SCHEMA,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    async ({ code, timeoutMs, waitMs }, ctx) => {
-      const { id } = await backend.processes.create({
-        code,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    async (args, ctx) => {
+      const answering = answeredRound(ctx, 'execute_typescript', args);
+      const { code, timeoutMs, waitMs } = args;
+      // A retry answering a person's decision goes on with its run: the code never runs twice.
+      const processId =
+        answering?.processId ??
+        (await backend.processes.create({ code, ...(timeoutMs === undefined ? {} : { timeoutMs }) })).id;
+      return waitOrAsk(asking, ctx, {
+        tool: 'execute_typescript',
+        args,
+        processId,
+        answering,
+        wait: {
+          waitMs: waitMs ?? defaultWaitMs,
+          killOnCancel: true,
+          requestSignal: options.requestSignal,
+          progressPollMs,
+          serverUrl: serverUrlOf(ctx, options.serverUrl),
+        },
       });
-      const view = await waitForProcess(backend, id, ctx, {
-        waitMs: waitMs ?? defaultWaitMs,
-        killOnCancel: true,
-        requestSignal: options.requestSignal,
-        progressPollMs,
-      });
-      return result(view, maxTextChars);
     },
   );
 
@@ -92,8 +115,7 @@ export async function registerProcessTools(
     'get_process',
     {
       title: 'Get process',
-      description:
-        'The state and result of a process started by execute_typescript, waiting up to waitMs for it to finish. Same result shape as execute_typescript.',
+      description: GET_DESCRIPTION,
       inputSchema: inputs.get,
       outputSchema: PROCESS_VIEW_SCHEMA,
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -104,8 +126,34 @@ export async function registerProcessTools(
         waitMs: waitMs ?? defaultWaitMs,
         killOnCancel: false,
         progressPollMs,
+        serverUrl: serverUrlOf(ctx, options.serverUrl),
       });
-      return result(view, maxTextChars);
+      return viewResult(view, options.maxTextChars);
     },
+  );
+
+  server.registerTool(
+    'wait_process',
+    {
+      title: 'Wait for process',
+      description: WAIT_DESCRIPTION,
+      inputSchema: inputs.wait,
+      outputSchema: PROCESS_VIEW_SCHEMA,
+      annotations: { readOnlyHint: false, openWorldHint: false },
+    },
+    async (args, ctx) =>
+      waitOrAsk(asking, ctx, {
+        tool: 'wait_process',
+        args,
+        processId: args.processId,
+        answering: answeredRound(ctx, 'wait_process', args),
+        waitThrough: true,
+        wait: {
+          waitMs: args.timeoutMs ?? defaultWaitMs,
+          killOnCancel: false,
+          progressPollMs,
+          serverUrl: serverUrlOf(ctx, options.serverUrl),
+        },
+      }),
   );
 }

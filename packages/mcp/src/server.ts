@@ -1,5 +1,6 @@
 import { DEFAULT_PROCESS_LIMITS } from '@cyrnel/core';
 import { McpServer } from '@modelcontextprotocol/server';
+import { approvalRoundCodec } from './approval-round';
 import { registerDiscoveryTools } from './discovery-tools';
 import type { McpBackend } from './mcp-backend';
 import { registerProcessTools } from './process-tools';
@@ -26,16 +27,35 @@ export interface CyrnelMcpServerOptions {
    * stateless HTTP sends `notifications/cancelled` in another request).
    */
   readonly requestSignal?: AbortSignal;
+  /**
+   * The server's URL, the base of the admin UI's link to an approval (`<url>/ui/approvals/<id>`).
+   * Default: the origin the client reached over HTTP; over stdio, the path alone.
+   */
+  readonly serverUrl?: string;
+  /**
+   * The HMAC key (at least 32 bytes) sealing the state of an approval asked through the client
+   * (a multi round-trip result the client sends back with the person's answer). Every instance
+   * that may receive the retry needs the same key: `createMcpHttpHandler` and `serveCyrnelStdio`
+   * make one for all their instances. Default: a random key of this instance alone.
+   */
+  readonly requestStateKey?: Uint8Array | string;
+  /**
+   * Whether a 2025-era client can be sent a request (the form asking a person) during a call:
+   * over a connection (stdio), yes; over stateless HTTP, no, since its answer would reach another
+   * instance, which could never hand it to this one. Default true; `createMcpHttpHandler` sets it
+   * false for its 2025-era instances.
+   */
+  readonly legacyClientRequests?: boolean;
 }
 
 /** The server's `instructions`: the workflow, for clients that show them to the model. */
 export const INSTRUCTIONS = `cyrnel runs TypeScript you write in a sandbox whose only way out is the tools of the services installed here.
-Workflow: 1) search_tools to find the tools for the task (by words, or by a known "service.tool" id); 2) get_tool_types for the ones you will call, to see their exact parameters and results; 3) execute_typescript with code that calls them and passes what you need to cyrnel.output(). Only what reaches cyrnel.output() (plus stdout/stderr) comes back, so filter and summarise large results in the code instead of returning them whole. A process still running after waitMs is not lost: call get_process with its processId.`;
+Workflow: 1) search_tools to find the tools for the task (by words, or by a known "service.tool" id); 2) get_tool_types for the ones you will call, to see their exact parameters and results; 3) execute_typescript with code that calls them and passes what you need to cyrnel.output(). Only what reaches cyrnel.output() (plus stdout/stderr) comes back, so filter and summarise large results in the code instead of returning them whole. A process still running after waitMs is not lost: call get_process with its processId. A tool call may need a person's approval: the run then waits (state "waiting"); tell the user where to approve it (the answer gives the link), then call wait_process with its processId.`;
 
 /**
  * Build an MCP server (one per request or connection) exposing cyrnel's code mode over any
- * {@link McpBackend}: `search_tools`, `get_tool_types`, `execute_typescript`, `get_process`, and
- * the docs and types as resources.
+ * {@link McpBackend}: `search_tools`, `get_tool_types`, `execute_typescript`, `get_process`,
+ * `wait_process`, and the docs and types as resources.
  *
  * @example
  * ```ts
@@ -50,7 +70,12 @@ export async function createCyrnelMcpServer(
 ): Promise<McpServer> {
   const defaultWaitMs = options.defaultWaitMs ?? 50_000;
   const inputs = toolInputs(options.maxCodeChars ?? DEFAULT_PROCESS_LIMITS.maxCodeBytes, defaultWaitMs);
-  const server = new McpServer({ name: 'cyrnel', version: options.version }, { instructions: INSTRUCTIONS });
+  const codec = approvalRoundCodec(options.requestStateKey);
+  const server = new McpServer(
+    { name: 'cyrnel', version: options.version },
+    // A retry's state is verified before any handler runs: one that is not ours is refused.
+    { instructions: INSTRUCTIONS, requestState: { verify: codec.verify } },
+  );
   registerDiscoveryTools(server, backend, inputs);
   await registerProcessTools(server, backend, {
     inputs,
@@ -59,6 +84,9 @@ export async function createCyrnelMcpServer(
     inlineTypesUpTo: options.inlineTypesUpTo ?? 30,
     progressPollMs: options.progressPollMs ?? 100,
     requestSignal: options.requestSignal,
+    serverUrl: options.serverUrl,
+    legacyClientRequests: options.legacyClientRequests ?? true,
+    codec,
   });
   registerResources(server, backend);
   return server;

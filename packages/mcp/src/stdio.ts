@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
@@ -21,7 +22,9 @@ export async function serveCyrnelStdio(
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
   });
-  const handle = serveStdio(() => createCyrnelMcpServer(backend, options), {
+  // One key for the connection's instances: the retry answering an approval may reach another.
+  const server = { requestStateKey: randomBytes(32), ...options };
+  const handle = serveStdio(() => createCyrnelMcpServer(backend, server), {
     ...(options.onerror ? { onerror: options.onerror } : {}),
   });
   await ended;

@@ -1,3 +1,4 @@
+import { TOOL_POLICIES } from '@cyrnel/sdk';
 import * as z from 'zod';
 
 /**
@@ -26,16 +27,31 @@ interface StandardWithJsonSchema {
   readonly jsonSchema: Record<'input' | 'output', (options: { target?: string }) => unknown>;
 }
 
+/** How the policies decided a call (`CallDecision` of `@cyrnel/sdk/api`); null for a call an older server recorded. */
+const DECISION_SCHEMA = z
+  .object({
+    policy: z.enum(TOOL_POLICIES),
+    rule: z.string(),
+    detail: z.string().optional(),
+    outcome: z.enum(['allowed', 'approved', 'denied', 'expired', 'blocked']),
+    approvalId: z.string().optional(),
+    decidedBy: z.string().nullable().optional(),
+    note: z.string().optional(),
+  })
+  .nullable();
+
 /** The `outputSchema` of the process tools: a `ProcessView`. */
 export const PROCESS_VIEW_SCHEMA = cachedJsonSchema(
   z.object({
     processId: z.number().int(),
-    state: z.enum(['idle', 'queued', 'running', 'terminating']),
+    state: z.enum(['idle', 'queued', 'running', 'waiting', 'terminating']),
     exitState: z.enum(['success', 'failed', 'timeout', 'canceled']).nullable(),
     error: z.string().nullable(),
     output: z.record(z.string(), z.unknown()),
     stdout: z.string(),
     stderr: z.string(),
+    approvalId: z.string().nullable(),
+    approvalUrl: z.string().nullable(),
     toolCalls: z.array(
       z.object({
         serviceId: z.string(),
@@ -44,6 +60,7 @@ export const PROCESS_VIEW_SCHEMA = cachedJsonSchema(
         ok: z.boolean().nullable(),
         durationMs: z.number(),
         errorReason: z.string().nullable(),
+        decision: DECISION_SCHEMA,
       }),
     ),
   }),
@@ -52,7 +69,7 @@ export const PROCESS_VIEW_SCHEMA = cachedJsonSchema(
 /** The input schemas, built once per (code limit, default wait): zod schemas are reused across requests. */
 const INPUTS = new Map<string, ToolInputs>();
 
-/** The input schemas of the four tools. */
+/** The input schemas of the tools. */
 export type ToolInputs = ReturnType<typeof buildInputs>;
 
 function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
@@ -105,6 +122,20 @@ function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
           .max(600_000)
           .optional()
           .describe(`How long to wait, in ms (default ${defaultWaitMs})`),
+      }),
+    ),
+    wait: cachedJsonSchema(
+      z.object({
+        processId: z.number().int().min(1).describe('The processId execute_typescript answered'),
+        timeoutMs: z
+          .number()
+          .int()
+          .min(0)
+          .max(600_000)
+          .optional()
+          .describe(
+            `How long to wait for the run to end, in ms (default ${defaultWaitMs}); answers earlier when it waits for another approval`,
+          ),
       }),
     ),
   };

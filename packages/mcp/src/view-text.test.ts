@@ -11,7 +11,18 @@ const finished: ProcessView = {
   output: { city: 'Lima', fahrenheit: 64.4 },
   stdout: 'two calls done\n',
   stderr: '',
-  toolCalls: [{ serviceId: 'weather', toolId: 'getForecast', ok: true, durationMs: 3, errorReason: null }],
+  approvalId: null,
+  approvalUrl: null,
+  toolCalls: [
+    {
+      serviceId: 'weather',
+      toolId: 'getForecast',
+      ok: true,
+      durationMs: 3,
+      errorReason: null,
+      decision: { policy: 'allow', rule: 'server-annotation', detail: 'readOnly', outcome: 'allowed' },
+    },
+  ],
 };
 
 describe('viewText', () => {
@@ -34,6 +45,24 @@ describe('viewText', () => {
     );
   });
 
+  it('tells the model where a person approves a waiting run, and to call wait_process', () => {
+    const text = viewText(
+      {
+        ...finished,
+        state: 'waiting',
+        exitState: null,
+        output: { step: 'before' },
+        approvalId: 'ap_1',
+        approvalUrl: 'http://127.0.0.1:9371/ui/approvals/ap_1',
+      },
+      20_000,
+    );
+    const head = text.split('\n')[0];
+    expect(head).toContain('Process 7 waits for approval ap_1');
+    expect(head).toContain('http://127.0.0.1:9371/ui/approvals/ap_1');
+    expect(head).toContain('call wait_process with processId 7');
+  });
+
   it('cuts long text at the limit with a marker naming how much was cut', () => {
     const big = { ...finished, output: { rows: 'x'.repeat(50_000) } };
     const whole = viewText(big, Number.POSITIVE_INFINITY);
@@ -46,8 +75,8 @@ describe('viewText', () => {
 
 describe('INSTRUCTIONS', () => {
   it('names the tools in the order of the workflow', () => {
-    const order = ['search_tools', 'get_tool_types', 'execute_typescript', 'get_process'].map((name) =>
-      INSTRUCTIONS.indexOf(name),
+    const order = ['search_tools', 'get_tool_types', 'execute_typescript', 'get_process', 'wait_process'].map(
+      (name) => INSTRUCTIONS.indexOf(name),
     );
     expect(order.every((index) => index >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);

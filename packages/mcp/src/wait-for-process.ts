@@ -22,6 +22,10 @@ export interface WaitForProcessOptions {
   readonly requestSignal?: AbortSignal | undefined;
   /** How often finished tool calls are counted while waiting, for progress. */
   readonly progressPollMs: number;
+  /** An approval already reported or decided: the run waiting for it does not end the wait. */
+  readonly reportedApproval?: string | undefined;
+  /** The server's URL, the base of the admin UI's link to an approval (absent: its path alone). */
+  readonly serverUrl?: string | undefined;
 }
 
 /**
@@ -62,9 +66,10 @@ function watchCalls(backend: McpBackend, id: number, pollMs: number, report: (co
 }
 
 /**
- * Wait for a process and answer its view: a progress notification per finished tool call when
- * the request has a progress token; a cancelled request (or a client gone away) ends the wait,
- * and kills the run when `killOnCancel`.
+ * Wait for a process and answer its view: once it ends, waits for a person's approval (other
+ * than `reportedApproval`) or `waitMs` passed. A progress notification goes out per finished tool
+ * call when the request has a progress token; a cancelled request (or a client gone away) ends
+ * the wait, and kills the run when `killOnCancel`.
  */
 export async function waitForProcess(
   backend: McpBackend,
@@ -105,9 +110,13 @@ export async function waitForProcess(
             .catch(() => undefined);
         });
   try {
-    const record = await backend.processes.settle(id, { timeoutMs: options.waitMs, signal });
+    const record = await backend.processes.settle(id, {
+      timeoutMs: options.waitMs,
+      signal,
+      reportedApproval: options.reportedApproval,
+    });
     progress?.stop();
-    const view = await viewOf(backend, record);
+    const view = await viewOf(backend, record, options.serverUrl);
     progress?.seeing(view.toolCalls.length);
     return view;
   } finally {

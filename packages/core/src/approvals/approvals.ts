@@ -161,6 +161,34 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
   }, options.pollMs ?? 2000);
   poll.unref();
 
+  /** A new pending row: what is not given is null, it expires `timeoutMs` from now. */
+  const pending = (
+    id: string,
+    kind: ApprovalRow['kind'],
+    fields: Partial<ApprovalRow> & Pick<ApprovalRow, 'keyId' | 'reason' | 'code'>,
+  ): ApprovalRow => {
+    const created = now();
+    return {
+      id,
+      kind,
+      state: 'pending',
+      processId: null,
+      serviceId: null,
+      toolId: null,
+      parameters: null,
+      line: null,
+      plan: null,
+      hostId: null,
+      decidedAt: null,
+      decidedBy: null,
+      note: null,
+      remember: null,
+      ...fields,
+      createdAt: created.toISOString(),
+      expiresAt: new Date(created.getTime() + timeoutMs).toISOString(),
+    };
+  };
+
   const find = async (rawId: unknown): Promise<ApprovalRow> => {
     const id = typeof rawId === 'string' ? rawId : '';
     const row = id.length > 0 && id.length <= 100 ? await storage.getApproval(id) : undefined;
@@ -175,11 +203,7 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
   return {
     async ask(input) {
       const id = `ap_${randomBytes(12).toString('base64url')}`;
-      const created = now();
-      const row: ApprovalRow = {
-        id,
-        kind: 'call',
-        state: 'pending',
+      const row = pending(id, 'call', {
         processId: input.processId,
         keyId: input.keyId,
         serviceId: input.serviceId,
@@ -188,15 +212,8 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
         parameters: input.parameters,
         code: input.code,
         line: input.line,
-        plan: null,
         hostId: options.hostId ?? null,
-        createdAt: created.toISOString(),
-        expiresAt: new Date(created.getTime() + timeoutMs).toISOString(),
-        decidedAt: null,
-        decidedBy: null,
-        note: null,
-        remember: null,
-      };
+      });
       await storage.insertApproval(row);
       const outcome = new Promise<ApprovalOutcome>((resolve) => {
         const timer = setTimeout(() => void expire(id), timerDelay(timeoutMs));
@@ -287,29 +304,13 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
 
     async createPlan(input) {
       const id = `pl_${randomBytes(12).toString('base64url')}`;
-      const created = now();
       const hash = codeHash(input.code);
-      const row: ApprovalRow = {
-        id,
-        kind: 'plan',
-        state: 'pending',
-        processId: null,
+      const row = pending(id, 'plan', {
         keyId: input.keyId,
-        serviceId: null,
-        toolId: null,
         reason: 'plan',
-        parameters: null,
         code: input.code,
-        line: null,
         plan: { codeHash: hash, tools: input.tools, unknown: input.unknown },
-        hostId: null,
-        createdAt: created.toISOString(),
-        expiresAt: new Date(created.getTime() + timeoutMs).toISOString(),
-        decidedAt: null,
-        decidedBy: null,
-        note: null,
-        remember: null,
-      };
+      });
       await storage.insertApproval(row);
       return {
         planId: id,

@@ -186,11 +186,12 @@ export class LiveProcess {
     for (const listener of listeners) listener();
   }
 
-  /** The results as they are now. */
+  /** The results as they are now (a copy of the output while the run may still change it). */
   result(): ProcessResult {
+    const output = this.output.value();
     return {
       ...this.record,
-      output: this.output.value(),
+      output: this.finished ? output : Object.assign(Object.create(null) as Record<string, unknown>, output),
       stdout: this.stdout.text(),
       stderr: this.stderr.text(),
     };

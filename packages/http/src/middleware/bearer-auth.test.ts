@@ -110,4 +110,53 @@ describe('bearerAuth and roleGuard', () => {
       expect(response.body.error).toContain(`the agent role may not use ${method} ${path}`);
     }
   });
+
+  it('lets an approver key use the agent routes and the approvals, and nothing of an admin', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const approver = await keys.create({ name: 'reviewer', role: 'approver' });
+    const agent = await keys.create({ name: 'agent', role: 'agent' });
+    const admin = await keys.create({ name: 'admin', role: 'admin' });
+    const call = guardedApp({ keys });
+    const approvals = [
+      ['GET', '/approvals'],
+      ['GET', '/approvals/a1'],
+      ['POST', '/approvals/a1'],
+      ['POST', '/approvals/plans/p1'],
+    ] as const;
+    for (const [method, path] of [...approvals, ['POST', '/processes'], ['GET', '/tools']] as const) {
+      for (const key of [approver, admin]) {
+        const { status, body } = await call(method, path, key.key);
+        expect({ route: `${method} ${path}`, status, body }).toEqual({
+          route: `${method} ${path}`,
+          status: 200,
+          body: { keyId: key.id, role: key.role },
+        });
+      }
+    }
+    for (const [method, path] of approvals) {
+      const response = await call(method, path, agent.key);
+      expect({ route: `${method} ${path}`, status: response.status, code: response.body.code }).toEqual({
+        route: `${method} ${path}`,
+        status: 403,
+        code: 'forbidden',
+      });
+      expect(response.body.error).toBe(
+        `the agent role may not use ${method} ${path} (an approver or admin key may)`,
+      );
+    }
+    for (const [method, path] of [
+      ['GET', '/services/shop/policy'],
+      ['PUT', '/services/shop/policy'],
+      ['POST', '/keys'],
+      ['POST', '/tools/shop/getUser/enabled'],
+      ['GET', '/approvals/a1/extra'],
+    ] as const) {
+      const response = await call(method, path, approver.key);
+      expect({ route: `${method} ${path}`, status: response.status }).toEqual({
+        route: `${method} ${path}`,
+        status: 403,
+      });
+      expect(response.body.error).toBe(`the approver role may not use ${method} ${path} (an admin key may)`);
+    }
+  });
 });

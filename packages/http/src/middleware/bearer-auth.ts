@@ -24,16 +24,21 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(
     .filter(({ route }) => route.role === 'none')
     .map(({ route }) => route.path),
 );
+/** An open server's caller, and the bootstrap key's: an admin, which may also decide approvals. */
 const OPEN: Caller = Object.freeze({ keyId: null, role: 'admin' });
 const BOOTSTRAP: Caller = OPEN;
-/** Who asks on a public path of a route group: nobody known, so the least role (even on an open server). */
+/**
+ * Who asks on a public path of a route group: nobody known, so the least role (even on an open
+ * server): an `agent`, never an `approver`, so nobody unknown decides an approval.
+ */
 const ANONYMOUS: Caller = Object.freeze({ keyId: null, role: 'agent' });
 
 /**
- * Require `Authorization: Bearer <key>` and set the request's `caller`: the
- * `apiKey` option's key is an admin, a stored key has its role. A server without any key (no
- * `apiKey`, nothing stored) stays open, every request an admin, until the first key is stored;
- * from then on keys are required until the server stops, even if every key is deleted again.
+ * Require `Authorization: Bearer <key>` and set the request's `caller`: the `apiKey` option's key
+ * is an admin, a stored key has its role (`admin`, `agent` or `approver`). A server without any
+ * key (no `apiKey`, nothing stored) stays open, every request an admin, until the first key is
+ * stored; from then on keys are required until the server stops, even if every key is deleted
+ * again.
  */
 export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<AppEnv> {
   const { keys } = options;

@@ -1,6 +1,7 @@
 import type { KeyRing } from '@cyrnel/core';
 import type { OpenApiResponse } from '@cyrnel/sdk/api';
 import type { KeyStreams } from '../middleware/key-streams';
+import { approvalHandlers } from './approval-handlers';
 import { environmentHandlers } from './environment-handlers';
 import { keyHandlers } from './key-handlers';
 import { metaHandlers } from './meta-handlers';
@@ -30,6 +31,7 @@ export function apiHandlers(
     processes: processHandlers(ctx),
     ...(keys ? { keys: keyHandlers(keys, ctx.host, keyStreams) } : {}),
     tools: toolHandlers(ctx),
+    approvals: approvalHandlers(ctx),
     environment: environmentHandlers(ctx),
   };
 }

@@ -26,17 +26,31 @@ export function processHandlers(ctx: RouteContext): RouteHandlers<typeof PROCESS
     list: async ({ caller, query }) => of(caller).list(query),
     create: hostValidates(async ({ caller, body }, c) => {
       const { wait, request } = splitWait(body);
-      if (wait && (request as CreateProcessRequest).autorun === false) {
+      const fields = request as CreateProcessRequest;
+      if (wait && fields.autorun === false) {
         throw cyrnelError('invalid_request', 'wait:true needs autorun (an idle process would never finish)', {
           details: [{ path: 'wait', message: 'conflicts with autorun:false' }],
         });
       }
+      if (wait && fields.plan === true) {
+        throw cyrnelError(
+          'invalid_request',
+          'wait:true cannot be combined with plan:true (a plan never runs)',
+          {
+            details: [{ path: 'wait', message: 'conflicts with plan:true' }],
+          },
+        );
+      }
       const processes = of(caller);
-      const record = await processes.create(request as CreateProcessRequest);
+      // A plan runs nothing: its answer says what the code can call, for a person to approve once.
+      if (fields.plan === true) return processes.plan(fields);
+      const record = await processes.create(fields);
       if (!wait) return record;
-      // Until idle: once it runs, at most its own timeout plus a margin (time queued behind a busy
-      // pool does not count; the host's queue backstop bounds that). Without a timeout, only the
-      // client leaving (the request signal) ends the wait. A 504 carries `details.processId`.
+      // Until idle, or until the run waits for a person's approval (then the record says so: state
+      // `waiting`, `approvalId`). Once it runs, at most its own timeout plus a margin (time queued
+      // behind a busy pool does not count; the host's queue backstop bounds that). Without a
+      // timeout, only the client leaving (the request signal) ends the wait. A 504 carries
+      // `details.processId`.
       return processes.wait(record.id, { marginMs: ctx.waitMarginMs, signal: c.req.raw.signal });
     }),
     get: async ({ caller, params }) => of(caller).get(params.id),
@@ -47,7 +61,8 @@ export function processHandlers(ctx: RouteContext): RouteHandlers<typeof PROCESS
     output: async ({ caller, params }) => of(caller).output(params.id),
     calls: async ({ caller, params }) => ({ items: await of(caller).calls(params.id) }),
     events: async ({ caller, params }, c) => {
-      // An agent's ownership first (404 for another key's process); the stream subscribes unscoped.
+      // An agent's or approver's ownership first (404 for another key's process); the stream
+      // subscribes unscoped.
       if (caller.role !== 'admin') await of(caller).get(params.id);
       return processEvents(ctx, c, params.id);
     },
