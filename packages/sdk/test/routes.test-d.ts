@@ -15,8 +15,8 @@ import {
   type ListResponse,
   objectBody,
   type ParamsOf,
-  type PlanResponse,
   type PathParamNames,
+  type PlanResponse,
   type QueryOf,
   type ServiceListQuery,
   type ServiceRecord,
@@ -39,7 +39,9 @@ describe('the route table', () => {
     expectTypeOf<QueryOf<Table['environment']['types']>>().toEqualTypeOf<TypesQuery>();
     expectTypeOf<AnswerOf<Table['services']['list']>>().toEqualTypeOf<ListResponse<ServiceRecord>>();
     expectTypeOf<BodyOf<Table['processes']['create']>>().toEqualTypeOf<CreateProcessRequest>();
-    expectTypeOf<AnswerOf<Table['processes']['create']>>().toEqualTypeOf<CreateProcessResponse | PlanResponse>();
+    expectTypeOf<AnswerOf<Table['processes']['create']>>().toEqualTypeOf<
+      CreateProcessResponse | PlanResponse
+    >();
     expectTypeOf<BodyOf<Table['services']['get']>>().toEqualTypeOf<undefined>();
     expectTypeOf<AnswerOf<Table['services']['delete']>>().toEqualTypeOf<void>();
     expectTypeOf<AnswerOf<Table['tools']['docs']>>().toEqualTypeOf<string>();
