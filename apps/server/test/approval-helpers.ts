@@ -1,37 +1,5 @@
-import { shopSpec } from './helpers';
-
-/**
- * The shop with one more operation, `createOrder` (`POST /orders`): not read-only, so the
- * default policies ask a person before the program may call it; the reads are allowed.
- */
-export function askingShopSpec(baseUrl: string): Record<string, unknown> {
-  const spec = shopSpec(baseUrl) as { paths: Record<string, Record<string, unknown>> };
-  return {
-    ...spec,
-    paths: {
-      ...spec.paths,
-      '/orders': {
-        ...spec.paths['/orders'],
-        post: {
-          operationId: 'createOrder',
-          summary: 'Create an order',
-          requestBody: {
-            required: true,
-            content: {
-              'application/json': {
-                schema: {
-                  type: 'object',
-                  properties: { userId: { type: 'integer' }, amount: { type: 'number' } },
-                },
-              },
-            },
-          },
-          responses: { '200': { description: 'ok' } },
-        },
-      },
-    },
-  };
-}
+/** The shop with `createOrder` (`POST /orders`), which asks by default; shared with the policy tests. */
+export { ordersSpec as askingShopSpec } from './policy-helpers';
 
 /**
  * A program that outputs and prints before the call a person must approve, and afterwards the
