@@ -1,6 +1,8 @@
 import { isCyrnelError } from '@cyrnel/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CatalogStorage, NewService, NewTool } from '../index';
+import type { CatalogStorage } from '../index';
+import { newService, newTool } from './catalog-fixtures';
+import { catalogPolicyCases } from './catalog-policy-cases';
 import type { StorageUnderTest } from './process-storage-contract';
 import { toolSearchContract } from './tool-search-contract';
 
@@ -14,49 +16,6 @@ export interface CatalogStorageContractOptions {
 
 const AT = '2026-01-01T00:00:00.000Z';
 const LATER = '2026-01-02T00:00:00.000Z';
-
-/** A tool to insert, with `fields` over the defaults. */
-export function newTool(id: string, fields: Partial<NewTool> = {}): NewTool {
-  return {
-    id,
-    name: `Tool ${id}`,
-    description: `does ${id}`,
-    enabled: true,
-    inputSchema: { type: 'object', properties: { q: { type: 'string' } } },
-    outputSchema: { $ref: '#/$defs/result' },
-    adapterDomain: { route: `/${id}` },
-    ...fields,
-  };
-}
-
-/** A service to insert (three tools, shared schemas, config, no secrets), with `fields` over the defaults. */
-export function newService(id: string, fields: Partial<NewService> = {}): NewService {
-  return {
-    id,
-    adapter: 'openapi',
-    enabled: false,
-    name: `Service ${id}`,
-    description: `the ${id} service`,
-    hash: 'a'.repeat(64),
-    source: null,
-    definition: `{"service":"${id}"}`,
-    configSchema: { type: 'object', properties: { region: { type: 'string' } } },
-    secretsSchema: { type: 'object' },
-    adapterDomain: { baseUrl: `https://${id}.example.com` },
-    schemas: { result: { type: 'object', properties: { ok: { type: 'boolean' } } } },
-    adapterVersion: '1.0.0',
-    registry: null,
-    tools: [
-      newTool('issues_create'),
-      newTool('issues_list'),
-      newTool('repos_get', { keywords: ['repository', 'fetch'] }),
-    ],
-    config: { region: 'eu' },
-    secrets: null,
-    createdAt: AT,
-    ...fields,
-  };
-}
 
 /**
  * The contract of core's `CatalogStorage` port as a Vitest suite: modules, per-owner config and
@@ -339,64 +298,7 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
       expect(await catalog.catalogRevision()).toBe(before + 1);
     });
 
-    it("keeps each tool's annotations (only the four flags, only booleans) and lists them", async () => {
-      await catalog.insertService(
-        newService('svc', {
-          enabled: true,
-          tools: [
-            newTool('repos_delete', { annotations: { destructive: true, idempotent: true } }),
-            newTool('repos_get', {
-              annotations: {
-                readOnly: true,
-                openWorld: 'yes',
-                other: true,
-              } as unknown as NewTool['annotations'],
-            }),
-            newTool('plain'),
-          ],
-        }),
-      );
-      const listed = await catalog.listTools({ serviceId: 'svc' });
-      expect(listed.map((tool) => [tool.id, tool.annotations])).toEqual([
-        ['plain', {}],
-        ['repos_delete', { destructive: true, idempotent: true }],
-        ['repos_get', { readOnly: true }],
-      ]);
-      expect((await catalog.getTool('svc', 'repos_delete'))?.annotations).toEqual({
-        destructive: true,
-        idempotent: true,
-      });
-      const [found] = await catalog.searchTools({ text: 'repos_get', adapters: ['openapi'], limit: 1 });
-      expect(found?.annotations).toBeDefined();
-    });
-
-    it("keeps a service's policy across definition updates and deletes it with the service", async () => {
-      await catalog.insertService(newService('svc'));
-      expect(await catalog.getServicePolicy('svc')).toEqual({});
-      expect(await catalog.getServicePolicy('nope')).toBeUndefined();
-      const policy = {
-        default: 'ask' as const,
-        byAnnotation: { readOnly: 'allow' as const, destructive: 'block' as const },
-        tools: { issues_create: 'allow' as const },
-        labels: { issues_list: ['untrusted' as const] },
-        dataFlow: 'block' as const,
-      };
-      expect(await catalog.setServicePolicy('svc', policy, LATER)).toBe(true);
-      expect(await catalog.setServicePolicy('nope', policy, LATER)).toBe(false);
-      expect(await catalog.getServicePolicy('svc')).toEqual(policy);
-      await catalog.replaceServiceDefinition(
-        'svc',
-        { ...newService('svc'), tools: [newTool('x')] },
-        true,
-        LATER,
-      );
-      expect(await catalog.getServicePolicy('svc')).toEqual(policy);
-      await catalog.setServicePolicy('svc', { default: 'allow' }, LATER);
-      expect(await catalog.getServicePolicy('svc')).toEqual({ default: 'allow' });
-      await catalog.deleteService('svc');
-      await catalog.insertService(newService('svc'));
-      expect(await catalog.getServicePolicy('svc')).toEqual({});
-    });
+    catalogPolicyCases(() => catalog);
 
     toolSearchContract(() => catalog);
   });

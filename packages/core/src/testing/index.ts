@@ -3,12 +3,8 @@ export {
   newApproval,
   runApprovalStorageContract,
 } from './approval-storage-contract';
-export {
-  type CatalogStorageContractOptions,
-  newService,
-  newTool,
-  runCatalogStorageContract,
-} from './catalog-storage-contract';
+export { newService, newTool } from './catalog-fixtures';
+export { type CatalogStorageContractOptions, runCatalogStorageContract } from './catalog-storage-contract';
 export { newProcess } from './new-process';
 export {
   type ProcessStorageContractOptions,

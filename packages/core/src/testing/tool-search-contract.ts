@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import type { CatalogStorage, ToolSearchQuery } from '../index';
-import { newService, newTool } from './catalog-storage-contract';
+import { newService, newTool } from './catalog-fixtures';
 
 const LATER = '2026-01-02T00:00:00.000Z';
 
