@@ -104,7 +104,7 @@ export async function runApprovalLatency(ctx: SuiteContext, api: CyrnelApi): Pro
     enabled: true,
   });
   const count = ctx.config.mode === 'quick' ? 20 : 100;
-  const code = `for (let i = 0; i < ${count}; i++) await cyrnel.services.${SERVICE}.tools.note.invoke({ i });\ncyrnel.output({ done: true });`;
+  const code = `for (let i = 0; i < ${count}; i++) await cyrnel.services.${SERVICE}.tools.note.invoke({ query: { i } });\ncyrnel.output({ done: true });`;
   const before = upstream.notes.length;
   const process = (await api.post('/processes', { code, timeoutMs: 60_000 })) as { id: number };
   const samples: number[] = [];
@@ -120,7 +120,11 @@ export async function runApprovalLatency(ctx: SuiteContext, api: CyrnelApi): Pro
     }
     const start = performance.now();
     await api.post(`/approvals/${pending.id}`, { decision: 'approve' });
-    while (upstream.notes.length < before + i + 1) await new Promise((resolve) => setImmediate(resolve));
+    const deadline = performance.now() + 30_000;
+    while (upstream.notes.length < before + i + 1) {
+      if (performance.now() > deadline) throw new Error(`approved call ${i} never reached the upstream`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
     samples.push((upstream.notes[before + i] as number) - start);
   }
   const floor = await floorPost(upstream.url, 50);
