@@ -1,3 +1,4 @@
+import { hkdfSync } from 'node:crypto';
 import mcp from '@cyrnel/adapter-mcp';
 import openapi from '@cyrnel/adapter-openapi';
 import {
@@ -51,10 +52,28 @@ export interface ComposedHost {
   readonly keys: KeyRing;
   /** Where tool calls and definition downloads may connect (the HTTP layer's downloads too). */
   readonly outbound: OutboundPolicy;
+  /**
+   * The key `/mcp` signs the state of its approval rounds with, derived from the secrets key: a
+   * client's retry may reach another host of the same database, which must accept it.
+   */
+  readonly mcpStateKey: Buffer;
   /** Close the host: running processes get `graceMs`, then are killed and recorded. */
   closeHost(options: { graceMs: number }): Promise<void>;
   /** Close the database; only once nothing uses the host any more. */
   closeStore(): Promise<void>;
+}
+
+/**
+ * The key `/mcp` signs its approval rounds' state with: derived (HKDF-SHA-256) from the secrets
+ * key, so every host of one database derives the same one and none is stored.
+ *
+ * @example
+ * ```ts
+ * mcpStateKeyOf(secretsKey).length; // 32
+ * ```
+ */
+export function mcpStateKeyOf(secretsKey: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', secretsKey, Buffer.alloc(0), 'cyrnel mcp request state', 32));
 }
 
 /** The core's process limits, as the server's flags set them. */
@@ -165,6 +184,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
     host,
     keys,
     outbound,
+    mcpStateKey: mcpStateKeyOf(secrets.key),
     closeHost: ({ graceMs }) => host.close({ graceMs }),
     closeStore: () => store.close(),
   };

@@ -14,6 +14,8 @@ export interface McpRouteOptions {
   /** Nesting depth and element count a request body may have (as on every other route). */
   readonly maxJsonDepth: number;
   readonly maxJsonElements: number;
+  /** Signs the state of approval rounds (the same on every host of one database). */
+  readonly requestStateKey?: Uint8Array;
 }
 
 /** A JSON-RPC error answer for a body refused before the MCP layer reads it. */
@@ -45,7 +47,11 @@ export function mcpRouteGroup(options: McpRouteOptions): {
       }),
     // Instances are reused per key and catalog version (their tool descriptions list the services).
     reuseKey: (caller) => `${caller.keyId ?? ''}\u0000${caller.role}\u0000${host.catalogVersion()}`,
-    server: { version: options.version, maxCodeChars: options.maxCodeChars },
+    server: {
+      version: options.version,
+      maxCodeChars: options.maxCodeChars,
+      ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
+    },
     maxRequestBodySize: options.maxBodyBytes,
   });
   const app = new Hono<AppEnv>();

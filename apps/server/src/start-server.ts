@@ -92,6 +92,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     maxCodeChars: config.maxCodeBytes,
     maxJsonDepth: config.maxJsonDepth,
     maxJsonElements: config.maxJsonElements,
+    requestStateKey: composed.mcpStateKey,
   });
   const ui = config.noUi ? undefined : uiRouteGroup();
   const app = createApp(composed.host, {
