@@ -75,7 +75,11 @@ describe('principals of the key ring', () => {
 
   it('pages principals oldest first with an opaque cursor', async () => {
     let clock = Date.parse('2025-01-01T00:00:00Z');
-    const keys = createKeyRing({ storage: createMemoryKeyStorage(), now: () => new Date((clock += 1000)) });
+    const tick = () => {
+      clock += 1000;
+      return new Date(clock);
+    };
+    const keys = createKeyRing({ storage: createMemoryKeyStorage(), now: tick });
     for (const name of ['a', 'b', 'c']) await keys.principals.create({ name });
     const first = await keys.principals.list({ limit: 2 });
     expect(first.items.map((p) => p.name)).toEqual(['a', 'b']);
