@@ -179,7 +179,18 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
         scope,
         policy,
       };
-      await storage.insert(row, principal.created);
+      try {
+        await storage.insert(row, principal.created);
+      } catch (error) {
+        // The named principal was deleted since it was looked up: the same 400 as if it never was.
+        if (!principal.created && !(await storage.getPrincipal(principal.id))) {
+          throw invalid(
+            'principal',
+            `${JSON.stringify(principal.id)} is not the id of an existing principal`,
+          );
+        }
+        throw error;
+      }
       return { ...toRecord(row), key };
     },
 
