@@ -47,6 +47,10 @@ const ADMIN_ONLY_ROUTES: readonly (readonly [string, string, unknown?])[] = [
   ['GET', '/keys'],
   ['POST', '/keys', { name: 'escalate', role: 'admin' }],
   ['DELETE', '/keys/someid'],
+  ['GET', '/principals'],
+  ['POST', '/principals', { name: 'escalate' }],
+  ['GET', '/principals/someid'],
+  ['DELETE', '/principals/someid'],
 ];
 
 describe('API keys with roles', () => {
@@ -110,6 +114,7 @@ describe('API keys with roles', () => {
       'name',
       'policy',
       'prefix',
+      'principalId',
       'role',
       'scope',
     ]);

@@ -3,6 +3,7 @@ import { type ApprovalsApi, createApprovalsApi } from './approvals-api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
 import { createKeysApi, type KeysApi } from './keys-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
+import { createPrincipalsApi, type PrincipalsApi } from './principals-api';
 import { createProcessesApi, type ProcessesApi } from './processes-api';
 import { createRegistriesApi, type RegistriesApi } from './registries-api';
 import type { RequestOptions } from './request-options';
@@ -43,6 +44,8 @@ export interface CyrnelClient {
   readonly processes: ProcessesApi;
   /** API keys with roles (admin keys only). */
   readonly keys: KeysApi;
+  /** Who the API keys belong to: people and automations (admin keys only). */
+  readonly principals: PrincipalsApi;
   /** The server's configured registries. */
   readonly registries: RegistriesApi;
   /** Tool calls that wait for a person's approval, and plans of whole programs (approver keys). */
@@ -68,6 +71,7 @@ export function createClient(options: ClientOptions): CyrnelClient {
     environment: createEnvironmentApi(call),
     processes: createProcessesApi(call, transport),
     keys: createKeysApi(call),
+    principals: createPrincipalsApi(call),
     registries: createRegistriesApi(call),
     approvals: createApprovalsApi(call),
   };

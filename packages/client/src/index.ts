@@ -10,6 +10,7 @@ export {
 } from './errors';
 export type { KeysApi } from './keys-api';
 export type { ModulesApi } from './modules-api';
+export type { PrincipalsApi } from './principals-api';
 export type { ProcessEventsOptions } from './process-events';
 export type { ProcessesApi, RunProcessOptions } from './processes-api';
 export type { RegistriesApi } from './registries-api';

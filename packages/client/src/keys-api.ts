@@ -18,6 +18,8 @@ export interface KeysApi {
    * @example
    * const { key } = await admin.keys.create({ name: 'support bot', role: 'agent' });
    * const agent = createClient({ baseUrl, apiKey: key });
+   * // A key for someone who already holds one: name their principal.
+   * await admin.keys.create({ name: 'phone', role: 'approver', principal: ada.id });
    */
   create(request: CreateKeyRequest, options?: RequestOptions): Promise<CreatedKey>;
   /** `GET /keys`: one page, oldest first (never the keys themselves). */

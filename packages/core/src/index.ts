@@ -78,6 +78,14 @@ export {
 } from './keys/key-ring';
 export type { KeyRow, KeyStorage, KeyStorageQuery } from './keys/key-storage';
 export { createMemoryKeyStorage } from './keys/memory-key-storage';
+export type {
+  PrincipalDeletion,
+  PrincipalListRow,
+  PrincipalRow,
+  PrincipalStorage,
+  PrincipalStorageQuery,
+} from './keys/principal-storage';
+export type { Principals } from './keys/principals';
 export {
   type AddressGuard,
   type AddressGuardOptions,

@@ -18,6 +18,7 @@ export {
   type BodyFields,
   type BodySchema,
   CREATE_KEY_BODY,
+  CREATE_PRINCIPAL_BODY,
   CREATE_PROCESS_BODY,
   DECIDE_APPROVAL_BODY,
   EMPTY_BODY,
@@ -28,6 +29,7 @@ export {
   INSTALL_MODULE_BODY,
   MAX_APPROVAL_NOTE_LENGTH,
   MAX_KEY_NAME_LENGTH,
+  MAX_PRINCIPAL_NAME_LENGTH,
   PATCH_MODULE_BODY,
   RUN_PROCESS_BODY,
   SERVICE_INSTALL_BODY,
@@ -76,6 +78,13 @@ export type {
   ReloadModulesResponse,
 } from './api/modules';
 export type { CallDecision, KeyPolicy, KeyScope, PolicyRule, ServicePolicy } from './api/policies';
+export {
+  type CreatePrincipalRequest,
+  PRINCIPAL_KINDS,
+  type PrincipalKind,
+  type PrincipalListQuery,
+  type PrincipalRecord,
+} from './api/principals';
 export type {
   CreateProcessRequest,
   CreateProcessResponse,
@@ -139,6 +148,7 @@ export { ENVIRONMENT_ROUTES, type TypesQuery } from './api/routes/environment-ro
 export { KEY_ROUTES } from './api/routes/key-routes';
 export { META_ROUTES } from './api/routes/meta-routes';
 export { MODULE_LIST_QUERY, MODULE_ROUTES } from './api/routes/module-routes';
+export { PRINCIPAL_ROUTES } from './api/routes/principal-routes';
 export { PROCESS_LIST_QUERY, PROCESS_ROUTES } from './api/routes/process-routes';
 export { REGISTRY_ROUTES } from './api/routes/registry-routes';
 export { SERVICE_LIST_QUERY, SERVICE_ROUTES } from './api/routes/service-routes';

@@ -43,7 +43,12 @@ describe('createKeyStore', () => {
     const { keys, storage } = await openKeys();
     const admin = await keys.create({ name: 'admin', role: 'admin' });
     const agent = await keys.create({ name: 'agent', role: 'agent' });
-    expect(await keys.authenticate(agent.key)).toEqual({ id: agent.id, name: 'agent', role: 'agent' });
+    expect(await keys.authenticate(agent.key)).toEqual({
+      id: agent.id,
+      name: 'agent',
+      role: 'agent',
+      principalId: agent.principalId,
+    });
     expect(await keys.authenticate(admin.key)).toMatchObject({ id: admin.id, role: 'admin' });
     expect((await keys.list()).items.find((key) => key.id === agent.id)?.lastUsedAt).not.toBeNull();
     expect(await keys.count()).toBe(2);
@@ -61,9 +66,11 @@ describe('createKeyStore', () => {
 
   it('refuses a second key with the same hash', async () => {
     const { storage } = await openKeys();
+    await storage.insertPrincipal({ id: 'p', name: 'p', kind: 'automation', createdAt: 'now' });
     const row = {
       id: 'a',
       name: 'a',
+      principalId: 'p',
       role: 'agent',
       hash: 'f'.repeat(64),
       prefix: 'cyk_x',
@@ -78,9 +85,11 @@ describe('createKeyStore', () => {
 
   it("keeps a key's scope and policy and reads a key by its id", async () => {
     const { storage } = await openKeys();
+    await storage.insertPrincipal({ id: 'p', name: 'p', kind: 'automation', createdAt: 'now' });
     const row = {
       id: 'a',
       name: 'automation',
+      principalId: 'p',
       role: 'agent',
       hash: 'e'.repeat(64),
       prefix: 'cyk_a',

@@ -3,11 +3,14 @@ import type { KeyPolicy, KeyRole, KeyScope } from '@cyrnel/sdk/api';
 import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './database';
 import type { ApiKeysTable } from './key-tables';
+import { createPrincipalRows, principalValues } from './principal-rows';
 
 function toRow(row: Selectable<ApiKeysTable>): KeyRow {
   return {
     id: row.id,
     name: row.name,
+    // Every key has one since migration 0017 (the column is nullable on SQLite only).
+    principalId: row.principal_id ?? '',
     role: row.role as KeyRole,
     hash: row.hash,
     prefix: row.prefix,
@@ -20,8 +23,8 @@ function toRow(row: Selectable<ApiKeysTable>): KeyRow {
 
 /**
  * The key ring's storage port (`KeyStorage` of `@cyrnel/core`) over the `api_keys` table of
- * migrations 0003 and 0016 (scope and policy as JSON). Lookups go through the unique index on
- * `hash`, or the primary key.
+ * migrations 0003, 0016 (scope and policy as JSON) and 0017 (the principal), and the `principals`
+ * table. Lookups go through the unique index on `hash`, or the primary key.
  *
  * @example
  * ```ts
@@ -30,21 +33,28 @@ function toRow(row: Selectable<ApiKeysTable>): KeyRow {
  */
 export function createKeyStore(db: Kysely<Database>): KeyStorage {
   return {
-    async insert(row) {
-      await db
-        .insertInto('api_keys')
-        .values({
-          id: row.id,
-          name: row.name,
-          role: row.role,
-          hash: row.hash,
-          prefix: row.prefix,
-          created_at: row.createdAt,
-          last_used_at: row.lastUsedAt,
-          scope: row.scope === null ? null : JSON.stringify(row.scope),
-          policy: row.policy === null ? null : JSON.stringify(row.policy),
-        })
-        .execute();
+    async insert(row, principal) {
+      const values = {
+        id: row.id,
+        name: row.name,
+        principal_id: row.principalId,
+        role: row.role,
+        hash: row.hash,
+        prefix: row.prefix,
+        created_at: row.createdAt,
+        last_used_at: row.lastUsedAt,
+        scope: row.scope === null ? null : JSON.stringify(row.scope),
+        policy: row.policy === null ? null : JSON.stringify(row.policy),
+      };
+      if (!principal) {
+        await db.insertInto('api_keys').values(values).execute();
+        return;
+      }
+      // The key and its own principal: both rows, or neither.
+      await db.transaction().execute(async (trx) => {
+        await trx.insertInto('principals').values(principalValues(principal)).execute();
+        await trx.insertInto('api_keys').values(values).execute();
+      });
     },
 
     async findByHash(hash) {
@@ -87,5 +97,7 @@ export function createKeyStore(db: Kysely<Database>): KeyStorage {
       const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
+
+    ...createPrincipalRows(db),
   };
 }

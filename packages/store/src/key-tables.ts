@@ -4,6 +4,8 @@ import type { Generated } from 'kysely';
 export interface ApiKeysTable {
   id: string;
   name: string;
+  /** The principal the key belongs to (migration 0017; written for every key, null on no row). */
+  principal_id: string | null;
   role: string;
   hash: string;
   prefix: string;
@@ -15,7 +17,17 @@ export interface ApiKeysTable {
   policy: Generated<string | null>;
 }
 
+/** Row of `principals` (migration 0017): who keys belong to. */
+export interface PrincipalsTable {
+  id: string;
+  name: string;
+  /** `person` or `automation`. */
+  kind: string;
+  created_at: string;
+}
+
 /** The tables of the key store. */
 export interface KeyTables {
   api_keys: ApiKeysTable;
+  principals: PrincipalsTable;
 }

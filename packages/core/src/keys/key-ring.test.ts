@@ -22,6 +22,7 @@ describe('createKeyRing', () => {
       {
         id: created.id,
         name: 'ci',
+        principalId: created.principalId,
         role: 'agent',
         prefix: created.prefix,
         createdAt: created.createdAt,
@@ -69,8 +70,8 @@ describe('createKeyRing', () => {
   it('authenticates the key, not a near miss, and records the use at most once per interval', async () => {
     let clock = Date.parse('2025-01-01T00:00:00Z');
     const keys = createKeyRing({ storage: createMemoryKeyStorage(), now: () => new Date(clock) });
-    const { key, id } = await keys.create({ name: 'admin', role: 'admin' });
-    expect(await keys.authenticate(key)).toEqual({ id, name: 'admin', role: 'admin' });
+    const { key, id, principalId } = await keys.create({ name: 'admin', role: 'admin' });
+    expect(await keys.authenticate(key)).toEqual({ id, name: 'admin', role: 'admin', principalId });
     const flipped = `${key.slice(0, -1)}${key.endsWith('A') ? 'B' : 'A'}`;
     expect(await keys.authenticate(flipped)).toBeUndefined();
     expect(await keys.authenticate('')).toBeUndefined();

@@ -18,12 +18,16 @@ import { keyPolicy, keyScope } from '../policies/policy-input';
 import { validateBody } from '../validation/body-schema';
 import { queryObject } from '../validation/input';
 import type { KeyRow, KeyStorage } from './key-storage';
+import type { PrincipalRow } from './principal-storage';
+import { createPrincipals, ownPrincipal, type Principals } from './principals';
 
 /** What a request authenticated with a stored key acts as. */
 export interface AuthenticatedKey {
   readonly id: string;
   readonly name: string;
   readonly role: KeyRole;
+  /** The principal the key belongs to. */
+  readonly principalId: string;
 }
 
 /** What the policies need of a key: its scope and its policy overrides. */
@@ -46,6 +50,8 @@ export interface KeyRing {
   count(): Promise<number>;
   /** The scope and policy of key `id` (undefined when unknown). */
   rules(id: string): Promise<KeyRules | undefined>;
+  /** Who the keys belong to, over the same storage. */
+  readonly principals: Principals;
 }
 
 /** Options of {@link createKeyRing}. */
@@ -79,8 +85,8 @@ function invalid(field: string, message: string): CyrnelError {
 }
 
 function toRecord(row: KeyRow): KeyRecord {
-  const { id, name, role, prefix, createdAt, lastUsedAt, scope, policy } = row;
-  return { id, name, role, prefix, createdAt, lastUsedAt, scope, policy };
+  const { id, name, principalId, role, prefix, createdAt, lastUsedAt, scope, policy } = row;
+  return { id, name, principalId, role, prefix, createdAt, lastUsedAt, scope, policy };
 }
 
 /** Refuse a key whose scope or policy names a service or tool that does not exist. */
@@ -106,6 +112,25 @@ async function checkNames(
 }
 
 /**
+ * The principal a new key belongs to: the existing one `principal` names (400 naming it when there
+ * is none), or a new one of its own (written with the key).
+ */
+async function principalOf(
+  storage: KeyStorage,
+  principal: unknown,
+  key: { name: string; role: KeyRole; createdAt: string },
+): Promise<{ id: string; created?: PrincipalRow }> {
+  if (principal === undefined) {
+    const created = ownPrincipal(key.name, key.role, key.createdAt);
+    return { id: created.id, created };
+  }
+  if (typeof principal !== 'string' || !(await storage.getPrincipal(principal))) {
+    throw invalid('principal', `${JSON.stringify(principal)} is not the id of an existing principal`);
+  }
+  return { id: principal };
+}
+
+/**
  * Create the key ring over its storage port. Keys are `cyk_` plus 32 random bytes in base64url;
  * only their SHA-256 is stored.
  *
@@ -114,6 +139,8 @@ async function checkNames(
  * const keys = createKeyRing({ storage: store.keys });
  * const { key } = await keys.create({ name: 'ci agent', role: 'agent' });
  * (await keys.authenticate(key))?.role; // 'agent'
+ * const ada = await keys.principals.create({ name: 'Ada' });
+ * await keys.create({ name: 'laptop', role: 'approver', principal: ada.id });
  * ```
  */
 export function createKeyRing(options: KeyRingOptions): KeyRing {
@@ -133,19 +160,37 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
       const scope = keyScope(body.scope);
       const policy = keyPolicy(body.policy);
       await checkNames(scope, policy, options.unknownTools);
+      const createdAt = now().toISOString();
+      const principal = await principalOf(storage, body.principal, {
+        name,
+        role: role as KeyRole,
+        createdAt,
+      });
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const row: KeyRow = {
         id: randomBytes(8).toString('hex'),
         name,
+        principalId: principal.id,
         role: role as KeyRole,
         hash: hashApiKey(key),
         prefix: key.slice(0, KEY_PREFIX.length + 6),
-        createdAt: now().toISOString(),
+        createdAt,
         lastUsedAt: null,
         scope,
         policy,
       };
-      await storage.insert(row);
+      try {
+        await storage.insert(row, principal.created);
+      } catch (error) {
+        // The named principal was deleted since it was looked up: the same 400 as if it never was.
+        if (!principal.created && !(await storage.getPrincipal(principal.id))) {
+          throw invalid(
+            'principal',
+            `${JSON.stringify(principal.id)} is not the id of an existing principal`,
+          );
+        }
+        throw error;
+      }
       return { ...toRecord(row), key };
     },
 
@@ -176,7 +221,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
       if (row.lastUsedAt === null || at.getTime() - Date.parse(row.lastUsedAt) >= touchIntervalMs) {
         await storage.touch(row.id, at.toISOString());
       }
-      return { id: row.id, name: row.name, role: row.role };
+      return { id: row.id, name: row.name, role: row.role, principalId: row.principalId };
     },
 
     count: () => storage.count(),
@@ -185,5 +230,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
       const row = await storage.get(id);
       return row && { scope: row.scope, policy: row.policy };
     },
+
+    principals: createPrincipals(storage, now),
   };
 }

@@ -1,9 +1,12 @@
 import type { KeyPolicy, KeyRole, KeyScope } from '@cyrnel/sdk/api';
+import type { PrincipalRow, PrincipalStorage } from './principal-storage';
 
 /** An API key as stored: the SHA-256 of the key, never the key. */
 export interface KeyRow {
   readonly id: string;
   readonly name: string;
+  /** The principal the key belongs to (it exists: the storage refuses a key naming another). */
+  readonly principalId: string;
   readonly role: KeyRole;
   /** Hex SHA-256 of the whole key. */
   readonly hash: string;
@@ -27,11 +30,15 @@ export interface KeyStorageQuery {
 
 /**
  * The storage port of the key ring. The core declares it so that it never depends on a database
- * library; `@cyrnel/store` implements it with Kysely.
+ * library; `@cyrnel/store` implements it with Kysely. It holds the principals too (see
+ * {@link PrincipalStorage} for why).
  */
-export interface KeyStorage {
-  /** Insert a key (its id and hash are unique). */
-  insert(row: KeyRow): Promise<void>;
+export interface KeyStorage extends PrincipalStorage {
+  /**
+   * Insert a key (its id and hash are unique; its principal must exist). With `principal`, that
+   * principal is inserted first in the same transaction: both rows are written, or neither.
+   */
+  insert(row: KeyRow, principal?: PrincipalRow): Promise<void>;
   /** The key whose hash is `hash`, or undefined. */
   findByHash(hash: string): Promise<KeyRow | undefined>;
   /** The key with this id, or undefined. */

@@ -7,6 +7,12 @@ export { newService, newTool } from './catalog-fixtures';
 export { type CatalogStorageContractOptions, runCatalogStorageContract } from './catalog-storage-contract';
 export { newProcess } from './new-process';
 export {
+  newKey,
+  newPrincipal,
+  type PrincipalStorageContractOptions,
+  runPrincipalStorageContract,
+} from './principal-storage-contract';
+export {
   type ProcessStorageContractOptions,
   runProcessStorageContract,
   type StorageUnderTest,

@@ -6,6 +6,7 @@ import { environmentHandlers } from './environment-handlers';
 import { keyHandlers } from './key-handlers';
 import { metaHandlers } from './meta-handlers';
 import { moduleHandlers } from './module-handlers';
+import { principalHandlers } from './principal-handlers';
 import { processHandlers } from './process-handlers';
 import { registryHandlers } from './registry-handlers';
 import type { RouteContext } from './route-context';
@@ -14,22 +15,24 @@ import { serviceHandlers } from './service-handlers';
 import { toolHandlers } from './tool-handlers';
 
 /**
- * One handler per route of `API_ROUTES`; the keys' only with a key ring (without one `/keys` is not
- * served). Deleting a key closes the streams `keyStreams` tracks for it.
+ * One handler per route of `API_ROUTES`; the keys' and the principals' only with a key ring
+ * (without one `/keys` and `/principals` are not served). Deleting a key closes the streams `keyStreams` tracks for it.
  */
 export function apiHandlers(
   ctx: RouteContext,
   document: OpenApiResponse,
   keys?: KeyRing,
   keyStreams?: KeyStreams,
-): Omit<ApiHandlers, 'keys'> & Partial<Pick<ApiHandlers, 'keys'>> {
+): Omit<ApiHandlers, 'keys' | 'principals'> & Partial<Pick<ApiHandlers, 'keys' | 'principals'>> {
   return {
     meta: metaHandlers(document),
     modules: moduleHandlers(ctx),
     services: serviceHandlers(ctx),
     registries: registryHandlers(ctx),
     processes: processHandlers(ctx),
-    ...(keys ? { keys: keyHandlers(keys, ctx.host, keyStreams) } : {}),
+    ...(keys
+      ? { keys: keyHandlers(keys, ctx.host, keyStreams), principals: principalHandlers(keys.principals) }
+      : {}),
     tools: toolHandlers(ctx),
     approvals: approvalHandlers(ctx),
     environment: environmentHandlers(ctx),

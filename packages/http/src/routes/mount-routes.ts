@@ -12,7 +12,7 @@ const TEXT = { 'content-type': 'text/plain; charset=utf-8' } as const;
 const MARKDOWN = { 'content-type': 'text/markdown; charset=utf-8' } as const;
 
 /**
- * Mount every route of `API_ROUTES` whose resource has handlers (the keys' only with a key ring),
+ * Mount every route of `API_ROUTES` whose resource has handlers (the keys' and principals' only with a key ring),
  * in the table's order: each reads its parameters, query and body as its entry declares, calls
  * its handler and renders the answer.
  */

@@ -3,6 +3,7 @@ import type { SetEnabledRequest } from './common';
 import type { CreateKeyRequest } from './keys';
 import type { InstallModuleRequest, PatchModuleRequest } from './modules';
 import type { ServicePolicy } from './policies';
+import type { CreatePrincipalRequest } from './principals';
 import type { CreateProcessRequest, RunProcessRequest } from './processes';
 import type { InstallFromRegistryRequest, InstallServiceRequest, UpdateServiceRequest } from './services';
 
@@ -70,7 +71,17 @@ export const CREATE_KEY_BODY = {
   role: { type: 'string', required: true },
   scope: { type: 'object', nullable: true },
   policy: { type: 'object', nullable: true },
+  principal: { type: 'string', maxLength: 100 },
 } as const satisfies BodyFields<CreateKeyRequest>;
+
+/** Longest name of a principal. */
+export const MAX_PRINCIPAL_NAME_LENGTH = 100;
+
+/** `POST /principals`. */
+export const CREATE_PRINCIPAL_BODY = {
+  name: { type: 'string', required: true, maxLength: MAX_PRINCIPAL_NAME_LENGTH },
+  kind: { type: 'string' },
+} as const satisfies BodyFields<CreatePrincipalRequest>;
 
 /** `PUT /services/:serviceId/policy`: the whole policy of a service (the host checks each value). */
 export const SERVICE_POLICY_BODY = {

@@ -74,9 +74,14 @@ export const ERROR_REASONS = {
   process_not_found: { code: 'not_found', meaning: 'no process with this id (visible to this key)' },
   module_not_found: { code: 'not_found', meaning: 'no module with this id' },
   key_not_found: { code: 'not_found', meaning: 'no API key with this id' },
+  principal_not_found: { code: 'not_found', meaning: 'no principal with this id' },
   approval_not_found: {
     code: 'not_found',
     meaning: 'no approval (or plan) with this id, or one this key may not see',
+  },
+  principal_has_keys: {
+    code: 'conflict',
+    meaning: 'keys still belong to the principal: delete them (or let them go to another) first',
   },
   service_exists: { code: 'conflict', meaning: 'a service with this id is already installed' },
   service_disabled: { code: 'conflict', meaning: 'the service is disabled' },

@@ -16,6 +16,8 @@ export interface KeyRecord {
   id: string;
   /** Operator's label. */
   name: string;
+  /** The principal (person or automation) the key belongs to. */
+  principalId: string;
   /** What the key may do. */
   role: KeyRole;
   /** The key's first characters (`cyk_` and six more), to tell keys apart. */
@@ -40,6 +42,12 @@ export interface CreateKeyRequest {
   scope?: KeyScope | null;
   /** How its calls differ from the policies. */
   policy?: KeyPolicy | null;
+  /**
+   * The id of an existing principal the key belongs to (an unknown one is refused, 400). Absent:
+   * the key gets a principal of its own, named after the key, an `automation` for an `agent` key
+   * and a `person` otherwise.
+   */
+  principal?: string;
 }
 
 /** `POST /keys` → 201: the record plus the key, shown this once (only its hash is stored). */

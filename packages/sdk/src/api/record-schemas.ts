@@ -4,6 +4,7 @@ import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
 import { APPROVAL_STATES } from './approvals';
 import { ERROR_REASONS } from './errors';
 import { KEY_ROLES } from './keys';
+import { PRINCIPAL_KINDS } from './principals';
 
 type Json = JSONSchema;
 
@@ -337,34 +338,45 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       },
     },
   ),
-  KeyRecord: object(['id', 'name', 'role', 'prefix', 'createdAt', 'lastUsedAt', 'scope', 'policy'], {
+  KeyRecord: object(
+    ['id', 'name', 'principalId', 'role', 'prefix', 'createdAt', 'lastUsedAt', 'scope', 'policy'],
+    {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      principalId: { type: 'string' },
+      role: { enum: [...KEY_ROLES] },
+      prefix: { type: 'string' },
+      createdAt: { type: 'string' },
+      lastUsedAt: nullable('string'),
+      scope: {
+        oneOf: [
+          object([], {
+            services: { type: 'array', items: { type: 'string' } },
+            tools: { type: 'array', items: { type: 'string' } },
+          }),
+          { type: 'null' },
+        ],
+      },
+      policy: {
+        oneOf: [
+          object([], {
+            default: policy,
+            services: policyMap,
+            tools: policyMap,
+          }),
+          { type: 'null' },
+        ],
+      },
+    },
+  ),
+  CreatedKey: { allOf: [ref('KeyRecord'), object(['key'], { key: { type: 'string' } })] },
+  PrincipalRecord: object(['id', 'name', 'kind', 'createdAt', 'keyCount'], {
     id: { type: 'string' },
     name: { type: 'string' },
-    role: { enum: [...KEY_ROLES] },
-    prefix: { type: 'string' },
+    kind: { enum: [...PRINCIPAL_KINDS] },
     createdAt: { type: 'string' },
-    lastUsedAt: nullable('string'),
-    scope: {
-      oneOf: [
-        object([], {
-          services: { type: 'array', items: { type: 'string' } },
-          tools: { type: 'array', items: { type: 'string' } },
-        }),
-        { type: 'null' },
-      ],
-    },
-    policy: {
-      oneOf: [
-        object([], {
-          default: policy,
-          services: policyMap,
-          tools: policyMap,
-        }),
-        { type: 'null' },
-      ],
-    },
+    keyCount: { type: 'integer', minimum: 0 },
   }),
-  CreatedKey: { allOf: [ref('KeyRecord'), object(['key'], { key: { type: 'string' } })] },
   Config: object(['config'], { config: { type: 'object' } }),
   SecretsPresence: object(['present'], { present: { type: 'array', items: { type: 'string' } } }),
   SecretsUpdated: object(['updated'], { updated: { const: true } }),

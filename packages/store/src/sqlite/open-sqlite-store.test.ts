@@ -87,6 +87,7 @@ describe('openSqliteStore', () => {
         'key_usage',
         'service_policies',
         'approvals',
+        'principals',
       ]),
     );
     expect(db.prepare('select name from cyrnel_migration order by name').pluck().all()).toEqual([
@@ -104,6 +105,7 @@ describe('openSqliteStore', () => {
       '0014-key-usage',
       '0015-kill-reason',
       '0016-policies',
+      '0017-principals',
     ]);
     db.close();
   });

@@ -4,6 +4,7 @@ import { ENVIRONMENT_ROUTES } from './environment-routes';
 import { KEY_ROUTES } from './key-routes';
 import { META_ROUTES } from './meta-routes';
 import { MODULE_ROUTES } from './module-routes';
+import { PRINCIPAL_ROUTES } from './principal-routes';
 import { PROCESS_ROUTES } from './process-routes';
 import { REGISTRY_ROUTES } from './registry-routes';
 import { SERVICE_ROUTES } from './service-routes';
@@ -25,6 +26,7 @@ export const API_ROUTES = {
   registries: REGISTRY_ROUTES,
   processes: PROCESS_ROUTES,
   keys: KEY_ROUTES,
+  principals: PRINCIPAL_ROUTES,
   tools: TOOL_ROUTES,
   approvals: APPROVAL_ROUTES,
   environment: ENVIRONMENT_ROUTES,

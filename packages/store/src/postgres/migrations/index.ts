@@ -12,6 +12,7 @@ import * as callRecords from '../../sqlite/migrations/0013-call-records';
 import * as keyUsage from '../../sqlite/migrations/0014-key-usage';
 import * as killReason from '../../sqlite/migrations/0015-kill-reason';
 import * as policies from '../../sqlite/migrations/0016-policies';
+import * as principals from '../../sqlite/migrations/0017-principals';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 import * as toolSearchFunction from './0012-tool-search-function';
@@ -37,4 +38,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0014-key-usage': keyUsage,
   '0015-kill-reason': killReason,
   '0016-policies': policies,
+  '0017-principals': principals,
 };

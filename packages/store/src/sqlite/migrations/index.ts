@@ -13,6 +13,7 @@ import * as callRecords from './0013-call-records';
 import * as keyUsage from './0014-key-usage';
 import * as killReason from './0015-kill-reason';
 import * as policies from './0016-policies';
+import * as principals from './0017-principals';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -30,4 +31,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0014-key-usage': keyUsage,
   '0015-kill-reason': killReason,
   '0016-policies': policies,
+  '0017-principals': principals,
 };
