@@ -1,7 +1,7 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import { planFormFields } from './form-fields';
 import { bodyKindOf } from './media-types';
-import type { NormalizedOperation } from './normalize-operation';
+import type { NormalizedOperation } from './normalized-operation';
 import type { BodyPlan, ParameterPlan } from './operation-model';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
 import { setOwn } from './set-own';

@@ -1,4 +1,5 @@
 import { isPlainObject } from '@cyrnel/sdk';
+import type { NormalizedMedia, NormalizedOperation, NormalizedParameter } from './normalized-operation';
 import type { ParameterLocation, PropertyEncoding } from './operation-model';
 import type { OpenApiDialect } from './parse-document';
 import { bindKeyQuery, parsePathKey } from './path-key';
@@ -9,38 +10,6 @@ import {
   swaggerFormBody,
   swaggerParamSchema,
 } from './swagger-parameters';
-
-/** One parameter with its raw (unconverted) schema. */
-export interface NormalizedParameter {
-  readonly name: string;
-  readonly in: ParameterLocation;
-  readonly required: boolean;
-  readonly description?: string;
-  readonly deprecated?: boolean;
-  readonly schema: unknown;
-  readonly style: string;
-  readonly explode: boolean;
-  readonly allowReserved: boolean;
-  readonly contentType?: string;
-}
-
-/** One media type of a body or response. */
-export interface NormalizedMedia {
-  readonly mediaType: string;
-  readonly schema: unknown;
-  readonly encoding?: Record<string, PropertyEncoding>;
-}
-
-/** The operation in a dialect-independent shape. */
-export interface NormalizedOperation {
-  readonly parameters: readonly NormalizedParameter[];
-  readonly body?: {
-    readonly required: boolean;
-    readonly description?: string;
-    readonly media: NormalizedMedia[];
-  };
-  readonly responses: ReadonlyArray<{ readonly status: string; readonly media: NormalizedMedia[] }>;
-}
 
 const LOCATIONS = new Set(['path', 'query', 'header', 'cookie']);
 

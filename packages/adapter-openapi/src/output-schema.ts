@@ -1,6 +1,6 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import { isJsonMediaType, isTextMediaType } from './media-types';
-import type { NormalizedOperation } from './normalize-operation';
+import type { NormalizedOperation } from './normalized-operation';
 import { FILE_OBJECT_SCHEMA, type SchemaRegistry } from './schema-registry';
 
 const HEADERS_SCHEMA: JSONSchema = { type: 'object', additionalProperties: { type: 'string' } };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NormalizedParameter } from './normalize-operation';
+import type { NormalizedParameter } from './normalized-operation';
 import { bindKeyQuery, parsePathKey } from './path-key';
 
 const param = (name: string, location: NormalizedParameter['in'], schema: unknown = { type: 'integer' }) =>

@@ -1,4 +1,4 @@
-import type { NormalizedParameter } from './normalize-operation';
+import type { NormalizedParameter } from './normalized-operation';
 
 /** A query pair of a `paths` key whose value is a template variable: `convert={convert}`. */
 export interface KeyQueryBinding {

@@ -1,4 +1,4 @@
-import type { NormalizedOperation } from './normalize-operation';
+import type { NormalizedOperation } from './normalized-operation';
 import type { PropertyEncoding } from './operation-model';
 
 /** The OpenAPI 3 default style of a parameter location. */
