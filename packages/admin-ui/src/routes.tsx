@@ -3,6 +3,7 @@ import type { JSX } from 'preact';
 import { ApprovalPage } from './pages/approval-page';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ConnectPage } from './pages/connect-page';
+import { KeysPage } from './pages/keys-page';
 import { ModulePage } from './pages/module-page';
 import { ModulesPage } from './pages/modules-page';
 import { PlaygroundPage } from './pages/playground-page';
@@ -38,6 +39,8 @@ export function pageFor(route: readonly string[], client: CyrnelClient): JSX.Ele
     <ModulePage client={client} id={rest[0]} />
   ) : page === 'modules' ? (
     <ModulesPage client={client} />
+  ) : page === 'keys' ? (
+    <KeysPage client={client} />
   ) : page === 'connect' ? (
     <ConnectPage />
   ) : (

@@ -1,42 +1,13 @@
 import type { CyrnelClient } from '@cyrnel/client';
-import { CyrnelHttpError } from '@cyrnel/client';
 import type { ServicePolicy } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
+import { ErrorIssues } from './error-issues';
 import { ErrorLine } from './error-line';
+import { parseJsonObject } from './json-object';
 import { useAction } from './use-action';
 
 const EXAMPLE =
   '{ "default": "ask", "byAnnotation": { "readOnly": "allow" }, "tools": { "someTool": "block" } }';
-
-/** The server's validation issues of a refused policy (`details[]`: path and message). */
-function Issues({ error }: { error: unknown }) {
-  if (!(error instanceof CyrnelHttpError) || !Array.isArray(error.details)) return null;
-  const issues = (error.details as { path?: unknown; message?: unknown }[]).filter(
-    (issue) => typeof issue.message === 'string',
-  );
-  if (issues.length === 0) return null;
-  return (
-    <ul class="error" data-testid="policy-issues">
-      {issues.map((issue, index) => (
-        <li key={index}>
-          {typeof issue.path === 'string' && issue.path ? <code>{issue.path}</code> : null}{' '}
-          {String(issue.message)}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-/** A JSON object or the reason it is none. */
-function parsePolicy(text: string): ServicePolicy | Error {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return value as ServicePolicy;
-    return new Error('The policy is a JSON object ({} for none).');
-  } catch (error) {
-    return new Error(`The policy is not JSON: ${(error as Error).message}`);
-  }
-}
 
 /**
  * A service's policy rules as JSON (`GET`/`PUT /services/:id/policy`): checked as JSON here, the
@@ -60,10 +31,10 @@ export function PolicyEditor({
   const save = (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    const policy = parsePolicy(text ?? '');
+    const policy = parseJsonObject(text ?? '', 'The policy');
     if (policy instanceof Error) return setError(policy);
     void run(async () => {
-      show(await client.services.setPolicy(serviceId, policy));
+      show(await client.services.setPolicy(serviceId, policy as ServicePolicy));
       setSaved(true);
       onSaved?.();
     });
@@ -88,7 +59,7 @@ export function PolicyEditor({
         }}
       />
       <ErrorLine error={error} />
-      <Issues error={error} />
+      <ErrorIssues error={error} testId="policy-issues" />
       <div class="row">
         <button type="submit" disabled={busy || text === undefined}>
           Save policy

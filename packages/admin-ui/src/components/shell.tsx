@@ -10,6 +10,7 @@ const PAGES: [string, string][] = [
   ['processes', 'Processes'],
   ['approvals', 'Approvals'],
   ['modules', 'Modules'],
+  ['keys', 'Keys'],
   ['connect', 'Connect'],
 ];
 

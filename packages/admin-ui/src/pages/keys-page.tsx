@@ -1,0 +1,71 @@
+import type { CyrnelClient } from '@cyrnel/client';
+import type { CreatedKey, KeyRecord, PrincipalRecord } from '@cyrnel/sdk/api';
+import { useEffect, useState } from 'preact/hooks';
+import { ErrorLine } from '../components/error-line';
+import { KeyForm } from '../components/key-form';
+import { KeyTable } from '../components/key-table';
+import { NewKey } from '../components/new-key';
+import { PrincipalsSection } from '../components/principals-section';
+import { useAction } from '../components/use-action';
+
+/** Every item of a paged list. */
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const collected: T[] = [];
+  for await (const item of items) collected.push(item);
+  return collected;
+}
+
+/**
+ * `#/keys`: the principals and the API keys (admin keys only: another key sees the server's 403
+ * message), creating and deleting them. A created key is shown once, held in this page's state
+ * only, so navigating away forgets it.
+ */
+export function KeysPage({ client }: { client: CyrnelClient }) {
+  const [keys, setKeys] = useState<KeyRecord[] | undefined>();
+  const [principals, setPrincipals] = useState<PrincipalRecord[]>([]);
+  const [created, setCreated] = useState<CreatedKey | undefined>();
+  const { error, busy, run } = useAction();
+  const reload = async () => {
+    const [nextPrincipals, nextKeys] = await Promise.all([
+      all(client.principals.iterate()),
+      all(client.keys.iterate()),
+    ]);
+    setPrincipals(nextPrincipals);
+    setKeys(nextKeys);
+  };
+  useEffect(() => void run(reload), []);
+  if (!keys) {
+    return (
+      <>
+        <h1>API keys</h1>
+        <ErrorLine error={error} />
+      </>
+    );
+  }
+  const onCreated = async (key: CreatedKey) => {
+    setCreated(key);
+    await reload();
+  };
+  const remove = (key: KeyRecord) =>
+    void run(async () => {
+      await client.keys.delete(key.id);
+      if (created?.id === key.id) setCreated(undefined);
+      await reload();
+    });
+  return (
+    <>
+      <h1>API keys</h1>
+      {created ? <NewKey created={created} onDone={() => setCreated(undefined)} /> : null}
+      <ErrorLine error={error} />
+      <h2>Keys</h2>
+      {keys.length === 0 ? (
+        <p class="empty">No stored key: the server's own key (if any) is set where it starts.</p>
+      ) : (
+        <KeyTable keys={keys} principals={principals} busy={busy} onDelete={remove} />
+      )}
+      <h2>Create a key</h2>
+      <KeyForm client={client} principals={principals} onCreated={onCreated} />
+      <PrincipalsSection client={client} principals={principals} onChanged={() => run(reload)} />
+    </>
+  );
+}
