@@ -272,6 +272,17 @@ describe('policies', () => {
     ).rejects.toMatchObject({
       reason: 'plan_mismatch',
     });
+    // A create that fails to store its process does not use the plan up.
+    const storage = (harness as Harness).storage.processes;
+    const insert = storage.insert.bind(storage);
+    storage.insert = async () => {
+      storage.insert = insert;
+      throw new Error('disk full');
+    };
+    await expect(host.processes.create({ code, planId: plan.planId }, { keyId: agent.id })).rejects.toThrow(
+      'disk full',
+    );
+    expect((await host.approvals.get(plan.planId)).state).toBe('approved');
     const run = await host.processes.create({ code, planId: plan.planId }, { keyId: agent.id });
     const done = await host.processes.wait(run.id);
     expect(done.exitState).toBe('success');

@@ -74,6 +74,8 @@ export interface Approvals {
   takePlan(planId: unknown, code: string, keyId: string | null): Promise<ReadonlySet<string>>;
   /** Name the process that used plan `planId`. */
   planUsedBy(planId: string, processId: number): Promise<void>;
+  /** A create that took plan `planId` failed before storing its process: the plan is approved again. */
+  givePlanBack(planId: string): Promise<void>;
   /** Whether a person approved this tool for every process of `keyId` (until the server stops). */
   rememberedForKey(keyId: string | null, qualified: string): boolean;
   /** Stop waiting: every waiter is let go as expired. */
@@ -333,6 +335,10 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
       if (!(await storage.decideApproval(row.id, { state: 'used' }, ['approved'])))
         throw mismatch('it was used by another process');
       return new Set(row.plan.tools.map((tool) => `${tool.serviceId}.${tool.toolId}`));
+    },
+
+    async givePlanBack(planId) {
+      await storage.decideApproval(planId, { state: 'approved' }, ['used']);
     },
 
     async planUsedBy(planId, processId) {

@@ -27,11 +27,6 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (valid.planId !== null && !parts.policies)
       throw cyrnelError('approval_not_found', `plan ${valid.planId.slice(0, 100)} not found`);
     await checkStorageQuota(storage, limits, keyId, parts.execution.live.values());
-    // Taken (used) before the insert: a plan runs once, even when two creates race for it.
-    const planTools =
-      valid.planId === null
-        ? undefined
-        : await parts.policies?.approvals.takePlan(valid.planId, valid.code, keyId);
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
     const here = valid.autorun && queue.takesHere(needs);
@@ -42,7 +37,12 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     const state = valid.autorun ? 'queued' : 'idle';
     const hostId = lease && host ? host.id : null;
     let id: number;
+    let planTools: ReadonlySet<string> | undefined;
     try {
+      // Taken (used) just before the insert: a plan runs once, even when two creates race for
+      // it; given back when the insert fails, so a failed create does not use it up.
+      if (valid.planId !== null)
+        planTools = await parts.policies?.approvals.takePlan(valid.planId, valid.code, keyId);
       const { code, ref, timeoutMs, envConfig } = valid;
       id = await storage.insert({
         code,
@@ -56,6 +56,8 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       });
     } catch (error) {
       lease?.release();
+      if (planTools && valid.planId !== null)
+        await parts.policies?.approvals.givePlanBack(valid.planId).catch(() => undefined);
       throw error;
     } finally {
       if (lease) local.unhold(keyId);
