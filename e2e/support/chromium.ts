@@ -1,4 +1,4 @@
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium (`scripts/chromium.sh` installs it when missing). */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -17,4 +17,16 @@ export const CHROMIUM_FLAGS = [
 /** Launch headless Chromium through playwright-core. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+}
+
+/**
+ * Collect into `problems` what goes wrong in `page`: uncaught errors, and console errors except
+ * those matching `expected` (the browser logs every non-2xx answer itself, such as the 401 of the
+ * page's first probe without a key, which a test may provoke on purpose).
+ */
+export function recordProblems(page: Page, problems: string[], expected: RegExp): void {
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !expected.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
 }

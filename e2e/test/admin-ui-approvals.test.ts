@@ -6,7 +6,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { CreatedKey, ProcessResult } from '@cyrnel/sdk/api';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, recordProblems } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -73,12 +73,9 @@ beforeAll(async () => {
   });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('console', (message) => {
-    // The browser logs every non-2xx answer itself: 401s are the page's first probe without a key
-    // and the browser's own favicon requests, which need a key like every path outside /ui.
-    if (message.type() === 'error' && !/status of 401\b/.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+  // 401s are the page's first probe without a key and the browser's own favicon requests, which
+  // need a key like every path outside /ui.
+  recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, recordProblems } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -63,11 +63,8 @@ beforeAll(async () => {
     if (response.status() < 400 || response.status() === 401) return;
     refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
   });
-  page.on('console', (message) => {
-    // 401s: the page's first probe without a key and the browser's own favicon requests.
-    if (message.type() === 'error' && !/status of 401\b/.test(message.text())) problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+  // 401s: the page's first probe without a key and the browser's own favicon requests.
+  recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium } from '../support/chromium';
+import { launchChromium, recordProblems } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -38,13 +38,9 @@ beforeAll(async () => {
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  page.on('console', (message) => {
-    // The browser logs every non-2xx answer itself; two are steps of this test that the page
-    // shows as errors: the wrong key (401) and the invalid config (400).
-    if (message.type() === 'error' && !/status of (401|400)\b/.test(message.text()))
-      problems.push(message.text());
-  });
-  page.on('pageerror', (error) => problems.push(error.message));
+  // Two answers are steps of this test that the page shows as errors: the wrong key (401) and
+  // the invalid config (400).
+  recordProblems(page, problems, /status of (401|400)\b/);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();

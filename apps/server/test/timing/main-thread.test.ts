@@ -155,6 +155,24 @@ describe('the main thread under hostile input', () => {
     );
     for (const run of runs) expect(run.body).toMatchObject({ exitState: 'success', output: { ok: true } });
   });
+
+  it('plans 200 programs of nearly 100 KB calling thousands of tools without stalling /health', async () => {
+    // Every call site names another service: each tool's policy is looked up for the plan.
+    const calls = Array.from({ length: 2_000 }, (_, i) => `await cyrnel.services.s${i}.tools.t.invoke({});`);
+    const code = calls.join('\n');
+    expect(Buffer.byteLength(code)).toBeLessThan(100 * 1024);
+    const plans = await expectHealthDuring(
+      '/health while 200 plans of nearly 100 KB are made at once',
+      url(),
+      () => Promise.all(Array.from({ length: 200 }, () => api('POST', '/processes', { code, plan: true }))),
+      PROGRAMS_FLOOR_MS,
+    );
+    for (const plan of plans) {
+      expect(plan.status).toBe(201);
+      expect(plan.body.tools).toHaveLength(2_000);
+      expect(plan.body.tools[0]).toMatchObject({ serviceId: 's0', toolId: 't', known: false, lines: [1] });
+    }
+  });
 });
 
 describe('the main thread while type declarations render', () => {
