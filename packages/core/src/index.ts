@@ -37,6 +37,14 @@ export {
   wordCount,
 } from './catalog/search-text';
 export {
+  type ConnectionCaller,
+  connectionContext,
+  connectionInstanceId,
+} from './connections/connection-records';
+export type { ConnectionRouter, RunCredentials } from './connections/connection-router';
+export type { ConnectionChange, ConnectionRow, ConnectionStorage } from './connections/connection-storage';
+export type { ConnectionsApi } from './connections/connections-api';
+export {
   DEFAULT_DOWNLOAD_LIMITS,
   DEFAULT_NPM_REGISTRY,
   type DownloadDefinitionOptions,

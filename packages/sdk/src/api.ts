@@ -17,6 +17,7 @@ export {
 export {
   type BodyFields,
   type BodySchema,
+  CREATE_CONNECTION_BODY,
   CREATE_KEY_BODY,
   CREATE_PRINCIPAL_BODY,
   CREATE_PROCESS_BODY,
@@ -28,6 +29,7 @@ export {
   INSTALL_FROM_REGISTRY_BODY,
   INSTALL_MODULE_BODY,
   MAX_APPROVAL_NOTE_LENGTH,
+  MAX_CONNECTION_NAME_LENGTH,
   MAX_KEY_NAME_LENGTH,
   MAX_PRINCIPAL_NAME_LENGTH,
   PATCH_MODULE_BODY,
@@ -35,6 +37,7 @@ export {
   SERVICE_INSTALL_BODY,
   SERVICE_POLICY_BODY,
   SERVICE_UPDATE_BODY,
+  UPDATE_CONNECTION_BODY,
 } from './api/body-fields';
 export type {
   ConfigResponse,
@@ -47,6 +50,14 @@ export type {
   SecretsUpdatedResponse,
   SetEnabledRequest,
 } from './api/common';
+export {
+  CONNECTION_STATUSES,
+  type ConnectionRecord,
+  type ConnectionStatus,
+  type CreateConnectionRequest,
+  DEFAULT_CONNECTION,
+  type UpdateConnectionRequest,
+} from './api/connections';
 export {
   ERROR_REASONS,
   ERROR_STATUS,
@@ -144,6 +155,7 @@ export {
 export { routeReasons } from './api/route-reasons';
 export { API_ROUTES, type ApiResource, listRoutes, type NamedRoute } from './api/routes/api-routes';
 export { APPROVAL_LIST_QUERY, APPROVAL_ROUTES } from './api/routes/approval-routes';
+export { CONNECTION_ROUTES } from './api/routes/connection-routes';
 export { ENVIRONMENT_ROUTES, type TypesQuery } from './api/routes/environment-routes';
 export { KEY_ROUTES } from './api/routes/key-routes';
 export { META_ROUTES } from './api/routes/meta-routes';

@@ -15,6 +15,8 @@ export interface EgressRequest {
   readonly serviceId: string;
   readonly toolId: string;
   readonly parameters: Record<string, unknown>;
+  /** The connection the code named (absent: the process's own); the host checks it. */
+  readonly connection?: string;
 }
 
 /** The gateway's answer to one {@link EgressRequest} (or, with id 0, to the token). */

@@ -12,6 +12,13 @@ export interface InvokeInput {
   /** Parameters, already validated against the tool's `inputSchema` by the host. */
   parameters: Record<string, unknown>;
   /**
+   * The connection the code named for this call (`cyrnel.services.github.connection('work')`), as
+   * an environment passes it to `EnvironmentBindings.invokeTool`; absent: the process's own. The
+   * host checks it against the process's principal. Adapters never see it: each connection is
+   * hydrated as a service of its own (its `ServiceState.id`, which the adapter treats as opaque).
+   */
+  connection?: string;
+  /**
    * Aborted once the result is no longer wanted: the call's deadline passed, its process ended
    * (kill, timeout, shutdown) or the adapter is being torn down. An adapter hands it
    * to its outbound work so that stops too, and may reject with `signal.reason`:

@@ -1,5 +1,6 @@
 import type { JSONSchema, ModuleType, ToolAnnotations } from '@cyrnel/sdk';
 import type { RegistryOrigin, ServicePolicy } from '@cyrnel/sdk/api';
+import type { ConnectionStorage } from '../connections/connection-storage';
 import type { SealedSecrets } from '../secrets/secrets-cipher';
 
 /**
@@ -187,7 +188,7 @@ export interface ToolSearchQuery {
  * never imports a database library; `@cyrnel/store` implements it with Kysely. Multi-row
  * changes are single transactions. Implementations throw 409 `service_exists` on a duplicate id.
  */
-export interface CatalogStorage {
+export interface CatalogStorage extends ConnectionStorage {
   listModules(): Promise<ModuleRow[]>;
   insertModule(row: ModuleRow): Promise<void>;
   updateModule(id: string, change: ModuleChange): Promise<void>;
@@ -195,7 +196,10 @@ export interface CatalogStorage {
   /** An owner's stored config, or undefined when never set. */
   getConfig(owner: SettingsOwner): Promise<Record<string, unknown> | undefined>;
   setConfig(owner: SettingsOwner, config: Record<string, unknown>, at: string): Promise<void>;
-  /** An owner's sealed secrets, or undefined when never set. */
+  /**
+   * An owner's sealed secrets, or undefined when never set. A service's are those of its shared
+   * `default` connection (`setSecrets` creates it when missing).
+   */
   getSecrets(owner: SettingsOwner): Promise<SealedSecrets | undefined>;
   setSecrets(owner: SettingsOwner, secrets: SealedSecrets, at: string): Promise<void>;
 

@@ -20,6 +20,12 @@ import {
   toolRow,
   toolsOf,
 } from './memory-catalog-rows';
+import {
+  defaultSecrets,
+  type MemoryConnections,
+  memoryConnectionMethods,
+  setDefaultSecrets,
+} from './memory-connections';
 import { createMemoryToolIndex, type MemoryToolIndex } from './memory-tool-index';
 import { searchMemoryTools } from './memory-tool-search';
 
@@ -34,6 +40,8 @@ interface MemoryCatalog {
   readonly services: Map<string, MemoryService>;
   /** Policy rules by service id. */
   readonly policies: Map<string, ServicePolicy>;
+  /** Connections by service id and name; a service's secrets are its `default` connection's. */
+  readonly connections: MemoryConnections;
   readonly index: MemoryToolIndex;
 }
 
@@ -61,15 +69,17 @@ function moduleMethods({ modules }: MemoryCatalog) {
   } satisfies Pick<CatalogStorage, 'listModules' | 'insertModule' | 'updateModule'>;
 }
 
-function settingsMethods({ configs, secrets }: MemoryCatalog) {
+function settingsMethods({ configs, secrets, connections }: MemoryCatalog) {
   return {
     getConfig: async (owner) => copy(configs.get(ownerKey(owner))),
     async setConfig(owner, config) {
       configs.set(ownerKey(owner), copy(config));
     },
-    getSecrets: async (owner) => copy(secrets.get(ownerKey(owner))),
-    async setSecrets(owner, sealed) {
-      secrets.set(ownerKey(owner), copy(sealed));
+    getSecrets: async (owner) =>
+      owner.kind === 'service' ? defaultSecrets(connections, owner.id) : copy(secrets.get(ownerKey(owner))),
+    async setSecrets(owner, sealed, at) {
+      if (owner.kind === 'service') setDefaultSecrets(connections, owner.id, sealed, at);
+      else secrets.set(ownerKey(owner), copy(sealed));
     },
   } satisfies Pick<CatalogStorage, 'getConfig' | 'setConfig' | 'getSecrets' | 'setSecrets'>;
 }
@@ -117,7 +127,8 @@ function serviceMethods(state: MemoryCatalog) {
       });
       index.add(service.id, service.name, service.tools);
       state.configs.set(settingsOf(service.id), copy(service.config));
-      if (service.secrets) state.secrets.set(settingsOf(service.id), copy(service.secrets));
+      if (service.secrets)
+        setDefaultSecrets(state.connections, service.id, service.secrets, service.createdAt);
     },
     async replaceServiceDefinition(id, fields, enabled, at) {
       const service = services.get(id);
@@ -141,7 +152,7 @@ function serviceMethods(state: MemoryCatalog) {
       if (!services.delete(id)) return false;
       index.remove(id);
       state.configs.delete(settingsOf(id));
-      state.secrets.delete(settingsOf(id));
+      state.connections.delete(id);
       state.policies.delete(id);
       return true;
     },
@@ -275,6 +286,7 @@ export function createMemoryCatalogStorage(): CatalogStorage {
     secrets: new Map(),
     services: new Map(),
     policies: new Map(),
+    connections: new Map(),
     index: createMemoryToolIndex(),
   };
   let revision = 0;
@@ -283,6 +295,7 @@ export function createMemoryCatalogStorage(): CatalogStorage {
     ...settingsMethods(state),
     ...serviceMethods(state),
     ...toolMethods(state),
+    ...memoryConnectionMethods(state.connections, (id) => state.services.has(id)),
     catalogRevision: async () => revision,
     bumpCatalogRevision: async () => ++revision,
   };

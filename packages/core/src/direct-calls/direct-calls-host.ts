@@ -1,6 +1,7 @@
 import type { AdapterModule, CatalogChange, OutboundPolicy } from '@cyrnel/sdk';
 import { withSharedSchemas } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import { serviceOfInstance } from '../connections/connection-records';
 import { portableView } from '../modules/module-guard';
 import { describeOutboundPolicy } from '../outbound/outbound-policy';
 import type { Callable } from '../tools/callable';
@@ -56,8 +57,11 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
   const outboundData = () => (options.outbound ? describeOutboundPolicy(options.outbound) : null);
 
   return {
-    async prepare(serviceId, toolId) {
-      if (typeof serviceId !== 'string' || typeof toolId !== 'string') return undefined;
+    async prepare(instanceId, toolId) {
+      if (typeof instanceId !== 'string' || typeof toolId !== 'string') return undefined;
+      // A connection's adapter state is held under its own id (`<service>@<connection>`): the
+      // gate's rules are the service's, the state (its secrets) the connection's.
+      const serviceId = serviceOfInstance(instanceId);
       // Read first: data read after it may be newer than the label, never older.
       const label = revision();
       // One read: the gate's flags and the schema (a tool is prepared once per change, not per call).
@@ -65,13 +69,13 @@ export function createDirectCallsHost(options: DirectCallsHostOptions): DirectCa
       if (!tool || !options.callable.tool(serviceId, tool)) return undefined;
       const view = portableView(options.adapter(tool.adapter));
       const setup = view?.setup();
-      const state = view?.state(serviceId);
+      const state = view?.state(instanceId);
       const toolState = state && Object.hasOwn(state.tools, toolId) ? state.tools[toolId] : undefined;
       if (!view || !setup || !state || !toolState) return undefined;
       const outbound = outboundData();
       if (outbound === undefined) return undefined;
       const shared = await options.sharedSchemas.get(serviceId, tool.serviceHash);
-      prepared.set(serviceId, tool.adapter);
+      prepared.set(instanceId, tool.adapter);
       const { tools: _all, ...service } = state;
       return {
         revision: label,

@@ -11,6 +11,7 @@ import { silentLogger } from '../scoped-logger';
 import type { AnswerBudget } from './bounded-json';
 import type { AuditEvent, AuditVerdict } from './gateway-protocol';
 import { createGatewayWorker, type GatewayWorker } from './gateway-worker';
+import { toWireError } from './wire-error';
 
 /** Options of {@link createEgressGateway}. */
 export interface EgressGatewayOptions {
@@ -35,12 +36,21 @@ export interface EgressGatewayOptions {
  */
 export type EgressAudit = (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
 
+/**
+ * The connection hook: the id of the adapter state a call of execution `eid` to `serviceId` uses
+ * (its principal's connection, or the one the code named, checked); rejects with a coded error
+ * (`connection_not_found`, `connection_forbidden`, `process_not_running`).
+ */
+export type EgressRoute = (eid: number, serviceId: string, connection: unknown) => Promise<string>;
+
 /** The egress gateway (see {@link createEgressGateway}). */
 export interface EgressGateway {
   /** A channel for one sandbox process (its grants are the caller's to check). */
   open(): EgressChannel;
   /** Set the audit hook (the process bindings do, once). */
   audit(hook: EgressAudit): void;
+  /** Set the connection hook (the process bindings do, once); without one every call uses its service's own. */
+  route(hook: EgressRoute): void;
   /**
    * A portable adapter's call for the host's gate, made in a worker: its answer as JSON text, or
    * undefined when the worker does not make it (not prepared: the gate's own adapter does).
@@ -95,6 +105,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   chmodSync(dir, 0o700);
   const grants = new Map<string, Set<number>>();
   let hook: EgressAudit = () => false;
+  let routeHook: EgressRoute = async (_eid, serviceId) => serviceId;
   let closed = false;
 
   const workers: GatewayWorker[] = [];
@@ -115,6 +126,11 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
         grants: () => grants,
         prepare: (serviceId, toolId) => options.host.prepare(serviceId, toolId),
         audit: (eid, event) => hook(eid, event),
+        route: (eid, serviceId, connection) =>
+          routeHook(eid, serviceId, connection).then(
+            (instanceId) => ({ instanceId }),
+            (error: unknown) => ({ error: toWireError(error) }),
+          ),
         closed: () => closed,
         onRestart: (why) => logger.warn('egress gateway: a worker died; replacing it', { index, why }),
       }),
@@ -150,6 +166,9 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
     },
     audit(next) {
       hook = next;
+    },
+    route(next) {
+      routeHook = next;
     },
     invoke(serviceId, toolId, parameters, signal) {
       const worker = workers[next++ % workers.length] as GatewayWorker;

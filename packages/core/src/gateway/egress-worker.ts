@@ -9,7 +9,14 @@ import type { PreparedCall } from '../direct-calls/prepared-call';
 import { cyrnelError } from '../errors';
 import { createRedactor } from '../secrets/redactor';
 import { boundedJson } from './bounded-json';
-import type { AuditEvent, FromWorker, ToWorker, WireError, WorkerSettings } from './gateway-protocol';
+import type {
+  AuditEvent,
+  FromWorker,
+  RouteAnswer,
+  ToWorker,
+  WireError,
+  WorkerSettings,
+} from './gateway-protocol';
 import { toWireError } from './wire-error';
 import { serveEgressSocket } from './worker-socket';
 
@@ -47,6 +54,27 @@ const failure = (error: unknown): { error: WireError } => {
   const wire = toWireError(error);
   return { error: { ...wire, message: redactor.redact(wire.message) } };
 };
+// Which connection's adapter state each execution's calls to a service use, as the main thread
+// answered (by eid, then service and named connection): asked once per pair, forgotten with
+// every catalog change and with the execution's grant.
+const routes = new Map<number, Map<string, string>>();
+const routeOf = async (eid: number, serviceId: string, connection: unknown): Promise<RouteAnswer> => {
+  const key = typeof connection === 'string' ? `${serviceId}\u0000${connection}` : serviceId;
+  const known =
+    connection === undefined || typeof connection === 'string' ? routes.get(eid)?.get(key) : undefined;
+  if (known !== undefined) return { instanceId: known };
+  const answer = (await ask((id) => ({ t: 'route', id, eid, serviceId, connection }))) as RouteAnswer;
+  if ('instanceId' in answer && (connection === undefined || typeof connection === 'string')) {
+    let byKey = routes.get(eid);
+    if (!byKey) {
+      byKey = new Map();
+      routes.set(eid, byKey);
+    }
+    byKey.set(key, answer.instanceId);
+  }
+  return answer;
+};
+
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
 
@@ -64,8 +92,18 @@ async function perform(
   parameters: Record<string, unknown>,
   signal: AbortSignal,
   stillGranted: () => boolean,
+  connection?: unknown,
 ): Promise<Outcome> {
-  const call = await runtime.route(serviceId, toolId, parameters, prepare);
+  // A sandbox's call uses its execution's connection (the main thread decides, from the process's
+  // principal); the host's own calls name the connection's adapter state already.
+  let target = serviceId;
+  if (eid !== null) {
+    const routed = await routeOf(eid, serviceId, connection);
+    if ('error' in routed)
+      return { error: { ...routed.error, message: redactor.redact(routed.error.message) } };
+    target = routed.instanceId;
+  }
+  const call = await runtime.route(target, toolId, parameters, prepare);
   if (!call) return { host: true };
   if (!stillGranted()) return { error: toWireError(refusedAfterGrant()) };
   const id = callId();
@@ -112,7 +150,15 @@ const sockets = serveEgressSocket({
   maxFrameBytes: Math.max(settings.budget.maxBytes, 1 << 20),
   grants: settings.grants,
   perform: (eid, request, signal, stillGranted) =>
-    perform(eid, request.serviceId, request.toolId, request.parameters, signal, stillGranted),
+    perform(
+      eid,
+      request.serviceId,
+      request.toolId,
+      request.parameters,
+      signal,
+      stillGranted,
+      (request as { connection?: unknown }).connection,
+    ),
   onListening: () => post({ t: 'listening' }),
 });
 
@@ -120,6 +166,7 @@ const sockets = serveEgressSocket({
 const hostCalls = new Map<number, AbortController>();
 
 async function changed(id: number, change: CatalogChange) {
+  routes.clear();
   try {
     await runtime.changed(change);
   } finally {
@@ -130,10 +177,13 @@ async function changed(id: number, change: CatalogChange) {
 port.on('message', (message: ToWorker) => {
   switch (message.t) {
     case 'prepared':
-    case 'audited': {
+    case 'audited':
+    case 'routed': {
       const resolve = asked.get(message.id);
       asked.delete(message.id);
-      resolve?.(message.t === 'prepared' ? message.value : message.ok);
+      resolve?.(
+        message.t === 'prepared' ? message.value : message.t === 'routed' ? message.route : message.ok,
+      );
       return;
     }
     case 'changed':
@@ -145,6 +195,7 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'revoke':
       sockets.revoke(message.token, message.eid);
+      if (message.eid !== null) routes.delete(message.eid);
       return;
     case 'invoke': {
       const controller = new AbortController();

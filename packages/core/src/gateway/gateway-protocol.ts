@@ -40,6 +40,12 @@ export type AuditEvent =
  */
 export type AuditVerdict = boolean | 'host';
 
+/**
+ * The main thread's answer to which connection a call of execution `eid` uses: the id its
+ * adapter state is held under in the workers (`<service>` or `<service>@<connection>`), or why none.
+ */
+export type RouteAnswer = { readonly instanceId: string } | { readonly error: WireError };
+
 /** A coded failure as it crosses a thread or a socket. */
 export interface WireError {
   readonly status: number;
@@ -55,6 +61,7 @@ export type ToWorker =
   | { readonly t: 'grant'; readonly id: number; readonly token: string; readonly eid: number }
   | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
   | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict }
+  | { readonly t: 'routed'; readonly id: number; readonly route: RouteAnswer }
   | {
       readonly t: 'invoke';
       readonly id: number;
@@ -70,6 +77,14 @@ export type FromWorker =
   | { readonly t: 'listening' }
   | { readonly t: 'prepare'; readonly id: number; readonly serviceId: string; readonly toolId: string }
   | { readonly t: 'audit'; readonly id: number; readonly eid: number; readonly event: AuditEvent }
+  | {
+      readonly t: 'route';
+      readonly id: number;
+      readonly eid: number;
+      readonly serviceId: string;
+      /** The connection the code named (hostile: the main thread checks it). */
+      readonly connection?: unknown;
+    }
   | { readonly t: 'ack'; readonly id: number }
   | {
       readonly t: 'answer';

@@ -3,7 +3,7 @@ import type { CatalogChange } from '@cyrnel/sdk';
 import { CyrnelError } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { errorMessage } from '../scoped-logger';
-import type { AuditEvent, AuditVerdict, FromWorker, ToWorker } from './gateway-protocol';
+import type { AuditEvent, AuditVerdict, FromWorker, RouteAnswer, ToWorker } from './gateway-protocol';
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
 const CHANGE_GRACE_MS = 5_000;
@@ -15,6 +15,8 @@ export interface GatewayWorkerOptions {
   readonly grants: () => ReadonlyMap<string, ReadonlySet<number>>;
   readonly prepare: (serviceId: string, toolId: string) => Promise<unknown>;
   readonly audit: (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
+  /** Which connection's adapter state a call of `eid` uses (see `RouteAnswer`). */
+  readonly route: (eid: number, serviceId: string, connection: unknown) => Promise<RouteAnswer>;
   readonly closed: () => boolean;
   readonly onRestart: (why: string) => void;
 }
@@ -69,6 +71,11 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
           (value) => post({ t: 'prepared', id: message.id, value }),
           () => post({ t: 'prepared', id: message.id, value: undefined }),
         );
+        return;
+      case 'route':
+        options
+          .route(message.eid, message.serviceId, message.connection)
+          .then((route) => post({ t: 'routed', id: message.id, route }));
         return;
       case 'audit': {
         const { event, eid } = message;

@@ -63,7 +63,8 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
 
 /** The {@link CyrnelHost} over the started parts; `close` stops them in reverse order of start. */
 function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: () => void): CyrnelHost {
-  const { processes, registry, checker, services } = parts;
+  const { processes, registry, checker } = parts;
+  const { connections, router: _router, ...services } = parts.services;
   let closing: Promise<void> | undefined;
   return {
     modules: createModulesApi(registry, registries.installer),
@@ -72,6 +73,7 @@ function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: ()
       installFromRegistry: (input) => registries.services.installService(input),
       updateFromRegistry: (id) => registries.services.updateService(id),
     },
+    connections,
     registries: {
       list: () => registries.services.list(),
       services: () => registries.services.browse('services'),

@@ -34,6 +34,7 @@ import type {
   ToolRecord,
   UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
+import type { ConnectionsApi } from '../connections/connections-api';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import type { WaitOptions } from '../processes/process-input';
 
@@ -134,14 +135,15 @@ export interface EnvironmentApi {
 /** Process operations. */
 export interface ProcessesApi {
   /**
-   * Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key.
+   * Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key,
+   * `principalId` says whose connections its calls use (null: shared ones only).
    * With `planId`, the code of that approved plan runs with its tools pre-approved (409
    * `plan_mismatch` when the code, the key or the plan's state does not fit). `plan: true` is
    * refused here: use {@link ProcessesApi.plan}.
    */
   create(
     request: Omit<CreateProcessRequest, 'wait'>,
-    options?: { keyId?: string | null },
+    options?: { keyId?: string | null; principalId?: string | null },
   ): Promise<ProcessRecord>;
   /**
    * The plan of a program without running it (`POST /processes` with `plan: true`): every tool its
@@ -228,6 +230,8 @@ export interface PoliciesApi {
 export interface CyrnelHost {
   readonly modules: ModulesApi;
   readonly services: ServicesApi;
+  /** The services' named credentials (who may use which; their secrets never shown). */
+  readonly connections: ConnectionsApi;
   readonly tools: ToolsApi;
   readonly environment: EnvironmentApi;
   readonly processes: ProcessesApi;

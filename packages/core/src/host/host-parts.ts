@@ -164,6 +164,13 @@ export function createHostParts(
   });
   const processes = createProcessManager({
     policies: { calls, approvals, approvalStorage, findToolCalls },
+    // The services engine (made below) holds the connections; calls reach it only once runs start.
+    connections: {
+      route: (run, serviceId, requested) => services.router.route(run, serviceId, requested),
+      check: (run) => services.router.check(run),
+      drop: (instanceId) => services.router.drop(instanceId),
+      dropService: (serviceId) => services.router.dropService(serviceId),
+    },
     storage: storage.processes,
     environments,
     tools: { ...gateway, discoverTypes: (selection) => environment.types(selection) },
@@ -203,6 +210,8 @@ export function createHostParts(
     callable,
     download: access.download,
     afterHydration: () => directCalls.changed(),
+    revision,
+    principalExists: async (id) => (await keyStorage?.getPrincipal(id)) !== undefined,
   });
   const registry = createModuleRegistry({
     catalog,

@@ -60,19 +60,23 @@ export function createMemoryProcessStorage(): ProcessStorage {
   const copy = (record: ProcessRecord): ProcessRecord => ({
     ...record,
     envConfig: { ...record.envConfig },
+    connections: { ...record.connections },
     labels: [...record.labels],
   });
 
   return {
-    async insert({ code, ref, keyId, state, timeoutMs, envConfig, createdAt, ownerHost, needs }) {
+    async insert(process) {
+      const { code, ref, keyId, state, timeoutMs, envConfig, createdAt, ownerHost, needs } = process;
       const id = nextId++;
       const record: ProcessRecord = {
         id,
         ref,
         keyId,
+        principalId: process.principalId ?? null,
         state,
         timeoutMs,
         envConfig: { ...envConfig },
+        connections: { ...process.connections },
         exitState: null,
         error: null,
         errorReason: null,
@@ -113,7 +117,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         if (exitState !== undefined && record.exitState !== exitState) continue;
         if (ref !== undefined && record.ref !== ref) continue;
         if (keyId !== undefined && record.keyId !== keyId) continue;
-        const { envConfig: _envConfig, ...summary } = record;
+        const { envConfig: _envConfig, connections: _connections, ...summary } = record;
         page.push({ ...summary, labels: [...summary.labels] });
         if (page.length === limit) break;
       }

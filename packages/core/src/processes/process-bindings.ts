@@ -1,5 +1,6 @@
 import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { type CallDecision, isErrorReason } from '@cyrnel/sdk/api';
+import type { ConnectionRouter } from '../connections/connection-router';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { AuditEvent, AuditVerdict } from '../gateway/gateway-protocol';
@@ -33,6 +34,8 @@ export interface ProcessBindingsOptions {
   readonly redactor?: Redactor;
   /** The policies every call passes (absent: every call is allowed). */
   readonly policy?: CallPolicy;
+  /** Which connection each call uses (absent: every call uses its service's own secrets). */
+  readonly connections?: Pick<ConnectionRouter, 'route'>;
 }
 
 /** Longest `setError` message kept; the rest is cut. */
@@ -146,6 +149,14 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   };
   const { egress } = options;
   egress?.audit(record);
+  // Which connection a sandbox's direct call uses: its process's principal decides, the code only names one.
+  const { connections } = options;
+  if (connections)
+    egress?.route(async (eid, serviceId, requested) => {
+      const run = running(eid);
+      if (!run) throw cyrnelError('process_not_running', `execution ${eid} is not running`);
+      return connections.route(run.record, serviceId, requested);
+    });
 
   const gatekeep = createGatekeeper({ records, execution, policy, redactor: options.redactor });
   const directCalls: DirectCalls | undefined =
@@ -200,7 +211,9 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
           input?.signal instanceof AbortSignal
             ? AbortSignal.any([input.signal, run.ending.signal])
             : run.ending.signal;
-        const result = await tools.invoke({ ...input, signal });
+        // The principal is the process's, never the sandbox's: it only names a connection.
+        const instanceId = await options.connections?.route(run.record, serviceId, input?.connection);
+        const result = await tools.invoke({ ...input, signal }, instanceId);
         call.end({ ok: true });
         return result;
       } catch (error) {

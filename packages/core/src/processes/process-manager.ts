@@ -1,4 +1,5 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import type { ConnectionRouter } from '../connections/connection-router';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
@@ -48,6 +49,8 @@ export interface ProcessManagerOptions {
   readonly now?: () => Date;
   /** The policies every call passes, approvals and plans (absent: every call is allowed). */
   readonly policies?: ProcessPolicies;
+  /** Which connection each call uses (absent: every call uses its service's own secrets). */
+  readonly connections?: ConnectionRouter;
   /**
    * This host, when several share the storage: its runs are stored as its own, it says it is
    * alive every `heartbeatMs` (default 2,000), and it fails only its own leftovers and those of
@@ -125,6 +128,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     ...(options.directCalls === false ? { directCalls: false } : {}),
     ...(options.redactor ? { redactor: options.redactor } : {}),
     ...(options.policies ? { policy: options.policies.calls } : {}),
+    ...(options.connections ? { connections: options.connections } : {}),
   });
   const local = createLocalRuns({
     environments,
@@ -155,6 +159,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     hosts,
     revokedKeys,
     policies: options.policies,
+    connections: options.connections,
   };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),

@@ -1,6 +1,7 @@
 import type { FoundToolCalls, ModuleLogger } from '@cyrnel/sdk';
 import type { ApprovalStorage } from '../approvals/approval-storage';
 import type { Approvals } from '../approvals/approvals';
+import type { ConnectionRouter } from '../connections/connection-router';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import type { ProcessHosts } from '../several-hosts/process-hosts';
 import type { CallPolicy } from './call-policy';
@@ -33,6 +34,8 @@ export interface ProcessParts {
   readonly revokedKeys: Set<string>;
   /** The policies on calls, approvals and plans (absent: every call is allowed, no plans). */
   readonly policies: ProcessPolicies | undefined;
+  /** Which connection each call uses; checks a create request's `connections` (absent: services' own secrets). */
+  readonly connections: ConnectionRouter | undefined;
 }
 
 /** What the processes API needs of the policies. */

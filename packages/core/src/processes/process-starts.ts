@@ -22,11 +22,14 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (valid.plan)
       throw cyrnelError('invalid_request', 'plan: true is answered by processes.plan, not create');
     const keyId = createOptions?.keyId ?? null;
+    const principalId = createOptions?.principalId ?? null;
     const revoked = () => keyId !== null && parts.revokedKeys.has(keyId);
     if (revoked()) throw cyrnelError('key_revoked', 'the API key was deleted');
     if (valid.planId !== null && !parts.policies)
       throw cyrnelError('approval_not_found', `plan ${valid.planId.slice(0, 100)} not found`);
     await checkStorageQuota(storage, limits, keyId, parts.execution.live.values());
+    // Each connection named must exist and be the principal's own or shared: refused now, not at the first call.
+    await parts.connections?.check({ principalId, connections: valid.connections });
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
     const here = valid.autorun && queue.takesHere(needs);
@@ -43,11 +46,13 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       // it; given back when the insert fails, so a failed create does not use it up.
       if (valid.planId !== null)
         planTools = await parts.policies?.approvals.takePlan(valid.planId, valid.code, keyId);
-      const { code, ref, timeoutMs, envConfig } = valid;
+      const { code, ref, timeoutMs, envConfig, connections } = valid;
       id = await storage.insert({
         code,
         ref,
         keyId,
+        principalId,
+        connections,
         timeoutMs,
         envConfig,
         state,
@@ -66,12 +71,14 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       id,
       ref: valid.ref,
       keyId,
+      principalId,
       state,
       exitState: null,
       error: null,
       errorReason: null,
       timeoutMs: valid.timeoutMs,
       envConfig: valid.envConfig,
+      connections: valid.connections,
       createdAt,
       updatedAt: createdAt,
       startedAt: null,

@@ -7,6 +7,10 @@ export interface NewProcess {
   readonly ref: string | null;
   /** The API key that created it, or null. */
   readonly keyId: string | null;
+  /** Whose connections its calls use (the key's principal), or null: shared ones only. Absent: null. */
+  readonly principalId?: string | null;
+  /** The connection per service the create request named (service id → name). Absent: none. */
+  readonly connections?: Readonly<Record<string, string>>;
   readonly code: string;
   readonly state: 'idle' | 'queued';
   readonly timeoutMs: number | null;

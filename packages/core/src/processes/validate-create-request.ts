@@ -1,5 +1,6 @@
-import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
+import { isValidIdentifier, MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { CREATE_PROCESS_BODY, type CreateProcessRequest } from '@cyrnel/sdk/api';
+import { CONNECTION_NAME } from '../connections/connection-records';
 import { cyrnelError } from '../errors';
 import { validateBody } from '../validation/body-schema';
 import { optionalBoolean, optionalObject, requireString } from '../validation/input';
@@ -26,6 +27,26 @@ export interface ValidCreateRequest {
   readonly plan: boolean;
   /** Run this approved plan's code. */
   readonly planId: string | null;
+  /** The connection per service the request named (service id → connection name). */
+  readonly connections: Record<string, string>;
+}
+
+/** Most services one create request may name a connection for. */
+export const MAX_NAMED_CONNECTIONS = 100;
+
+/** The `connections` field: service ids to connection names, checked in shape (not yet against the catalog). */
+function validConnections(value: unknown): Record<string, string> {
+  const named = optionalObject(value, 'connections') ?? {};
+  const entries = Object.entries(named);
+  if (entries.length > MAX_NAMED_CONNECTIONS)
+    invalid('connections', `must name at most ${MAX_NAMED_CONNECTIONS} services`);
+  for (const [serviceId, name] of entries) {
+    if (!isValidIdentifier(serviceId))
+      invalid('connections', `key ${JSON.stringify(String(serviceId).slice(0, 100))} is not a service id`);
+    if (typeof name !== 'string' || !CONNECTION_NAME.test(name))
+      invalid(`connections.${serviceId}`, 'must be a connection name');
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 function invalid(field: string, message: string): never {
@@ -37,7 +58,7 @@ export function validateCreateRequest(
   request: unknown,
   limits: Pick<ProcessLimits, 'maxCodeBytes' | 'maxEnvConfigBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
 ): ValidCreateRequest {
-  const { code, ref, timeoutMs, envConfig, autorun, plan, planId } = validateBody<
+  const { code, ref, timeoutMs, envConfig, autorun, plan, planId, connections } = validateBody<
     Record<keyof CreateProcessRequest, unknown>
   >(request, CREATE_PROCESS_BODY);
   const source = requireString(code, 'code');
@@ -79,6 +100,7 @@ export function validateCreateRequest(
     envConfig: config,
     autorun: optionalBoolean(autorun, 'autorun') ?? true,
     ...planFields(plan, planId, autorun),
+    connections: validConnections(connections),
   };
 }
 

@@ -11,6 +11,13 @@ export interface SecretsVault {
   seal(owner: SettingsOwner, value: Record<string, unknown>): SealedSecrets;
   /** Secrets the host holds in plaintext before they are stored (an install request's). */
   hold(owner: SettingsOwner, value: Record<string, unknown>): void;
+  /**
+   * Open secrets sealed under `context` (a connection's: the row is written by its caller);
+   * `stale` when sealed with a previous key (the caller seals them again).
+   */
+  openAs(context: string, sealed: SealedSecrets): { value: Record<string, unknown>; stale: boolean };
+  /** Seal secrets under `context` for a row its caller writes. */
+  sealAs(context: string, value: Record<string, unknown>): SealedSecrets;
 }
 
 /**
@@ -46,5 +53,14 @@ export function createSecretsVault(
       return cipher.seal(value, context(owner));
     },
     hold: known,
+    openAs(contextText, sealed) {
+      const opened = cipher.open(sealed, contextText);
+      redactor?.remember(contextText, opened.value);
+      return opened;
+    },
+    sealAs(contextText, value) {
+      redactor?.remember(contextText, value);
+      return cipher.seal(value, contextText);
+    },
   };
 }

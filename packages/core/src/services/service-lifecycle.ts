@@ -18,7 +18,7 @@ import type { Settings } from './settings';
 /** Options of {@link createServiceLifecycle}. */
 export interface ServiceLifecycleOptions {
   readonly catalog: CatalogStorage;
-  readonly settings: Pick<Settings, 'forSetup' | 'current'>;
+  readonly settings: Pick<Settings, 'forSetup' | 'current' | 'checkSecrets'>;
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
@@ -26,6 +26,11 @@ export interface ServiceLifecycleOptions {
   readonly health: ServiceHealth;
   /** Awaited after each hydration (successful or not) and each dehydration. */
   readonly afterHydration?: () => Promise<void>;
+  /**
+   * Awaited before a service is hydrated again or dehydrated: what was hydrated from it for its
+   * connections (their own adapter states) is dropped, to be hydrated anew from the new row.
+   */
+  readonly beforeHydration?: (serviceId: string) => Promise<void>;
 }
 
 /** What is stored with a definition besides what `generateDefinition` made of it. */
@@ -97,6 +102,15 @@ export interface ServiceLifecycle {
   /** `hydrateService` with the validated state; a throw becomes a 502. */
   hydrate(row: ServiceRow, adapter: AdapterModule): Promise<void>;
   /**
+   * The state to hydrate one of the service's connections with: the service's validated config
+   * and tools, `secrets` (validated against its secrets schema) and id `instanceId`.
+   */
+  connectionState(
+    row: ServiceRow,
+    instanceId: string,
+    secrets: Record<string, unknown>,
+  ): Promise<ServiceState>;
+  /**
    * Enable with rollback: regenerate when the adapter's version changed, validate, flag
    * on, hydrate; a failed hydration turns the flag off again.
    */
@@ -161,6 +175,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     );
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
+    await options.beforeHydration?.(row.id);
     health.set(row.id, undefined);
     health.setHydrated(row.id, undefined);
     const adapter = registry.adapter(row.adapter);
@@ -174,17 +189,44 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
   /** Validate config and secrets (defaults applied) and build the `ServiceState` for hydration. */
   const state = async (row: ServiceRow): Promise<ServiceState> => {
     const { config, secrets } = await settings.forSetup({ kind: 'service', id: row.id }, row);
+    return stateWith(row, row.id, config, secrets);
+  };
+
+  const stateWith = async (
+    row: ServiceRow,
+    id: string,
+    config: Record<string, unknown>,
+    secrets: Record<string, unknown>,
+  ): Promise<ServiceState> => {
     const tools = Object.fromEntries(
       (await catalog.listServiceTools(row.id)).map((tool) => [
         tool.id,
         { adapterDomain: tool.adapterDomain },
       ]),
     );
-    return { id: row.id, adapterDomain: row.adapterDomain, tools, config, secrets };
+    return { id, adapterDomain: row.adapterDomain, tools, config, secrets };
+  };
+
+  const connectionState = async (
+    row: ServiceRow,
+    instanceId: string,
+    secrets: Record<string, unknown>,
+  ): Promise<ServiceState> => {
+    const { config } = await settings.forSetup(
+      { kind: 'service', id: row.id },
+      {
+        configSchema: row.configSchema,
+        // The service's own secrets are not this connection's: only the config is checked here.
+        secretsSchema: {},
+      },
+    );
+    const checked = await settings.checkSecrets(row, secrets, `secrets of connection ${instanceId}`);
+    return stateWith(row, instanceId, config, checked);
   };
 
   // A failure arrives from the guard as a 502 naming the adapter and the service.
   const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
+    await options.beforeHydration?.(row.id);
     try {
       await adapter.hydrateService(await state(row));
       health.set(row.id, undefined);
@@ -316,6 +358,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     generate,
     dehydrate,
     hydrate,
+    connectionState,
     enable,
     rehydrate,
     replace,

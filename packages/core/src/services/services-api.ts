@@ -1,4 +1,7 @@
 import type { AdapterModule } from '@cyrnel/sdk';
+import { serviceOfInstance } from '../connections/connection-records';
+import { type ConnectionRouter, createConnectionRouter } from '../connections/connection-router';
+import { type ConnectionsApi, createConnectionsApi } from '../connections/connections-api';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import { cyrnelError } from '../errors';
 import type { ServicesApi } from '../host/host-api';
@@ -27,6 +30,10 @@ export interface ServicesApiOptions extends ServiceDependencies {
   readonly callable: Callable;
   /** How definitions are downloaded when the caller of `install` or `update` gives no options. */
   readonly download: DownloadDefinitionOptions;
+  /** Grows with every catalog write: the connections a call may use are read once per value. */
+  readonly revision: () => number;
+  /** Whether a principal with this id exists (a connection's owner must). */
+  readonly principalExists: (id: string) => Promise<boolean>;
 }
 
 /** The services API plus the hooks of the module registry, of service registries and of other hosts. */
@@ -42,6 +49,10 @@ export interface ServicesEngine
   hydrateAdapter(adapterId: string, adapter: AdapterModule): Promise<void>;
   /** An adapter reported that a service's tools changed: refresh it in the background (logged). */
   toolsChanged(serviceId: string): void;
+  /** The services' named credentials. */
+  readonly connections: ConnectionsApi;
+  /** Which connection each call of a run uses, hydrated on this host when needed. */
+  readonly router: ConnectionRouter;
 }
 
 /**
@@ -60,6 +71,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     now,
     health,
     ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
+    beforeHydration: (id) => router.dropService(id),
   });
   const ctx: ServiceContext = {
     catalog,
@@ -76,6 +88,20 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
   };
   const { locked, views } = ctx;
+  const router = createConnectionRouter({
+    catalog,
+    revision: options.revision,
+    vault,
+    registry,
+    lifecycle,
+    locked,
+    logger,
+    ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
+  });
+  const connections = createConnectionsApi(ctx, {
+    principalExists: options.principalExists,
+    dropInstance: (instanceId) => router.drop(instanceId),
+  });
   const { find, dehydrate, enable, rehydrate } = lifecycle;
   const { install, installResolved } = createServiceInstall(ctx, options.download);
   const { update, updateResolved } = createServiceUpdate(ctx, options.download);
@@ -154,8 +180,10 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
       });
     },
     refresh: (rawId) => refreshLocked(serviceId(rawId)),
-    toolsChanged(id) {
-      if (typeof id !== 'string') return;
+    toolsChanged(reported) {
+      if (typeof reported !== 'string') return;
+      // An adapter reports the id it was hydrated with: a connection's names its service.
+      const id = serviceOfInstance(reported);
       refreshLocked(id).then(
         ({ changed }) => logger.info('service tools changed', { service: id, changed }),
         (error: unknown) =>
@@ -169,5 +197,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     resyncService,
     activate,
     hydrateAdapter: createHydrateAdapter(ctx),
+    connections,
+    router,
   };
 }

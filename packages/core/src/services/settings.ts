@@ -43,6 +43,12 @@ export interface Settings {
     owner: SettingsOwner,
     schemas: SettingsSchemas,
   ): Promise<{ config: Record<string, unknown>; secrets: Record<string, unknown> }>;
+  /** Secrets from elsewhere (a connection's) checked against the owner's secrets schema, defaults applied. */
+  checkSecrets(
+    schemas: SettingsSchemas,
+    secrets: Record<string, unknown>,
+    field: string,
+  ): Promise<Record<string, unknown>>;
   /** The stored config and decrypted secrets as they are, unchecked (what `generateDefinition` may use). */
   current(
     owner: SettingsOwner,
@@ -111,6 +117,8 @@ export function createSettings(
       );
       return { config, secrets };
     },
+    checkSecrets: ({ secretsSchema }, secrets, field) =>
+      validateSecrets(checker, secretsSchema, secrets, field),
     async patchConfig(owner, { configSchema }, patch) {
       const previous = await stored(owner);
       const next = patchObject(fillDefaults(configSchema, previous), patch, 'config');

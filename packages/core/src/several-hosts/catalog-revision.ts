@@ -45,6 +45,12 @@ export function writeTarget(method: string, args: readonly unknown[]): CatalogTa
     }
     case 'updateModule':
       return typeof first === 'string' ? { module: first } : undefined;
+    case 'insertConnection': {
+      const serviceId = (first as { serviceId?: unknown } | undefined)?.serviceId;
+      return typeof serviceId === 'string' ? { service: serviceId } : undefined;
+    }
+    case 'updateConnection':
+    case 'deleteConnection':
     case 'replaceServiceDefinition':
     case 'setServiceEnabled':
     case 'deleteService':

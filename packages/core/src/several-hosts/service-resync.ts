@@ -34,7 +34,7 @@ export function createServiceResync(ctx: ServiceContext): ServiceResync {
   const synced = new Map<string, { readonly print: string; readonly adapter: string }>();
   let primed = false;
 
-  /** What decides whether a service must be hydrated again: its row, config and secrets. */
+  /** What decides whether a service must be hydrated again: its row, config, secrets and connections. */
   const printOf = async (row: ServiceRow): Promise<string> => {
     const owner = serviceOwner(row.id);
     return JSON.stringify([
@@ -43,6 +43,8 @@ export function createServiceResync(ctx: ServiceContext): ServiceResync {
       row.updatedAt,
       (await catalog.getConfig(owner)) ?? null,
       (await catalog.getSecrets(owner)) ?? null,
+      // A connection changed, given away or deleted elsewhere: what this host hydrated of it goes.
+      (await catalog.listConnections(row.id)).map((c) => [c.name, c.owner, c.updatedAt]),
     ]);
   };
 

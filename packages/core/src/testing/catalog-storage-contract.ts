@@ -1,6 +1,7 @@
 import { isCyrnelError } from '@cyrnel/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogStorage } from '../index';
+import { catalogConnectionCases } from './catalog-connection-cases';
 import { newService, newTool } from './catalog-fixtures';
 import { catalogPolicyCases } from './catalog-policy-cases';
 import type { StorageUnderTest } from './process-storage-contract';
@@ -299,6 +300,7 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
     });
 
     catalogPolicyCases(() => catalog);
+    catalogConnectionCases(() => catalog);
 
     toolSearchContract(() => catalog);
   });

@@ -76,7 +76,14 @@ function oneHostCases(current: () => ProcessStorage): void {
   it('answers increasing positive ids and reads back what was inserted', async () => {
     const storage = current();
     const first = await storage.insert(
-      newProcess({ ref: 'r1', keyId: 'k1', timeoutMs: 500, envConfig: { a: [1, { b: 'c' }] } }),
+      newProcess({
+        ref: 'r1',
+        keyId: 'k1',
+        principalId: 'p1',
+        connections: { github: 'work', slack: 'default' },
+        timeoutMs: 500,
+        envConfig: { a: [1, { b: 'c' }] },
+      }),
     );
     const second = await storage.insert(newProcess({ state: 'queued', code: 'const x = "é";' }));
     expect(first).toBeGreaterThan(0);
@@ -85,12 +92,14 @@ function oneHostCases(current: () => ProcessStorage): void {
       id: first,
       ref: 'r1',
       keyId: 'k1',
+      principalId: 'p1',
       state: 'idle',
       exitState: null,
       error: null,
       errorReason: null,
       timeoutMs: 500,
       envConfig: { a: [1, { b: 'c' }] },
+      connections: { github: 'work', slack: 'default' },
       createdAt: AT,
       updatedAt: AT,
       startedAt: null,
@@ -99,7 +108,11 @@ function oneHostCases(current: () => ProcessStorage): void {
       labels: [],
       approvalId: null,
     });
-    expect((await storage.get(second))?.state).toBe('queued');
+    // Without a principal or connections: null and none.
+    expect(await storage.get(second)).toMatchObject({ state: 'queued', principalId: null, connections: {} });
+    const [listed] = (await storage.list({ limit: 10 })).filter((row) => row.id === first);
+    expect(listed?.principalId).toBe('p1');
+    expect(listed && 'connections' in listed).toBe(false);
     expect(await storage.code(second)).toBe('const x = "é";');
     expect(await storage.results(first)).toEqual({ output: {}, stdout: '', stderr: '' });
     expect(await storage.calls(first)).toEqual([]);

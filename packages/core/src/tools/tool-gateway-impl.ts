@@ -46,7 +46,7 @@ const MAX_DISCOVERED = 100;
 
 /** The invocation gate and discovery, as the `ToolGateway` port. */
 export interface ToolGatewayEngine {
-  invoke(input: InvokeInput): Promise<unknown>;
+  invoke(input: InvokeInput, instanceId?: string): Promise<unknown>;
   discoverServices(query: unknown): Promise<DiscoveredService[]>;
   discoverTools(query: unknown): Promise<DiscoveredTool[]>;
   describeTool(serviceId: string, toolId: string): Promise<ToolDescription>;
@@ -77,7 +77,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
   };
 
   return {
-    async invoke(input) {
+    async invoke(input, instanceId) {
       if (!isPlainObject(input)) throw cyrnelError('invalid_request', 'invoke input must be an object');
       const { serviceId, toolId, parameters = {}, signal } = input as Partial<InvokeInput>;
       if (typeof serviceId !== 'string')
@@ -127,9 +127,11 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       // A portable adapter's call leaves through a gateway worker, which parses and bounds its
       // answer: it comes back as JSON text, passed on unparsed. One the worker does not make (not
       // prepared) is made here.
+      // The connection's own adapter state (its secrets), or the service's.
+      const target = instanceId ?? serviceId;
       if (options.egress && portableView(adapter)) {
         const json = await options.egress.invoke(
-          serviceId,
+          target,
           toolId,
           parameters,
           signal instanceof AbortSignal ? signal : undefined,
@@ -138,7 +140,7 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       }
       // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
       return adapter.invoke({
-        serviceId,
+        serviceId: target,
         toolId,
         parameters,
         ...(signal instanceof AbortSignal ? { signal } : {}),

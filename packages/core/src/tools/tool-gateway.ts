@@ -16,9 +16,11 @@ import type {
 export interface ToolGateway {
   /**
    * The invocation gate (404, 409, 503, 400 in that order), then `adapter.invoke`; a portable
-   * adapter's answer comes as a `JsonText` (JSON text from the egress gateway).
+   * adapter's answer comes as a `JsonText` (JSON text from the egress gateway). `instanceId` is
+   * the id the adapter holds the call's connection under (`ConnectionRouter.route`; default: the
+   * service's own): the gate checks the service, the adapter is called with the connection's id.
    */
-  invoke(input: InvokeInput): Promise<unknown>;
+  invoke(input: InvokeInput, instanceId?: string): Promise<unknown>;
   /** Enabled services. */
   discoverServices(query: DiscoverServicesQuery): Promise<DiscoveredService[]>;
   /** Effectively enabled tools, ranked. */

@@ -1,5 +1,6 @@
 import type { DecideApprovalRequest } from './approvals';
 import type { SetEnabledRequest } from './common';
+import type { CreateConnectionRequest, UpdateConnectionRequest } from './connections';
 import type { CreateKeyRequest } from './keys';
 import type { InstallModuleRequest, PatchModuleRequest } from './modules';
 import type { ServicePolicy } from './policies';
@@ -83,6 +84,22 @@ export const CREATE_PRINCIPAL_BODY = {
   kind: { type: 'string' },
 } as const satisfies BodyFields<CreatePrincipalRequest>;
 
+/** Longest name of a connection. */
+export const MAX_CONNECTION_NAME_LENGTH = 64;
+
+/** `POST /services/:serviceId/connections`. */
+export const CREATE_CONNECTION_BODY = {
+  name: { type: 'string', required: true, maxLength: MAX_CONNECTION_NAME_LENGTH },
+  owner: { type: 'string', nullable: true, maxLength: 100 },
+  secrets: { type: 'object' },
+} as const satisfies BodyFields<CreateConnectionRequest>;
+
+/** `PATCH /services/:serviceId/connections/:name`. */
+export const UPDATE_CONNECTION_BODY = {
+  owner: { type: 'string', nullable: true, maxLength: 100 },
+  secrets: { type: 'object' },
+} as const satisfies BodyFields<UpdateConnectionRequest>;
+
 /** `PUT /services/:serviceId/policy`: the whole policy of a service (the host checks each value). */
 export const SERVICE_POLICY_BODY = {
   default: { type: 'string' },
@@ -111,6 +128,7 @@ export const CREATE_PROCESS_BODY = {
   autorun: { type: 'boolean' },
   plan: { type: 'boolean' },
   planId: { type: 'string', maxLength: 100 },
+  connections: { type: 'object' },
 } as const satisfies BodyFields<Omit<CreateProcessRequest, 'wait'>>;
 
 /** `POST /processes/:id/signals/run`. */

@@ -59,6 +59,11 @@ export const ERROR_REASONS = {
     meaning:
       "the tool's policy (or the key's scope, or the data-flow rule) blocks the call; nothing was sent",
   },
+  connection_forbidden: {
+    code: 'forbidden',
+    meaning:
+      "the connection belongs to another principal: a run uses only its principal's own or shared ones",
+  },
   approval_denied: { code: 'forbidden', meaning: 'a person denied the approval the call waited for' },
   approval_expired: {
     code: 'forbidden',
@@ -75,6 +80,10 @@ export const ERROR_REASONS = {
   module_not_found: { code: 'not_found', meaning: 'no module with this id' },
   key_not_found: { code: 'not_found', meaning: 'no API key with this id' },
   principal_not_found: { code: 'not_found', meaning: 'no principal with this id' },
+  connection_not_found: {
+    code: 'not_found',
+    meaning: 'no connection with this name to the service (or one this key may not see)',
+  },
   approval_not_found: {
     code: 'not_found',
     meaning: 'no approval (or plan) with this id, or one this key may not see',
@@ -83,6 +92,7 @@ export const ERROR_REASONS = {
     code: 'conflict',
     meaning: 'keys still belong to the principal: delete them (or let them go to another) first',
   },
+  connection_exists: { code: 'conflict', meaning: 'the service already has a connection with this name' },
   service_exists: { code: 'conflict', meaning: 'a service with this id is already installed' },
   service_disabled: { code: 'conflict', meaning: 'the service is disabled' },
   refresh_not_supported: {

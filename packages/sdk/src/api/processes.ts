@@ -12,6 +12,11 @@ export interface ProcessRecord {
   ref: string | null;
   /** Id of the API key that created it, or null (the `--api-key` key, or a server without keys). */
   keyId: string | null;
+  /**
+   * The principal whose credentials its tool calls use (the key's), or null (the `--api-key` key,
+   * a server without keys): such a run uses shared connections only.
+   */
+  principalId: string | null;
   /** Host-side state. */
   state: ProcessState;
   /** How the last run ended, or null while unfinished or never run. */
@@ -32,6 +37,8 @@ export interface ProcessRecord {
   timeoutMs: number | null;
   /** Opaque environment configuration. */
   envConfig: Record<string, unknown>;
+  /** The connection each service's calls use unless the code names another (service id → name). */
+  connections: Record<string, string>;
   /** ISO timestamp. */
   createdAt: string;
   /** ISO timestamp of the last change. */
@@ -58,7 +65,7 @@ export interface ProcessRecord {
  * A process as `GET /processes` lists it: the record without `envConfig`, which only
  * `GET /processes/:id` returns (a page of a hundred configs could be megabytes).
  */
-export type ProcessSummary = Omit<ProcessRecord, 'envConfig'>;
+export type ProcessSummary = Omit<ProcessRecord, 'envConfig' | 'connections'>;
 
 /** `POST /processes`. */
 export interface CreateProcessRequest {
@@ -91,6 +98,12 @@ export interface CreateProcessRequest {
    * process: `409 plan_mismatch` when the code differs, the plan is not approved or another key made it.
    */
   planId?: string;
+  /**
+   * The connection to use per service (service id → connection name) instead of the principal's
+   * own or the shared `default`: `404 connection_not_found` when the service has no such
+   * connection, `403 connection_forbidden` when it belongs to another principal.
+   */
+  connections?: Record<string, string>;
 }
 
 /** The results of a finished process, as `POST /processes` with `wait:true` returns them. */

@@ -2,6 +2,7 @@ import { PROCESS_STATES } from '../execution';
 import type { JSONSchema } from '../json-schema';
 import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
 import { APPROVAL_STATES } from './approvals';
+import { CONNECTION_STATUSES } from './connections';
 import { ERROR_REASONS } from './errors';
 import { KEY_ROLES } from './keys';
 import { PRINCIPAL_KINDS } from './principals';
@@ -269,6 +270,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       'id',
       'ref',
       'keyId',
+      'principalId',
       'state',
       'exitState',
       'error',
@@ -285,6 +287,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       id: { type: 'integer', minimum: 1 },
       ref: nullable('string'),
       keyId: nullable('string'),
+      principalId: nullable('string'),
       state: { enum: [...PROCESS_STATES] },
       exitState: { enum: ['success', 'failed', 'timeout', 'canceled', null] },
       error: nullable('string'),
@@ -300,7 +303,13 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     },
   ),
   ProcessRecord: {
-    allOf: [ref('ProcessSummary'), object(['envConfig'], { envConfig: { type: 'object' } })],
+    allOf: [
+      ref('ProcessSummary'),
+      object(['envConfig', 'connections'], {
+        envConfig: { type: 'object' },
+        connections: { type: 'object', additionalProperties: { type: 'string' } },
+      }),
+    ],
   },
   ProcessResult: {
     allOf: [
@@ -377,6 +386,19 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     createdAt: { type: 'string' },
     keyCount: { type: 'integer', minimum: 0 },
   }),
+  ConnectionRecord: object(
+    ['serviceId', 'name', 'owner', 'status', 'statusMessage', 'secrets', 'createdAt', 'updatedAt'],
+    {
+      serviceId: { type: 'string' },
+      name: { type: 'string' },
+      owner: nullable('string'),
+      status: { enum: [...CONNECTION_STATUSES] },
+      statusMessage: nullable('string'),
+      secrets: { type: 'array', items: { type: 'string' } },
+      createdAt: { type: 'string' },
+      updatedAt: { type: 'string' },
+    },
+  ),
   Config: object(['config'], { config: { type: 'object' } }),
   SecretsPresence: object(['present'], { present: { type: 'array', items: { type: 'string' } } }),
   SecretsUpdated: object(['updated'], { updated: { const: true } }),

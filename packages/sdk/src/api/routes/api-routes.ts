@@ -1,5 +1,6 @@
 import type { Route } from '../route';
 import { APPROVAL_ROUTES } from './approval-routes';
+import { CONNECTION_ROUTES } from './connection-routes';
 import { ENVIRONMENT_ROUTES } from './environment-routes';
 import { KEY_ROUTES } from './key-routes';
 import { META_ROUTES } from './meta-routes';
@@ -23,6 +24,7 @@ export const API_ROUTES = {
   meta: META_ROUTES,
   modules: MODULE_ROUTES,
   services: SERVICE_ROUTES,
+  connections: CONNECTION_ROUTES,
   registries: REGISTRY_ROUTES,
   processes: PROCESS_ROUTES,
   keys: KEY_ROUTES,

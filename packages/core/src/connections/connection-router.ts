@@ -1,0 +1,171 @@
+import type { AdapterModule } from '@cyrnel/sdk';
+import type { CatalogStorage } from '../catalog/catalog-storage';
+import { cyrnelError } from '../errors';
+import type { ModuleRegistry } from '../modules/module-registry';
+import { errorMessage } from '../scoped-logger';
+import type { SecretsVault } from '../secrets/secrets-vault';
+import type { ServiceLifecycle } from '../services/service-lifecycle';
+import {
+  CONNECTION_NAME,
+  connectionInstanceId,
+  openConnection,
+  serviceOfInstance,
+} from './connection-records';
+import type { ConnectionRow } from './connection-storage';
+
+/** Whose credentials a run's calls use: its principal and the connections its create request named. */
+export interface RunCredentials {
+  readonly principalId: string | null;
+  readonly connections: Readonly<Record<string, string>>;
+}
+
+/**
+ * Which credentials each call of a run uses. A call names a service (and maybe a connection); the
+ * router answers the id the adapter knows that connection's state by, hydrating it on this host
+ * first when it is not held yet: the service's own id for the shared `default` (hydrated with the
+ * service), `<service>@<name>` for any other. A run never reaches a connection of another principal:
+ * naming one is 403 `connection_forbidden`, whatever the path (the gate or the egress gateway) and
+ * whichever host runs it, since the principal is read from the process, never from the sandbox.
+ *
+ * @example
+ * ```ts
+ * const id = await router.route({ principalId: alice, connections: {} }, 'github'); // 'github@alice-token'
+ * ```
+ */
+export interface ConnectionRouter {
+  /** The adapter-facing id of the connection this call uses (404 `connection_not_found`, 403 `connection_forbidden`). */
+  route(run: RunCredentials, serviceId: string, requested?: unknown): Promise<string>;
+  /** Check a create request's connections: each names an existing connection its principal may use. */
+  check(run: RunCredentials): Promise<void>;
+  /** Drop what this host holds of one connection (changed or deleted); the next call hydrates it again. */
+  drop(instanceId: string): Promise<void>;
+  /** Drop every connection of a service (the service is hydrated again or dropped). */
+  dropService(serviceId: string): Promise<void>;
+}
+
+/** Options of {@link createConnectionRouter}. */
+export interface ConnectionRouterOptions {
+  readonly catalog: CatalogStorage;
+  /** Grows with every catalog write (and with other hosts' writes once seen): connections are read once per value. */
+  readonly revision: () => number;
+  readonly vault: SecretsVault;
+  readonly registry: Pick<ModuleRegistry, 'adapter'>;
+  readonly lifecycle: Pick<ServiceLifecycle, 'connectionState'>;
+  readonly locked: <T>(serviceId: string, task: () => Promise<T>) => Promise<T>;
+  /** Awaited after a connection's state was hydrated or dropped (sandbox processes drop what they prepared). */
+  readonly afterHydration?: () => Promise<void>;
+  readonly logger: { warn(message: string, fields?: Record<string, unknown>): void };
+}
+
+/** What this host hydrated for one connection: from which row version, with which adapter instance. */
+interface Held {
+  readonly stamp: string;
+  readonly adapter: AdapterModule;
+}
+
+const forbidden = (serviceId: string, name: string) =>
+  cyrnelError(
+    'connection_forbidden',
+    `connection ${name} of service ${serviceId} belongs to another principal`,
+  );
+
+const notFound = (serviceId: string, name: string) =>
+  cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
+
+/** Which version of a connection row a hydration is of. */
+const stampOf = (row: ConnectionRow) => `${row.updatedAt}\u0000${row.owner ?? ''}`;
+
+/** Create the {@link ConnectionRouter}. */
+export function createConnectionRouter(options: ConnectionRouterOptions): ConnectionRouter {
+  const { catalog, vault, registry, lifecycle, locked, logger } = options;
+  const cache = new Map<string, { revision: number; rows: Promise<ConnectionRow[]> }>();
+  const held = new Map<string, Held>();
+
+  const connectionsOf = (serviceId: string): Promise<ConnectionRow[]> => {
+    const revision = options.revision();
+    const known = cache.get(serviceId);
+    if (known && known.revision === revision) return known.rows;
+    const rows = catalog.listConnections(serviceId);
+    cache.set(serviceId, { revision, rows });
+    rows.catch(() => cache.delete(serviceId));
+    return rows;
+  };
+
+  /** The row a call uses: the one it names (checked), else its principal's own, else none (the service's own). */
+  const choose = async (
+    run: RunCredentials,
+    serviceId: string,
+    requested: unknown,
+  ): Promise<ConnectionRow | undefined> => {
+    if (requested !== undefined && (typeof requested !== 'string' || !CONNECTION_NAME.test(requested)))
+      throw cyrnelError(
+        'invalid_request',
+        'a connection name is a lowercase letter, then letters, digits, - or _',
+        {
+          details: [{ path: 'connection', message: 'must be a connection name' }],
+        },
+      );
+    const rows = await connectionsOf(serviceId);
+    const name =
+      requested ?? (Object.hasOwn(run.connections, serviceId) ? run.connections[serviceId] : undefined);
+    if (name !== undefined) {
+      const row = rows.find((candidate) => candidate.name === name);
+      if (!row) throw notFound(serviceId, name);
+      if (row.owner !== null && row.owner !== run.principalId) throw forbidden(serviceId, name);
+      return row;
+    }
+    return run.principalId === null ? undefined : rows.find((row) => row.owner === run.principalId);
+  };
+
+  /** Hydrate `row`'s state under its own id unless this host holds that version already. */
+  const hydrate = async (row: ConnectionRow, instanceId: string): Promise<void> => {
+    const stamp = stampOf(row);
+    await locked(row.serviceId, async () => {
+      const service = await catalog.getService(row.serviceId);
+      // A disabled service or an inactive adapter: the gate refuses the call with its own reason.
+      const adapter = service?.enabled ? registry.adapter(service.adapter) : undefined;
+      if (!service || !adapter) return;
+      const known = held.get(instanceId);
+      if (known?.stamp === stamp && known.adapter === adapter) return;
+      const state = await lifecycle.connectionState(service, instanceId, openConnection(vault, row));
+      try {
+        await adapter.hydrateService(state);
+        held.set(instanceId, { stamp, adapter });
+      } finally {
+        await options.afterHydration?.();
+      }
+    });
+  };
+
+  const drop = async (instanceId: string): Promise<void> => {
+    const known = held.get(instanceId);
+    if (!known) return;
+    held.delete(instanceId);
+    await known.adapter.dehydrateService(instanceId).catch((error: unknown) => {
+      logger.warn('dehydrating a connection failed', { connection: instanceId, error: errorMessage(error) });
+    });
+    await options.afterHydration?.();
+  };
+
+  return {
+    async route(run, serviceId, requested) {
+      const row = await choose(run, serviceId, requested);
+      if (!row) return serviceId;
+      const instanceId = connectionInstanceId(serviceId, row.name);
+      // The default connection is the service's own state, hydrated with the service.
+      if (instanceId === serviceId) return serviceId;
+      // Held from this version of the row: a new adapter instance or a new service row hydrates the
+      // service again, which drops its connections first (`dropService`).
+      if (held.get(instanceId)?.stamp !== stampOf(row)) await hydrate(row, instanceId);
+      return instanceId;
+    },
+    async check(run) {
+      for (const [serviceId, name] of Object.entries(run.connections)) await choose(run, serviceId, name);
+    },
+    drop,
+    async dropService(serviceId) {
+      for (const instanceId of [...held.keys()])
+        if (instanceId !== serviceId && serviceOfInstance(instanceId) === serviceId) await drop(instanceId);
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import {
+  type ConnectionRecord,
+  CREATE_CONNECTION_BODY,
+  type CreateConnectionRequest,
+  DEFAULT_CONNECTION,
+  UPDATE_CONNECTION_BODY,
+  type UpdateConnectionRequest,
+} from '@cyrnel/sdk/api';
+import { cyrnelError } from '../errors';
+import type { ServiceContext } from '../services/service-context';
+import { validateSecrets } from '../services/validate-secrets';
+import { validateBody } from '../validation/body-schema';
+import { requireIdentifier } from '../validation/input';
+import {
+  type ConnectionCaller,
+  connectionContext,
+  connectionInstanceId,
+  connectionRecord,
+  requireConnectionName,
+  visibleTo,
+} from './connection-records';
+import type { ConnectionRow } from './connection-storage';
+
+/**
+ * A service's named credentials, as the HTTP API manages them. An admin key sees and changes every
+ * connection; any other key sees its principal's own and the shared ones, and changes only its own.
+ *
+ * @example
+ * ```ts
+ * await host.connections.create('github', { name: 'alice', secrets: { token: 'ghp_...' } }, { principalId: alice, admin: false });
+ * await host.connections.list('github', { principalId: alice, admin: false }); // alice's and the shared ones
+ * ```
+ */
+export interface ConnectionsApi {
+  list(serviceId: string, caller: ConnectionCaller): Promise<ConnectionRecord[]>;
+  get(serviceId: string, name: string, caller: ConnectionCaller): Promise<ConnectionRecord>;
+  create(serviceId: string, body: unknown, caller: ConnectionCaller): Promise<ConnectionRecord>;
+  update(serviceId: string, name: string, body: unknown, caller: ConnectionCaller): Promise<ConnectionRecord>;
+  delete(serviceId: string, name: string, caller: ConnectionCaller): Promise<void>;
+}
+
+/** What the connections API needs besides the services engine's parts. */
+export interface ConnectionsApiOptions {
+  /** Whether a principal with this id exists (an owner must). */
+  readonly principalExists: (id: string) => Promise<boolean>;
+  /** A connection other than `default` changed or went: what this host holds of it is dropped. */
+  readonly dropInstance: (instanceId: string) => Promise<void>;
+}
+
+const notFound = (serviceId: string, name: string) =>
+  cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
+
+/** Create the {@link ConnectionsApi} over the services engine's parts. */
+export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsApiOptions): ConnectionsApi {
+  const { catalog, vault, checker, now, locked, lifecycle } = ctx;
+  const serviceIdOf = (value: unknown) => requireIdentifier(value, 'serviceId');
+
+  /** The owner a request names, checked: an admin key names anyone (default shared), others themselves. */
+  const ownerOf = async (
+    requested: string | null | undefined,
+    caller: ConnectionCaller,
+    name: string,
+  ): Promise<string | null> => {
+    const owner = requested === undefined ? (caller.admin ? null : caller.principalId) : requested;
+    if (!caller.admin && (owner === null || owner !== caller.principalId))
+      throw cyrnelError(
+        'forbidden',
+        caller.principalId === null
+          ? 'only an admin key manages connections of a server without principals'
+          : 'a key other than an admin key makes and changes only its own principal’s connections',
+      );
+    if (name === DEFAULT_CONNECTION && owner !== null)
+      throw cyrnelError('invalid_request', 'the default connection is shared: its owner stays null', {
+        details: [{ path: 'owner', message: 'must be null for the default connection' }],
+      });
+    if (owner !== null && !(await options.principalExists(owner)))
+      throw cyrnelError(
+        'invalid_request',
+        `owner ${JSON.stringify(owner)} is not the id of an existing principal`,
+        {
+          details: [{ path: 'owner', message: 'no principal with this id' }],
+        },
+      );
+    return owner;
+  };
+
+  /** The visible connection, or 404 (another principal's is not told apart from a missing one). */
+  const visible = async (
+    serviceId: string,
+    name: string,
+    caller: ConnectionCaller,
+  ): Promise<ConnectionRow> => {
+    await lifecycle.find(serviceId);
+    const row = await catalog.getConnection(serviceId, name);
+    if (!row || !visibleTo(row, caller)) throw notFound(serviceId, name);
+    return row;
+  };
+
+  /**
+   * After a write: the `default` connection is the service's own secrets, so an enabled service is
+   * hydrated again (restoring the previous row when that fails); another's adapter state is dropped
+   * and hydrated again by the next call that uses it.
+   */
+  const applied = async (serviceId: string, name: string, restore: () => Promise<void>): Promise<void> => {
+    if (name === DEFAULT_CONNECTION) await lifecycle.rehydrate(await lifecycle.find(serviceId), restore);
+    else await options.dropInstance(connectionInstanceId(serviceId, name));
+  };
+
+  const putBack = (previous: ConnectionRow | undefined, serviceId: string, name: string) => async () => {
+    if (!previous) {
+      await catalog.deleteConnection(serviceId, name);
+      return;
+    }
+    const { serviceId: _s, name: _n, createdAt: _c, ...fields } = previous;
+    if (!(await catalog.updateConnection(serviceId, name, fields))) await catalog.insertConnection(previous);
+  };
+
+  return {
+    async list(rawServiceId, caller) {
+      const serviceId = serviceIdOf(rawServiceId);
+      await lifecycle.find(serviceId);
+      const rows = await catalog.listConnections(serviceId);
+      return rows.filter((row) => visibleTo(row, caller)).map((row) => connectionRecord(vault, row));
+    },
+    async get(rawServiceId, rawName, caller) {
+      const serviceId = serviceIdOf(rawServiceId);
+      return connectionRecord(vault, await visible(serviceId, String(rawName), caller));
+    },
+    async create(rawServiceId, rawBody, caller) {
+      const serviceId = serviceIdOf(rawServiceId);
+      const body = validateBody<CreateConnectionRequest>(rawBody, CREATE_CONNECTION_BODY);
+      const name = requireConnectionName(body.name, 'name');
+      return locked(serviceId, async () => {
+        const service = await lifecycle.find(serviceId);
+        const owner = await ownerOf(body.owner, caller, name);
+        const secrets = await validateSecrets(checker, service.secretsSchema, body.secrets ?? {});
+        const at = now().toISOString();
+        const row: ConnectionRow = {
+          serviceId,
+          name,
+          owner,
+          status: 'connected',
+          statusMessage: null,
+          secrets: vault.sealAs(connectionContext(serviceId, name), secrets),
+          createdAt: at,
+          updatedAt: at,
+        };
+        await catalog.insertConnection(row);
+        await applied(serviceId, name, putBack(undefined, serviceId, name));
+        return connectionRecord(vault, row);
+      });
+    },
+    async update(rawServiceId, rawName, rawBody, caller) {
+      const serviceId = serviceIdOf(rawServiceId);
+      const name = String(rawName);
+      const body = validateBody<UpdateConnectionRequest>(rawBody, UPDATE_CONNECTION_BODY);
+      return locked(serviceId, async () => {
+        const previous = await visible(serviceId, name, caller);
+        // Only an admin key gives a connection to another principal (or shares it).
+        if (body.owner !== undefined && body.owner !== previous.owner && !caller.admin)
+          throw cyrnelError('forbidden', 'only an admin key changes the owner of a connection');
+        if (!caller.admin && previous.owner !== caller.principalId)
+          throw cyrnelError('forbidden', 'a shared connection is changed by an admin key only');
+        const owner = body.owner === undefined ? previous.owner : await ownerOf(body.owner, caller, name);
+        const service = await lifecycle.find(serviceId);
+        const secrets =
+          body.secrets === undefined
+            ? undefined
+            : vault.sealAs(
+                connectionContext(serviceId, name),
+                await validateSecrets(checker, service.secretsSchema, body.secrets),
+              );
+        const change = {
+          owner,
+          ...(secrets ? { secrets, status: 'connected' as const, statusMessage: null } : {}),
+          updatedAt: now().toISOString(),
+        };
+        if (!(await catalog.updateConnection(serviceId, name, change))) throw notFound(serviceId, name);
+        await applied(serviceId, name, putBack(previous, serviceId, name));
+        return connectionRecord(vault, { ...previous, ...change });
+      });
+    },
+    async delete(rawServiceId, rawName, caller) {
+      const serviceId = serviceIdOf(rawServiceId);
+      const name = String(rawName);
+      await locked(serviceId, async () => {
+        const previous = await visible(serviceId, name, caller);
+        if (!caller.admin && previous.owner !== caller.principalId)
+          throw cyrnelError('forbidden', 'a shared connection is deleted by an admin key only');
+        if (!(await catalog.deleteConnection(serviceId, name))) throw notFound(serviceId, name);
+        await applied(serviceId, name, putBack(previous, serviceId, name));
+      });
+    },
+  };
+}
