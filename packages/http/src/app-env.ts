@@ -8,6 +8,8 @@ export type HttpLogger = Pick<ModuleLogger, 'info' | 'warn' | 'error'>;
 export interface Caller {
   /** The stored key's id; null for the `apiKey` option's key and for a server without keys. */
   readonly keyId: string | null;
+  /** Whose connections its processes use: the stored key's principal; null otherwise (shared ones only). */
+  readonly principalId: string | null;
   /**
    * What the caller may do: `admin` everything; `agent` run processes (its own) and read tools;
    * `approver` what an agent may, plus reading and deciding approvals.

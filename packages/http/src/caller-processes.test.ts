@@ -7,9 +7,9 @@ const setup = trackTestManagers();
 describe('callerProcesses', () => {
   it('lets an admin act on every process and an agent only on its own', async () => {
     const { api } = await setup();
-    const admin = callerProcesses(api, { keyId: 'root', role: 'admin' });
-    const agent = callerProcesses(api, { keyId: 'alice', role: 'agent' });
-    const bootstrap = callerProcesses(api, { keyId: null, role: 'admin' });
+    const admin = callerProcesses(api, { keyId: 'root', principalId: null, role: 'admin' });
+    const agent = callerProcesses(api, { keyId: 'alice', principalId: null, role: 'agent' });
+    const bootstrap = callerProcesses(api, { keyId: null, principalId: null, role: 'admin' });
     const byAdmin = await admin.create({ code: 'x', autorun: false });
     const byAgent = await agent.create({ code: 'x', autorun: false });
     const byBootstrap = await bootstrap.create({ code: 'x', autorun: false });
@@ -20,7 +20,7 @@ describe('callerProcesses', () => {
   });
 
   it('refuses an agent without a stored key: nobody known owns nothing', () => {
-    expect(() => callerProcesses({} as never, { keyId: null, role: 'agent' })).toThrowError(
+    expect(() => callerProcesses({} as never, { keyId: null, principalId: null, role: 'agent' })).toThrowError(
       expect.objectContaining({
         reason: 'forbidden',
         message: 'the agent role needs a stored key to own processes',

@@ -15,8 +15,8 @@ import type { Caller } from './app-env';
  * ```
  */
 export function callerProcesses(processes: ProcessesApi, caller: Caller): ProcessesApi {
-  const { keyId, role } = caller;
-  if (role === 'admin') return scopeProcesses(processes, { keyId, ownOnly: false });
+  const { keyId, role, principalId } = caller;
+  if (role === 'admin') return scopeProcesses(processes, { keyId, principalId, ownOnly: false });
   if (keyId === null) throw cyrnelError('forbidden', `the ${role} role needs a stored key to own processes`);
-  return scopeProcesses(processes, { keyId, ownOnly: true });
+  return scopeProcesses(processes, { keyId, principalId, ownOnly: true });
 }

@@ -45,7 +45,7 @@ describe('createApp route groups', () => {
     expect(await call('GET', '/mcp', agentKey)).toMatchObject({ status: 403, body: { code: 'forbidden' } });
     expect(await call('GET', '/mcp', adminKey)).toEqual({
       status: 200,
-      body: { at: 'root', caller: { keyId: adminId, role: 'admin' } },
+      body: { at: 'root', caller: { keyId: adminId, principalId: expect.any(String), role: 'admin' } },
     });
     expect(await call('POST', '/mcp/rpc', adminKey, { id: 1 })).toMatchObject({
       status: 200,
@@ -60,7 +60,7 @@ describe('createApp route groups', () => {
     expect(await call('POST', '/mcp/rpc')).toMatchObject({ status: 401 });
     expect(await call('POST', '/mcp/rpc', agentKey, { id: 2 })).toEqual({
       status: 200,
-      body: { caller: { keyId: agentId, role: 'agent' }, body: { id: 2 } },
+      body: { caller: { keyId: agentId, principalId: expect.any(String), role: 'agent' }, body: { id: 2 } },
     });
     // Declaring the group opens nothing else to agents.
     expect(await call('GET', '/services', agentKey)).toMatchObject({ status: 403 });
@@ -71,7 +71,7 @@ describe('createApp route groups', () => {
     const { call } = await appWithGroups([{ path: '/ui', app: echoGroup(), auth: 'none' }]);
     expect(await call('GET', '/ui')).toEqual({
       status: 200,
-      body: { at: 'root', caller: { keyId: null, role: 'agent' } },
+      body: { at: 'root', caller: { keyId: null, principalId: null, role: 'agent' } },
     });
     expect(await call('GET', '/modules')).toMatchObject({ status: 401 });
   });

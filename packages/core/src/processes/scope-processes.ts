@@ -7,9 +7,13 @@ import { validateRunOptions } from './process-input';
  * Who acts on processes: the processes it creates carry its `keyId`; with `ownOnly` it sees and
  * touches only those (an agent key), anyone else's answer 404 so ids do not leak.
  */
-export type ProcessActor =
+export type ProcessActor = (
   | { readonly keyId: string; readonly ownOnly: true }
-  | { readonly keyId: string | null; readonly ownOnly: false };
+  | { readonly keyId: string | null; readonly ownOnly: false }
+) & {
+  /** Whose connections the processes it creates use (default null: shared ones only). */
+  readonly principalId?: string | null;
+};
 
 /**
  * The processes API as `actor` may use it. Ownership is checked before each call by id; a
@@ -22,12 +26,13 @@ export type ProcessActor =
  * ```
  */
 export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): ProcessesApi {
+  const principalId = actor.principalId ?? null;
   if (!actor.ownOnly) {
-    if (actor.keyId === null) return api;
+    if (actor.keyId === null && principalId === null) return api;
     const { keyId } = actor;
     return {
       ...api,
-      create: (request, options) => api.create(request, { ...options, keyId }),
+      create: (request, options) => api.create(request, { ...options, keyId, principalId }),
       plan: (request, options) => api.plan(request, { ...options, keyId }),
     };
   }
@@ -44,7 +49,7 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
   };
   const guarded = <T>(id: number, call: () => Promise<T>): Promise<T> => own(id).then(call);
   return {
-    create: (request) => api.create(request, { keyId }),
+    create: (request) => api.create(request, { keyId, principalId }),
     plan: (request) => api.plan(request, { keyId }),
     wait: (id, options) => guarded(id, () => api.wait(id, options)),
     list: (query) => api.list({ ...query, keyId }),

@@ -98,7 +98,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       token = secret;
     },
     invoke(eid, args) {
-      const [serviceId, toolId, parameters] = args;
+      const [serviceId, toolId, parameters, named] = args;
       const ending = options.endingOf(eid);
       // Malformed calls get the gate's own answers.
       if (
@@ -108,7 +108,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         typeof toolId !== 'string' ||
         typeof parameters !== 'object' ||
         parameters === null ||
-        Array.isArray(parameters)
+        Array.isArray(parameters) ||
+        (named !== undefined && typeof named !== 'string')
       )
         return options.hostCall(eid, 'invoke', args);
       const connection = open(endpoints[turn++ % endpoints.length] as string);
@@ -117,7 +118,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         connection.pending.set(id, { eid, args, resolve, reject });
         // A killed execution's calls are aborted by the gateway (the host revokes its grant), so
         // their answers still come and free these entries.
-        connection.socket.write(encodeEgressFrame({ id, eid, serviceId, toolId, parameters }));
+        connection.socket.write(
+          encodeEgressFrame(
+            named === undefined
+              ? { id, eid, serviceId, toolId, parameters }
+              : { id, eid, serviceId, toolId, parameters, connection: named },
+          ),
+        );
       });
     },
   };

@@ -258,11 +258,16 @@ const clearTimeoutFn = (id) => {
  * The frozen `cyrnel` global and the other fixed globals, `__cyrnelMain` (marks the program
  * finished) and the `[deliver, probe]` the script evaluates to.
  */
-const GLOBALS = `const toolsOf = (serviceId) => new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
+const GLOBALS = `const toolsOf = (serviceId, connection) => new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
   get: (_t, toolId) => typeof toolId !== 'string' ? undefined : freeze({ __proto__: null,
-    invoke: (params) => call('invoke', [serviceId, toolId, params === undefined ? {} : params]) }) });
+    invoke: (params) => call('invoke', connection === undefined
+      ? [serviceId, toolId, params === undefined ? {} : params]
+      : [serviceId, toolId, params === undefined ? {} : params, connection]) }) });
+// A service's tools with its process's connection, or (connection(name)) with a named one the host checks.
+const serviceOf = (serviceId) => freeze({ __proto__: null, tools: toolsOf(serviceId, undefined),
+  connection: (name) => freeze({ __proto__: null, tools: toolsOf(serviceId, StringCtor(name)) }) });
 const services = new ProxyCtor(freeze({ __proto__: null }), { __proto__: null,
-  get: (_t, serviceId) => typeof serviceId !== 'string' ? undefined : freeze({ __proto__: null, tools: toolsOf(serviceId) }) });
+  get: (_t, serviceId) => typeof serviceId !== 'string' ? undefined : serviceOf(serviceId) });
 const discover = freeze({
   services: (query) => call('discoverServices', [query === undefined ? {} : query]),
   tools: (query) => call('discoverTools', [query === undefined ? {} : query]),

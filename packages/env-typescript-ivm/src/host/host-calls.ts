@@ -30,13 +30,15 @@ export async function performHostCall(
 ): Promise<unknown> {
   switch (kind) {
     case 'invoke': {
-      const [serviceId, toolId, parameters] = args;
+      const [serviceId, toolId, parameters, connection] = args;
       if (!isPlainObject(parameters))
         throw cyrnelError('invalid_parameters', 'invoke expects a parameters object');
       return bindings.invokeTool(eid, {
         serviceId: text(serviceId, 'serviceId'),
         toolId: text(toolId, 'toolId'),
         parameters,
+        // The host checks it against the process's principal.
+        ...(connection === undefined ? {} : { connection: text(connection, 'connection') }),
       });
     }
     case 'discoverServices': {

@@ -35,7 +35,8 @@ export const ROOTS: Readonly<Record<string, ToolPath | 'unknown'>> = {
 
 /**
  * Read property `key` of `path` (`undefined`: a name computed at run time). The runtime's
- * `cyrnel.services` answers any name with a service, a service has only `tools`, and `tools`
+ * `cyrnel.services` answers any name with a service, a service has `tools` (and `connection`, whose
+ * result the text does not follow), and `tools`
  * answers any name with a tool; `cyrnel.invoke` has nothing but `call`, `apply` and `bind`, which
  * take the ids at run time.
  *
@@ -57,7 +58,9 @@ export function step(path: ToolPath, key: string | undefined): PathStep {
     case 'services':
       return { kind: 'service', serviceId: key };
     case 'service':
-      return key === 'tools' ? { kind: 'tools', serviceId: path.serviceId } : NONE;
+      // `connection(name)` answers the same tools with another connection: the text does not
+      // follow a call's result, so what it leads to is unknown (never taken for no tool).
+      return key === 'tools' ? { kind: 'tools', serviceId: path.serviceId } : key === 'connection' ? UNKNOWN : NONE;
     case 'tools':
       return { kind: 'tool', serviceId: path.serviceId, toolId: key };
     case 'invoke':

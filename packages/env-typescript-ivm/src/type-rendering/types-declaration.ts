@@ -311,7 +311,7 @@ export function generateTypes(tools: readonly ToolDocsInput[]): string {
     });
     const name = identifierFor(service.serviceId, new Set());
     interfaces.push(`  interface ${name} {\n${members.join('\n')}\n  }`);
-    return `    ${key(service.serviceId)}: { tools: ${TOOLS_NAMESPACE}.${name} };`;
+    return `    ${key(service.serviceId)}: CyrnelService<${TOOLS_NAMESPACE}.${name}>;`;
   });
   const schemasBlock =
     namespaces.length > 0
@@ -328,6 +328,16 @@ interface CyrnelToolError extends Error {
   code: string;
   /** What precisely went wrong, e.g. 'service_disabled' or 'tool_disabled'. */
   reason: string;
+}
+
+/**
+ * A service's tools, called with the process's connection to it (its principal's own, or the
+ * shared one); \`connection(name)\` calls them with another connection the principal may use.
+ */
+interface CyrnelService<Tools> {
+  tools: Tools;
+  /** The same tools with the connection named \`name\` (404 connection_not_found, 403 connection_forbidden). */
+  connection(name: string): { tools: Tools };
 }
 
 /** A tool as discovery answers it. */

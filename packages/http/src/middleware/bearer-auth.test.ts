@@ -37,10 +37,10 @@ describe('bearerAuth and roleGuard', () => {
   it('leaves a server without any key open (every request an admin) until a key is stored', async () => {
     const keys = createKeyRing({ storage: createMemoryKeyStorage() });
     const call = guardedApp({ keys });
-    expect(await call('POST', '/services')).toEqual({ status: 200, body: { keyId: null, role: 'admin' } });
+    expect(await call('POST', '/services')).toEqual({ status: 200, body: { keyId: null, principalId: null, role: 'admin' } });
     const { key, id } = await keys.create({ name: 'first admin', role: 'admin' });
     expect((await call('GET', '/services')).status).toBe(401);
-    expect(await call('GET', '/services', key)).toEqual({ status: 200, body: { keyId: id, role: 'admin' } });
+    expect(await call('GET', '/services', key)).toEqual({ status: 200, body: { keyId: id, principalId: expect.any(String), role: 'admin' } });
     expect((await call('GET', '/health')).status).toBe(200);
     await keys.delete(id);
     // Deleting the last key does not open the server again.
@@ -55,12 +55,12 @@ describe('bearerAuth and roleGuard', () => {
     expect((await call('GET', '/keys', 'bootstrapx')).status).toBe(401);
     expect(await call('GET', '/keys', 'bootstrap')).toEqual({
       status: 200,
-      body: { keyId: null, role: 'admin' },
+      body: { keyId: null, principalId: null, role: 'admin' },
     });
     const agent = await keys.create({ name: 'agent', role: 'agent' });
     expect(await call('GET', '/processes', agent.key)).toEqual({
       status: 200,
-      body: { keyId: agent.id, role: 'agent' },
+      body: { keyId: agent.id, principalId: agent.principalId, role: 'agent' },
     });
   });
 
@@ -129,7 +129,7 @@ describe('bearerAuth and roleGuard', () => {
         expect({ route: `${method} ${path}`, status, body }).toEqual({
           route: `${method} ${path}`,
           status: 200,
-          body: { keyId: key.id, role: key.role },
+          body: { keyId: key.id, principalId: key.principalId, role: key.role },
         });
       }
     }

@@ -25,13 +25,13 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(
     .map(({ route }) => route.path),
 );
 /** An open server's caller, and the bootstrap key's: an admin, which may also decide approvals. */
-const OPEN: Caller = Object.freeze({ keyId: null, role: 'admin' });
+const OPEN: Caller = Object.freeze({ keyId: null, principalId: null, role: 'admin' });
 const BOOTSTRAP: Caller = OPEN;
 /**
  * Who asks on a public path of a route group: nobody known, so the least role (even on an open
  * server): an `agent`, never an `approver`, so nobody unknown decides an approval.
  */
-const ANONYMOUS: Caller = Object.freeze({ keyId: null, role: 'agent' });
+const ANONYMOUS: Caller = Object.freeze({ keyId: null, principalId: null, role: 'agent' });
 
 /**
  * Require `Authorization: Bearer <key>` and set the request's `caller`: the `apiKey` option's key
@@ -75,7 +75,7 @@ export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<A
       c.header('WWW-Authenticate', 'Bearer');
       throw cyrnelError('unauthorized', 'missing or invalid API key (Authorization: Bearer <key>)');
     }
-    c.set('caller', { keyId: key.id, role: key.role });
+    c.set('caller', { keyId: key.id, principalId: key.principalId, role: key.role });
     return next();
   };
 }

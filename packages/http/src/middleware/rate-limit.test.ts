@@ -8,7 +8,7 @@ function limitedApp(options: Parameters<typeof rateLimit>[0]) {
   const app = new Hono<AppEnv>();
   app.use(async (c, next) => {
     const keyId = c.req.header('x-key') ?? null;
-    c.set('caller', { keyId, role: 'agent' } satisfies Caller);
+    c.set('caller', { keyId, principalId: null, role: 'agent' } satisfies Caller);
     await next();
   });
   app.use(rateLimit(options));

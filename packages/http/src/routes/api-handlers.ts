@@ -2,6 +2,7 @@ import type { KeyRing } from '@cyrnel/core';
 import type { OpenApiResponse } from '@cyrnel/sdk/api';
 import type { KeyStreams } from '../middleware/key-streams';
 import { approvalHandlers } from './approval-handlers';
+import { connectionHandlers } from './connection-handlers';
 import { environmentHandlers } from './environment-handlers';
 import { keyHandlers } from './key-handlers';
 import { metaHandlers } from './meta-handlers';
@@ -28,6 +29,7 @@ export function apiHandlers(
     meta: metaHandlers(document),
     modules: moduleHandlers(ctx),
     services: serviceHandlers(ctx),
+    connections: connectionHandlers(ctx),
     registries: registryHandlers(ctx),
     processes: processHandlers(ctx),
     ...(keys
