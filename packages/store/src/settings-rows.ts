@@ -1,7 +1,7 @@
 import type { CatalogStorage, SettingsOwner } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
-import type { Database } from './database';
 import { readDefaultSecrets, writeDefaultSecrets } from './connection-rows';
+import type { Database } from './database';
 import { parseObject } from './sql-helpers';
 
 /**

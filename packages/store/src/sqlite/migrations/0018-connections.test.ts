@@ -26,7 +26,9 @@ async function fill(db: Kysely<Database>): Promise<void> {
       values (${id}, '{}', 'then')`.execute(db);
   }
   await sql`insert into service_secrets (owner_id, key_id, iv, tag, ciphertext, updated_at)
-    values ('svc', ${SEALED.keyId}, ${SEALED.iv}, ${SEALED.tag}, ${SEALED.ciphertext}, ${WRITTEN})`.execute(db);
+    values ('svc', ${SEALED.keyId}, ${SEALED.iv}, ${SEALED.tag}, ${SEALED.ciphertext}, ${WRITTEN})`.execute(
+    db,
+  );
   await sql`insert into modules (id, type, name, description, version, is_builtin, enabled, missing,
       created_at, updated_at)
     values ('mod', 'adapter', 'mod', '', '1.0.0', 0, 1, 0, 'then', 'then')`.execute(db);
