@@ -1,5 +1,6 @@
 import type { CatalogStorage } from '@cyrnel/core';
 import type { Kysely } from 'kysely';
+import { createConnectionRows } from './connection-rows';
 import type { Database } from './database';
 import { createModuleRows } from './module-rows';
 import { createServicePolicyRows } from './service-policy-rows';
@@ -16,6 +17,7 @@ export function createCatalogStore(db: Kysely<Database>, dialect: StoreDialect):
     ...createServicePolicyRows(db),
     ...createSettingsRows(db),
     ...createToolRows(db),
+    ...createConnectionRows(db, dialect),
     searchTools: dialect.toolSearch.search(db),
     async catalogRevision() {
       const row = await db

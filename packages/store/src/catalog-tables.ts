@@ -21,7 +21,7 @@ export interface ConfigTable {
   updated_at: string;
 }
 
-/** Row of `module_secrets` and `service_secrets`: AES-256-GCM ciphertext, never plaintext. */
+/** Row of `module_secrets`: AES-256-GCM ciphertext, never plaintext. */
 export interface SecretsTable {
   owner_id: string;
   key_id: string;
@@ -83,7 +83,27 @@ export interface ServicePoliciesTable {
   updated_at: string;
 }
 
-/** The tables of the catalog (modules, services, tools, config, secrets). */
+/**
+ * Row of `service_connections` (migration 0018): a service's named connection, shared
+ * (`owner_id` null) or a principal's; primary key `(service_id, name)`. The four sealed columns
+ * are AES-256-GCM ciphertext (never plaintext), all null when the connection has no secrets. A
+ * service's secrets are its shared connection named `default`.
+ */
+export interface ServiceConnectionsTable {
+  service_id: string;
+  name: string;
+  owner_id: string | null;
+  status: Generated<string>;
+  status_message: string | null;
+  key_id: string | null;
+  iv: string | null;
+  tag: string | null;
+  ciphertext: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The tables of the catalog (modules, services, tools, config, secrets, connections). */
 export interface CatalogTables {
   modules: ModulesTable;
   module_config: ConfigTable;
@@ -91,7 +111,7 @@ export interface CatalogTables {
   services: ServicesTable;
   tools: ToolsTable;
   service_config: ConfigTable;
-  service_secrets: SecretsTable;
+  service_connections: ServiceConnectionsTable;
   service_policies: ServicePoliciesTable;
   /** Migration 0009: one row (id 1) counting catalog writes, across hosts. */
   catalog_revision: { id: number; value: number | string | bigint };

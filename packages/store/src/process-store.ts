@@ -9,11 +9,12 @@ import type { ProcessesTable } from './process-tables';
 import { parseObject } from './sql-helpers';
 import type { StoreDialectName } from './store-dialect';
 
-// Lists leave `env_config` out: it is read only for one process at a time.
+// Lists leave `env_config` and `connections` out: they are read only for one process at a time.
 const SUMMARY_COLUMNS = [
   'id',
   'ref',
   'key_id',
+  'principal_id',
   'state',
   'exit_state',
   'error',
@@ -28,7 +29,7 @@ const SUMMARY_COLUMNS = [
   'approval_id',
 ] as const;
 
-const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config'] as const;
+const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config', 'connections'] as const;
 
 type SummaryRow = Pick<Selectable<ProcessesTable>, (typeof SUMMARY_COLUMNS)[number]>;
 type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
@@ -36,7 +37,11 @@ type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number
 const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'waiting', 'terminating'];
 
 function toRecord(row: RecordRow): ProcessRecord {
-  return { ...toSummary(row), envConfig: parseObject(row.env_config) };
+  return {
+    ...toSummary(row),
+    envConfig: parseObject(row.env_config),
+    connections: parseObject(row.connections) as Record<string, string>,
+  };
 }
 
 function toSummary(row: SummaryRow): ProcessSummary {
@@ -44,6 +49,7 @@ function toSummary(row: SummaryRow): ProcessSummary {
     id: Number(row.id),
     ref: row.ref,
     keyId: row.key_id,
+    principalId: row.principal_id,
     state: row.state as ProcessState,
     exitState: row.exit_state as ExecutionExitState | null,
     error: row.error,
@@ -126,6 +132,8 @@ export function createProcessStore(
       const values = {
         ref: process.ref,
         key_id: process.keyId,
+        principal_id: process.principalId ?? null,
+        connections: JSON.stringify(process.connections ?? {}),
         code: process.code,
         state: process.state,
         timeout_ms: process.timeoutMs,

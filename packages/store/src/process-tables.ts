@@ -34,6 +34,10 @@ export interface ProcessesTable {
   labels: Generated<string>;
   /** Added by migration 0016: the approval the run waits for (state `waiting`), or null. */
   approval_id: Generated<string | null>;
+  /** Added by migration 0018: whose connections its calls use (the key's principal), or null. */
+  principal_id: Generated<string | null>;
+  /** Added by migration 0018: JSON `{ serviceId: connectionName }` the create request named. */
+  connections: Generated<string>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */

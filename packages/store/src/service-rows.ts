@@ -9,6 +9,7 @@ import {
 import type { JSONSchema } from '@cyrnel/sdk';
 import type { RegistryOrigin } from '@cyrnel/sdk/api';
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { writeDefaultSecrets } from './connection-rows';
 import type { Database } from './database';
 import { nextSearchId } from './search-ids';
 import { containsText, flag, parseObject } from './sql-helpers';
@@ -184,20 +185,8 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
               updated_at: service.createdAt,
             })
             .execute();
-          if (service.secrets) {
-            const { keyId, iv, tag, ciphertext } = service.secrets;
-            await trx
-              .insertInto('service_secrets')
-              .values({
-                owner_id: service.id,
-                key_id: keyId,
-                iv,
-                tag,
-                ciphertext,
-                updated_at: service.createdAt,
-              })
-              .execute();
-          }
+          // A service's secrets are its shared `default` connection.
+          if (service.secrets) await writeDefaultSecrets(trx, service.id, service.secrets, service.createdAt);
         });
       } catch (error) {
         if (dialect.isUniqueViolation(error)) {
@@ -252,7 +241,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         await dialect.toolSearch.remove(trx, id);
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
         await trx.deleteFrom('service_config').where('owner_id', '=', id).execute();
-        await trx.deleteFrom('service_secrets').where('owner_id', '=', id).execute();
+        await trx.deleteFrom('service_connections').where('service_id', '=', id).execute();
         await trx.deleteFrom('service_policies').where('service_id', '=', id).execute();
         const result = await trx.deleteFrom('services').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;

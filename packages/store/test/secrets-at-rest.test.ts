@@ -13,10 +13,13 @@ afterEach(async () => {
   harness = undefined;
 });
 
-function secretRows(h: Harness): { owner_id: string; key_id: string; iv: string; ciphertext: string }[] {
+/** The service connections' rows: a service's secrets are its `default` connection. */
+function secretRows(
+  h: Harness,
+): { service_id: string; name: string; key_id: string; iv: string; ciphertext: string }[] {
   const db = new Database(join(h.dataDir, 'data.db'), { readonly: true });
   try {
-    return db.prepare('select * from service_secrets').all() as never;
+    return db.prepare('select * from service_connections').all() as never;
   } finally {
     db.close();
   }
@@ -52,7 +55,7 @@ describe('service secrets at rest in the SQLite file', () => {
       secrets: { token: 'hunter2-token' },
     });
     const [first] = secretRows(harness);
-    expect(first?.owner_id).toBe('svc');
+    expect(first).toMatchObject({ service_id: 'svc', name: 'default' });
     expect(first?.key_id).toBe(secretsKeyId(key));
     expect(JSON.stringify(first)).not.toContain('hunter2');
     expect(inDatabaseFiles(harness, 'hunter2-token')).toBe(false);

@@ -93,7 +93,7 @@ describe('catalog writes on a SQLite file', () => {
       services: 'id',
       tools: 'service_id',
       service_config: 'owner_id',
-      service_secrets: 'owner_id',
+      service_connections: 'service_id',
     };
     const countOfPets = () =>
       Object.entries(tables).map(

@@ -78,7 +78,7 @@ describe('openSqliteStore', () => {
         'services',
         'tools',
         'service_config',
-        'service_secrets',
+        'service_connections',
         'module_config',
         'module_secrets',
         'processes',
@@ -90,6 +90,8 @@ describe('openSqliteStore', () => {
         'principals',
       ]),
     );
+    // A service's secrets are its default connection since migration 0018.
+    expect(tables).not.toContain('service_secrets');
     expect(db.prepare('select name from cyrnel_migration order by name').pluck().all()).toEqual([
       '0001-catalog',
       '0002-processes',
@@ -106,6 +108,7 @@ describe('openSqliteStore', () => {
       '0015-kill-reason',
       '0016-policies',
       '0017-principals',
+      '0018-connections',
     ]);
     db.close();
   });
