@@ -99,8 +99,13 @@ export interface CatalogChange {
 
 /** A call the runtime will make itself. */
 export interface DirectCall {
-  /** Perform it; rejects with a coded error (`upstream_failed`, `invoke_timeout`, ...). */
+  /** Perform it (once); rejects with a coded error (`upstream_failed`, `invoke_timeout`, ...). */
   run(signal: AbortSignal): Promise<unknown>;
+  /**
+   * Let it go without running it (its start was refused or sent through the host). Until it ran
+   * or was let go, the runtime keeps the adapter instance it will run on, whatever changes.
+   */
+  release(): void;
 }
 
 /** The gateway worker's side of portable calls: loads adapters, validates, calls. */

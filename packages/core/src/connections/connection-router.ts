@@ -37,17 +37,19 @@ export interface ConnectionRouter {
   route(run: RunCredentials, serviceId: string, requested?: unknown): Promise<string>;
   /** Check a create request's connections: each names an existing connection its principal may use. */
   check(run: RunCredentials): Promise<void>;
-  /** Drop what this host holds of one connection (changed or deleted); the next call hydrates it again. */
+  /** Drop what this host holds of one connection (deleted). */
   drop(instanceId: string): Promise<void>;
-  /** Drop every connection of a service (the service is hydrated again or dropped). */
+  /** A connection changed: hydrate it again in place when held here (under the service's lock). */
+  refresh(instanceId: string): Promise<void>;
+  /** The service was hydrated again: so are its connections held here (under the service's lock). */
+  refreshService(serviceId: string): Promise<void>;
+  /** The service was dropped: so are its connections held here. */
   dropService(serviceId: string): Promise<void>;
 }
 
 /** Options of {@link createConnectionRouter}. */
 export interface ConnectionRouterOptions {
   readonly catalog: CatalogStorage;
-  /** Grows with every catalog write (and with other hosts' writes once seen): connections are read once per value. */
-  readonly revision: () => number;
   readonly vault: SecretsVault;
   readonly registry: Pick<ModuleRegistry, 'adapter'>;
   readonly lifecycle: Pick<ServiceLifecycle, 'connectionState'>;
@@ -78,18 +80,10 @@ const stampOf = (row: ConnectionRow) => `${row.updatedAt}\u0000${row.owner ?? ''
 /** Create the {@link ConnectionRouter}. */
 export function createConnectionRouter(options: ConnectionRouterOptions): ConnectionRouter {
   const { catalog, vault, registry, lifecycle, locked, logger } = options;
-  const cache = new Map<string, { revision: number; rows: Promise<ConnectionRow[]> }>();
   const held = new Map<string, Held>();
-
-  const connectionsOf = (serviceId: string): Promise<ConnectionRow[]> => {
-    const revision = options.revision();
-    const known = cache.get(serviceId);
-    if (known && known.revision === revision) return known.rows;
-    const rows = catalog.listConnections(serviceId);
-    cache.set(serviceId, { revision, rows });
-    rows.catch(() => cache.delete(serviceId));
-    return rows;
-  };
+  // Read per call, not cached: a connection made, changed or given away on another host counts
+  // from that host's write on (the egress gateway's workers ask once per execution and service).
+  const connectionsOf = (serviceId: string): Promise<ConnectionRow[]> => catalog.listConnections(serviceId);
 
   /** The row a call uses: the one it names (checked), else its principal's own, else none (the service's own). */
   const choose = async (
@@ -117,24 +111,27 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
     return run.principalId === null ? undefined : rows.find((row) => row.owner === run.principalId);
   };
 
-  /** Hydrate `row`'s state under its own id unless this host holds that version already. */
-  const hydrate = async (row: ConnectionRow, instanceId: string): Promise<void> => {
+  /**
+   * Hydrate `row`'s state under its own id unless this host holds that version already (`force`:
+   * again in any case, the service's config or tools changed). Call it under the service's lock.
+   * `hydrateService` replaces what the adapter held for the id: calls routed to it meanwhile
+   * never find it missing.
+   */
+  const hydrateLocked = async (row: ConnectionRow, instanceId: string, force: boolean): Promise<void> => {
     const stamp = stampOf(row);
-    await locked(row.serviceId, async () => {
-      const service = await catalog.getService(row.serviceId);
-      // A disabled service or an inactive adapter: the gate refuses the call with its own reason.
-      const adapter = service?.enabled ? registry.adapter(service.adapter) : undefined;
-      if (!service || !adapter) return;
-      const known = held.get(instanceId);
-      if (known?.stamp === stamp && known.adapter === adapter) return;
-      const state = await lifecycle.connectionState(service, instanceId, openConnection(vault, row));
-      try {
-        await adapter.hydrateService(state);
-        held.set(instanceId, { stamp, adapter });
-      } finally {
-        await options.afterHydration?.();
-      }
-    });
+    const service = await catalog.getService(row.serviceId);
+    // A disabled service or an inactive adapter: the gate refuses the call with its own reason.
+    const adapter = service?.enabled ? registry.adapter(service.adapter) : undefined;
+    if (!service || !adapter) return drop(instanceId);
+    const known = held.get(instanceId);
+    if (!force && known?.stamp === stamp && known.adapter === adapter) return;
+    const state = await lifecycle.connectionState(service, instanceId, openConnection(vault, row));
+    try {
+      await adapter.hydrateService(state);
+      held.set(instanceId, { stamp, adapter });
+    } finally {
+      await options.afterHydration?.();
+    }
   };
 
   const drop = async (instanceId: string): Promise<void> => {
@@ -147,6 +144,26 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
     await options.afterHydration?.();
   };
 
+  /** Hydrate one held connection again from its row as stored now, or drop it when the row is gone. */
+  const refreshLocked = async (instanceId: string, force: boolean): Promise<void> => {
+    if (!held.has(instanceId)) return;
+    const serviceId = serviceOfInstance(instanceId);
+    const row = (await connectionsOf(serviceId)).find(
+      (candidate) => connectionInstanceId(serviceId, candidate.name) === instanceId,
+    );
+    if (!row) return drop(instanceId);
+    await hydrateLocked(row, instanceId, force).catch(async (error: unknown) => {
+      logger.warn('hydrating a connection again failed', {
+        connection: instanceId,
+        error: errorMessage(error),
+      });
+      await drop(instanceId);
+    });
+  };
+
+  const heldOf = (serviceId: string) =>
+    [...held.keys()].filter((id) => id !== serviceId && serviceOfInstance(id) === serviceId);
+
   return {
     async route(run, serviceId, requested) {
       const row = await choose(run, serviceId, requested);
@@ -154,18 +171,22 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       const instanceId = connectionInstanceId(serviceId, row.name);
       // The default connection is the service's own state, hydrated with the service.
       if (instanceId === serviceId) return serviceId;
-      // Held from this version of the row: a new adapter instance or a new service row hydrates the
-      // service again, which drops its connections first (`dropService`).
-      if (held.get(instanceId)?.stamp !== stampOf(row)) await hydrate(row, instanceId);
+      // Held from this version of the row: the service hydrated again refreshes its connections
+      // (`refreshService`).
+      if (held.get(instanceId)?.stamp !== stampOf(row))
+        await locked(serviceId, () => hydrateLocked(row, instanceId, false));
       return instanceId;
     },
     async check(run) {
       for (const [serviceId, name] of Object.entries(run.connections)) await choose(run, serviceId, name);
     },
     drop,
+    refresh: (instanceId) => refreshLocked(instanceId, false),
+    async refreshService(serviceId) {
+      for (const instanceId of heldOf(serviceId)) await refreshLocked(instanceId, true);
+    },
     async dropService(serviceId) {
-      for (const instanceId of [...held.keys()])
-        if (instanceId !== serviceId && serviceOfInstance(instanceId) === serviceId) await drop(instanceId);
+      for (const instanceId of heldOf(serviceId)) await drop(instanceId);
     },
   };
 }

@@ -43,8 +43,10 @@ export interface ConnectionsApi {
 export interface ConnectionsApiOptions {
   /** Whether a principal with this id exists (an owner must). */
   readonly principalExists: (id: string) => Promise<boolean>;
-  /** A connection other than `default` changed or went: what this host holds of it is dropped. */
+  /** A connection other than `default` went: what this host holds of it is dropped. */
   readonly dropInstance: (instanceId: string) => Promise<void>;
+  /** A connection other than `default` changed: what this host holds of it is hydrated again. */
+  readonly refreshInstance: (instanceId: string) => Promise<void>;
 }
 
 const notFound = (serviceId: string, name: string) =>
@@ -98,12 +100,17 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
 
   /**
    * After a write: the `default` connection is the service's own secrets, so an enabled service is
-   * hydrated again (restoring the previous row when that fails); another's adapter state is dropped
-   * and hydrated again by the next call that uses it.
+   * hydrated again (restoring the previous row when that fails); another's adapter state, when this
+   * host holds it, is hydrated again in place (or dropped with its row). Other hosts follow the
+   * stored row at their next call.
    */
   const applied = async (serviceId: string, name: string, restore: () => Promise<void>): Promise<void> => {
     if (name === DEFAULT_CONNECTION) await lifecycle.rehydrate(await lifecycle.find(serviceId), restore);
-    else await options.dropInstance(connectionInstanceId(serviceId, name));
+    else {
+      const instanceId = connectionInstanceId(serviceId, name);
+      if (await catalog.getConnection(serviceId, name)) await options.refreshInstance(instanceId);
+      else await options.dropInstance(instanceId);
+    }
   };
 
   const putBack = (previous: ConnectionRow | undefined, serviceId: string, name: string) => async () => {

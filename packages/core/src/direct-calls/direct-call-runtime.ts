@@ -170,9 +170,25 @@ export function createDirectCallRuntime(options: { readonly answerBytes?: number
       // whose gate answers with the problems.
       if (at !== generation || !route || route.entry.retired || !route.validate(parameters)) return undefined;
       const { entry, invokeMs } = route;
+      // Held from now until the call ran or was let go: a change arriving while its start is
+      // audited retires the entry, but does not tear its adapter instance down under it.
+      entry.running++;
+      let settled = false;
+      const settle = () => {
+        if (settled) return false;
+        settled = true;
+        return true;
+      };
+      const done = () => {
+        entry.running--;
+        if (entry.retired) retire(entry);
+      };
       const call: DirectCall = {
+        release() {
+          if (settle()) done();
+        },
         async run(signal) {
-          entry.running++;
+          if (!settle()) throw cyrnelError('invalid_request', 'a direct call runs once');
           // Aborted with the caller's signal, or when the host drops the service meanwhile.
           const own = new AbortController();
           const forward = () => own.abort(signal.reason);
@@ -197,8 +213,7 @@ export function createDirectCallRuntime(options: { readonly answerBytes?: number
             signal.removeEventListener('abort', forward);
             calls.delete(own);
             if (calls.size === 0) entry.calls.delete(serviceId);
-            entry.running--;
-            if (entry.retired) retire(entry);
+            done();
           }
         },
       };

@@ -99,19 +99,24 @@ async function perform(
   let target = serviceId;
   if (eid !== null) {
     const routed = await routeOf(eid, serviceId, connection);
-    if ('error' in routed)
-      return { error: { ...routed.error, message: redactor.redact(routed.error.message) } };
+    // Refused (another principal's connection, an unknown name): the host's gate refuses it again,
+    // recorded among the run's calls.
+    if ('error' in routed) return { host: true };
     target = routed.instanceId;
   }
   const call = await runtime.route(target, toolId, parameters, prepare);
   if (!call) return { host: true };
-  if (!stillGranted()) return { error: toWireError(refusedAfterGrant()) };
+  if (!stillGranted()) {
+    call.release();
+    return { error: toWireError(refusedAfterGrant()) };
+  }
   const id = callId();
   const started = performance.now();
   if (eid !== null) {
     const start: AuditEvent = { kind: 'start', id, serviceId, toolId, startedAt: Date.now() };
     const verdict = await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }));
     // Not simply allowed by the policies: the host's gate decides (asks a person, or blocks).
+    if (verdict === 'host' || verdict !== true) call.release();
     if (verdict === 'host') return { host: true };
     if (verdict !== true) return { error: toWireError(refusedAfterGrant()) };
   }

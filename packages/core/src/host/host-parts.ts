@@ -168,8 +168,6 @@ export function createHostParts(
     connections: {
       route: (run, serviceId, requested) => services.router.route(run, serviceId, requested),
       check: (run) => services.router.check(run),
-      drop: (instanceId) => services.router.drop(instanceId),
-      dropService: (serviceId) => services.router.dropService(serviceId),
     },
     storage: storage.processes,
     environments,
@@ -210,7 +208,6 @@ export function createHostParts(
     callable,
     download: access.download,
     afterHydration: () => directCalls.changed(),
-    revision,
     principalExists: async (id) => (await keyStorage?.getPrincipal(id)) !== undefined,
   });
   const registry = createModuleRegistry({

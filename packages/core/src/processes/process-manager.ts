@@ -50,7 +50,7 @@ export interface ProcessManagerOptions {
   /** The policies every call passes, approvals and plans (absent: every call is allowed). */
   readonly policies?: ProcessPolicies;
   /** Which connection each call uses (absent: every call uses its service's own secrets). */
-  readonly connections?: ConnectionRouter;
+  readonly connections?: Pick<ConnectionRouter, 'route' | 'check'>;
   /**
    * This host, when several share the storage: its runs are stored as its own, it says it is
    * alive every `heartbeatMs` (default 2,000), and it fails only its own leftovers and those of

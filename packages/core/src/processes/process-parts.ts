@@ -35,7 +35,7 @@ export interface ProcessParts {
   /** The policies on calls, approvals and plans (absent: every call is allowed, no plans). */
   readonly policies: ProcessPolicies | undefined;
   /** Which connection each call uses; checks a create request's `connections` (absent: services' own secrets). */
-  readonly connections: ConnectionRouter | undefined;
+  readonly connections: Pick<ConnectionRouter, 'route' | 'check'> | undefined;
 }
 
 /** What the processes API needs of the policies. */

@@ -27,10 +27,13 @@ export interface ServiceLifecycleOptions {
   /** Awaited after each hydration (successful or not) and each dehydration. */
   readonly afterHydration?: () => Promise<void>;
   /**
-   * Awaited before a service is hydrated again or dehydrated: what was hydrated from it for its
-   * connections (their own adapter states) is dropped, to be hydrated anew from the new row.
+   * The adapter states hydrated for a service's connections: hydrated again after the service
+   * was (its config or tools may have changed), dropped with it.
    */
-  readonly beforeHydration?: (serviceId: string) => Promise<void>;
+  readonly connections?: {
+    refreshService(serviceId: string): Promise<void>;
+    dropService(serviceId: string): Promise<void>;
+  };
 }
 
 /** What is stored with a definition besides what `generateDefinition` made of it. */
@@ -175,7 +178,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     );
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
-    await options.beforeHydration?.(row.id);
+    await options.connections?.dropService(row.id);
     health.set(row.id, undefined);
     health.setHydrated(row.id, undefined);
     const adapter = registry.adapter(row.adapter);
@@ -226,11 +229,11 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
 
   // A failure arrives from the guard as a 502 naming the adapter and the service.
   const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
-    await options.beforeHydration?.(row.id);
     try {
       await adapter.hydrateService(await state(row));
       health.set(row.id, undefined);
       health.setHydrated(row.id, adapter);
+      await options.connections?.refreshService(row.id);
     } catch (error) {
       health.set(row.id, errorMessage(error));
       health.setHydrated(row.id, undefined);

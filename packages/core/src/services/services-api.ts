@@ -30,8 +30,6 @@ export interface ServicesApiOptions extends ServiceDependencies {
   readonly callable: Callable;
   /** How definitions are downloaded when the caller of `install` or `update` gives no options. */
   readonly download: DownloadDefinitionOptions;
-  /** Grows with every catalog write: the connections a call may use are read once per value. */
-  readonly revision: () => number;
   /** Whether a principal with this id exists (a connection's owner must). */
   readonly principalExists: (id: string) => Promise<boolean>;
 }
@@ -71,7 +69,10 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     now,
     health,
     ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
-    beforeHydration: (id) => router.dropService(id),
+    connections: {
+      refreshService: (id) => router.refreshService(id),
+      dropService: (id) => router.dropService(id),
+    },
   });
   const ctx: ServiceContext = {
     catalog,
@@ -90,7 +91,6 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const { locked, views } = ctx;
   const router = createConnectionRouter({
     catalog,
-    revision: options.revision,
     vault,
     registry,
     lifecycle,
@@ -101,6 +101,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const connections = createConnectionsApi(ctx, {
     principalExists: options.principalExists,
     dropInstance: (instanceId) => router.drop(instanceId),
+    refreshInstance: (instanceId) => router.refresh(instanceId),
   });
   const { find, dehydrate, enable, rehydrate } = lifecycle;
   const { install, installResolved } = createServiceInstall(ctx, options.download);
