@@ -181,7 +181,9 @@ describe('the OAuth flows of a document (adapterDomain.oauth)', () => {
         paths: {},
       }),
     );
-    expect((definition.secretsSchema.properties as Record<string, unknown> | undefined)?.o).toMatchObject({ type: 'string' });
+    expect((definition.secretsSchema.properties as Record<string, unknown> | undefined)?.o).toMatchObject({
+      type: 'string',
+    });
     expect((definition.adapterDomain as { securitySchemes: unknown }).securitySchemes).toEqual({
       o: { type: 'oauth2' },
     });
