@@ -106,6 +106,7 @@ describe('openSqliteStore', () => {
       '0015-kill-reason',
       '0016-policies',
       '0017-principals',
+      '0019-principal-subjects',
     ]);
     db.close();
   });

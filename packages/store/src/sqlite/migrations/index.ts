@@ -14,6 +14,7 @@ import * as keyUsage from './0014-key-usage';
 import * as killReason from './0015-kill-reason';
 import * as policies from './0016-policies';
 import * as principals from './0017-principals';
+import * as principalSubjects from './0019-principal-subjects';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -32,4 +33,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0015-kill-reason': killReason,
   '0016-policies': policies,
   '0017-principals': principals,
+  '0019-principal-subjects': principalSubjects,
 };
