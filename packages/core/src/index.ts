@@ -87,6 +87,7 @@ export type {
 } from './keys/principal-storage';
 export type { Principals } from './keys/principals';
 export { type DiscoveryOptions, discoverAuthorizationServer } from './oauth/discovery';
+export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from './oauth/guarded-fetch';
 export {
   buildAuthorizationRequest,
   clientCredentialsGrant,

@@ -18,7 +18,7 @@ export interface GuardedFetchOptions {
 /** The `fetch` shape `oauth4webapi` calls through its `customFetch` option. */
 export type GuardedFetch = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body?: unknown; signal?: AbortSignal },
+  init: { method: string; headers: Record<string, string> | Headers; body?: unknown; signal?: AbortSignal },
 ) => Promise<Response>;
 
 /**
@@ -27,6 +27,12 @@ export type GuardedFetch = (
  * redirects are never followed (a 3xx is answered as it is, and the OAuth library refuses it), and
  * the answer is bounded in time and size. Failures are cyrnel errors: `outbound_refused` (403),
  * `upstream_failed` (502).
+ *
+ * @example
+ * ```ts
+ * const fetch = createGuardedFetch({ outbound, timeoutMs: 5000, maxBytes: 1 << 20 });
+ * const jwks = createRemoteJWKSet(new URL(jwksUri), { [customFetch]: fetch }); // jose
+ * ```
  */
 export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   return async (text, init) => {
@@ -51,7 +57,10 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
         url,
         {
           method: init.method,
-          headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+          headers: {
+            ...(init.headers instanceof Headers ? Object.fromEntries(init.headers) : init.headers),
+            ...(body ? { 'content-length': String(body.length) } : {}),
+          },
           agent: false,
           signal,
           ...(literal

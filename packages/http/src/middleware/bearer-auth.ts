@@ -93,16 +93,17 @@ export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<A
     }
     const key = presented === '' ? undefined : await keys?.authenticate(presented);
     if (!key) {
-      const onOAuthPath = oauth !== undefined && oauth.paths.some((path) => isWithin(c.req.path, path));
-      const signedIn = onOAuthPath && presented !== '' ? await oauth.verify(presented) : undefined;
+      // The OAuth option, when this path takes tokens.
+      const here = oauth?.paths.some((path) => isWithin(c.req.path, path)) ? oauth : undefined;
+      const signedIn = here && presented !== '' ? await here.verify(presented) : undefined;
       if (signedIn) {
         c.set('caller', signedIn);
         return next();
       }
-      c.header('WWW-Authenticate', onOAuthPath ? oauth.challenge : 'Bearer');
+      c.header('WWW-Authenticate', here ? here.challenge : 'Bearer');
       throw cyrnelError(
         'unauthorized',
-        onOAuthPath
+        here
           ? 'missing or invalid API key or access token (Authorization: Bearer <key or token>)'
           : 'missing or invalid API key (Authorization: Bearer <key>)',
       );
