@@ -362,6 +362,32 @@ export const SERVER_SETTINGS = {
     shownDefault: 'never',
     max: MAX_TIMER_DELAY_MS,
   }),
+  publicUrl: textFlag({
+    flag: 'public-url',
+    env: 'CYRNEL_PUBLIC_URL',
+    help: 'the URL clients reach this server at (`https://cyrnel.example.com`), behind a proxy or not',
+    details: 'names the OAuth protected resource `<public-url>/mcp`',
+    default: undefined,
+    shownDefault: 'the bound address',
+    check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),
+  }),
+  oauthIssuer: textFlag({
+    flag: 'oauth-issuer',
+    env: 'CYRNEL_OAUTH_ISSUER',
+    help: 'issuer URL of the OAuth authorization server whose access tokens sign in to `/mcp` (its metadata names its JWKS)',
+    details:
+      'a token signed by it for the audience, not expired, is the `agent` of the principal of its subject, made on first use; keys keep working',
+    default: undefined,
+    shownDefault: 'off',
+    check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),
+  }),
+  oauthAudience: textFlag({
+    flag: 'oauth-audience',
+    env: 'CYRNEL_OAUTH_AUDIENCE',
+    help: 'the audience (`aud`) an access token must name to sign in to `/mcp`',
+    default: undefined,
+    shownDefault: 'the public MCP URL, `<public-url>/mcp`',
+  }),
   allowPrivateUrls: switchFlag({
     flag: 'allow-private-urls',
     env: 'CYRNEL_ALLOW_PRIVATE_URLS',

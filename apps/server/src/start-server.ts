@@ -8,6 +8,7 @@ import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
 import { describeDatabase } from './database-url';
+import { mcpOAuth } from './mcp-oauth';
 import { mcpRouteGroup } from './mcp-route';
 import { redactingServerLogger } from './redacting-server-logger';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
@@ -95,8 +96,21 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     requestStateKey: composed.mcpStateKey,
   });
   const ui = config.noUi ? undefined : uiRouteGroup();
+  // Known once the server listens; read by the OAuth parts only when a request comes.
+  let url = '';
+  const oauth = config.oauthIssuer
+    ? mcpOAuth({
+        issuer: config.oauthIssuer,
+        publicUrl: () => config.publicUrl ?? url,
+        ...(config.oauthAudience ? { audience: config.oauthAudience } : {}),
+        outbound: composed.outbound,
+        keys: composed.keys,
+        logger: logger.child({ component: 'oauth' }),
+      })
+    : undefined;
   const app = createApp(composed.host, {
-    routes: [mcp.group, ...(ui ? [ui] : [])],
+    routes: [mcp.group, ...(ui ? [ui] : []), ...(oauth ? [oauth.group] : [])],
+    ...(oauth ? { oauth: oauth.bearer } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),
@@ -126,7 +140,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const bound = server.address() as AddressInfo;
   const port = bound.port;
   ownEndpoint = { address: bound.address, port };
-  const url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
+  url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
   logger.announce('listening', { url, dataDir, pid: process.pid, database: describeDatabase(database) });
   const graceMs = config.shutdownTimeoutMs;
   let closing: Promise<void> | undefined;

@@ -1,5 +1,6 @@
 export type { ToolResult } from './decode-response';
 export { generateDefinition } from './generate-definition';
+export type { OAuthFlowPlan, OAuthSchemePlan } from './oauth-flows';
 export { createOpenApiAdapter } from './openapi-adapter';
 export {
   configSchema,

@@ -1,3 +1,5 @@
+import type { OAuthSchemePlan } from './oauth-flows';
+
 /** Where a parameter goes. */
 export type ParameterLocation = 'path' | 'query' | 'header' | 'cookie';
 
@@ -94,4 +96,10 @@ export interface ServicePlan {
   readonly defaultBaseUrl?: string;
   /** Security schemes by name. */
   readonly securitySchemes: Readonly<Record<string, SecuritySchemePlan>>;
+  /**
+   * The OAuth flows of the schemes of type `oauth2` and `openIdConnect`, by scheme name (absent
+   * when there are none): what the host needs to get tokens for the service. The adapter itself
+   * only sends the access token it is given as the scheme's secret.
+   */
+  readonly oauth?: Readonly<Record<string, OAuthSchemePlan>>;
 }

@@ -1,5 +1,6 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import { isPlainObject } from '@cyrnel/sdk';
+import { oauthSchemesOf } from './oauth-flows';
 import type { SecuritySchemePlan, ServerPlan, ServicePlan } from './operation-model';
 import type { ParsedDocument } from './parse-document';
 import type { SchemaRegistry } from './schema-registry';
@@ -73,15 +74,18 @@ function securitySchemesOf(
   return out;
 }
 
-/** The service plan: servers, the default base URL and the security schemes. */
+/** The service plan: servers, the default base URL, the security schemes and their OAuth flows. */
 export function buildServicePlan(doc: ParsedDocument, registry: SchemaRegistry): ServicePlan {
   const servers = documentServers(doc);
   const first = servers[0];
   const expanded = first ? expandServerUrl(first) : undefined;
+  const defaultBaseUrl = expanded && /^https?:\/\//i.test(expanded) ? expanded : undefined;
+  const oauth = oauthSchemesOf(doc, registry, defaultBaseUrl);
   return {
     servers,
-    ...(expanded && /^https?:\/\//i.test(expanded) ? { defaultBaseUrl: expanded } : {}),
+    ...(defaultBaseUrl ? { defaultBaseUrl } : {}),
     securitySchemes: securitySchemesOf(doc, registry),
+    ...(oauth ? { oauth } : {}),
   };
 }
 

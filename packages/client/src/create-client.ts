@@ -1,5 +1,6 @@
 import { API_ROUTES, type HealthResponse, type OpenApiResponse } from '@cyrnel/sdk/api';
 import { type ApprovalsApi, createApprovalsApi } from './approvals-api';
+import { type ConnectionsApi, createConnectionsApi } from './connections-api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
 import { createKeysApi, type KeysApi } from './keys-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
@@ -46,6 +47,8 @@ export interface CyrnelClient {
   readonly keys: KeysApi;
   /** Who the API keys belong to: people and automations (admin keys only). */
   readonly principals: PrincipalsApi;
+  /** A service's named credentials (`/services/:serviceId/connections`). */
+  readonly connections: ConnectionsApi;
   /** The server's configured registries. */
   readonly registries: RegistriesApi;
   /** Tool calls that wait for a person's approval, and plans of whole programs (approver keys). */
@@ -72,6 +75,7 @@ export function createClient(options: ClientOptions): CyrnelClient {
     processes: createProcessesApi(call, transport),
     keys: createKeysApi(call),
     principals: createPrincipalsApi(call),
+    connections: createConnectionsApi(call),
     registries: createRegistriesApi(call),
     approvals: createApprovalsApi(call),
   };

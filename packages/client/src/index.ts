@@ -1,4 +1,5 @@
 export type { ApprovalsApi } from './approvals-api';
+export type { ConnectionsApi } from './connections-api';
 export { type ClientOptions, type CyrnelClient, createClient } from './create-client';
 export type { EnvironmentApi } from './environment-api';
 export {

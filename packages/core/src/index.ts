@@ -94,6 +94,30 @@ export type {
   PrincipalStorageQuery,
 } from './keys/principal-storage';
 export type { Principals } from './keys/principals';
+export { type DiscoveryOptions, discoverAuthorizationServer } from './oauth/discovery';
+export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from './oauth/guarded-fetch';
+export {
+  buildAuthorizationRequest,
+  clientCredentialsGrant,
+  exchangeAuthorizationCode,
+  OAUTH_REQUEST_LIMITS,
+  refreshAccessToken,
+  revokeToken,
+} from './oauth/oauth-client';
+export type {
+  AuthorizationRequest,
+  AuthorizationRequestInput,
+  ClientCredentialsInput,
+  CodeExchangeInput,
+  OAuthClient,
+  OAuthClientOptions,
+  OAuthServer,
+  OAuthServerMetadata,
+  OAuthTokens,
+  RefreshInput,
+  RevokeInput,
+  TokenRequestScope,
+} from './oauth/oauth-types';
 export {
   type AddressGuard,
   type AddressGuardOptions,

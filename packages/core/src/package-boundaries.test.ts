@@ -42,6 +42,7 @@ describe('@cyrnel/core package boundaries', () => {
     const dependencies = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
     // @types/semver: building the declarations needs it, and serve.sh installs production dependencies only.
     // vitest: an optional peer, for the storage conformance kits of `@cyrnel/core/testing`.
+    // oauth4webapi: the OAuth client of services' OAuth (src/oauth/), instead of hand-written protocol code.
     // stemmer: the Porter stemmer of the in-memory catalog's search (SQLite's tokenizer stems the same).
     expect(dependencies.sort()).toEqual([
       '@cyrnel/sdk',
@@ -49,6 +50,7 @@ describe('@cyrnel/core package boundaries', () => {
       'ajv',
       'ajv-draft-04',
       'ajv-formats',
+      'oauth4webapi',
       're2js',
       'semver',
       'stemmer',
@@ -63,7 +65,9 @@ describe('@cyrnel/core package boundaries', () => {
         !specifier.startsWith('.') &&
         !(file.endsWith('.test.ts') && specifier === '@cyrnel/testing') &&
         !specifier.startsWith('node:') &&
-        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|re2js|semver|stemmer|tar|vitest)(\/|$)/.test(specifier),
+        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|oauth4webapi|re2js|semver|stemmer|tar|vitest)(\/|$)/.test(
+          specifier,
+        ),
     );
     expect(outside).toEqual([]);
   });

@@ -15,6 +15,11 @@ export interface Caller {
    * `approver` what an agent may, plus reading and deciding approvals.
    */
   readonly role: KeyRole;
+  /**
+   * Set for a caller signed in with an OAuth access token instead of a key: its identity
+   * (`<issuer>#<sub>`). Its `keyId` is then `principal:<id>`, the owner of its principal's processes.
+   */
+  readonly oauthSubject?: string;
 }
 
 /** Hono environment of the app: per-request variables set by the middleware. */

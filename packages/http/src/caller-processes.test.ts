@@ -20,7 +20,9 @@ describe('callerProcesses', () => {
   });
 
   it('refuses an agent without a stored key: nobody known owns nothing', () => {
-    expect(() => callerProcesses({} as never, { keyId: null, principalId: null, role: 'agent' })).toThrowError(
+    expect(() =>
+      callerProcesses({} as never, { keyId: null, principalId: null, role: 'agent' }),
+    ).toThrowError(
       expect.objectContaining({
         reason: 'forbidden',
         message: 'the agent role needs a stored key to own processes',

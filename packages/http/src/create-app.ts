@@ -14,7 +14,7 @@ import { version as HTTP_VERSION } from '../package.json';
 import type { AppEnv, HttpLogger } from './app-env';
 import { errorResponse } from './error-response';
 import { accessLog } from './middleware/access-log';
-import { bearerAuth } from './middleware/bearer-auth';
+import { bearerAuth, type OAuthBearerOptions } from './middleware/bearer-auth';
 import { crossSiteGuard } from './middleware/cross-site-guard';
 import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
@@ -131,6 +131,12 @@ export interface CreateAppOptions {
    * another group throws.
    */
   routes?: readonly RouteGroup[];
+  /**
+   * OAuth access tokens accepted besides keys on some paths (the server's `/mcp`): how they are
+   * verified into callers and the `WWW-Authenticate` challenge of a 401 there. With it the server
+   * is never open (a request needs a key or a token even before the first key is stored).
+   */
+  oauth?: OAuthBearerOptions;
 }
 
 const MIB = 1024 * 1024;
@@ -205,6 +211,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
       ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
       ...(options.keys === undefined ? {} : { keys: options.keys }),
       publicPaths: groupPaths(groups, 'none'),
+      ...(options.oauth === undefined ? {} : { oauth: options.oauth }),
     }),
   );
   app.use(roleGuard({ agentPaths: groupPaths(groups, 'agent', 'none') }));

@@ -2,7 +2,7 @@ export type { AppEnv, Caller, HttpLogger } from './app-env';
 export { bodyJsonSchema } from './body-json-schema';
 export { callerProcesses } from './caller-processes';
 export { type CreateAppOptions, createApp, DEFAULT_APP_LIMITS } from './create-app';
-export { type BearerAuthOptions, bearerAuth } from './middleware/bearer-auth';
+export { type BearerAuthOptions, bearerAuth, type OAuthBearerOptions } from './middleware/bearer-auth';
 export {
   createRateLimiter,
   type RateLimit,

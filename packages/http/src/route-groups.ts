@@ -23,7 +23,8 @@ export interface RouteGroup {
 /** The first segments the app's own routes use (`/health`, `/services`, …): a group may not take them over. */
 const OWN_PREFIXES = [...new Set(listRoutes().map(({ route }) => `/${route.path.split('/')[1]}`))];
 
-const GROUP_PATH = /^(?:\/[A-Za-z0-9][A-Za-z0-9._~-]*)+$/;
+// Segments as in `/mcp`, and `.well-known` (RFC 8615) for metadata documents.
+const GROUP_PATH = /^(?:\/(?:\.well-known|[A-Za-z0-9][A-Za-z0-9._~-]*))+$/;
 
 /** True when `path` is `prefix` or below it (`/mcp`, `/mcp/x`; not `/mcpx`). */
 export function isWithin(path: string, prefix: string): boolean {

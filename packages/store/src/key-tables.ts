@@ -24,6 +24,8 @@ export interface PrincipalsTable {
   /** `person` or `automation`. */
   kind: string;
   created_at: string;
+  /** The OAuth identity (`<issuer>#<sub>`) the principal is (migration 0019); unique, null for most. */
+  external_subject: Generated<string | null>;
 }
 
 /** The tables of the key store. */

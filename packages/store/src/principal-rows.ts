@@ -9,6 +9,7 @@ export const principalValues = (row: PrincipalRow) => ({
   name: row.name,
   kind: row.kind,
   created_at: row.createdAt,
+  ...(row.externalSubject === undefined ? {} : { external_subject: row.externalSubject }),
 });
 
 /** `principals` with each one's key count, as one query (a correlated count over the key index). */
@@ -32,6 +33,7 @@ const toRow = (row: Selected): PrincipalListRow => ({
   name: row.name,
   kind: row.kind as PrincipalKind,
   createdAt: row.created_at,
+  ...(row.external_subject === null ? {} : { externalSubject: row.external_subject }),
   keyCount: Number(row.key_count ?? 0),
 });
 
@@ -48,6 +50,13 @@ export function createPrincipalRows(db: Kysely<Database>): PrincipalStorage {
 
     async getPrincipal(id) {
       const row = await selectPrincipals(db).where('principals.id', '=', id).executeTakeFirst();
+      return row && toRow(row);
+    },
+
+    async findPrincipalBySubject(subject) {
+      const row = await selectPrincipals(db)
+        .where('principals.external_subject', '=', subject)
+        .executeTakeFirst();
       return row && toRow(row);
     },
 

@@ -5,6 +5,16 @@ export {
   stateOf,
 } from './adapter-contract';
 export {
+  type AuthorizationServer,
+  type AuthorizationServerOptions,
+  followAuthorization,
+  type RecordedRequest,
+  startAuthorizationServer,
+  type TestAccount,
+  type TestClient,
+  type TestJwtClaims,
+} from './authorization-server';
+export {
   createRecordingBindings,
   type EnvironmentContractOptions,
   type EnvironmentPrograms,

@@ -52,10 +52,19 @@ export function createMemoryKeyStorage(): KeyStorage {
 
     async insertPrincipal(row) {
       if (principals.has(row.id)) throw new Error('duplicate principal id');
+      if (
+        row.externalSubject !== undefined &&
+        [...principals.values()].some((p) => p.externalSubject === row.externalSubject)
+      )
+        throw new Error('duplicate principal subject');
       principals.set(row.id, { ...row });
     },
     async getPrincipal(id) {
       const row = principals.get(id);
+      return row && withCount(row);
+    },
+    async findPrincipalBySubject(subject) {
+      const row = [...principals.values()].find((principal) => principal.externalSubject === subject);
       return row && withCount(row);
     },
     listPrincipals: async ({ after, limit }) => pageOf(principals.values(), after, limit).map(withCount),

@@ -7,6 +7,11 @@ export interface PrincipalRow {
   readonly kind: PrincipalKind;
   /** ISO timestamp. */
   readonly createdAt: string;
+  /**
+   * The OAuth identity this principal is, when it was made by signing in with a token of a
+   * trusted authorization server: `<issuer>#<sub>`. Unique among principals; absent otherwise.
+   */
+  readonly externalSubject?: string;
 }
 
 /** A principal as read back: with how many keys belong to it. */
@@ -31,10 +36,12 @@ export type PrincipalDeletion = 'deleted' | 'not_found' | 'has_keys';
  * statement) over both tables, which two separate ports could not promise.
  */
 export interface PrincipalStorage {
-  /** Insert a principal (its id is unique). */
+  /** Insert a principal (its id is unique, and so is its `externalSubject` when it has one). */
   insertPrincipal(row: PrincipalRow): Promise<void>;
   /** The principal with this id, or undefined. */
   getPrincipal(id: string): Promise<PrincipalListRow | undefined>;
+  /** The principal whose `externalSubject` is `subject`, or undefined. */
+  findPrincipalBySubject(subject: string): Promise<PrincipalListRow | undefined>;
   /** A page of principals ordered by creation time, then id. */
   listPrincipals(query: PrincipalStorageQuery): Promise<PrincipalListRow[]>;
   /** Delete a principal unless a key belongs to it (checked in the same write). */

@@ -88,4 +88,37 @@ describe('principals of the key ring', () => {
     expect(second).toMatchObject({ hasMore: false, nextCursor: null });
     expect(second.items.map((p) => p.name)).toEqual(['c']);
   });
+
+  it('makes one person per OAuth subject on its first use and finds it after, also when two race', async () => {
+    const storage = createMemoryKeyStorage();
+    const keys = createKeyRing({ storage });
+    const subject = 'https://as.example#alice';
+    const [first, racing] = await Promise.all([
+      keys.principals.forSubject({ subject, name: 'Alice' }),
+      keys.principals.forSubject({ subject, name: 'Alice again' }),
+    ]);
+    expect(first).toMatchObject({ name: 'Alice', kind: 'person', keyCount: 0 });
+    expect(racing.id).toBe(first.id);
+    expect((await keys.principals.forSubject({ subject, name: 'renamed' })).id).toBe(first.id);
+    expect(await storage.findPrincipalBySubject(subject)).toMatchObject({
+      id: first.id,
+      externalSubject: subject,
+    });
+    const bob = await keys.principals.forSubject({ subject: 'https://as.example#bob', name: '  ' });
+    expect(bob.id).not.toBe(first.id);
+    expect(bob.name).toBe('https://as.example#bob');
+    const long = await keys.principals.forSubject({
+      subject: 'https://as.example#c',
+      name: 'x'.repeat(1000),
+    });
+    expect(long.name.length).toBeLessThan(1000);
+    // The record the API answers carries no subject.
+    expect(Object.keys(await keys.principals.get(first.id)).sort()).toEqual([
+      'createdAt',
+      'id',
+      'keyCount',
+      'kind',
+      'name',
+    ]);
+  });
 });

@@ -26,6 +26,12 @@ export interface Principals {
   get(id: string): Promise<PrincipalRecord>;
   /** Delete a principal (404 when unknown, 409 `principal_has_keys` while keys belong to it). */
   delete(id: string): Promise<void>;
+  /**
+   * The principal an OAuth identity is (`subject`: `<issuer>#<sub>`), created on its first use as
+   * a `person` named `name` (cut to the longest name allowed). Two first uses at once, on one host
+   * or several, give the same principal: the subject is unique in the storage.
+   */
+  forSubject(input: { readonly subject: string; readonly name: string }): Promise<PrincipalRecord>;
 }
 
 function invalid(field: string, message: string): CyrnelError {
@@ -108,6 +114,29 @@ export function createPrincipals(storage: PrincipalStorage, now: () => Date): Pr
     },
 
     get,
+
+    async forSubject({ subject, name }) {
+      const found = await storage.findPrincipalBySubject(subject);
+      if (found) return toRecord(found);
+      const trimmed =
+        name.trim().slice(0, MAX_PRINCIPAL_NAME_LENGTH) || subject.slice(0, MAX_PRINCIPAL_NAME_LENGTH);
+      const row: PrincipalRow = {
+        id: newPrincipalId(),
+        name: trimmed,
+        kind: 'person',
+        createdAt: now().toISOString(),
+        externalSubject: subject,
+      };
+      try {
+        await storage.insertPrincipal(row);
+      } catch (error) {
+        // Another request made it first: the subject is unique, so it is that one.
+        const made = await storage.findPrincipalBySubject(subject);
+        if (made) return toRecord(made);
+        throw error;
+      }
+      return toRecord({ ...row, keyCount: 0 });
+    },
 
     async delete(id) {
       const outcome = await storage.deletePrincipal(id);

@@ -107,6 +107,25 @@ export function runPrincipalStorageContract(options: PrincipalStorageContractOpt
       expect(ids(await storage.listPrincipals({ limit: 1 }))).toEqual(['c']);
     });
 
+    it('finds a principal by its external subject, which is unique', async () => {
+      const storage = subject.storage;
+      const subjectOf = 'https://as.example#user-1';
+      await storage.insertPrincipal(newPrincipal('p1', { externalSubject: subjectOf }));
+      await storage.insertPrincipal(newPrincipal('p2'));
+      await storage.insertPrincipal(newPrincipal('p3'));
+      expect(await storage.findPrincipalBySubject(subjectOf)).toEqual({
+        ...newPrincipal('p1', { externalSubject: subjectOf }),
+        keyCount: 0,
+      });
+      expect(await storage.getPrincipal('p1')).toMatchObject({ externalSubject: subjectOf });
+      expect(await storage.findPrincipalBySubject('https://as.example#user-2')).toBeUndefined();
+      expect((await storage.getPrincipal('p2'))?.externalSubject).toBeUndefined();
+      await expect(
+        storage.insertPrincipal(newPrincipal('p4', { externalSubject: subjectOf })),
+      ).rejects.toThrow();
+      expect(await storage.getPrincipal('p4')).toBeUndefined();
+    });
+
     it('deletes a principal only when no key belongs to it', async () => {
       const storage = subject.storage;
       await storage.insertPrincipal(newPrincipal('p1'));

@@ -37,10 +37,16 @@ describe('bearerAuth and roleGuard', () => {
   it('leaves a server without any key open (every request an admin) until a key is stored', async () => {
     const keys = createKeyRing({ storage: createMemoryKeyStorage() });
     const call = guardedApp({ keys });
-    expect(await call('POST', '/services')).toEqual({ status: 200, body: { keyId: null, principalId: null, role: 'admin' } });
+    expect(await call('POST', '/services')).toEqual({
+      status: 200,
+      body: { keyId: null, principalId: null, role: 'admin' },
+    });
     const { key, id } = await keys.create({ name: 'first admin', role: 'admin' });
     expect((await call('GET', '/services')).status).toBe(401);
-    expect(await call('GET', '/services', key)).toEqual({ status: 200, body: { keyId: id, principalId: expect.any(String), role: 'admin' } });
+    expect(await call('GET', '/services', key)).toEqual({
+      status: 200,
+      body: { keyId: id, principalId: expect.any(String), role: 'admin' },
+    });
     expect((await call('GET', '/health')).status).toBe(200);
     await keys.delete(id);
     // Deleting the last key does not open the server again.
@@ -158,5 +164,60 @@ describe('bearerAuth and roleGuard', () => {
       });
       expect(response.body.error).toBe(`the approver role may not use ${method} ${path} (an admin key may)`);
     }
+  });
+});
+
+describe('bearerAuth with OAuth tokens', () => {
+  const CHALLENGE = 'Bearer resource_metadata="http://127.0.0.1/.well-known/oauth-protected-resource/mcp"';
+  const app = (keys = createKeyRing({ storage: createMemoryKeyStorage() })) => {
+    const hono = new Hono<AppEnv>();
+    hono.use(
+      bearerAuth({
+        keys,
+        oauth: {
+          paths: ['/mcp'],
+          challenge: CHALLENGE,
+          verify: async (token) =>
+            token === 'good-token'
+              ? { keyId: 'principal:p1', principalId: 'p1', role: 'agent', oauthSubject: 'https://as#a' }
+              : undefined,
+        },
+      }),
+    );
+    hono.all('*', (c) => c.json(c.get('caller')));
+    hono.onError((error, c) => errorResponse(error, c, SILENT));
+    return (path: string, token?: string) =>
+      hono.request(`http://127.0.0.1${path}`, token ? { headers: { authorization: `Bearer ${token}` } } : {});
+  };
+
+  it('accepts a verified token on its paths only, as the caller the verifier answers', async () => {
+    const call = app();
+    const signedIn = await call('/mcp', 'good-token');
+    expect(signedIn.status).toBe(200);
+    expect(await signedIn.json()).toEqual({
+      keyId: 'principal:p1',
+      role: 'agent',
+      oauthSubject: 'https://as#a',
+    });
+    const elsewhere = await call('/processes', 'good-token');
+    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('answers 401 with the resource metadata challenge on its paths, even on a server without keys', async () => {
+    const call = app();
+    for (const token of [undefined, 'bad-token']) {
+      const refused = await call('/mcp', token);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe(CHALLENGE);
+      expect(await refused.json()).toMatchObject({ reason: 'unauthorized' });
+    }
+  });
+
+  it('keeps stored keys working on the same paths', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const created = await keys.create({ name: 'k', role: 'agent' });
+    const answer = await app(keys)('/mcp', created.key);
+    expect(await answer.json()).toEqual({ keyId: created.id, role: 'agent' });
   });
 });

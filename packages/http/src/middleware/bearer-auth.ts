@@ -16,6 +16,25 @@ export interface BearerAuthOptions {
    * (`/ui` covers `/ui/app.js`): route groups mounted with `auth: 'none'`.
    */
   readonly publicPaths?: readonly string[];
+  /**
+   * Bearer tokens of a trusted OAuth authorization server, accepted besides keys on some paths
+   * (`/mcp`). With it, the server is never open: every request needs a key or, there, a token.
+   */
+  readonly oauth?: OAuthBearerOptions;
+}
+
+/** How {@link bearerAuth} accepts OAuth access tokens: see {@link BearerAuthOptions.oauth}. */
+export interface OAuthBearerOptions {
+  /** Where tokens are accepted, each path with everything below it (`/mcp`). */
+  readonly paths: readonly string[];
+  /** The caller a token that is no key is, or undefined when the token is not valid. */
+  verify(token: string): Promise<Caller | undefined>;
+  /**
+   * The `WWW-Authenticate` value of a 401 on those paths, e.g.
+   * `Bearer resource_metadata="https://cyrnel.example.com/.well-known/oauth-protected-resource/mcp"`
+   * (RFC 9728), which tells a client where to sign in.
+   */
+  readonly challenge: string;
 }
 
 /** Paths reachable without a key, with any method: those of the routes whose role is `none`. */
@@ -35,7 +54,8 @@ const ANONYMOUS: Caller = Object.freeze({ keyId: null, principalId: null, role: 
 
 /**
  * Require `Authorization: Bearer <key>` and set the request's `caller`: the `apiKey` option's key
- * is an admin, a stored key has its role (`admin`, `agent` or `approver`). A server without any
+ * is an admin, a stored key has its role (`admin`, `agent` or `approver`), and on the `oauth`
+ * paths an access token the `oauth` option verifies is the caller it answers. A server without any
  * key (no `apiKey`, nothing stored) stays open, every request an admin, until the first key is
  * stored; from then on keys are required until the server stops, even if every key is deleted
  * again.
@@ -45,7 +65,8 @@ export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<A
   const publicPaths = options.publicPaths ?? [];
   const bootstrap =
     options.apiKey === undefined || options.apiKey === '' ? undefined : sha256(options.apiKey);
-  let locked = bootstrap !== undefined;
+  const { oauth } = options;
+  let locked = bootstrap !== undefined || oauth !== undefined;
   const open = async (): Promise<boolean> => {
     if (!locked) locked = keys !== undefined && (await keys.count()) > 0;
     return !locked;
@@ -72,8 +93,20 @@ export function bearerAuth(options: BearerAuthOptions = {}): MiddlewareHandler<A
     }
     const key = presented === '' ? undefined : await keys?.authenticate(presented);
     if (!key) {
-      c.header('WWW-Authenticate', 'Bearer');
-      throw cyrnelError('unauthorized', 'missing or invalid API key (Authorization: Bearer <key>)');
+      // The OAuth option, when this path takes tokens.
+      const here = oauth?.paths.some((path) => isWithin(c.req.path, path)) ? oauth : undefined;
+      const signedIn = here && presented !== '' ? await here.verify(presented) : undefined;
+      if (signedIn) {
+        c.set('caller', signedIn);
+        return next();
+      }
+      c.header('WWW-Authenticate', here ? here.challenge : 'Bearer');
+      throw cyrnelError(
+        'unauthorized',
+        here
+          ? 'missing or invalid API key or access token (Authorization: Bearer <key or token>)'
+          : 'missing or invalid API key (Authorization: Bearer <key>)',
+      );
     }
     c.set('caller', { keyId: key.id, principalId: key.principalId, role: key.role });
     return next();

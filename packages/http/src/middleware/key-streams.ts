@@ -94,9 +94,17 @@ export function createKeyStreams(options: KeyStreamsOptions = {}): KeyStreams {
 
   const middleware: MiddlewareHandler<AppEnv> = async (c, next) => {
     await next();
-    const keyId = c.get('caller')?.keyId;
+    const caller = c.get('caller');
+    const keyId = caller?.keyId;
     const body = c.res.body;
-    if (!keyId || !body || !(c.res.headers.get('content-type') ?? '').startsWith('text/event-stream')) return;
+    // A caller signed in with an OAuth token holds no stored key to delete.
+    if (
+      !keyId ||
+      caller?.oauthSubject !== undefined ||
+      !body ||
+      !(c.res.headers.get('content-type') ?? '').startsWith('text/event-stream')
+    )
+      return;
     const token = /^Bearer ([^\s]+)$/i.exec((c.req.header('authorization') ?? '').trim())?.[1] ?? '';
     const reader = body.getReader();
     let closed = false;

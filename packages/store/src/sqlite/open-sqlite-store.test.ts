@@ -109,6 +109,7 @@ describe('openSqliteStore', () => {
       '0016-policies',
       '0017-principals',
       '0018-connections',
+      '0019-principal-subjects',
     ]);
     db.close();
   });

@@ -14,6 +14,7 @@ import * as killReason from '../../sqlite/migrations/0015-kill-reason';
 import * as policies from '../../sqlite/migrations/0016-policies';
 import * as principals from '../../sqlite/migrations/0017-principals';
 import * as connections from '../../sqlite/migrations/0018-connections';
+import * as principalSubjects from '../../sqlite/migrations/0019-principal-subjects';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
 import * as toolSearchFunction from './0012-tool-search-function';
@@ -41,4 +42,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0016-policies': policies,
   '0017-principals': principals,
   '0018-connections': connections,
+  '0019-principal-subjects': principalSubjects,
 };

@@ -15,6 +15,7 @@ import * as killReason from './0015-kill-reason';
 import * as policies from './0016-policies';
 import * as principals from './0017-principals';
 import * as connections from './0018-connections';
+import * as principalSubjects from './0019-principal-subjects';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -34,4 +35,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0016-policies': policies,
   '0017-principals': principals,
   '0018-connections': connections,
+  '0019-principal-subjects': principalSubjects,
 };
