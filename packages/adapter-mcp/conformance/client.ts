@@ -95,9 +95,16 @@ async function main(): Promise<void> {
     clientName: 'cyrnel',
     clientMetadataUrl: CIMD_URL,
     ...(scenario === 'auth/pre-registration'
-      ? { preRegistered: { client_id: context.client_id as string, client_secret: context.client_secret as string } }
+      ? {
+          preRegistered: {
+            client_id: context.client_id as string,
+            client_secret: context.client_secret as string,
+          },
+        }
       : {}),
     ...(machine ? { machine } : {}),
+    // The back-compat scenario's metadata names issuer `<server>/oauth` at `<server>/.well-known/…`.
+    ...(process.env.CONFORMANCE_SKIP_ISSUER_CHECK === '1' ? { skipIssuerMetadataValidation: true } : {}),
   });
   const connection: McpConnection = createConnection({
     spec: { transport: 'http', url: serverUrl, headers: {} },

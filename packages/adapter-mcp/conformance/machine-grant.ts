@@ -21,7 +21,11 @@ export function machineGrantOf(scenario: string, context: Record<string, string>
       kind: 'cross_app_access',
       clientId: need('client_id'),
       clientSecret: need('client_secret'),
-      idp: { tokenEndpoint: need('idp_token_endpoint'), clientId: need('idp_client_id'), idToken: need('idp_id_token') },
+      idp: {
+        tokenEndpoint: need('idp_token_endpoint'),
+        clientId: need('idp_client_id'),
+        idToken: need('idp_id_token'),
+      },
     };
   return undefined;
 }

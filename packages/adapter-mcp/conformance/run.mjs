@@ -16,7 +16,10 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
-const suite = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
+const suite = join(
+  dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist/index.js',
+);
 const out = join(here, '.build');
 mkdirSync(out, { recursive: true });
 

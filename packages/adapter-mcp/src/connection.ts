@@ -15,7 +15,7 @@ import {
 import { ANSWER_TOO_LARGE_CODE, type AnswerReader } from './answer-reader';
 import type { ServerSpec } from './definition';
 import { createGuardedFetch, type GuardedFetch } from './guarded-fetch';
-import type { OAuthSession } from './oauth/session';
+import { isAuthorizationFailure, type OAuthSession } from './oauth/session';
 import { createStdioTransport, describeExit, type StdioTransport } from './stdio-transport';
 
 /** Options of {@link createConnection}. */
@@ -138,6 +138,11 @@ function authorizationFailure(oauth: OAuthSession, error: unknown, label: string
         },
       },
     );
+  if (isAuthorizationFailure(error))
+    return cyrnelError(
+      'upstream_unauthorized',
+      `authorizing with the MCP server of ${label} failed: ${message(error).slice(0, 500)}`,
+    );
   return undefined;
 }
 
@@ -246,7 +251,13 @@ export function createConnection(options: ConnectionOptions): McpConnection {
       transport = new StreamableHTTPClientTransport(new URL(spec.url), {
         fetch: http.fetch,
         requestInit: { headers: { ...spec.headers } },
-        ...(options.oauth ? { authProvider: options.oauth.provider, maxStepUpRetries: 1 } : {}),
+        ...(options.oauth
+          ? {
+              authProvider: options.oauth.provider,
+              maxStepUpRetries: 1,
+              ...(options.oauth.skipIssuerMetadataValidation ? { skipIssuerMetadataValidation: true } : {}),
+            }
+          : {}),
       });
     }
     next.onclose = () => {

@@ -106,7 +106,11 @@ export function machineProviderParts(
         ...(scope ? { scope } : {}),
         ...(fetchFn ? { fetchFn } : {}),
       });
-      return new URLSearchParams({ grant_type: JWT_BEARER, assertion: jwtAuthGrant, ...(scope ? { scope } : {}) });
+      return new URLSearchParams({
+        grant_type: JWT_BEARER,
+        assertion: jwtAuthGrant,
+        ...(scope ? { scope } : {}),
+      });
     },
   };
 }

@@ -91,7 +91,9 @@ export function createStoredOAuthProvider(options: StoredOAuthProviderOptions): 
     ...(machine
       ? {
           prepareTokenRequest: machine.prepareTokenRequest,
-          ...(machine.addClientAuthentication ? { addClientAuthentication: machine.addClientAuthentication } : {}),
+          ...(machine.addClientAuthentication
+            ? { addClientAuthentication: machine.addClientAuthentication }
+            : {}),
           ...(machine.saveAuthorizationServerUrl
             ? { saveAuthorizationServerUrl: machine.saveAuthorizationServerUrl }
             : {}),
@@ -136,7 +138,8 @@ export function createStoredOAuthProvider(options: StoredOAuthProviderOptions): 
       await store.write({ discovery });
     },
     async invalidateCredentials(scope) {
-      if (scope === 'all') await store.write({ tokens: undefined, client: undefined, discovery: undefined, pending: undefined });
+      if (scope === 'all')
+        await store.write({ tokens: undefined, client: undefined, discovery: undefined, pending: undefined });
       else if (scope === 'client') await store.write({ client: undefined });
       else if (scope === 'tokens') await store.write({ tokens: undefined });
       else if (scope === 'verifier') await store.write({ pending: undefined });

@@ -7,7 +7,6 @@ import {
   type OAuthClientProvider,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
-import type { OAuthCredentialStore } from './credential-store';
 import { createStoredOAuthProvider, type StoredOAuthProviderOptions } from './provider';
 
 /** How long an authorization may take between its redirect and its callback. */
@@ -21,6 +20,12 @@ export interface OAuthSessionOptions extends Omit<StoredOAuthProviderOptions, 'o
   readonly fetch?: FetchLike;
   /** Lifetime of one authorization (default 10 minutes). */
   readonly flowLifetimeMs?: number;
+  /**
+   * Accept authorization server metadata whose `issuer` is not the URL it was found at (RFC 8414
+   * requires they match). Weakens the defence against mixed-up authorization servers: only for a
+   * server known to publish such metadata, set by the operator.
+   */
+  readonly skipIssuerMetadataValidation?: boolean;
 }
 
 /** An authorization a person has to give before the MCP server answers. */
@@ -54,6 +59,8 @@ export interface AuthorizationCallback {
 export interface OAuthSession {
   /** For the Streamable HTTP transport's `authProvider`. */
   readonly provider: OAuthClientProvider;
+  /** For the transport's option of the same name (see {@link OAuthSessionOptions}). */
+  readonly skipIssuerMetadataValidation: boolean;
   /**
    * Start an authorization (discovery, registration, PKCE): the URL a person must open, or
    * `authorized` when stored tokens could be refreshed instead.
@@ -66,6 +73,26 @@ export interface OAuthSession {
    * 401 or a 403 `insufficient_scope`, if that is why (taken: asked once per failure).
    */
   authorizationNeeded(error: unknown): AuthorizationNeeded | undefined;
+}
+
+/** The SDK marks an error that came out of its authorization (discovery, registration, tokens). */
+const AUTH_SEAM = Symbol.for('mcp.authSeamEscape');
+
+/**
+ * True when `error` came out of the SDK's authorization steps (a resource that is not the
+ * server's, an authorization server's refusal, a token endpoint without TLS) rather than the MCP
+ * request itself.
+ *
+ * @example
+ * ```ts
+ * if (isAuthorizationFailure(error)) throw cyrnelError('upstream_unauthorized', `authorizing failed: ${error.message}`);
+ * ```
+ */
+export function isAuthorizationFailure(error: unknown): boolean {
+  return causes(error).some(
+    (cause) =>
+      typeof cause === 'object' && cause !== null && (cause as Record<symbol, unknown>)[AUTH_SEAM] === true,
+  );
 }
 
 function scopes(value: string | undefined): Set<string> {
@@ -81,7 +108,11 @@ function sameText(a: string, b: string): boolean {
 /** The chain of causes of an error, outermost first. */
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];
-  for (let cause = error; cause !== undefined && chain.length < 8; cause = (cause as { cause?: unknown })?.cause) {
+  for (
+    let cause = error;
+    cause !== undefined && chain.length < 8;
+    cause = (cause as { cause?: unknown })?.cause
+  ) {
     chain.push(cause);
     if (typeof cause !== 'object' || cause === null) break;
   }
@@ -133,15 +164,22 @@ export function createOAuthSession(options: OAuthSessionOptions): OAuthSession {
     };
   };
 
+  const skip = options.skipIssuerMetadataValidation === true;
+  const common = {
+    ...(options.fetch ? { fetchFn: options.fetch } : {}),
+    ...(skip ? { skipIssuerMetadataValidation: true } : {}),
+  };
+
   return {
     provider,
+    skipIssuerMetadataValidation: skip,
     async beginAuthorization(begin = {}) {
       redirected = undefined;
       const result = await auth(provider, {
         serverUrl,
         ...(begin.scope ? { scope: begin.scope } : {}),
         ...(begin.resourceMetadataUrl ? { resourceMetadataUrl: begin.resourceMetadataUrl } : {}),
-        ...(options.fetch ? { fetchFn: options.fetch } : {}),
+        ...common,
       });
       if (result === 'AUTHORIZED') return { authorized: true };
       const authorization = needed();
@@ -168,7 +206,7 @@ export function createOAuthSession(options: OAuthSessionOptions): OAuthSession {
           serverUrl,
           authorizationCode: callback.code,
           ...(callback.iss !== undefined ? { iss: callback.iss } : {}),
-          ...(options.fetch ? { fetchFn: options.fetch } : {}),
+          ...common,
         });
         if (result !== 'AUTHORIZED') throw new Error('the authorization server did not issue tokens');
       } finally {
@@ -177,7 +215,9 @@ export function createOAuthSession(options: OAuthSessionOptions): OAuthSession {
     },
     authorizationNeeded(error) {
       const chain = causes(error);
-      if (!chain.some((cause) => cause instanceof UnauthorizedError || cause instanceof InsufficientScopeError))
+      if (
+        !chain.some((cause) => cause instanceof UnauthorizedError || cause instanceof InsufficientScopeError)
+      )
         return undefined;
       return needed();
     },
