@@ -188,6 +188,31 @@ describe('MCP servers behind OAuth (the conformance suite’s authorization serv
     expect(checks.some((check) => check.id === 'authorization-request')).toBe(false);
   });
 
+  it('asks for tokens itself with the service’s client credentials (no person)', async () => {
+    const scenario = await startScenario('auth/client-credentials-basic');
+    cleanups.push(() => scenario.stop());
+    const store = memoryCredentialStore();
+    const session = createOAuthSession({
+      serverUrl: scenario.serverUrl,
+      store,
+      redirectUrl: 'http://127.0.0.1:1/oauth/callback',
+      clientName: 'cyrnel',
+      machine: {
+        kind: 'client_secret',
+        clientId: 'conformance-test-client',
+        clientSecret: 'conformance-test-secret',
+      },
+    });
+    const connection = oauthConnection(
+      scenario.serverUrl,
+      session,
+      createOutboundPolicy({ allowPrivateUrls: true }),
+    );
+    cleanups.push(() => connection.close());
+    expect((await connection.listTools()).map((tool) => tool.name)).toEqual(['test-tool']);
+    expect((await store.read()).tokens?.access_token).toMatch(/^cc-token-/);
+  });
+
   it('reaches the authorization server through the outbound policy', async () => {
     const scenario = await startScenario('auth/metadata-var3');
     cleanups.push(() => scenario.stop());
