@@ -15,6 +15,7 @@ import {
 import { ANSWER_TOO_LARGE_CODE, type AnswerReader } from './answer-reader';
 import type { ServerSpec } from './definition';
 import { createGuardedFetch, type GuardedFetch } from './guarded-fetch';
+import { isAuthorizationFailure, type OAuthSession } from './oauth/session';
 import { createStdioTransport, describeExit, type StdioTransport } from './stdio-transport';
 
 /** Options of {@link createConnection}. */
@@ -36,6 +37,11 @@ export interface ConnectionOptions {
   readonly answers: AnswerReader;
   /** Largest answer to one request, in bytes. */
   readonly maxAnswerBytes: number;
+  /**
+   * The OAuth client of an HTTP server behind OAuth (the MCP authorization specification). Without
+   * it nothing changes: a 401 is `upstream_unauthorized` and only the server's origin is reached.
+   */
+  readonly oauth?: OAuthSession;
 }
 
 /** One MCP server, connected lazily and again after a failure (with backoff). */
@@ -103,6 +109,43 @@ function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** The reason and details of a call that waits for a person to authorize (see `authorizationFailure`). */
+function isAuthorizationNeeded(error: CyrnelError): boolean {
+  return (
+    error.reason === 'upstream_unauthorized' &&
+    typeof (error.details as { authorization?: unknown } | undefined)?.authorization === 'object'
+  );
+}
+
+/**
+ * A request refused for want of authorization, with OAuth: the authorization URL a person must
+ * open (in `details.authorization`), or a refusal authorizing again cannot lift.
+ */
+function authorizationFailure(oauth: OAuthSession, error: unknown, label: string): CyrnelError | undefined {
+  const needed = oauth.authorizationNeeded(error);
+  if (needed?.futile)
+    return cyrnelError(
+      'upstream_unauthorized',
+      `the MCP server of ${label} refused the call for want of scope ${needed.scope ?? ''}, which the current authorization already grants: authorizing again cannot help`,
+    );
+  if (needed)
+    return cyrnelError(
+      'upstream_unauthorized',
+      `the MCP server of ${label} needs authorization: a person must open the authorization URL`,
+      {
+        details: {
+          authorization: { url: needed.authorizationUrl, ...(needed.scope ? { scope: needed.scope } : {}) },
+        },
+      },
+    );
+  if (isAuthorizationFailure(error))
+    return cyrnelError(
+      'upstream_unauthorized',
+      `authorizing with the MCP server of ${label} failed: ${message(error).slice(0, 500)}`,
+    );
+  return undefined;
+}
+
 /**
  * Create the connection of one service (or of one install's tool listing). Nothing is opened
  * before the first call.
@@ -148,6 +191,8 @@ export function createConnection(options: ConnectionOptions): McpConnection {
       if (isCyrnelError(cause)) return cause;
       if (/^refusing to connect/.test(message(cause))) return cyrnelError('outbound_refused', message(cause));
     }
+    const authorization = options.oauth ? authorizationFailure(options.oauth, error, label) : undefined;
+    if (authorization) return authorization;
     if (
       http?.lastStatus() === 401 ||
       causes(error).some((cause) => (cause as { status?: number })?.status === 401)
@@ -196,12 +241,23 @@ export function createConnection(options: ConnectionOptions): McpConnection {
       });
       transport = stdio;
     } else {
-      http = createGuardedFetch(options.outbound, spec.url, options.maxAnswerBytes, (pieces, format) =>
-        options.answers.readBody(pieces, format),
+      http = createGuardedFetch(
+        options.outbound,
+        spec.url,
+        options.maxAnswerBytes,
+        (pieces, format) => options.answers.readBody(pieces, format),
+        options.oauth ? { definitionHeaders: Object.keys(spec.headers) } : undefined,
       );
       transport = new StreamableHTTPClientTransport(new URL(spec.url), {
         fetch: http.fetch,
         requestInit: { headers: { ...spec.headers } },
+        ...(options.oauth
+          ? {
+              authProvider: options.oauth.provider,
+              maxStepUpRetries: 1,
+              ...(options.oauth.skipIssuerMetadataValidation ? { skipIssuerMetadataValidation: true } : {}),
+            }
+          : {}),
       });
     }
     next.onclose = () => {
@@ -214,10 +270,13 @@ export function createConnection(options: ConnectionOptions): McpConnection {
     try {
       await next.connect(transport, { timeout: options.connectTimeoutMs });
     } catch (error) {
-      failures++;
-      lastFailure = Date.now();
       const started = stdio;
       const refused = crashed(started, 'while starting') ?? classify(error);
+      // Waiting for a person to authorize is no failure of the server: no backoff.
+      if (!isAuthorizationNeeded(refused)) {
+        failures++;
+        lastFailure = Date.now();
+      }
       await next.close().catch(() => undefined);
       await drop();
       throw refused.reason === 'upstream_failed'

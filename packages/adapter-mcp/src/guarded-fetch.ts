@@ -76,6 +76,18 @@ export interface GuardedFetch {
   close(): Promise<void>;
 }
 
+/** Largest answer of an authorization server (metadata, registration, tokens). */
+const MAX_AUTHORIZATION_ANSWER_BYTES = 1024 * 1024;
+
+/** What an MCP server behind OAuth needs of the fetch besides its own origin. */
+export interface AuthorizationRequests {
+  /**
+   * Header names of the definition (`headers`): sent to the MCP server only, never to an
+   * authorization server on another origin.
+   */
+  readonly definitionHeaders: readonly string[];
+}
+
 /** The port a URL connects to. */
 function portOf(url: URL): number {
   if (url.port) return Number(url.port);
@@ -96,26 +108,24 @@ export function createGuardedFetch(
   endpoint: string,
   maxResponseBytes = DEFAULT_MAX_RESPONSE_BYTES,
   readLarge?: LargeBodyReader,
+  authorization?: AuthorizationRequests,
 ): GuardedFetch {
   const origin = new URL(endpoint);
   const port = portOf(origin);
   const agent = new Agent(policy ? { connect: { lookup: guardedLookup(policy, port) } } : {});
+  const elsewhere = authorization ? createElsewhereFetch(policy, authorization) : undefined;
   let status: number | undefined;
   const guarded = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     const url = new URL(input instanceof Request ? input.url : input.toString());
-    if (url.origin !== origin.origin)
+    if (url.origin !== origin.origin) {
+      // An authorization server (its metadata, registration, tokens) named by the server's metadata.
+      if (elsewhere) return elsewhere.fetch(url, init);
       throw cyrnelError(
         'outbound_refused',
         `refusing to connect to ${url.origin}: the service's MCP server is ${origin.origin}`,
       );
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (policy && isIP(host) !== 0) {
-      try {
-        policy.check(host, port, url.hostname);
-      } catch (refusal) {
-        throw cyrnelError('outbound_refused', (refusal as Error).message);
-      }
     }
+    checkLiteral(policy, url, port);
     if ((init?.method ?? 'GET').toUpperCase() !== 'POST') {
       // The long-lived GET stream of server notifications (and DELETE) is not one answer.
       const response = await undiciFetch(url, {
@@ -146,6 +156,78 @@ export function createGuardedFetch(
   return {
     fetch: guarded as typeof globalThis.fetch,
     lastStatus: () => status,
-    close: () => agent.close(),
+    close: async () => {
+      await agent.close();
+      await elsewhere?.close();
+    },
+  };
+}
+
+/** An IP-literal host checked against the outbound policy before anything is sent. */
+function checkLiteral(policy: OutboundPolicy | undefined, url: URL, port: number): void {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!policy || isIP(host) === 0) return;
+  try {
+    policy.check(host, port, url.hostname);
+  } catch (refusal) {
+    throw cyrnelError('outbound_refused', (refusal as Error).message);
+  }
+}
+
+/**
+ * Requests to authorization servers: any http(s) origin, checked by the outbound policy like the
+ * MCP server's (one agent per port, its lookup guarded), without the definition's headers, no
+ * redirects followed, answers read whole up to 1 MiB.
+ */
+function createElsewhereFetch(
+  policy: OutboundPolicy | undefined,
+  authorization: AuthorizationRequests,
+): { fetch: (url: URL, init?: RequestInit) => Promise<Response>; close(): Promise<void> } {
+  const agents = new Map<number, Agent>();
+  const dropped = new Set(authorization.definitionHeaders.map((name) => name.toLowerCase()));
+  const agentOf = (port: number): Agent => {
+    let agent = agents.get(port);
+    if (!agent) {
+      agent = new Agent(policy ? { connect: { lookup: guardedLookup(policy, port) } } : {});
+      agents.set(port, agent);
+    }
+    return agent;
+  };
+  return {
+    async fetch(url, init) {
+      if (url.protocol !== 'https:' && url.protocol !== 'http:')
+        throw cyrnelError('outbound_refused', `refusing to connect to ${url.origin}: not http or https`);
+      const port = portOf(url);
+      checkLiteral(policy, url, port);
+      const headers = new Headers(init?.headers);
+      for (const name of dropped) headers.delete(name);
+      const response = await undiciFetch(url, {
+        ...(init as Record<string, unknown>),
+        headers: Object.fromEntries(headers),
+        redirect: 'manual',
+        dispatcher: agentOf(port),
+      } as Parameters<typeof undiciFetch>[1]);
+      if (Number(response.headers.get('content-length')) > MAX_AUTHORIZATION_ANSWER_BYTES) {
+        await response.body?.cancel();
+        throw cyrnelError('upstream_answer_too_large', `the answer of ${url.origin} is too large`);
+      }
+      const chunks: Uint8Array[] = [];
+      let bytes = 0;
+      for await (const chunk of response.body ?? []) {
+        bytes += chunk.length;
+        if (bytes > MAX_AUTHORIZATION_ANSWER_BYTES)
+          throw cyrnelError('upstream_answer_too_large', `the answer of ${url.origin} is too large`);
+        chunks.push(chunk);
+      }
+      const body = [101, 204, 205, 304].includes(response.status) ? null : Buffer.concat(chunks);
+      return new Response(body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers as unknown as Headers,
+      });
+    },
+    async close() {
+      await Promise.all([...agents.values()].map((agent) => agent.close()));
+    },
   };
 }
