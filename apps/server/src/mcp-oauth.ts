@@ -121,7 +121,12 @@ export function mcpOAuth(options: McpOAuthOptions): { group: RouteGroup; bearer:
     }
     const subject = `${payload.iss}#${payload.sub}`;
     const principal = await options.keys.principals.forSubject({ subject, name: nameOf(payload) });
-    return { keyId: `principal:${principal.id}`, principalId: principal.id, role: 'agent', oauthSubject: subject };
+    return {
+      keyId: `principal:${principal.id}`,
+      principalId: principal.id,
+      role: 'agent',
+      oauthSubject: subject,
+    };
   };
 
   const app = new Hono<AppEnv>();

@@ -78,14 +78,23 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       const admin = as(hosts.a);
       const made = await admin('POST', '/principals', { name });
       expect(made.status).toBe(201);
-      const key = await admin('POST', '/keys', { name: `${name}'s agent`, role: 'agent', principal: made.body.id });
+      const key = await admin('POST', '/keys', {
+        name: `${name}'s agent`,
+        role: 'agent',
+        principal: made.body.id,
+      });
       expect(key.status).toBe(201);
       return { id: made.body.id as string, key: key.body.key as string };
     };
 
     /** Run `code` on `server` as `key`, waiting for its end. */
     const run = async (server: RunningServer, key: string, code: string, extra: Json = {}) => {
-      const created = await as(server, key)('POST', '/processes', { code, wait: true, timeoutMs: 30_000, ...extra });
+      const created = await as(server, key)('POST', '/processes', {
+        code,
+        wait: true,
+        timeoutMs: 30_000,
+        ...extra,
+      });
       expect(created.status, created.text).toBe(201);
       return created.body;
     };
@@ -106,7 +115,10 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       upstream = createServer((request, response) => {
         const url = new URL(request.url ?? '/', 'http://x');
         const token = request.headers['x-token'];
-        seen.push({ who: url.searchParams.get('who') ?? '', token: typeof token === 'string' ? token : undefined });
+        seen.push({
+          who: url.searchParams.get('who') ?? '',
+          token: typeof token === 'string' ? token : undefined,
+        });
         response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
       });
       await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
@@ -135,7 +147,13 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       const listed = await as(hosts.b)('GET', '/services/gh/connections');
       expect(listed.status).toBe(200);
       expect(listed.body.items).toEqual([
-        expect.objectContaining({ serviceId: 'gh', name: 'default', owner: null, status: 'connected', secrets: ['/token'] }),
+        expect.objectContaining({
+          serviceId: 'gh',
+          name: 'default',
+          owner: null,
+          status: 'connected',
+          secrets: ['/token'],
+        }),
       ]);
       // Alice on one host, Bob on the other, each without naming an owner: their own.
       const mine = await as(hosts.a, alice.key)('POST', '/services/gh/connections', {
@@ -178,7 +196,10 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       expect(duplicate).toMatchObject({ status: 409, body: { reason: 'connection_exists' } });
       const badName = await as(hosts.a)('POST', '/services/gh/connections', { name: 'Not A Name' });
       expect(badName).toMatchObject({ status: 400, body: { reason: 'invalid_request' } });
-      const badSecrets = await as(hosts.a)('POST', '/services/gh/connections', { name: 'odd', secrets: { token: 7 } });
+      const badSecrets = await as(hosts.a)('POST', '/services/gh/connections', {
+        name: 'odd',
+        secrets: { token: 7 },
+      });
       expect(badSecrets.status).toBe(400);
       expect(badSecrets.text).not.toContain('"7"');
     });
@@ -236,8 +257,14 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       });
       expect(unknown).toMatchObject({ status: 404, body: { reason: 'connection_not_found' } });
       const from = seen.length;
-      const chosen = await run(hosts.a, alice.key, calls('alice-chose-work', 2), { connections: { gh: 'work' } });
-      expect(chosen).toMatchObject({ exitState: 'success', principalId: alice.id, connections: { gh: 'work' } });
+      const chosen = await run(hosts.a, alice.key, calls('alice-chose-work', 2), {
+        connections: { gh: 'work' },
+      });
+      expect(chosen).toMatchObject({
+        exitState: 'success',
+        principalId: alice.id,
+        connections: { gh: 'work' },
+      });
       expect(tokensBy(from)).toEqual({ 'alice-chose-work': [TOKENS.work] });
     });
 

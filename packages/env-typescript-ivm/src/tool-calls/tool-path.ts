@@ -60,7 +60,11 @@ export function step(path: ToolPath, key: string | undefined): PathStep {
     case 'service':
       // `connection(name)` answers the same tools with another connection: the text does not
       // follow a call's result, so what it leads to is unknown (never taken for no tool).
-      return key === 'tools' ? { kind: 'tools', serviceId: path.serviceId } : key === 'connection' ? UNKNOWN : NONE;
+      return key === 'tools'
+        ? { kind: 'tools', serviceId: path.serviceId }
+        : key === 'connection'
+          ? UNKNOWN
+          : NONE;
     case 'tools':
       return { kind: 'tool', serviceId: path.serviceId, toolId: key };
     case 'invoke':
