@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index';
-import { apiClient, type Json, startTestServer, tempDir } from './helpers';
+import { apiClient, type Json, startSharedHost, type tempDir } from './helpers';
 
 const KEY = 'connections-admin';
 const TOKENS = {
@@ -56,17 +56,13 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
     let bob: { id: string; key: string };
 
     const start = async (hostId: string, direct: boolean) => {
-      const dir = await tempDir();
-      dirs.push(dir);
-      const server = await startTestServer({
-        dataDir: dir.path,
-        port: 0,
-        apiKey: KEY,
+      const server = await startSharedHost({
+        databaseUrl: database.url,
         secretsKey,
+        apiKey: KEY,
         hostId,
-        urlAllowCidrs: ['127.0.0.1/32'],
-        noDirectToolCalls: !direct,
-        database: { kind: 'postgres', url: database.url },
+        direct,
+        dirs,
       });
       servers.push(server);
       return server;

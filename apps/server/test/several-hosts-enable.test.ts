@@ -6,9 +6,9 @@ import {
   apiClient,
   type Json,
   shopSpec,
-  startTestServer,
+  startSharedHost,
   startUpstream,
-  tempDir,
+  type tempDir,
   UPSTREAM_KEY,
   type Upstream,
 } from './helpers';
@@ -26,17 +26,13 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
     const secretsKey = randomBytes(32).toString('base64');
 
     const start = async (hostId: string, direct: boolean) => {
-      const dir = await tempDir();
-      dirs.push(dir);
-      const server = await startTestServer({
-        dataDir: dir.path,
-        port: 0,
-        apiKey: KEY,
+      const server = await startSharedHost({
+        databaseUrl: database.url,
         secretsKey,
+        apiKey: KEY,
         hostId,
-        urlAllowCidrs: ['127.0.0.1/32'],
-        noDirectToolCalls: !direct,
-        database: { kind: 'postgres', url: database.url },
+        direct,
+        dirs,
       });
       servers.push(server);
       return apiClient(server.url, KEY);

@@ -4,6 +4,7 @@ import { isCyrnelError } from '@cyrnel/sdk';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { createMemoryCatalogStorage } from '../catalog/memory-catalog-storage';
+import { createOutboundPolicy } from '../outbound/outbound-policy';
 import { createSecretsCipher } from '../secrets/secrets-cipher';
 import { createSecretsVault } from '../secrets/secrets-vault';
 import { createServiceHealth } from '../services/service-health';
@@ -70,7 +71,8 @@ describe('connection router', () => {
       now: () => new Date(),
       health,
       callable: createCallable({ adapter, activeAdapterIds: () => ['openapi'], health }),
-      download: {},
+      // Nothing is downloaded here: the service is stored directly.
+      download: { outbound: createOutboundPolicy(), maxBytes: 1 },
       principalExists: async (id) => id === 'alice' || id === 'bob',
     });
     await catalog.insertService(

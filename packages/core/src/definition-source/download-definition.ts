@@ -4,6 +4,7 @@ import type { LookupFunction } from 'node:net';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import { guardedLookup as sharedLookup } from '@cyrnel/sdk/node';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
+import { outboundRefusal, readBoundedBody } from '../outbound/bounded-body';
 import { parseAddress } from '../outbound/cidr';
 
 /** Options of {@link downloadDefinition}. */
@@ -104,7 +105,12 @@ export async function downloadBytes(
         `download of ${target.href} failed: the server answered ${status}`,
       );
     }
-    const bytes = await readBody(response, target, options.maxBytes, signal, timeoutMs);
+    const bytes = await readBoundedBody(
+      response,
+      options.maxBytes,
+      () => tooLarge(options.maxBytes),
+      (error) => translate(error, target, signal, timeoutMs),
+    );
     return { bytes, url: target.href };
   }
 }
@@ -126,18 +132,10 @@ function parseUrl(text: string): URL {
   return url;
 }
 
-/** The policy's refusal as a 403, whatever kind of `Error` the policy threw. */
-function refusal(error: unknown): Error {
-  if (isCyrnelError(error)) return error;
-  return cyrnelError('outbound_refused', error instanceof Error ? error.message : String(error), {
-    cause: error,
-  });
-}
-
 /** The SDK's guarded lookup, failing with this module's errors (403 refused, 502 unresolved). */
 function guardedLookup(outbound: OutboundPolicy, port: number): LookupFunction {
   return sharedLookup(outbound, port, {
-    refused: refusal,
+    refused: outboundRefusal,
     unresolved: (hostname, error) =>
       cyrnelError('upstream_failed', `could not resolve ${hostname}`, { cause: error }),
   });
@@ -156,7 +154,7 @@ function fetchOnce(
     try {
       outbound.check(url.hostname.replace(/^\[|\]$/g, ''), port, url.hostname);
     } catch (refused) {
-      return Promise.reject(refusal(refused));
+      return Promise.reject(outboundRefusal(refused));
     }
   }
   const requestOptions: RequestOptions = {
@@ -171,43 +169,6 @@ function fetchOnce(
     const request = send(url, requestOptions, resolve);
     request.on('error', (error) => reject(translate(error, url, signal, timeoutMs)));
     request.end();
-  });
-}
-
-function readBody(
-  response: IncomingMessage,
-  url: URL,
-  maxBytes: number,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<Buffer> {
-  const declared = Number(response.headers['content-length']);
-  if (Number.isFinite(declared) && declared > maxBytes) {
-    response.destroy();
-    return Promise.reject(tooLarge(maxBytes));
-  }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const fail = (error: Error) => {
-      if (settled) return;
-      settled = true;
-      reject(error);
-      response.destroy();
-    };
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes) fail(tooLarge(maxBytes));
-      else chunks.push(chunk);
-    });
-    response.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks));
-    });
-    response.on('error', (error) => fail(translate(error, url, signal, timeoutMs)));
-    response.on('aborted', () => fail(translate(new Error('connection aborted'), url, signal, timeoutMs)));
   });
 }
 

@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import { guardedLookup } from '@cyrnel/sdk/node';
 import { cyrnelError, isCyrnelError } from '../errors';
+import { outboundRefusal, readBoundedBody } from '../outbound/bounded-body';
 import { parseAddress } from '../outbound/cidr';
 
 /** What {@link createGuardedFetch} takes. */
@@ -45,7 +46,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       try {
         options.outbound.check(url.hostname.replace(/^\[|\]$/g, ''), port, url.hostname);
       } catch (refused) {
-        throw refusal(refused);
+        throw outboundRefusal(refused);
       }
     }
     const deadline = AbortSignal.timeout(options.timeoutMs);
@@ -67,7 +68,7 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
             ? {}
             : {
                 lookup: guardedLookup(options.outbound, port, {
-                  refused: refusal,
+                  refused: outboundRefusal,
                   unresolved: (hostname, error) =>
                     cyrnelError('upstream_failed', `could not resolve ${hostname}`, { cause: error }),
                 }),
@@ -78,7 +79,16 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
       request.on('error', (error) => reject(failure(error, url, signal, options.timeoutMs)));
       request.end(body);
     });
-    const bytes = await readBounded(response, url, options.maxBytes, signal, options.timeoutMs);
+    const bytes = await readBoundedBody(
+      response,
+      options.maxBytes,
+      () =>
+        cyrnelError(
+          'upstream_failed',
+          `the answer of ${url.origin} is larger than ${options.maxBytes} bytes`,
+        ),
+      (error) => failure(error, url, signal, options.timeoutMs),
+    );
     const headers = new Headers();
     for (const [name, value] of Object.entries(response.headers)) {
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
@@ -90,53 +100,12 @@ export function createGuardedFetch(options: GuardedFetchOptions): GuardedFetch {
   };
 }
 
-/** The policy's refusal as a 403, whatever kind of `Error` the policy threw. */
-function refusal(error: unknown): Error {
-  if (isCyrnelError(error)) return error;
-  return cyrnelError('outbound_refused', error instanceof Error ? error.message : String(error), {
-    cause: error,
-  });
-}
-
 function bodyOf(body: unknown): Buffer | undefined {
   if (body === undefined || body === null) return undefined;
   if (typeof body === 'string') return Buffer.from(body);
   if (body instanceof URLSearchParams) return Buffer.from(body.toString());
   if (body instanceof Uint8Array) return Buffer.from(body);
   throw cyrnelError('upstream_failed', 'unsupported request body for an authorization server');
-}
-
-function readBounded(
-  response: IncomingMessage,
-  url: URL,
-  maxBytes: number,
-  signal: AbortSignal,
-  timeoutMs: number,
-): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const fail = (error: Error) => {
-      if (settled) return;
-      settled = true;
-      response.destroy();
-      reject(error);
-    };
-    response.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > maxBytes)
-        fail(cyrnelError('upstream_failed', `the answer of ${url.origin} is larger than ${maxBytes} bytes`));
-      else chunks.push(chunk);
-    });
-    response.on('end', () => {
-      if (settled) return;
-      settled = true;
-      resolve(Buffer.concat(chunks));
-    });
-    response.on('error', (error) => fail(failure(error, url, signal, timeoutMs)));
-    response.on('aborted', () => fail(failure(new Error('connection aborted'), url, signal, timeoutMs)));
-  });
 }
 
 function failure(error: unknown, url: URL, signal: AbortSignal, timeoutMs: number): Error {

@@ -196,6 +196,7 @@ describe('bearerAuth with OAuth tokens', () => {
     expect(signedIn.status).toBe(200);
     expect(await signedIn.json()).toEqual({
       keyId: 'principal:p1',
+      principalId: 'p1',
       role: 'agent',
       oauthSubject: 'https://as#a',
     });
@@ -218,6 +219,6 @@ describe('bearerAuth with OAuth tokens', () => {
     const keys = createKeyRing({ storage: createMemoryKeyStorage() });
     const created = await keys.create({ name: 'k', role: 'agent' });
     const answer = await app(keys)('/mcp', created.key);
-    expect(await answer.json()).toEqual({ keyId: created.id, role: 'agent' });
+    expect(await answer.json()).toEqual({ keyId: created.id, principalId: created.principalId, role: 'agent' });
   });
 });
