@@ -12,20 +12,36 @@ import { OAuthConnect, oauthOf } from '../components/oauth-connect';
 import { useAction } from '../components/use-action';
 import { usePoll } from '../components/use-poll';
 
-/** The principals an admin key sees; `undefined` for another key (the server's 403). */
-async function knownPrincipals(client: CyrnelClient): Promise<KnownPrincipals> {
-  try {
-    return await collect(client.principals.iterate());
-  } catch (error) {
-    if (error instanceof CyrnelHttpError && error.status === 403) return undefined;
-    throw error;
-  }
+/** A 403: this key's role may not use the route (only an admin key reads services and principals). */
+const refusedToRole = (error: unknown) => error instanceof CyrnelHttpError && error.status === 403;
+
+/** What the page knows beyond the connections: the secrets the service names, the principals. */
+interface Context {
+  /** The secrets the service's schema names (`token`, `headers`), shown as an example. */
+  secretNames: string[];
+  principals: KnownPrincipals;
 }
 
-/** The secrets a service's schema names (`token`, `headers`), to show as an example. */
-function secretNamesOf(service: ServiceDetail | undefined): string[] {
-  const properties = (service?.secretsSchema as { properties?: unknown } | undefined)?.properties;
-  return properties && typeof properties === 'object' ? Object.keys(properties) : [];
+/**
+ * The service's secret names and the principals, for an admin key; for any other key (refused the
+ * service's detail) neither, without asking for the principals it would be refused too.
+ */
+async function loadContext(client: CyrnelClient, serviceId: string): Promise<Context> {
+  let service: ServiceDetail;
+  try {
+    service = await client.services.get(serviceId);
+  } catch (error) {
+    if (refusedToRole(error)) return { secretNames: [], principals: undefined };
+    throw error;
+  }
+  const properties = (service.secretsSchema as { properties?: unknown }).properties;
+  const secretNames = properties && typeof properties === 'object' ? Object.keys(properties) : [];
+  try {
+    return { secretNames, principals: await collect(client.principals.iterate()) };
+  } catch (error) {
+    if (refusedToRole(error)) return { secretNames, principals: undefined };
+    throw error;
+  }
 }
 
 /**
@@ -36,22 +52,22 @@ function secretNamesOf(service: ServiceDetail | undefined): string[] {
  * another key sees its own and the shared connections, owners as ids.
  */
 export function ConnectionsPage({ client, serviceId }: { client: CyrnelClient; serviceId: string }) {
-  const [service, setService] = useState<ServiceDetail | undefined>();
-  const [principals, setPrincipals] = useState<KnownPrincipals>();
+  const [context, setContext] = useState<Context | undefined>();
   const [editing, setEditing] = useState<string | undefined>();
   const { error, busy, run } = useAction();
   const connections = usePoll(() => client.connections.list(serviceId), [serviceId]);
   useEffect(
     () =>
       void run(async () => {
-        setService(await client.services.get(serviceId));
-        setPrincipals(await knownPrincipals(client));
+        setContext(undefined);
+        setContext(await loadContext(client, serviceId));
       }),
     [serviceId],
   );
   const records = connections.value?.items;
   const edited = records?.find((record) => record.name === editing);
-  const secretNames = secretNamesOf(service);
+  const principals = context?.principals;
+  const secretNames = context?.secretNames ?? [];
   const remove = (record: ConnectionRecord) =>
     void run(async () => {
       await client.connections.delete(serviceId, record.name);
@@ -101,7 +117,7 @@ export function ConnectionsPage({ client, serviceId }: { client: CyrnelClient; s
           }
         />
       )}
-      {edited ? (
+      {edited && context ? (
         <ConnectionEditor
           key={edited.name}
           client={client}
@@ -114,13 +130,15 @@ export function ConnectionsPage({ client, serviceId }: { client: CyrnelClient; s
         />
       ) : null}
       <h2>Add a connection</h2>
-      <ConnectionForm
-        client={client}
-        serviceId={serviceId}
-        principals={principals}
-        secretNames={secretNames}
-        onCreated={connections.refresh}
-      />
+      {context ? (
+        <ConnectionForm
+          client={client}
+          serviceId={serviceId}
+          principals={principals}
+          secretNames={secretNames}
+          onCreated={connections.refresh}
+        />
+      ) : null}
     </>
   );
 }
