@@ -263,32 +263,48 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
     await defaultPanel.getByRole('button', { name: 'Close' }).click();
   });
 
-  it('shows a Connect button for a record with an `oauth` field, in its own column', async () => {
-    // The API gives no record an `oauth` field yet: the real answer is passed on with one added,
-    // so the button is seen to appear once the API adds it.
+  it('shows the states a run can leave, and a Connect button for a record with an `oauth` field', async () => {
+    // No connection of the API has an `oauth` field or another status yet (a later piece adds
+    // OAuth connections): the real answer is passed on with them added, so the page is seen to
+    // show them once the API gives them.
     const pattern = `${cyrnel.url}/services/who/connections`;
+    const changes: Record<string, object> = {
+      ada: {
+        oauth: { scopes: [] },
+        status: 'reauthorization_required',
+        statusMessage: 'the refresh token was refused <b>again</b>',
+      },
+      default: { status: 'error', statusMessage: 'the token endpoint answered 500' },
+    };
     await page.route(pattern, async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { items: { name: string }[] };
-      const items = body.items.map((item) =>
-        item.name === 'ada' ? { ...item, oauth: { scopes: [] } } : item,
-      );
+      const items = body.items.map((item) => ({ ...item, ...changes[item.name] }));
       await route.fulfill({ response, json: { ...body, items } });
     });
     const connect = row('ada').getByRole('button', { name: 'Connect ada', exact: true });
     await connect.waitFor();
     await page.getByRole('columnheader', { name: 'Authorization' }).waitFor();
+    await expect(row('ada').getByTestId('connection-status').textContent()).resolves.toBe(
+      'needs re-authorization the refresh token was refused <b>again</b>',
+    );
+    await expect(row('default').getByTestId('connection-status').textContent()).resolves.toBe(
+      'error the token endpoint answered 500',
+    );
     await expect(
       row('default').getByRole('button', { name: 'Connect default', exact: true }).count(),
     ).resolves.toBe(0);
+    await expect(page.locator('main b').count()).resolves.toBe(0);
+    await shot('connections-states');
     // This client has no authorize method yet: the button says so rather than failing.
     await connect.click();
     await row('ada').getByRole('alert').filter({ hasText: 'cannot start an authorization' }).waitFor();
     await page.unroute(pattern);
-    // The page asks again every 2 s: the next real answer has no `oauth` field.
+    // The page asks again every 2 s: the next real answer has neither.
     await expect
       .poll(() => page.getByRole('columnheader', { name: 'Authorization' }).count(), { timeout: 10_000 })
       .toBe(0);
+    await expect(row('ada').getByTestId('connection-status').textContent()).resolves.toBe('connected');
   });
 
   it("deletes the connection after asking: Ada's runs use the shared default again", async () => {

@@ -76,7 +76,7 @@ export function SecretsField({
     <>
       <label for={id}>{label}</label>
       <p class="muted">
-        The whole set, replacing any stored one; never shown again. This service's secrets:{' '}
+        A JSON object, never shown again (only which secrets are set). This service's secrets:{' '}
         {names.length > 0 ? names.join(', ') : 'none declared'}. For example: <code>{example}</code>
       </p>
       <textarea

@@ -62,7 +62,7 @@ export function ConnectionTable({
         <tbody>
           {records.map((record, index) => (
             <tr key={record.name} data-testid="connection-row" data-name={record.name}>
-              <td>
+              <td class="nowrap">
                 <strong>{record.name}</strong>
               </td>
               <td data-testid="connection-owner">
