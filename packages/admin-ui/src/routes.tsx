@@ -3,6 +3,7 @@ import type { JSX } from 'preact';
 import { ApprovalPage } from './pages/approval-page';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ConnectPage } from './pages/connect-page';
+import { ConnectionsPage } from './pages/connections-page';
 import { KeysPage } from './pages/keys-page';
 import { ModulePage } from './pages/module-page';
 import { ModulesPage } from './pages/modules-page';
@@ -14,10 +15,13 @@ import { ServicesPage } from './pages/services-page';
 import { ToolPage } from './pages/tool-page';
 import { ToolsPage } from './pages/tools-page';
 
-/** The page of a route (`['services', 'weather']` → the service page of `weather`). */
+/** The page of a route (`['services', 'weather']` → the service page of `weather`,
+ * `['services', 'weather', 'connections']` → its connections). */
 export function pageFor(route: readonly string[], client: CyrnelClient): JSX.Element {
   const [page, ...rest] = route;
-  return page === 'services' && rest[0] ? (
+  return page === 'services' && rest[0] && rest[1] === 'connections' ? (
+    <ConnectionsPage client={client} serviceId={rest[0]} />
+  ) : page === 'services' && rest[0] ? (
     <ServicePage client={client} id={rest[0]} />
   ) : page === 'services' ? (
     <ServicesPage client={client} />

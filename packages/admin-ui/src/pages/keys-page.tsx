@@ -1,19 +1,13 @@
 import type { CyrnelClient } from '@cyrnel/client';
 import type { CreatedKey, KeyRecord, PrincipalRecord } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
+import { collect } from '../components/collect';
 import { ErrorLine } from '../components/error-line';
 import { KeyForm } from '../components/key-form';
 import { KeyTable } from '../components/key-table';
 import { NewKey } from '../components/new-key';
 import { PrincipalsSection } from '../components/principals-section';
 import { useAction } from '../components/use-action';
-
-/** Every item of a paged list. */
-async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const collected: T[] = [];
-  for await (const item of items) collected.push(item);
-  return collected;
-}
 
 /**
  * `#/keys`: the principals and the API keys (admin keys only: another key sees the server's 403
@@ -27,8 +21,8 @@ export function KeysPage({ client }: { client: CyrnelClient }) {
   const { error, busy, run } = useAction();
   const reload = async () => {
     const [nextPrincipals, nextKeys] = await Promise.all([
-      all(client.principals.iterate()),
-      all(client.keys.iterate()),
+      collect(client.principals.iterate()),
+      collect(client.keys.iterate()),
     ]);
     setPrincipals(nextPrincipals);
     setKeys(nextKeys);

@@ -21,7 +21,8 @@ function definitionChanges(before: ToolRecord[], after: ToolRecord[]): string {
 
 /**
  * `#/services/<id>`: one service: enable/disable, delete, its secrets and config through forms
- * generated from their schemas, its policy, replacing its definition, its tools.
+ * generated from their schemas (a link to its connections), its policy, replacing its
+ * definition, its tools.
  */
 export function ServicePage({ client, id }: { client: CyrnelClient; id: string }) {
   const [service, setService] = useState<ServiceDetail | undefined>();
@@ -90,6 +91,11 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
       </div>
       <p>{service.description}</p>
       <h2>Secrets</h2>
+      <p class="muted">
+        The service's own secrets: its shared <code>default</code> connection. A principal's own credentials
+        and other shared sets are its{' '}
+        <a href={`#/services/${encodeURIComponent(id)}/connections`}>connections</a>.
+      </p>
       <SchemaForm
         key={`secrets-${present.join(',')}`}
         title="Secrets"
