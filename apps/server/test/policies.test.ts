@@ -158,7 +158,10 @@ describe('policies and approvals on a real server', () => {
 
   it('pauses a sandboxed program at an asked call, longer than its timeout, until an approver approves', async () => {
     const code = `const r = await cyrnel.services.git.tools.comments_create.invoke({ path: { owner: 'me', repo: 'notes' }, body: { body: 'hello' } });\ncyrnel.output({ status: r.status });`;
-    const created = await agent('POST', '/processes', { code, timeoutMs: 1000, wait: true });
+    // Time enough to reach the call on a busy machine (a run past its deadline before it asks
+    // would end idle); the wait below then outlasts it.
+    const timeoutMs = 3000;
+    const created = await agent('POST', '/processes', { code, timeoutMs, wait: true });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ state: 'waiting', approvalId: expect.any(String) });
     const id = created.body.id as number;
@@ -173,7 +176,7 @@ describe('policies and approvals on a real server', () => {
       parameters: { path: { owner: 'me', repo: 'notes' }, body: { body: 'hello' } },
     });
     // Longer than the run's timeout: neither the host's deadline nor the sandbox's counts meanwhile.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, timeoutMs + 500));
     expect((await agent('GET', `/processes/${id}`)).body.state).toBe('waiting');
     const decided = await approver('POST', `/approvals/${approvalId}`, { decision: 'approve', note: 'fine' });
     expect(decided).toMatchObject({ status: 200, body: { state: 'approved' } });

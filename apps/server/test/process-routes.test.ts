@@ -73,6 +73,11 @@ describe('process routes', () => {
     expectError(await api('POST', '/processes', { code: 'x', timeoutMs: -1 }), 400, 'invalid_request');
     expectError(await api('POST', '/processes', { code: 'x', autorun: 'no' }), 400, 'invalid_request');
     expectError(await api('POST', '/processes', { code: 'x', envConfig: [] }), 400, 'invalid_request');
+    // JSON that is no object at all, found by the API fuzz: a 400, never a 500.
+    for (const body of ['null', '[]', '7', '"code"'])
+      expectError(await api('POST', '/processes', body), 400, 'invalid_request');
+    for (const connections of [[], { 'not an id': 'x' }, { gh: 'Bad Name' }, { gh: 7 }])
+      expectError(await api('POST', '/processes', { code: 'x', connections }), 400, 'invalid_request');
     expectError(
       await api('POST', '/processes', { code: 'x', wait: true, autorun: false }),
       400,

@@ -27,6 +27,7 @@ export type {
   ToolRowQuery,
   ToolSearchQuery,
 } from './catalog/catalog-storage';
+export type { ConnectionChange, ConnectionRow, ConnectionStorage } from './catalog/connection-storage';
 export { storedAnnotations } from './catalog/memory-catalog-rows';
 export { createMemoryCatalogStorage } from './catalog/memory-catalog-storage';
 export {
@@ -42,7 +43,6 @@ export {
   connectionInstanceId,
 } from './connections/connection-records';
 export type { ConnectionRouter, RunCredentials } from './connections/connection-router';
-export type { ConnectionChange, ConnectionRow, ConnectionStorage } from './connections/connection-storage';
 export type { ConnectionsApi } from './connections/connections-api';
 export {
   DEFAULT_DOWNLOAD_LIMITS,

@@ -1,7 +1,7 @@
 import type { JSONSchema, ModuleType, ToolAnnotations } from '@cyrnel/sdk';
 import type { RegistryOrigin, ServicePolicy } from '@cyrnel/sdk/api';
-import type { ConnectionStorage } from '../connections/connection-storage';
 import type { SealedSecrets } from '../secrets/secrets-cipher';
+import type { ConnectionStorage } from './connection-storage';
 
 /**
  * Whose config and secrets: a module's or a service's. Both kinds are stored and handled the

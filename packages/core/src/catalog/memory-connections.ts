@@ -1,7 +1,7 @@
 import { DEFAULT_CONNECTION } from '@cyrnel/sdk/api';
-import type { ConnectionRow, ConnectionStorage } from '../connections/connection-storage';
 import { cyrnelError } from '../errors';
 import type { SealedSecrets } from '../secrets/secrets-cipher';
+import type { ConnectionRow, ConnectionStorage } from './connection-storage';
 
 /** Connections by service id, then name. */
 export type MemoryConnections = Map<string, Map<string, ConnectionRow>>;

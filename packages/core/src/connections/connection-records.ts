@@ -1,8 +1,8 @@
 import { type ConnectionRecord, DEFAULT_CONNECTION, MAX_CONNECTION_NAME_LENGTH } from '@cyrnel/sdk/api';
+import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
 import { presentPointers } from '../json/json-pointer';
 import type { SecretsVault } from '../secrets/secrets-vault';
-import type { ConnectionRow } from './connection-storage';
 
 /** What a connection's name may be: a lowercase letter, then lowercase letters, digits, `-` and `_`. */
 export const CONNECTION_NAME = new RegExp(`^[a-z][a-z0-9_-]{0,${MAX_CONNECTION_NAME_LENGTH - 1}}$`);

@@ -1,5 +1,6 @@
 import type { AdapterModule } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
 import type { ModuleRegistry } from '../modules/module-registry';
 import { errorMessage } from '../scoped-logger';
@@ -11,7 +12,6 @@ import {
   openConnection,
   serviceOfInstance,
 } from './connection-records';
-import type { ConnectionRow } from './connection-storage';
 
 /** Whose credentials a run's calls use: its principal and the connections its create request named. */
 export interface RunCredentials {

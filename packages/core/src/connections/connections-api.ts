@@ -6,6 +6,7 @@ import {
   UPDATE_CONNECTION_BODY,
   type UpdateConnectionRequest,
 } from '@cyrnel/sdk/api';
+import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
 import type { ServiceContext } from '../services/service-context';
 import { validateSecrets } from '../services/validate-secrets';
@@ -19,7 +20,6 @@ import {
   requireConnectionName,
   visibleTo,
 } from './connection-records';
-import type { ConnectionRow } from './connection-storage';
 
 /**
  * A service's named credentials, as the HTTP API manages them. An admin key sees and changes every

@@ -26,7 +26,8 @@ export function processHandlers(ctx: RouteContext): RouteHandlers<typeof PROCESS
     list: async ({ caller, query }) => of(caller).list(query),
     create: hostValidates(async ({ caller, body }, c) => {
       const { wait, request } = splitWait(body);
-      const fields = request as CreateProcessRequest;
+      // Anything but an object goes on whole, for the host to refuse with a 400.
+      const fields = (typeof request === 'object' && request !== null ? request : {}) as CreateProcessRequest;
       if (wait && fields.autorun === false) {
         throw cyrnelError('invalid_request', 'wait:true needs autorun (an idle process would never finish)', {
           details: [{ path: 'wait', message: 'conflicts with autorun:false' }],
@@ -43,8 +44,8 @@ export function processHandlers(ctx: RouteContext): RouteHandlers<typeof PROCESS
       }
       const processes = of(caller);
       // A plan runs nothing: its answer says what the code can call, for a person to approve once.
-      if (fields.plan === true) return processes.plan(fields);
-      const record = await processes.create(fields);
+      if (fields.plan === true) return processes.plan(request as CreateProcessRequest);
+      const record = await processes.create(request as CreateProcessRequest);
       if (!wait) return record;
       // Until idle, or until the run waits for a person's approval (then the record says so: state
       // `waiting`, `approvalId`). Once it runs, at most its own timeout plus a margin (time queued
