@@ -1,10 +1,9 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
+import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems } from '../support/chromium';
@@ -23,26 +22,12 @@ const TOKENS = {
   typo: 'tok-typo-a93c0e55',
 } as const;
 
-/** An API that needs an `x-token` header: one `GET /whoami` tool. */
-function whoamiSpec(baseUrl: string): Record<string, unknown> {
-  return {
-    openapi: '3.0.3',
-    info: { title: 'Who', version: '1.0.0' },
-    servers: [{ url: baseUrl }],
-    components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'x-token' } } },
-    security: [{ token: [] }],
-    paths: {
-      '/whoami': { get: { operationId: 'whoami', responses: { '200': { description: 'ok' } } } },
-    },
-  };
-}
-
 const WHOAMI =
   'const answer = await cyrnel.services.who.tools.whoami.invoke({}); cyrnel.output({ status: answer.status });';
 
 let work: string;
 let cyrnel: CyrnelServer;
-let upstream: Server;
+let upstream: TokenUpstream;
 let admin: CyrnelClient;
 let browser: Browser;
 let page: Page;
@@ -50,7 +35,7 @@ let principalId: string;
 let adaKey: string;
 const problems: string[] = [];
 /** The `x-token` of every request the upstream saw. */
-const seen: (string | undefined)[] = [];
+const seen = () => upstream.seen.map((request) => request.token);
 // The browser's `POST /services/who/connections` requests: secrets that are not JSON must not cost one.
 let connectionPosts = 0;
 // Every answer of 400 or more but the 401s, as `status METHOD path`.
@@ -76,12 +61,12 @@ async function expectNoSecretsOrHtml() {
 
 /** Run the whoami tool as Ada's agent key: the token the upstream got. */
 async function adaCalls(): Promise<string | undefined> {
-  const from = seen.length;
+  const from = seen().length;
   const ada = createClient({ baseUrl: cyrnel.url, apiKey: adaKey });
   const { output } = await ada.processes.run(WHOAMI, { throwOnFailure: true });
   expect(output).toEqual({ status: 200 });
-  expect(seen.length).toBe(from + 1);
-  return seen[from];
+  expect(seen().length).toBe(from + 1);
+  return seen()[from];
 }
 
 const row = (name: string) => page.locator(`[data-testid="connection-row"][data-name="${name}"]`);
@@ -90,18 +75,13 @@ const newConnection = () => page.getByRole('form', { name: 'New connection' });
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-connections-'));
   await mkdir(ARTIFACTS, { recursive: true });
-  upstream = createServer((request, response) => {
-    const token = request.headers['x-token'];
-    seen.push(typeof token === 'string' ? token : undefined);
-    response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  upstream = await startTokenUpstream();
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
   await admin.services.install({
     id: 'who',
     adapter: 'openapi',
-    definition: whoamiSpec(`http://127.0.0.1:${(upstream.address() as AddressInfo).port}`),
+    definition: upstream.spec(),
     secrets: { token: TOKENS.shared },
     enabled: true,
   });
@@ -121,8 +101,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await cyrnel?.program.stop();
-  upstream?.closeAllConnections();
-  await new Promise((resolve) => upstream?.close(resolve));
+  await upstream?.close();
   await rm(work, { recursive: true, force: true });
 });
 

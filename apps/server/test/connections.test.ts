@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index';
 import { apiClient, type Json, startSharedHost, type tempDir } from './helpers';
@@ -14,26 +13,6 @@ const TOKENS = {
   work: 'tok-work-e03d9b64',
 } as const;
 
-/** An upstream that needs an `x-token` header: one `GET /whoami?who=` tool. */
-function whoamiSpec(baseUrl: string): Record<string, unknown> {
-  return {
-    openapi: '3.0.3',
-    info: { title: 'Who', version: '1.0.0' },
-    servers: [{ url: baseUrl }],
-    components: { securitySchemes: { token: { type: 'apiKey', in: 'header', name: 'x-token' } } },
-    security: [{ token: [] }],
-    paths: {
-      '/whoami': {
-        get: {
-          operationId: 'whoami',
-          parameters: [{ name: 'who', in: 'query', required: true, schema: { type: 'string' } }],
-          responses: { '200': { description: 'ok' } },
-        },
-      },
-    },
-  };
-}
-
 /** Code making `count` calls at once, each saying who made it, with the connection `named` (or the run's own). */
 const calls = (who: string, count: number, named?: string) => `
   const tools = ${named ? `cyrnel.services.gh.connection(${JSON.stringify(named)}).tools` : 'cyrnel.services.gh.tools'};
@@ -44,9 +23,9 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
   "connections: a run uses its principal's own credentials, never another's, on both call paths and two hosts",
   () => {
     let database: FreshDatabase;
-    let upstream: Server;
+    let upstream: TokenUpstream;
     /** Every request the upstream saw: who the code said it was, and the token it carried. */
-    const seen: { who: string; token: string | undefined }[] = [];
+    const seen = () => upstream.seen;
     const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
     const servers: RunningServer[] = [];
     const secretsKey = randomBytes(32).toString('base64');
@@ -98,7 +77,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
     /** The tokens the upstream saw for each `who` since `from`. */
     const tokensBy = (from: number) => {
       const by = new Map<string, Set<string | undefined>>();
-      for (const { who, token } of seen.slice(from)) {
+      for (const { who, token } of seen().slice(from)) {
         const set = by.get(who) ?? new Set();
         set.add(token);
         by.set(who, set);
@@ -108,22 +87,12 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
 
     beforeAll(async () => {
       database = await freshPostgresDatabase('cyrnel_connections');
-      upstream = createServer((request, response) => {
-        const url = new URL(request.url ?? '/', 'http://x');
-        const token = request.headers['x-token'];
-        seen.push({
-          who: url.searchParams.get('who') ?? '',
-          token: typeof token === 'string' ? token : undefined,
-        });
-        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
-      });
-      await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-      const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+      upstream = await startTokenUpstream();
       hosts = { a: await start('host-a', true), b: await start('host-b', false) };
       const installed = await as(hosts.a)('POST', '/services', {
         id: 'gh',
         adapter: 'openapi',
-        definition: JSON.stringify(whoamiSpec(base)),
+        definition: JSON.stringify(upstream.spec()),
         secrets: { token: TOKENS.shared },
         enabled: true,
       });
@@ -134,8 +103,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
     afterAll(async () => {
       for (const server of servers) await server.close();
       for (const dir of dirs) await dir.remove();
-      upstream?.closeAllConnections();
-      await new Promise((resolve) => upstream?.close(resolve));
+      await upstream?.close();
       await database?.drop();
     });
 
@@ -202,7 +170,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
 
     it("sends each principal's token, concurrently, on both call paths, and the shared one to a run without a principal", async () => {
       for (const host of [hosts.a, hosts.b]) {
-        const from = seen.length;
+        const from = seen().length;
         const results = await Promise.all([
           run(host, alice.key, calls('alice', 12)),
           run(host, bob.key, calls('bob', 12)),
@@ -221,7 +189,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
 
     it("refuses another principal's connection at the call and at create, and records whose a run is", async () => {
       for (const host of [hosts.a, hosts.b]) {
-        const from = seen.length;
+        const from = seen().length;
         const stolen = await run(
           host,
           alice.key,
@@ -235,7 +203,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
           principalId: alice.id,
           output: { status: 403, reason: 'connection_forbidden', missing: 'connection_not_found' },
         });
-        expect(seen.slice(from)).toEqual([]);
+        expect(seen().slice(from)).toEqual([]);
         const calls = await as(host, alice.key)('GET', `/processes/${stolen.id}/calls`);
         expect(calls.body.items.map((call: Json) => call.errorReason)).toEqual([
           'connection_forbidden',
@@ -252,7 +220,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
         connections: { gh: 'nope' },
       });
       expect(unknown).toMatchObject({ status: 404, body: { reason: 'connection_not_found' } });
-      const from = seen.length;
+      const from = seen().length;
       const chosen = await run(hosts.a, alice.key, calls('alice-chose-work', 2), {
         connections: { gh: 'work' },
       });
@@ -273,7 +241,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       const removed = await as(hosts.a, bob.key)('DELETE', '/services/gh/connections/bob');
       expect(removed.status).toBe(204);
       for (const host of [hosts.b, hosts.a]) {
-        const from = seen.length;
+        const from = seen().length;
         await Promise.all([run(host, alice.key, calls('alice', 3)), run(host, bob.key, calls('bob', 3))]);
         expect(tokensBy(from)).toEqual({ alice: [rotated], bob: [TOKENS.shared] });
       }

@@ -21,3 +21,4 @@ export {
   type RecordedExecution,
   runEnvironmentContract,
 } from './environment-contract';
+export { type SeenToken, startTokenUpstream, type TokenUpstream } from './token-upstream';
