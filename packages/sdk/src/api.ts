@@ -17,6 +17,7 @@ export {
 export {
   type BodyFields,
   type BodySchema,
+  AUTHORIZE_CONNECTION_BODY,
   CREATE_CONNECTION_BODY,
   CREATE_KEY_BODY,
   CREATE_PRINCIPAL_BODY,
@@ -51,11 +52,18 @@ export type {
   SetEnabledRequest,
 } from './api/common';
 export {
+  type AuthorizationStarted,
+  type AuthorizeConnectionRequest,
+  type AuthorizeConnectionResponse,
   CONNECTION_STATUSES,
+  type ConnectionOAuth,
   type ConnectionRecord,
   type ConnectionStatus,
   type CreateConnectionRequest,
   DEFAULT_CONNECTION,
+  OAUTH_FLOWS,
+  type OAuthCallbackQuery,
+  type OAuthFlow,
   type UpdateConnectionRequest,
 } from './api/connections';
 export {
