@@ -47,12 +47,20 @@ export function heldTokens(tokens: OAuthTokens, asked: readonly string[], at: Da
   };
 }
 
-/** Its access token expires within the margin (a token without an expiry never does). */
+/**
+ * Its access token expires within the margin: {@link REFRESH_MARGIN_MS}, or half its lifetime when
+ * that is shorter (a token living 30 s is not renewed at every call). A token without an expiry
+ * never does.
+ */
 export const expiringSoon =
   (now: () => Date): RefreshNeed =>
-  (state) =>
-    state.tokens?.expiresAt !== undefined &&
-    Date.parse(state.tokens.expiresAt) - now().getTime() <= REFRESH_MARGIN_MS;
+  (state) => {
+    const expiresAt = state.tokens?.expiresAt;
+    if (!state.tokens || expiresAt === undefined) return false;
+    const expires = Date.parse(expiresAt);
+    const lifetime = expires - Date.parse(state.tokens.obtainedAt);
+    return expires - now().getTime() <= Math.min(REFRESH_MARGIN_MS, Math.max(0, lifetime / 2));
+  };
 
 /** Its tokens were obtained no later than `since` (epoch ms): the call that failed used them. */
 export const obtainedBy =
@@ -73,6 +81,12 @@ export interface TokenRefresher {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const needsAuthorization = (row: ConnectionRow) =>
+  cyrnelError(
+    'upstream_unauthorized',
+    `connection ${row.name} of service ${row.serviceId}: ${row.statusMessage ?? 'authorize it again'}`,
+  );
 
 /** Create the {@link TokenRefresher}. */
 export function createTokenRefresher(options: TokenRefresherOptions): TokenRefresher {
@@ -101,6 +115,7 @@ export function createTokenRefresher(options: TokenRefresherOptions): TokenRefre
     const current = (await catalog.getConnection(row.serviceId, row.name)) ?? row;
     const state = open(current);
     if (!state?.tokens || !need(state)) return current;
+    if (current.status === 'reauthorization_required') throw needsAuthorization(current);
     const { serviceId, name } = row;
     try {
       const tokens = await renew(state);
@@ -129,7 +144,11 @@ export function createTokenRefresher(options: TokenRefresherOptions): TokenRefre
   };
 
   /** Take the lease (or wait for the host that holds it to finish), then refresh when still needed. */
-  const refresh = async (row: ConnectionRow, need: RefreshNeed): Promise<ConnectionRow> => {
+  const refresh = async (row: ConnectionRow, needed: RefreshNeed): Promise<ConnectionRow> => {
+    // Only the tokens this call saw are renewed: once another call (or host) renewed them, their
+    // successors are used as they are, even when they expire soon too.
+    const seen = open(row)?.tokens?.obtainedAt;
+    const need: RefreshNeed = (state) => state.tokens?.obtainedAt === seen && needed(state);
     const { serviceId, name } = row;
     const deadline = Date.now() + WAIT_MS;
     for (;;) {
@@ -147,11 +166,7 @@ export function createTokenRefresher(options: TokenRefresherOptions): TokenRefre
       const current = await catalog.getConnection(serviceId, name);
       if (!current) throw cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
       const state = open(current);
-      if (current.status === 'reauthorization_required')
-        throw cyrnelError(
-          'upstream_unauthorized',
-          `connection ${name} of service ${serviceId}: ${current.statusMessage ?? 'authorize it again'}`,
-        );
+      if (current.status === 'reauthorization_required') throw needsAuthorization(current);
       if (!state?.tokens || !need(state)) return current;
       if (Date.now() > deadline)
         throw cyrnelError('upstream_failed', `another host did not finish refreshing connection ${name} of service ${serviceId}`);
