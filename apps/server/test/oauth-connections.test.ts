@@ -112,7 +112,12 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       servers = {
         long: await startAuthorizationServer({ clients, scopes: ['read'] }),
         short: await startAuthorizationServer({ clients, scopes: ['read'], accessTokenTtl: 10 }),
-        dying: await startAuthorizationServer({ clients, scopes: ['read'], accessTokenTtl: 16, refreshTokenTtl: 1 }),
+        dying: await startAuthorizationServer({
+          clients,
+          scopes: ['read'],
+          accessTokenTtl: 16,
+          refreshTokenTtl: 1,
+        }),
       };
       await install('api', servers.long);
       await install('fast', servers.short);
@@ -131,7 +136,13 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       const record = await api(hosts.a)('GET', '/services/api/connections/default');
       expect(record.body).toMatchObject({
         status: 'connected',
-        oauth: { scheme: 'login', flow: 'authorizationCode', clientId: WEB.clientId, pending: false, scopes: ['read'] },
+        oauth: {
+          scheme: 'login',
+          flow: 'authorizationCode',
+          clientId: WEB.clientId,
+          pending: false,
+          scopes: ['read'],
+        },
       });
       expect(Date.parse(record.body.oauth.expiresAt)).toBeGreaterThan(Date.now());
       const from = upstream.seen.length;
@@ -168,7 +179,11 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
         resource: upstream.url,
       });
       expect(signed.status, signed.text).toBe(200);
-      expect(signed.body).toMatchObject({ name: 'machine', status: 'connected', oauth: { flow: 'clientCredentials' } });
+      expect(signed.body).toMatchObject({
+        name: 'machine',
+        status: 'connected',
+        oauth: { flow: 'clientCredentials' },
+      });
       const grants = servers.long.count({ grantType: 'client_credentials', ok: true });
       expect(grants).toBeGreaterThanOrEqual(1);
       const from = upstream.seen.length;
@@ -182,7 +197,10 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       // Its access token lives 10 s: within half its lifetime of its expiry, the next call refreshes it.
       const record = await api(hosts.a)('GET', '/services/fast/connections/default');
       const expiresAt = Date.parse(record.body.oauth.expiresAt);
-      await waitFor(() => expiresAt - Date.now() < 4_000, 'the access token to come within its refresh margin');
+      await waitFor(
+        () => expiresAt - Date.now() < 4_000,
+        'the access token to come within its refresh margin',
+      );
       const refreshes = servers.short.count({ grantType: 'refresh_token' });
       const from = upstream.seen.length;
       const [a, b] = await Promise.all([
@@ -219,15 +237,23 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       }
     });
 
-    it('marks a connection whose refresh is refused reauthorization_required; its calls fail upstream_unauthorized', { timeout: 30_000 }, async () => {
+    it('marks a connection whose refresh is refused reauthorization_required; its calls fail upstream_unauthorized', {
+      timeout: 30_000,
+    }, async () => {
       await signIn('dying', 'default');
       // Its refresh token lives a second; its access token (16 s) is refreshed within 8 s of its end.
       const signed = await api(hosts.a)('GET', '/services/dying/connections/default');
       const expiresAt = Date.parse(signed.body.oauth.expiresAt);
-      await waitFor(() => expiresAt - Date.now() < 7_000, 'the access token to come within its refresh margin');
-      const failed = await run(hosts.b, `
+      await waitFor(
+        () => expiresAt - Date.now() < 7_000,
+        'the access token to come within its refresh margin',
+      );
+      const failed = await run(
+        hosts.b,
+        `
         try { await cyrnel.services.dying.tools.whoami.invoke({ query: { who: 'dying' } }); cyrnel.output({ ok: true }); }
-        catch (error) { cyrnel.output({ reason: error.reason }); }`);
+        catch (error) { cyrnel.output({ reason: error.reason }); }`,
+      );
       expect(failed.output).toEqual({ reason: 'upstream_unauthorized' });
       const record = await api(hosts.a)('GET', '/services/dying/connections/default');
       expect(record.body.status).toBe('reauthorization_required');
@@ -240,16 +266,22 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       const revocations = servers.long.count({ endpoint: 'revocation' });
       const deleted = await api(hosts.a)('DELETE', '/services/api/connections/leaving');
       expect(deleted.status).toBe(204);
-      await waitFor(() => servers.long.count({ endpoint: 'revocation', ok: true }) > revocations, 'the revocation');
+      await waitFor(
+        () => servers.long.count({ endpoint: 'revocation', ok: true }) > revocations,
+        'the revocation',
+      );
     });
 
     it('never shows a token, a client secret or a verifier in an answer, nor stores one in plain text', async () => {
-      const tokens = new Set(upstream.seen.map((request) => request.token).filter((token) => token !== undefined));
+      const tokens = new Set(
+        upstream.seen.map((request) => request.token).filter((token) => token !== undefined),
+      );
       expect(tokens.size).toBeGreaterThan(3);
       const secrets = [...tokens, WEB.clientSecret, MACHINE.clientSecret];
       const listed = await api(hosts.a)('GET', '/services/api/connections');
       expect(listed.status).toBe(200);
-      for (const text of answers) for (const secret of secrets) expect(text.includes(secret as string)).toBe(false);
+      for (const text of answers)
+        for (const secret of secrets) expect(text.includes(secret as string)).toBe(false);
       const client = new pg.Client({ connectionString: database.url });
       await client.connect();
       try {

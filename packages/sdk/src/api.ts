@@ -15,9 +15,9 @@ export {
   type PlanTool,
 } from './api/approvals';
 export {
+  AUTHORIZE_CONNECTION_BODY,
   type BodyFields,
   type BodySchema,
-  AUTHORIZE_CONNECTION_BODY,
   CREATE_CONNECTION_BODY,
   CREATE_KEY_BODY,
   CREATE_PRINCIPAL_BODY,

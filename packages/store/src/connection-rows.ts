@@ -42,7 +42,12 @@ function oauthColumns(oauth: SealedSecrets | null) {
 }
 
 const oauthOf = (row: Row): SealedSecrets | null =>
-  sealedOf({ key_id: row.oauth_key_id, iv: row.oauth_iv, tag: row.oauth_tag, ciphertext: row.oauth_ciphertext });
+  sealedOf({
+    key_id: row.oauth_key_id,
+    iv: row.oauth_iv,
+    tag: row.oauth_tag,
+    ciphertext: row.oauth_ciphertext,
+  });
 
 const toConnection = (row: Row): ConnectionRow => ({
   serviceId: row.service_id,

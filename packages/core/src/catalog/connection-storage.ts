@@ -68,7 +68,13 @@ export interface ConnectionStorage {
    * Take the connection's refresh lease for `holder` until `until` (ISO) when nobody holds one
    * that runs past `now` (or `holder` holds it): true when taken. One host refreshes at a time.
    */
-  leaseConnection(serviceId: string, name: string, holder: string, until: string, now: string): Promise<boolean>;
+  leaseConnection(
+    serviceId: string,
+    name: string,
+    holder: string,
+    until: string,
+    now: string,
+  ): Promise<boolean>;
   /** Give the lease back (only when `holder` holds it). */
   releaseConnectionLease(serviceId: string, name: string, holder: string): Promise<void>;
 }

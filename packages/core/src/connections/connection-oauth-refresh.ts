@@ -1,14 +1,19 @@
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError, isCyrnelError } from '../errors';
 import { clientCredentialsGrant, refreshAccessToken, revokeToken } from '../oauth/oauth-client';
 import type { OAuthTokens } from '../oauth/oauth-types';
 import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
-import { type ConnectionOAuthState, type HeldTokens, openOAuthState, sealOAuthState } from './connection-oauth-state';
 import { clientOptions } from './connection-oauth-server';
-import type { ConnectionRow } from '../catalog/connection-storage';
+import {
+  type ConnectionOAuthState,
+  type HeldTokens,
+  openOAuthState,
+  sealOAuthState,
+} from './connection-oauth-state';
 
 /** How long before its expiry an access token is refreshed by the call that finds it. */
 export const REFRESH_MARGIN_MS = 60_000;
@@ -135,10 +140,7 @@ export function createTokenRefresher(options: TokenRefresherOptions): TokenRefre
         updatedAt: now().toISOString(),
       });
       logger.warn('connection refresh refused', { service: serviceId, connection: name, error: message });
-      throw cyrnelError(
-        'upstream_unauthorized',
-        `connection ${name} of service ${serviceId}: ${message}`,
-      );
+      throw cyrnelError('upstream_unauthorized', `connection ${name} of service ${serviceId}: ${message}`);
     }
     return (await catalog.getConnection(serviceId, name)) ?? current;
   };
@@ -164,12 +166,16 @@ export function createTokenRefresher(options: TokenRefresherOptions): TokenRefre
       // Another host refreshes: its tokens, once written, are what this call uses.
       await sleep(WAIT_STEP_MS);
       const current = await catalog.getConnection(serviceId, name);
-      if (!current) throw cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
+      if (!current)
+        throw cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
       const state = open(current);
       if (current.status === 'reauthorization_required') throw needsAuthorization(current);
       if (!state?.tokens || !need(state)) return current;
       if (Date.now() > deadline)
-        throw cyrnelError('upstream_failed', `another host did not finish refreshing connection ${name} of service ${serviceId}`);
+        throw cyrnelError(
+          'upstream_failed',
+          `another host did not finish refreshing connection ${name} of service ${serviceId}`,
+        );
     }
   };
 

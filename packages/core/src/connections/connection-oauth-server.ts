@@ -82,7 +82,11 @@ export async function resolveScheme(
       { details: [{ path: 'scheme', message: `one of ${names.join(', ')}` }] },
     );
   const plan = schemes[scheme] as SchemePlan;
-  if (requested.flow !== undefined && requested.flow !== 'authorizationCode' && requested.flow !== 'clientCredentials')
+  if (
+    requested.flow !== undefined &&
+    requested.flow !== 'authorizationCode' &&
+    requested.flow !== 'clientCredentials'
+  )
     throw cyrnelError('invalid_request', 'flow must be authorizationCode or clientCredentials', {
       details: [{ path: 'flow', message: 'authorizationCode or clientCredentials' }],
     });
@@ -93,9 +97,17 @@ export async function resolveScheme(
       outbound: reach.outbound,
       allowHttp: isLoopback(plan.openIdConnectUrl),
     });
-    const flow = (requested.flow as OAuthFlow | undefined) ?? (metadata.authorizationUrl ? 'authorizationCode' : 'clientCredentials');
-    const { metadata: _all, jwksUri: _j, scopesSupported: _s, grantTypesSupported: _g, codeChallengeMethodsSupported: _c, ...server } =
-      metadata;
+    const flow =
+      (requested.flow as OAuthFlow | undefined) ??
+      (metadata.authorizationUrl ? 'authorizationCode' : 'clientCredentials');
+    const {
+      metadata: _all,
+      jwksUri: _j,
+      scopesSupported: _s,
+      grantTypesSupported: _g,
+      codeChallengeMethodsSupported: _c,
+      ...server
+    } = metadata;
     return { scheme, flow, server, scopes: plan.requiredScopes };
   }
   const flow =
@@ -104,7 +116,9 @@ export async function resolveScheme(
   const flowPlan = plan.flows[flow];
   if (!flowPlan)
     throw cyrnelError('invalid_request', `scheme ${scheme} of service ${service.id} has no ${flow} flow`, {
-      details: [{ path: 'flow', message: `the scheme offers ${Object.keys(plan.flows).join(', ') || 'no flow'}` }],
+      details: [
+        { path: 'flow', message: `the scheme offers ${Object.keys(plan.flows).join(', ') || 'no flow'}` },
+      ],
     });
   const server: OAuthServer = {
     tokenUrl: flowPlan.tokenUrl,

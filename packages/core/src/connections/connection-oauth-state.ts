@@ -1,10 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { ConnectionOAuth, OAuthFlow } from '@cyrnel/sdk/api';
+import type { ConnectionRow } from '../catalog/connection-storage';
 import type { OAuthServer } from '../oauth/oauth-types';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import { connectionContext } from './connection-records';
-import type { ConnectionRow } from '../catalog/connection-storage';
 
 /** The tokens a connection holds. Secret: sealed at rest, never answered or logged. */
 export interface HeldTokens {

@@ -6,12 +6,19 @@ import {
   type OAuthCallbackQuery,
 } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ServiceRow } from '../catalog/catalog-storage';
+import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
-import { buildAuthorizationRequest, clientCredentialsGrant, exchangeAuthorizationCode } from '../oauth/oauth-client';
+import {
+  buildAuthorizationRequest,
+  clientCredentialsGrant,
+  exchangeAuthorizationCode,
+} from '../oauth/oauth-client';
 import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import { validateBody } from '../validation/body-schema';
+import { heldTokens } from './connection-oauth-refresh';
+import { clientOptions, resolveScheme } from './connection-oauth-server';
 import {
   type ConnectionOAuthState,
   openOAuthState,
@@ -19,9 +26,6 @@ import {
   sealOAuthState,
   stateHash,
 } from './connection-oauth-state';
-import { heldTokens } from './connection-oauth-refresh';
-import { clientOptions, resolveScheme } from './connection-oauth-server';
-import type { ConnectionRow } from '../catalog/connection-storage';
 
 /** How long a pending authorization waits for the person's browser. */
 export const PENDING_AUTHORIZATION_MS = 10 * 60_000;
@@ -55,7 +59,11 @@ export interface ConnectionOAuthOptions {
  */
 export interface ConnectionOAuth {
   /** Start (code flow) or complete (client credentials) the sign-in of `row`; `undefined` for client credentials. */
-  authorize(service: ServiceRow, row: ConnectionRow, body: unknown): Promise<AuthorizationStarted | undefined>;
+  authorize(
+    service: ServiceRow,
+    row: ConnectionRow,
+    body: unknown,
+  ): Promise<AuthorizationStarted | undefined>;
   /** Finish the authorization a callback's state names (400 `oauth_state_invalid` for none). */
   callback(query: OAuthCallbackQuery): Promise<{ serviceId: string; name: string }>;
 }
@@ -124,7 +132,10 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
       }
       const redirectUri = options.redirectUri();
       if (!redirectUri)
-        throw cyrnelError('invalid_request', 'the server does not know its public URL for the OAuth callback');
+        throw cyrnelError(
+          'invalid_request',
+          'the server does not know its public URL for the OAuth callback',
+        );
       const request = await buildAuthorizationRequest(clientOptions(base, outbound, redirectUri), scope);
       const expiresAt = new Date(now().getTime() + PENDING_AUTHORIZATION_MS).toISOString();
       // Tokens already held stay usable until the person finishes.
@@ -191,7 +202,11 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
         });
       } catch (error) {
         const message = `the authorization failed: ${errorMessage(error)}`.slice(0, 500);
-        logger.warn('connection authorization failed', { service: row.serviceId, connection: row.name, error: message });
+        logger.warn('connection authorization failed', {
+          service: row.serviceId,
+          connection: row.name,
+          error: message,
+        });
         await keep(rest.tokens ? {} : { status: 'error', statusMessage: message });
         throw error;
       }

@@ -8,14 +8,14 @@ import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import type { ServiceLifecycle } from '../services/service-lifecycle';
+import { expiringSoon, obtainedBy, type TokenRefresher } from './connection-oauth-refresh';
+import { openOAuthState, tokenSecrets } from './connection-oauth-state';
 import {
   CONNECTION_NAME,
   connectionInstanceId,
   openConnection,
   serviceOfInstance,
 } from './connection-records';
-import { expiringSoon, obtainedBy, type TokenRefresher } from './connection-oauth-refresh';
-import { openOAuthState, tokenSecrets } from './connection-oauth-state';
 
 /** Whose credentials a run's calls use: its principal and the connections its create request named. */
 export interface RunCredentials {
@@ -109,7 +109,10 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
   const defaultStamps = new Map<string, string>();
   const oauthOf = (row: ConnectionRow) => openOAuthState(vault, options.redactor, row);
   /** A connection's secrets as its adapter state gets them: with the access token under its scheme's name. */
-  const secretsOf = (row: ConnectionRow) => ({ ...openConnection(vault, row), ...tokenSecrets(oauthOf(row)) });
+  const secretsOf = (row: ConnectionRow) => ({
+    ...openConnection(vault, row),
+    ...tokenSecrets(oauthOf(row)),
+  });
 
   /** An OAuth connection as a call may use it: refused when it needs authorizing, refreshed when expiring. */
   const usable = async (row: ConnectionRow): Promise<ConnectionRow> => {
@@ -214,7 +217,8 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
   return {
     async route(run, serviceId, requested) {
       const chosen =
-        (await choose(run, serviceId, requested)) ?? (await catalog.getConnection(serviceId, DEFAULT_CONNECTION));
+        (await choose(run, serviceId, requested)) ??
+        (await catalog.getConnection(serviceId, DEFAULT_CONNECTION));
       if (!chosen) return serviceId;
       const row = await usable(chosen);
       const instanceId = connectionInstanceId(serviceId, row.name);

@@ -2,9 +2,9 @@ import {
   type AuthorizeConnectionResponse,
   type ConnectionRecord,
   CREATE_CONNECTION_BODY,
-  type OAuthCallbackQuery,
   type CreateConnectionRequest,
   DEFAULT_CONNECTION,
+  type OAuthCallbackQuery,
   UPDATE_CONNECTION_BODY,
   type UpdateConnectionRequest,
 } from '@cyrnel/sdk/api';
@@ -15,6 +15,9 @@ import type { ServiceContext } from '../services/service-context';
 import { validateSecrets } from '../services/validate-secrets';
 import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
+import type { ConnectionOAuth } from './connection-oauth';
+import type { TokenRefresher } from './connection-oauth-refresh';
+import { oauthSummary, openOAuthState } from './connection-oauth-state';
 import {
   type ConnectionCaller,
   connectionContext,
@@ -23,9 +26,6 @@ import {
   requireConnectionName,
   visibleTo,
 } from './connection-records';
-import type { ConnectionOAuth } from './connection-oauth';
-import type { TokenRefresher } from './connection-oauth-refresh';
-import { oauthSummary, openOAuthState } from './connection-oauth-state';
 
 /**
  * A service's named credentials, as the HTTP API manages them. An admin key sees and changes every

@@ -95,7 +95,12 @@ async function runOnce(
   const since = Date.now();
   const result = await call.run(signal);
   if (!unauthorized(result)) return result;
-  const answer = (await ask((id) => ({ t: 'reauthorize', id, instanceId: target, since }))) as ReauthorizeAnswer;
+  const answer = (await ask((id) => ({
+    t: 'reauthorize',
+    id,
+    instanceId: target,
+    since,
+  }))) as ReauthorizeAnswer;
   if ('error' in answer) throw cyrnelError(answer.error.reason as ErrorReason, answer.error.message);
   if (!answer.retry) return result;
   const again = await runtime.route(target, toolId, parameters, prepare);
@@ -151,7 +156,9 @@ async function perform(
   try {
     // An upstream may echo a credential (a debugging endpoint, an error page): the code gets `***`.
     outcome = {
-      json: redactor.redact(boundedJson(await runOnce(call, target, toolId, parameters, signal), settings.budget)),
+      json: redactor.redact(
+        boundedJson(await runOnce(call, target, toolId, parameters, signal), settings.budget),
+      ),
     };
   } catch (error) {
     outcome = failure(signal.aborted && !isCoded(error) ? signal.reason : error);

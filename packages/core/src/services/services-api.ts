@@ -1,8 +1,8 @@
 import type { AdapterModule, OutboundPolicy } from '@cyrnel/sdk';
-import { serviceOfInstance } from '../connections/connection-records';
-import { type ConnectionRouter, createConnectionRouter } from '../connections/connection-router';
 import { createConnectionOAuth } from '../connections/connection-oauth';
 import { createTokenRefresher } from '../connections/connection-oauth-refresh';
+import { serviceOfInstance } from '../connections/connection-records';
+import { type ConnectionRouter, createConnectionRouter } from '../connections/connection-router';
 import { type ConnectionsApi, createConnectionsApi } from '../connections/connections-api';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
 import { cyrnelError } from '../errors';

@@ -90,7 +90,11 @@ export function catalogConnectionCases(catalog: () => CatalogStorage): void {
     await catalog().insertConnection(connection('work', { oauth: sealed('oauth-1') }));
     expect((await catalog().getConnection('svc', 'work'))?.oauth).toEqual(sealed('oauth-1'));
     expect(await catalog().findPendingAuthorization('h1')).toBeUndefined();
-    await catalog().updateConnection('svc', 'work', { oauth: sealed('oauth-2'), pendingState: 'h1', updatedAt: LATER });
+    await catalog().updateConnection('svc', 'work', {
+      oauth: sealed('oauth-2'),
+      pendingState: 'h1',
+      updatedAt: LATER,
+    });
     expect(await catalog().findPendingAuthorization('h1')).toEqual(
       connection('work', { oauth: sealed('oauth-2'), updatedAt: LATER }),
     );

@@ -47,7 +47,8 @@ async function expectOAuth(store: Store): Promise<void> {
 describeMigration({
   name: '0020-connection-oauth',
   previous: '0019-principal-subjects',
-  title: "gives connections a sealed OAuth state, a pending state's hash and a refresh lease, and is undone by its down",
+  title:
+    "gives connections a sealed OAuth state, a pending state's hash and a refresh lease, and is undone by its down",
   fill,
   check: expectOAuth,
   async afterDown(db, tables) {
