@@ -259,6 +259,17 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       expect(record.body.status).toBe('reauthorization_required');
       expect(record.body.statusMessage).toContain('invalid_grant');
       expect(servers.dying.count({ grantType: 'refresh_token', ok: false })).toBeGreaterThanOrEqual(1);
+      // "Connect" again without a body: the same client, scheme and scopes, a new authorization.
+      const again = await api(hosts.b)('POST', '/services/dying/connections/default/authorize');
+      expect(again.status, again.text).toBe(200);
+      const callback = await followAuthorization(again.body.authorizationUrl);
+      expect((await fetch(`${hosts.a.url}/oauth/callback${callback.search}`)).status).toBe(200);
+      const back = await api(hosts.b)('GET', '/services/dying/connections/default');
+      expect(back.body).toMatchObject({
+        status: 'connected',
+        statusMessage: null,
+        oauth: { clientId: WEB.clientId },
+      });
     });
 
     it('revokes the tokens of a deleted connection', async () => {

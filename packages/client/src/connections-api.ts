@@ -58,7 +58,7 @@ export interface ConnectionsApi {
   authorize(
     serviceId: string,
     name: string,
-    request: AuthorizeConnectionRequest,
+    request?: AuthorizeConnectionRequest,
     options?: RequestOptions,
   ): Promise<AuthorizeConnectionResponse>;
   /**
@@ -85,7 +85,7 @@ export function createConnectionsApi(call: RouteCaller): ConnectionsApi {
       call(routes.update, { params: { serviceId, name }, body: request }, options),
     delete: (serviceId, name, options) => call(routes.delete, { params: { serviceId, name } }, options),
     authorize: (serviceId, name, request, options) =>
-      call(routes.authorize, { params: { serviceId, name }, body: request }, options),
+      call(routes.authorize, { params: { serviceId, name }, body: request ?? {} }, options),
     callback: (query, options) => call(routes.callback, { query }, options),
   };
 }

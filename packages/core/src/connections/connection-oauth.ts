@@ -95,7 +95,32 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
 
   return {
     async authorize(service, row, rawBody) {
-      const body = validateBody<AuthorizeConnectionRequest>(rawBody, AUTHORIZE_CONNECTION_BODY);
+      const given = validateBody<AuthorizeConnectionRequest>(rawBody ?? {}, AUTHORIZE_CONNECTION_BODY);
+      // Signing in again ("Connect" on a connection that needs it): as before, unless the body says otherwise.
+      const before = openOAuthState(vault, redactor, row);
+      const body: AuthorizeConnectionRequest = before
+        ? {
+            scheme: before.scheme,
+            flow: before.flow,
+            clientId: before.clientId,
+            // Another client brings its own secret (or none).
+            ...(before.clientSecret === undefined || (given.clientId ?? before.clientId) !== before.clientId
+              ? {}
+              : { clientSecret: before.clientSecret }),
+            scopes: [...before.scopes],
+            ...(before.resource === undefined ? {} : { resource: before.resource }),
+            ...given,
+          }
+        : given;
+      const clientId = body.clientId;
+      if (clientId === undefined)
+        throw cyrnelError(
+          'invalid_request',
+          'clientId is required to sign a connection in for the first time',
+          {
+            details: [{ path: 'clientId', message: 'required' }],
+          },
+        );
       if (body.resource !== undefined && !URL.canParse(body.resource))
         throw cyrnelError('invalid_request', 'resource must be an absolute URL', {
           details: [{ path: 'resource', message: 'an absolute URL' }],
@@ -112,7 +137,7 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
         scheme: resolved.scheme,
         flow: resolved.flow,
         server: resolved.server,
-        clientId: body.clientId,
+        clientId,
         ...(body.clientSecret === undefined ? {} : { clientSecret: body.clientSecret }),
         scopes: scopesOf(body.scopes, resolved.scopes),
         ...(body.resource === undefined ? {} : { resource: body.resource }),
@@ -139,8 +164,7 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
       const request = await buildAuthorizationRequest(clientOptions(base, outbound, redirectUri), scope);
       const expiresAt = new Date(now().getTime() + PENDING_AUTHORIZATION_MS).toISOString();
       // Tokens already held stay usable until the person finishes.
-      const previous = openOAuthState(vault, redactor, row);
-      const tokens = previous?.tokens && previous.scheme === base.scheme ? { tokens: previous.tokens } : {};
+      const tokens = before?.tokens && before.scheme === base.scheme ? { tokens: before.tokens } : {};
       await catalog.updateConnection(row.serviceId, row.name, {
         oauth: seal(row, {
           ...base,

@@ -108,7 +108,7 @@ export const UPDATE_CONNECTION_BODY = {
 export const AUTHORIZE_CONNECTION_BODY = {
   scheme: { type: 'string', maxLength: 200 },
   flow: { type: 'string', maxLength: 40 },
-  clientId: { type: 'string', required: true, maxLength: 1000 },
+  clientId: { type: 'string', maxLength: 1000 },
   clientSecret: { type: 'string', maxLength: 4000 },
   scopes: { type: 'array' },
   resource: { type: 'string', maxLength: 2000 },

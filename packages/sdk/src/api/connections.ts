@@ -91,8 +91,12 @@ export interface AuthorizeConnectionRequest {
   scheme?: string;
   /** Default `authorizationCode` when the scheme offers it, else `clientCredentials`. */
   flow?: string;
-  /** The client registered at the authorization server. */
-  clientId: string;
+  /**
+   * The client registered at the authorization server. Required the first time; left out, the
+   * connection signs in again as it did before (its client, secret, scheme, flow, scopes and
+   * resource are kept).
+   */
+  clientId?: string;
   /** Its secret (a confidential client); stored encrypted, never shown. */
   clientSecret?: string;
   /** Default: the scopes the service's operations ask for with this scheme. */

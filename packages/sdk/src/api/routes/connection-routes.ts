@@ -84,7 +84,7 @@ export const CONNECTION_ROUTES = {
     summary:
       'Sign a connection in with OAuth: the authorization code flow answers the URL to send a browser to, client credentials the connection',
     params: named,
-    body: objectBody<AuthorizeConnectionRequest>(AUTHORIZE_CONNECTION_BODY),
+    body: objectBody<AuthorizeConnectionRequest>(AUTHORIZE_CONNECTION_BODY, { optional: true }),
     answer: jsonAnswer<AuthorizeConnectionResponse>({
       oneOf: [ref('AuthorizationStarted'), ref('ConnectionRecord')],
     }),
