@@ -275,9 +275,9 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
     ).resolves.toBe(0);
     await expect(page.locator('main b').count()).resolves.toBe(0);
     await shot('connections-states');
-    // This client has no authorize method yet: the button says so rather than failing.
+    // The record's OAuth state is faked here: the server knows no client for it, and says so.
     await connect.click();
-    await row('ada').getByRole('alert').filter({ hasText: 'cannot start an authorization' }).waitFor();
+    await row('ada').getByRole('alert').filter({ hasText: 'clientId is required' }).waitFor();
     await page.unroute(pattern);
     // The page asks again every 2 s: the next real answer has neither.
     await expect

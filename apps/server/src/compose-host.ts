@@ -43,6 +43,8 @@ export interface ComposeHostOptions {
   readonly ownEndpoint?: () => OwnEndpoint | undefined;
   /** Called with the number of stored API keys before the host starts; throw to refuse the start. */
   readonly checkKeys?: (storedKeys: number) => void;
+  /** The URL clients reach this server at (`--public-url`, else the listening URL, known after listen). */
+  readonly publicUrl?: () => string | undefined;
 }
 
 /** The core host on the chosen store, with the built-in modules, and how to close both. */
@@ -164,6 +166,11 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
         approvalTimeoutMs: config.approvalTimeoutMs,
       },
       outbound,
+      // Connections' OAuth authorization code flow comes back to this server's public URL.
+      oauthRedirectUri: () => {
+        const url = options.publicUrl?.();
+        return url ? `${url.replace(/\/+$/, '')}/oauth/callback` : undefined;
+      },
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.
       ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),

@@ -366,7 +366,8 @@ export const SERVER_SETTINGS = {
     flag: 'public-url',
     env: 'CYRNEL_PUBLIC_URL',
     help: 'the URL clients reach this server at (`https://cyrnel.example.com`), behind a proxy or not',
-    details: 'names the OAuth protected resource `<public-url>/mcp`',
+    details:
+      'names the OAuth protected resource `<public-url>/mcp` and the redirect URI of connections’ OAuth sign-in, `<public-url>/oauth/callback`',
     default: undefined,
     shownDefault: 'the bound address',
     check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),

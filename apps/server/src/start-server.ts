@@ -77,6 +77,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // is served.
   let ownEndpoint: OwnEndpoint | undefined =
     config.port === 0 ? undefined : { address: host, port: config.port };
+  // Known once the server listens; read by the OAuth parts only when a request comes.
+  let url = '';
   const composed = await composeHost({
     config,
     logger,
@@ -84,6 +86,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ownEndpoint: () => ownEndpoint,
     // Stored keys protect a non-loopback bind too; they are known once the database is open.
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, config.insecure, storedKeys),
+    publicUrl: () => config.publicUrl ?? (url || undefined),
   });
   const mcp = mcpRouteGroup({
     host: composed.host,
@@ -96,8 +99,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     requestStateKey: composed.mcpStateKey,
   });
   const ui = config.noUi ? undefined : uiRouteGroup();
-  // Known once the server listens; read by the OAuth parts only when a request comes.
-  let url = '';
   const oauth = config.oauthIssuer
     ? mcpOAuth({
         issuer: config.oauthIssuer,

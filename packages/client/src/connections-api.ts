@@ -1,8 +1,11 @@
 import {
   API_ROUTES,
+  type AuthorizeConnectionRequest,
+  type AuthorizeConnectionResponse,
   type ConnectionRecord,
   type CreateConnectionRequest,
   type ListResponse,
+  type OAuthCallbackQuery,
   type UpdateConnectionRequest,
 } from '@cyrnel/sdk/api';
 import type { RequestOptions } from './request-options';
@@ -41,8 +44,32 @@ export interface ConnectionsApi {
     request: UpdateConnectionRequest,
     options?: RequestOptions,
   ): Promise<ConnectionRecord>;
-  /** `DELETE /services/:serviceId/connections/:name`. */
+  /** `DELETE /services/:serviceId/connections/:name` (its OAuth tokens are revoked, best effort). */
   delete(serviceId: string, name: string, options?: RequestOptions): Promise<void>;
+  /**
+   * `POST /services/:serviceId/connections/:name/authorize`: sign the connection in with OAuth.
+   * The authorization code flow answers `{ authorizationUrl, expiresAt }` (send the person's
+   * browser there; it comes back to the server's `/oauth/callback`), client credentials the
+   * connection, signed in.
+   *
+   * @example
+   * const { authorizationUrl } = await client.connections.authorize('github', 'ada', { clientId: 'cyrnel' });
+   */
+  authorize(
+    serviceId: string,
+    name: string,
+    request?: AuthorizeConnectionRequest,
+    options?: RequestOptions,
+  ): Promise<AuthorizeConnectionResponse>;
+  /**
+   * `GET /oauth/callback` (no key): what the person's browser does when the authorization server
+   * sends it back; here for programs that play the browser. 400 `oauth_state_invalid` for a
+   * state that is wrong, used or expired.
+   *
+   * @example
+   * await client.connections.callback({ code, state }); // 'Connected: …'
+   */
+  callback(query: OAuthCallbackQuery, options?: RequestOptions): Promise<string>;
 }
 
 const routes = API_ROUTES.connections;
@@ -57,5 +84,8 @@ export function createConnectionsApi(call: RouteCaller): ConnectionsApi {
     update: (serviceId, name, request, options) =>
       call(routes.update, { params: { serviceId, name }, body: request }, options),
     delete: (serviceId, name, options) => call(routes.delete, { params: { serviceId, name } }, options),
+    authorize: (serviceId, name, request, options) =>
+      call(routes.authorize, { params: { serviceId, name }, body: request ?? {} }, options),
+    callback: (query, options) => call(routes.callback, { query }, options),
   };
 }

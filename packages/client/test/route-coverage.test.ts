@@ -73,6 +73,9 @@ const CALLS: Readonly<Record<string, (client: CyrnelClient) => Promise<unknown>>
   'connections.get': (c) => c.connections.get('gh', 'work'),
   'connections.update': (c) => c.connections.update('gh', 'work', { secrets: { token: 'u' } }),
   'connections.delete': (c) => c.connections.delete('gh', 'work'),
+  'connections.authorize': (c) =>
+    c.connections.authorize('gh', 'work', { clientId: 'cyrnel', scopes: ['read'] }),
+  'connections.callback': (c) => c.connections.callback({ code: 'c', state: 's' }),
   'tools.list': (c) => c.tools.list({ query: 'issue' }),
   'tools.get': (c) => c.tools.get('s', 't'),
   'tools.docs': (c) => c.tools.docs('s', 't'),

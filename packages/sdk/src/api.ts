@@ -15,6 +15,7 @@ export {
   type PlanTool,
 } from './api/approvals';
 export {
+  AUTHORIZE_CONNECTION_BODY,
   type BodyFields,
   type BodySchema,
   CREATE_CONNECTION_BODY,
@@ -51,11 +52,18 @@ export type {
   SetEnabledRequest,
 } from './api/common';
 export {
+  type AuthorizationStarted,
+  type AuthorizeConnectionRequest,
+  type AuthorizeConnectionResponse,
   CONNECTION_STATUSES,
+  type ConnectionOAuth,
   type ConnectionRecord,
   type ConnectionStatus,
   type CreateConnectionRequest,
   DEFAULT_CONNECTION,
+  OAUTH_FLOWS,
+  type OAuthCallbackQuery,
+  type OAuthFlow,
   type UpdateConnectionRequest,
 } from './api/connections';
 export {

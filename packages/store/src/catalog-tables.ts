@@ -101,6 +101,16 @@ export interface ServiceConnectionsTable {
   ciphertext: string | null;
   created_at: string;
   updated_at: string;
+  /** Migration 0020: the sealed OAuth state (all four null without one). */
+  oauth_key_id: string | null;
+  oauth_iv: string | null;
+  oauth_tag: string | null;
+  oauth_ciphertext: string | null;
+  /** SHA-256 (hex) of the pending authorization's state. */
+  oauth_pending: string | null;
+  /** Which host refreshes the tokens now, and until when (ISO). */
+  oauth_lease_holder: string | null;
+  oauth_lease_until: string | null;
 }
 
 /** The tables of the catalog (modules, services, tools, config, secrets, connections). */

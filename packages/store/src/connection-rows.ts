@@ -31,6 +31,24 @@ function sealedOf(row: Pick<Row, 'key_id' | 'iv' | 'tag' | 'ciphertext'>): Seale
     : { keyId, iv, tag, ciphertext };
 }
 
+/** The four sealed OAuth columns: all null when the connection has no OAuth state. */
+function oauthColumns(oauth: SealedSecrets | null) {
+  return {
+    oauth_key_id: oauth?.keyId ?? null,
+    oauth_iv: oauth?.iv ?? null,
+    oauth_tag: oauth?.tag ?? null,
+    oauth_ciphertext: oauth?.ciphertext ?? null,
+  };
+}
+
+const oauthOf = (row: Row): SealedSecrets | null =>
+  sealedOf({
+    key_id: row.oauth_key_id,
+    iv: row.oauth_iv,
+    tag: row.oauth_tag,
+    ciphertext: row.oauth_ciphertext,
+  });
+
 const toConnection = (row: Row): ConnectionRow => ({
   serviceId: row.service_id,
   name: row.name,
@@ -38,6 +56,7 @@ const toConnection = (row: Row): ConnectionRow => ({
   status: row.status as ConnectionStatus,
   statusMessage: row.status_message,
   secrets: sealedOf(row),
+  oauth: oauthOf(row),
   createdAt: row.created_at,
   updatedAt: row.updated_at,
 });
@@ -48,6 +67,8 @@ function toColumns(change: ConnectionChange): Updateable<ServiceConnectionsTable
   if (change.status !== undefined) columns.status = change.status;
   if (change.statusMessage !== undefined) columns.status_message = change.statusMessage;
   if (change.secrets !== undefined) Object.assign(columns, sealedColumns(change.secrets));
+  if (change.oauth !== undefined) Object.assign(columns, oauthColumns(change.oauth));
+  if (change.pendingState !== undefined) columns.oauth_pending = change.pendingState;
   return columns;
 }
 
@@ -147,6 +168,7 @@ export function createConnectionRows(db: Kysely<Database>, dialect: StoreDialect
             status: row.status,
             status_message: row.statusMessage,
             ...sealedColumns(row.secrets),
+            ...oauthColumns(row.oauth),
             created_at: row.createdAt,
             updated_at: row.updatedAt,
           })
@@ -181,6 +203,54 @@ export function createConnectionRows(db: Kysely<Database>, dialect: StoreDialect
         .where('name', '=', name)
         .executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+
+    async findPendingAuthorization(stateHash) {
+      const row = await db
+        .selectFrom('service_connections')
+        .selectAll()
+        .where('oauth_pending', '=', stateHash)
+        .executeTakeFirst();
+      return row && toConnection(row);
+    },
+
+    // One conditional write: of two hosts taking the same state at once, one changes the row.
+    async claimPendingAuthorization(serviceId, name, stateHash) {
+      const result = await db
+        .updateTable('service_connections')
+        .set({ oauth_pending: null })
+        .where('service_id', '=', serviceId)
+        .where('name', '=', name)
+        .where('oauth_pending', '=', stateHash)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async leaseConnection(serviceId, name, holder, until, now) {
+      const result = await db
+        .updateTable('service_connections')
+        .set({ oauth_lease_holder: holder, oauth_lease_until: until })
+        .where('service_id', '=', serviceId)
+        .where('name', '=', name)
+        .where((eb) =>
+          eb.or([
+            eb('oauth_lease_until', 'is', null),
+            eb('oauth_lease_until', '<=', now),
+            eb('oauth_lease_holder', '=', holder),
+          ]),
+        )
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
+    async releaseConnectionLease(serviceId, name, holder) {
+      await db
+        .updateTable('service_connections')
+        .set({ oauth_lease_holder: null, oauth_lease_until: null })
+        .where('service_id', '=', serviceId)
+        .where('name', '=', name)
+        .where('oauth_lease_holder', '=', holder)
+        .execute();
     },
   };
 }

@@ -4,14 +4,6 @@ import { useState } from 'preact/hooks';
 import { ErrorLine } from './error-line';
 import { useAction } from './use-action';
 
-/** What starting an authorization answers: the page a person signs in at. */
-interface Authorization {
-  authorizationUrl: string;
-}
-
-/** The client method that starts an OAuth authorization, when this build's client has one. */
-type Authorize = (serviceId: string, name: string) => Promise<Authorization>;
-
 /**
  * A connection's OAuth description, when the API gives it one (an `oauth` field on the record);
  * `undefined` for a connection of plain secrets. Read defensively: records without the field are
@@ -50,17 +42,13 @@ export function OAuthConnect({
 }) {
   const [opened, setOpened] = useState<string | undefined>();
   const { error, busy, run, setError } = useAction();
-  const authorize = (client.connections as { authorize?: Authorize }).authorize;
   const connect = () =>
     void run(async () => {
       setOpened(undefined);
-      if (typeof authorize !== 'function') {
-        setError(new Error('This version of the UI cannot start an authorization.'));
-        return;
-      }
-      const url = httpUrl(
-        (await authorize.call(client.connections, serviceId, record.name)).authorizationUrl,
-      );
+      // Signs in again as before; client credentials are signed in at once (no page to open).
+      const answer = await client.connections.authorize(serviceId, record.name);
+      if (!('authorizationUrl' in answer)) return;
+      const url = httpUrl(answer.authorizationUrl);
       if (url instanceof Error) return setError(url);
       window.open(url, '_blank', 'noopener,noreferrer');
       setOpened(url);

@@ -11,6 +11,11 @@ export interface ConnectionRow {
   readonly statusMessage: string | null;
   /** Sealed with the connection's own context (see `connectionContext`); null when none are set. */
   readonly secrets: SealedSecrets | null;
+  /**
+   * Its OAuth state (client, tokens, a pending authorization), sealed with its own context (see
+   * `oauthContext`); null when it does not sign in with OAuth.
+   */
+  readonly oauth: SealedSecrets | null;
   /** ISO timestamps. */
   readonly createdAt: string;
   readonly updatedAt: string;
@@ -22,6 +27,12 @@ export interface ConnectionChange {
   readonly status?: ConnectionStatus;
   readonly statusMessage?: string | null;
   readonly secrets?: SealedSecrets | null;
+  readonly oauth?: SealedSecrets | null;
+  /**
+   * The SHA-256 (hex) of the `state` of the authorization this connection waits for, by which the
+   * callback finds it; null when none is pending.
+   */
+  readonly pendingState?: string | null;
   readonly updatedAt: string;
 }
 
@@ -46,4 +57,24 @@ export interface ConnectionStorage {
   updateConnection(serviceId: string, name: string, change: ConnectionChange): Promise<boolean>;
   /** Delete a connection; false when it did not exist. */
   deleteConnection(serviceId: string, name: string): Promise<boolean>;
+  /** The connection whose pending authorization has this state hash, or undefined. */
+  findPendingAuthorization(stateHash: string): Promise<ConnectionRow | undefined>;
+  /**
+   * Take the pending authorization: clear the state hash only if it is still `stateHash`. True for
+   * exactly one caller, whichever host it runs on (a state is used once).
+   */
+  claimPendingAuthorization(serviceId: string, name: string, stateHash: string): Promise<boolean>;
+  /**
+   * Take the connection's refresh lease for `holder` until `until` (ISO) when nobody holds one
+   * that runs past `now` (or `holder` holds it): true when taken. One host refreshes at a time.
+   */
+  leaseConnection(
+    serviceId: string,
+    name: string,
+    holder: string,
+    until: string,
+    now: string,
+  ): Promise<boolean>;
+  /** Give the lease back (only when `holder` holds it). */
+  releaseConnectionLease(serviceId: string, name: string, holder: string): Promise<void>;
 }

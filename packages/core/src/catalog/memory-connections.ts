@@ -6,6 +6,28 @@ import type { ConnectionRow, ConnectionStorage } from './connection-storage';
 /** Connections by service id, then name. */
 export type MemoryConnections = Map<string, Map<string, ConnectionRow>>;
 
+/** What the memory catalog keeps of a connection besides its row: a pending state's hash, the refresh lease. */
+interface Extra {
+  pendingState: string | null;
+  lease: { holder: string; until: string } | null;
+}
+
+const extras = new WeakMap<MemoryConnections, Map<string, Extra>>();
+const extraOf = (connections: MemoryConnections, serviceId: string, name: string): Extra => {
+  let all = extras.get(connections);
+  if (!all) {
+    all = new Map();
+    extras.set(connections, all);
+  }
+  const key = `${serviceId}\u0000${name}`;
+  let extra = all.get(key);
+  if (!extra) {
+    extra = { pendingState: null, lease: null };
+    all.set(key, extra);
+  }
+  return extra;
+};
+
 const copyRow = (row: ConnectionRow): ConnectionRow => structuredClone(row);
 
 /** A service's shared `default` connection's sealed secrets: what the service's `getSecrets` reads. */
@@ -34,6 +56,7 @@ export function setDefaultSecrets(
     status: row?.status ?? 'connected',
     statusMessage: row?.statusMessage ?? null,
     secrets: structuredClone(secrets),
+    oauth: row?.oauth ?? null,
     createdAt: row?.createdAt ?? at,
     updatedAt: at,
   });
@@ -69,16 +92,43 @@ export function memoryConnectionMethods(
           `service ${row.serviceId} already has a connection named ${row.name}`,
         );
       named.set(row.name, copyRow(row));
+      Object.assign(extraOf(connections, row.serviceId, row.name), { pendingState: null, lease: null });
     },
     async updateConnection(serviceId, name, change) {
       const named = connections.get(serviceId);
       const row = named?.get(name);
       if (!named || !row) return false;
-      named.set(name, copyRow({ ...row, ...change }));
+      const { pendingState, ...fields } = change;
+      if (pendingState !== undefined) extraOf(connections, serviceId, name).pendingState = pendingState;
+      named.set(name, copyRow({ ...row, ...fields }));
       return true;
     },
     async deleteConnection(serviceId, name) {
       return connections.get(serviceId)?.delete(name) ?? false;
+    },
+    async findPendingAuthorization(stateHash) {
+      for (const [serviceId, named] of connections)
+        for (const [name, row] of named)
+          if (extraOf(connections, serviceId, name).pendingState === stateHash) return copyRow(row);
+      return undefined;
+    },
+    async claimPendingAuthorization(serviceId, name, stateHash) {
+      if (!connections.get(serviceId)?.has(name)) return false;
+      const extra = extraOf(connections, serviceId, name);
+      if (extra.pendingState !== stateHash) return false;
+      extra.pendingState = null;
+      return true;
+    },
+    async leaseConnection(serviceId, name, holder, until, now) {
+      if (!connections.get(serviceId)?.has(name)) return false;
+      const extra = extraOf(connections, serviceId, name);
+      if (extra.lease && extra.lease.holder !== holder && extra.lease.until > now) return false;
+      extra.lease = { holder, until };
+      return true;
+    },
+    async releaseConnectionLease(serviceId, name, holder) {
+      const extra = extraOf(connections, serviceId, name);
+      if (extra.lease?.holder === holder) extra.lease = null;
     },
   };
 }

@@ -1,4 +1,9 @@
-import { type ConnectionRecord, DEFAULT_CONNECTION, MAX_CONNECTION_NAME_LENGTH } from '@cyrnel/sdk/api';
+import {
+  type ConnectionOAuth,
+  type ConnectionRecord,
+  DEFAULT_CONNECTION,
+  MAX_CONNECTION_NAME_LENGTH,
+} from '@cyrnel/sdk/api';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
 import { presentPointers } from '../json/json-pointer';
@@ -64,8 +69,15 @@ export function openConnection(vault: SecretsVault, row: ConnectionRow): Record<
   return row.secrets ? vault.openAs(connectionContext(row.serviceId, row.name), row.secrets).value : {};
 }
 
-/** The wire record of a connection row: which secrets are set, never their values. */
-export function connectionRecord(vault: SecretsVault, row: ConnectionRow): ConnectionRecord {
+/**
+ * The wire record of a connection row: which secrets are set, never their values, and the public
+ * summary of its OAuth state (`oauthSummary`), never a token.
+ */
+export function connectionRecord(
+  vault: SecretsVault,
+  row: ConnectionRow,
+  oauth: ConnectionOAuth | null = null,
+): ConnectionRecord {
   const { serviceId, name, owner, status, statusMessage, createdAt, updatedAt } = row;
   return {
     serviceId,
@@ -74,6 +86,7 @@ export function connectionRecord(vault: SecretsVault, row: ConnectionRow): Conne
     status,
     statusMessage,
     secrets: presentPointers(openConnection(vault, row)),
+    oauth,
     createdAt,
     updatedAt,
   };

@@ -1,11 +1,15 @@
 import type { AdapterModule } from '@cyrnel/sdk';
+import { DEFAULT_CONNECTION } from '@cyrnel/sdk/api';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
 import type { ModuleRegistry } from '../modules/module-registry';
 import { errorMessage } from '../scoped-logger';
+import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import type { ServiceLifecycle } from '../services/service-lifecycle';
+import { expiringSoon, obtainedBy, type TokenRefresher } from './connection-oauth-refresh';
+import { openOAuthState, tokenSecrets } from './connection-oauth-state';
 import {
   CONNECTION_NAME,
   connectionInstanceId,
@@ -45,6 +49,15 @@ export interface ConnectionRouter {
   refreshService(serviceId: string): Promise<void>;
   /** The service was dropped: so are its connections held here. */
   dropService(serviceId: string): Promise<void>;
+  /**
+   * The upstream refused a call made at `since` (epoch ms) with adapter state `instanceId` (HTTP
+   * 401): when it signs in with OAuth, its tokens are refreshed (unless newer ones were obtained
+   * since) and the state hydrated again; true then (retry the call once), false when it does not
+   * sign in with OAuth. A refused refresh is 502 `upstream_unauthorized`.
+   */
+  reauthorize(instanceId: string, since: number): Promise<boolean>;
+  /** The access token of the service's `default` connection under its scheme's name (empty without OAuth). */
+  defaultTokens(serviceId: string): Promise<Record<string, string>>;
 }
 
 /** Options of {@link createConnectionRouter}. */
@@ -52,7 +65,11 @@ export interface ConnectionRouterOptions {
   readonly catalog: CatalogStorage;
   readonly vault: SecretsVault;
   readonly registry: Pick<ModuleRegistry, 'adapter'>;
-  readonly lifecycle: Pick<ServiceLifecycle, 'connectionState'>;
+  readonly lifecycle: Pick<ServiceLifecycle, 'connectionState' | 'rehydrate'>;
+  /** Refreshes OAuth tokens; absent: tokens are placed as stored, never refreshed. */
+  readonly refresher?: TokenRefresher;
+  readonly redactor?: Redactor;
+  readonly now?: () => Date;
   readonly locked: <T>(serviceId: string, task: () => Promise<T>) => Promise<T>;
   /** Awaited after a connection's state was hydrated or dropped (sandbox processes drop what they prepared). */
   readonly afterHydration?: () => Promise<void>;
@@ -74,13 +91,46 @@ const forbidden = (serviceId: string, name: string) =>
 const notFound = (serviceId: string, name: string) =>
   cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
 
+const needsAuthorization = (row: ConnectionRow) =>
+  cyrnelError(
+    'upstream_unauthorized',
+    `connection ${row.name} of service ${row.serviceId} needs authorizing again${row.statusMessage ? `: ${row.statusMessage}` : ''}`,
+  );
+
 /** Which version of a connection row a hydration is of. */
 const stampOf = (row: ConnectionRow) => `${row.updatedAt}\u0000${row.owner ?? ''}`;
 
 /** Create the {@link ConnectionRouter}. */
 export function createConnectionRouter(options: ConnectionRouterOptions): ConnectionRouter {
-  const { catalog, vault, registry, lifecycle, locked, logger } = options;
+  const { catalog, vault, registry, lifecycle, locked, logger, refresher } = options;
+  const now = options.now ?? (() => new Date());
   const held = new Map<string, Held>();
+  // Which version of its default connection's row each service was last hydrated with here.
+  const defaultStamps = new Map<string, string>();
+  const oauthOf = (row: ConnectionRow) => openOAuthState(vault, options.redactor, row);
+  /** A connection's secrets as its adapter state gets them: with the access token under its scheme's name. */
+  const secretsOf = (row: ConnectionRow) => ({
+    ...openConnection(vault, row),
+    ...tokenSecrets(oauthOf(row)),
+  });
+
+  /** An OAuth connection as a call may use it: refused when it needs authorizing, refreshed when expiring. */
+  const usable = async (row: ConnectionRow): Promise<ConnectionRow> => {
+    if (!row.oauth) return row;
+    if (row.status === 'reauthorization_required') throw needsAuthorization(row);
+    return refresher ? refresher.fresh(row, expiringSoon(now)) : row;
+  };
+
+  /** The service's own state follows its OAuth default connection's row (tokens refreshed here or elsewhere). */
+  const followDefault = async (row: ConnectionRow): Promise<void> => {
+    if (!row.oauth || defaultStamps.get(row.serviceId) === stampOf(row)) return;
+    await locked(row.serviceId, async () => {
+      const current = await catalog.getConnection(row.serviceId, row.name);
+      if (!current || defaultStamps.get(row.serviceId) === stampOf(current)) return;
+      const service = await catalog.getService(row.serviceId);
+      if (service) await lifecycle.rehydrate(service, async () => {});
+    });
+  };
   // Read per call, not cached: a connection made, changed or given away on another host counts
   // from that host's write on (the egress gateway's workers ask once per execution and service).
   const connectionsOf = (serviceId: string): Promise<ConnectionRow[]> => catalog.listConnections(serviceId);
@@ -125,7 +175,7 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
     if (!service || !adapter) return drop(instanceId);
     const known = held.get(instanceId);
     if (!force && known?.stamp === stamp && known.adapter === adapter) return;
-    const state = await lifecycle.connectionState(service, instanceId, openConnection(vault, row));
+    const state = await lifecycle.connectionState(service, instanceId, secretsOf(row));
     try {
       await adapter.hydrateService(state);
       held.set(instanceId, { stamp, adapter });
@@ -166,11 +216,17 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
 
   return {
     async route(run, serviceId, requested) {
-      const row = await choose(run, serviceId, requested);
-      if (!row) return serviceId;
+      const chosen =
+        (await choose(run, serviceId, requested)) ??
+        (await catalog.getConnection(serviceId, DEFAULT_CONNECTION));
+      if (!chosen) return serviceId;
+      const row = await usable(chosen);
       const instanceId = connectionInstanceId(serviceId, row.name);
       // The default connection is the service's own state, hydrated with the service.
-      if (instanceId === serviceId) return serviceId;
+      if (instanceId === serviceId) {
+        await followDefault(row);
+        return serviceId;
+      }
       // Held from this version of the row: the service hydrated again refreshes its connections
       // (`refreshService`).
       if (held.get(instanceId)?.stamp !== stampOf(row))
@@ -186,7 +242,28 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       for (const instanceId of heldOf(serviceId)) await refreshLocked(instanceId, true);
     },
     async dropService(serviceId) {
+      defaultStamps.delete(serviceId);
       for (const instanceId of heldOf(serviceId)) await drop(instanceId);
+    },
+    async reauthorize(instanceId, since) {
+      const serviceId = serviceOfInstance(instanceId);
+      const name = instanceId === serviceId ? DEFAULT_CONNECTION : instanceId.slice(serviceId.length + 1);
+      const row = await catalog.getConnection(serviceId, name);
+      if (!row?.oauth || !refresher) return false;
+      if (row.status === 'reauthorization_required') throw needsAuthorization(row);
+      const fresh = await refresher.fresh(row, obtainedBy(since));
+      if (instanceId === serviceId) await followDefault(fresh);
+      else await locked(serviceId, () => hydrateLocked(fresh, instanceId, false));
+      return true;
+    },
+    async defaultTokens(serviceId) {
+      const row = await catalog.getConnection(serviceId, DEFAULT_CONNECTION);
+      if (!row?.oauth) {
+        defaultStamps.delete(serviceId);
+        return {};
+      }
+      defaultStamps.set(serviceId, stampOf(row));
+      return tokenSecrets(oauthOf(row));
     },
   };
 }

@@ -1,17 +1,23 @@
 import {
+  type AuthorizeConnectionResponse,
   type ConnectionRecord,
   CREATE_CONNECTION_BODY,
   type CreateConnectionRequest,
   DEFAULT_CONNECTION,
+  type OAuthCallbackQuery,
   UPDATE_CONNECTION_BODY,
   type UpdateConnectionRequest,
 } from '@cyrnel/sdk/api';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
+import type { Redactor } from '../secrets/redactor';
 import type { ServiceContext } from '../services/service-context';
 import { validateSecrets } from '../services/validate-secrets';
 import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
+import type { ConnectionOAuth } from './connection-oauth';
+import type { TokenRefresher } from './connection-oauth-refresh';
+import { oauthSummary, openOAuthState } from './connection-oauth-state';
 import {
   type ConnectionCaller,
   connectionContext,
@@ -37,6 +43,18 @@ export interface ConnectionsApi {
   create(serviceId: string, body: unknown, caller: ConnectionCaller): Promise<ConnectionRecord>;
   update(serviceId: string, name: string, body: unknown, caller: ConnectionCaller): Promise<ConnectionRecord>;
   delete(serviceId: string, name: string, caller: ConnectionCaller): Promise<void>;
+  /**
+   * Sign a connection in with OAuth (the same ownership rules as `update`): the authorization
+   * code flow answers the URL to send the person's browser to, client credentials the record.
+   */
+  authorize(
+    serviceId: string,
+    name: string,
+    body: unknown,
+    caller: ConnectionCaller,
+  ): Promise<AuthorizeConnectionResponse>;
+  /** The browser came back from the authorization server: finish the authorization its state names. */
+  callback(query: OAuthCallbackQuery): Promise<{ serviceId: string; name: string }>;
 }
 
 /** What the connections API needs besides the services engine's parts. */
@@ -47,6 +65,11 @@ export interface ConnectionsApiOptions {
   readonly dropInstance: (instanceId: string) => Promise<void>;
   /** A connection other than `default` changed: what this host holds of it is hydrated again. */
   readonly refreshInstance: (instanceId: string) => Promise<void>;
+  /** OAuth sign-in; absent: `authorize` and `callback` answer 400. */
+  readonly oauth?: ConnectionOAuth;
+  /** Revokes a deleted connection's tokens. */
+  readonly refresher?: TokenRefresher;
+  readonly redactor?: Redactor;
 }
 
 const notFound = (serviceId: string, name: string) =>
@@ -56,6 +79,9 @@ const notFound = (serviceId: string, name: string) =>
 export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsApiOptions): ConnectionsApi {
   const { catalog, vault, checker, now, locked, lifecycle } = ctx;
   const serviceIdOf = (value: unknown) => requireIdentifier(value, 'serviceId');
+  const record = (row: ConnectionRow): ConnectionRecord =>
+    connectionRecord(vault, row, oauthSummary(openOAuthState(vault, options.redactor, row)));
+  const noOAuth = () => cyrnelError('invalid_request', 'this server does not sign connections in with OAuth');
 
   /** The owner a request names, checked: an admin key names anyone (default shared), others themselves. */
   const ownerOf = async (
@@ -127,11 +153,11 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
       const serviceId = serviceIdOf(rawServiceId);
       await lifecycle.find(serviceId);
       const rows = await catalog.listConnections(serviceId);
-      return rows.filter((row) => visibleTo(row, caller)).map((row) => connectionRecord(vault, row));
+      return rows.filter((row) => visibleTo(row, caller)).map(record);
     },
     async get(rawServiceId, rawName, caller) {
       const serviceId = serviceIdOf(rawServiceId);
-      return connectionRecord(vault, await visible(serviceId, String(rawName), caller));
+      return record(await visible(serviceId, String(rawName), caller));
     },
     async create(rawServiceId, rawBody, caller) {
       const serviceId = serviceIdOf(rawServiceId);
@@ -149,12 +175,13 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
           status: 'connected',
           statusMessage: null,
           secrets: vault.sealAs(connectionContext(serviceId, name), secrets),
+          oauth: null,
           createdAt: at,
           updatedAt: at,
         };
         await catalog.insertConnection(row);
         await applied(serviceId, name, putBack(undefined, serviceId, name));
-        return connectionRecord(vault, row);
+        return record(row);
       });
     },
     async update(rawServiceId, rawName, rawBody, caller) {
@@ -184,7 +211,7 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
         };
         if (!(await catalog.updateConnection(serviceId, name, change))) throw notFound(serviceId, name);
         await applied(serviceId, name, putBack(previous, serviceId, name));
-        return connectionRecord(vault, { ...previous, ...change });
+        return record({ ...previous, ...change });
       });
     },
     async delete(rawServiceId, rawName, caller) {
@@ -196,7 +223,31 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
           throw cyrnelError('forbidden', 'a shared connection is deleted by an admin key only');
         if (!(await catalog.deleteConnection(serviceId, name))) throw notFound(serviceId, name);
         await applied(serviceId, name, putBack(previous, serviceId, name));
+        // Best effort, in the background: the delete never waits for the authorization server.
+        options.refresher?.revoke(previous);
       });
+    },
+    async authorize(rawServiceId, rawName, body, caller) {
+      const serviceId = serviceIdOf(rawServiceId);
+      const name = String(rawName);
+      const oauth = options.oauth;
+      if (!oauth) throw noOAuth();
+      const started = await locked(serviceId, async () => {
+        const row = await visible(serviceId, name, caller);
+        if (!caller.admin && row.owner !== caller.principalId)
+          throw cyrnelError('forbidden', 'a shared connection is authorized by an admin key only');
+        return oauth.authorize(await lifecycle.find(serviceId), row, body);
+      });
+      if (started) return started;
+      // Client credentials: signed in now; what this host holds of it takes the token.
+      await locked(serviceId, () => applied(serviceId, name, async () => {}));
+      return record(await visible(serviceId, name, caller));
+    },
+    async callback(query) {
+      if (!options.oauth) throw noOAuth();
+      const done = await options.oauth.callback(query);
+      await locked(done.serviceId, () => applied(done.serviceId, done.name, async () => {}));
+      return done;
     },
   };
 }

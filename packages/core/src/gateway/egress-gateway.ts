@@ -43,6 +43,14 @@ export type EgressAudit = (eid: number, event: AuditEvent) => AuditVerdict | Pro
  */
 export type EgressRoute = (eid: number, serviceId: string, connection: unknown) => Promise<string>;
 
+/**
+ * The reauthorization hook: a call with adapter state `instanceId`, made at `since` (epoch ms),
+ * was refused by the upstream (HTTP 401). True when its OAuth tokens were refreshed and the state
+ * hydrated again (the worker makes the call once more); false when it does not sign in with OAuth;
+ * rejects with a coded error (a refused refresh: `upstream_unauthorized`).
+ */
+export type EgressReauthorize = (instanceId: string, since: number) => Promise<boolean>;
+
 /** The egress gateway (see {@link createEgressGateway}). */
 export interface EgressGateway {
   /** A channel for one sandbox process (its grants are the caller's to check). */
@@ -51,6 +59,8 @@ export interface EgressGateway {
   audit(hook: EgressAudit): void;
   /** Set the connection hook (the process bindings do, once); without one every call uses its service's own. */
   route(hook: EgressRoute): void;
+  /** Set the reauthorization hook (the host does, once); without one a refused call is answered as it is. */
+  reauthorize(hook: EgressReauthorize): void;
   /**
    * A portable adapter's call for the host's gate, made in a worker: its answer as JSON text, or
    * undefined when the worker does not make it (not prepared: the gate's own adapter does).
@@ -106,6 +116,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   const grants = new Map<string, Set<number>>();
   let hook: EgressAudit = () => false;
   let routeHook: EgressRoute = async (_eid, serviceId) => serviceId;
+  let reauthorizeHook: EgressReauthorize = async () => false;
   let closed = false;
 
   const workers: GatewayWorker[] = [];
@@ -129,6 +140,11 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
         route: (eid, serviceId, connection) =>
           routeHook(eid, serviceId, connection).then(
             (instanceId) => ({ instanceId }),
+            (error: unknown) => ({ error: toWireError(error) }),
+          ),
+        reauthorize: (instanceId, since) =>
+          reauthorizeHook(instanceId, since).then(
+            (retry) => ({ retry }),
             (error: unknown) => ({ error: toWireError(error) }),
           ),
         closed: () => closed,
@@ -169,6 +185,9 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
     },
     route(next) {
       routeHook = next;
+    },
+    reauthorize(next) {
+      reauthorizeHook = next;
     },
     invoke(serviceId, toolId, parameters, signal) {
       const worker = workers[next++ % workers.length] as GatewayWorker;

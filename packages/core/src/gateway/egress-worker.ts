@@ -4,6 +4,7 @@
 // (over its port), and answers each as JSON text within the answer budget.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
+import type { ErrorReason } from '@cyrnel/sdk/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
 import type { PreparedCall } from '../direct-calls/prepared-call';
 import { cyrnelError } from '../errors';
@@ -12,6 +13,7 @@ import { boundedJson } from './bounded-json';
 import type {
   AuditEvent,
   FromWorker,
+  ReauthorizeAnswer,
   RouteAnswer,
   ToWorker,
   WireError,
@@ -75,6 +77,36 @@ const routeOf = async (eid: number, serviceId: string, connection: unknown): Pro
   return answer;
 };
 
+/** Whether an adapter's answer is an HTTP 401 (the OpenAPI adapter answers `{ status, headers, body }`). */
+const unauthorized = (result: unknown): boolean =>
+  typeof result === 'object' && result !== null && (result as { status?: unknown }).status === 401;
+
+/**
+ * Run a call; an answer refused with 401 is offered to the main thread, which refreshes the OAuth
+ * tokens of its adapter state (when it has any): the call is then made once more, prepared anew.
+ */
+async function runOnce(
+  call: { run(signal: AbortSignal): Promise<unknown> },
+  target: string,
+  toolId: string,
+  parameters: Record<string, unknown>,
+  signal: AbortSignal,
+): Promise<unknown> {
+  const since = Date.now();
+  const result = await call.run(signal);
+  if (!unauthorized(result)) return result;
+  const answer = (await ask((id) => ({
+    t: 'reauthorize',
+    id,
+    instanceId: target,
+    since,
+  }))) as ReauthorizeAnswer;
+  if ('error' in answer) throw cyrnelError(answer.error.reason as ErrorReason, answer.error.message);
+  if (!answer.retry) return result;
+  const again = await runtime.route(target, toolId, parameters, prepare);
+  return again ? again.run(signal) : result;
+}
+
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
 
@@ -123,7 +155,11 @@ async function perform(
   let outcome: Outcome;
   try {
     // An upstream may echo a credential (a debugging endpoint, an error page): the code gets `***`.
-    outcome = { json: redactor.redact(boundedJson(await call.run(signal), settings.budget)) };
+    outcome = {
+      json: redactor.redact(
+        boundedJson(await runOnce(call, target, toolId, parameters, signal), settings.budget),
+      ),
+    };
   } catch (error) {
     outcome = failure(signal.aborted && !isCoded(error) ? signal.reason : error);
   }
@@ -183,11 +219,18 @@ port.on('message', (message: ToWorker) => {
   switch (message.t) {
     case 'prepared':
     case 'audited':
-    case 'routed': {
+    case 'routed':
+    case 'reauthorized': {
       const resolve = asked.get(message.id);
       asked.delete(message.id);
       resolve?.(
-        message.t === 'prepared' ? message.value : message.t === 'routed' ? message.route : message.ok,
+        message.t === 'prepared'
+          ? message.value
+          : message.t === 'routed'
+            ? message.route
+            : message.t === 'reauthorized'
+              ? message.answer
+              : message.ok,
       );
       return;
     }

@@ -46,6 +46,13 @@ export type AuditVerdict = boolean | 'host';
  */
 export type RouteAnswer = { readonly instanceId: string } | { readonly error: WireError };
 
+/**
+ * The main thread's answer to a call the upstream refused (HTTP 401): `retry` when the adapter
+ * state signs in with OAuth and its tokens were refreshed (the call is made once more, with the
+ * state prepared again), false when it does not; or why the refresh failed.
+ */
+export type ReauthorizeAnswer = { readonly retry: boolean } | { readonly error: WireError };
+
 /** A coded failure as it crosses a thread or a socket. */
 export interface WireError {
   readonly status: number;
@@ -62,6 +69,7 @@ export type ToWorker =
   | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
   | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict }
   | { readonly t: 'routed'; readonly id: number; readonly route: RouteAnswer }
+  | { readonly t: 'reauthorized'; readonly id: number; readonly answer: ReauthorizeAnswer }
   | {
       readonly t: 'invoke';
       readonly id: number;
@@ -84,6 +92,14 @@ export type FromWorker =
       readonly serviceId: string;
       /** The connection the code named (hostile: the main thread checks it). */
       readonly connection?: unknown;
+    }
+  | {
+      readonly t: 'reauthorize';
+      readonly id: number;
+      /** The adapter state the refused call used (`<service>` or `<service>@<connection>`). */
+      readonly instanceId: string;
+      /** When the refused call started (epoch ms): tokens obtained later are simply used. */
+      readonly since: number;
     }
   | { readonly t: 'ack'; readonly id: number }
   | {

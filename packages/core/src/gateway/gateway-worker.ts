@@ -3,7 +3,14 @@ import type { CatalogChange } from '@cyrnel/sdk';
 import { CyrnelError } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { errorMessage } from '../scoped-logger';
-import type { AuditEvent, AuditVerdict, FromWorker, RouteAnswer, ToWorker } from './gateway-protocol';
+import type {
+  AuditEvent,
+  AuditVerdict,
+  FromWorker,
+  ReauthorizeAnswer,
+  RouteAnswer,
+  ToWorker,
+} from './gateway-protocol';
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
 const CHANGE_GRACE_MS = 5_000;
@@ -17,6 +24,8 @@ export interface GatewayWorkerOptions {
   readonly audit: (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
   /** Which connection's adapter state a call of `eid` uses (see `RouteAnswer`). */
   readonly route: (eid: number, serviceId: string, connection: unknown) => Promise<RouteAnswer>;
+  /** A call with adapter state `instanceId` made at `since` was refused (HTTP 401): refresh its tokens? */
+  readonly reauthorize: (instanceId: string, since: number) => Promise<ReauthorizeAnswer>;
   readonly closed: () => boolean;
   readonly onRestart: (why: string) => void;
 }
@@ -76,6 +85,11 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         options
           .route(message.eid, message.serviceId, message.connection)
           .then((route) => post({ t: 'routed', id: message.id, route }));
+        return;
+      case 'reauthorize':
+        options
+          .reauthorize(message.instanceId, message.since)
+          .then((answer) => post({ t: 'reauthorized', id: message.id, answer }));
         return;
       case 'audit': {
         const { event, eid } = message;

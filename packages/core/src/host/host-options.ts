@@ -87,6 +87,12 @@ export interface CreateHostOptions {
    */
   readonly outbound?: OutboundPolicy;
   /**
+   * The redirect URI of connections' OAuth authorization code flow: `<public URL>/oauth/callback`,
+   * read when an authorization starts (the server knows its URL once it listens). Absent: the
+   * code flow is refused (client credentials still work).
+   */
+  readonly oauthRedirectUri?: () => string | undefined;
+  /**
    * Offer environments direct calls: sandbox processes send portable adapters' tool calls
    * straight to the egress gateway's workers. Default true; false sends every sandbox call through
    * the host's gate first (which still calls portable adapters through the gateway). A policy in

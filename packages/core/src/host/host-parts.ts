@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { ModuleLogger } from '@cyrnel/sdk';
 import { type Approvals, createApprovals } from '../approvals/approvals';
@@ -128,6 +129,7 @@ export function createHostParts(
     adapter,
     callable,
     egress,
+    reauthorize: (instanceId, since) => services.router.reauthorize(instanceId, since),
     // A service enabled on another host a moment ago is hydrated here by the call that needs it.
     hydration: {
       held: (serviceId, instance) => health.hydrated(serviceId, instance),
@@ -209,7 +211,16 @@ export function createHostParts(
     download: access.download,
     afterHydration: () => directCalls.changed(),
     principalExists: async (id) => (await keyStorage?.getPrincipal(id)) !== undefined,
+    oauth: {
+      outbound: options.outbound ?? { check() {} },
+      redirectUri: () => options.oauthRedirectUri?.(),
+      // Unique per host and per start: a lease a crashed start left runs out on its own.
+      holder: `${options.host?.id ?? 'host'}:${randomUUID()}`,
+      redactor,
+    },
   });
+  // A call an upstream refused (401) with OAuth tokens: refreshed, and made once more.
+  egress.reauthorize((instanceId, since) => services.router.reauthorize(instanceId, since));
   const registry = createModuleRegistry({
     catalog,
     vault,

@@ -33,6 +33,11 @@ export interface ServiceLifecycleOptions {
   readonly connections?: {
     refreshService(serviceId: string): Promise<void>;
     dropService(serviceId: string): Promise<void>;
+    /**
+     * The secrets the service's own `default` connection adds from its OAuth state (the access
+     * token under its scheme's name); empty when it does not sign in with OAuth.
+     */
+    defaultTokens?(serviceId: string): Promise<Record<string, string>>;
   };
 }
 
@@ -192,7 +197,9 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
   /** Validate config and secrets (defaults applied) and build the `ServiceState` for hydration. */
   const state = async (row: ServiceRow): Promise<ServiceState> => {
     const { config, secrets } = await settings.forSetup({ kind: 'service', id: row.id }, row);
-    return stateWith(row, row.id, config, secrets);
+    // The access token of a default connection signed in with OAuth: its scheme's secret.
+    const tokens = (await options.connections?.defaultTokens?.(row.id)) ?? {};
+    return stateWith(row, row.id, config, { ...secrets, ...tokens });
   };
 
   const stateWith = async (

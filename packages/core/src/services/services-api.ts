@@ -1,4 +1,6 @@
-import type { AdapterModule } from '@cyrnel/sdk';
+import type { AdapterModule, OutboundPolicy } from '@cyrnel/sdk';
+import { createConnectionOAuth } from '../connections/connection-oauth';
+import { createTokenRefresher } from '../connections/connection-oauth-refresh';
 import { serviceOfInstance } from '../connections/connection-records';
 import { type ConnectionRouter, createConnectionRouter } from '../connections/connection-router';
 import { type ConnectionsApi, createConnectionsApi } from '../connections/connections-api';
@@ -7,6 +9,7 @@ import { cyrnelError } from '../errors';
 import type { ServicesApi } from '../host/host-api';
 import { requireJsonPatch } from '../json/json-patch';
 import { errorMessage } from '../scoped-logger';
+import type { Redactor } from '../secrets/redactor';
 import { createServiceResync, type ServiceResync } from '../several-hosts/service-resync';
 import type { Callable } from '../tools/callable';
 import { optionalBoolean, requireIdentifier } from '../validation/input';
@@ -32,6 +35,13 @@ export interface ServicesApiOptions extends ServiceDependencies {
   readonly download: DownloadDefinitionOptions;
   /** Whether a principal with this id exists (a connection's owner must). */
   readonly principalExists: (id: string) => Promise<boolean>;
+  /** OAuth for connections: where the host may connect, the callback URL, who holds refresh leases. */
+  readonly oauth?: {
+    readonly outbound: OutboundPolicy;
+    readonly redirectUri: () => string | undefined;
+    readonly holder: string;
+    readonly redactor?: Redactor;
+  };
 }
 
 /** The services API plus the hooks of the module registry, of service registries and of other hosts. */
@@ -72,6 +82,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     connections: {
       refreshService: (id) => router.refreshService(id),
       dropService: (id) => router.dropService(id),
+      defaultTokens: (id) => router.defaultTokens(id),
     },
   });
   const ctx: ServiceContext = {
@@ -89,6 +100,19 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
   };
   const { locked, views } = ctx;
+  const oauthOptions = options.oauth;
+  const redactor = oauthOptions?.redactor;
+  const refresher =
+    oauthOptions &&
+    createTokenRefresher({
+      catalog,
+      vault,
+      outbound: oauthOptions.outbound,
+      now,
+      holder: oauthOptions.holder,
+      logger,
+      ...(redactor ? { redactor } : {}),
+    });
   const router = createConnectionRouter({
     catalog,
     vault,
@@ -96,12 +120,30 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     lifecycle,
     locked,
     logger,
+    now,
+    ...(refresher ? { refresher } : {}),
+    ...(redactor ? { redactor } : {}),
     ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
   });
   const connections = createConnectionsApi(ctx, {
     principalExists: options.principalExists,
     dropInstance: (instanceId) => router.drop(instanceId),
     refreshInstance: (instanceId) => router.refresh(instanceId),
+    ...(refresher ? { refresher } : {}),
+    ...(redactor ? { redactor } : {}),
+    ...(oauthOptions
+      ? {
+          oauth: createConnectionOAuth({
+            catalog,
+            vault,
+            outbound: oauthOptions.outbound,
+            redirectUri: oauthOptions.redirectUri,
+            now,
+            logger,
+            ...(redactor ? { redactor } : {}),
+          }),
+        }
+      : {}),
   });
   const { find, dehydrate, enable, rehydrate } = lifecycle;
   const { install, installResolved } = createServiceInstall(ctx, options.download);

@@ -20,6 +20,7 @@ const connection = (name: string, fields: Partial<ConnectionRow> = {}): Connecti
   status: 'connected',
   statusMessage: null,
   secrets: sealed(name),
+  oauth: null,
   createdAt: AT,
   updatedAt: AT,
   ...fields,
@@ -82,5 +83,39 @@ export function catalogConnectionCases(catalog: () => CatalogStorage): void {
     await catalog().insertService(newService('svc'));
     expect(await catalog().listConnections('svc')).toEqual([]);
     expect(await catalog().getSecrets({ kind: 'service', id: 'svc' })).toBeUndefined();
+  });
+
+  it("keeps a connection's sealed OAuth state, finds its pending authorization by state hash once, and leases its refresh", async () => {
+    await catalog().insertService(newService('svc'));
+    await catalog().insertConnection(connection('work', { oauth: sealed('oauth-1') }));
+    expect((await catalog().getConnection('svc', 'work'))?.oauth).toEqual(sealed('oauth-1'));
+    expect(await catalog().findPendingAuthorization('h1')).toBeUndefined();
+    await catalog().updateConnection('svc', 'work', {
+      oauth: sealed('oauth-2'),
+      pendingState: 'h1',
+      updatedAt: LATER,
+    });
+    expect(await catalog().findPendingAuthorization('h1')).toEqual(
+      connection('work', { oauth: sealed('oauth-2'), updatedAt: LATER }),
+    );
+    // A state is used once: of two claims, one wins.
+    const claims = await Promise.all([
+      catalog().claimPendingAuthorization('svc', 'work', 'h1'),
+      catalog().claimPendingAuthorization('svc', 'work', 'h1'),
+    ]);
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await catalog().findPendingAuthorization('h1')).toBeUndefined();
+    expect(await catalog().claimPendingAuthorization('svc', 'work', 'other')).toBe(false);
+    // One holder at a time until the lease runs out; the holder may take it again.
+    const until = '2026-01-01T00:01:00.000Z';
+    expect(await catalog().leaseConnection('svc', 'work', 'a', until, AT)).toBe(true);
+    expect(await catalog().leaseConnection('svc', 'work', 'b', until, AT)).toBe(false);
+    expect(await catalog().leaseConnection('svc', 'work', 'a', until, AT)).toBe(true);
+    expect(await catalog().leaseConnection('svc', 'work', 'b', until, LATER)).toBe(true);
+    await catalog().releaseConnectionLease('svc', 'work', 'a');
+    expect(await catalog().leaseConnection('svc', 'work', 'a', until, AT)).toBe(false);
+    await catalog().releaseConnectionLease('svc', 'work', 'b');
+    expect(await catalog().leaseConnection('svc', 'work', 'a', until, AT)).toBe(true);
+    expect(await catalog().leaseConnection('svc', 'ghost', 'a', until, AT)).toBe(false);
   });
 }

@@ -31,6 +31,11 @@ export interface ToolGatewayOptions {
   /** Where portable adapters' calls are made (off the main thread); absent: the adapter here. */
   readonly egress?: Pick<EgressGateway, 'invoke'>;
   /**
+   * A call made here that the upstream refused (HTTP 401) with adapter state `instanceId`, made
+   * at `since`: true when its OAuth tokens were refreshed (the call is made once more).
+   */
+  readonly reauthorize?: (instanceId: string, since: number) => Promise<boolean>;
+  /**
    * Whether `adapter` holds service `serviceId` on this host, and how to make it so (bounded;
    * rejects with `service_unavailable`): a service another host enabled a moment ago is enabled
    * in the store before this host has hydrated it, and a call for it hydrates it first instead
@@ -139,12 +144,19 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         if (json !== undefined) return jsonText(json);
       }
       // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
-      return adapter.invoke({
-        serviceId: target,
-        toolId,
-        parameters,
-        ...(signal instanceof AbortSignal ? { signal } : {}),
-      });
+      const invoke = () =>
+        adapter.invoke({
+          serviceId: target,
+          toolId,
+          parameters,
+          ...(signal instanceof AbortSignal ? { signal } : {}),
+        });
+      const since = Date.now();
+      const result = await invoke();
+      // Refused with OAuth tokens (401): refreshed, then once more (a portable adapter's worker does the same).
+      const status = isPlainObject(result) ? result.status : undefined;
+      if (status === 401 && (await options.reauthorize?.(target, since))) return invoke();
+      return result;
     },
     async discoverServices(rawQuery) {
       const query = rawQuery === undefined ? {} : rawQuery;

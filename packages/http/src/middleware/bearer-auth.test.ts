@@ -219,6 +219,10 @@ describe('bearerAuth with OAuth tokens', () => {
     const keys = createKeyRing({ storage: createMemoryKeyStorage() });
     const created = await keys.create({ name: 'k', role: 'agent' });
     const answer = await app(keys)('/mcp', created.key);
-    expect(await answer.json()).toEqual({ keyId: created.id, principalId: created.principalId, role: 'agent' });
+    expect(await answer.json()).toEqual({
+      keyId: created.id,
+      principalId: created.principalId,
+      role: 'agent',
+    });
   });
 });

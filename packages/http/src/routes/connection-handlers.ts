@@ -30,5 +30,13 @@ export function connectionHandlers(ctx: RouteContext): RouteHandlers<typeof CONN
     ),
     delete: async ({ params, caller }) =>
       connections().delete(params.serviceId, params.name, asConnectionCaller(caller)),
+    authorize: hostValidates(async ({ params, body, caller }) =>
+      connections().authorize(params.serviceId, params.name, body, asConnectionCaller(caller)),
+    ),
+    // No key: the person's browser arrives from the authorization server; the state is the secret.
+    callback: async ({ query }) => {
+      const { serviceId, name } = await connections().callback(query ?? {});
+      return `Connected: the connection ${name} of the service ${serviceId} is signed in. You may close this window.\n`;
+    },
   };
 }

@@ -1,6 +1,10 @@
 import type { DecideApprovalRequest } from './approvals';
 import type { SetEnabledRequest } from './common';
-import type { CreateConnectionRequest, UpdateConnectionRequest } from './connections';
+import type {
+  AuthorizeConnectionRequest,
+  CreateConnectionRequest,
+  UpdateConnectionRequest,
+} from './connections';
 import type { CreateKeyRequest } from './keys';
 import type { InstallModuleRequest, PatchModuleRequest } from './modules';
 import type { ServicePolicy } from './policies';
@@ -99,6 +103,16 @@ export const UPDATE_CONNECTION_BODY = {
   owner: { type: 'string', nullable: true, maxLength: 100 },
   secrets: { type: 'object' },
 } as const satisfies BodyFields<UpdateConnectionRequest>;
+
+/** `POST /services/:serviceId/connections/:name/authorize`. */
+export const AUTHORIZE_CONNECTION_BODY = {
+  scheme: { type: 'string', maxLength: 200 },
+  flow: { type: 'string', maxLength: 40 },
+  clientId: { type: 'string', maxLength: 1000 },
+  clientSecret: { type: 'string', maxLength: 4000 },
+  scopes: { type: 'array' },
+  resource: { type: 'string', maxLength: 2000 },
+} as const satisfies BodyFields<AuthorizeConnectionRequest>;
 
 /** `PUT /services/:serviceId/policy`: the whole policy of a service (the host checks each value). */
 export const SERVICE_POLICY_BODY = {

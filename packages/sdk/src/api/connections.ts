@@ -28,6 +28,8 @@ export interface ConnectionRecord {
   statusMessage: string | null;
   /** JSON pointers of the secrets set (e.g. `/token`), never their values. */
   secrets: string[];
+  /** How it signs in with OAuth, when it does (never a token or the client secret); else null. */
+  oauth: ConnectionOAuth | null;
   /** ISO timestamp. */
   createdAt: string;
   /** ISO timestamp of the last change. */
@@ -53,4 +55,72 @@ export interface UpdateConnectionRequest {
   owner?: string | null;
   /** The whole new set of secrets (replaces the stored one). */
   secrets?: Record<string, unknown>;
+}
+
+/** The OAuth flows a connection may sign in with. */
+export const OAUTH_FLOWS = ['authorizationCode', 'clientCredentials'] as const;
+
+/** `authorizationCode` (a person signs in, with PKCE) or `clientCredentials` (the client itself). */
+export type OAuthFlow = (typeof OAUTH_FLOWS)[number];
+
+/** The public summary of a connection's OAuth state: no token, no client secret, no verifier. */
+export interface ConnectionOAuth {
+  /** The security scheme of the service's definition whose credential the access token is. */
+  scheme: string;
+  flow: OAuthFlow;
+  /** The client id registered at the authorization server. */
+  clientId: string;
+  /** Whether the flow is waiting for the person's browser to come back (authorization code only). */
+  pending: boolean;
+  /** When the current access token expires (ISO timestamp), null when none is held or the server did not say. */
+  expiresAt: string | null;
+  /** The scopes granted (or asked for, until granted). */
+  scopes: string[];
+}
+
+/**
+ * `POST /services/:serviceId/connections/:name/authorize`: sign the connection in with OAuth.
+ *
+ * @example
+ * ```json
+ * { "flow": "authorizationCode", "clientId": "cyrnel", "clientSecret": "s3cret", "scopes": ["read"] }
+ * ```
+ */
+export interface AuthorizeConnectionRequest {
+  /** The service's OAuth security scheme; default: its only one. */
+  scheme?: string;
+  /** Default `authorizationCode` when the scheme offers it, else `clientCredentials`. */
+  flow?: string;
+  /**
+   * The client registered at the authorization server. Required the first time; left out, the
+   * connection signs in again as it did before (its client, secret, scheme, flow, scopes and
+   * resource are kept).
+   */
+  clientId?: string;
+  /** Its secret (a confidential client); stored encrypted, never shown. */
+  clientSecret?: string;
+  /** Default: the scopes the service's operations ask for with this scheme. */
+  scopes?: string[];
+  /** The resource indicator (RFC 8707) tokens are asked for, e.g. the API's base URL. */
+  resource?: string;
+}
+
+/** What the authorization code flow answers: where to send the person's browser. */
+export interface AuthorizationStarted {
+  /** The authorization server's URL with PKCE and state; the browser comes back to `/oauth/callback`. */
+  authorizationUrl: string;
+  /** When the pending authorization expires (ISO timestamp). */
+  expiresAt: string;
+}
+
+/** The answer of `POST .../authorize`: the code flow's URL, or the connection signed in (client credentials). */
+export type AuthorizeConnectionResponse = AuthorizationStarted | ConnectionRecord;
+
+/** `GET /oauth/callback`: what the authorization server sends the browser back with. */
+export interface OAuthCallbackQuery {
+  code?: string;
+  state?: string;
+  error?: string;
+  error_description?: string;
+  iss?: string;
 }

@@ -49,6 +49,11 @@ export const ERROR_REASONS = {
     meaning: 'the service definition is empty or its adapter refused it',
   },
   missing_secret: { code: 'invalid_request', meaning: 'a required secret of a service or module is not set' },
+  oauth_state_invalid: {
+    code: 'invalid_request',
+    meaning:
+      'the OAuth callback names no pending authorization: its state is wrong, was already used or expired',
+  },
   unauthorized: { code: 'unauthorized', meaning: 'no API key, or an unknown or revoked one' },
   forbidden: {
     code: 'forbidden',

@@ -2,7 +2,7 @@ import { PROCESS_STATES } from '../execution';
 import type { JSONSchema } from '../json-schema';
 import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
 import { APPROVAL_STATES } from './approvals';
-import { CONNECTION_STATUSES } from './connections';
+import { CONNECTION_STATUSES, OAUTH_FLOWS } from './connections';
 import { ERROR_REASONS } from './errors';
 import { KEY_ROLES } from './keys';
 import { PRINCIPAL_KINDS } from './principals';
@@ -387,7 +387,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     keyCount: { type: 'integer', minimum: 0 },
   }),
   ConnectionRecord: object(
-    ['serviceId', 'name', 'owner', 'status', 'statusMessage', 'secrets', 'createdAt', 'updatedAt'],
+    ['serviceId', 'name', 'owner', 'status', 'statusMessage', 'secrets', 'oauth', 'createdAt', 'updatedAt'],
     {
       serviceId: { type: 'string' },
       name: { type: 'string' },
@@ -395,10 +395,27 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       status: { enum: [...CONNECTION_STATUSES] },
       statusMessage: nullable('string'),
       secrets: { type: 'array', items: { type: 'string' } },
+      oauth: {
+        oneOf: [
+          object(['scheme', 'flow', 'clientId', 'pending', 'expiresAt', 'scopes'], {
+            scheme: { type: 'string' },
+            flow: { enum: [...OAUTH_FLOWS] },
+            clientId: { type: 'string' },
+            pending: { type: 'boolean' },
+            expiresAt: nullable('string'),
+            scopes: { type: 'array', items: { type: 'string' } },
+          }),
+          { type: 'null' },
+        ],
+      },
       createdAt: { type: 'string' },
       updatedAt: { type: 'string' },
     },
   ),
+  AuthorizationStarted: object(['authorizationUrl', 'expiresAt'], {
+    authorizationUrl: { type: 'string' },
+    expiresAt: { type: 'string' },
+  }),
   Config: object(['config'], { config: { type: 'object' } }),
   SecretsPresence: object(['present'], { present: { type: 'array', items: { type: 'string' } } }),
   SecretsUpdated: object(['updated'], { updated: { const: true } }),

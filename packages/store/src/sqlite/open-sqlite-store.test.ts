@@ -110,6 +110,7 @@ describe('openSqliteStore', () => {
       '0017-principals',
       '0018-connections',
       '0019-principal-subjects',
+      '0020-connection-oauth',
     ]);
     db.close();
   });

@@ -1,8 +1,24 @@
-import { CREATE_CONNECTION_BODY, UPDATE_CONNECTION_BODY } from '../body-fields';
-import type { ConnectionRecord, CreateConnectionRequest, UpdateConnectionRequest } from '../connections';
+import { AUTHORIZE_CONNECTION_BODY, CREATE_CONNECTION_BODY, UPDATE_CONNECTION_BODY } from '../body-fields';
+import type {
+  AuthorizeConnectionRequest,
+  AuthorizeConnectionResponse,
+  ConnectionRecord,
+  CreateConnectionRequest,
+  OAuthCallbackQuery,
+  UpdateConnectionRequest,
+} from '../connections';
 import type { ListResponse } from '../lists';
 import { page, ref } from '../record-schemas';
-import { CHECKED_ID, defineRoute, jsonAnswer, noContent, objectBody, PLAIN_ID } from '../route';
+import {
+  CHECKED_ID,
+  defineRoute,
+  jsonAnswer,
+  noContent,
+  objectBody,
+  PLAIN_ID,
+  queryParams,
+  textAnswer,
+} from '../route';
 import { SETTINGS_REASONS } from '../route-reasons';
 
 const params = { serviceId: CHECKED_ID };
@@ -60,5 +76,46 @@ export const CONNECTION_ROUTES = {
     params: named,
     answer: noContent(),
     reasons: ['service_not_found', 'connection_not_found'],
+  }),
+  authorize: defineRoute({
+    method: 'POST',
+    path: '/services/:serviceId/connections/:name/authorize',
+    role: 'agent',
+    summary:
+      'Sign a connection in with OAuth: the authorization code flow answers the URL to send a browser to, client credentials the connection',
+    params: named,
+    body: objectBody<AuthorizeConnectionRequest>(AUTHORIZE_CONNECTION_BODY, { optional: true }),
+    answer: jsonAnswer<AuthorizeConnectionResponse>({
+      oneOf: [ref('AuthorizationStarted'), ref('ConnectionRecord')],
+    }),
+    reasons: [
+      'service_not_found',
+      'connection_not_found',
+      'forbidden',
+      'invalid_request',
+      'outbound_refused',
+      'upstream_failed',
+      'upstream_unauthorized',
+    ],
+  }),
+  callback: defineRoute({
+    method: 'GET',
+    path: '/oauth/callback',
+    role: 'none',
+    summary:
+      "Where the authorization server sends the person's browser back: finishes the pending authorization its state names (no key needed)",
+    params: {},
+    query: queryParams<OAuthCallbackQuery>(
+      {
+        code: { type: 'string' },
+        state: { type: 'string' },
+        error: { type: 'string' },
+        error_description: { type: 'string' },
+        iss: { type: 'string' },
+      },
+      'ignored',
+    ),
+    answer: textAnswer(),
+    reasons: ['oauth_state_invalid', 'outbound_refused', 'upstream_failed', 'upstream_unauthorized'],
   }),
 };

@@ -52,6 +52,7 @@ async function expectConnections(store: Store): Promise<void> {
       status: 'connected',
       statusMessage: null,
       secrets: SEALED,
+      oauth: null,
       createdAt: WRITTEN,
       updatedAt: WRITTEN,
     },
@@ -70,6 +71,7 @@ async function expectConnections(store: Store): Promise<void> {
     status: 'connected',
     statusMessage: null,
     secrets: null,
+    oauth: null,
     createdAt: LATER,
     updatedAt: LATER,
   } as const;

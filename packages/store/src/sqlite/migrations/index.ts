@@ -16,6 +16,7 @@ import * as policies from './0016-policies';
 import * as principals from './0017-principals';
 import * as connections from './0018-connections';
 import * as principalSubjects from './0019-principal-subjects';
+import * as connectionOAuth from './0020-connection-oauth';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -36,4 +37,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0017-principals': principals,
   '0018-connections': connections,
   '0019-principal-subjects': principalSubjects,
+  '0020-connection-oauth': connectionOAuth,
 };
