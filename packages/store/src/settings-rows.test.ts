@@ -85,6 +85,7 @@ function settingsCases(open: () => Promise<Store>): void {
       status: 'connected',
       statusMessage: null,
       secrets: sealed('first'),
+      oauth: null,
       createdAt: at,
       updatedAt: at,
     };
