@@ -307,7 +307,13 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
     });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(adaKey);
+    // The header's status line asks for the active environment, which an agent key may not: wait
+    // for that answer, so the list of refusals below does not depend on when the header polls.
+    const modulesRefused = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/modules' && response.status() === 403,
+    );
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await modulesRefused;
     await page.goto(`${cyrnel.url}/ui/#/services/who/connections`);
     await row('mine').waitFor();
     await newConnection().waitFor();
@@ -324,6 +330,8 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
   it('logged no error in the browser console but the answers the test provoked', async () => {
     expect(refused.sort()).toEqual([
       '400 POST /services/who/connections',
+      // Connect on a connection the page was told has OAuth state the server has not: no client id.
+      '400 POST /services/who/connections/ada/authorize',
       // The header's status line asks for the active environment, which an agent key may not.
       '403 GET /modules',
       // The agent key may not read the service's detail: the page then asks no principals either.

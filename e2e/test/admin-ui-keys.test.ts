@@ -189,7 +189,13 @@ describe('API keys in the admin UI, in headless Chromium', () => {
     const { key } = await admin.keys.create({ name: 'reader', role: 'agent' });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(key);
+    // The header's status line asks for the active environment, which an agent key may not: wait
+    // for that answer, so the list of refusals below does not depend on when the header polls.
+    const modulesRefused = page.waitForResponse(
+      (response) => new URL(response.url()).pathname === '/modules' && response.status() === 403,
+    );
     await page.getByRole('button', { name: 'Sign in' }).click();
+    await modulesRefused;
     await page.getByRole('alert').filter({ hasText: 'an admin key may' }).waitFor();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('the agent role may not use GET');
     await expect(page.getByRole('form', { name: 'New key' }).count()).resolves.toBe(0);
