@@ -59,21 +59,32 @@ const failure = (error: unknown): { error: WireError } => {
 // Which connection's adapter state each execution's calls to a service use, as the main thread
 // answered (by eid, then service and named connection): asked once per pair, forgotten with
 // every catalog change and with the execution's grant.
-const routes = new Map<number, Map<string, string>>();
-const routeOf = async (eid: number, serviceId: string, connection: unknown): Promise<RouteAnswer> => {
-  const key = typeof connection === 'string' ? `${serviceId}\u0000${connection}` : serviceId;
-  const known =
-    connection === undefined || typeof connection === 'string' ? routes.get(eid)?.get(key) : undefined;
-  if (known !== undefined) return { instanceId: known };
-  const answer = (await ask((id) => ({ t: 'route', id, eid, serviceId, connection }))) as RouteAnswer;
-  if ('instanceId' in answer && (connection === undefined || typeof connection === 'string')) {
-    let byKey = routes.get(eid);
-    if (!byKey) {
-      byKey = new Map();
-      routes.set(eid, byKey);
-    }
-    byKey.set(key, answer.instanceId);
+const routes = new Map<number, Map<string, Promise<RouteAnswer>>>();
+/** Longest connection name (the SDK's `MAX_CONNECTION_NAME_LENGTH`): longer ones are never kept. */
+const MAX_KEPT_NAME = 64;
+/** Most routes kept per execution; past it they are asked again. */
+const MAX_KEPT_ROUTES = 1000;
+const routeOf = (eid: number, serviceId: string, connection: unknown): Promise<RouteAnswer> => {
+  const ask1 = () => ask((id) => ({ t: 'route', id, eid, serviceId, connection })) as Promise<RouteAnswer>;
+  // A hostile name (not a string, or longer than any connection's) is asked each time, never kept.
+  if (connection !== undefined && (typeof connection !== 'string' || connection.length > MAX_KEPT_NAME))
+    return ask1();
+  const key = connection === undefined ? serviceId : `${serviceId}\u0000${connection}`;
+  let byKey = routes.get(eid);
+  const known = byKey?.get(key);
+  if (known) return known;
+  // Kept while asked: a run's many concurrent first calls share one question.
+  const answer = ask1();
+  // Code naming thousands of services (most of them unknown) keeps a bounded cache.
+  if (!byKey || byKey.size >= MAX_KEPT_ROUTES) {
+    byKey = new Map();
+    routes.set(eid, byKey);
   }
+  const kept = byKey;
+  kept.set(key, answer);
+  void answer.then((routed) => {
+    if ('error' in routed && kept.get(key) === answer) kept.delete(key);
+  });
   return answer;
 };
 
