@@ -30,3 +30,25 @@ export function recordProblems(page: Page, problems: string[], expected: RegExp)
   });
   page.on('pageerror', (error) => problems.push(error.message));
 }
+
+/**
+ * Collect into `refused` every answer of 400 or more that `page` gets, but the 401s (the page's
+ * first probe without a key), as `status METHOD path`: a test then says which ones it provoked.
+ */
+export function recordRefusals(page: Page, refused: string[]): void {
+  page.on('response', (response) => {
+    if (response.status() < 400 || response.status() === 401) return;
+    refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
+  });
+}
+
+/**
+ * Resolves once `page` got the 403 for `GET /modules` that the header's status line provokes when
+ * an agent key signs in (it may not read the active environment): call it before the sign-in, await
+ * it after, so a list of refusals does not depend on when the header polls.
+ */
+export function agentModulesRefusal(page: Page): Promise<unknown> {
+  return page.waitForResponse(
+    (response) => new URL(response.url()).pathname === '/modules' && response.status() === 403,
+  );
+}

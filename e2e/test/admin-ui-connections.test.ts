@@ -6,7 +6,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems } from '../support/chromium';
+import { agentModulesRefusal, launchChromium, recordProblems, recordRefusals } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -91,10 +91,7 @@ beforeAll(async () => {
     const path = new URL(request.url()).pathname;
     if (request.method() === 'POST' && path === '/services/who/connections') connectionPosts += 1;
   });
-  page.on('response', (response) => {
-    if (response.status() < 400 || response.status() === 401) return;
-    refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
-  });
+  recordRefusals(page, refused);
   // 401s: the page's first probe without a key and the browser's own favicon requests.
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
@@ -307,11 +304,7 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
     });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(adaKey);
-    // The header's status line asks for the active environment, which an agent key may not: wait
-    // for that answer, so the list of refusals below does not depend on when the header polls.
-    const modulesRefused = page.waitForResponse(
-      (response) => new URL(response.url()).pathname === '/modules' && response.status() === 403,
-    );
+    const modulesRefused = agentModulesRefusal(page);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await modulesRefused;
     await page.goto(`${cyrnel.url}/ui/#/services/who/connections`);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems } from '../support/chromium';
+import { agentModulesRefusal, launchChromium, recordProblems, recordRefusals } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -59,10 +59,7 @@ beforeAll(async () => {
   page.on('request', (request) => {
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/keys') keyPosts += 1;
   });
-  page.on('response', (response) => {
-    if (response.status() < 400 || response.status() === 401) return;
-    refused.push(`${response.status()} ${response.request().method()} ${new URL(response.url()).pathname}`);
-  });
+  recordRefusals(page, refused);
   // 401s: the page's first probe without a key and the browser's own favicon requests.
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
@@ -189,11 +186,7 @@ describe('API keys in the admin UI, in headless Chromium', () => {
     const { key } = await admin.keys.create({ name: 'reader', role: 'agent' });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(key);
-    // The header's status line asks for the active environment, which an agent key may not: wait
-    // for that answer, so the list of refusals below does not depend on when the header polls.
-    const modulesRefused = page.waitForResponse(
-      (response) => new URL(response.url()).pathname === '/modules' && response.status() === 403,
-    );
+    const modulesRefused = agentModulesRefusal(page);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await modulesRefused;
     await page.getByRole('alert').filter({ hasText: 'an admin key may' }).waitFor();
