@@ -41,9 +41,10 @@ export interface ConnectionRouter {
   route(run: RunCredentials, serviceId: string, requested?: unknown): Promise<string>;
   /** Check a create request's connections: each names an existing connection its principal may use. */
   check(run: RunCredentials): Promise<void>;
-  /** Drop what this host holds of one connection (deleted). */
-  drop(instanceId: string): Promise<void>;
-  /** A connection changed: hydrate it again in place when held here (under the service's lock). */
+  /**
+   * A connection changed or went: hydrate it again in place when held here, or drop it when its
+   * row is gone (under the service's lock).
+   */
   refresh(instanceId: string): Promise<void>;
   /** The service was hydrated again: so are its connections held here (under the service's lock). */
   refreshService(serviceId: string): Promise<void>;
@@ -236,7 +237,6 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
     async check(run) {
       for (const [serviceId, name] of Object.entries(run.connections)) await choose(run, serviceId, name);
     },
-    drop,
     refresh: (instanceId) => refreshLocked(instanceId, false),
     async refreshService(serviceId) {
       for (const instanceId of heldOf(serviceId)) await refreshLocked(instanceId, true);

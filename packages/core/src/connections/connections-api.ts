@@ -61,9 +61,10 @@ export interface ConnectionsApi {
 export interface ConnectionsApiOptions {
   /** Whether a principal with this id exists (an owner must). */
   readonly principalExists: (id: string) => Promise<boolean>;
-  /** A connection other than `default` went: what this host holds of it is dropped. */
-  readonly dropInstance: (instanceId: string) => Promise<void>;
-  /** A connection other than `default` changed: what this host holds of it is hydrated again. */
+  /**
+   * A connection other than `default` changed or went: what this host holds of it is hydrated
+   * again from its stored row, or dropped when the row is gone.
+   */
   readonly refreshInstance: (instanceId: string) => Promise<void>;
   /** OAuth sign-in; absent: `authorize` and `callback` answer 400. */
   readonly oauth?: ConnectionOAuth;
@@ -132,11 +133,8 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
    */
   const applied = async (serviceId: string, name: string, restore: () => Promise<void>): Promise<void> => {
     if (name === DEFAULT_CONNECTION) await lifecycle.rehydrate(await lifecycle.find(serviceId), restore);
-    else {
-      const instanceId = connectionInstanceId(serviceId, name);
-      if (await catalog.getConnection(serviceId, name)) await options.refreshInstance(instanceId);
-      else await options.dropInstance(instanceId);
-    }
+    // Hydrated again from the row as stored now, or dropped when the row is gone.
+    else await options.refreshInstance(connectionInstanceId(serviceId, name));
   };
 
   const putBack = (previous: ConnectionRow | undefined, serviceId: string, name: string) => async () => {

@@ -18,7 +18,7 @@ import type { Settings } from './settings';
 /** Options of {@link createServiceLifecycle}. */
 export interface ServiceLifecycleOptions {
   readonly catalog: CatalogStorage;
-  readonly settings: Pick<Settings, 'forSetup' | 'current' | 'checkSecrets'>;
+  readonly settings: Pick<Settings, 'forSetup' | 'current' | 'setupConfig' | 'checkSecrets'>;
   readonly registry: Pick<ModuleRegistry, 'adapter' | 'isKnownAdapter' | 'adapterVersion'>;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
@@ -222,14 +222,8 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     instanceId: string,
     secrets: Record<string, unknown>,
   ): Promise<ServiceState> => {
-    const { config } = await settings.forSetup(
-      { kind: 'service', id: row.id },
-      {
-        configSchema: row.configSchema,
-        // The service's own secrets are not this connection's: only the config is checked here.
-        secretsSchema: {},
-      },
-    );
+    // The service's own secrets are not this connection's: they are not even read.
+    const config = await settings.setupConfig({ kind: 'service', id: row.id }, row);
     const checked = await settings.checkSecrets(row, secrets, `secrets of connection ${instanceId}`);
     return stateWith(row, instanceId, config, checked);
   };

@@ -127,7 +127,6 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   });
   const connections = createConnectionsApi(ctx, {
     principalExists: options.principalExists,
-    dropInstance: (instanceId) => router.drop(instanceId),
     refreshInstance: (instanceId) => router.refresh(instanceId),
     ...(refresher ? { refresher } : {}),
     ...(redactor ? { redactor } : {}),

@@ -43,6 +43,11 @@ export interface Settings {
     owner: SettingsOwner,
     schemas: SettingsSchemas,
   ): Promise<{ config: Record<string, unknown>; secrets: Record<string, unknown> }>;
+  /** The config to set the owner up with: validated, defaults applied (its secrets not read). */
+  setupConfig(
+    owner: SettingsOwner,
+    schemas: Pick<SettingsSchemas, 'configSchema'>,
+  ): Promise<Record<string, unknown>>;
   /** Secrets from elsewhere (a connection's) checked against the owner's secrets schema, defaults applied. */
   checkSecrets(
     schemas: SettingsSchemas,
@@ -97,6 +102,11 @@ export function createSettings(
   checker: SchemaChecker,
 ): Settings {
   const stored = async (owner: SettingsOwner) => (await catalog.getConfig(owner)) ?? {};
+  const setupConfig = async (owner: SettingsOwner, configSchema: JSONSchema) =>
+    validateAgainstSchema(checker, configSchema, await stored(owner), {
+      field: setupField(owner, 'config'),
+      applyDefaults: true,
+    });
   return {
     async config(owner, { configSchema }) {
       return fillDefaults(configSchema, await stored(owner));
@@ -105,10 +115,7 @@ export function createSettings(
       return { config: await stored(owner), secrets: await vault.read(owner) };
     },
     async forSetup(owner, { configSchema, secretsSchema }) {
-      const config = await validateAgainstSchema(checker, configSchema, await stored(owner), {
-        field: setupField(owner, 'config'),
-        applyDefaults: true,
-      });
+      const config = await setupConfig(owner, configSchema);
       const secrets = await validateSecrets(
         checker,
         secretsSchema,
@@ -117,6 +124,7 @@ export function createSettings(
       );
       return { config, secrets };
     },
+    setupConfig: (owner, { configSchema }) => setupConfig(owner, configSchema),
     checkSecrets: ({ secretsSchema }, secrets, field) =>
       validateSecrets(checker, secretsSchema, secrets, field),
     async patchConfig(owner, { configSchema }, patch) {
