@@ -157,6 +157,8 @@ describe('the admin UI at /ui in headless Chromium', () => {
 
   it('kills a long-running process from the playground', async () => {
     await page.getByRole('link', { name: 'Playground' }).click();
+    // The text area is replaced by the editor once its chunk loads: type into the editor.
+    await page.locator('.cm-content').waitFor();
     await page
       .getByLabel('Code (TypeScript)')
       .fill("console.log('started');\nawait new Promise((resolve) => setTimeout(resolve, 60_000));");

@@ -190,8 +190,11 @@ export async function startEnvironment(
   };
 }
 
-/** Poll until `check()` is true (fails the test after `ms`). */
-export async function waitFor(check: () => boolean, ms = 10_000): Promise<void> {
+/**
+ * Poll until `check()` is true (fails the test after `ms`). The default catches a hang, not a
+ * slow machine: under a full parallel suite a child's first output took over 10 s.
+ */
+export async function waitFor(check: () => boolean, ms = 60_000): Promise<void> {
   const until = Date.now() + ms;
   while (!check()) {
     if (Date.now() > until) throw new Error('waitFor: condition not met');

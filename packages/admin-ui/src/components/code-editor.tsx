@@ -41,7 +41,11 @@ export function CodeEditor({
           class="code"
           spellcheck={false}
           value={code}
-          onInput={(e) => onChange((e.target as HTMLTextAreaElement).value)}
+          onInput={(e) => {
+            // At once, not at the next render: the editor may load in between and start from it.
+            latest.current = (e.target as HTMLTextAreaElement).value;
+            onChange(latest.current);
+          }}
         />
       )}
       <div ref={setHost} class="editor" data-testid="editor" />
