@@ -45,6 +45,8 @@ export interface ComposeHostOptions {
   readonly checkKeys?: (storedKeys: number) => void;
   /** The URL clients reach this server at (`--public-url`, else the listening URL, known after listen). */
   readonly publicUrl?: () => string | undefined;
+  /** The URL of the server's OAuth client ID metadata document, when it has one. */
+  readonly oauthClientMetadataUrl?: () => string | undefined;
 }
 
 /** The core host on the chosen store, with the built-in modules, and how to close both. */
@@ -171,6 +173,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
         const url = options.publicUrl?.();
         return url ? `${url.replace(/\/+$/, '')}/oauth/callback` : undefined;
       },
+      ...(options.oauthClientMetadataUrl ? { oauthClientMetadataUrl: options.oauthClientMetadataUrl } : {}),
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.
       ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),

@@ -382,6 +382,17 @@ export const SERVER_SETTINGS = {
     shownDefault: 'off',
     check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),
   }),
+  oauthClientMetadataUrl: textFlag({
+    flag: 'oauth-client-metadata-url',
+    env: 'CYRNEL_OAUTH_CLIENT_METADATA_URL',
+    help: 'the https URL of the OAuth client ID metadata document MCP servers behind OAuth know this server by',
+    details:
+      'the server serves the document at `<public-url>/oauth-client.json`; set this when it is reachable at another URL (a proxy)',
+    default: undefined,
+    shownDefault:
+      '`<public-url>/oauth-client.json` when the public URL is https, else none (a client is registered)',
+    check: (url) => (url.startsWith('https://') && URL.canParse(url) ? undefined : 'must be an https URL'),
+  }),
   oauthAudience: textFlag({
     flag: 'oauth-audience',
     env: 'CYRNEL_OAUTH_AUDIENCE',

@@ -10,6 +10,7 @@ import { createSilentLogger, type ServerLogger } from './create-logger';
 import { describeDatabase } from './database-url';
 import { mcpOAuth } from './mcp-oauth';
 import { mcpRouteGroup } from './mcp-route';
+import { oauthClientMetadata } from './oauth-client-metadata';
 import { redactingServerLogger } from './redacting-server-logger';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
@@ -79,6 +80,11 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     config.port === 0 ? undefined : { address: host, port: config.port };
   // Known once the server listens; read by the OAuth parts only when a request comes.
   let url = '';
+  // What MCP servers behind OAuth know this server by, as their client.
+  const clientMetadata = oauthClientMetadata({
+    publicUrl: () => config.publicUrl ?? url,
+    ...(config.oauthClientMetadataUrl ? { url: config.oauthClientMetadataUrl } : {}),
+  });
   const composed = await composeHost({
     config,
     logger,
@@ -87,6 +93,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     // Stored keys protect a non-loopback bind too; they are known once the database is open.
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, config.insecure, storedKeys),
     publicUrl: () => config.publicUrl ?? (url || undefined),
+    oauthClientMetadataUrl: () => clientMetadata.url(),
   });
   const mcp = mcpRouteGroup({
     host: composed.host,
@@ -110,7 +117,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       })
     : undefined;
   const app = createApp(composed.host, {
-    routes: [mcp.group, ...(ui ? [ui] : []), ...(oauth ? [oauth.group] : [])],
+    routes: [mcp.group, ...(ui ? [ui] : []), ...(oauth ? [oauth.group] : []), clientMetadata.group],
     ...(oauth ? { oauth: oauth.bearer } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,

@@ -1,5 +1,6 @@
 import { cyrnelError, isPlainObject, type JSONSchema } from '@cyrnel/sdk';
 import { parse as parseYaml } from 'yaml';
+import { fillOAuthSpec, type OAuthSpec, oauthTexts, parseOAuthSpec } from './oauth/oauth-spec';
 
 /** How cyrnel reaches one MCP server: a command it starts, or a Streamable HTTP endpoint. */
 export type ServerSpec = StdioSpec | HttpSpec;
@@ -18,6 +19,8 @@ export interface HttpSpec {
   readonly transport: 'http';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The server is behind OAuth: each connection signs in (see {@link OAuthSpec}). */
+  readonly oauth?: OAuthSpec;
 }
 
 /** The names a definition's `${secrets.NAME}` and `${config.NAME}` placeholders use. */
@@ -99,7 +102,7 @@ export function parseDefinition(text: string): ServerSpec {
     raw.transport === 'stdio'
       ? ['transport', 'command', 'args', 'env', 'cwd']
       : raw.transport === 'http'
-        ? ['transport', 'url', 'headers']
+        ? ['transport', 'url', 'headers', 'oauth']
         : invalid('transport must be "stdio" or "http"', '/transport');
   for (const key of Object.keys(raw)) {
     if (!known.includes(key)) invalid(`unknown field "${key}" for transport ${raw.transport}`, `/${key}`);
@@ -121,7 +124,12 @@ export function parseDefinition(text: string): ServerSpec {
       if (RESERVED_HEADERS.has(name.toLowerCase()))
         invalid(`header "${name}" is set by cyrnel and cannot be configured`, `/headers/${name}`);
     }
-    return { transport: 'http', url, headers };
+    return {
+      transport: 'http',
+      url,
+      headers,
+      ...(raw.oauth === undefined ? {} : { oauth: parseOAuthSpec(raw.oauth, '/oauth', stringValue) }),
+    };
   }
   const command = stringValue(raw.command, '/command');
   if (command.trim() === '') invalid('command must not be empty', '/command');
@@ -145,7 +153,7 @@ export function parseDefinition(text: string): ServerSpec {
 export function placeholdersOf(spec: ServerSpec): Placeholders {
   const values =
     spec.transport === 'http'
-      ? [spec.url, ...Object.values(spec.headers)]
+      ? [spec.url, ...Object.values(spec.headers), ...(spec.oauth ? oauthTexts(spec.oauth) : [])]
       : [...spec.args, ...Object.values(spec.env), ...(spec.cwd === undefined ? [] : [spec.cwd])];
   const secrets = new Set<string>();
   const config = new Set<string>();
@@ -230,7 +238,12 @@ export function resolveSpec(
       }),
     );
   if (spec.transport === 'http')
-    return { transport: 'http', url: fill(spec.url), headers: fillMap(spec.headers, 'header') };
+    return {
+      transport: 'http',
+      url: fill(spec.url),
+      headers: fillMap(spec.headers, 'header'),
+      ...(spec.oauth ? { oauth: fillOAuthSpec(spec.oauth, fill) } : {}),
+    };
   return {
     transport: 'stdio',
     command: spec.command,

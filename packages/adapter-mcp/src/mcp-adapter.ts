@@ -3,6 +3,7 @@ import {
   type AdapterModule,
   cyrnelError,
   type GenerateDefinitionContext,
+  isCyrnelError,
   isPlainObject,
   MAX_JSON_DEPTH,
   type ModuleLogger,
@@ -27,6 +28,8 @@ import {
 } from './definition';
 import { DEFAULT_MAX_RESPONSE_BYTES } from './guarded-fetch';
 import { createJsonTextStash } from './json-text-stash';
+import { createHostSignIn } from './oauth/host-sign-in';
+import type { OAuthSession } from './oauth/session';
 import { resultValue } from './result';
 import { type ToolDomain, toolDefinitions } from './tools';
 
@@ -63,6 +66,12 @@ function specOf(domain: Record<string, unknown>): ServerSpec {
  */
 export const ANSWER_LIMITS: AnswerLimits = { maxDepth: MAX_JSON_DEPTH, maxElements: 1_000_000 };
 
+/** The service a state id names: a connection's state is `<service>@<connection>`. */
+function serviceOfState(stateId: string): string {
+  const at = stateId.indexOf('@');
+  return at === -1 ? stateId : stateId.slice(0, at);
+}
+
 function timeoutOf(config: Record<string, unknown>): number {
   return typeof config.timeoutMs === 'number' ? config.timeoutMs : DEFAULT_TIMEOUT_MS;
 }
@@ -96,7 +105,12 @@ export function createMcpAdapter(): AdapterModule {
   const jsonTextKey = `cyrnel-json-text-${randomUUID()}`;
   const stash = createJsonTextStash();
 
-  const connectionFor = (label: string, spec: ServerSpec, onToolsChanged?: () => void): McpConnection =>
+  const connectionFor = (
+    label: string,
+    spec: ServerSpec,
+    onToolsChanged?: () => void,
+    oauth?: OAuthSession,
+  ): McpConnection =>
     createConnection({
       answers: createAnswerReader({
         parser: parserOf,
@@ -115,18 +129,31 @@ export function createMcpAdapter(): AdapterModule {
       clientVersion: version,
       connectTimeoutMs: settings.connectTimeoutMs,
       ...(onToolsChanged ? { onToolsChanged } : {}),
+      ...(oauth ? { oauth } : {}),
       logger: logger as ModuleLogger,
     });
+  // Servers behind OAuth: each connection signs in through the host, its tokens in the host's store.
+  const signIn = createHostSignIn(
+    () => context,
+    (state) => resolveSpec(specOf(state.adapterDomain), state),
+  );
+  /** A failure of a connection's request: one that needs a person to authorize is told to the host. */
+  const failed = async (stateId: string, error: unknown): Promise<never> => {
+    if (isCyrnelError(error)) throw (await signIn.refused(stateId, error)) ?? error;
+    throw error;
+  };
 
   /** List a server's tools over a connection of its own, closed afterwards. */
   const listOnce = async (
     label: string,
     spec: ServerSpec,
+    stateId?: string,
   ): Promise<{ tools: Tool[]; info: ReturnType<McpConnection['serverInfo']> }> => {
-    const connection = connectionFor(label, spec);
+    const oauth = stateId === undefined ? undefined : signIn.session(stateId, spec);
+    const connection = connectionFor(label, spec, undefined, oauth);
     transient.add(connection);
     try {
-      const tools = await connection.listTools();
+      const tools = await connection.listTools().catch((error: unknown) => failed(stateId ?? '', error));
       return { tools, info: connection.serverInfo() };
     } finally {
       transient.delete(connection);
@@ -158,7 +185,12 @@ export function createMcpAdapter(): AdapterModule {
     if (!entry) throw cyrnelError('service_unavailable', `service ${id} is not hydrated by the mcp adapter`);
     if (!entry.connection) {
       const spec = resolveSpec(specOf(entry.state.adapterDomain), entry.state);
-      entry.connection = connectionFor(`service ${id}`, spec, () => context?.services?.toolsChanged(id));
+      entry.connection = connectionFor(
+        `service ${id}`,
+        spec,
+        () => context?.services?.toolsChanged(serviceOfState(id)),
+        signIn.session(id, spec),
+      );
     }
     return entry;
   };
@@ -186,9 +218,12 @@ export function createMcpAdapter(): AdapterModule {
       await workers?.close();
       stash.clear();
     },
+    authorization: signIn.authorization,
     async generateDefinition(text: string, generateContext?: GenerateDefinitionContext) {
       const spec = parseDefinition(text);
       assertCommandAllowed(spec, settings.allowedCommands);
+      // Behind OAuth: nothing to ask before a connection is authorized; its tools come with a refresh.
+      if (spec.transport === 'http' && spec.oauth) return definitionOf(spec, [], {});
       // The tools are the server's answer: ask it, with the install request's config and secrets.
       const values = { config: generateContext?.config ?? {}, secrets: generateContext?.secrets ?? {} };
       const { tools, info } = await listOnce('the definition', resolveSpec(spec, values));
@@ -199,10 +234,12 @@ export function createMcpAdapter(): AdapterModule {
       const entry = held.get(state.id);
       if (entry) {
         const { connection } = open(state.id);
-        const tools = await (connection as McpConnection).listTools();
+        const tools = await (connection as McpConnection)
+          .listTools()
+          .catch((error: unknown) => failed(state.id, error));
         return definitionOf(spec, tools, (connection as McpConnection).serverInfo());
       }
-      const { tools, info } = await listOnce(`service ${state.id}`, resolveSpec(spec, state));
+      const { tools, info } = await listOnce(`service ${state.id}`, resolveSpec(spec, state), state.id);
       return definitionOf(spec, tools, info);
     },
     async hydrateService(state) {
@@ -225,10 +262,12 @@ export function createMcpAdapter(): AdapterModule {
       const tool = entry.state.tools[toolId];
       if (!tool) throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
       const name = (tool.adapterDomain as Partial<ToolDomain>).name ?? toolId;
-      const result = await (entry.connection as McpConnection).callTool(name, parameters, {
-        timeoutMs: timeoutOf(entry.state.config),
-        ...(signal ? { signal } : {}),
-      });
+      const result = await (entry.connection as McpConnection)
+        .callTool(name, parameters, {
+          timeoutMs: timeoutOf(entry.state.config),
+          ...(signal ? { signal } : {}),
+        })
+        .catch((error: unknown) => failed(serviceId, error));
       return resultValue(result, `${serviceId}.${toolId}`, {
         limits: ANSWER_LIMITS,
         jsonTextKey,

@@ -1,3 +1,4 @@
+import type { AdapterAuthorization } from './adapter-credentials';
 import type { PortableAdapter } from './direct-calls';
 import type { InvokeInput } from './invoke-input';
 import type { Module } from './module';
@@ -56,6 +57,12 @@ export interface AdapterModule extends Module {
    * (MCP) leave it out; their calls go through the host.
    */
   readonly portable?: PortableAdapter;
+  /**
+   * Optional: the adapter signs connections in itself (OAuth of MCP servers), keeping what it
+   * obtains in the host's per-connection store (`context.credentials`). The host routes a
+   * connection's authorize and callback here when `signsIn` says so for its service.
+   */
+  readonly authorization?: AdapterAuthorization;
   /** Take a snapshot of an enabled service; replace (not merge) what was kept for `state.id`. */
   hydrateService(state: ServiceState): Promise<void>;
   /** Drop everything kept for service `id`. Idempotent. */

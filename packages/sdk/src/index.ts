@@ -1,3 +1,11 @@
+export type {
+  AdapterAuthorization,
+  AdapterCredentials,
+  AuthorizationBegun,
+  AuthorizationCallbackQuery,
+  AuthorizationRequest,
+  CredentialStore,
+} from './adapter-credentials';
 export type { AdapterModule, GenerateDefinitionContext } from './adapter-module';
 export type { ErrorCode, ErrorReason } from './api/errors';
 export type {

@@ -1,3 +1,4 @@
+import type { AdapterCredentials } from './adapter-credentials';
 import type { OutboundPolicy } from './outbound-policy';
 
 /** A minimal structured logger handed to modules. Never pass secrets to it. */
@@ -36,6 +37,11 @@ export interface ModuleSetupContext {
    * What an adapter may tell the host about its services (absent for environments).
    */
   services?: ServiceEvents;
+  /**
+   * Per-connection credentials for adapters that sign in themselves (absent for environments,
+   * and when the host offers none).
+   */
+  credentials?: AdapterCredentials;
 }
 
 /**

@@ -31,6 +31,8 @@ export interface OAuthCredentials {
   readonly discovery?: OAuthDiscoveryState;
   /** The authorization under way, between the redirect and the callback. */
   readonly pending?: PendingAuthorization;
+  /** When `tokens` were obtained (epoch seconds): with their `expires_in`, when they expire. */
+  readonly tokensObtainedAt?: number;
 }
 
 /** The fields of {@link OAuthCredentials}. */

@@ -114,7 +114,8 @@ export function createStoredOAuthProvider(options: StoredOAuthProviderOptions): 
       return (await store.read()).tokens;
     },
     async saveTokens(tokens: StoredOAuthTokens) {
-      await store.write({ tokens });
+      // When they were obtained (epoch seconds): with `expires_in`, when they expire.
+      await store.write({ tokens, tokensObtainedAt: Math.floor(Date.now() / 1000) });
     },
     async saveCodeVerifier(codeVerifier: string) {
       if (nextState === undefined) throw new Error('the SDK saved a PKCE verifier before asking for a state');

@@ -1,4 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { isPlainObject } from '@cyrnel/sdk';
 import type { ConnectionOAuth, OAuthFlow } from '@cyrnel/sdk/api';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import type { OAuthServer } from '../oauth/oauth-types';
@@ -59,6 +60,26 @@ export function oauthContext(serviceId: string, name: string): string {
   return `${connectionContext(serviceId, name)}/oauth`;
 }
 
+/** Field names whose string values are secrets in an adapter's credentials (tokens, client secrets, verifiers). */
+const ADAPTER_SECRET_FIELD =
+  /^(access_token|refresh_token|id_token|client_secret|codeVerifier|code_verifier|state|assertion|privateKey|private_key)$/;
+
+/**
+ * The secret strings of an adapter's sealed OAuth state, by their OAuth field names, for the
+ * redactor (never URLs or scopes, which the vault also remembered).
+ */
+export function adapterSecretStrings(value: unknown, field = '', out: string[] = [], depth = 0): string[] {
+  if (depth > 16 || out.length > 256) return out;
+  if (typeof value === 'string') {
+    if (ADAPTER_SECRET_FIELD.test(field) && value.length >= 8) out.push(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) adapterSecretStrings(item, field, out, depth + 1);
+  } else if (isPlainObject(value)) {
+    for (const [key, item] of Object.entries(value)) adapterSecretStrings(item, key, out, depth + 1);
+  }
+  return out;
+}
+
 /** The secret strings of a state: what the redactor must know (never the scheme, URLs or scopes). */
 function secretsOf(state: ConnectionOAuthState): Record<string, string> {
   const out: Record<string, string> = {};
@@ -72,7 +93,10 @@ function secretsOf(state: ConnectionOAuthState): Record<string, string> {
   return out;
 }
 
-/** Open a row's OAuth state (undefined without one); its secrets are known to the redactor, nothing else. */
+/**
+ * Open a row's OAuth state (undefined without one, or when its adapter signs it in itself); its
+ * secrets are known to the redactor, nothing else.
+ */
 export function openOAuthState(
   vault: SecretsVault,
   redactor: Redactor | undefined,
@@ -80,7 +104,13 @@ export function openOAuthState(
 ): ConnectionOAuthState | undefined {
   if (!row.oauth) return undefined;
   const context = oauthContext(row.serviceId, row.name);
-  const state = vault.openAs(context, row.oauth).value as unknown as ConnectionOAuthState;
+  const value = vault.openAs(context, row.oauth).value;
+  // An adapter that signs in itself keeps its own state there (`openAdapterOAuth`).
+  if (isPlainObject(value.adapter)) {
+    redactor?.remember(context, adapterSecretStrings(value));
+    return undefined;
+  }
+  const state = value as unknown as ConnectionOAuthState;
   // The vault remembered every string (the scheme name, scopes, URLs): only the secrets stay.
   redactor?.remember(context, secretsOf(state));
   return state;

@@ -1,4 +1,4 @@
-import type { OutboundPolicy } from '@cyrnel/sdk';
+import type { AdapterModule, OutboundPolicy, ServiceState } from '@cyrnel/sdk';
 import {
   AUTHORIZE_CONNECTION_BODY,
   type AuthorizationStarted,
@@ -17,6 +17,11 @@ import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import { validateBody } from '../validation/body-schema';
+import {
+  type AdapterOAuthOptions,
+  beginAdapterAuthorization,
+  finishAdapterAuthorization,
+} from './connection-adapter-oauth';
 import { heldTokens } from './connection-oauth-refresh';
 import { clientOptions, resolveScheme } from './connection-oauth-server';
 import {
@@ -43,6 +48,12 @@ export interface ConnectionOAuthOptions {
   readonly redirectUri: () => string | undefined;
   readonly now: () => Date;
   readonly logger: { warn(message: string, fields?: Record<string, unknown>): void };
+  /** The https URL of the host's client ID metadata document (adapters that sign in themselves). */
+  readonly clientMetadataUrl?: () => string | undefined;
+  /** The adapter of a service when it signs the service's connections in itself (MCP servers behind OAuth). */
+  readonly signingAdapter?: (service: ServiceRow) => AdapterModule | undefined;
+  /** A connection's adapter state, built from its row (not hydrated). */
+  readonly connectionState?: (service: ServiceRow, row: ConnectionRow) => Promise<ServiceState>;
 }
 
 /**
@@ -92,10 +103,43 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
   const { catalog, vault, redactor, outbound, now, logger } = options;
   const seal = (row: ConnectionRow, state: ConnectionOAuthState) =>
     sealOAuthState(vault, redactor, row.serviceId, row.name, state);
+  const adapterOptions: AdapterOAuthOptions & { logger: ConnectionOAuthOptions['logger'] } = {
+    catalog,
+    vault,
+    ...(redactor ? { redactor } : {}),
+    now,
+    logger,
+    redirectUri: options.redirectUri,
+    ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
+  };
+  /** The adapter that signs `row`'s service in, with the connection's state, for a callback. */
+  const signInOf = async (row: ConnectionRow) => {
+    const service = await catalog.getService(row.serviceId);
+    const adapter = service && options.signingAdapter?.(service);
+    const stateOf = options.connectionState;
+    if (!service || !adapter || !stateOf) return undefined;
+    return { adapter, service, state: () => stateOf(service, row) };
+  };
 
   return {
     async authorize(service, row, rawBody) {
       const given = validateBody<AuthorizeConnectionRequest>(rawBody ?? {}, AUTHORIZE_CONNECTION_BODY);
+      const signing = options.signingAdapter?.(service);
+      if (signing && options.connectionState) {
+        const extra = Object.keys(given).filter((field) => field !== 'scopes');
+        if (extra.length > 0)
+          throw cyrnelError(
+            'invalid_request',
+            `service ${service.id} signs in through its adapter, which finds the authorization server itself: only scopes may be given`,
+            { details: extra.map((path) => ({ path, message: 'not used by this service' })) },
+          );
+        const stateOf = options.connectionState;
+        return beginAdapterAuthorization(
+          adapterOptions,
+          { adapter: signing, service, row, state: () => stateOf(service, row) },
+          given.scopes === undefined ? undefined : scopesOf(given.scopes, []),
+        );
+      }
       // Signing in again ("Connect" on a connection that needs it): as before, unless the body says otherwise.
       const before = openOAuthState(vault, redactor, row);
       const body: AuthorizeConnectionRequest = before
@@ -188,6 +232,11 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
       if (typeof given !== 'string' || given === '' || given.length > 1000) throw invalidState();
       const hash = stateHash(given);
       const row = await catalog.findPendingAuthorization(hash);
+      if (
+        row &&
+        (await finishAdapterAuthorization(adapterOptions, row, { ...query }, signInOf, invalidState))
+      )
+        return { serviceId: row.serviceId, name: row.name };
       const state = row && openOAuthState(vault, redactor, row);
       const pending = state?.pending;
       if (!row || !state || !pending || !sameState(pending.state, given)) throw invalidState();

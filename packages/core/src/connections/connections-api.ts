@@ -15,6 +15,7 @@ import type { ServiceContext } from '../services/service-context';
 import { validateSecrets } from '../services/validate-secrets';
 import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
+import { adapterOAuthSummary, openAdapterOAuth } from './connection-adapter-oauth';
 import type { ConnectionOAuth } from './connection-oauth';
 import type { TokenRefresher } from './connection-oauth-refresh';
 import { oauthSummary, openOAuthState } from './connection-oauth-state';
@@ -81,7 +82,12 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
   const { catalog, vault, checker, now, locked, lifecycle } = ctx;
   const serviceIdOf = (value: unknown) => requireIdentifier(value, 'serviceId');
   const record = (row: ConnectionRow): ConnectionRecord =>
-    connectionRecord(vault, row, oauthSummary(openOAuthState(vault, options.redactor, row)));
+    connectionRecord(
+      vault,
+      row,
+      oauthSummary(openOAuthState(vault, options.redactor, row)) ??
+        adapterOAuthSummary(openAdapterOAuth(vault, options.redactor, row)),
+    );
   const noOAuth = () => cyrnelError('invalid_request', 'this server does not sign connections in with OAuth');
 
   /** The owner a request names, checked: an admin key names anyone (default shared), others themselves. */

@@ -93,6 +93,12 @@ export interface CreateHostOptions {
    */
   readonly oauthRedirectUri?: () => string | undefined;
   /**
+   * The https URL of the host's OAuth client ID metadata document (its `client_id` at
+   * authorization servers that accept one instead of a registration): used by adapters that sign
+   * connections in themselves. Absent: they register a client where the server allows it.
+   */
+  readonly oauthClientMetadataUrl?: () => string | undefined;
+  /**
    * Offer environments direct calls: sandbox processes send portable adapters' tool calls
    * straight to the egress gateway's workers. Default true; false sends every sandbox call through
    * the host's gate first (which still calls portable adapters through the gateway). A policy in

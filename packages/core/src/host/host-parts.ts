@@ -4,6 +4,7 @@ import type { ModuleLogger } from '@cyrnel/sdk';
 import { type Approvals, createApprovals } from '../approvals/approvals';
 import { createMemoryApprovalStorage } from '../approvals/memory-approval-storage';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import { createAdapterCredentials } from '../connections/connection-adapter-oauth';
 import { createDirectCallsHost, type DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { createEnvironmentApi } from '../environments/environment-api';
 import type { EnvironmentProvider } from '../environments/environment-provider';
@@ -214,6 +215,7 @@ export function createHostParts(
     oauth: {
       outbound: options.outbound ?? { check() {} },
       redirectUri: () => options.oauthRedirectUri?.(),
+      clientMetadataUrl: () => options.oauthClientMetadataUrl?.(),
       // Unique per host and per start: a lease a crashed start left runs out on its own.
       holder: `${options.host?.id ?? 'host'}:${randomUUID()}`,
       redactor,
@@ -242,6 +244,15 @@ export function createHostParts(
       await directCalls.changed();
     },
     serviceEvents: { toolsChanged: (serviceId) => services.toolsChanged(serviceId) },
+    // Adapters that sign connections in themselves keep what they obtain sealed in each connection's row.
+    credentials: createAdapterCredentials({
+      catalog,
+      vault,
+      redactor,
+      now,
+      redirectUri: () => options.oauthRedirectUri?.(),
+      clientMetadataUrl: () => options.oauthClientMetadataUrl?.(),
+    }),
     presence: createModulePresence(() => processes.peers()),
     onModulesChanged: () => {
       processes

@@ -1,4 +1,5 @@
 import type {
+  AdapterAuthorization,
   AdapterModule,
   EnvironmentModule,
   EnvironmentSetupContext,
@@ -192,6 +193,7 @@ export function guardAdapter(
           },
         }
       : {}),
+    ...(inner.authorization ? { authorization: guardAuthorization(id, inner.authorization, life.open) } : {}),
     async hydrateService(state) {
       life.open();
       try {
@@ -226,6 +228,44 @@ export function guardAdapter(
       state: (serviceId) => states.get(serviceId),
     });
   return guarded;
+}
+
+/**
+ * An adapter's sign-in under the host's rules: refused after teardown, and any failure but the
+ * adapter's own `CyrnelError` a 502 `upstream_unauthorized` naming the adapter (the authorization
+ * server or the MCP server refused, or could not be reached).
+ */
+function guardAuthorization(id: string, inner: AdapterAuthorization, open: () => void): AdapterAuthorization {
+  const failed = (state: ServiceState) => (message: string) =>
+    cyrnelError(
+      'upstream_unauthorized',
+      `adapter ${id} could not sign connection ${state.id} in: ${message}`,
+    );
+  return {
+    signsIn: (state) => {
+      try {
+        return inner.signsIn(state);
+      } catch {
+        return false;
+      }
+    },
+    async begin(state, request) {
+      open();
+      try {
+        return await inner.begin(state, request);
+      } catch (error) {
+        throw translate(error, failed(state));
+      }
+    },
+    async finish(state, query) {
+      open();
+      try {
+        await inner.finish(state, query);
+      } catch (error) {
+        throw translate(error, failed(state));
+      }
+    },
+  };
 }
 
 /** Options of {@link guardedInvoke}. */

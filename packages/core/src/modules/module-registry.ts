@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type {
+  AdapterCredentials,
   AdapterModule,
   BuiltinModule,
   EnvironmentBindings,
@@ -47,6 +48,8 @@ export interface ModuleRegistryOptions {
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
   /** Handed to every adapter's `setup` as `context.services`. */
   readonly serviceEvents?: ServiceEvents;
+  /** Handed to every adapter's `setup` as `context.credentials`. */
+  readonly credentials?: AdapterCredentials;
   /** Where modules are among the other live hosts: a module is `missing` only when none has it. */
   readonly presence?: ModulePresence;
   /** Called when a module was activated or deactivated here. */
@@ -107,6 +110,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
     ...(options.outbound ? { outbound: options.outbound } : {}),
     onAdapterActive: options.onAdapterActive,
     ...(options.serviceEvents ? { serviceEvents: options.serviceEvents } : {}),
+    ...(options.credentials ? { credentials: options.credentials } : {}),
     ...(options.onModulesChanged ? { onChange: options.onModulesChanged } : {}),
     ...(options.redact ? { redact: options.redact } : {}),
   });

@@ -1,4 +1,5 @@
 import type {
+  AdapterCredentials,
   AdapterModule,
   EnvironmentBindings,
   EnvironmentModule,
@@ -42,6 +43,8 @@ export interface ModuleRuntimesOptions {
   readonly onAdapterActive: (moduleId: string, adapter: AdapterModule) => Promise<void>;
   /** Handed to every adapter's `setup` as `context.services`. */
   readonly serviceEvents?: ServiceEvents;
+  /** Handed to every adapter's `setup` as `context.credentials`. */
+  readonly credentials?: AdapterCredentials;
   /** Called after every activation and deactivation (what {@link ModuleRuntimes.statuses} answers changed). */
   readonly onChange?: () => void;
   /** Cleans a failure's message before the module's status shows it (the host's redactor). */
@@ -109,9 +112,11 @@ export function createModuleRuntimes(options: ModuleRuntimesOptions): ModuleRunt
       const guard = { logger: moduleLogger, ...(options.deadlines ? { deadlines: options.deadlines } : {}) };
       if (module.info.type === 'adapter') {
         const adapter = guardAdapter(id, instance as AdapterModule, guard);
-        await adapter.setup(
-          options.serviceEvents ? { ...context, services: options.serviceEvents } : context,
-        );
+        await adapter.setup({
+          ...context,
+          ...(options.serviceEvents ? { services: options.serviceEvents } : {}),
+          ...(options.credentials ? { credentials: options.credentials } : {}),
+        });
         Object.assign(runtime, { adapter, failed: false, error: null });
         await options.onAdapterActive(id, adapter);
       } else {

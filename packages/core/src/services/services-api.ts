@@ -1,7 +1,7 @@
 import type { AdapterModule, OutboundPolicy } from '@cyrnel/sdk';
 import { createConnectionOAuth } from '../connections/connection-oauth';
 import { createTokenRefresher } from '../connections/connection-oauth-refresh';
-import { serviceOfInstance } from '../connections/connection-records';
+import { connectionInstanceId, openConnection, serviceOfInstance } from '../connections/connection-records';
 import { type ConnectionRouter, createConnectionRouter } from '../connections/connection-router';
 import { type ConnectionsApi, createConnectionsApi } from '../connections/connections-api';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
@@ -41,6 +41,8 @@ export interface ServicesApiOptions extends ServiceDependencies {
     readonly redirectUri: () => string | undefined;
     readonly holder: string;
     readonly redactor?: Redactor;
+    /** The https URL of the host's OAuth client ID metadata document, when it has one. */
+    readonly clientMetadataUrl?: () => string | undefined;
   };
 }
 
@@ -140,6 +142,17 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
             now,
             logger,
             ...(redactor ? { redactor } : {}),
+            ...(oauthOptions.clientMetadataUrl ? { clientMetadataUrl: oauthOptions.clientMetadataUrl } : {}),
+            signingAdapter: (service) => {
+              const adapter = registry.adapter(service.adapter);
+              return adapter?.authorization?.signsIn(service) ? adapter : undefined;
+            },
+            connectionState: async (service, row) =>
+              lifecycle.connectionState(
+                service,
+                connectionInstanceId(service.id, row.name),
+                openConnection(vault, row),
+              ),
           }),
         }
       : {}),
