@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { OutboundPolicy } from '@cyrnel/sdk';
+import { type ConformanceScenario, startConformanceScenario } from '@cyrnel/testing';
 import { createAnswerReader } from '../src/answer-reader';
 import { createConnection, type McpConnection } from '../src/connection';
 import { createJsonTextStash } from '../src/json-text-stash';
@@ -16,44 +16,10 @@ export const SUITE = join(
   'dist/index.js',
 );
 
-/** A conformance scenario's servers, started by the suite's interactive mode. */
-export interface Scenario {
-  readonly serverUrl: string;
-  /** Stops the servers and answers the suite's checks (id and status) of what the client did. */
-  stop(): Promise<{ id: string; status: string; description: string }[]>;
-}
-
-/** Start scenario `name` (`auth/metadata-default`) and wait for its server URL. */
-export async function startScenario(name: string): Promise<Scenario> {
-  const child: ChildProcess = spawn(process.execPath, [SUITE, 'client', '--scenario', name, '--verbose'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
-  });
-  const serverUrl = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`scenario ${name} did not start: ${output}`)), 20_000);
-    child.stdout?.on('data', () => {
-      const match = output.match(/Server URL: (\S+)/);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1] as string);
-      }
-    });
-    child.on('exit', () => reject(new Error(`scenario ${name} exited: ${output}`)));
-  });
-  return {
-    serverUrl,
-    async stop() {
-      const exited = new Promise((resolve) => child.on('exit', resolve));
-      child.kill('SIGTERM');
-      await exited;
-      const text = output.slice(output.indexOf('Checks:') + 'Checks:'.length);
-      return JSON.parse(text.slice(0, text.lastIndexOf(']') + 1));
-    },
-  };
-}
+/** Start scenario `name` (`auth/metadata-default`) of the suite and wait for its server URL. */
+export type Scenario = ConformanceScenario;
+export const startScenario = (name: string): Promise<ConformanceScenario> =>
+  startConformanceScenario(SUITE, name);
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 

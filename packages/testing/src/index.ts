@@ -14,6 +14,7 @@ export {
   type TestClient,
   type TestJwtClaims,
 } from './authorization-server';
+export { type ConformanceScenario, startConformanceScenario } from './conformance-scenario';
 export {
   createRecordingBindings,
   type EnvironmentContractOptions,
