@@ -107,6 +107,9 @@ describe('an MCP server behind OAuth: each connection signs in through the serve
       const made = await admin('POST', '/services/guarded/connections', { name, owner });
       expect(made.status, made.text).toBe(201);
     }
+    // Never signed in, yet an OAuth connection: what the admin UI shows a Connect button for.
+    const fresh = await admin('GET', '/services/guarded/connections/bob');
+    expect(fresh.body.oauth).toMatchObject({ flow: 'authorizationCode', pending: false, expiresAt: null });
     // An agent key never starts another principal's authorization.
     const foreign = await as(bob.key)('POST', '/services/guarded/connections/alice/authorize', {});
     expect(foreign.status).toBe(404);

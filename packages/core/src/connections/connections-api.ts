@@ -74,6 +74,16 @@ export interface ConnectionsApiOptions {
   readonly redactor?: Redactor;
 }
 
+/** The OAuth summary of a connection its adapter signs in, before its first sign-in. */
+const NOT_SIGNED_IN = {
+  scheme: 'oauth2',
+  flow: 'authorizationCode',
+  clientId: '',
+  pending: false,
+  expiresAt: null,
+  scopes: [],
+} as const satisfies ConnectionRecord['oauth'];
+
 const notFound = (serviceId: string, name: string) =>
   cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
 
@@ -81,13 +91,23 @@ const notFound = (serviceId: string, name: string) =>
 export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsApiOptions): ConnectionsApi {
   const { catalog, vault, checker, now, locked, lifecycle } = ctx;
   const serviceIdOf = (value: unknown) => requireIdentifier(value, 'serviceId');
-  const record = (row: ConnectionRow): ConnectionRecord =>
+  /** Whether the service's adapter signs its connections in itself (an MCP server behind OAuth). */
+  const adapterSigns = async (serviceId: string): Promise<boolean> => {
+    const service = await catalog.getService(serviceId);
+    const adapter = service && ctx.registry.adapter(service.adapter);
+    return Boolean(service && adapter?.authorization?.signsIn(service));
+  };
+  /** The record of `row`; `signs`: its adapter signs it in, so it has an OAuth summary even before its first sign-in. */
+  const recordOf = (row: ConnectionRow, signs: boolean): ConnectionRecord =>
     connectionRecord(
       vault,
       row,
       oauthSummary(openOAuthState(vault, options.redactor, row)) ??
-        adapterOAuthSummary(openAdapterOAuth(vault, options.redactor, row)),
+        adapterOAuthSummary(openAdapterOAuth(vault, options.redactor, row)) ??
+        (signs ? NOT_SIGNED_IN : null),
     );
+  const record = async (row: ConnectionRow): Promise<ConnectionRecord> =>
+    recordOf(row, await adapterSigns(row.serviceId));
   const noOAuth = () => cyrnelError('invalid_request', 'this server does not sign connections in with OAuth');
 
   /** The owner a request names, checked: an admin key names anyone (default shared), others themselves. */
@@ -157,7 +177,8 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
       const serviceId = serviceIdOf(rawServiceId);
       await lifecycle.find(serviceId);
       const rows = await catalog.listConnections(serviceId);
-      return rows.filter((row) => visibleTo(row, caller)).map(record);
+      const signs = await adapterSigns(serviceId);
+      return rows.filter((row) => visibleTo(row, caller)).map((row) => recordOf(row, signs));
     },
     async get(rawServiceId, rawName, caller) {
       const serviceId = serviceIdOf(rawServiceId);
