@@ -14,7 +14,10 @@ const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-mcp-oauth-admin';
 const require = createRequire(import.meta.url);
 /** The official MCP conformance suite: its scenario is an MCP server behind a real authorization server. */
-const SUITE = join(dirname(require.resolve('@modelcontextprotocol/conformance/package.json')), 'dist/index.js');
+const SUITE = join(
+  dirname(require.resolve('@modelcontextprotocol/conformance/package.json')),
+  'dist/index.js',
+);
 
 let work: string;
 let scenario: ConformanceScenario;
@@ -66,7 +69,10 @@ describe('an MCP server behind OAuth, connected from the admin UI in headless Ch
     // The authorization server of the scenario consents at once and sends the browser back.
     await opened.getByText('Connected: the connection default of the service guarded is signed in').waitFor();
     await opened.close();
-    await shared.getByTestId('connection-status').filter({ hasText: /^connected$/ }).waitFor();
+    await shared
+      .getByTestId('connection-status')
+      .filter({ hasText: /^connected$/ })
+      .waitFor();
     await page.screenshot({ path: join(ARTIFACTS, 'ui-mcp-oauth-connected.png'), fullPage: true });
     expect((await admin.connections.get('guarded', 'default')).oauth).toMatchObject({ pending: false });
 
