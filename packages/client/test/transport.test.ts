@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CyrnelHttpError,
   CyrnelNetworkError,
@@ -211,12 +211,14 @@ describe('transport', () => {
     const { baseUrl, seen } = await serve(() => {
       // Never answers.
     });
+    // Room for the request to be sent on a busy machine before the deadline ends it.
     const error = await createClient({ baseUrl })
-      .processes.run('1', { timeoutMs: 60_000, requestTimeoutMs: 50 })
+      .processes.run('1', { timeoutMs: 60_000, requestTimeoutMs: 2000 })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CyrnelTimeoutError);
-    expect(error).toMatchObject({ timeoutMs: 50 });
+    expect(error).toMatchObject({ timeoutMs: 2000 });
     // The process timeout travels to the server; the HTTP deadline does not.
+    await vi.waitFor(() => expect(seen).toHaveLength(1), { timeout: 30_000 });
     expect(JSON.parse(seen[0]?.body ?? '')).toEqual({ code: '1', timeoutMs: 60_000, wait: true });
   });
 
