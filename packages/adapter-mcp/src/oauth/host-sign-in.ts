@@ -7,6 +7,7 @@ import {
   type ModuleSetupContext,
   type ServiceState,
 } from '@cyrnel/sdk';
+import { extractWWWAuthenticateParams, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/client';
 import type { HttpSpec, ServerSpec } from '../definition';
 import { createGuardedFetch } from '../guarded-fetch';
 import type { OAuthCredentialStore } from './credential-store';
@@ -31,6 +32,39 @@ export interface HostSignIn {
    * connection's owner or an admin may get, from the authorize route. Other errors: undefined.
    */
   refused(stateId: string, error: CyrnelError): Promise<CyrnelError | undefined>;
+}
+
+/**
+ * Ask the MCP server without a token, as a client's first request would (`initialize`), and read
+ * its 401 challenge: where its protected resource metadata is and which scope it wants (the MCP
+ * authorization specification's first step). Nothing when it answers anything else.
+ */
+async function challengeOf(
+  spec: HttpSpec,
+  fetch: typeof globalThis.fetch,
+): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
+  const answer = await fetch(spec.url, {
+    method: 'POST',
+    headers: {
+      ...spec.headers,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'cyrnel', version: '0' },
+      },
+    }),
+  });
+  await answer.body?.cancel();
+  if (answer.status !== 401) return {};
+  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(answer);
+  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
 }
 
 /** The credentials port, or a clear refusal when the host offers none. */
@@ -126,11 +160,17 @@ export function createHostSignIn(context: () => ModuleSetupContext | undefined, 
           if (stored.grant !== grant) await store.write({ grant });
           // The scope a call's step-up asked for, else the definition's.
           const pending = isPlainObject(stored.pending) ? stored.pending : {};
+          // Nothing found out yet: the server's own 401 names its resource metadata and scope.
+          const challenge = stored.discovery === undefined ? await challengeOf(spec, fetch) : {};
           const scope =
             request.scopes?.join(' ') ??
             (typeof pending.scope === 'string' ? pending.scope : undefined) ??
-            spec.oauth?.scopes?.join(' ');
-          const begun = await session.beginAuthorization(scope ? { scope } : {});
+            spec.oauth?.scopes?.join(' ') ??
+            challenge.scope;
+          const begun = await session.beginAuthorization({
+            ...(scope ? { scope } : {}),
+            ...(challenge.resourceMetadataUrl ? { resourceMetadataUrl: challenge.resourceMetadataUrl } : {}),
+          });
           return begun.authorized ? { authorized: true } : { authorizationUrl: begun.authorizationUrl };
         });
       },
