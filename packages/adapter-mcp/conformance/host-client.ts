@@ -119,8 +119,11 @@ async function call(toolId: string): Promise<unknown> {
     { timeoutMs: 20_000 },
   );
   if (result.exitState === 'success') return result.output.answer;
-  const why = `process ${result.id} ended ${result.exitState} (${result.errorReason}): ${result.error}`;
-  if (result.errorReason === 'upstream_unauthorized') throw new NeedsAuthorization(why);
+  // A refused call fails the code on its own (the process has no reason): its call record says why.
+  const { items } = await client.processes.calls(result.id);
+  const reason = items.at(-1)?.errorReason ?? result.errorReason;
+  const why = `process ${result.id} ended ${result.exitState} (${reason}): ${result.error}`;
+  if (reason === 'upstream_unauthorized') throw new NeedsAuthorization(why);
   throw new Error(why);
 }
 
