@@ -22,7 +22,7 @@ const AUTH_SCENARIOS = 22;
 /** The client ID metadata document URL the suite's `auth/basic-cimd` expects. */
 const CIMD_URL = 'https://conformance-test.local/client-metadata.json';
 const API_KEY = 'conformance-key';
-/** One scenario may take up to a minute on a loaded machine (run.mjs's client timeout). */
+/** About 15 s; bounded by 22 scenarios of at most a minute each (run.mjs's client timeout). */
 const RUN_TIMEOUT_MS = 25 * 60_000;
 
 let work: string;
