@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 // Runs the MCP conformance suite's client `auth/*` scenarios against conformance/client.ts (the
-// adapter's connection with its OAuth session): bundles the client with esbuild, then runs
-// `conformance client --scenario <name> --command "node client.mjs"` once per scenario, one after
-// the other, and prints one line per scenario and a closing `N passed, N failed`.
+// adapter's connection with its OAuth session) or, when CYRNEL_URL is set, against
+// conformance/host-client.ts (a running cyrnel server doing the OAuth, driven over its HTTP API
+// with CYRNEL_API_KEY): bundles the client with esbuild, then runs
+// `conformance client --scenario <name> --command "node <client>.mjs"` once per scenario, one after
+// the other, and prints which client, one line per scenario and a closing `N passed, N failed`.
 //
 //   node conformance/run.mjs                           # every auth scenario
 //   node conformance/run.mjs auth/scope-step-up ...    # only these
 //   CONFORMANCE_VERBOSE=1 node conformance/run.mjs X   # with the suite's checks and the client's output
+//   CYRNEL_URL=http://127.0.0.1:9371 CYRNEL_API_KEY=… node conformance/run.mjs   # through a server
 //
 // Scenarios listed in expected-failures.json (name → why) may fail: they print EXPECTED and do
 // not fail the run; one of them passing fails it (the list is stale). The closing line counts
@@ -26,10 +29,14 @@ const suite = join(
 );
 const out = join(here, '.build');
 mkdirSync(out, { recursive: true });
+const throughServer = Boolean(process.env.CYRNEL_URL);
+const entry = throughServer ? 'host-client' : 'client';
+// A scenario through a server also installs a service and starts a sandbox process.
+const clientTimeoutMs = throughServer ? 60_000 : 30_000;
 
 await build({
-  entryPoints: [join(here, 'client.ts')],
-  outfile: join(out, 'client.mjs'),
+  entryPoints: [join(here, `${entry}.ts`)],
+  outfile: join(out, `${entry}.mjs`),
   bundle: true,
   platform: 'node',
   format: 'esm',
@@ -62,7 +69,12 @@ function run(command, args, env = process.env) {
 const expected = JSON.parse(readFileSync(join(here, 'expected-failures.json'), 'utf8'));
 const wanted = process.argv.slice(2);
 const scenarios = wanted.length > 0 ? wanted : await authScenarios();
-const client = `${process.execPath} ${join(out, 'client.mjs')}`;
+const client = `${process.execPath} ${join(out, `${entry}.mjs`)}`;
+console.log(
+  throughServer
+    ? `client: the cyrnel server at ${process.env.CYRNEL_URL} (conformance/host-client.ts)`
+    : "client: the adapter's connection (conformance/client.ts)",
+);
 let passed = 0;
 let failed = 0;
 let unexpected = 0;
@@ -75,7 +87,7 @@ for (const scenario of scenarios) {
     '--scenario',
     scenario,
     '--timeout',
-    '30000',
+    String(clientTimeoutMs),
   ]);
   const text = `${stdout}\n${stderr}`;
   const summary = text.match(/Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/);
