@@ -11,10 +11,16 @@ import { type AuthorizationStarted, type ConnectionOAuth, DEFAULT_CONNECTION } f
 import type { CatalogStorage, ServiceRow } from '../catalog/catalog-storage';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
-import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
-import { adapterSecretStrings, oauthContext, sameState, stateHash } from './connection-oauth-state';
+import {
+  adapterSecretStrings,
+  authorizationFailed,
+  oauthContext,
+  openSealedOAuth,
+  sameState,
+  stateHash,
+} from './connection-oauth-state';
 import { serviceOfInstance } from './connection-records';
 
 /**
@@ -59,10 +65,9 @@ export function openAdapterOAuth(
   redactor: Redactor | undefined,
   row: ConnectionRow,
 ): AdapterOAuthState | undefined {
-  if (!row.oauth) return undefined;
-  const context = oauthContext(row.serviceId, row.name);
-  const value = vault.openAs(context, row.oauth).value;
-  if (!isAdapterOAuth(value)) return undefined;
+  const opened = openSealedOAuth(vault, row);
+  if (!opened || !isAdapterOAuth(opened.value)) return undefined;
+  const { context, value } = opened;
   const state = value as unknown as AdapterOAuthState;
   // The vault remembered every string (URLs, scopes too): only the secrets stay.
   redactor?.remember(context, adapterSecretStrings(state));
@@ -257,12 +262,7 @@ export async function finishAdapterAuthorization(
   try {
     await found.adapter.authorization.finish(await found.state(), query as AuthorizationCallbackQuery);
   } catch (error) {
-    const message = `the authorization failed: ${errorMessage(error)}`.slice(0, 500);
-    logger.warn('connection authorization failed', {
-      service: row.serviceId,
-      connection: row.name,
-      error: message,
-    });
+    const message = authorizationFailed(logger, row, error);
     await clear(row.status === 'connected' ? {} : { status: 'error', statusMessage: message });
     throw error;
   }

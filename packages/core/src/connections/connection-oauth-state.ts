@@ -3,6 +3,7 @@ import { isPlainObject } from '@cyrnel/sdk';
 import type { ConnectionOAuth, OAuthFlow } from '@cyrnel/sdk/api';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import type { OAuthServer } from '../oauth/oauth-types';
+import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import { connectionContext } from './connection-records';
@@ -93,6 +94,34 @@ function secretsOf(state: ConnectionOAuthState): Record<string, string> {
   return out;
 }
 
+/** A row's sealed OAuth column opened (either kind: the host's own or an adapter's), with its context. */
+export function openSealedOAuth(
+  vault: SecretsVault,
+  row: ConnectionRow,
+): { context: string; value: Record<string, unknown> } | undefined {
+  if (!row.oauth) return undefined;
+  const context = oauthContext(row.serviceId, row.name);
+  return { context, value: vault.openAs(context, row.oauth).value };
+}
+
+/**
+ * Log a failed authorization of `row` and answer its message, bounded (the connection's
+ * `statusMessage` when it has no tokens to fall back on).
+ */
+export function authorizationFailed(
+  logger: { warn(message: string, fields?: Record<string, unknown>): void },
+  row: Pick<ConnectionRow, 'serviceId' | 'name'>,
+  error: unknown,
+): string {
+  const message = `the authorization failed: ${errorMessage(error)}`.slice(0, 500);
+  logger.warn('connection authorization failed', {
+    service: row.serviceId,
+    connection: row.name,
+    error: message,
+  });
+  return message;
+}
+
 /**
  * Open a row's OAuth state (undefined without one, or when its adapter signs it in itself); its
  * secrets are known to the redactor, nothing else.
@@ -102,9 +131,9 @@ export function openOAuthState(
   redactor: Redactor | undefined,
   row: ConnectionRow,
 ): ConnectionOAuthState | undefined {
-  if (!row.oauth) return undefined;
-  const context = oauthContext(row.serviceId, row.name);
-  const value = vault.openAs(context, row.oauth).value;
+  const opened = openSealedOAuth(vault, row);
+  if (!opened) return undefined;
+  const { context, value } = opened;
   // An adapter that signs in itself keeps its own state there (`openAdapterOAuth`).
   if (isPlainObject(value.adapter)) {
     redactor?.remember(context, adapterSecretStrings(value));

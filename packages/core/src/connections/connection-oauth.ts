@@ -13,7 +13,6 @@ import {
   clientCredentialsGrant,
   exchangeAuthorizationCode,
 } from '../oauth/oauth-client';
-import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import type { SecretsVault } from '../secrets/secrets-vault';
 import { validateBody } from '../validation/body-schema';
@@ -25,6 +24,7 @@ import {
 import { heldTokens } from './connection-oauth-refresh';
 import { clientOptions, resolveScheme } from './connection-oauth-server';
 import {
+  authorizationFailed,
   type ConnectionOAuthState,
   openOAuthState,
   sameState,
@@ -274,12 +274,7 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
           updatedAt: now().toISOString(),
         });
       } catch (error) {
-        const message = `the authorization failed: ${errorMessage(error)}`.slice(0, 500);
-        logger.warn('connection authorization failed', {
-          service: row.serviceId,
-          connection: row.name,
-          error: message,
-        });
+        const message = authorizationFailed(logger, row, error);
         await keep(rest.tokens ? {} : { status: 'error', statusMessage: message });
         throw error;
       }
