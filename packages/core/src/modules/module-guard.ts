@@ -1,5 +1,4 @@
 import type {
-  AdapterAuthorization,
   AdapterModule,
   EnvironmentModule,
   EnvironmentSetupContext,
@@ -14,6 +13,7 @@ import type {
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
 import { timerDelay } from '../timer-delay';
+import { guardAuthorization } from './guard-authorization';
 
 /** Deadlines of module calls. */
 export interface ModuleDeadlines {
@@ -228,44 +228,6 @@ export function guardAdapter(
       state: (serviceId) => states.get(serviceId),
     });
   return guarded;
-}
-
-/**
- * An adapter's sign-in under the host's rules: refused after teardown, and any failure but the
- * adapter's own `CyrnelError` a 502 `upstream_unauthorized` naming the adapter (the authorization
- * server or the MCP server refused, or could not be reached).
- */
-function guardAuthorization(id: string, inner: AdapterAuthorization, open: () => void): AdapterAuthorization {
-  const failed = (state: ServiceState) => (message: string) =>
-    cyrnelError(
-      'upstream_unauthorized',
-      `adapter ${id} could not sign connection ${state.id} in: ${message}`,
-    );
-  return {
-    signsIn: (state) => {
-      try {
-        return inner.signsIn(state);
-      } catch {
-        return false;
-      }
-    },
-    async begin(state, request) {
-      open();
-      try {
-        return await inner.begin(state, request);
-      } catch (error) {
-        throw translate(error, failed(state));
-      }
-    },
-    async finish(state, query) {
-      open();
-      try {
-        await inner.finish(state, query);
-      } catch (error) {
-        throw translate(error, failed(state));
-      }
-    },
-  };
 }
 
 /** Options of {@link guardedInvoke}. */
