@@ -13,7 +13,14 @@ import {
 } from './helpers';
 
 const KEY = 'mcp-admin-key';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 
 const CODE = `
 const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
