@@ -77,7 +77,7 @@ describe('the MCP endpoint /mcp', () => {
 
   for (const era of ['modern', 'legacy'] as const) {
     describe(`${era} protocol`, () => {
-      it('lists exactly the five tools, with object input schemas and the workflow in its instructions', async () => {
+      it('lists exactly the six tools, with object input schemas and the workflow in its instructions', async () => {
         const client = await connect(era);
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
