@@ -33,12 +33,22 @@ let program: CheckProgram = createCheckProgram(libs);
 // Parse and bind the library now: the first check is then as fast as the others.
 program.check('', generateTypes([]));
 
-function check(request: CheckRequest): CheckAnswer {
+/** The last declarations rendered, by their input: an agent checks one program after another against the same tools. */
+let rendered: { readonly key: string; readonly declarations: string } | undefined;
+
+function declarationsOf(request: CheckRequest): string {
+  const key = JSON.stringify([request.tools, request.schemas, request.services]);
+  if (rendered?.key === key) return rendered.declarations;
   const tools = request.tools.map((tool) => {
     const schemas = request.schemas[tool.serviceId];
     return schemas ? { ...tool, schemas } : tool;
   });
-  const declarations = generateTypes(tools, { services: request.services });
+  rendered = { key, declarations: generateTypes(tools, { services: request.services }) };
+  return rendered.declarations;
+}
+
+function check(request: CheckRequest): CheckAnswer {
+  const declarations = declarationsOf(request);
   try {
     return { diagnostics: program.check(request.code, declarations) };
   } catch (error) {
