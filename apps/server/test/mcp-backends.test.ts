@@ -101,6 +101,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       'execute_typescript',
       'get_process',
       'wait_process',
+      'check_typescript',
     ]);
     expect(host.tools.find((tool) => tool.name === 'execute_typescript')?.description).toContain('getUser');
     expect(http).toEqual(host);

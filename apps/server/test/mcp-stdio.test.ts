@@ -66,6 +66,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
       try {
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual([
+          'check_typescript',
           'execute_typescript',
           'get_process',
           'get_tool_types',

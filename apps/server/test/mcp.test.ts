@@ -13,7 +13,14 @@ import {
 } from './helpers';
 
 const KEY = 'mcp-admin-key';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 
 const CODE = `
 const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
@@ -70,7 +77,7 @@ describe('the MCP endpoint /mcp', () => {
 
   for (const era of ['modern', 'legacy'] as const) {
     describe(`${era} protocol`, () => {
-      it('lists exactly the five tools, with object input schemas and the workflow in its instructions', async () => {
+      it('lists exactly the six tools, with object input schemas and the workflow in its instructions', async () => {
         const client = await connect(era);
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type ApprovalAsking, waitOrAsk } from './approval-flow';
 import { type ApprovalRound, roundOf } from './approval-round';
+import { diagnosticsResult, typeErrorsOf } from './check-tool';
 import { executeDescription } from './execute-description';
 import type { McpBackend } from './mcp-backend';
 import { viewResult } from './process-view';
@@ -90,11 +91,23 @@ export async function registerProcessTools(
     },
     async (args, ctx) => {
       const answering = answeredRound(ctx, 'execute_typescript', args);
-      const { code, timeoutMs, waitMs } = args;
+      const { code, timeoutMs, waitMs, typecheck } = args;
       // A retry answering a person's decision goes on with its run: the code never runs twice.
-      const processId =
-        answering?.processId ??
-        (await backend.processes.create({ code, ...(timeoutMs === undefined ? {} : { timeoutMs }) })).id;
+      let processId = answering?.processId;
+      try {
+        processId ??= (
+          await backend.processes.create({
+            code,
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            ...(typecheck === undefined ? {} : { typecheck }),
+          })
+        ).id;
+      } catch (error) {
+        // typecheck: "reject" refused code with type errors: the model reads them, nothing ran.
+        const diagnostics = typeErrorsOf(error);
+        if (diagnostics) return diagnosticsResult(diagnostics, true);
+        throw error;
+      }
       return waitOrAsk(asking, ctx, {
         tool: 'execute_typescript',
         args,

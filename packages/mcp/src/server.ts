@@ -1,6 +1,7 @@
 import { DEFAULT_PROCESS_LIMITS } from '@cyrnel/core';
 import { McpServer } from '@modelcontextprotocol/server';
 import { approvalRoundCodec } from './approval-round';
+import { registerCheckTool } from './check-tool';
 import { registerDiscoveryTools } from './discovery-tools';
 import type { McpBackend } from './mcp-backend';
 import { registerProcessTools } from './process-tools';
@@ -89,5 +90,6 @@ export async function createCyrnelMcpServer(
     codec,
   });
   registerResources(server, backend);
+  registerCheckTool(server, backend, inputs.check);
   return server;
 }

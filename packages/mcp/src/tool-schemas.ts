@@ -1,4 +1,5 @@
 import { TOOL_POLICIES } from '@cyrnel/sdk';
+import { TYPE_CHECK_MODES } from '@cyrnel/sdk/api';
 import * as z from 'zod';
 
 /**
@@ -66,6 +67,16 @@ export const PROCESS_VIEW_SCHEMA = cachedJsonSchema(
   }),
 );
 
+/** The `code` of `execute_typescript` and `check_typescript`. */
+const code = (maxCodeChars: number) =>
+  z
+    .string()
+    .min(1)
+    .max(maxCodeChars)
+    .describe(
+      'TypeScript; calls tools with await cyrnel.services.<service>.tools.<tool>.invoke({...}) and returns data with cyrnel.output({...})',
+    );
+
 /** The input schemas, built once per (code limit, default wait): zod schemas are reused across requests. */
 const INPUTS = new Map<string, ToolInputs>();
 
@@ -88,13 +99,7 @@ function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
     ),
     execute: cachedJsonSchema(
       z.object({
-        code: z
-          .string()
-          .min(1)
-          .max(maxCodeChars)
-          .describe(
-            'TypeScript; calls tools with await cyrnel.services.<service>.tools.<tool>.invoke({...}) and returns data with cyrnel.output({...})',
-          ),
+        code: code(maxCodeChars),
         timeoutMs: z
           .number()
           .int()
@@ -110,8 +115,15 @@ function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
           .describe(
             `How long this call waits for the run, in ms (default ${defaultWaitMs}); then use get_process`,
           ),
+        typecheck: z
+          .enum(TYPE_CHECK_MODES)
+          .optional()
+          .describe(
+            '"reject": type-check first and answer the errors (line, column, message) instead of running code that has any; "off" (default): run unchecked',
+          ),
       }),
     ),
+    check: cachedJsonSchema(z.object({ code: code(maxCodeChars) })),
     get: cachedJsonSchema(
       z.object({
         processId: z.number().int().min(1).describe('The processId execute_typescript answered'),

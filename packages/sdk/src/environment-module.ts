@@ -83,6 +83,46 @@ export interface FoundToolCalls {
   unknown: { line: number; text: string }[];
 }
 
+/** A tool named by the code: which service, which tool (both written literally). */
+export interface ToolName {
+  /** The service id. */
+  serviceId: string;
+  /** The tool id. */
+  toolId: string;
+}
+
+/** The declarations a type check needs, as the host answers {@link TypeCheckContext.resolve}. */
+export interface ResolvedTools {
+  /** The named tools that can be called now (effectively enabled), each service's sharing one `schemas` object. */
+  tools: ToolDocsInput[];
+  /**
+   * The named services that can be called now, also those none of whose named tools exist: an
+   * environment declares them (without those tools), so a misspelt tool is reported at its own name.
+   */
+  services: string[];
+}
+
+/** What the host gives {@link EnvironmentModule.checkTypes}. */
+export interface TypeCheckContext {
+  /**
+   * The declarations input of the named tools. Names that are not callable tools are left out
+   * (their calls are then the check's errors), never refused.
+   */
+  resolve(names: readonly ToolName[]): Promise<ResolvedTools>;
+}
+
+/** One error of a type check: where in the submitted code (1-based) and what. */
+export interface TypeDiagnostic {
+  /** 1-based line in the submitted code. */
+  line: number;
+  /** 1-based column (UTF-16 code units) in that line. */
+  column: number;
+  /** The compiler's message. */
+  message: string;
+  /** The compiler's error code (TypeScript's: `2339` for "Property … does not exist on type …"). */
+  code: number;
+}
+
 /**
  * The callback surface from an environment back into the host. Every call is keyed by the
  * execution id so the host routes it to the right process.
@@ -209,6 +249,20 @@ export interface EnvironmentModule extends Module {
    * ```
    */
   findToolCalls?(code: string): Promise<FoundToolCalls>;
+  /**
+   * Optional: type-check a program without running it (`POST /processes` with `check: true`, or
+   * `typecheck: 'reject'` before a run), against the declarations of the tools it names (asked of
+   * the host through `context.resolve`) and the runtime's globals. Resolves with its errors, an
+   * empty list when it type-checks; a syntax error is one of them. Rejects (a `CyrnelError`) when
+   * the code cannot be checked at all: too large, or past the check's time or memory bounds.
+   *
+   * @example
+   * ```ts
+   * await env.checkTypes?.('const n: number = "one";', { resolve: async () => ({ tools: [], services: [] }) });
+   * // [{ line: 1, column: 7, message: "Type 'string' is not assignable to type 'number'.", code: 2322 }]
+   * ```
+   */
+  checkTypes?(code: string, context: TypeCheckContext): Promise<TypeDiagnostic[]>;
   /**
    * Optional: stop (`paused: true`) or restart (`false`) the clock of an execution's deadline while
    * the host holds one of its tool calls for a person's approval; time paused does not count

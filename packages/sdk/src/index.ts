@@ -27,7 +27,11 @@ export type {
   EnvironmentSetupContext,
   FoundToolCall,
   FoundToolCalls,
+  ResolvedTools,
   ToolDescription,
+  ToolName,
+  TypeCheckContext,
+  TypeDiagnostic,
   TypesSelection,
 } from './environment-module';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';

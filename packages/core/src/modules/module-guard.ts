@@ -9,6 +9,7 @@ import type {
   PortableAdapter,
   ServiceDefinition,
   ServiceState,
+  TypeCheckContext,
 } from '@cyrnel/sdk';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
@@ -372,6 +373,13 @@ export function guardEnvironment(
       ? {
           findToolCalls: open((code: string) =>
             (inner.findToolCalls as NonNullable<EnvironmentModule['findToolCalls']>)(code),
+          ),
+        }
+      : {}),
+    ...(inner.checkTypes
+      ? {
+          checkTypes: open((code: string, context: TypeCheckContext) =>
+            (inner.checkTypes as NonNullable<EnvironmentModule['checkTypes']>)(code, context),
           ),
         }
       : {}),

@@ -276,14 +276,24 @@ function sharedDeclarations(service: ServiceTypes): {
   };
 }
 
+/** Options of {@link generateTypes}. */
+export interface GenerateTypesOptions {
+  /**
+   * Services to declare even when no given tool is theirs (with no tools): a type check declares
+   * the services a program names, so a tool it misspells is reported at the tool's name.
+   */
+  readonly services?: readonly string[];
+}
+
 /**
  * Ambient declarations of the sandbox globals (`declare const cyrnel: {...}`) covering every
  * given tool's input and output, for `GET /environment/types`. Shared schemas
  * (`ToolDocsInput.schemas`) become named types declared once, `CyrnelSchemas.<service>.<name>`,
  * and only those the given tools reach. Compiles with `tsc --strict`.
  */
-export function generateTypes(tools: readonly ToolDocsInput[]): string {
+export function generateTypes(tools: readonly ToolDocsInput[], options: GenerateTypesOptions = {}): string {
   const byService = new Map<string, ServiceTypes>();
+  for (const serviceId of options.services ?? []) byService.set(serviceId, { serviceId, tools: [] });
   for (const tool of tools) {
     const entry = byService.get(tool.serviceId);
     if (entry) entry.tools.push(tool);
