@@ -27,6 +27,7 @@ export type {
   EnvironmentSetupContext,
   FoundToolCall,
   FoundToolCalls,
+  GenerateTypesOptions,
   ToolDescription,
   TypesSelection,
 } from './environment-module';
@@ -87,3 +88,4 @@ export {
   type ToolLabel,
   type ToolPolicy,
 } from './tool-policy';
+export { DEFAULT_TYPES_MAX_BYTES, MAX_TYPES_MAX_BYTES, MIN_TYPES_MAX_BYTES } from './types-budget';

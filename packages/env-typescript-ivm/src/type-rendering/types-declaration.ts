@@ -1,4 +1,9 @@
-import { sharedSchemaName, sharedSchemaRef, type ToolDocsInput } from '@cyrnel/sdk';
+import {
+  type GenerateTypesOptions,
+  sharedSchemaName,
+  sharedSchemaRef,
+  type ToolDocsInput,
+} from '@cyrnel/sdk';
 import { mergeStatuses } from './merge-statuses';
 import { type Rendering, renderWithin } from './render-within';
 import { renderSchemaType } from './schema-type';
@@ -17,12 +22,6 @@ export const TOOLS_NAMESPACE = 'CyrnelTools';
 /** The interface the types asked for by name are members of: `CyrnelTypes["<name>"]`. */
 export const TYPES_INTERFACE = 'CyrnelTypes';
 
-/**
- * The default of `GenerateTypesOptions.maxBytes`: 4 KiB a tool, about 1,000 tokens, so a
- * selection of 5 tools an agent keeps in its prompt is about 20 KiB (5,000 tokens) whatever the API.
- */
-export const DEFAULT_TYPES_MAX_BYTES = 4096;
-
 // What a tool's own member (parameters and result) may take of its budget before its nested
 // objects become stubs; the rest is for the shared schemas it reaches.
 const TOOL_SHARE = 0.5;
@@ -36,21 +35,6 @@ const SQUEEZED_COMMENT = 60;
 const TOOL_SQUEEZES = 3;
 // A type asked for by name: its members and one level of their objects.
 const LEAST_TYPE_DEPTH = 1;
-
-/** Options of {@link generateTypes}. */
-export interface GenerateTypesOptions {
-  /**
-   * Characters each tool and each type asked for may add (the declarations of a selection stay
-   * under `maxBytes` × their number, as long as what they use directly fits); beyond, nested
-   * objects and shared schemas become stubs (`CyrnelStub<"<name>">`) asked for by name.
-   * Undefined: no budget, every schema reached declared whole.
-   */
-  readonly maxBytes?: number;
-  /** Types asked for by the names their stubs carry (`stripe.customer`, `stripe.PostCharges.parameters.body.shipping`). */
-  readonly types?: readonly string[];
-  /** Tools to look the names of `types` up in besides the given ones (a tool of each name's service, the tool it names). */
-  readonly typeSources?: readonly ToolDocsInput[];
-}
 
 interface ServiceEntry {
   readonly tools: ToolDocsInput[];
@@ -162,7 +146,7 @@ const wantedRefs = (rendering: Rendering): Wanted[] =>
  *
  * @example
  * ```ts
- * generateTypes(tools, { maxBytes: DEFAULT_TYPES_MAX_BYTES }); // `type customer = CyrnelStub<"stripe.customer">;` …
+ * generateTypes(tools, { maxBytes: DEFAULT_TYPES_MAX_BYTES }); // `customer?: string | CyrnelStub<"stripe.customer"> | null;` …
  * generateTypes([], { types: ['stripe.customer'], typeSources }); // `type customer = { id: string; … }` …
  * ```
  */
