@@ -57,9 +57,11 @@ function renderAt(
   depth: number | undefined,
   refType: RefType,
   record?: { refs: string[]; stubs: string[]; direct: string[] },
+  maxLength?: number,
 ): string {
   return renderSchemaType(schema, {
     indent: 1,
+    ...(maxLength === undefined ? {} : { maxLength }),
     inlineWidth: INLINE_WIDTH,
     packWidth: PACK_WIDTH,
     refType,
@@ -71,7 +73,8 @@ function renderAt(
 /** The whole declaration of `name`, its nested objects beyond the share made stubs. */
 function renderFull(scope: ServiceScope, name: string, budget: TypesBudget): Rendering {
   return renderWithin(
-    (depth, record) => renderAt(scope, scope.schemas[name], name, depth, scope.refType(name), record),
+    (depth, record, _squeeze, maxLength) =>
+      renderAt(scope, scope.schemas[name], name, depth, scope.refType(name), record, maxLength),
     LEAST_DECLARATION_DEPTH,
     budget.share,
   );
@@ -155,13 +158,18 @@ function namespaceText(
   const memberType = (schema: unknown) => renderSchemaType(schema, { refType: scope.refType('') });
   const derivations = findDerivations(scope.schemas, names, memberType);
   const lines = names.map((name) => {
-    const { depth } = full.get(name) as Rendering;
+    const { depth, maxLength } = full.get(name) as Rendering;
     const refType = namingStubs(scope, name, stubs);
     const derived = derivations.get(name);
     const note = declarationComment(name, scope.schemas, scope.given, derived?.base);
     if (!derived)
-      return declarationLine(scope, name, renderAt(scope, scope.schemas[name], name, depth, refType), note);
-    let type = renderAt(scope, derived.own, name, depth, refType);
+      return declarationLine(
+        scope,
+        name,
+        renderAt(scope, scope.schemas[name], name, depth, refType, undefined, maxLength),
+        note,
+      );
+    let type = renderAt(scope, derived.own, name, depth, refType, undefined, maxLength);
     const baseId = scope.ids.get(derived.base);
     const base =
       derived.omitted.length === 0

@@ -80,7 +80,7 @@ const one = (types: unknown[]): JSONSchema =>
 /**
  * Resolve a stub's name, `<serviceId>.<rest>`: `rest` is a shared schema's name (or its
  * identifier), a member path inside one (`customer.address`), or a member path of a tool's
- * parameters or result (`PostCharges.parameters.body.shipping`, `GetCharges.result.body.data`).
+ * parameters or result (`PostCharges.body.shipping`, `GetCharges.result.body.data`).
  * Undefined when the name reaches nothing.
  *
  * @example
@@ -109,10 +109,16 @@ export function lookupType(
     const types = walk(schemas[name], rest.slice(end + 1));
     if (types) return { kind: 'member', serviceId, label, schema: one(types) };
   }
-  const match = /^(.+?)\.(parameters|result)\.(.+)$/.exec(rest);
-  const tool = match ? source.tools.get(match[1] as string) : undefined;
-  if (!match || !tool) return undefined;
-  const root = match[2] === 'parameters' ? tool.inputSchema : mergeStatuses(tool.outputSchema);
-  const types = walk(root, match[3] as string);
-  return types ? { kind: 'member', serviceId, label, schema: one(types) } : undefined;
+  // A tool's parameters by their member path, its result's under `result` (both, should a
+  // parameter be named `result`).
+  for (const [toolId, tool] of source.tools) {
+    if (!rest.startsWith(`${toolId}.`)) continue;
+    const path = rest.slice(toolId.length + 1);
+    const types = [
+      ...(walk(tool.inputSchema, path) ?? []),
+      ...(path.startsWith('result.') ? (walk(mergeStatuses(tool.outputSchema), path.slice(7)) ?? []) : []),
+    ];
+    if (types.length > 0) return { kind: 'member', serviceId, label, schema: one(types) };
+  }
+  return undefined;
 }

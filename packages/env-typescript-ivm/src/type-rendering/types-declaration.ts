@@ -76,7 +76,7 @@ function renderTool(
   const label = (side: string[]) => (path: readonly string[]) =>
     [scope.serviceId, tool.toolId, ...side, ...path].join('.');
   const rendering = renderWithin(
-    (depth, record, squeeze) => {
+    (depth, record, squeeze, maxLength) => {
       // A comment is written once per service: only the rendering kept may mark it written.
       used = new Set(written);
       const options = {
@@ -88,6 +88,7 @@ function renderTool(
         refType: scope.refType(undefined),
         writtenComments: used,
         record,
+        ...(maxLength === undefined ? {} : { maxLength }),
         ...(squeeze > 0 ? { stubEnums: SQUEEZED_ENUM } : {}),
         ...(squeeze > 1 ? { commentWidth: SQUEEZED_COMMENT } : {}),
         ...(squeeze > 2 ? { comments: 0 } : {}),
@@ -113,13 +114,14 @@ function renderMember(
   share: number | undefined,
 ): Rendering {
   const rendering = renderWithin(
-    (depth, record) =>
+    (depth, record, _squeeze, maxLength) =>
       renderSchemaType(target.schema, {
         indent: 1,
         inlineWidth: INLINE_WIDTH,
         packWidth: PACK_WIDTH,
         refType: scope.refType(undefined),
         record,
+        ...(maxLength === undefined ? {} : { maxLength }),
         ...(depth === undefined
           ? {}
           : { stub: { depth, name: (path) => [target.label, ...path].join('.') } }),
