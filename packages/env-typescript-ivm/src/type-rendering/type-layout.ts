@@ -1,4 +1,4 @@
-import { commentText } from './schema-type';
+import { commentText } from './comment-text';
 
 /**
  * Objects without comments up to this long render on one line (`{ id?: number; name?: string }`);
