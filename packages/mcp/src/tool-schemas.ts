@@ -94,7 +94,16 @@ function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
     ),
     types: cachedJsonSchema(
       z.object({
-        tools: z.array(z.string().min(3).max(400)).min(1).max(50).describe('Tool ids as "serviceId.toolId"'),
+        tools: z
+          .array(z.string().min(3).max(400))
+          .max(50)
+          .optional()
+          .describe('Tool ids as "serviceId.toolId"'),
+        types: z
+          .array(z.string().min(3).max(1000))
+          .max(50)
+          .optional()
+          .describe('Names of stubs to declare, as written in CyrnelStub<"name"> (e.g. "stripe.customer")'),
       }),
     ),
     execute: cachedJsonSchema(

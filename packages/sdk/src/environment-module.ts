@@ -31,6 +31,36 @@ export interface TypesSelection {
   services?: string[];
   /** Qualified tool ids, `<serviceId>.<toolId>`. */
   tools?: string[];
+  /**
+   * Types asked for by the names their stubs carry (`CyrnelStub<"stripe.customer">`): a shared
+   * schema, or a member path of one or of a tool's parameters or result; each with its service's
+   * prefix. Names found nowhere are listed in a comment of the answer.
+   */
+  types?: string[];
+  /**
+   * Bytes each tool and each type asked for may take (`DEFAULT_TYPES_MAX_BYTES` for a selection,
+   * no budget for the whole catalog); beyond it, nested objects and shared schemas become named
+   * stubs. What a tool's parameters and result use directly is always written.
+   */
+  maxBytes?: number;
+}
+
+/** Options of {@link EnvironmentModule.generateTypes}: the budget and the types asked for. */
+export interface GenerateTypesOptions {
+  /** Bytes each tool and each type asked for may take; undefined: no budget (every schema reached declared whole). */
+  maxBytes?: number;
+  /** Types asked for by the names their stubs carry (see {@link TypesSelection.types}). */
+  types?: string[];
+  /**
+   * Tools the names of `types` are looked up in besides the given ones: for each name, the tool
+   * it names (`<service>.<tool>.…`) if there is one, else a tool of its service (for its `schemas`).
+   */
+  typeSources?: ToolDocsInput[];
+  /**
+   * Services to declare even when no given tool is theirs (with no tools): a type check declares
+   * the services a program names, so a tool it misspells is reported at the tool's name.
+   */
+  services?: readonly string[];
 }
 
 /** A service as discovery reports it (enabled services only). */
@@ -234,9 +264,16 @@ export interface EnvironmentModule extends Module {
    * Optional: declarations of the runtime's global for the given tools,
    * served by `GET /environment/types`. The host passes the whole catalog or a selection
    * ({@link TypesSelection}); tools of one service share their `schemas` object, which should
-   * become named declarations emitted once and only when a given tool reaches them.
+   * become named declarations emitted once and only when a given tool reaches them. `options`
+   * bound the text (`maxBytes`) and ask for the types of stubs by name (`types`); an environment
+   * that ignores them renders everything whole.
+   *
+   * @example
+   * ```ts
+   * await env.generateTypes?.(tools, { maxBytes: DEFAULT_TYPES_MAX_BYTES, types: ['stripe.customer'], typeSources });
+   * ```
    */
-  generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+  generateTypes?(tools: ToolDocsInput[], options?: GenerateTypesOptions): Promise<string>;
   /**
    * Optional: the tool calls a program can make, found in its text without running it (plan
    * approval: `POST /processes` with `plan: true`). Calls whose service or tool is computed at run

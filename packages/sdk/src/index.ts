@@ -27,6 +27,7 @@ export type {
   EnvironmentSetupContext,
   FoundToolCall,
   FoundToolCalls,
+  GenerateTypesOptions,
   ResolvedTools,
   ToolDescription,
   ToolName,
@@ -91,3 +92,4 @@ export {
   type ToolLabel,
   type ToolPolicy,
 } from './tool-policy';
+export { DEFAULT_TYPES_MAX_BYTES, MAX_TYPES_MAX_BYTES, MIN_TYPES_MAX_BYTES } from './types-budget';

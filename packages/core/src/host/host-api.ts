@@ -121,6 +121,13 @@ export interface ToolsApi {
    * for type rendering: all of them, or those a selection names (400 listing unknown names).
    */
   docsInputs(selection?: TypesSelection): Promise<ToolDocsInput[]>;
+  /**
+   * The tools the names of stubs (`TypesSelection.types`, `<serviceId>.<name>`) are looked up in:
+   * for each name, the tool it names (`<serviceId>.<toolId>.…`) if it is effectively enabled, else
+   * an enabled tool of its service, which carries the service's shared schemas. 400 listing
+   * services that are not enabled.
+   */
+  typeSources(names: readonly string[]): Promise<ToolDocsInput[]>;
 }
 
 /** The active environment's documentation (503 without one). */

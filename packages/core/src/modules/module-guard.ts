@@ -364,8 +364,8 @@ export function guardEnvironment(
     generateToolDocs: open((input) => inner.generateToolDocs(input)),
     ...(inner.generateTypes
       ? {
-          generateTypes: open((tools: Parameters<NonNullable<EnvironmentModule['generateTypes']>>[0]) =>
-            (inner.generateTypes as NonNullable<EnvironmentModule['generateTypes']>)(tools),
+          generateTypes: open((...args: Parameters<NonNullable<EnvironmentModule['generateTypes']>>) =>
+            (inner.generateTypes as NonNullable<EnvironmentModule['generateTypes']>)(...args),
           ),
         }
       : {}),

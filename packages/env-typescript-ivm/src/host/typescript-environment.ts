@@ -191,8 +191,8 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       return rendering().toolDocs(input);
     },
 
-    async generateTypes(tools) {
-      return rendering().types(tools);
+    async generateTypes(tools, options) {
+      return rendering().types(tools, options);
     },
 
     async teardown() {
