@@ -2,11 +2,12 @@ import type { McpServer } from '@modelcontextprotocol/server';
 import type { CatalogChanges } from './catalog-watch';
 
 /**
- * Keep a connected server instance in step with the catalog: on every change, `refresh` (which
- * renders `execute_typescript`'s description again; the SDK then sends
- * `notifications/tools/list_changed`) and `notifications/resources/list_changed` (the types the
- * resources answer changed). One refresh at a time; changes meanwhile make one more. Stops when
- * the instance closes.
+ * Keep a connected server instance in step with the catalog: at the first version told after it
+ * subscribed (the description it was built with may be older) and at every new one, `refresh`
+ * renders `execute_typescript`'s description again; when it changed, the SDK sends
+ * `notifications/tools/list_changed` and this `notifications/resources/list_changed` (the types
+ * the resources answer changed with it). One refresh at a time; a version told meanwhile makes
+ * one more. Stops when the instance closes.
  *
  * @example
  * ```ts
@@ -16,11 +17,14 @@ import type { CatalogChanges } from './catalog-watch';
 export function followCatalog(
   server: McpServer,
   changes: CatalogChanges,
-  refresh: () => Promise<void>,
+  refresh: () => Promise<boolean>,
 ): void {
+  let seen: string | undefined;
   let running = false;
   let again = false;
-  const onChange = () => {
+  const onVersion = (version: string) => {
+    if (version === seen) return;
+    seen = version;
     if (running) {
       again = true;
       return;
@@ -29,22 +33,21 @@ export function followCatalog(
     void (async () => {
       do {
         again = false;
-        await refresh().catch((error: unknown) => server.server.onerror?.(asError(error)));
-        server.sendResourceListChanged();
+        const changed = await refresh().catch((error: unknown) => {
+          server.server.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          return false;
+        });
+        if (changed) server.sendResourceListChanged();
       } while (again);
     })().finally(() => {
       running = false;
     });
   };
-  const unsubscribe = changes.subscribe(onChange);
+  const unsubscribe = changes.subscribe(onVersion);
   const inner = server.server;
   const onclose = inner.onclose;
   inner.onclose = () => {
     unsubscribe();
     onclose?.();
   };
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -101,9 +101,14 @@ export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Call
     },
     { legacy: 'stateless', maxRequestBodySize: maxBytes, ...(onerror ? { onerror } : {}) },
   );
-  watch?.subscribe(() => {
-    handler.notify.toolsChanged();
-    handler.notify.resourcesChanged();
+  let version: string | undefined;
+  watch?.subscribe((now) => {
+    // Instances are built per request: each renders the catalog as it is, only listeners need telling.
+    if (version !== undefined && now !== version) {
+      handler.notify.toolsChanged();
+      handler.notify.resourcesChanged();
+    }
+    version = now;
   });
   const cancellations = createHttpCancellations();
   const sdkFetch = (request: Request, caller: Caller, body?: unknown) =>

@@ -1,4 +1,11 @@
-export type { CatalogChanges } from './catalog-watch';
+export {
+  type BackendCatalogWatchOptions,
+  type CatalogChanges,
+  type CatalogWatch,
+  type CatalogWatchOptions,
+  createBackendCatalogWatch,
+  createCatalogWatch,
+} from './catalog-watch';
 export { type ClientBackendOptions, createClientBackend } from './client-backend';
 export { createHostBackend, type HostBackendOptions } from './host-backend';
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from './http';

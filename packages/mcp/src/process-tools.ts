@@ -59,8 +59,11 @@ function serverUrlOf(ctx: ServerContext, configured: string | undefined): string
 
 /** What the process tools leave to their server: keeping `execute_typescript`'s description current. */
 export interface ProcessTools {
-  /** Render `execute_typescript`'s description again (the enabled services, a small catalog's types). */
-  refreshDescription(): Promise<void>;
+  /**
+   * Render `execute_typescript`'s description again (the enabled services, a small catalog's
+   * types): true when it changed (the SDK then tells a connected client the tool list changed).
+   */
+  refreshDescription(): Promise<boolean>;
 }
 
 /**
@@ -177,7 +180,10 @@ export async function registerProcessTools(
   );
   return {
     refreshDescription: async () => {
-      execute.update({ description: await executeDescription(backend, options.inlineTypesUpTo) });
+      const description = await executeDescription(backend, options.inlineTypesUpTo);
+      if (description === execute.description) return false;
+      execute.update({ description });
+      return true;
     },
   };
 }

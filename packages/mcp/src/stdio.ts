@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { createCatalogWatch } from './catalog-watch';
-import { executeDescription, INLINE_TYPES_UP_TO } from './execute-description';
+import { createBackendCatalogWatch } from './catalog-watch';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
 import { createStdioTransport } from './stdio-transport';
@@ -9,11 +8,7 @@ import { createStdioTransport } from './stdio-transport';
 /** Options of {@link serveCyrnelStdio}. */
 export interface CyrnelStdioOptions extends CyrnelMcpServerOptions {
   readonly onerror?: (error: Error) => void;
-  /**
-   * Least time between two looks at the catalog, in ms. Default: 1,000 with a backend that tells
-   * its catalog version, else 5,000 (what `execute_typescript`'s description says is rendered
-   * again and compared; a slow rendering is looked at less often).
-   */
+  /** Least time between two looks at the catalog, in ms (`pollMs` of `createBackendCatalogWatch`). */
   readonly catalogPollMs?: number;
 }
 
@@ -35,12 +30,9 @@ export async function serveCyrnelStdio(backend: McpBackend, options: CyrnelStdio
     process.stdin.once('end', resolve);
     process.stdin.once('close', resolve);
   });
-  const { catalogVersion } = backend;
-  const inlineTypesUpTo = options.inlineTypesUpTo ?? INLINE_TYPES_UP_TO;
-  const watch = createCatalogWatch({
-    // Without a version to read, what the description would say is the version.
-    version: catalogVersion ? () => catalogVersion() : () => executeDescription(backend, inlineTypesUpTo),
-    pollMs: catalogPollMs ?? (catalogVersion ? 1000 : 5000),
+  const watch = createBackendCatalogWatch(backend, {
+    ...(catalogPollMs === undefined ? {} : { pollMs: catalogPollMs }),
+    ...(options.inlineTypesUpTo === undefined ? {} : { inlineTypesUpTo: options.inlineTypesUpTo }),
     onerror,
   });
   // One key for the connection's instances: the retry answering an approval may reach another.
