@@ -45,13 +45,21 @@ export function paramsRefusal(message: unknown): JSONRPCErrorResponse | undefine
 }
 
 /** The protocol versions in which a message may be a JSON-RPC batch (2025-06-18 removed them). */
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 const BATCHING_VERSIONS: ReadonlySet<string> = new Set(['2024-11-05', '2025-03-26']);
+
+/** A protocol version as the protocol writes them: only such a value is repeated in a refusal. */
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
 /**
  * Why a batch (a JSON array of messages) is refused under `version` (the negotiated protocol
- * version; undefined when none was), or undefined when it may be served.
+ * version; undefined when the client named none, which over HTTP means 2025-03-26), or undefined
+ * when it may be served.
+ *
+ * @example
+ * ```ts
+ * batchRefusal([{ jsonrpc: '2.0', id: 1, method: 'ping' }], '2025-06-18');
+ * // 'Invalid Request: JSON-RPC batches are not supported in protocol version 2025-06-18'
+ * ```
  */
 export function batchRefusal(batch: readonly unknown[], version: string | undefined): string | undefined {
   if (batch.length === 0) return 'Invalid Request: an empty batch';

@@ -31,9 +31,9 @@ function readableId(value: unknown): RequestId | null {
  * MCP over stdin/stdout, one JSON-RPC message a line, answering what the SDK's stdio transport
  * drops without a word: a line that is not JSON (`-32700`, id null), JSON that is not a JSON-RPC
  * message and an over-long line (`-32600`), a request with invalid params (`-32602`; the SDK would
- * answer `-32603` with its validator's report). A batch is
- * served on a connection initialised with a protocol version that has them (2025-03-26), answered
- * with one array; elsewhere it is refused (`-32600`). Closes when stdin ends.
+ * answer `-32603` with its validator's report). A batch is served on a connection initialised
+ * with a protocol version that has them (2025-03-26), answered with one array; elsewhere it is
+ * refused (`-32600`). Closes when stdin ends.
  *
  * @example
  * ```ts
@@ -70,7 +70,7 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Trans
   };
   const batches = createStdioBatches(answer);
 
-  /** A message to hand on, or the answer refusing it (a notification is never answered). */
+  /** A message to hand on, or the answer refusing it (params are checked on requests only: a notification gets no answer). */
   const check = (value: unknown): { message: JSONRPCMessage } | { refusal: JSONRPCMessage } => {
     let message: JSONRPCMessage;
     try {
