@@ -153,7 +153,7 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
         expect(error.message).not.toContain('\n');
       }
       // Still answered: the first page (the only one), and the docs of a tool that exists.
-      expect((await client.listTools()).tools).toHaveLength(5);
+      expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('execute_typescript');
       const docs = await client.readResource({ uri: 'cyrnel://tools/shop/getUser/docs' });
       expect(JSON.stringify(docs.contents)).toContain('getUser');
     }
@@ -175,7 +175,8 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
       const served = await rpc(batch, headers);
       expect(served.status).toBe(200);
       expect(served.messages.map((message: Json) => message.id).sort()).toEqual([1, 2]);
-      expect(served.messages.find((message: Json) => message.id === 2).result.tools).toHaveLength(5);
+      const listed = served.messages.find((message: Json) => message.id === 2).result.tools;
+      expect(listed.map((tool: Json) => tool.name)).toContain('execute_typescript');
     }
     const initializing = await rpc([
       {

@@ -1,8 +1,8 @@
 import { DEFAULT_PROCESS_LIMITS } from '@cyrnel/core';
 import { McpServer } from '@modelcontextprotocol/server';
 import { approvalRoundCodec } from './approval-round';
-import { registerCheckTool } from './check-tool';
 import type { CatalogChanges } from './catalog-watch';
+import { registerCheckTool } from './check-tool';
 import { registerDiscoveryTools } from './discovery-tools';
 import { INLINE_TYPES_UP_TO } from './execute-description';
 import { followCatalog } from './follow-catalog';
