@@ -116,6 +116,7 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
       settle: settleOn(processes, options.pollMs ?? 250),
     },
     services: () => servicesOf(host),
+    catalogVersion: () => host.catalogVersion(),
     ...(approver ? { approvals: approvalsAs(host, approver.keyId) } : {}),
   };
 }

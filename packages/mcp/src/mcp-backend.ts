@@ -68,6 +68,12 @@ export interface McpBackend {
   /** The services agents can call now (enabled and hydrated). */
   services(): Promise<readonly DiscoveredService[]>;
   /**
+   * A token that changes whenever what agents see of the catalog can change (the host's
+   * `catalogVersion()`); absent where nothing cheap tells it (over HTTP), and then what the
+   * catalog renders to is compared instead.
+   */
+  catalogVersion?(): string;
+  /**
    * Reading and deciding the approvals runs wait for, as the caller: present only when the
    * caller may decide them (an admin or an approver key, never an agent's, which may not approve
    * its own calls). Without it, a waiting run is answered with where a person approves it.

@@ -57,6 +57,15 @@ function serverUrlOf(ctx: ServerContext, configured: string | undefined): string
   return url === undefined ? undefined : new URL(url).origin;
 }
 
+/** What the process tools leave to their server: keeping `execute_typescript`'s description current. */
+export interface ProcessTools {
+  /**
+   * Render `execute_typescript`'s description again (the enabled services, a small catalog's
+   * types): true when it changed (the SDK then tells a connected client the tool list changed).
+   */
+  refreshDescription(): Promise<boolean>;
+}
+
 /**
  * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
  * and waiting on a run through its approvals (asking a person through the client when it can).
@@ -65,7 +74,7 @@ export async function registerProcessTools(
   server: McpServer,
   backend: McpBackend,
   options: ProcessToolsOptions,
-): Promise<void> {
+): Promise<ProcessTools> {
   const { inputs, defaultWaitMs, progressPollMs } = options;
   const asking: ApprovalAsking = {
     backend,
@@ -80,7 +89,7 @@ export async function registerProcessTools(
     },
     maxTextChars: options.maxTextChars,
   };
-  server.registerTool(
+  const execute = server.registerTool(
     'execute_typescript',
     {
       title: 'Execute TypeScript',
@@ -169,4 +178,12 @@ export async function registerProcessTools(
         },
       }),
   );
+  return {
+    refreshDescription: async () => {
+      const description = await executeDescription(backend, options.inlineTypesUpTo);
+      if (description === execute.description) return false;
+      execute.update({ description });
+      return true;
+    },
+  };
 }
