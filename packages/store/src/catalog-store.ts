@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import { createConnectionRows } from './connection-rows';
 import type { Database } from './database';
 import { createModuleRows } from './module-rows';
+import { createObservedOutputRows } from './observed-output-rows';
 import { createServicePolicyRows } from './service-policy-rows';
 import { createServiceRows } from './service-rows';
 import { createSettingsRows } from './settings-rows';
@@ -17,6 +18,7 @@ export function createCatalogStore(db: Kysely<Database>, dialect: StoreDialect):
     ...createServicePolicyRows(db),
     ...createSettingsRows(db),
     ...createToolRows(db),
+    ...createObservedOutputRows(db),
     ...createConnectionRows(db, dialect),
     searchTools: dialect.toolSearch.search(db),
     async catalogRevision() {

@@ -50,6 +50,8 @@ export interface ServicesTable {
   adapter_version: string | null;
   /** JSON text of the registry origin `{url, name, version}` (migration 0007); NULL when installed directly. */
   registry: string | null;
+  /** 1 while the shapes of its tools' results are learned (migration 0021; default 1). */
+  observe_outputs: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -74,6 +76,8 @@ export interface ToolsTable {
   name_words: number;
   /** JSON of the tool's annotations, only the four flags (migration 0016; `{}` when unknown). */
   annotations: Generated<string>;
+  /** JSON text of the shape learned from its results (migration 0021); NULL when none. */
+  observed_output: string | null;
 }
 
 /** Row of `service_policies` (migration 0016): a service's policy rules as JSON; none is `{}`. */

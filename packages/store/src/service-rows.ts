@@ -43,6 +43,7 @@ function selectServices(db: Kysely<Database>) {
       'adapter_domain',
       'adapter_version',
       'registry',
+      'observe_outputs',
       'created_at',
       'updated_at',
     ])
@@ -79,6 +80,7 @@ function toServiceRow(row: SelectedService): ServiceRow {
     registry: row.registry ? (parseObject(row.registry) as unknown as RegistryOrigin) : null,
     toolCount: Number(row.tool_count ?? 0),
     enabledToolCount: Number(row.enabled_tool_count ?? 0),
+    observeOutputs: Number(row.observe_outputs) === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -1,5 +1,5 @@
 import { type CatalogStorage, storedAnnotations, type ToolDetailRow, type ToolRow } from '@cyrnel/core';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Database } from './database';
 import { flag, parseObject } from './sql-helpers';
 
@@ -59,6 +59,10 @@ function selectDetails(db: Kysely<Database>) {
     'tools.output_schema as output_schema',
     'tools.adapter_domain as adapter_domain',
     'services.hash as service_hash',
+    // A service that does not observe outputs shows none, whatever a late writer left.
+    sql<string | null>`case when services.observe_outputs = 1 then tools.observed_output end`.as(
+      'observed_output',
+    ),
   ]);
 }
 
@@ -68,6 +72,7 @@ function toDetailRow(
     output_schema: string;
     adapter_domain: string;
     service_hash: string;
+    observed_output: string | null;
   },
 ): ToolDetailRow {
   return {
@@ -76,6 +81,7 @@ function toDetailRow(
     inputSchema: parseObject(row.input_schema),
     outputSchema: parseObject(row.output_schema),
     adapterDomain: parseObject(row.adapter_domain),
+    observedOutput: row.observed_output === null ? null : parseObject(row.observed_output),
   };
 }
 

@@ -62,6 +62,11 @@ export interface ServiceRow {
   readonly registry: RegistryOrigin | null;
   readonly toolCount: number;
   readonly enabledToolCount: number;
+  /**
+   * Whether the host learns the shapes of the results of its tools that declare no output schema
+   * (`ToolDetailRow.observedOutput`); true unless an operator turned it off.
+   */
+  readonly observeOutputs: boolean;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -88,6 +93,11 @@ export interface ToolDetailRow extends ToolRow {
   readonly inputSchema: JSONSchema;
   readonly outputSchema: JSONSchema;
   readonly adapterDomain: Record<string, unknown>;
+  /**
+   * The shape learned from the tool's results (`updateObservedOutput`), as stored; null when
+   * nothing was learned, and always null while its service does not observe outputs.
+   */
+  readonly observedOutput: JSONSchema | null;
 }
 
 /** What the invocation gate needs of a tool, without its schemas (the hot path of a call). */
@@ -248,6 +258,26 @@ export interface CatalogStorage extends ConnectionStorage {
   getServicePolicy(serviceId: string): Promise<ServicePolicy | undefined>;
   /** Replace the policy rules of a service; false when the service does not exist. */
   setServicePolicy(serviceId: string, policy: ServicePolicy, at: string): Promise<boolean>;
+  /**
+   * Turn the learning of result shapes on or off for a service's tools (`ServiceRow.observeOutputs`)
+   * and forget every shape its tools hold, in one transaction, whichever way it turns: a shape
+   * written by a host that had not seen the switch yet is gone when it is turned on again. Not a
+   * change of the service (its `updatedAt` stays: nothing to hydrate again). False when the
+   * service does not exist.
+   */
+  setServiceObserveOutputs(serviceId: string, observe: boolean): Promise<boolean>;
+  /**
+   * Store `next` as a tool's learned shape only while the stored one is still `expected` (compared
+   * as `JSON.stringify` text; null: none) and its service observes outputs, in one conditional
+   * write: hosts on one database merge into what is stored, never over one another. False when
+   * nothing was written (another host wrote first, the switch is off, the tool is gone).
+   */
+  updateObservedOutput(
+    serviceId: string,
+    toolId: string,
+    expected: JSONSchema | null,
+    next: JSONSchema,
+  ): Promise<boolean>;
   /**
    * Optional (several hosts): the count of catalog writes shared by every host on the database. A host
    * that sees it move by more than its own writes re-reads the catalog.

@@ -21,6 +21,8 @@ export interface MemoryService {
 /** A tool as kept (its keywords live in the search index only). */
 export interface MemoryTool extends Omit<NewTool, 'keywords'> {
   enabled: boolean;
+  /** The learned result shape as JSON text (compared as text, as a store's column is). */
+  observedOutput?: string;
 }
 
 /**
@@ -107,5 +109,9 @@ export function detailRow(service: MemoryService, tool: MemoryTool): ToolDetailR
     inputSchema: copy(tool.inputSchema),
     outputSchema: copy(tool.outputSchema),
     adapterDomain: copy(tool.adapterDomain),
+    observedOutput:
+      service.row.observeOutputs && tool.observedOutput !== undefined
+        ? JSON.parse(tool.observedOutput)
+        : null,
   };
 }

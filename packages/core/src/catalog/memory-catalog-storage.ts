@@ -26,6 +26,7 @@ import {
   memoryConnectionMethods,
   setDefaultSecrets,
 } from './memory-connections';
+import { memoryObservedOutputMethods } from './memory-observed-outputs';
 import { createMemoryToolIndex, type MemoryToolIndex } from './memory-tool-index';
 import { searchMemoryTools } from './memory-tool-search';
 
@@ -117,6 +118,7 @@ function serviceMethods(state: MemoryCatalog) {
           id: service.id,
           adapter: service.adapter,
           enabled: service.enabled,
+          observeOutputs: true,
           ...definitionRow(service),
           createdAt: service.createdAt,
           updatedAt: service.createdAt,
@@ -295,6 +297,7 @@ export function createMemoryCatalogStorage(): CatalogStorage {
     ...settingsMethods(state),
     ...serviceMethods(state),
     ...toolMethods(state),
+    ...memoryObservedOutputMethods(state.services),
     ...memoryConnectionMethods(state.connections, (id) => state.services.has(id)),
     catalogRevision: async () => revision,
     bumpCatalogRevision: async () => ++revision,

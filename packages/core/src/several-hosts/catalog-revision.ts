@@ -56,6 +56,8 @@ export function writeTarget(method: string, args: readonly unknown[]): CatalogTa
     case 'deleteService':
     case 'setToolEnabled':
     case 'setServicePolicy':
+    case 'setServiceObserveOutputs':
+    case 'updateObservedOutput':
       return typeof first === 'string' ? { service: first } : undefined;
     default:
       return undefined;

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogStorage } from '../index';
 import { catalogConnectionCases } from './catalog-connection-cases';
 import { newService, newTool } from './catalog-fixtures';
+import { catalogObservedCases } from './catalog-observed-cases';
 import { catalogPolicyCases } from './catalog-policy-cases';
 import type { StorageUnderTest } from './process-storage-contract';
 import { toolSearchContract } from './tool-search-contract';
@@ -22,7 +23,7 @@ const LATER = '2026-01-02T00:00:00.000Z';
  * The contract of core's `CatalogStorage` port as a Vitest suite: modules, per-owner config and
  * secrets, services with their tools stored and replaced in one transaction, shared schemas once
  * per service, the definition text and origin kept for regeneration and registry updates, the
- * gate's view of a tool, and the ranked tool search. Call it at the top level of a test file.
+ * gate's view of a tool, learned result shapes written conditionally, and the ranked tool search. Call it at the top level of a test file.
  *
  * @example
  * ```ts
@@ -125,6 +126,7 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
         registry,
         toolCount: 3,
         enabledToolCount: 3,
+        observeOutputs: true,
         createdAt: AT,
         updatedAt: AT,
       });
@@ -301,6 +303,7 @@ export function runCatalogStorageContract(options: CatalogStorageContractOptions
 
     catalogPolicyCases(() => catalog);
     catalogConnectionCases(() => catalog);
+    catalogObservedCases(() => catalog);
 
     toolSearchContract(() => catalog);
   });

@@ -111,6 +111,7 @@ describe('openSqliteStore', () => {
       '0018-connections',
       '0019-principal-subjects',
       '0020-connection-oauth',
+      '0021-observed-outputs',
     ]);
     db.close();
   });

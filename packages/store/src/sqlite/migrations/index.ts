@@ -17,6 +17,7 @@ import * as principals from './0017-principals';
 import * as connections from './0018-connections';
 import * as principalSubjects from './0019-principal-subjects';
 import * as connectionOAuth from './0020-connection-oauth';
+import * as observedOutputs from './0021-observed-outputs';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -38,4 +39,5 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0018-connections': connections,
   '0019-principal-subjects': principalSubjects,
   '0020-connection-oauth': connectionOAuth,
+  '0021-observed-outputs': observedOutputs,
 };
