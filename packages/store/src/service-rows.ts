@@ -97,6 +97,8 @@ async function insertTools(
   trx: Transaction<Database>,
   service: { readonly id: string; readonly name: string },
   tools: readonly NewTool[],
+  /** The learned result shapes of tools kept by a replace, by tool id. */
+  observed?: ReadonlyMap<string, string>,
 ) {
   // One contiguous range of search ids per service: a search within a service is a rowid range.
   const firstSearchId = await nextSearchId(trx);
@@ -121,6 +123,7 @@ async function insertTools(
           search_id: firstSearchId + i + j,
           id_words: wordCount(tool.id),
           name_words: wordCount(tool.name),
+          observed_output: observed?.get(tool.id) ?? null,
           ...columns[i + j],
         })),
       )
@@ -225,8 +228,16 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         // Deleted meanwhile (by another host: one host's own writes of a service take turns).
         if (Number(updated.numUpdatedRows) === 0)
           throw cyrnelError('service_not_found', `service ${id} not found`);
+        // What was learned of tools that remain stays (MCP servers change their lists at run time).
+        const learned = await trx
+          .selectFrom('tools')
+          .select(['id', 'observed_output'])
+          .where('service_id', '=', id)
+          .where('observed_output', 'is not', null)
+          .execute();
+        const observed = new Map(learned.map((row) => [row.id, row.observed_output as string]));
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
-        await insertTools(dialect.toolSearch, trx, { id, name: fields.name }, fields.tools);
+        await insertTools(dialect.toolSearch, trx, { id, name: fields.name }, fields.tools, observed);
       });
     },
     async setServiceEnabled(id, enabled, at) {

@@ -217,7 +217,11 @@ export interface CatalogStorage extends ConnectionStorage {
   getService(id: string): Promise<ServiceRow | undefined>;
   /** Insert the service, its tools, config and secrets; 409 `service_exists` when the id exists. */
   insertService(service: NewService): Promise<void>;
-  /** Replace the definition fields and all tools, and set `enabled`, in one transaction; 404 `service_not_found` when the service is gone. */
+  /**
+   * Replace the definition fields and all tools, and set `enabled`, in one transaction; 404
+   * `service_not_found` when the service is gone. Tools that remain (by id) keep their learned
+   * result shape (`observedOutput`).
+   */
   replaceServiceDefinition(
     id: string,
     fields: ServiceDefinitionFields,

@@ -136,6 +136,11 @@ function serviceMethods(state: MemoryCatalog) {
       const service = services.get(id);
       if (!service) throw cyrnelError('service_not_found', `service ${id} not found`);
       const tools = toolsOf(fields.tools);
+      // What was learned of tools that remain stays (MCP servers change their lists at run time).
+      for (const tool of tools.tools) {
+        const learned = service.byId.get(tool.id)?.observedOutput;
+        if (learned !== undefined) tool.observedOutput = learned;
+      }
       service.row = { ...service.row, ...definitionRow(fields), enabled, updatedAt: at };
       service.definition = fields.definition;
       service.schemas = sharedSchemas(fields.schemas);

@@ -4,6 +4,7 @@ import { cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
 import type { Callable } from '../tools/callable';
 import type { SharedSchemasCache } from '../tools/shared-schemas-cache';
+import { toolDocsInput } from '../tools/tool-docs-input';
 import type { EnvironmentProvider } from './environment-provider';
 
 /** Tools one check may ask declarations for: a program's worth, not a catalog. */
@@ -82,14 +83,7 @@ async function resolveTools(options: TypeCheckOptions, names: readonly ToolName[
     for (const toolId of toolIds) {
       const row = await catalog.getTool(serviceId, toolId);
       if (!row || !callable.tool(serviceId, row)) continue;
-      tools.push({
-        serviceId,
-        toolId,
-        description: row.description,
-        inputSchema: row.inputSchema,
-        outputSchema: row.outputSchema,
-        ...(schemas ? { schemas } : {}),
-      });
+      tools.push(toolDocsInput(row, schemas));
     }
   }
   return { tools, services };

@@ -100,6 +100,8 @@ function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: ()
         stopFollowing();
         registries.stop();
         await processes.close(closeOptions);
+        // What the last calls taught is written while the storage is still open.
+        await parts.observer.settled().catch(() => undefined);
         parts.approvals.close();
         await registry.close();
         await checker.close();

@@ -84,6 +84,17 @@ export interface ServicesApi {
   ): Promise<ServiceDetail>;
   delete(serviceId: string): Promise<void>;
   setEnabled(serviceId: string, enabled: boolean): Promise<ServiceDetail>;
+  /**
+   * Whether the host learns the result shapes of the service's tools that declare no output
+   * schema (`ServiceRecord.observeOutputs`, on by default). A change forgets every shape learned
+   * (off: nothing is kept; on: a fresh start); the same value changes nothing.
+   *
+   * @example
+   * ```ts
+   * await host.services.setObserveOutputs('everything', false); // their declarations say `unknown` again
+   * ```
+   */
+  setObserveOutputs(serviceId: string, observe: boolean): Promise<ServiceDetail>;
   getConfig(serviceId: string): Promise<Record<string, unknown>>;
   patchConfig(serviceId: string, patch: JsonPatch): Promise<Record<string, unknown>>;
   getSecretsPresent(serviceId: string): Promise<string[]>;

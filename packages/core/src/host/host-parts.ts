@@ -11,6 +11,7 @@ import type { EnvironmentProvider } from '../environments/environment-provider';
 import { createTypeCheck } from '../environments/type-check';
 import { createEgressGateway, type EgressGateway } from '../gateway/egress-gateway';
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
+import { createOutputObserver, type OutputObserver } from '../observed/output-observer';
 import { createPolicyBook, type PolicyBook } from '../policies/policy-book';
 import { DEFAULT_POLICY } from '../policies/policy-input';
 import { createCallPolicy } from '../processes/call-policy';
@@ -63,6 +64,8 @@ export interface HostParts {
   readonly registry: ModuleRegistry;
   readonly tools: ToolsApi;
   readonly environment: EnvironmentApi;
+  /** Learns the result shapes of tools without an output schema from the gate's calls. */
+  readonly observer: OutputObserver;
   /** Changes with the catalog, the active adapters and which services failed to hydrate. */
   readonly catalogState: () => string;
 }
@@ -124,6 +127,13 @@ export function createHostParts(
       ? {}
       : { budget: { maxBytes: options.egress.answerBytes } }),
   });
+  // Keys holding a secret this host knows never become property names of a learned shape.
+  const observer = createOutputObserver({
+    catalog,
+    state: () => String(revision()),
+    logger,
+    isSecret: (key) => redactor.redact(key) !== key,
+  });
   const gateway = createToolGateway({
     catalog,
     checker,
@@ -137,6 +147,7 @@ export function createHostParts(
       held: (serviceId, instance) => health.hydrated(serviceId, instance),
       activate: (serviceId) => services.activate(serviceId, ACTIVATE_TIMEOUT_MS),
     },
+    observe: observer.observe,
   });
   const environments = {
     lease: () => registry.environments.lease(),
@@ -282,6 +293,7 @@ export function createHostParts(
     registry,
     tools,
     environment,
+    observer,
     catalogState,
   };
 }

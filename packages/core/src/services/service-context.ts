@@ -50,7 +50,7 @@ export const serviceOwner = (id: string) => ({ kind: 'service', id }) as const;
 export function createServiceViews(health: ServiceHealth, callable: Callable): ServiceViews {
   const record = (row: ServiceRow): ServiceRecord => {
     const { id, name, description, adapter, enabled, hash, source, toolCount, createdAt, updatedAt } = row;
-    const { adapterVersion, registry } = row;
+    const { adapterVersion, registry, observeOutputs } = row;
     return {
       id,
       name,
@@ -62,6 +62,7 @@ export function createServiceViews(health: ServiceHealth, callable: Callable): S
       toolCount,
       adapterVersion,
       registry,
+      observeOutputs,
       effectivelyEnabled: callable.service(row),
       error: health.error(id) ?? null,
       createdAt,

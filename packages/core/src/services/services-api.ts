@@ -12,7 +12,7 @@ import { errorMessage } from '../scoped-logger';
 import type { Redactor } from '../secrets/redactor';
 import { createServiceResync, type ServiceResync } from '../several-hosts/service-resync';
 import type { Callable } from '../tools/callable';
-import { optionalBoolean, requireIdentifier } from '../validation/input';
+import { optionalBoolean, requireBoolean, requireIdentifier } from '../validation/input';
 import { createHydrateAdapter } from './hydrate-adapter';
 import { createServiceInstall, type ServiceInstall } from './install-service';
 import { createKeyedLock } from './keyed-lock';
@@ -200,6 +200,17 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
           await catalog.setServiceEnabled(id, false, now().toISOString());
           await dehydrate(row);
         }
+        return views.detail(await find(id));
+      });
+    },
+    async setObserveOutputs(rawId, rawObserve) {
+      const id = serviceId(rawId);
+      const observe = requireBoolean(rawObserve, 'enabled');
+      return locked(id, async () => {
+        const row = await find(id);
+        if (row.observeOutputs === observe) return views.detail(row);
+        if (!(await catalog.setServiceObserveOutputs(id, observe)))
+          throw cyrnelError('service_not_found', `service ${id} not found`);
         return views.detail(await find(id));
       });
     },

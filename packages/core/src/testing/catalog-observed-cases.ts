@@ -48,15 +48,31 @@ export function catalogObservedCases(catalog: () => CatalogStorage): void {
     expect(await catalog().updateObservedOutput('svc', 'a', null, SHAPE)).toBe(true);
   });
 
-  it('forgets the shapes of a definition it replaces', async () => {
-    await catalog().insertService(newService('svc', { tools: [newTool('a', { outputSchema: {} })] }));
+  it('keeps the shapes of the tools a replaced definition keeps, and only theirs', async () => {
+    await catalog().insertService(
+      newService('svc', { tools: [newTool('a', { outputSchema: {} }), newTool('b', { outputSchema: {} })] }),
+    );
     await catalog().updateObservedOutput('svc', 'a', null, SHAPE);
+    await catalog().updateObservedOutput('svc', 'b', null, WIDER);
     await catalog().replaceServiceDefinition(
       'svc',
-      { ...newService('svc'), tools: [newTool('a', { outputSchema: {} })] },
+      {
+        ...newService('svc'),
+        tools: [newTool('a', { outputSchema: {} }), newTool('c', { outputSchema: {} })],
+      },
       false,
       LATER,
     );
-    expect((await catalog().getTool('svc', 'a'))?.observedOutput).toBeNull();
+    expect((await catalog().listServiceTools('svc')).map((tool) => [tool.id, tool.observedOutput])).toEqual([
+      ['a', SHAPE],
+      ['c', null],
+    ]);
+    await catalog().replaceServiceDefinition(
+      'svc',
+      { ...newService('svc'), tools: [newTool('b')] },
+      false,
+      LATER,
+    );
+    expect((await catalog().getTool('svc', 'b'))?.observedOutput).toBeNull();
   });
 }

@@ -4,18 +4,18 @@ import {
   type DiscoveredTool,
   type InvokeInput,
   isPlainObject,
-  type JSONSchema,
   jsonText,
   type ToolDescription,
   withSharedSchemas,
 } from '@cyrnel/sdk';
-import type { CatalogStorage } from '../catalog/catalog-storage';
+import type { CatalogStorage, ToolDetailRow } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import { portableView } from '../modules/module-guard';
 import type { SchemaChecker } from '../validation/schema-checker';
 import type { Callable } from './callable';
 import type { SharedSchemasCache } from './shared-schemas-cache';
+import { observedOutputOf } from './tool-docs-input';
 
 /** Options of {@link createToolGateway}. */
 export interface ToolGatewayOptions {
@@ -45,6 +45,11 @@ export interface ToolGatewayOptions {
     readonly held: (serviceId: string, adapter: AdapterModule) => boolean;
     readonly activate: (serviceId: string) => Promise<void>;
   };
+  /**
+   * Offered every result an adapter here answered (not JSON text from the egress gateway): learns
+   * the result shapes of tools without an output schema (`createOutputObserver`). Must return at once.
+   */
+  readonly observe?: (serviceId: string, toolId: string, result: unknown) => void;
 }
 
 const MAX_DISCOVERED = 100;
@@ -68,16 +73,13 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     return tool.inputSchema;
   };
 
-  const selfContained = async (tool: {
-    serviceId: string;
-    serviceHash: string;
-    inputSchema: JSONSchema;
-    outputSchema: JSONSchema;
-  }) => {
+  const selfContained = async (tool: ToolDetailRow) => {
     const shared = await options.sharedSchemas.get(tool.serviceId, tool.serviceHash);
+    const observed = observedOutputOf(tool);
     return {
       inputSchema: withSharedSchemas(tool.inputSchema, shared),
       outputSchema: withSharedSchemas(tool.outputSchema, shared),
+      ...(observed ? { observedOutputSchema: observed } : {}),
     };
   };
 
@@ -152,10 +154,11 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           ...(signal instanceof AbortSignal ? { signal } : {}),
         });
       const since = Date.now();
-      const result = await invoke();
+      let result = await invoke();
       // Refused with OAuth tokens (401): refreshed, then once more (a portable adapter's worker does the same).
       const status = isPlainObject(result) ? result.status : undefined;
-      if (status === 401 && (await options.reauthorize?.(target, since))) return invoke();
+      if (status === 401 && (await options.reauthorize?.(target, since))) result = await invoke();
+      options.observe?.(serviceId, toolId, result);
       return result;
     },
     async discoverServices(rawQuery) {

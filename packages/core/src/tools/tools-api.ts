@@ -1,10 +1,4 @@
-import {
-  type JSONSchema,
-  TOOL_POLICIES,
-  type ToolDocsInput,
-  type ToolPolicy,
-  withSharedSchemas,
-} from '@cyrnel/sdk';
+import { TOOL_POLICIES, type ToolDocsInput, type ToolPolicy, withSharedSchemas } from '@cyrnel/sdk';
 import type { ToolDetail, ToolRecord } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ToolDetailRow, ToolRow } from '../catalog/catalog-storage';
 import { decodeCursor, pageLimit, toPage } from '../catalog/page';
@@ -35,6 +29,7 @@ function optionalPolicy(value: unknown): ToolPolicy | undefined {
 }
 
 import type { SharedSchemasCache } from './shared-schemas-cache';
+import { observedOutputOf, toolDocsInput } from './tool-docs-input';
 
 /** Options of {@link createToolsApi}. */
 export interface ToolsApiOptions {
@@ -80,19 +75,9 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       ...(await toRecord(row)),
       inputSchema: withSharedSchemas(row.inputSchema, schemas),
       outputSchema: withSharedSchemas(row.outputSchema, schemas),
+      observedOutputSchema: observedOutputOf(row),
     };
   };
-  const toDocsInput = (
-    row: ToolDetailRow,
-    schemas: Readonly<Record<string, JSONSchema>> | undefined,
-  ): ToolDocsInput => ({
-    serviceId: row.serviceId,
-    toolId: row.id,
-    description: row.description,
-    inputSchema: row.inputSchema,
-    outputSchema: row.outputSchema,
-    ...(schemas ? { schemas } : {}),
-  });
 
   const find = async (serviceId: unknown, toolId: unknown): Promise<ToolDetailRow> => {
     const sid = requireIdentifier(serviceId, 'serviceId');
@@ -208,7 +193,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       const environment = options.environments.active();
       if (!environment) throw cyrnelError('module_unavailable', 'no environment is active');
       try {
-        return await environment.generateToolDocs(toDocsInput(row, await shared(row)));
+        return await environment.generateToolDocs(toolDocsInput(row, await shared(row)));
       } catch (error) {
         throw cyrnelError(
           'upstream_failed',
@@ -235,7 +220,7 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
         const schemas = await options.sharedSchemas.get(service.id, service.hash);
         for (const tool of picked) {
           found.add(`${tool.serviceId}.${tool.id}`);
-          inputs.push(toDocsInput(tool, schemas));
+          inputs.push(toolDocsInput(tool, schemas));
         }
       }
       const unknownTools = selection?.unknownTools(found) ?? [];
@@ -280,12 +265,12 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
         // The tool a member path names; else any tool of the service, for its shared schemas.
         const row = await catalog.getTool(serviceId, toolId);
         if (row?.enabled && callable.tool(serviceId, row)) {
-          sources.set(`${serviceId}.${toolId}`, toDocsInput(row, schemas));
+          sources.set(`${serviceId}.${toolId}`, toolDocsInput(row, schemas));
           continue;
         }
         if (!anyTool.has(serviceId)) {
           const first = (await catalog.listServiceTools(serviceId)).find((tool) => tool.enabled);
-          anyTool.set(serviceId, first && toDocsInput(first, schemas));
+          anyTool.set(serviceId, first && toolDocsInput(first, schemas));
         }
       }
       for (const tool of anyTool.values()) if (tool) sources.set(`${tool.serviceId}.${tool.toolId}`, tool);

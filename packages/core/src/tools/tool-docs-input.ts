@@ -1,0 +1,41 @@
+import type { JSONSchema, ToolDocsInput } from '@cyrnel/sdk';
+import type { ToolDetailRow } from '../catalog/catalog-storage';
+import { declaresOutput } from '../observed/declares-output';
+
+/**
+ * The shape observed of a tool's results, where the declarations show it: its own output schema
+ * says nothing (the store answers none while its service does not observe outputs).
+ *
+ * @example
+ * ```ts
+ * observedOutputOf(row); // { type: 'string' } for an MCP tool without outputSchema that answered text
+ * ```
+ */
+export function observedOutputOf(row: ToolDetailRow): JSONSchema | null {
+  return row.observedOutput !== null && !declaresOutput(row.outputSchema) ? row.observedOutput : null;
+}
+
+/**
+ * What an environment renders a tool from (its docs, declarations, type checks): every caller
+ * builds it here, so the observed result shape reaches each alike.
+ *
+ * @example
+ * ```ts
+ * await environment.generateToolDocs(toolDocsInput(row, await sharedSchemas.get(row.serviceId, row.serviceHash)));
+ * ```
+ */
+export function toolDocsInput(
+  row: ToolDetailRow,
+  schemas: Readonly<Record<string, JSONSchema>> | undefined,
+): ToolDocsInput {
+  const observed = observedOutputOf(row);
+  return {
+    serviceId: row.serviceId,
+    toolId: row.id,
+    description: row.description,
+    inputSchema: row.inputSchema,
+    outputSchema: row.outputSchema,
+    ...(observed ? { observedOutputSchema: observed } : {}),
+    ...(schemas ? { schemas } : {}),
+  };
+}
