@@ -40,6 +40,16 @@ export interface ServicesApi extends SettingsApi {
   /** `POST /services/:serviceId/enabled`; a hydration failure is a 502 `CyrnelHttpError`. */
   setEnabled(serviceId: string, enabled: boolean, options?: RequestOptions): Promise<ServiceDetail>;
   /**
+   * `POST /services/:serviceId/observe-outputs`: whether cyrnel learns the result shapes of the
+   * service's tools that declare no output schema (on by default); off forgets what was learned.
+   *
+   * @example
+   * ```ts
+   * const service = await client.services.setObserveOutputs('everything', false); // service.observeOutputs === false
+   * ```
+   */
+  setObserveOutputs(serviceId: string, observe: boolean, options?: RequestOptions): Promise<ServiceDetail>;
+  /**
    * `POST /services/install`: install from a registry (201).
    *
    * @example
@@ -99,6 +109,8 @@ export function createServicesApi(call: RouteCaller): ServicesApi {
     delete: (serviceId, options) => call(routes.delete, { params: { serviceId } }, options),
     setEnabled: (serviceId, enabled, options) =>
       call(routes.setEnabled, { params: { serviceId }, body: { enabled } }, options),
+    setObserveOutputs: (serviceId, observe, options) =>
+      call(routes.setObserveOutputs, { params: { serviceId }, body: { enabled: observe } }, options),
     installFromRegistry: (input, options) => call(routes.installFromRegistry, { body: input }, options),
     updateFromRegistry: (serviceId, options) =>
       call(routes.updateFromRegistry, { params: { serviceId } }, options),

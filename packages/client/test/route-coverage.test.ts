@@ -34,6 +34,7 @@ const CALLS: Readonly<Record<string, (client: CyrnelClient) => Promise<unknown>>
   'services.update': (c) => c.services.update('s', { url: 'http://x' }),
   'services.delete': (c) => c.services.delete('s'),
   'services.setEnabled': (c) => c.services.setEnabled('s', false),
+  'services.setObserveOutputs': (c) => c.services.setObserveOutputs('s', false),
   'services.getConfig': (c) => c.services.getConfig('s'),
   'services.patchConfig': (c) => c.services.patchConfig('s', [...patch]),
   'services.getSecrets': (c) => c.services.getSecrets('s'),

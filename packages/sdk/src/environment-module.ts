@@ -93,6 +93,11 @@ export interface ToolDescription extends DiscoveredTool {
   inputSchema: JSONSchema;
   /** JSON Schema of the result. */
   outputSchema: JSONSchema;
+  /**
+   * For a tool whose `outputSchema` says nothing: the shape of the results the host has seen
+   * (types only, possibly incomplete). Absent otherwise.
+   */
+  observedOutputSchema?: JSONSchema;
 }
 
 /** One tool call found in a program's text by {@link EnvironmentModule.findToolCalls}. */

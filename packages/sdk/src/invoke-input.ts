@@ -49,6 +49,11 @@ export interface ToolDocsInput {
   /** JSON Schema of the result. */
   outputSchema: JSONSchema;
   /**
+   * For a tool whose `outputSchema` says nothing: the shape of the results the host has seen
+   * (types only, possibly incomplete), to declare instead, marked as observed. Absent otherwise.
+   */
+  observedOutputSchema?: JSONSchema;
+  /**
    * The service's shared schemas (`ServiceDefinition.schemas`) that `{ "$ref": "#/$defs/<name>" }` in
    * `inputSchema` and `outputSchema` resolve against (absent when the service has none).
    * Tools of one service share the same object: render each shared schema once, by name.

@@ -94,6 +94,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       'hash',
       'source',
       'toolCount',
+      'observeOutputs',
       'effectivelyEnabled',
       'error',
       'createdAt',
@@ -110,6 +111,10 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       toolCount: { type: 'integer', minimum: 0 },
       adapterVersion: nullable('string'),
       registry: { oneOf: [ref('RegistryOrigin'), { type: 'null' }] },
+      observeOutputs: {
+        type: 'boolean',
+        description: 'cyrnel learns the shape of the results of its tools without an output schema',
+      },
       effectivelyEnabled: { type: 'boolean' },
       error: nullable('string'),
       createdAt: { type: 'string' },
@@ -235,9 +240,14 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
   ToolDetail: {
     allOf: [
       ref('ToolRecord'),
-      object(['inputSchema', 'outputSchema'], {
+      object(['inputSchema', 'outputSchema', 'observedOutputSchema'], {
         inputSchema: { type: 'object' },
         outputSchema: { type: 'object' },
+        observedOutputSchema: {
+          type: ['object', 'null'],
+          description:
+            'For a tool whose outputSchema says nothing: the shape of the results seen (types only; may be incomplete)',
+        },
       }),
     ],
   },

@@ -28,6 +28,13 @@ export interface ServiceRecord {
   /** The registry entry the service was installed from (`POST /services/install`), else null. */
   registry: RegistryOrigin | null;
   /**
+   * Whether cyrnel learns the shape of the results of this service's tools that declare no output
+   * schema, and offers it in their declarations marked as observed (`ToolDetail.observedOutputSchema`).
+   * On by default; `POST /services/:serviceId/observe-outputs` turns it off (forgetting what was
+   * learned) and on again.
+   */
+  observeOutputs: boolean;
+  /**
    * Enabled, its adapter active, and hydrated on this host: its tools can be called.
    */
   effectivelyEnabled: boolean;

@@ -32,6 +32,13 @@ export interface ToolDetail extends ToolRecord {
   inputSchema: JSONSchema;
   /** JSON Schema of the result. */
   outputSchema: JSONSchema;
+  /**
+   * For a tool whose `outputSchema` says nothing: the shape of the results cyrnel has seen, types
+   * only (`type`, `properties`, `required`, `items`, `additionalProperties`, `anyOf`; never a
+   * value). It may be incomplete: a field no result had yet is missing. Null when nothing was
+   * observed, the tool declares its output, or its service does not observe outputs.
+   */
+  observedOutputSchema: JSONSchema | null;
 }
 
 /** Filters of `GET /tools`. */

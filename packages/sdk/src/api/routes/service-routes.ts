@@ -142,6 +142,17 @@ export const SERVICE_ROUTES = {
     // An adapter of a new version regenerates the service first.
     reasons: ['service_not_found', 'service_regeneration_failed', ...HYDRATION],
   }),
+  setObserveOutputs: defineRoute({
+    method: 'POST',
+    path: '/services/:serviceId/observe-outputs',
+    role: 'admin',
+    summary:
+      "Turn on or off the learning of its tools' result shapes (tools without an output schema); off forgets what was learned",
+    params,
+    body: objectBody<SetEnabledRequest>(ENABLED_BODY),
+    answer: jsonAnswer<ServiceDetail>(ref('ServiceDetail')),
+    reasons: ['service_not_found'],
+  }),
   getPolicy: defineRoute({
     method: 'GET',
     path: '/services/:serviceId/policy',
