@@ -44,8 +44,15 @@ export interface Renderer {
 
 /** The fields a rendering reads: nothing else of a tool is cloned into the worker (its service's shared schemas travel once per catalog). */
 function docsInput(tool: ToolDocsInput): ToolDocsInput {
-  const { serviceId, toolId, description, inputSchema, outputSchema } = tool;
-  return { serviceId, toolId, description, inputSchema, outputSchema };
+  const { serviceId, toolId, description, inputSchema, outputSchema, observedOutputSchema } = tool;
+  return {
+    serviceId,
+    toolId,
+    description,
+    inputSchema,
+    outputSchema,
+    ...(observedOutputSchema ? { observedOutputSchema } : {}),
+  };
 }
 
 /** One tool, self-contained: only the shared schemas it reaches are cloned, as its `$defs`. */

@@ -1,5 +1,6 @@
 import { type ToolDocsInput, withSharedSchemas } from '@cyrnel/sdk';
 import { exampleValue } from './example-value';
+import { OBSERVED_NOTE } from './observed-output';
 import { renderSchemaType } from './schema-type';
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -16,7 +17,10 @@ export function generateToolDocs(input: ToolDocsInput): string {
   // One tool's page inlines the shared schemas it reaches.
   const inputSchema = withSharedSchemas(input.inputSchema, input.schemas);
   const params = renderSchemaType(inputSchema, { comments: true });
-  const result = renderSchemaType(withSharedSchemas(input.outputSchema, input.schemas), { comments: true });
+  const observed = input.observedOutputSchema;
+  const result = renderSchemaType(observed ?? withSharedSchemas(input.outputSchema, input.schemas), {
+    comments: true,
+  });
   let example: string;
   try {
     example = JSON.stringify(exampleValue(inputSchema) ?? {}, null, 2) ?? '{}';
@@ -36,6 +40,7 @@ export function generateToolDocs(input: ToolDocsInput): string {
     '',
     '## Result',
     '',
+    ...(observed ? [OBSERVED_NOTE, ''] : []),
     '```ts',
     `type Result = ${result};`,
     '```',

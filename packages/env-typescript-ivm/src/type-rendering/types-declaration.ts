@@ -4,7 +4,9 @@ import {
   sharedSchemaRef,
   type ToolDocsInput,
 } from '@cyrnel/sdk';
+import { commentText } from './comment-text';
 import { mergeStatuses } from './merge-statuses';
+import { OBSERVED_NOTE, withObservedOutput } from './observed-output';
 import { type Rendering, renderWithin } from './render-within';
 import { renderSchemaType } from './schema-type';
 import { createServiceScope, type ServiceLookup, type ServiceScope, serviceLookup } from './service-scope';
@@ -98,7 +100,7 @@ function renderTool(
       const stub = (side: string[]) => (depth === undefined ? {} : { stub: { depth, name: label(side) } });
       const input = renderSchemaType(tool.inputSchema, { ...options, ...stub([]) });
       const output = renderSchemaType(mergeStatuses(tool.outputSchema), { ...options, ...stub(['result']) });
-      return `${comment(tool.description, '    ')}    ${memberKey(tool.toolId)}: { invoke(parameters: ${input}): Promise<${output}> };`;
+      return `${toolComment(tool)}    ${memberKey(tool.toolId)}: { invoke(parameters: ${input}): Promise<${output}> };`;
     },
     LEAST_TOOL_DEPTH,
     share,
@@ -107,6 +109,14 @@ function renderTool(
   );
   for (const seen of used) written.add(seen);
   return rendering;
+}
+
+/** A tool's comment: its description's first sentence, and whether its result type is observed. */
+function toolComment(tool: ToolDocsInput): string {
+  if (!tool.observedOutputSchema) return comment(tool.description, '    ');
+  const text = commentText(tool.description, true);
+  const lead = text === '' ? '' : /[.!?]$/.test(text) ? `${text} ` : `${text}. `;
+  return `    /** ${lead}${OBSERVED_NOTE} */\n`;
 }
 
 /** A member type asked for by name, as a member of `CyrnelTypes`. */
@@ -155,7 +165,12 @@ const wantedRefs = (rendering: Rendering): Wanted[] =>
  * ```
  */
 export function generateTypes(tools: readonly ToolDocsInput[], options: GenerateTypesOptions = {}): string {
-  const selection = select(tools, options);
+  // A result shape the host observed is declared as the tool's result (its stubs resolve in it too).
+  const sources = options.typeSources?.map(withObservedOutput);
+  const selection = select(
+    tools.map(withObservedOutput),
+    sources ? { ...options, typeSources: sources } : options,
+  );
   const { maxBytes } = options;
   let text = renderSelection(selection, maxBytes, 0);
   if (maxBytes === undefined) return text;
