@@ -1,10 +1,14 @@
 import type { JSONSchema, ToolDocsInput } from '@cyrnel/sdk';
 import type { ToolDetailRow } from '../catalog/catalog-storage';
 import { declaresOutput } from '../observed/declares-output';
+import { OBSERVED_LIMITS } from '../observed/observed-limits';
+import { readShape } from '../observed/read-shape';
 
 /**
  * The shape observed of a tool's results, where the declarations show it: its own output schema
- * says nothing (the store answers none while its service does not observe outputs).
+ * says nothing (the store answers none while its service does not observe outputs). Read as
+ * `readShape` reads it, so a row another version (or a hand) wrote can never put more than types
+ * into a declaration or an answer: such a row shows as none.
  *
  * @example
  * ```ts
@@ -12,7 +16,8 @@ import { declaresOutput } from '../observed/declares-output';
  * ```
  */
 export function observedOutputOf(row: ToolDetailRow): JSONSchema | null {
-  return row.observedOutput !== null && !declaresOutput(row.outputSchema) ? row.observedOutput : null;
+  if (row.observedOutput === null || declaresOutput(row.outputSchema)) return null;
+  return (readShape(row.observedOutput, OBSERVED_LIMITS) as JSONSchema | undefined) ?? null;
 }
 
 /**

@@ -49,6 +49,8 @@ export interface TestDefinition {
         name?: string;
         description?: string;
         inputSchema?: Record<string, unknown>;
+        /** Default `{ type: 'object' }`; `{}` for a tool that declares nothing of its results. */
+        outputSchema?: Record<string, unknown>;
         annotations?: ToolAnnotations;
       }
   )[];
@@ -101,7 +103,7 @@ export function createTestAdapter(id: string, probe: AdapterProbe): BuiltinModul
                 name: spec.name ?? spec.id,
                 description: spec.description ?? `The ${spec.id} tool`,
                 inputSchema: spec.inputSchema ?? { type: 'object' },
-                outputSchema: { type: 'object' },
+                outputSchema: ('outputSchema' in spec && spec.outputSchema) || { type: 'object' },
                 adapterDomain: { route: `/${spec.id}` },
                 ...('annotations' in spec && spec.annotations ? { annotations: spec.annotations } : {}),
               };
