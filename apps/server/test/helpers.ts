@@ -293,6 +293,41 @@ export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> 
   };
 }
 
+/**
+ * {@link useServer} with the shop upstream ({@link startUpstream}) installed and enabled as
+ * service `shop` with its key: what most tests of runs against a real API need. `upstream()` may
+ * only be used inside the tests.
+ */
+export function useShopServer(
+  options: Omit<StartServerOptions, 'dataDir' | 'port'> = {},
+): ReturnType<typeof useServer> & { upstream(): Upstream } {
+  let upstream: Upstream | undefined;
+  beforeAll(async () => {
+    upstream = await startUpstream();
+  });
+  const server = useServer({ urlAllowCidrs: ['127.0.0.1/32'], ...options });
+  beforeAll(async () => {
+    const installed = await server.api('POST', '/services', {
+      id: 'shop',
+      adapter: 'openapi',
+      definition: JSON.stringify(shopSpec((upstream as Upstream).url)),
+      secrets: { shopKey: UPSTREAM_KEY },
+      enabled: true,
+    });
+    if (installed.status !== 201) throw new Error(`installing the shop failed: ${installed.text}`);
+  });
+  afterAll(async () => {
+    await upstream?.close();
+  });
+  return {
+    ...server,
+    upstream: () => {
+      if (!upstream) throw new Error('useShopServer: the upstream is not started yet');
+      return upstream;
+    },
+  };
+}
+
 /** Parse a whole SSE stream into `{event, data}` pairs (comments dropped). */
 export function parseSse(text: string): { event: string; data: Json }[] {
   return text
