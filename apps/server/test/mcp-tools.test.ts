@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/create-logger';
@@ -26,6 +27,7 @@ const LONG = `t${'x'.repeat(125)}`;
 describe('direct tools at /mcp/tools', () => {
   let server: RunningServer;
   let upstream: Upstream;
+  let who: TokenUpstream;
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let api: ReturnType<typeof apiClient>;
   let agent: { id: string; key: string };
@@ -45,6 +47,7 @@ describe('direct tools at /mcp/tools', () => {
   beforeAll(async () => {
     dir = await tempDir();
     upstream = await startUpstream();
+    who = await startTokenUpstream();
     await writeModule(dir.path, 'names', adapterManifest('names'), NAMES_ADAPTER);
     server = await startTestServer({
       dataDir: dir.path,
@@ -82,12 +85,26 @@ describe('direct tools at /mcp/tools', () => {
     await install({ id: 'x', adapter: 'names', definition: JSON.stringify(['y__z', 'ok', 'pay$', LONG]) });
     await install({ id: 'x__y', adapter: 'names', definition: JSON.stringify(['z']) });
     await install({ id: 'things', adapter: 'openapi', definition: JSON.stringify(manyToolsSpec(120)) });
+    // The shop with a key its upstream refuses: its 401 is no answer the shop documents.
+    await install({
+      id: 'locked',
+      adapter: 'openapi',
+      definition: JSON.stringify(shopSpec(upstream.url)),
+      secrets: { shopKey: 'not-the-key' },
+    });
+    await install({
+      id: 'who',
+      adapter: 'openapi',
+      definition: JSON.stringify(who.spec()),
+      secrets: { token: 'shared-token' },
+    });
     agent = (await api('POST', '/keys', { name: 'agent', role: 'agent' })).body;
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
     await server?.close();
     await upstream?.close();
+    await who?.close();
     await dir?.remove();
   });
 
@@ -179,6 +196,45 @@ describe('direct tools at /mcp/tools', () => {
     expect(invalid.isError).toBe(true);
     expect(textOf(invalid)).toMatch(/^invalid_parameters: /);
     expect(invalid._meta).toMatchObject({ 'cyrnel/reason': 'invalid_parameters' });
+  });
+
+  it("answers a result outside the tool's output schema as an error, the result as text", async () => {
+    const client = await connect(agent.key);
+    const refused = await client.callTool({ name: 'locked__getUser', arguments: { path: { id: 1 } } });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toBeUndefined();
+    expect(refused._meta).toMatchObject({ 'cyrnel/reason': 'upstream_failed' });
+    expect(textOf(refused)).toContain('outside its output schema');
+    expect(textOf(refused)).toContain('"status":401');
+  });
+
+  it("calls with the caller's principal's own connection, and others with the shared one", async () => {
+    const person = await api('POST', '/principals', { name: 'Alice' });
+    const key = await api('POST', '/keys', {
+      name: "Alice's agent",
+      role: 'agent',
+      principal: person.body.id,
+    });
+    expect(key.status, key.text).toBe(201);
+    const own = await apiClient(server.url, key.body.key)('POST', '/services/who/connections', {
+      name: 'alice',
+      secrets: { token: 'alice-token' },
+    });
+    expect(own.status, own.text).toBe(201);
+    const alice = await connect(key.body.key);
+    // The upstream answers a body its description leaves out: the call is made (and audited as
+    // ok), its result comes as text in an error result (see the test above).
+    const mine = await alice.callTool({ name: 'who__whoami', arguments: { query: { who: 'alice' } } });
+    const other = await connect(agent.key);
+    await other.callTool({ name: 'who__whoami', arguments: { query: { who: 'agent' } } });
+    expect(who.seen).toEqual([
+      { who: 'alice', token: 'alice-token' },
+      { who: 'agent', token: 'shared-token' },
+    ]);
+    const processId = (mine._meta as Json)['cyrnel/processId'];
+    expect((await api('GET', `/processes/${processId}`)).body).toMatchObject({ principalId: person.body.id });
+    const calls = await api('GET', `/processes/${processId}/calls`);
+    expect(calls.body.items).toEqual([expect.objectContaining({ toolId: 'whoami', ok: true })]);
   });
 
   it('records each call as a process of one call under the caller key, listed by its ref', async () => {
