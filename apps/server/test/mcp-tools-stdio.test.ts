@@ -35,7 +35,12 @@ describe('direct tools over stdio (cyrnel-server mcp --tools) and list changes',
   const closers: (() => Promise<unknown>)[] = [];
 
   /** A client of the bridge, started as a client starts a command. */
-  const bridge = async (args: string[], env: Record<string, string>, era: 'modern' | 'legacy') => {
+  const bridge = async (
+    args: string[],
+    env: Record<string, string>,
+    era: 'modern' | 'legacy',
+    options: ConstructorParameters<typeof Client>[1] = {},
+  ) => {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, 'mcp', '--tools', ...args],
@@ -44,7 +49,7 @@ describe('direct tools over stdio (cyrnel-server mcp --tools) and list changes',
     });
     const client = new Client(
       { name: 'tools-stdio-test', version: '1.0.0' },
-      era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {},
+      { ...(era === 'modern' ? { versionNegotiation: { mode: 'auto' as const } } : {}), ...options },
     );
     await client.connect(transport);
     closers.push(() => client.close());
@@ -103,7 +108,7 @@ describe('direct tools over stdio (cyrnel-server mcp --tools) and list changes',
     });
   }
 
-  it('tells a listening client over HTTP, and the bridge’s client over stdio, that the tools changed', async () => {
+  it('tells a listening client over HTTP, and the bridge’s clients of both revisions over stdio, that the tools changed', async () => {
     const overHttp = changes();
     const listening = await toolsClient(server.url, KEY, 'modern', {
       listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => overHttp.tell() } },
@@ -113,14 +118,19 @@ describe('direct tools over stdio (cyrnel-server mcp --tools) and list changes',
     const client = await bridge([], { CYRNEL_URL: server.url, CYRNEL_API_KEY: KEY }, 'legacy');
     client.setNotificationHandler('notifications/tools/list_changed', () => overStdio.tell());
     expect((await client.listTools()).tools.map((tool) => tool.name)).not.toContain('extra0__getUser');
+    // A 2026-07-28 client of the bridge listens for them.
+    const overModernStdio = changes();
+    await bridge([], { CYRNEL_URL: server.url, CYRNEL_API_KEY: KEY }, 'modern', {
+      listChanged: { tools: { autoRefresh: false, debounceMs: 0, onChanged: () => overModernStdio.tell() } },
+    });
+    const told = () => overHttp.seen() > 0 && overStdio.seen() > 0 && overModernStdio.seen() > 0;
     // A change made before a client's subscription is open reaches nobody: change the catalog
-    // again until both were told (each change is a service more).
+    // again until each was told (each change is a service more).
     let installed = 0;
-    while (overHttp.seen() === 0 || overStdio.seen() === 0) {
-      expect(installed, 'changes made before both clients were told').toBeLessThan(10);
+    while (!told()) {
+      expect(installed, 'changes made before every client was told').toBeLessThan(10);
       await install(`extra${installed++}`, shopSpec(upstream.url));
-      for (let i = 0; i < 100 && (overHttp.seen() === 0 || overStdio.seen() === 0); i++)
-        await new Promise((resolve) => setTimeout(resolve, 30));
+      for (let i = 0; i < 100 && !told(); i++) await new Promise((resolve) => setTimeout(resolve, 30));
     }
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('extra0__getUser');
   });

@@ -56,7 +56,9 @@ export const DIRECT_TOOLS_INSTRUCTIONS = `Each tool here is one tool of a servic
  * An MCP server offering a {@link DirectToolsSource}'s tools one by one, for clients that run their
  * own code and want tools rather than code mode: `tools/list` paginated, `tools/call` answered with
  * the source's result, projected for the client's protocol revision (a 2025-era client gets a
- * non-object result wrapped as `{result}`, as the SDK does for every tool).
+ * non-object result wrapped as `{result}`, as the SDK does for every tool). Built on the SDK's
+ * low-level `Server`: `McpServer` lists its registered tools on one page and takes zod (Standard)
+ * schemas, while these tools are the catalog's, paged, with JSON Schemas as the catalog holds them.
  *
  * @example
  * ```ts
