@@ -135,25 +135,43 @@ describe('direct tools over stdio (cyrnel-server mcp --tools) and list changes',
     expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('extra0__getUser');
   });
 
-  it('serves the tools of an embedded host with --embedded, as its own user', async () => {
+  it('serves the tools of an embedded host with --embedded, asking its own user through the client', async () => {
     const embedded = await tempDir('cyrnel-tools-embedded-');
     closers.push(() => embedded.remove());
     await writeModule(embedded.path, 'names', adapterManifest('names'), NAMES_ADAPTER);
     // A server on the directory first, to install a service; then the bridge runs the host itself.
     const first = await startTestServer({ dataDir: embedded.path, port: 0, apiKey: 'embedded-setup' });
-    const installed = await apiClient(first.url, 'embedded-setup')('POST', '/services', {
+    const setup = apiClient(first.url, 'embedded-setup');
+    const installed = await setup('POST', '/services', {
       id: 'echo',
       adapter: 'names',
-      definition: JSON.stringify(['say']),
+      definition: JSON.stringify(['say', 'shout']),
       enabled: true,
     });
     expect(installed.status, installed.text).toBe(201);
+    expect((await setup('PUT', '/services/echo/policy', { tools: { shout: 'ask' } })).status).toBe(200);
     await first.close();
-    const client = await bridge(['--embedded', '--data-dir', embedded.path], {}, 'modern');
-    const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['echo__say']);
-    expect(tools[0]?.outputSchema).toMatchObject({ type: 'object', required: ['echoed'] });
-    const said = await client.callTool({ name: 'echo__say', arguments: { text: 'hello' } });
-    expect(said.structuredContent).toEqual({ echoed: 'hello' });
+    // One bridge at a time: each runs the host on the directory.
+    for (const era of ['modern', 'legacy'] as const) {
+      const asked: string[] = [];
+      const client = await bridge(['--embedded', '--data-dir', embedded.path], {}, era, {
+        capabilities: { elicitation: { form: {} } },
+      });
+      client.setRequestHandler('elicitation/create', async (request) => {
+        asked.push((request.params as { message: string }).message);
+        return { action: 'accept', content: { decision: 'approve' } };
+      });
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name)).toEqual(['echo__say', 'echo__shout']);
+      expect(tools[0]?.outputSchema).toMatchObject({ type: 'object', required: ['echoed'] });
+      const said = await client.callTool({ name: 'echo__say', arguments: { text: 'hello' } });
+      expect(said.structuredContent).toEqual({ echoed: 'hello' });
+      expect(asked).toEqual([]);
+      const shouted = await client.callTool({ name: 'echo__shout', arguments: { text: era } });
+      expect(shouted.structuredContent, textOf(shouted)).toEqual({ echoed: era });
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain('echo.shout');
+      await client.close();
+    }
   });
 });
