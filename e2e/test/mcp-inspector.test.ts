@@ -51,9 +51,10 @@ afterAll(async () => {
 });
 
 describe('the MCP Inspector CLI against /mcp', () => {
-  it('lists the five tools', async () => {
+  it('lists the six tools', async () => {
     const listed = JSON.parse(await inspector('--method', 'tools/list'));
     expect(listed.tools.map((tool: { name: string }) => tool.name).sort()).toEqual([
+      'check_typescript',
       'execute_typescript',
       'get_process',
       'get_tool_types',

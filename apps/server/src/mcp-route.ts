@@ -23,6 +23,31 @@ export interface McpRouteOptions {
   readonly onLeftOut?: (message: string) => void;
 }
 
+/**
+ * What a browser client of an allowed origin may send and read: the key and the headers of
+ * Streamable HTTP (the session and protocol version, resuming a stream, and the method and name
+ * a 2026-07-28 client repeats from its body); the challenge of a 401 too, for OAuth clients.
+ */
+const MCP_CORS = {
+  allowMethods: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  allowHeaders: [
+    'Authorization',
+    'Content-Type',
+    'Accept',
+    'Mcp-Session-Id',
+    'Mcp-Protocol-Version',
+    'Last-Event-ID',
+    'Mcp-Method',
+    'Mcp-Name',
+  ],
+  exposeHeaders: ['Mcp-Session-Id', 'Mcp-Protocol-Version', 'WWW-Authenticate'],
+} as const;
+
+/** Who a caller is, as far as its MCP requests go: its key (or OAuth subject) and role. */
+function callerIdentity(caller: Caller): string {
+  return `${caller.keyId ?? ''}\u0000${caller.role}\u0000${caller.oauthSubject ?? ''}`;
+}
+
 /** A JSON-RPC error answer for a body refused before the MCP layer reads it. */
 function jsonRpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: '2.0', id: null, error: { code, message } }, { status });
@@ -52,7 +77,11 @@ export function mcpRouteGroup(options: McpRouteOptions): {
           : {}),
       }),
     // Instances are reused per key and catalog version (their tool descriptions list the services).
-    reuseKey: (caller) => `${caller.keyId ?? ''}\u0000${caller.role}\u0000${host.catalogVersion()}`,
+    reuseKey: (caller) => `${callerIdentity(caller)}\u0000${host.catalogVersion()}`,
+    // A cancellation reaches only a request of the same key (processes are the key's own).
+    identity: callerIdentity,
+    // Clients listening are told when the catalog changes.
+    catalogVersion: () => host.catalogVersion(),
     server: {
       version: options.version,
       maxCodeChars: options.maxCodeChars,
@@ -64,6 +93,7 @@ export function mcpRouteGroup(options: McpRouteOptions): {
     host,
     version: options.version,
     maxBodyBytes: options.maxBodyBytes,
+    identity: callerIdentity,
     ...(options.keyRules ? { keyRules: options.keyRules } : {}),
     ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
     ...(options.onLeftOut ? { onLeftOut: options.onLeftOut } : {}),
@@ -109,7 +139,7 @@ export function mcpRouteGroup(options: McpRouteOptions): {
       await Promise.all([handler.close(), tools.close()]);
     },
   };
-  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true }, handler: both };
+  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true, cors: MCP_CORS }, handler: both };
 }
 
 /**

@@ -14,6 +14,8 @@ export interface DirectToolsRouteOptions {
   readonly requestStateKey?: Uint8Array;
   /** A tool not offered as a direct tool (its name breaks MCP's rules or is shared, a schema too large). */
   readonly onLeftOut?: (message: string) => void;
+  /** Who a caller is (its key): a cancellation reaches only a call of the same caller. */
+  readonly identity?: (caller: Caller) => string;
   /** How often the catalog is looked at for clients listening for list changes. Default 1,000 ms. */
   readonly listChangedPollMs?: number;
 }
@@ -41,6 +43,7 @@ export function directToolsHandler(options: DirectToolsRouteOptions): McpHttpHan
     tools,
     version: options.version,
     maxRequestBodySize: options.maxBodyBytes,
+    identity: options.identity,
     ...(options.listChangedPollMs === undefined ? {} : { listChangedPollMs: options.listChangedPollMs }),
     caller: (caller) => {
       const { keyId } = caller;

@@ -1,9 +1,9 @@
 import type { CyrnelHost } from '@cyrnel/core';
 import {
+  createCatalogWatch,
   createDirectToolsHost,
   createRemoteDirectTools,
   serveDirectToolsStdio,
-  watchToolList,
 } from '@cyrnel/mcp';
 import type { ServerLogger } from './create-logger';
 
@@ -35,7 +35,11 @@ export async function serveToolsStdio(
   if ('host' in target) {
     const { host } = target;
     const tools = createDirectToolsHost({ host, onLeftOut: (message) => logger.warn(message) });
-    const watch = watchToolList(() => host.catalogVersion(), CATALOG_POLL_MS, onerror);
+    const watch = createCatalogWatch({
+      version: () => host.catalogVersion(),
+      pollMs: CATALOG_POLL_MS,
+      onerror,
+    });
     try {
       await serveDirectToolsStdio(tools.source({ processes: host.processes, approver: { keyId: null } }), {
         version,

@@ -331,8 +331,8 @@ export const SERVER_SETTINGS = {
   allowedOrigins: listFlag({
     flag: 'allowed-origins',
     env: 'CYRNEL_ALLOWED_ORIGINS',
-    help: 'comma-separated browser origins (`https://ui.example.com`, `*` = any) allowed to send state-changing requests from another site',
-    details: 'others get 403',
+    help: 'comma-separated browser origins (`https://ui.example.com`, `*` = any) allowed to send state-changing requests from another site, and answered with CORS on `/mcp`',
+    details: 'others get 403 and no CORS header',
     check: everyItem(
       (item) => item === '*' || isOrigin(item),
       (bad) => `"${bad}" is not an origin like https://ui.example.com or *`,

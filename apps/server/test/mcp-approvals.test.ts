@@ -100,6 +100,7 @@ describe('approvals over MCP (/mcp)', () => {
     const { client } = await connect('modern', agentKey);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'check_typescript',
       'execute_typescript',
       'get_process',
       'get_tool_types',

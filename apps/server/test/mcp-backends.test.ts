@@ -1,7 +1,13 @@
-import { createClient } from '@cyrnel/client';
+import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { createApp } from '@cyrnel/http';
-import { createClientBackend, createCyrnelMcpServer, createHostBackend, type McpBackend } from '@cyrnel/mcp';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import {
+  createBackendCatalogWatch,
+  createClientBackend,
+  createCyrnelMcpServer,
+  createHostBackend,
+  type McpBackend,
+} from '@cyrnel/mcp';
+import { Client, InMemoryTransport, type Tool } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ComposedHost, composeHost } from '../src/compose-host';
 import { createSilentLogger } from '../src/create-logger';
@@ -39,6 +45,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
   const clients: Client[] = [];
   let viaHost: Client;
   let viaHttp: Client;
+  let http: CyrnelClient;
 
   const connect = async (backend: McpBackend) => {
     const server = await createCyrnelMcpServer(backend, { version: '0.0.0-test' });
@@ -69,7 +76,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       logger: createSilentLogger(),
     });
     const app = createApp(composed.host, { apiKey: KEY, keys: composed.keys, outbound: composed.outbound });
-    const http = createClient({
+    http = createClient({
       baseUrl: 'http://127.0.0.1:9371',
       apiKey: KEY,
       fetch: (input, init) => Promise.resolve(app.fetch(new Request(input, init))),
@@ -101,6 +108,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       'execute_typescript',
       'get_process',
       'wait_process',
+      'check_typescript',
     ]);
     expect(host.tools.find((tool) => tool.name === 'execute_typescript')?.description).toContain('getUser');
     expect(http).toEqual(host);
@@ -222,5 +230,48 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
     expect(templates.http).toEqual(templates.host);
     const resources = await both((client) => client.listResources());
     expect(resources.http).toEqual(resources.host);
+  });
+
+  // Last: it changes the catalog the other tests compare.
+  it("follows the catalog alike: a service installed, then removed, reaches execute_typescript's description and the client is told", async () => {
+    const described = (tools: readonly Tool[]) =>
+      tools.find((tool) => tool.name === 'execute_typescript')?.description ?? '';
+    const followers = await Promise.all(
+      [createHostBackend({ host: composed.host }), createClientBackend(http)].map(async (backend) => {
+        const watch = createBackendCatalogWatch(backend, { pollMs: 50 });
+        const server = await createCyrnelMcpServer(backend, { version: '0.0.0-test', catalogChanges: watch });
+        const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+        await server.connect(serverSide);
+        const waiting: ((tools: Tool[]) => void)[] = [];
+        const client = new Client(
+          { name: 'backends-follow', version: '1.0.0' },
+          {
+            listChanged: {
+              tools: { debounceMs: 0, onChanged: (_, tools) => waiting.shift()?.(tools ?? []) },
+            },
+          },
+        );
+        await client.connect(clientSide);
+        clients.push(client);
+        const told = () => new Promise<Tool[]>((resolve) => waiting.push(resolve));
+        return { watch, told };
+      }),
+    );
+    try {
+      let told = followers.map((follower) => follower.told());
+      await http.services.install({
+        id: 'market',
+        adapter: 'openapi',
+        definition: askingShopSpec(upstream.url),
+        secrets: { shopKey: UPSTREAM_KEY },
+        enabled: true,
+      });
+      for (const tools of await Promise.all(told)) expect(described(tools)).toContain('- market:');
+      told = followers.map((follower) => follower.told());
+      await http.services.delete('market');
+      for (const tools of await Promise.all(told)) expect(described(tools)).not.toContain('- market:');
+    } finally {
+      for (const { watch } of followers) watch.close();
+    }
   });
 });

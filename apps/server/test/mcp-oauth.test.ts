@@ -6,7 +6,14 @@ import type { RunningServer } from '../src/index';
 import { apiClient, type Json, startTestServer, tempDir } from './helpers';
 
 const KEY = 'oauth-admin-key';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 const basic = (id: string) => `Basic ${Buffer.from(`${id}:${id}-secret`).toString('base64')}`;
 
 /** A client credentials token of `clientId` from `as` for `resource`. */

@@ -66,6 +66,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
       try {
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual([
+          'check_typescript',
           'execute_typescript',
           'get_process',
           'get_tool_types',
@@ -141,6 +142,48 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
     expect(help.status).toBe(0);
     expect(help.stderr).toContain('(CYRNEL_URL; default http://127.0.0.1:9371)');
     expect(help.stderr).toContain('(CYRNEL_DATA_DIR; default ~/.cyrnel)');
+  });
+
+  it('answers a line that is not JSON with a parse error (id null) and invalid params with -32602, and goes on', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString('utf8');
+    });
+    const answers = async (count: number): Promise<Json[]> => {
+      for (let i = 0; i < 400 && stdout.split('\n').length <= count; i++)
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      return stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line));
+    };
+    try {
+      child.stdin.write('Content-Length: 52\n');
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} })}\n`);
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`,
+      );
+      const [parse, invalid, initialized] = await answers(3);
+      expect(parse).toEqual({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32700, message: 'Parse error: the line is not JSON' },
+      });
+      expect(invalid).toMatchObject({
+        id: 1,
+        error: {
+          code: -32602,
+          message: 'Invalid params of initialize: protocolVersion: expected string, received undefined',
+        },
+      });
+      expect(initialized).toMatchObject({ id: 2, result: { serverInfo: { name: 'cyrnel' } } });
+    } finally {
+      child.stdin.end();
+    }
   });
 
   it('ends within 2 s of stdin closing, writing nothing but protocol to stdout', async () => {

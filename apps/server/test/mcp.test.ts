@@ -13,7 +13,14 @@ import {
 } from './helpers';
 
 const KEY = 'mcp-admin-key';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 
 const CODE = `
 const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
@@ -70,7 +77,7 @@ describe('the MCP endpoint /mcp', () => {
 
   for (const era of ['modern', 'legacy'] as const) {
     describe(`${era} protocol`, () => {
-      it('lists exactly the five tools, with object input schemas and the workflow in its instructions', async () => {
+      it('lists exactly the six tools, with object input schemas and the workflow in its instructions', async () => {
         const client = await connect(era);
         const { tools } = await client.listTools();
         expect(tools.map((tool) => tool.name).sort()).toEqual(TOOLS);
@@ -163,8 +170,8 @@ describe('the MCP endpoint /mcp', () => {
     expect(progress.at(-1)).toBe(2);
   });
 
-  // 2025-era stateless HTTP cannot do this: the client sends notifications/cancelled in another
-  // request (to another, stateless server instance) and keeps the first one open.
+  // A 2026-07-28 client cancels by dropping the call's request; a 2025-era one sends
+  // notifications/cancelled in a request of its own (mcp-cancel.test.ts).
   it('kills the process of a cancelled request', async () => {
     const client = await connect('modern');
     const controller = new AbortController();
@@ -192,6 +199,41 @@ describe('the MCP endpoint /mcp', () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(record).toMatchObject({ state: 'idle', exitState: 'canceled' });
+  });
+
+  it('names only functions the sandbox has: every cyrnel.…( the descriptions, instructions and runtime docs mention', async () => {
+    const client = await connect('modern');
+    const { tools } = await client.listTools();
+    const docs = await client.readResource({ uri: 'cyrnel://docs/runtime' });
+    const texts = [
+      client.getInstructions() ?? '',
+      JSON.stringify(docs.contents),
+      ...tools.flatMap((tool) => [
+        tool.description ?? '',
+        ...Object.values(tool.inputSchema.properties ?? {}).map(
+          (property) => (property as Json).description ?? '',
+        ),
+      ]),
+    ];
+    // `cyrnel.discover.tool(`, `cyrnel.services.<serviceId>.tools.<toolId>.invoke(`…
+    const mentioned = [
+      ...new Set(
+        texts.flatMap((text) =>
+          [...text.matchAll(/cyrnel(?:\.(?:[A-Za-z_$][\w$]*|<[^<>]+>))+(?=\()/g)].map((match) => match[0]),
+        ),
+      ),
+    ];
+    expect(mentioned).toEqual(expect.arrayContaining(['cyrnel.output', 'cyrnel.discover.tool']));
+    // Looked up in the sandbox's own globals; a <placeholder> is any name (services and tools
+    // are found by name at run time).
+    const code = `const missing = ${JSON.stringify(mentioned)}.filter((path) => {
+      let value = globalThis;
+      for (const key of path.split('.')) value = value == null ? undefined : value[key.startsWith('<') ? 'anyName' : key];
+      return typeof value !== 'function';
+    });
+    cyrnel.output({ missing });`;
+    const run = await client.callTool({ name: 'execute_typescript', arguments: { code } });
+    expect(run.structuredContent).toMatchObject({ exitState: 'success', output: { missing: [] } });
   });
 
   it('names the field of invalid arguments', async () => {

@@ -111,6 +111,9 @@ describe('real answers of the server against its own OpenAPI document (GET /open
     });
     const id = (run.body as { id: number }).id;
     await call('POST', '/processes', { code: 'cyrnel.output({ a: 1 });', autorun: false });
+    const mistyped = 'await cyrnel.services.shop.tools.getUser.invoke({ path: { id: "7" } });';
+    await call('POST', '/processes', { code: mistyped, check: true });
+    await call('POST', '/processes', { code: mistyped, typecheck: 'reject' });
     await call('GET', '/processes?limit=2');
     await call('GET', `/processes/${id}`);
     await call('GET', `/processes/${id}/code`);

@@ -8,6 +8,7 @@ import { runCyrnelMcpAdapter } from './cyrnel-mcp-adapter.ts';
 import { recordIdleMemory, recordWarmMemory, runLeakCheck } from './cyrnel-memory.ts';
 import { runCyrnelThroughput } from './cyrnel-throughput.ts';
 import { runCyrnelToolCalls } from './cyrnel-tool-calls.ts';
+import { runCyrnelTypeCheck } from './cyrnel-typecheck.ts';
 import { runCyrnelTypes } from './cyrnel-types.ts';
 import type { SuiteContext } from './suite-context.ts';
 
@@ -40,6 +41,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
     await part('cyrnel: install at scale', () => runCyrnelInstall(ctx, api, server));
     await part('cyrnel: types size', () => runCyrnelTypes(ctx, api));
+    await part('cyrnel: type check', () => runCyrnelTypeCheck(ctx, api));
   } finally {
     await server.stop();
   }

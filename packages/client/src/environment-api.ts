@@ -9,11 +9,14 @@ export interface EnvironmentApi {
   docs(options?: RequestOptions): Promise<string>;
   /**
    * `GET /environment/types`: `declare const cyrnel: {...}` for every enabled tool, or for a
-   * selection (whole services and/or `<serviceId>.<toolId>` tools; unknown names are a 400).
+   * selection (whole services and/or `<serviceId>.<toolId>` tools; unknown names are a 400) within
+   * `maxBytes` per tool (4096 by default): what lies beyond is a stub, `CyrnelStub<"<name>">`,
+   * whose type `types: [name]` declares.
    *
    * @example
    * ```ts
    * const types = await client.environment.types({ tools: ['github.issues_create', 'github.repos_get'] });
+   * const customer = await client.environment.types({ types: ['stripe.customer'] });
    * ```
    */
   types(selection?: TypesSelection, options?: RequestOptions): Promise<string>;
@@ -27,6 +30,17 @@ export function createEnvironmentApi(call: RouteCaller): EnvironmentApi {
     docs: (options) => call(routes.docs, {}, options),
     // Empty lists are left out of the query: the whole catalog, as without a selection.
     types: (selection, options) =>
-      call(routes.types, { query: { services: selection?.services, tools: selection?.tools } }, options),
+      call(
+        routes.types,
+        {
+          query: {
+            services: selection?.services,
+            tools: selection?.tools,
+            types: selection?.types,
+            maxBytes: selection?.maxBytes === undefined ? undefined : String(selection.maxBytes),
+          },
+        },
+        options,
+      ),
   };
 }

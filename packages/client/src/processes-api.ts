@@ -12,6 +12,7 @@ import {
   type ProcessResult,
   type ProcessSummary,
   type RunProcessRequest,
+  type TypeCheckResponse,
 } from '@cyrnel/sdk/api';
 import { CyrnelProcessError } from './errors';
 import { paginate } from './paginate';
@@ -25,7 +26,7 @@ import type { Transport } from './transport';
  * timeout the server enforces, as in `POST /processes`), an abort signal, the HTTP deadline
  * and whether failures throw.
  */
-export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'autorun' | 'plan'> & {
+export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'autorun' | 'plan' | 'check'> & {
   /** Aborts the wait (the process itself keeps running on the server; kill it if needed). */
   signal?: AbortSignal;
   /**
@@ -41,22 +42,31 @@ export type RunProcessOptions = Omit<CreateProcessRequest, 'code' | 'wait' | 'au
 export interface ProcessesApi {
   /** `POST /processes` with `plan:true`: the plan of the code (what it can call), nothing run. */
   create(request: CreateProcessRequest & { plan: true }, options?: RequestOptions): Promise<PlanResponse>;
+  /** `POST /processes` with `check:true`: the code's type errors, nothing run. */
+  create(
+    request: CreateProcessRequest & { check: true },
+    options?: RequestOptions,
+  ): Promise<TypeCheckResponse>;
   /**
    * `POST /processes` with `wait:true`: answers once idle, with output, stdout, stderr and error;
    * or earlier, with the results so far, when the run waits for a person's approval (state
    * `waiting`, `approvalId` set).
    */
   create(request: CreateProcessRequest & { wait: true }, options?: RequestOptions): Promise<ProcessResult>;
-  /** `POST /processes`: the new process, queued (or idle with `autorun:false`). */
+  /**
+   * `POST /processes`: the new process, queued (or idle with `autorun:false`). With
+   * `typecheck: 'reject'`, code with type errors throws `CyrnelHttpError` 400 `type_error` (the
+   * diagnostics in `details`) and nothing is created.
+   */
   create(
-    request: CreateProcessRequest & { wait?: false; plan?: false },
+    request: CreateProcessRequest & { wait?: false; plan?: false; check?: false },
     options?: RequestOptions,
   ): Promise<ProcessRecord>;
   /** `POST /processes`. */
   create(
     request: CreateProcessRequest,
     options?: RequestOptions,
-  ): Promise<CreateProcessResponse | PlanResponse>;
+  ): Promise<CreateProcessResponse | PlanResponse | TypeCheckResponse>;
   /**
    * Run code and wait for its result (`POST /processes` with `wait:true`). A run that waits for
    * a person's approval keeps being waited for: the server answers early (state `waiting`), and
@@ -78,6 +88,19 @@ export interface ProcessesApi {
    * ```
    */
   plan(code: string, options?: RequestOptions): Promise<PlanResponse>;
+  /**
+   * The type errors of `code` (`POST /processes` with `check:true`), nothing run: against the
+   * declarations of the tools it names and the sandbox's globals, `strict`. Each diagnostic has a
+   * 1-based `line` and `column` in `code`, the compiler's `message` and its error `code`; an empty
+   * list means it type-checks. `run(code, { typecheck: 'reject' })` checks and runs in one request.
+   *
+   * @example
+   * ```ts
+   * const { diagnostics } = await client.processes.check(code);
+   * for (const d of diagnostics) console.log(`${d.line}:${d.column} TS${d.code} ${d.message}`);
+   * ```
+   */
+  check(code: string, options?: RequestOptions): Promise<TypeCheckResponse>;
   /** `GET /processes`: one page, newest first. */
   list(query?: ProcessListQuery, options?: RequestOptions): Promise<ListResponse<ProcessSummary>>;
   /** Every process matching `query`, newest first, page after page. */
@@ -116,7 +139,7 @@ export function createProcessesApi(call: RouteCaller, transport: Transport): Pro
   // A waiting create must outlive the process, queue time included, which only the server
   // knows: it answers by the process's timeout plus a margin counted from the start of the run
   // (a 504 naming the process otherwise), so the client sets no deadline of its own.
-  const create = <T extends CreateProcessResponse | PlanResponse>(
+  const create = <T extends CreateProcessResponse | PlanResponse | TypeCheckResponse>(
     request: CreateProcessRequest,
     options: RequestOptions = {},
   ): Promise<T> =>
@@ -159,6 +182,7 @@ export function createProcessesApi(call: RouteCaller, transport: Transport): Pro
       return result;
     },
     plan: (code, options) => create<PlanResponse>({ code, plan: true }, options),
+    check: (code, options) => create<TypeCheckResponse>({ code, check: true }, options),
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
     get: (id, options) => call(routes.get, { params: { id } }, options),

@@ -28,6 +28,7 @@ import type {
   ToolDetail,
   ToolListQuery,
   ToolRecord,
+  TypeCheckResponse,
 } from '@cyrnel/sdk/api';
 import { describe, expectTypeOf, it } from 'vitest';
 import { type CyrnelClient, type CyrnelHttpError, createClient } from '../src/index';
@@ -128,8 +129,12 @@ describe('createClient types', () => {
     expectTypeOf(client.processes.create({ code: '', plan: true })).resolves.toEqualTypeOf<PlanResponse>();
     const wait = Math.random() > 0.5;
     expectTypeOf(client.processes.create({ code: '', wait })).resolves.toEqualTypeOf<
-      CreateProcessResponse | PlanResponse
+      CreateProcessResponse | PlanResponse | TypeCheckResponse
     >();
+    expectTypeOf(
+      client.processes.create({ code: '', check: true }),
+    ).resolves.toEqualTypeOf<TypeCheckResponse>();
+    expectTypeOf(client.processes.check('')).resolves.toEqualTypeOf<TypeCheckResponse>();
     expectTypeOf(client.processes.run('')).resolves.toEqualTypeOf<ProcessResult>();
     expectTypeOf(client.processes.plan('')).resolves.toEqualTypeOf<PlanResponse>();
     expectTypeOf(client.processes.list()).resolves.toEqualTypeOf<ListResponse<ProcessSummary>>();

@@ -32,6 +32,34 @@ describe('createRenderer', () => {
     expect(await renderer.signature(one)).toBe(renderToolSignature(one));
   });
 
+  it('renders a budget and the types asked for in its worker as in-thread, shared schemas sent once', async () => {
+    renderer = createRenderer({ workerPath, timeoutMs: 60_000, partSize: 2 });
+    const members = Object.fromEntries(
+      Array.from({ length: 60 }, (_, i) => [`m${i}`, { $ref: '#/$defs/Leaf' }]),
+    );
+    const schemas = {
+      Big: { type: 'object', properties: { ...members, next: { $ref: '#/$defs/Other' } } },
+      Other: { type: 'object', properties: members },
+      Leaf: {
+        type: 'object',
+        properties: { a: { type: 'string' }, b: { type: 'string' }, c: { type: 'string' } },
+      },
+    };
+    const tools = Array.from({ length: 5 }, (_, i) => ({
+      ...tool('svc', `op${i}`, { type: 'object', properties: { body: { $ref: '#/$defs/Big' } } }),
+      schemas,
+    }));
+    const options = {
+      maxBytes: 512,
+      types: ['svc.Other', 'svc.op1.body', 'svc.none'],
+      typeSources: tools.slice(1, 2),
+    };
+    const text = await renderer.types(tools.slice(0, 3), options);
+    expect(text).toBe(generateTypes(tools.slice(0, 3), options));
+    expect(text).toContain('"svc.Other": CyrnelSchemas.svc.Other;');
+    expect(text).toContain('// Unknown types');
+  });
+
   it('fails a rendering past its deadline, naming it, and renders the next in a fresh worker', async () => {
     // The deadline also bounds the fresh worker's first rendering below (its start included), so it
     // leaves room for a loaded machine; the costly catalog takes seconds beyond it.

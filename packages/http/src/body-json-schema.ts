@@ -16,7 +16,11 @@ export function bodyJsonSchema(body: BodySchema): Record<string, unknown> {
   for (const [name, spec] of Object.entries(body)) {
     const type =
       spec.type === 'positiveInteger' ? { type: 'integer', minimum: 1 } : { type: spec.type as string };
-    const field = { ...type, ...(spec.maxLength === undefined ? {} : { maxLength: spec.maxLength }) };
+    const field = {
+      ...type,
+      ...(spec.maxLength === undefined ? {} : { maxLength: spec.maxLength }),
+      ...(spec.enum === undefined ? {} : { enum: [...spec.enum] }),
+    };
     properties[name] = spec.nullable ? { oneOf: [field, { type: 'null' }] } : field;
     if (spec.required) required.push(name);
   }

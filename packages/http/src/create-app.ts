@@ -16,6 +16,7 @@ import { errorResponse } from './error-response';
 import { accessLog } from './middleware/access-log';
 import { bearerAuth, type OAuthBearerOptions } from './middleware/bearer-auth';
 import { crossSiteGuard } from './middleware/cross-site-guard';
+import { groupCors } from './middleware/group-cors';
 import { hostAllowList } from './middleware/host-allow-list';
 import { jsonContentType } from './middleware/json-content-type';
 import { createKeyStreams } from './middleware/key-streams';
@@ -204,6 +205,8 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   // The browser boundary comes first, on every route: a page on another site or a rebound DNS
   // name is refused before anything else looks at the request.
   app.use(hostAllowList({ allowedHosts: options.allowedHosts ?? [] }));
+  // Preflights carry no key: answered before the key is asked for, to the listed origins only.
+  app.use(groupCors({ groups, allowedOrigins: options.allowedOrigins ?? [] }));
   app.use(crossSiteGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
   app.use(jsonContentType());
   app.use(

@@ -15,4 +15,4 @@ export { REQUEST_ID_HEADER } from './middleware/request-id';
 export { type RoleGuardOptions, roleGuard } from './middleware/role-guard';
 export { openApiDocument } from './openapi';
 export { renderReference } from './reference';
-export type { RouteGroup, RouteGroupAuth } from './route-groups';
+export type { RouteGroup, RouteGroupAuth, RouteGroupCors } from './route-groups';

@@ -18,6 +18,21 @@ export interface RouteGroup {
   readonly auth?: RouteGroupAuth;
   /** Count its requests against each key's request rate (`rateLimit` of `createApp`), like runs. Default false. */
   readonly rateLimited?: boolean;
+  /**
+   * Answer browsers of the allowed origins (`allowedOrigins` of `createApp`) with CORS: the
+   * preflight, then the allowed origin on every answer. Default none (no CORS header at all).
+   */
+  readonly cors?: RouteGroupCors;
+}
+
+/** What a route group's CORS answers allow. */
+export interface RouteGroupCors {
+  /** Methods a browser may send (the preflight's `Access-Control-Allow-Methods`). */
+  readonly allowMethods: readonly string[];
+  /** Request headers a browser may send besides the safelisted ones. */
+  readonly allowHeaders: readonly string[];
+  /** Response headers a page may read besides the safelisted ones. */
+  readonly exposeHeaders: readonly string[];
 }
 
 /** The first segments the app's own routes use (`/health`, `/services`, …): a group may not take them over. */

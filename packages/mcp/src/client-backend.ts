@@ -48,6 +48,7 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
     processes: {
       ...shared.processes,
       calls: (id) => processes.calls(id).then((page) => page.items),
+      check: (code) => processes.check(code),
       async settle(id, { timeoutMs, signal, reportedApproval }) {
         const until = Date.now() + timeoutMs;
         for (;;) {

@@ -1,8 +1,12 @@
 import { createMcpHandler } from '@modelcontextprotocol/server';
+import { createCatalogWatch } from './catalog-watch';
 import type { DirectToolsCaller, DirectToolsHost } from './direct-tools-host';
 import { createDirectToolsServer } from './direct-tools-server';
 import type { McpHttpHandler } from './http';
-import { watchToolList } from './tool-list-changes';
+import { createMcpHttpFront } from './http-front';
+
+/** The list direct tools page: its cursors are checked by `tools/list` itself. */
+const PAGED: ReadonlySet<string> = new Set(['tools/list']);
 
 /** Options of {@link createDirectToolsHttpHandler}. */
 export interface DirectToolsHttpOptions<Caller> {
@@ -10,6 +14,11 @@ export interface DirectToolsHttpOptions<Caller> {
   readonly tools: DirectToolsHost;
   /** Who one request's caller is, as the direct tools need it (processes, key rules, approver). */
   caller(caller: Caller): DirectToolsCaller;
+  /**
+   * Who the caller is (its key): a `notifications/cancelled` sent in a request of its own cancels
+   * the caller's call of that id, never another's.
+   */
+  readonly identity?: ((caller: Caller) => string) | undefined;
   /** Server version reported to clients. */
   readonly version: string;
   /** Largest request body in bytes (413 beyond). Default 4 MiB. */
@@ -27,10 +36,10 @@ export interface DirectToolsHttpOptions<Caller> {
 /**
  * Direct tools over Streamable HTTP, without server-side sessions: each request is served by a
  * small server of its caller (no tool is registered: its `tools/list` and `tools/call` read the
- * shared catalog), the current protocol revision and, statelessly, the 2025 ones. Clients that
- * listen are told when the catalog changes; 2025-era clients over stateless HTTP have no stream
- * for it, so it is not advertised to them. Authentication, Host and Origin checks are the
- * caller's.
+ * shared catalog), the current protocol revision and, statelessly, the 2025 ones, behind the same
+ * front as `/mcp` (`createMcpHttpFront`: refusals, batches, cancellations). Clients that listen
+ * are told when the catalog changes; 2025-era clients over stateless HTTP have no stream for it,
+ * so it is not advertised to them. Authentication, Host and Origin checks are the caller's.
  *
  * @example
  * ```ts
@@ -43,8 +52,10 @@ export function createDirectToolsHttpHandler<Caller>(
   options: DirectToolsHttpOptions<Caller>,
 ): McpHttpHandler<Caller> {
   const { tools, onerror } = options;
+  const maxBytes = options.maxRequestBodySize ?? 4 * 1024 * 1024;
   const pollMs = options.listChangedPollMs ?? 1000;
-  const watch = pollMs > 0 ? watchToolList(() => tools.version(), pollMs, onerror) : undefined;
+  const watch =
+    pollMs > 0 ? createCatalogWatch({ version: () => tools.version(), pollMs, onerror }) : undefined;
   const handler = createMcpHandler(
     (context) => {
       // The caller travels in the SDK's pass-through `authInfo`; the token itself is never needed here.
@@ -62,19 +73,20 @@ export function createDirectToolsHttpHandler<Caller>(
         listChanged: !legacy && watch !== undefined,
       });
     },
-    {
-      legacy: 'stateless',
-      maxRequestBodySize: options.maxRequestBodySize ?? 4 * 1024 * 1024,
-      ...(onerror ? { onerror } : {}),
-    },
+    { legacy: 'stateless', maxRequestBodySize: maxBytes, ...(onerror ? { onerror } : {}) },
   );
-  const unsubscribe = watch?.subscribe(() => handler.notify.toolsChanged());
+  let seen: string | undefined;
+  const unsubscribe = watch?.subscribe((version) => {
+    if (seen !== undefined && version !== seen) handler.notify.toolsChanged();
+    seen = version;
+  });
+  const sdkFetch = (request: Request, caller: Caller, body?: unknown) =>
+    handler.fetch(request, {
+      authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } },
+      ...(body === undefined ? {} : { parsedBody: body }),
+    });
   return {
-    fetch: (request, caller, parsedBody) =>
-      handler.fetch(request, {
-        authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } },
-        ...(parsedBody === undefined ? {} : { parsedBody }),
-      }),
+    fetch: createMcpHttpFront(sdkFetch, { maxBytes, identity: options.identity, pagedLists: PAGED }),
     async close() {
       unsubscribe?.();
       watch?.close();

@@ -1,8 +1,8 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/server';
+import type { CatalogChanges } from './catalog-watch';
 import type { DirectToolsSource } from './direct-tools-server';
-import type { ToolListChanges } from './tool-list-changes';
 
 /** Options of {@link createRemoteDirectTools}. */
 export interface RemoteDirectToolsOptions {
@@ -18,8 +18,8 @@ export interface RemoteDirectToolsOptions {
 
 /** A remote server's direct tools, and when they change; close to disconnect. */
 export interface RemoteDirectTools extends DirectToolsSource {
-  /** The server's `notifications/tools/list_changed`, when it sends them. */
-  readonly changes: ToolListChanges;
+  /** The server's `notifications/tools/list_changed` as a version: one more per change it sends. */
+  readonly changes: CatalogChanges;
   close(): Promise<void>;
 }
 
@@ -46,7 +46,8 @@ function asProtocolError(error: unknown): unknown {
  * ```
  */
 export function createRemoteDirectTools(options: RemoteDirectToolsOptions): RemoteDirectTools {
-  const listeners = new Set<() => void>();
+  const listeners = new Set<(version: string) => void>();
+  let changed = 0;
   const client = new Client(
     { name: 'cyrnel-mcp-bridge', version: options.version },
     {
@@ -56,7 +57,8 @@ export function createRemoteDirectTools(options: RemoteDirectToolsOptions): Remo
           autoRefresh: false,
           debounceMs: 0,
           onChanged: () => {
-            for (const listener of [...listeners]) listener();
+            changed++;
+            for (const listener of [...listeners]) listener(String(changed));
           },
         },
       },
@@ -79,8 +81,12 @@ export function createRemoteDirectTools(options: RemoteDirectToolsOptions): Remo
     changes: {
       subscribe(listener) {
         listeners.add(listener);
+        // The version as it stands: the listener compares what comes after with it.
+        listener(String(changed));
         void connect().catch(() => undefined);
-        return () => listeners.delete(listener);
+        return () => {
+          listeners.delete(listener);
+        };
       },
     },
     async list(cursor) {

@@ -1,7 +1,8 @@
 import type { Server, ServerContext } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { CatalogChanges } from './catalog-watch';
 import { createDirectToolsServer, type DirectToolsSource } from './direct-tools-server';
-import type { ToolListChanges } from './tool-list-changes';
+import { createStdioTransport } from './stdio-transport';
 
 /** Options of {@link serveDirectToolsStdio}. */
 export interface DirectToolsStdioOptions {
@@ -9,8 +10,8 @@ export interface DirectToolsStdioOptions {
   readonly version: string;
   /** Verifies the sealed state of a retry answering an approval. */
   readonly verifyRequestState?: (state: string, ctx: ServerContext) => unknown;
-  /** When the tools may have changed: the client is told (`notifications/tools/list_changed`). */
-  readonly changes?: ToolListChanges;
+  /** The catalog's version: when it changes, the client is told (`notifications/tools/list_changed`). */
+  readonly changes?: CatalogChanges;
   readonly onerror?: (error: Error) => void;
 }
 
@@ -34,7 +35,11 @@ export async function serveDirectToolsStdio(
     process.stdin.once('close', resolve);
   });
   const servers = new Set<Server>();
-  const unsubscribe = options.changes?.subscribe(() => {
+  let seen: string | undefined;
+  const unsubscribe = options.changes?.subscribe((version) => {
+    const changed = seen !== undefined && version !== seen;
+    seen = version;
+    if (!changed) return;
     for (const server of servers)
       if (server.transport !== undefined) server.sendToolListChanged().catch(() => undefined);
   });
@@ -53,7 +58,11 @@ export async function serveDirectToolsStdio(
       };
       return server;
     },
-    { ...(options.onerror ? { onerror: options.onerror } : {}) },
+    {
+      // Bad lines answered as on code mode's stdio; `tools/list` is paged here, its cursors its own.
+      transport: createStdioTransport({ pagedLists: new Set(['tools/list']) }),
+      ...(options.onerror ? { onerror: options.onerror } : {}),
+    },
   );
   try {
     await ended;

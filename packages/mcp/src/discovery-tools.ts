@@ -12,6 +12,7 @@ const firstLine = (text: string, max: number) => text.split('\n')[0]?.slice(0, m
 async function typesOf(
   backend: McpBackend,
   names: readonly string[],
+  types: readonly string[],
 ): Promise<{ declarations: string; unknown: string[] }> {
   const unknown: string[] = [];
   const known: string[] = [];
@@ -26,8 +27,13 @@ async function typesOf(
         : false;
     (found ? known : unknown).push(name);
   }
+  // Stubs by name with them (or alone); names found nowhere are listed in the declarations.
+  const selection = {
+    ...(known.length > 0 ? { tools: known } : {}),
+    ...(types.length > 0 ? { types: [...types] } : {}),
+  };
   return {
-    declarations: known.length > 0 ? await backend.environment.types({ tools: known }) : '',
+    declarations: known.length > 0 || types.length > 0 ? await backend.environment.types(selection) : '',
     unknown,
   };
 }
@@ -75,13 +81,13 @@ export function registerDiscoveryTools(server: McpServer, backend: McpBackend, i
     {
       title: 'Get tool types',
       description:
-        'The TypeScript declarations of the named tools ("service.tool" ids from search_tools): their exact parameters and results, shared types included once. Read them before writing code for execute_typescript. Unknown names are listed, not fatal.',
+        'The TypeScript declarations of the named tools ("service.tool" ids from search_tools): their exact parameters and results, shared types included once. Read them before writing code for execute_typescript. Unknown names are listed, not fatal. Types left out to keep the answer small are written CyrnelStub<"name">: pass those names as types to get them.',
       inputSchema: inputs.types,
 
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ tools }) => {
-      const { declarations, unknown } = await typesOf(backend, tools);
+    async ({ tools = [], types = [] }) => {
+      const { declarations, unknown } = await typesOf(backend, tools, types);
       const note = unknown.length > 0 ? `\n// Unknown or disabled tools: ${unknown.join(', ')}` : '';
       return {
         content: [{ type: 'text', text: `${declarations}${note}`.trim() || '// no known tools' }],

@@ -7,10 +7,13 @@ Rules of the runtime:
 - Top-level await works; the code is the body of an async function.
 - The only way out is the tools: await cyrnel.services.<serviceId>.tools.<toolId>.invoke(parameters). There is no fetch, no network, no file system, no process.
 - Only data passed to cyrnel.output(object) comes back; several calls merge their objects. console.log goes to stdout.
-- Inside the code, cyrnel.discover.services(), cyrnel.discover.tools({ query }) and cyrnel.discover.describe(serviceId, toolId) find tools at run time.
+- Inside the code, cyrnel.discover.services(), cyrnel.discover.tools({ query }) and cyrnel.discover.tool(serviceId, toolId) find tools at run time.
 - A tool call that fails throws an error with a code and reason; catch it to continue.
 - timeoutMs bounds the run (default set by the server); waitMs bounds how long this call waits for it. If the run is not finished by then, the result says so and gives processId: call get_process to wait again.
 - The operator's policies may make a tool call wait for a person's approval (commonly the calls that change something). The run then pauses (state "waiting", its deadline paused) and this call answers with the approvalId and the link where a person approves or denies it: tell the user, then call wait_process with the processId. When your client can show forms and your key may approve, the person is asked right in the client instead and the run goes on. A denied call throws (reason approval_denied), an unanswered one expires (approval_expired), a blocked tool throws tool_blocked.`;
+
+/** Catalogs with at most this many tools get their declarations in the description, by default. */
+export const INLINE_TYPES_UP_TO = 30;
 
 /** The description of `execute_typescript`: the rules, the services, and the declarations when few. */
 export async function executeDescription(backend: McpBackend, inlineUpTo: number): Promise<string> {

@@ -112,9 +112,11 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
     processes: {
       ...shared.processes,
       calls: (id) => processes.calls(id),
+      check: (code) => processes.check({ code, check: true }),
       settle: settleOn(processes, options.pollMs ?? 250),
     },
     services: () => servicesOf(host),
+    catalogVersion: () => host.catalogVersion(),
     ...(approver ? { approvals: approvalsAs(host, approver.keyId) } : {}),
   };
 }

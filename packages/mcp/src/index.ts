@@ -1,3 +1,11 @@
+export {
+  type BackendCatalogWatchOptions,
+  type CatalogChanges,
+  type CatalogWatch,
+  type CatalogWatchOptions,
+  createBackendCatalogWatch,
+  createCatalogWatch,
+} from './catalog-watch';
 export { type ClientBackendOptions, createClientBackend } from './client-backend';
 export { DIRECT_CALL_REF } from './direct-tool-call';
 export { MAX_TOOL_NAME_LENGTH } from './direct-tool-names';
@@ -27,5 +35,4 @@ export { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions }
 export type { McpBackend, SettleOptions } from './mcp-backend';
 export { type ProcessView, viewText } from './process-view';
 export { type CyrnelMcpServerOptions, createCyrnelMcpServer, INSTRUCTIONS } from './server';
-export { serveCyrnelStdio } from './stdio';
-export { type ToolListChanges, type ToolListWatch, watchToolList } from './tool-list-changes';
+export { type CyrnelStdioOptions, serveCyrnelStdio } from './stdio';

@@ -9,6 +9,8 @@ import type {
   ToolCallRecord,
   ToolListQuery,
   ToolRecord,
+  TypeCheckMode,
+  TypeCheckResponse,
 } from '@cyrnel/sdk/api';
 
 /**
@@ -16,10 +18,10 @@ import type {
  * types and docs, run code, read and kill its processes), never an admin operation, so an MCP
  * client can do no more than its key can on `/processes`.
  *
- * The in-process host and `@cyrnel/client` have this shape already, but for three operations
+ * The in-process host and `@cyrnel/client` have this shape already, but for four operations
  * each answers its own way: `processes.calls` (the HTTP API pages them), `processes.settle`
- * (the host waits on the run, the client polls) and `services` (an agent key may not list
- * services over HTTP). {@link createHostBackend} and {@link createClientBackend} add those; what
+ * (the host waits on the run, the client polls), `processes.check` (a request to the host, a
+ * code to the client) and `services` (an agent key may not list services over HTTP). {@link createHostBackend} and {@link createClientBackend} add those; what
  * the MCP tools make of the answers is written once, over this interface.
  */
 export interface McpBackend {
@@ -38,8 +40,14 @@ export interface McpBackend {
     types(selection?: TypesSelection): Promise<string>;
   };
   readonly processes: {
-    /** Create and start a process. */
-    create(request: { readonly code: string; readonly timeoutMs?: number }): Promise<ProcessRecord>;
+    /** Create and start a process; with `typecheck: 'reject'`, code with type errors is refused (`type_error`). */
+    create(request: {
+      readonly code: string;
+      readonly timeoutMs?: number;
+      readonly typecheck?: TypeCheckMode;
+    }): Promise<ProcessRecord>;
+    /** The code's type errors, nothing run (`POST /processes` with `check: true`). */
+    check(code: string): Promise<TypeCheckResponse>;
     get(id: number): Promise<ProcessRecord>;
     /** Results of an idle process. */
     output(id: number): Promise<ProcessOutput>;
@@ -59,6 +67,12 @@ export interface McpBackend {
   };
   /** The services agents can call now (enabled and hydrated). */
   services(): Promise<readonly DiscoveredService[]>;
+  /**
+   * A token that changes whenever what agents see of the catalog can change (the host's
+   * `catalogVersion()`); absent where nothing cheap tells it (over HTTP), and then what the
+   * catalog renders to is compared instead.
+   */
+  catalogVersion?(): string;
   /**
    * Reading and deciding the approvals runs wait for, as the caller: present only when the
    * caller may decide them (an admin or an approver key, never an agent's, which may not approve
@@ -83,8 +97,8 @@ export interface SettleOptions {
   readonly reportedApproval?: string | undefined;
 }
 
-/** The operations a host and a client answer alike: everything but `calls` and `settle`. */
-type SharedProcessOperations = Omit<McpBackend['processes'], 'calls' | 'settle'>;
+/** The operations a host and a client answer alike: everything but `calls`, `settle` and `check`. */
+type SharedProcessOperations = Omit<McpBackend['processes'], 'calls' | 'settle' | 'check'>;
 
 /**
  * Pick, one by one, the operations of a host or a client that an agent may use as they are: the

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type ApprovalAsking, waitOrAsk } from './approval-flow';
 import { type ApprovalRound, roundOf } from './approval-round';
+import { diagnosticsResult, typeErrorsOf } from './check-tool';
 import { executeDescription } from './execute-description';
 import type { McpBackend } from './mcp-backend';
 import { viewResult } from './process-view';
@@ -56,6 +57,15 @@ function serverUrlOf(ctx: ServerContext, configured: string | undefined): string
   return url === undefined ? undefined : new URL(url).origin;
 }
 
+/** What the process tools leave to their server: keeping `execute_typescript`'s description current. */
+export interface ProcessTools {
+  /**
+   * Render `execute_typescript`'s description again (the enabled services, a small catalog's
+   * types): true when it changed (the SDK then tells a connected client the tool list changed).
+   */
+  refreshDescription(): Promise<boolean>;
+}
+
 /**
  * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
  * and waiting on a run through its approvals (asking a person through the client when it can).
@@ -64,7 +74,7 @@ export async function registerProcessTools(
   server: McpServer,
   backend: McpBackend,
   options: ProcessToolsOptions,
-): Promise<void> {
+): Promise<ProcessTools> {
   const { inputs, defaultWaitMs, progressPollMs } = options;
   const asking: ApprovalAsking = {
     backend,
@@ -79,7 +89,7 @@ export async function registerProcessTools(
     },
     maxTextChars: options.maxTextChars,
   };
-  server.registerTool(
+  const execute = server.registerTool(
     'execute_typescript',
     {
       title: 'Execute TypeScript',
@@ -90,11 +100,23 @@ export async function registerProcessTools(
     },
     async (args, ctx) => {
       const answering = answeredRound(ctx, 'execute_typescript', args);
-      const { code, timeoutMs, waitMs } = args;
+      const { code, timeoutMs, waitMs, typecheck } = args;
       // A retry answering a person's decision goes on with its run: the code never runs twice.
-      const processId =
-        answering?.processId ??
-        (await backend.processes.create({ code, ...(timeoutMs === undefined ? {} : { timeoutMs }) })).id;
+      let processId = answering?.processId;
+      try {
+        processId ??= (
+          await backend.processes.create({
+            code,
+            ...(timeoutMs === undefined ? {} : { timeoutMs }),
+            ...(typecheck === undefined ? {} : { typecheck }),
+          })
+        ).id;
+      } catch (error) {
+        // typecheck: "reject" refused code with type errors: the model reads them, nothing ran.
+        const diagnostics = typeErrorsOf(error);
+        if (diagnostics) return diagnosticsResult(diagnostics, true);
+        throw error;
+      }
       return waitOrAsk(asking, ctx, {
         tool: 'execute_typescript',
         args,
@@ -156,4 +178,12 @@ export async function registerProcessTools(
         },
       }),
   );
+  return {
+    refreshDescription: async () => {
+      const description = await executeDescription(backend, options.inlineTypesUpTo);
+      if (description === execute.description) return false;
+      execute.update({ description });
+      return true;
+    },
+  };
 }

@@ -1,5 +1,19 @@
-import { type McpServer, ResourceTemplate } from '@modelcontextprotocol/server';
+import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import type { McpBackend } from './mcp-backend';
+
+/**
+ * One tool's docs, or the protocol's "resource not found" (`-32602`, as for a URI nothing
+ * matches) when the service or tool does not exist: a status class both backends' errors carry.
+ */
+async function toolDocs(backend: McpBackend, uri: URL, serviceId: string, toolId: string): Promise<string> {
+  try {
+    return await backend.tools.docs(serviceId, toolId);
+  } catch (error) {
+    if ((error as { code?: unknown } | undefined)?.code === 'not_found')
+      throw new ResourceNotFoundError(uri.href);
+    throw error;
+  }
+}
 
 /** Register the resources: the runtime docs, every tool's declarations, and one tool's docs. */
 export function registerResources(server: McpServer, backend: McpBackend): void {
@@ -32,7 +46,7 @@ export function registerResources(server: McpServer, backend: McpBackend): void 
         {
           uri: uri.href,
           mimeType: 'text/markdown',
-          text: await backend.tools.docs(String(variables.serviceId), String(variables.toolId)),
+          text: await toolDocs(backend, uri, String(variables.serviceId), String(variables.toolId)),
         },
       ],
     }),

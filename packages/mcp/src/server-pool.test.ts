@@ -12,6 +12,7 @@ function emptyBackend(): McpBackend {
     environment: { docs: async () => '', types: async () => '' },
     processes: {
       create: none,
+      check: none,
       get: none,
       output: none,
       stdout: none,
@@ -57,7 +58,14 @@ function countingHandler(options: { reuse: boolean; maxIdleServers?: number }) {
   return { built, listTools, close: () => handler.close() };
 }
 
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 
 describe('reusing MCP server instances between requests', () => {
   it('builds one instance for a caller’s requests one after another, and one per caller', async () => {

@@ -1,7 +1,11 @@
 import { DEFAULT_PROCESS_LIMITS } from '@cyrnel/core';
 import { McpServer } from '@modelcontextprotocol/server';
 import { approvalRoundCodec } from './approval-round';
+import type { CatalogChanges } from './catalog-watch';
+import { registerCheckTool } from './check-tool';
 import { registerDiscoveryTools } from './discovery-tools';
+import { INLINE_TYPES_UP_TO } from './execute-description';
+import { followCatalog } from './follow-catalog';
 import type { McpBackend } from './mcp-backend';
 import { registerProcessTools } from './process-tools';
 import { registerResources } from './resources';
@@ -46,6 +50,16 @@ export interface CyrnelMcpServerOptions {
    * false for its 2025-era instances.
    */
   readonly legacyClientRequests?: boolean;
+  /**
+   * The catalog's changes, followed by this instance while it is connected (a stdio connection):
+   * `execute_typescript`'s description is rendered again and the client told the lists changed.
+   */
+  readonly catalogChanges?: CatalogChanges;
+  /**
+   * Whether the capabilities advertise `listChanged` for tools and resources: only where the
+   * notifications can reach the client. Default: when following `catalogChanges`.
+   */
+  readonly listChanged?: boolean;
 }
 
 /** The server's `instructions`: the workflow, for clients that show them to the model. */
@@ -71,17 +85,22 @@ export async function createCyrnelMcpServer(
   const defaultWaitMs = options.defaultWaitMs ?? 50_000;
   const inputs = toolInputs(options.maxCodeChars ?? DEFAULT_PROCESS_LIMITS.maxCodeBytes, defaultWaitMs);
   const codec = approvalRoundCodec(options.requestStateKey);
+  const listChanged = options.listChanged ?? options.catalogChanges !== undefined;
   const server = new McpServer(
     { name: 'cyrnel', version: options.version },
-    // A retry's state is verified before any handler runs: one that is not ours is refused.
-    { instructions: INSTRUCTIONS, requestState: { verify: codec.verify } },
+    {
+      instructions: INSTRUCTIONS,
+      // A retry's state is verified before any handler runs: one that is not ours is refused.
+      requestState: { verify: codec.verify },
+      capabilities: { tools: { listChanged }, resources: { listChanged } },
+    },
   );
   registerDiscoveryTools(server, backend, inputs);
-  await registerProcessTools(server, backend, {
+  const processTools = await registerProcessTools(server, backend, {
     inputs,
     defaultWaitMs,
     maxTextChars: options.maxTextChars ?? 20_000,
-    inlineTypesUpTo: options.inlineTypesUpTo ?? 30,
+    inlineTypesUpTo: options.inlineTypesUpTo ?? INLINE_TYPES_UP_TO,
     progressPollMs: options.progressPollMs ?? 100,
     requestSignal: options.requestSignal,
     serverUrl: options.serverUrl,
@@ -89,5 +108,7 @@ export async function createCyrnelMcpServer(
     codec,
   });
   registerResources(server, backend);
+  registerCheckTool(server, backend, inputs.check);
+  if (options.catalogChanges) followCatalog(server, options.catalogChanges, processTools.refreshDescription);
   return server;
 }

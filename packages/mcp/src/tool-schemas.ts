@@ -1,4 +1,5 @@
 import { TOOL_POLICIES } from '@cyrnel/sdk';
+import { TYPE_CHECK_MODES } from '@cyrnel/sdk/api';
 import * as z from 'zod';
 
 /**
@@ -66,6 +67,16 @@ export const PROCESS_VIEW_SCHEMA = cachedJsonSchema(
   }),
 );
 
+/** The `code` of `execute_typescript` and `check_typescript`. */
+const code = (maxCodeChars: number) =>
+  z
+    .string()
+    .min(1)
+    .max(maxCodeChars)
+    .describe(
+      'TypeScript; calls tools with await cyrnel.services.<service>.tools.<tool>.invoke({...}) and returns data with cyrnel.output({...})',
+    );
+
 /** The input schemas, built once per (code limit, default wait): zod schemas are reused across requests. */
 const INPUTS = new Map<string, ToolInputs>();
 
@@ -83,18 +94,21 @@ function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
     ),
     types: cachedJsonSchema(
       z.object({
-        tools: z.array(z.string().min(3).max(400)).min(1).max(50).describe('Tool ids as "serviceId.toolId"'),
+        tools: z
+          .array(z.string().min(3).max(400))
+          .max(50)
+          .optional()
+          .describe('Tool ids as "serviceId.toolId"'),
+        types: z
+          .array(z.string().min(3).max(1000))
+          .max(50)
+          .optional()
+          .describe('Names of stubs to declare, as written in CyrnelStub<"name"> (e.g. "stripe.customer")'),
       }),
     ),
     execute: cachedJsonSchema(
       z.object({
-        code: z
-          .string()
-          .min(1)
-          .max(maxCodeChars)
-          .describe(
-            'TypeScript; calls tools with await cyrnel.services.<service>.tools.<tool>.invoke({...}) and returns data with cyrnel.output({...})',
-          ),
+        code: code(maxCodeChars),
         timeoutMs: z
           .number()
           .int()
@@ -110,8 +124,15 @@ function buildInputs(maxCodeChars: number, defaultWaitMs: number) {
           .describe(
             `How long this call waits for the run, in ms (default ${defaultWaitMs}); then use get_process`,
           ),
+        typecheck: z
+          .enum(TYPE_CHECK_MODES)
+          .optional()
+          .describe(
+            '"reject": type-check first and answer the errors (line, column, message) instead of running code that has any; "off" (default): run unchecked',
+          ),
       }),
     ),
+    check: cachedJsonSchema(z.object({ code: code(maxCodeChars) })),
     get: cachedJsonSchema(
       z.object({
         processId: z.number().int().min(1).describe('The processId execute_typescript answered'),

@@ -117,7 +117,11 @@ export type {
   ProcessSummary,
   RunProcessRequest,
   ToolCallRecord,
+  TypeCheckMode,
+  TypeCheckResponse,
+  TypeDiagnostic,
 } from './api/processes';
+export { TYPE_CHECK_MODES } from './api/processes';
 export { JSON_PATCH_SCHEMA, RECORD_SCHEMAS } from './api/record-schemas';
 export type {
   RegistryDocument,

@@ -31,6 +31,36 @@ export interface TypesSelection {
   services?: string[];
   /** Qualified tool ids, `<serviceId>.<toolId>`. */
   tools?: string[];
+  /**
+   * Types asked for by the names their stubs carry (`CyrnelStub<"stripe.customer">`): a shared
+   * schema, or a member path of one or of a tool's parameters or result; each with its service's
+   * prefix. Names found nowhere are listed in a comment of the answer.
+   */
+  types?: string[];
+  /**
+   * Bytes each tool and each type asked for may take (`DEFAULT_TYPES_MAX_BYTES` for a selection,
+   * no budget for the whole catalog); beyond it, nested objects and shared schemas become named
+   * stubs. What a tool's parameters and result use directly is always written.
+   */
+  maxBytes?: number;
+}
+
+/** Options of {@link EnvironmentModule.generateTypes}: the budget and the types asked for. */
+export interface GenerateTypesOptions {
+  /** Bytes each tool and each type asked for may take; undefined: no budget (every schema reached declared whole). */
+  maxBytes?: number;
+  /** Types asked for by the names their stubs carry (see {@link TypesSelection.types}). */
+  types?: string[];
+  /**
+   * Tools the names of `types` are looked up in besides the given ones: for each name, the tool
+   * it names (`<service>.<tool>.…`) if there is one, else a tool of its service (for its `schemas`).
+   */
+  typeSources?: ToolDocsInput[];
+  /**
+   * Services to declare even when no given tool is theirs (with no tools): a type check declares
+   * the services a program names, so a tool it misspells is reported at the tool's name.
+   */
+  services?: readonly string[];
 }
 
 /** A service as discovery reports it (enabled services only). */
@@ -81,6 +111,46 @@ export interface FoundToolCalls {
   calls: FoundToolCall[];
   /** Call sites whose service or tool is computed at run time (`line` and the text, cut at 200 characters). */
   unknown: { line: number; text: string }[];
+}
+
+/** A tool named by the code: which service, which tool (both written literally). */
+export interface ToolName {
+  /** The service id. */
+  serviceId: string;
+  /** The tool id. */
+  toolId: string;
+}
+
+/** The declarations a type check needs, as the host answers {@link TypeCheckContext.resolve}. */
+export interface ResolvedTools {
+  /** The named tools that can be called now (effectively enabled), each service's sharing one `schemas` object. */
+  tools: ToolDocsInput[];
+  /**
+   * The named services that can be called now, also those none of whose named tools exist: an
+   * environment declares them (without those tools), so a misspelt tool is reported at its own name.
+   */
+  services: string[];
+}
+
+/** What the host gives {@link EnvironmentModule.checkTypes}. */
+export interface TypeCheckContext {
+  /**
+   * The declarations input of the named tools. Names that are not callable tools are left out
+   * (their calls are then the check's errors), never refused.
+   */
+  resolve(names: readonly ToolName[]): Promise<ResolvedTools>;
+}
+
+/** One error of a type check: where in the submitted code (1-based) and what. */
+export interface TypeDiagnostic {
+  /** 1-based line in the submitted code. */
+  line: number;
+  /** 1-based column (UTF-16 code units) in that line. */
+  column: number;
+  /** The compiler's message. */
+  message: string;
+  /** The compiler's error code (TypeScript's: `2339` for "Property … does not exist on type …"). */
+  code: number;
 }
 
 /**
@@ -194,9 +264,16 @@ export interface EnvironmentModule extends Module {
    * Optional: declarations of the runtime's global for the given tools,
    * served by `GET /environment/types`. The host passes the whole catalog or a selection
    * ({@link TypesSelection}); tools of one service share their `schemas` object, which should
-   * become named declarations emitted once and only when a given tool reaches them.
+   * become named declarations emitted once and only when a given tool reaches them. `options`
+   * bound the text (`maxBytes`) and ask for the types of stubs by name (`types`); an environment
+   * that ignores them renders everything whole.
+   *
+   * @example
+   * ```ts
+   * await env.generateTypes?.(tools, { maxBytes: DEFAULT_TYPES_MAX_BYTES, types: ['stripe.customer'], typeSources });
+   * ```
    */
-  generateTypes?(tools: ToolDocsInput[]): Promise<string>;
+  generateTypes?(tools: ToolDocsInput[], options?: GenerateTypesOptions): Promise<string>;
   /**
    * Optional: the tool calls a program can make, found in its text without running it (plan
    * approval: `POST /processes` with `plan: true`). Calls whose service or tool is computed at run
@@ -209,6 +286,20 @@ export interface EnvironmentModule extends Module {
    * ```
    */
   findToolCalls?(code: string): Promise<FoundToolCalls>;
+  /**
+   * Optional: type-check a program without running it (`POST /processes` with `check: true`, or
+   * `typecheck: 'reject'` before a run), against the declarations of the tools it names (asked of
+   * the host through `context.resolve`) and the runtime's globals. Resolves with its errors, an
+   * empty list when it type-checks; a syntax error is one of them. Rejects (a `CyrnelError`) when
+   * the code cannot be checked at all: too large, or past the check's time or memory bounds.
+   *
+   * @example
+   * ```ts
+   * await env.checkTypes?.('const n: number = "one";', { resolve: async () => ({ tools: [], services: [] }) });
+   * // [{ line: 1, column: 7, message: "Type 'string' is not assignable to type 'number'.", code: 2322 }]
+   * ```
+   */
+  checkTypes?(code: string, context: TypeCheckContext): Promise<TypeDiagnostic[]>;
   /**
    * Optional: stop (`paused: true`) or restart (`false`) the clock of an execution's deadline while
    * the host holds one of its tool calls for a person's approval; time paused does not count

@@ -27,7 +27,12 @@ export type {
   EnvironmentSetupContext,
   FoundToolCall,
   FoundToolCalls,
+  GenerateTypesOptions,
+  ResolvedTools,
   ToolDescription,
+  ToolName,
+  TypeCheckContext,
+  TypeDiagnostic,
   TypesSelection,
 } from './environment-module';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
@@ -87,3 +92,4 @@ export {
   type ToolLabel,
   type ToolPolicy,
 } from './tool-policy';
+export { DEFAULT_TYPES_MAX_BYTES, MAX_TYPES_MAX_BYTES, MIN_TYPES_MAX_BYTES } from './types-budget';

@@ -21,6 +21,7 @@ import {
   type ServiceListQuery,
   type ServiceRecord,
   type ServiceRefreshResult,
+  type TypeCheckResponse,
   type TypesQuery,
 } from '../src/api';
 
@@ -40,7 +41,7 @@ describe('the route table', () => {
     expectTypeOf<AnswerOf<Table['services']['list']>>().toEqualTypeOf<ListResponse<ServiceRecord>>();
     expectTypeOf<BodyOf<Table['processes']['create']>>().toEqualTypeOf<CreateProcessRequest>();
     expectTypeOf<AnswerOf<Table['processes']['create']>>().toEqualTypeOf<
-      CreateProcessResponse | PlanResponse
+      CreateProcessResponse | PlanResponse | TypeCheckResponse
     >();
     expectTypeOf<BodyOf<Table['services']['get']>>().toEqualTypeOf<undefined>();
     expectTypeOf<AnswerOf<Table['services']['delete']>>().toEqualTypeOf<void>();

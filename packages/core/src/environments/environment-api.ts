@@ -1,4 +1,4 @@
-import type { EnvironmentModule, TypesSelection } from '@cyrnel/sdk';
+import { DEFAULT_TYPES_MAX_BYTES, type EnvironmentModule, type TypesSelection } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
 import type { EnvironmentApi, ToolsApi } from '../host/host-api';
 import { errorMessage } from '../scoped-logger';
@@ -15,7 +15,9 @@ export type CatalogStateKey = () => string;
 const MAX_SELECTIONS = 32;
 
 /**
- * The active environment's docs and type declarations (503 without one). The whole catalog's
+ * The active environment's docs and type declarations (503 without one). A selection's are
+ * bounded by `maxBytes` (`DEFAULT_TYPES_MAX_BYTES` per tool and type asked for unless given); the
+ * whole catalog's are whole unless a budget is asked for. The whole catalog's
  * declarations are rendered once per catalog state (see {@link CatalogStateKey}) and environment;
  * a selection's on demand, the last {@link MAX_SELECTIONS} kept for that state. Concurrent
  * requests share a rendering.
@@ -77,7 +79,20 @@ export function createEnvironmentApi(
         return types;
       }
       // Unknown names are the caller's 400, not the environment's failure: resolved outside `render`.
-      types = tools.docsInputs(rawSelection).then((inputs) => render('types', () => generateTypes(inputs)));
+      // A selection is bounded by default; the whole catalog (an editor's completions) only when asked.
+      const maxBytes = selection ? (selection.maxBytes ?? DEFAULT_TYPES_MAX_BYTES) : undefined;
+      const names = selection?.types ?? [];
+      types = Promise.all([
+        tools.docsInputs(rawSelection),
+        names.length > 0 ? tools.typeSources(names) : [],
+      ]).then(([inputs, typeSources]) =>
+        render('types', () =>
+          generateTypes(inputs, {
+            ...(maxBytes === undefined ? {} : { maxBytes }),
+            ...(names.length > 0 ? { types: [...names], typeSources } : {}),
+          }),
+        ),
+      );
       const entries = cache;
       entries.set(selectionKey, types);
       // A failure is not kept: the next request renders again.

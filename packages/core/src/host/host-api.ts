@@ -32,6 +32,7 @@ import type {
   ToolDetail,
   ToolListQuery,
   ToolRecord,
+  TypeCheckResponse,
   UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
 import type { ConnectionsApi } from '../connections/connections-api';
@@ -120,6 +121,13 @@ export interface ToolsApi {
    * for type rendering: all of them, or those a selection names (400 listing unknown names).
    */
   docsInputs(selection?: TypesSelection): Promise<ToolDocsInput[]>;
+  /**
+   * The tools the names of stubs (`TypesSelection.types`, `<serviceId>.<name>`) are looked up in:
+   * for each name, the tool it names (`<serviceId>.<toolId>.…`) if it is effectively enabled, else
+   * an enabled tool of its service, which carries the service's shared schemas. 400 listing
+   * services that are not enabled.
+   */
+  typeSources(names: readonly string[]): Promise<ToolDocsInput[]>;
 }
 
 /** The active environment's documentation (503 without one). */
@@ -138,8 +146,10 @@ export interface ProcessesApi {
    * Create (and by default queue) a process; `keyId` is stored as its owner and bounds it per key,
    * `principalId` says whose connections its calls use (null: shared ones only).
    * With `planId`, the code of that approved plan runs with its tools pre-approved (409
-   * `plan_mismatch` when the code, the key or the plan's state does not fit). `plan: true` is
-   * refused here: use {@link ProcessesApi.plan}.
+   * `plan_mismatch` when the code, the key or the plan's state does not fit). With `typecheck:
+   * 'reject'`, code with type errors is refused (400 `type_error`, the diagnostics in `details`)
+   * before anything is stored. `plan: true` and `check: true` are refused here: use
+   * {@link ProcessesApi.plan} and {@link ProcessesApi.check}.
    */
   create(
     request: Omit<CreateProcessRequest, 'wait'>,
@@ -160,6 +170,18 @@ export interface ProcessesApi {
     request: Omit<CreateProcessRequest, 'wait'>,
     options?: { keyId?: string | null },
   ): Promise<PlanResponse>;
+  /**
+   * The type errors of a program without running it (`POST /processes` with `check: true`): the
+   * active environment checks it against the declarations of the tools it names and the sandbox's
+   * globals. 503 `module_unavailable` when the environment cannot check code.
+   *
+   * @example
+   * ```ts
+   * const { diagnostics } = await host.processes.check({ code: 'const n: number = "a";', check: true });
+   * // [{ line: 1, column: 7, message: "Type 'string' is not assignable to type 'number'.", code: 2322 }]
+   * ```
+   */
+  check(request: Omit<CreateProcessRequest, 'wait'>): Promise<TypeCheckResponse>;
   /**
    * Resolves with the results once the process is idle. Rejects with a `timeout` error (its
    * `details` hold `{ processId }`) after `timeoutMs`, or once the process has run its own

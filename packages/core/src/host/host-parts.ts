@@ -8,6 +8,7 @@ import { createAdapterCredentials } from '../connections/connection-adapter-oaut
 import { createDirectCallsHost, type DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { createEnvironmentApi } from '../environments/environment-api';
 import type { EnvironmentProvider } from '../environments/environment-provider';
+import { createTypeCheck } from '../environments/type-check';
 import { createEgressGateway, type EgressGateway } from '../gateway/egress-gateway';
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
 import { createPolicyBook, type PolicyBook } from '../policies/policy-book';
@@ -167,6 +168,7 @@ export function createHostParts(
   });
   const processes = createProcessManager({
     policies: { calls, approvals, approvalStorage, findToolCalls },
+    typeCheck: createTypeCheck({ environments, catalog, sharedSchemas, callable }),
     // The services engine (made below) holds the connections; calls reach it only once runs start.
     connections: {
       route: (run, serviceId, requested) => services.router.route(run, serviceId, requested),

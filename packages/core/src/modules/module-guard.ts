@@ -9,6 +9,7 @@ import type {
   PortableAdapter,
   ServiceDefinition,
   ServiceState,
+  TypeCheckContext,
 } from '@cyrnel/sdk';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
@@ -363,8 +364,8 @@ export function guardEnvironment(
     generateToolDocs: open((input) => inner.generateToolDocs(input)),
     ...(inner.generateTypes
       ? {
-          generateTypes: open((tools: Parameters<NonNullable<EnvironmentModule['generateTypes']>>[0]) =>
-            (inner.generateTypes as NonNullable<EnvironmentModule['generateTypes']>)(tools),
+          generateTypes: open((...args: Parameters<NonNullable<EnvironmentModule['generateTypes']>>) =>
+            (inner.generateTypes as NonNullable<EnvironmentModule['generateTypes']>)(...args),
           ),
         }
       : {}),
@@ -372,6 +373,13 @@ export function guardEnvironment(
       ? {
           findToolCalls: open((code: string) =>
             (inner.findToolCalls as NonNullable<EnvironmentModule['findToolCalls']>)(code),
+          ),
+        }
+      : {}),
+    ...(inner.checkTypes
+      ? {
+          checkTypes: open((code: string, context: TypeCheckContext) =>
+            (inner.checkTypes as NonNullable<EnvironmentModule['checkTypes']>)(code, context),
           ),
         }
       : {}),

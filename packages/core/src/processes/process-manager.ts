@@ -1,6 +1,7 @@
 import type { EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import type { ConnectionRouter } from '../connections/connection-router';
 import type { EnvironmentProvider } from '../environments/environment-provider';
+import type { TypeCheck } from '../environments/type-check';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { ProcessesApi } from '../host/host-api';
@@ -11,6 +12,7 @@ import type { ToolGateway } from '../tools/tool-gateway';
 import { createCallRecords, type OpenedCall } from './call-records';
 import { createLocalRuns } from './local-runs';
 import { createProcessBindings } from './process-bindings';
+import { createProcessChecks } from './process-checks';
 import { INTERRUPTED_ERROR } from './process-errors';
 import { createProcessExecution } from './process-execution';
 import { createProcessKill } from './process-kill';
@@ -51,6 +53,8 @@ export interface ProcessManagerOptions {
   readonly policies?: ProcessPolicies;
   /** Which connection each call uses (absent: every call uses its service's own secrets). */
   readonly connections?: Pick<ConnectionRouter, 'route' | 'check'>;
+  /** Type-checks code (`createTypeCheck`; absent: `check` and `typecheck: 'reject'` answer 503). */
+  readonly typeCheck?: TypeCheck;
   /**
    * This host, when several share the storage: its runs are stored as its own, it says it is
    * alive every `heartbeatMs` (default 2,000), and it fails only its own leftovers and those of
@@ -160,10 +164,12 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     revokedKeys,
     policies: options.policies,
     connections: options.connections,
+    typeCheck: options.typeCheck,
   };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),
     plan: createProcessPlans(parts),
+    check: createProcessChecks(parts),
     wait: createProcessWait(parts),
     ...createProcessReads(parts),
     subscribe: createProcessSubscribe(parts),

@@ -2,6 +2,7 @@ import type { FoundToolCalls, ModuleLogger } from '@cyrnel/sdk';
 import type { ApprovalStorage } from '../approvals/approval-storage';
 import type { Approvals } from '../approvals/approvals';
 import type { ConnectionRouter } from '../connections/connection-router';
+import type { TypeCheck } from '../environments/type-check';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import type { ProcessHosts } from '../several-hosts/process-hosts';
 import type { CallPolicy } from './call-policy';
@@ -36,6 +37,8 @@ export interface ProcessParts {
   readonly policies: ProcessPolicies | undefined;
   /** Which connection each call uses; checks a create request's `connections` (absent: services' own secrets). */
   readonly connections: Pick<ConnectionRouter, 'route' | 'check'> | undefined;
+  /** Type-checks code with the active environment (absent: `check` and `typecheck: 'reject'` answer 503). */
+  readonly typeCheck: TypeCheck | undefined;
 }
 
 /** What the processes API needs of the policies. */

@@ -1,5 +1,6 @@
 import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host/host-api';
+import { refuseTypeErrors } from './process-checks';
 import type { ProcessParts } from './process-parts';
 import { validateCreateRequest } from './validate-create-request';
 
@@ -13,6 +14,7 @@ export function createProcessPlans(parts: ProcessParts): ProcessesApi['plan'] {
     if (!valid.plan) throw cyrnelError('invalid_request', 'a plan is asked for with plan: true');
     const policies = parts.policies;
     if (!policies) throw cyrnelError('module_unavailable', 'this host has no policies to plan with');
+    if (valid.typecheck === 'reject') await refuseTypeErrors(parts, valid.code);
     const found = await policies.findToolCalls(valid.code);
     if (!found)
       throw cyrnelError(

@@ -2,6 +2,7 @@ import type { ProcessRecord } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
 import type { ProcessesApi } from '../host/host-api';
 import { LiveProcess } from './live-process';
+import { refuseTypeErrors } from './process-checks';
 import { killEnd } from './process-errors';
 import { requireProcessId, validateRunOptions } from './process-input';
 import type { ProcessParts } from './process-parts';
@@ -19,8 +20,11 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
   const create: ProcessesApi['create'] = async (request, createOptions) => {
     if (local.closing()) throw cyrnelError('shutting_down', 'the host is shutting down');
     const valid = validateCreateRequest(request, limits);
-    if (valid.plan)
-      throw cyrnelError('invalid_request', 'plan: true is answered by processes.plan, not create');
+    if (valid.plan || valid.check)
+      throw cyrnelError(
+        'invalid_request',
+        `${valid.plan ? 'plan' : 'check'}: true is answered by processes.${valid.plan ? 'plan' : 'check'}, not create`,
+      );
     const keyId = createOptions?.keyId ?? null;
     const principalId = createOptions?.principalId ?? null;
     const revoked = () => keyId !== null && parts.revokedKeys.has(keyId);
@@ -30,6 +34,8 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     await checkStorageQuota(storage, limits, keyId, parts.execution.live.values());
     // Each connection named must exist and be the principal's own or shared: refused now, not at the first call.
     await parts.connections?.check({ principalId, connections: valid.connections });
+    // Before a slot is taken or a row written: code with type errors leaves nothing behind.
+    if (valid.typecheck === 'reject') await refuseTypeErrors(parts, valid.code);
     // Several hosts: work this host cannot take now waits in the shared queue.
     const needs = host ? await queue.needsOf(valid.code) : [];
     const here = valid.autorun && queue.takesHere(needs);

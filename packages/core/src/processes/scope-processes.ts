@@ -51,6 +51,7 @@ export function scopeProcesses(api: ProcessesApi, actor: ProcessActor): Processe
   return {
     create: (request) => api.create(request, { keyId, principalId }),
     plan: (request) => api.plan(request, { keyId }),
+    check: (request) => api.check(request),
     wait: (id, options) => guarded(id, () => api.wait(id, options)),
     list: (query) => api.list({ ...query, keyId }),
     get: own,

@@ -1,5 +1,5 @@
 import { isValidIdentifier, MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
-import { CREATE_PROCESS_BODY, type CreateProcessRequest } from '@cyrnel/sdk/api';
+import { CREATE_PROCESS_BODY, type CreateProcessRequest, type TypeCheckMode } from '@cyrnel/sdk/api';
 import { CONNECTION_NAME } from '../connections/connection-records';
 import { cyrnelError } from '../errors';
 import { validateBody } from '../validation/body-schema';
@@ -27,6 +27,10 @@ export interface ValidCreateRequest {
   readonly plan: boolean;
   /** Run this approved plan's code. */
   readonly planId: string | null;
+  /** Answer the code's type errors instead of running. */
+  readonly check: boolean;
+  /** `reject`: refuse code with type errors before anything is stored or run. */
+  readonly typecheck: TypeCheckMode;
   /** The connection per service the request named (service id → connection name). */
   readonly connections: Record<string, string>;
 }
@@ -58,9 +62,8 @@ export function validateCreateRequest(
   request: unknown,
   limits: Pick<ProcessLimits, 'maxCodeBytes' | 'maxEnvConfigBytes' | 'defaultTimeoutMs' | 'maxTimeoutMs'>,
 ): ValidCreateRequest {
-  const { code, ref, timeoutMs, envConfig, autorun, plan, planId, connections } = validateBody<
-    Record<keyof CreateProcessRequest, unknown>
-  >(request, CREATE_PROCESS_BODY);
+  const { code, ref, timeoutMs, envConfig, autorun, plan, planId, connections, check, typecheck } =
+    validateBody<Record<keyof CreateProcessRequest, unknown>>(request, CREATE_PROCESS_BODY);
   const source = requireString(code, 'code');
   if (source.trim() === '') invalid('code', 'must not be empty');
   // Cheap bound first: a UTF-16 unit is at most 3 UTF-8 bytes.
@@ -100,8 +103,31 @@ export function validateCreateRequest(
     envConfig: config,
     autorun: optionalBoolean(autorun, 'autorun') ?? true,
     ...planFields(plan, planId, autorun),
+    ...checkFields(check, typecheck, { plan, planId, autorun }),
     connections: validConnections(connections),
   };
+}
+
+/** `check` and `typecheck`: a check runs nothing, so it takes no plan, no run option and no mode. */
+function checkFields(
+  check: unknown,
+  typecheck: unknown,
+  others: { plan: unknown; planId: unknown; autorun: unknown },
+): { check: boolean; typecheck: TypeCheckMode } {
+  const checking = optionalBoolean(check, 'check') ?? false;
+  const mode = (typecheck ?? 'off') as TypeCheckMode;
+  if (checking) {
+    const given = {
+      plan: others.plan === true ? true : undefined,
+      planId: others.planId,
+      autorun: others.autorun,
+      typecheck,
+    };
+    for (const [field, value] of Object.entries(given)) {
+      if (value !== undefined && value !== null) invalid(field, 'cannot be combined with check: true');
+    }
+  }
+  return { check: checking, typecheck: mode };
 }
 
 /** `plan` and `planId`: one or the other, a plan never with `autorun`. */

@@ -217,7 +217,10 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
       }
     },
     async docsInputs(rawSelection) {
-      const selection = typesSelection(rawSelection);
+      const parsed = typesSelection(rawSelection);
+      // Only types asked for: no tool; only a budget: every tool.
+      if (parsed && !parsed.namesTools && parsed.types.length > 0) return [];
+      const selection = parsed?.namesTools ? parsed : undefined;
       const inputs: ToolDocsInput[] = [];
       const services = (await catalog.listServices({ enabled: true })).filter((service) =>
         callable.service(service),
@@ -249,6 +252,44 @@ export function createToolsApi(options: ToolsApiOptions): ToolsApi {
         });
       }
       return inputs;
+    },
+    async typeSources(names) {
+      const services = new Map(
+        (await catalog.listServices({ enabled: true }))
+          .filter((service) => callable.service(service))
+          .map((service) => [service.id, service]),
+      );
+      const unknown = [...new Set(names.map((name) => name.slice(0, name.indexOf('.'))))].filter(
+        (id) => !services.has(id),
+      );
+      if (unknown.length > 0)
+        throw cyrnelError(
+          'invalid_request',
+          `unknown services: ${unknown.join(', ')} (enabled services only)`,
+          {
+            details: unknown.map((id) => ({ path: 'types', message: `unknown service ${id}` })),
+          },
+        );
+      const sources = new Map<string, ToolDocsInput>();
+      const anyTool = new Map<string, ToolDocsInput | undefined>();
+      for (const name of names) {
+        const [serviceId, toolId] = name.split('.') as [string, string];
+        const service = services.get(serviceId);
+        if (!service || sources.has(`${serviceId}.${toolId}`)) continue;
+        const schemas = await options.sharedSchemas.get(service.id, service.hash);
+        // The tool a member path names; else any tool of the service, for its shared schemas.
+        const row = await catalog.getTool(serviceId, toolId);
+        if (row?.enabled && callable.tool(serviceId, row)) {
+          sources.set(`${serviceId}.${toolId}`, toDocsInput(row, schemas));
+          continue;
+        }
+        if (!anyTool.has(serviceId)) {
+          const first = (await catalog.listServiceTools(serviceId)).find((tool) => tool.enabled);
+          anyTool.set(serviceId, first && toDocsInput(first, schemas));
+        }
+      }
+      for (const tool of anyTool.values()) if (tool) sources.set(`${tool.serviceId}.${tool.toolId}`, tool);
+      return [...sources.values()];
     },
   };
 }

@@ -10,6 +10,9 @@ function typeIssue(value: unknown, spec: FieldSpec): string | undefined {
       if (spec.maxLength !== undefined && value.length > spec.maxLength) {
         return `must be at most ${spec.maxLength} characters`;
       }
+      if (spec.enum !== undefined && !spec.enum.includes(value)) {
+        return `must be one of ${spec.enum.map((option) => JSON.stringify(option)).join(', ')}`;
+      }
       return undefined;
     case 'boolean':
       return typeof value === 'boolean' ? undefined : 'must be a boolean (true or false)';

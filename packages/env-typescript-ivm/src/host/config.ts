@@ -22,6 +22,12 @@ export interface ResolvedConfig {
   readonly defaultTimeoutMs: number;
   /** Deadline of one rendering of type declarations, tool docs or a signature in the render worker. */
   readonly renderTimeoutMs: number;
+  /** Deadline of one type check (`checkTypes`) in its worker. */
+  readonly typecheckTimeoutMs: number;
+  /** Heap limit of the type-check worker, in MB. */
+  readonly typecheckMemoryMb: number;
+  /** Longest code type-checked, in UTF-8 bytes. */
+  readonly typecheckMaxCodeBytes: number;
   /**
    * Sandbox processes send portable adapters' tool calls straight to the host's egress gateway
    * when the host offers it, so neither the call nor its answer crosses the host's main thread.
@@ -69,6 +75,28 @@ export const configSchema: JSONSchema = {
       description:
         'Deadline of one rendering of type declarations, tool docs or a signature, which run in a worker thread; past it the rendering fails and the worker is replaced.',
     },
+    typecheckTimeoutMs: {
+      type: 'integer',
+      minimum: 1,
+      maximum: MAX_TIMER_DELAY_MS,
+      default: 5_000,
+      description:
+        'Deadline of one type check (POST /processes with check: true, or typecheck: reject) in its worker thread; past it the check fails (400) and the worker is replaced.',
+    },
+    typecheckMemoryMb: {
+      type: 'integer',
+      minimum: 64,
+      maximum: 8192,
+      default: 512,
+      description:
+        "Heap limit of the type check's worker thread; past it the check fails (400) and the worker is replaced.",
+    },
+    typecheckMaxCodeBytes: {
+      type: 'integer',
+      minimum: 1,
+      default: 102_400,
+      description: 'Longest code a type check takes, in UTF-8 bytes (413 beyond).',
+    },
     directToolCalls: {
       type: 'boolean',
       default: true,
@@ -100,6 +128,9 @@ export function resolveConfig(config: Record<string, unknown> = {}): ResolvedCon
     outputCapBytes: intIn(config.outputCapBytes, 2, Number.MAX_SAFE_INTEGER, 4_194_304),
     defaultTimeoutMs: intIn(config.defaultTimeoutMs, 1, MAX_TIMER_DELAY_MS, 30_000),
     renderTimeoutMs: intIn(config.renderTimeoutMs, 1, MAX_TIMER_DELAY_MS, 60_000),
+    typecheckTimeoutMs: intIn(config.typecheckTimeoutMs, 1, MAX_TIMER_DELAY_MS, 5_000),
+    typecheckMemoryMb: intIn(config.typecheckMemoryMb, 64, 8192, 512),
+    typecheckMaxCodeBytes: intIn(config.typecheckMaxCodeBytes, 1, Number.MAX_SAFE_INTEGER, 102_400),
     directToolCalls: config.directToolCalls !== false,
   };
 }

@@ -68,6 +68,9 @@ export async function performHostCall(
       return bindings.discoverTypes(eid, {
         ...(selection.services === undefined ? {} : { services: names(selection.services, 'services') }),
         ...(selection.tools === undefined ? {} : { tools: names(selection.tools, 'tools') }),
+        ...(selection.types === undefined ? {} : { types: names(selection.types, 'types') }),
+        // Checked by the host with the query's own rules.
+        ...(selection.maxBytes === undefined ? {} : { maxBytes: selection.maxBytes as number }),
       });
     }
     default:

@@ -1,10 +1,12 @@
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 import type { RenderReply, RenderRequest } from './render-worker';
 
 /** Options of {@link createRenderLane}. */
 export interface RenderLaneOptions {
-  /** Path of the built `render-worker.js`. */
+  /** Path of the built worker (`render-worker.js`, or `check-worker.js`, which answer alike). */
   readonly workerPath: string;
+  /** The worker's heap and stack bounds; past them it is terminated and its rendering fails. */
+  readonly resourceLimits?: ResourceLimits;
   /** Deadline of one rendering, from its first message; past it the worker is terminated. */
   readonly timeoutMs: number;
   /** A worker without work this long exits (started again on demand). */
@@ -16,22 +18,32 @@ export interface RenderLaneOptions {
  * worker starts on the first rendering; one that misses its deadline or fails is terminated and
  * the next rendering starts a fresh one.
  */
-export interface RenderLane {
+export interface RenderLane<R extends { readonly id: number } = RenderRequest> {
   /**
    * Post `requests` (one rendering: every message but the last is a part) and resolve with the
-   * text the worker answers to the last. `what` names the rendering in errors.
+   * text the worker answers to the last. `what` names the rendering in errors, which carry how
+   * it stopped as {@link LaneError.stop}.
    */
-  run(what: string, requests: (id: number) => readonly RenderRequest[]): Promise<string>;
+  run(what: string, requests: (id: number) => readonly R[]): Promise<string>;
   /** Terminate the worker; queued and running renderings reject, later ones too. */
   close(): void;
 }
 
-interface Job {
+/**
+ * How a rendering failed: past its `deadline`, its worker `failed` (an error, an exit, its
+ * resource limits), the worker answered an `error`, or the lane was `closed`.
+ */
+export type LaneError = Error & { readonly stop: 'deadline' | 'failed' | 'error' | 'closed' };
+
+const laneError = (stop: LaneError['stop'], message: string): LaneError =>
+  Object.assign(new Error(message), { stop });
+
+interface Job<R> {
   readonly id: number;
   readonly what: string;
-  readonly requests: readonly RenderRequest[];
+  readonly requests: readonly R[];
   readonly resolve: (text: string) => void;
-  readonly reject: (error: Error) => void;
+  readonly reject: (error: LaneError) => void;
   timer?: NodeJS.Timeout;
 }
 
@@ -39,10 +51,13 @@ interface Job {
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Create a lane; no worker runs until the first rendering. */
-export function createRenderLane(options: RenderLaneOptions): RenderLane {
-  const queue: Job[] = [];
+export function createRenderLane<R extends { readonly id: number } = RenderRequest>(
+  options: RenderLaneOptions,
+): RenderLane<R> {
+  type Task = Job<R>;
+  const queue: Task[] = [];
   let worker: Worker | undefined;
-  let running: Job | undefined;
+  let running: Task | undefined;
   let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 1;
   let closed = false;
@@ -55,35 +70,39 @@ export function createRenderLane(options: RenderLaneOptions): RenderLane {
     void current?.terminate();
   };
 
-  const finish = (job: Job): boolean => {
+  const finish = (job: Task): boolean => {
     if (running !== job) return false;
     running = undefined;
     clearTimeout(job.timer);
     return true;
   };
 
-  const fail = (job: Job, message: string) => {
+  const fail = (job: Task, how: LaneError['stop'], message: string) => {
     if (!finish(job)) return;
     // The worker may hold parts of this rendering, or still be busy with it.
     stop();
-    job.reject(new Error(message));
+    job.reject(laneError(how, message));
     pump();
   };
 
   const start = (): Worker => {
-    const started = new Worker(options.workerPath);
+    const started = new Worker(
+      options.workerPath,
+      options.resourceLimits ? { resourceLimits: options.resourceLimits } : {},
+    );
     started.unref();
     started.on('message', (reply: RenderReply) => {
       const job = running;
       if (started !== worker || !job || reply.id !== job.id || !finish(job)) return;
       if (reply.ok) job.resolve(reply.text);
-      else job.reject(new Error(`${job.what} could not be rendered: ${reply.message}`));
+      else job.reject(laneError('error', `${job.what} could not be rendered: ${reply.message}`));
       pump();
     });
     const failed = (error: Error) => {
       if (started !== worker) return;
       const job = running;
-      if (job) fail(job, `${job.what} could not be rendered: the render worker failed (${error.message})`);
+      if (job)
+        fail(job, 'failed', `${job.what} could not be rendered: the render worker failed (${error.message})`);
       else stop();
     };
     started.on('error', failed);
@@ -92,10 +111,15 @@ export function createRenderLane(options: RenderLaneOptions): RenderLane {
     return started;
   };
 
-  const dispatch = async (job: Job) => {
+  const dispatch = async (job: Task) => {
     running = job;
     job.timer = setTimeout(
-      () => fail(job, `rendering ${job.what} took longer than ${options.timeoutMs} ms; it was stopped`),
+      () =>
+        fail(
+          job,
+          'deadline',
+          `rendering ${job.what} took longer than ${options.timeoutMs} ms; it was stopped`,
+        ),
       options.timeoutMs,
     );
     for (const request of job.requests) {
@@ -107,7 +131,11 @@ export function createRenderLane(options: RenderLaneOptions): RenderLane {
       } catch (error) {
         // Not cloneable: nested too deeply for the structured clone, or not plain data.
         const reason = error instanceof Error ? error.message : String(error);
-        fail(job, `${job.what} cannot be rendered: its schemas are not plain JSON data (${reason})`);
+        fail(
+          job,
+          'failed',
+          `${job.what} cannot be rendered: its schemas are not plain JSON data (${reason})`,
+        );
         return;
       }
     }
@@ -129,7 +157,9 @@ export function createRenderLane(options: RenderLaneOptions): RenderLane {
   return {
     run(what, requests) {
       if (closed)
-        return Promise.reject(new Error(`${what} cannot be rendered: the environment was torn down`));
+        return Promise.reject(
+          laneError('closed', `${what} cannot be rendered: the environment was torn down`),
+        );
       return new Promise<string>((resolve, reject) => {
         const id = nextId++;
         queue.push({ id, what, requests: requests(id), resolve, reject });
@@ -138,8 +168,8 @@ export function createRenderLane(options: RenderLaneOptions): RenderLane {
     },
     close() {
       closed = true;
-      const torn = (job: Job) =>
-        job.reject(new Error(`rendering ${job.what} was stopped: the environment was torn down`));
+      const torn = (job: Task) =>
+        job.reject(laneError('closed', `rendering ${job.what} was stopped: the environment was torn down`));
       for (const job of queue.splice(0)) torn(job);
       const job = running;
       if (job && finish(job)) torn(job);

@@ -4,7 +4,13 @@
 // (`dist/render-worker.js`), always run from `dist/` — also in this package's tests, which build
 // first — so it may import the renderers; none of them loads isolated-vm.
 import { parentPort } from 'node:worker_threads';
-import { type FoundToolCalls, isCyrnelError, type JSONSchema, type ToolDocsInput } from '@cyrnel/sdk';
+import {
+  type FoundToolCalls,
+  type GenerateTypesOptions,
+  isCyrnelError,
+  type JSONSchema,
+  type ToolDocsInput,
+} from '@cyrnel/sdk';
 import { findToolCalls } from '../tool-calls/find-tool-calls';
 import { generateToolDocs } from '../type-rendering/tool-docs';
 import { renderToolSignature } from '../type-rendering/tool-signature';
@@ -22,6 +28,8 @@ export type RenderRequest =
       /** Shared schemas by service id, each sent once per catalog, with the first part of its tools. */
       readonly schemas?: Readonly<Record<string, Readonly<Record<string, JSONSchema>>>>;
       readonly last: boolean;
+      /** With the last part: the budget, the types asked for and the tools they are looked up in. */
+      readonly options?: GenerateTypesOptions;
     }
   | { readonly id: number; readonly kind: 'tool-docs'; readonly tool: ToolDocsInput }
   | { readonly id: number; readonly kind: 'signature'; readonly tool: ToolDocsInput }
@@ -58,7 +66,15 @@ function render(request: RenderRequest): string | undefined {
         return undefined;
       }
       parts.delete(request.id);
-      return generateTypes(catalog.tools);
+      const withSchemas = (tool: ToolDocsInput) => {
+        const schemas = catalog.schemas.get(tool.serviceId);
+        return schemas ? { ...tool, schemas } : tool;
+      };
+      const options = request.options ?? {};
+      return generateTypes(catalog.tools, {
+        ...options,
+        ...(options.typeSources ? { typeSources: options.typeSources.map(withSchemas) } : {}),
+      });
     }
     case 'tool-docs':
       return generateToolDocs(request.tool);

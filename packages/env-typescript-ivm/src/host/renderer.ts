@@ -1,6 +1,7 @@
 import {
   cyrnelError,
   type FoundToolCalls,
+  type GenerateTypesOptions,
   type JSONSchema,
   type ToolDocsInput,
   withSharedSchemas,
@@ -29,8 +30,8 @@ export interface RendererOptions {
  * as the code nests: a stack it exhausts is a worker's, never the host's main thread).
  */
 export interface Renderer {
-  /** `generateTypes` of the tools. */
-  types(tools: readonly ToolDocsInput[]): Promise<string>;
+  /** `generateTypes` of the tools, within the options' budget, with the types they ask for. */
+  types(tools: readonly ToolDocsInput[], options?: GenerateTypesOptions): Promise<string>;
   /** `generateToolDocs` of one tool. */
   toolDocs(tool: ToolDocsInput): Promise<string>;
   /** `renderToolSignature` of one tool. */
@@ -79,21 +80,41 @@ export function createRenderer(options: RendererOptions): Renderer {
   const name = (tool: ToolDocsInput) => `${tool.serviceId}.${tool.toolId}`;
 
   return {
-    types(tools) {
+    types(tools, options = {}) {
       return catalog.run('the type declarations', (id) => {
         const requests: RenderRequest[] = [];
         const sent = new Set<string>();
-        for (let start = 0; start === 0 || start < tools.length; start += partSize) {
-          const slice = tools.slice(start, start + partSize);
-          // Each service's shared schemas go with the first part that has one of its tools.
+        // Each service's shared schemas go with the first part that has one of its tools.
+        const schemasOf = (slice: readonly ToolDocsInput[]) => {
           const schemas: Record<string, Readonly<Record<string, JSONSchema>>> = {};
           for (const tool of slice) {
             if (!tool.schemas || sent.has(tool.serviceId)) continue;
             sent.add(tool.serviceId);
             schemas[tool.serviceId] = tool.schemas;
           }
+          return schemas;
+        };
+        for (let start = 0; start === 0 || start < tools.length; start += partSize) {
+          const slice = tools.slice(start, start + partSize);
+          const schemas = schemasOf(slice);
+          const last = start + partSize >= tools.length;
           const part = slice.map(docsInput);
-          requests.push({ id, kind: 'types', tools: part, schemas, last: start + partSize >= tools.length });
+          if (!last) {
+            requests.push({ id, kind: 'types', tools: part, schemas, last });
+            continue;
+          }
+          // The budget, the names asked for and the tools they are looked up in go with the last part.
+          const sources = options.typeSources ?? [];
+          Object.assign(schemas, schemasOf(sources));
+          const { maxBytes, types } = options;
+          requests.push({
+            id,
+            kind: 'types',
+            tools: part,
+            schemas,
+            last,
+            options: { maxBytes, types, typeSources: sources.map(docsInput) },
+          });
         }
         return requests;
       });

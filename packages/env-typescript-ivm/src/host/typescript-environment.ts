@@ -12,6 +12,7 @@ import { performHostCall } from './host-calls';
 import { createRenderer, type Renderer } from './renderer';
 import { generateRuntimeDocs } from './runtime-docs';
 import { createSandboxPool, type SandboxPool } from './sandbox-pool';
+import { createTypeChecker, type TypeChecker } from './type-checker';
 
 /**
  * The patch of a child's `output` message (a JSON array of `[key, value]` entries) as an object
@@ -30,6 +31,8 @@ export interface TypescriptEnvironmentOptions {
   readonly childPath?: string;
   /** Path of the built render worker; defaults to `render-worker.js` beside this file or in `dist/`. */
   readonly renderWorkerPath?: string;
+  /** Path of the built type-check worker; defaults to `check-worker.js` beside this file or in `dist/`. */
+  readonly checkWorkerPath?: string;
 }
 
 /** Locate the built child entry: beside the bundle in `dist/`, or in the package's `dist/` when running from `src/`. */
@@ -64,9 +67,25 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
     });
     return renderer;
   };
+  // Started on the first type check, closed by `setup` and `teardown` like the renderer.
+  let checker: TypeChecker | undefined;
+  const checking = (): TypeChecker => {
+    const config = active?.config ?? resolveConfig();
+    checker ??= createTypeChecker({
+      workerPath: options.checkWorkerPath ?? resolveDistFile('check-worker.js'),
+      timeoutMs: config.typecheckTimeoutMs,
+      memoryLimitMb: config.typecheckMemoryMb,
+      maxCodeBytes: config.typecheckMaxCodeBytes,
+      idleTimeoutMs: config.idleTimeoutMs === 0 ? MAX_TIMER_DELAY_MS : config.idleTimeoutMs,
+      findToolCalls: (code) => rendering().toolCalls(code),
+    });
+    return checker;
+  };
   const stopRendering = () => {
     renderer?.close();
     renderer = undefined;
+    checker?.close();
+    checker = undefined;
   };
 
   return {
@@ -159,6 +178,11 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       return rendering().toolCalls(code);
     },
 
+    async checkTypes(code, context) {
+      // In a worker thread holding a warm language service, under a deadline and a heap limit.
+      return checking().check(code, context);
+    },
+
     async generateDocs() {
       return generateRuntimeDocs(active?.config ?? resolveConfig());
     },
@@ -167,8 +191,8 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       return rendering().toolDocs(input);
     },
 
-    async generateTypes(tools) {
-      return rendering().types(tools);
+    async generateTypes(tools, options) {
+      return rendering().types(tools, options);
     },
 
     async teardown() {

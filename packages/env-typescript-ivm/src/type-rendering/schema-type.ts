@@ -1,4 +1,7 @@
 import { isPlainObject } from '@cyrnel/sdk';
+import { commentText, cut } from './comment-text';
+
+export { commentText, leadingSentence } from './comment-text';
 /** Options of {@link renderSchemaType}. */
 export interface RenderSchemaOptions {
   /** Indentation of the first line's nested members (two spaces per level). */
@@ -10,6 +13,8 @@ export interface RenderSchemaOptions {
   readonly comments?: boolean | number;
   /** Cut each comment to its first sentence (declarations an agent reads in its prompt). */
   readonly firstSentence?: boolean;
+  /** Cut each comment at a word before this many characters, with `…` (a budget's last resort before stubs). */
+  readonly commentWidth?: number;
   /** Render an object without comments on one line (`{ a: string; b?: number; }`) when that is at most this long. Default 0: never. */
   readonly inlineWidth?: number;
   /**
@@ -35,6 +40,29 @@ export interface RenderSchemaOptions {
    * `direct` is false inside object members and array elements, where TypeScript defers aliases.
    */
   readonly refType?: (ref: string, direct: boolean) => string | null | undefined;
+  /**
+   * Objects nested deeper than `depth` (the root object is 0) that do not fit on one line of
+   * `inlineWidth` render as `CyrnelStub<"name">`, named by `name` from the member path to them (a
+   * `*` stands for an index signature's value). `depth: -1` stubs every object.
+   */
+  readonly stub?: { readonly depth: number; readonly name: (path: readonly string[]) => string };
+  /**
+   * With `stub`: an enum of more values than this renders as a stub of their primitive types
+   * (`CyrnelStub<"name", string>`), named by its member path (a budget's squeeze: Microsoft
+   * Graph's `$select` lists every property of a user).
+   */
+  readonly stubEnums?: number;
+  /**
+   * Filled with what the text refers to: the `$ref`s named through `refType` (in `direct` too when
+   * outside object members and array elements: an alias's or an intersection's parts) and the
+   * stubs' names.
+   */
+  readonly record?: { readonly refs: string[]; readonly stubs: string[]; readonly direct?: string[] };
+}
+
+/** The type of a stub named `name` (see {@link RenderSchemaOptions.stub}): an object, or `shape`. */
+export function stubType(name: string, shape?: string): string {
+  return `CyrnelStub<${JSON.stringify(name)}${shape === undefined ? '' : `, ${shape}`}>`;
 }
 
 /**
@@ -94,21 +122,6 @@ function intersection(parts: readonly Rendered[]): Rendered {
 /** Bracket anything but an atom (for `T[]`). */
 function element(type: Rendered): string {
   return type.kind === 'atom' ? type.text : `(${type.text})`;
-}
-
-/**
- * A description as one comment line. `firstSentence` (declarations in a prompt) also keeps only
- * the first sentence and the text of Markdown links (`[status](https://…)` → `status`).
- */
-export function commentText(text: string, firstSentence = false): string {
-  const clean = text.replace(/\*\//g, '*\\/').replace(/\s+/g, ' ').trim();
-  return firstSentence ? leadingSentence(clean.replace(/\[([^\]]*)\]\([^)\s]*\)/g, '$1')) : clean;
-}
-
-/** The first sentence of a one-line text: up to a `.`, `!` or `?` followed by a space and a capital or a digit. */
-export function leadingSentence(text: string): string {
-  const end = /[.!?](?=\s+[A-Z0-9_*`[(])/.exec(text);
-  return end ? text.slice(0, end.index + 1) : text;
 }
 
 /**
@@ -178,7 +191,37 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
     }
   };
 
+  // The member names from the root to the object being rendered, for stub names.
+  const path: string[] = [];
+  const stub = options.stub;
+  const record = options.record;
+
+  // An object deeper than `stub.depth` is kept only when it fits on one line (rendered with that
+  // little budget, so a large one costs no more than the line); else it is a stub.
   const renderObject = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {
+    if (!stub || objects <= stub.depth) return renderMembers(node, level, refs);
+    const width = stub.depth < 0 ? 0 : (options.inlineWidth ?? 0);
+    const saved = budget;
+    const marks = [record?.refs.length ?? 0, record?.stubs.length ?? 0, record?.direct?.length ?? 0];
+    budget = Math.min(saved, width);
+    const small = width > 0 ? renderMembers(node, level, refs) : undefined;
+    if (small && budget > 0 && !small.text.includes('\n') && small.text.length <= width) {
+      budget = saved - small.text.length;
+      return small;
+    }
+    if (record) {
+      record.refs.length = marks[0] as number;
+      record.stubs.length = marks[1] as number;
+      if (record.direct) record.direct.length = marks[2] as number;
+    }
+    const name = stub.name(path);
+    record?.stubs.push(name);
+    const text = stubType(name);
+    budget = saved - text.length;
+    return atom(text);
+  };
+
+  const renderMembers = (node: Record<string, unknown>, level: number, refs: readonly string[]): Rendered => {
     const props = isPlainObject(node.properties) ? node.properties : {};
     const required = new Set(
       Array.isArray(node.required) ? node.required.filter((r) => typeof r === 'string') : [],
@@ -201,7 +244,9 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
           isPlainObject(value) && typeof value.description === 'string' ? value.description : '';
         const name = IDENTIFIER.test(key) ? key : JSON.stringify(key);
         let comment =
-          commented && description ? `/** ${commentText(description, options.firstSentence)} */` : undefined;
+          commented && description
+            ? `/** ${cut(commentText(description, options.firstSentence), options.commentWidth)} */`
+            : undefined;
         const written = options.writtenComments;
         if (comment && written) {
           const seen = `${name}\u0000${comment}`;
@@ -211,7 +256,9 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
         if (comment) budget -= pad.length + comment.length;
         budget -= pad.length + name.length + 4;
         const optional = !required.has(key);
+        path.push(key);
         const type = inMember(() => render(value, level + 1, refs));
+        path.pop();
         memberTypes.push(...(type.members ?? [type.text]), ...(optional ? ['undefined'] : []));
         lines.push({ ...(comment ? { comment } : {}), text: `${name}${optional ? '?' : ''}: ${type.text};` });
       }
@@ -220,7 +267,9 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
         isPlainObject(extra) ||
         (extra === undefined && lines.length === 0 && node.patternProperties === undefined)
       ) {
+        path.push('*');
         const index = inMember(() => render(isPlainObject(extra) ? extra : true, level + 1, refs));
+        path.pop();
         lines.push({ text: `[key: string]: ${indexType(index, memberTypes)};` });
       } else if (extra === true || isPlainObject(node.patternProperties)) {
         lines.push({ text: '[key: string]: unknown;' });
@@ -264,6 +313,8 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       if (named === null) return UNKNOWN;
       if (named !== undefined) {
         budget -= named.length;
+        options.record?.refs.push(node.$ref);
+        if (deferred === 0) options.record?.direct?.push(node.$ref);
         return atom(named);
       }
       if (refs.includes(node.$ref)) return UNKNOWN;
@@ -271,7 +322,14 @@ export function renderSchemaType(schema: unknown, options: RenderSchemaOptions =
       return target === undefined ? UNKNOWN : render(target, level, [...refs, node.$ref]);
     }
     if ('const' in node) return charge(literal(node.const));
-    if (Array.isArray(node.enum)) return union(node.enum.map((value) => charge(literal(value))));
+    if (Array.isArray(node.enum)) {
+      const many = stub && options.stubEnums !== undefined && node.enum.length > options.stubEnums;
+      if (!many) return union(node.enum.map((value) => charge(literal(value))));
+      const kinds = [...new Set(node.enum.map((value) => (value === null ? 'null' : typeof value)))];
+      const name = stub.name(path);
+      record?.stubs.push(name);
+      return charge(atom(stubType(name, kinds.length === 1 ? kinds[0] : kinds.join(' | '))));
+    }
     for (const key of ['anyOf', 'oneOf'] as const) {
       const options = node[key];
       if (Array.isArray(options) && options.length > 0) {

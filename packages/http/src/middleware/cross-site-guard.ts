@@ -1,6 +1,7 @@
 import { cyrnelError } from '@cyrnel/core';
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../app-env';
+import { originAllowList, serialiseOrigin } from './allowed-origins';
 
 /** Options of {@link crossSiteGuard}. */
 export interface CrossSiteGuardOptions {
@@ -15,12 +16,11 @@ const STATE_CHANGING: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DE
  * `Sec-Fetch-Site: cross-site` or `same-site`, or an `Origin` whose host and port differ from
  * the request's `Host`, unless the origin is listed in `allowedOrigins`. Requests without these
  * headers (curl, SDKs, servers) are not from a browser and pass; reads pass too (a cross-site
- * page cannot read the answers: no CORS headers are ever sent).
+ * page cannot read the answers: CORS headers go only to the listed origins, on the route groups
+ * that ask for them, see `groupCors`).
  */
 export function crossSiteGuard(options: CrossSiteGuardOptions = {}): MiddlewareHandler<AppEnv> {
-  const listed = options.allowedOrigins ?? [];
-  const any = listed.includes('*');
-  const allowed = new Set(listed.filter((entry) => entry !== '*').map(serialise));
+  const allowed = originAllowList(options.allowedOrigins ?? []);
   const refuse = (why: string) =>
     cyrnelError(
       'forbidden',
@@ -29,7 +29,7 @@ export function crossSiteGuard(options: CrossSiteGuardOptions = {}): MiddlewareH
   return async (c, next) => {
     if (!STATE_CHANGING.has(c.req.method)) return next();
     const origin = c.req.header('origin');
-    if (origin !== undefined && (any || allowed.has(serialise(origin)))) return next();
+    if (origin !== undefined && allowed(origin)) return next();
     const site = c.req.header('sec-fetch-site');
     if (site === 'cross-site' || site === 'same-site') throw refuse(`Sec-Fetch-Site: ${site}`);
     if (origin !== undefined && !sameOrigin(origin, c.req.header('host'))) {
@@ -39,19 +39,9 @@ export function crossSiteGuard(options: CrossSiteGuardOptions = {}): MiddlewareH
   };
 }
 
-/** `scheme://host[:port]` as browsers serialise origins; `null` for anything unparseable. */
-function serialise(origin: string): string {
-  try {
-    const url = new URL(origin);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : 'null';
-  } catch {
-    return 'null';
-  }
-}
-
 /** True when `origin` names the same host and port as the `Host` header (its default port implied). */
 function sameOrigin(origin: string, host: string | undefined): boolean {
-  const serialised = serialise(origin);
+  const serialised = serialiseOrigin(origin);
   if (serialised === 'null' || host === undefined) return false;
   const url = new URL(serialised);
   const defaultPort = url.protocol === 'https:' ? ':443' : ':80';

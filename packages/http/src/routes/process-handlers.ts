@@ -42,9 +42,20 @@ export function processHandlers(ctx: RouteContext): RouteHandlers<typeof PROCESS
           },
         );
       }
+      if (wait && fields.check === true) {
+        throw cyrnelError(
+          'invalid_request',
+          'wait:true cannot be combined with check:true (a check never runs)',
+          {
+            details: [{ path: 'wait', message: 'conflicts with check:true' }],
+          },
+        );
+      }
       const processes = of(caller);
       // A plan runs nothing: its answer says what the code can call, for a person to approve once.
       if (fields.plan === true) return processes.plan(request as CreateProcessRequest);
+      // Nor does a check: its answer is the code's type errors.
+      if (fields.check === true) return processes.check(request as CreateProcessRequest);
       const record = await processes.create(request as CreateProcessRequest);
       if (!wait) return record;
       // Until idle, or until the run waits for a person's approval (then the record says so: state

@@ -9,7 +9,7 @@ import type { CreateKeyRequest } from './keys';
 import type { InstallModuleRequest, PatchModuleRequest } from './modules';
 import type { ServicePolicy } from './policies';
 import type { CreatePrincipalRequest } from './principals';
-import type { CreateProcessRequest, RunProcessRequest } from './processes';
+import { type CreateProcessRequest, type RunProcessRequest, TYPE_CHECK_MODES } from './processes';
 import type { InstallFromRegistryRequest, InstallServiceRequest, UpdateServiceRequest } from './services';
 
 /** The JSON types a body field may be declared with. */
@@ -25,6 +25,8 @@ export interface FieldSpec {
   readonly nullable?: boolean;
   /** Longest string accepted. */
   readonly maxLength?: number;
+  /** The only strings accepted (documented as the field's `enum`). */
+  readonly enum?: readonly string[];
 }
 
 /**
@@ -55,6 +57,7 @@ export type BodyFields<B> = {
   readonly [K in keyof B]-?: {
     readonly type: FieldTypeOf<B[K]>;
     readonly maxLength?: number;
+    readonly enum?: readonly Extract<NonNullable<B[K]>, string>[];
   } & (object extends Pick<B, K> ? { readonly required?: false } : { readonly required: true }) &
     (null extends B[K] ? { readonly nullable: true } : { readonly nullable?: false });
 };
@@ -141,6 +144,8 @@ export const CREATE_PROCESS_BODY = {
   envConfig: { type: 'object' },
   autorun: { type: 'boolean' },
   plan: { type: 'boolean' },
+  check: { type: 'boolean' },
+  typecheck: { type: 'string', enum: TYPE_CHECK_MODES },
   planId: { type: 'string', maxLength: 100 },
   connections: { type: 'object' },
 } as const satisfies BodyFields<Omit<CreateProcessRequest, 'wait'>>;

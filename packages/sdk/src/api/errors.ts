@@ -48,6 +48,10 @@ export const ERROR_REASONS = {
     code: 'invalid_request',
     meaning: 'the service definition is empty or its adapter refused it',
   },
+  type_error: {
+    code: 'invalid_request',
+    meaning: 'the code has type errors (the diagnostics are in details); nothing was run',
+  },
   missing_secret: { code: 'invalid_request', meaning: 'a required secret of a service or module is not set' },
   oauth_state_invalid: {
     code: 'invalid_request',

@@ -1,3 +1,4 @@
+import type { TypeDiagnostic } from '../environment-module';
 import type { ExecutionExitState, ProcessState } from '../execution';
 import type { ToolLabel } from '../tool-policy';
 import type { ErrorCode, ErrorReason } from './errors';
@@ -94,6 +95,19 @@ export interface CreateProcessRequest {
    */
   plan?: boolean;
   /**
+   * Do not run: type-check the code and answer its errors (`TypeCheckResponse`, `{ diagnostics }`,
+   * an empty list when it type-checks), against the declarations of exactly the tools it names and
+   * the sandbox's globals, with `strict` settings. Not combinable with `plan`, `planId`, `autorun`,
+   * `wait` or `typecheck`.
+   */
+  check?: boolean;
+  /**
+   * Type-check before anything runs: `reject` refuses code with type errors (400 `type_error`, the
+   * diagnostics in `details`: a {@link TypeDiagnostic} list) and creates nothing; `off` (default)
+   * runs the code unchecked. With `plan: true` a plan of code with type errors is refused the same way.
+   */
+  typecheck?: TypeCheckMode;
+  /**
    * Run the code of an approved plan (exactly the same text) with its tools approved for this
    * process: `409 plan_mismatch` when the code differs, the plan is not approved or another key made it.
    */
@@ -104,6 +118,29 @@ export interface CreateProcessRequest {
    * connection, `403 connection_forbidden` when it belongs to another principal.
    */
   connections?: Record<string, string>;
+}
+
+/** `typecheck` of `POST /processes`: `off` (default) or `reject` (code with type errors is not run). */
+export type TypeCheckMode = 'off' | 'reject';
+
+/** Every {@link TypeCheckMode}. */
+export const TYPE_CHECK_MODES = ['off', 'reject'] as const satisfies readonly TypeCheckMode[];
+
+export type { TypeDiagnostic };
+
+/**
+ * `POST /processes` with `check: true`: the code's errors, nothing run. Syntax errors when it has
+ * any, else its type errors; in the order of the text, at most 100.
+ *
+ * @example
+ * ```json
+ * { "diagnostics": [{ "line": 2, "column": 40, "code": 2339,
+ *   "message": "Property 'nope' does not exist on type 'github'." }] }
+ * ```
+ */
+export interface TypeCheckResponse {
+  /** The errors, empty when the code type-checks. */
+  diagnostics: TypeDiagnostic[];
 }
 
 /** The results of a finished process, as `POST /processes` with `wait:true` returns them. */

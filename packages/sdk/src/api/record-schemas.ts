@@ -50,6 +50,13 @@ const planTool: Json = object(['serviceId', 'toolId', 'effectivePolicy', 'labels
   known: { type: 'boolean' },
 });
 
+const typeDiagnostic: Json = object(['line', 'column', 'message', 'code'], {
+  line: { type: 'integer', minimum: 1, description: '1-based line in the submitted code' },
+  column: { type: 'integer', minimum: 1, description: '1-based column in that line' },
+  message: { type: 'string' },
+  code: { type: 'integer', description: "TypeScript's error code (2339, 2322, 1005, …)" },
+});
+
 /** The record schemas of `@cyrnel/sdk/api`, in JSON Schema (2020-12, the dialect of OpenAPI 3.1). */
 export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
   ErrorBody: object(['error', 'code', 'reason'], {
@@ -61,7 +68,14 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     },
     details: {
       type: 'array',
-      items: object(['path', 'message'], { path: { type: 'string' }, message: { type: 'string' } }),
+      description:
+        'Validation issues (`{path, message}`); for `type_error`, the type errors (`TypeCheckResponse.diagnostics`)',
+      items: {
+        anyOf: [
+          object(['path', 'message'], { path: { type: 'string' }, message: { type: 'string' } }),
+          typeDiagnostic,
+        ],
+      },
     },
   }),
   Health: object(['status'], { status: { const: 'ok' } }),
@@ -209,6 +223,14 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     tools: { type: 'array', items: planTool },
     unknown: { type: 'array', items: lineText },
     expiresAt: { type: 'string' },
+  }),
+  TypeCheckResponse: object(['diagnostics'], {
+    diagnostics: {
+      type: 'array',
+      maxItems: 100,
+      description: 'Syntax errors when the code has any, else its type errors; in the order of the text',
+      items: typeDiagnostic,
+    },
   }),
   ToolDetail: {
     allOf: [

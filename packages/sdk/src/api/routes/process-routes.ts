@@ -10,6 +10,7 @@ import type {
   ProcessRecord,
   ProcessSummary,
   RunProcessRequest,
+  TypeCheckResponse,
 } from '../processes';
 import { object, page, ref } from '../record-schemas';
 import {
@@ -66,15 +67,25 @@ export const PROCESS_ROUTES = {
     path: '/processes',
     role: 'agent',
     summary:
-      'Create (and start) a process; with `wait: true` the answer is its result; with `plan: true` its plan, without running',
+      'Create (and start) a process; with `wait: true` the answer is its result; with `plan: true` its plan, with `check: true` its type errors, without running',
     params: {},
     // `wait` is the route's own field; the host takes the rest.
     body: objectBody<CreateProcessRequest>({ ...CREATE_PROCESS_BODY, wait: { type: 'boolean' } }),
-    answer: jsonAnswer<CreateProcessResponse | PlanResponse>(
-      { anyOf: [ref('ProcessResult'), ref('ProcessRecord'), ref('PlanResponse')] },
+    answer: jsonAnswer<CreateProcessResponse | PlanResponse | TypeCheckResponse>(
+      {
+        anyOf: [ref('ProcessResult'), ref('ProcessRecord'), ref('PlanResponse'), ref('TypeCheckResponse')],
+      },
       201,
     ),
-    reasons: [...START, 'wait_timeout', 'key_revoked', 'plan_mismatch', 'approval_not_found'],
+    reasons: [
+      ...START,
+      'wait_timeout',
+      'key_revoked',
+      'plan_mismatch',
+      'approval_not_found',
+      'type_error',
+      'upstream_failed',
+    ],
   }),
   get: defineRoute({
     method: 'GET',

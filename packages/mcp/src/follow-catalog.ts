@@ -1,0 +1,53 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+import type { CatalogChanges } from './catalog-watch';
+
+/**
+ * Keep a connected server instance in step with the catalog: at the first version told after it
+ * subscribed (the description it was built with may be older) and at every new one, `refresh`
+ * renders `execute_typescript`'s description again; when it changed, the SDK sends
+ * `notifications/tools/list_changed` and this `notifications/resources/list_changed` (the types
+ * the resources answer changed with it). One refresh at a time; a version told meanwhile makes
+ * one more. Stops when the instance closes.
+ *
+ * @example
+ * ```ts
+ * followCatalog(server, watch, () => tools.refreshDescription());
+ * ```
+ */
+export function followCatalog(
+  server: McpServer,
+  changes: CatalogChanges,
+  refresh: () => Promise<boolean>,
+): void {
+  let seen: string | undefined;
+  let running = false;
+  let again = false;
+  const onVersion = (version: string) => {
+    if (version === seen) return;
+    seen = version;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    void (async () => {
+      do {
+        again = false;
+        const changed = await refresh().catch((error: unknown) => {
+          server.server.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          return false;
+        });
+        if (changed) server.sendResourceListChanged();
+      } while (again);
+    })().finally(() => {
+      running = false;
+    });
+  };
+  const unsubscribe = changes.subscribe(onVersion);
+  const inner = server.server;
+  const onclose = inner.onclose;
+  inner.onclose = () => {
+    unsubscribe();
+    onclose?.();
+  };
+}
