@@ -1,7 +1,7 @@
 import type { ElicitRequestFormParams } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, UPSTREAM_KEY } from './helpers';
-import { textOf, toolsClient } from './mcp-tools-helpers';
+import { textOf, toolsClient, toolsClientV1 } from './mcp-tools-helpers';
 import { type Api, idleRecord, ordersSpec, usePolicyServer } from './policy-helpers';
 
 /**
@@ -168,6 +168,25 @@ describe('direct tools under the policies: blocked, asked, approved, denied', ()
     expect(record).toMatchObject({ exitState: 'canceled', ref: 'mcp-tools' });
     const decided = await policy.approver('POST', `/approvals/${approval.id}`, { decision: 'approve' });
     expect(decided.status).toBe(409);
+    expect(ordersMade()).toBe(made);
+  });
+
+  it('withdraws the waiting call a 1.x client aborts over stateless HTTP (its cancellation in a request of its own)', async () => {
+    const client = await toolsClientV1(policy.url(), policy.keys.agent);
+    closers.push(() => client.close());
+    const made = ordersMade();
+    const controller = new AbortController();
+    const call = client
+      .callTool({ name: 'orders__createOrder', arguments: { body: { userId: 11 } } }, undefined, {
+        signal: controller.signal,
+        timeout: 120_000,
+      })
+      .catch((error: unknown) => error);
+    const approval = await pendingApproval(policy.approver);
+    controller.abort();
+    await call;
+    const record = await idleRecord(policy.admin, approval.processId);
+    expect(record).toMatchObject({ exitState: 'canceled', ref: 'mcp-tools' });
     expect(ordersMade()).toBe(made);
   });
 });
