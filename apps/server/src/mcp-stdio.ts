@@ -3,6 +3,7 @@ import { createClient } from '@cyrnel/client';
 import { createClientBackend, createHostBackend, type McpBackend, serveCyrnelStdio } from '@cyrnel/mcp';
 import { version } from '../package.json';
 import { createLogger, type ServerLogger } from './create-logger';
+import { serveToolsStdio, type ToolsStdioTarget } from './mcp-tools-stdio';
 import { ConfigError, parseServerConfig } from './server-config';
 import { SERVER_SETTINGS } from './server-flags';
 
@@ -18,10 +19,13 @@ const EMBEDDED_VARIABLES = [
 ];
 
 /** `cyrnel-server mcp --help`. */
-export const MCP_HELP = `Usage: cyrnel-server mcp [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]
+export const MCP_HELP = `Usage: cyrnel-server mcp [--tools] [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]
 
 Speak MCP (cyrnel's code mode) on stdin/stdout, for clients that start a command (Claude Desktop).
 Logs go to stderr; the process exits when stdin closes.
+
+  --tools            direct tools instead: each tool the key may call as an MCP tool of its own
+                     (<service>__<tool>), for clients that run their own code (the server's /mcp/tools)
 
   --url <url>        a running cyrnel server (CYRNEL_URL; default ${DEFAULT_URL})
   --api-key <key>    its API key, an agent key is enough (CYRNEL_API_KEY)
@@ -31,7 +35,14 @@ Logs go to stderr; the process exits when stdin closes.
 
 /** Run the stdio bridge; answers the exit code. */
 export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let values: { url?: string; 'api-key'?: string; 'data-dir'?: string; embedded?: boolean; help?: boolean };
+  let values: {
+    url?: string;
+    'api-key'?: string;
+    'data-dir'?: string;
+    embedded?: boolean;
+    tools?: boolean;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -40,6 +51,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
         'api-key': { type: 'string' },
         'data-dir': { type: 'string' },
         embedded: { type: 'boolean' },
+        tools: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -60,6 +72,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
   });
   let backend: McpBackend;
   let serverUrl: string | undefined;
+  let tools: ToolsStdioTarget;
   let close = async () => {};
   if (values.embedded) {
     let embedded: Awaited<ReturnType<typeof embeddedHost>>;
@@ -72,6 +85,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     }
     // The embedded host is its user's own: they decide its approvals when the client asks them.
     backend = createHostBackend({ host: embedded.host, approver: { keyId: null } });
+    tools = { host: embedded.host };
     close = async () => {
       await embedded.closeHost({ graceMs: 0 });
       await embedded.closeStore();
@@ -81,13 +95,16 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     const apiKey = values['api-key'] ?? env.CYRNEL_API_KEY;
     backend = createClientBackend(createClient({ baseUrl, ...(apiKey ? { apiKey } : {}) }));
     serverUrl = baseUrl;
+    tools = { url: baseUrl, apiKey };
   }
   try {
-    await serveCyrnelStdio(backend, {
-      version,
-      ...(serverUrl === undefined ? {} : { serverUrl }),
-      onerror: (error) => logger.error('mcp error', { error: error.message }),
-    });
+    if (values.tools) await serveToolsStdio(tools, { version, logger });
+    else
+      await serveCyrnelStdio(backend, {
+        version,
+        ...(serverUrl === undefined ? {} : { serverUrl }),
+        onerror: (error) => logger.error('mcp error', { error: error.message }),
+      });
   } finally {
     await close();
   }

@@ -104,6 +104,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     maxJsonDepth: config.maxJsonDepth,
     maxJsonElements: config.maxJsonElements,
     requestStateKey: composed.mcpStateKey,
+    keyRules: (keyId) => composed.keys.rules(keyId),
+    onLeftOut: (message) => logger.warn(message, { component: 'mcp-tools' }),
   });
   const ui = config.noUi ? undefined : uiRouteGroup();
   const oauth = config.oauthIssuer

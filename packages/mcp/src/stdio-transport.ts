@@ -17,6 +17,8 @@ export interface StdioTransportOptions {
   readonly stdout?: Writable;
   /** Longest line (message) in bytes; a longer one is refused and skipped. Default 10 MiB. */
   readonly maxLineBytes?: number;
+  /** The lists the server pages (their cursors are its own to check); a cursor of any other is `-32602`. */
+  readonly pagedLists?: ReadonlySet<string>;
 }
 
 const NEWLINE = 0x0a;
@@ -84,7 +86,7 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Trans
         ),
       };
     }
-    const refusal = paramsRefusal(message);
+    const refusal = paramsRefusal(message, options.pagedLists);
     return refusal === undefined ? { message } : { refusal };
   };
   const deliverBatch = (batch: unknown[]) => {
