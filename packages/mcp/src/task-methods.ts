@@ -17,10 +17,6 @@ import { ownTask, requestEnd, requireTasksExtension, type TaskService } from './
 
 const TASK_PARAMS = z.looseObject({ taskId: z.string().max(200) });
 const LIST_PARAMS = z.looseObject({ cursor: z.string().max(1_000).optional() });
-const UPDATE_PARAMS = z.looseObject({
-  taskId: z.string().max(200),
-  inputResponses: z.record(z.string(), z.unknown()),
-});
 
 /** Tasks in one `tasks/list` page. */
 const PAGE_SIZE = 50;
@@ -58,8 +54,9 @@ export function registerTaskMethods(server: McpServer, service: TaskService, ask
   low.setRequestHandler('tasks/cancel', { params: TASK_PARAMS }, ({ taskId }, ctx) =>
     cancelTask(service, ctx, taskId),
   );
-  low.setRequestHandler('tasks/update', { params: UPDATE_PARAMS }, (params, ctx) =>
-    updateTask(service, ctx, params.taskId, params.inputResponses),
+  // The SDK lifts `inputResponses` off the params, as for any retried request: they are on ctx.
+  low.setRequestHandler('tasks/update', { params: TASK_PARAMS }, ({ taskId }, ctx) =>
+    updateTask(service, ctx, taskId, ctx.mcpReq.inputResponses),
   );
 }
 
@@ -162,7 +159,7 @@ async function updateTask(
   service: TaskService,
   ctx: ServerContext,
   taskId: string,
-  inputResponses: Record<string, unknown>,
+  inputResponses: Record<string, unknown> | undefined,
 ): Promise<Result> {
   if (eraOf(ctx) === 'legacy') throw new ProtocolError(ProtocolErrorCode.MethodNotFound, 'Method not found');
   requireTasksExtension(ctx);
