@@ -8,7 +8,7 @@ export interface TaskIds {
   processOf(taskId: string): number | undefined;
 }
 
-const FORMAT = /^task-(\d{1,15})-([A-Za-z0-9_-]{22})$/;
+const FORMAT = /^task-(0|[1-9]\d{0,14})-([A-Za-z0-9_-]{22})$/;
 
 /**
  * Task ids are `task-<processId>-<mac>`: the process id (so any host of one database finds the
