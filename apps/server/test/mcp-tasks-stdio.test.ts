@@ -72,38 +72,45 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
     await installed?.remove();
   });
 
-  it("follows a 1.x client's task on the embedded host: stdout lines as progress of its token, status notifications", async () => {
+  it("follows a 1.x client's task on the embedded host: stdout lines as progress of its token, status notifications; a bridge started again finds it", async () => {
     const data = await embeddedDir();
+    const embedded = () =>
+      new StdioTransportV1({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--embedded', '--data-dir', data.path],
+        env: { PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      });
     const client = new ClientV1({ name: 'tasks-stdio-v1', version: '1.0.0' });
     const statuses: string[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
       statuses.push(notification.params.status);
     });
+    const again = new ClientV1({ name: 'tasks-stdio-v1-again', version: '1.0.0' });
     try {
-      await client.connect(
-        new StdioTransportV1({
-          command: process.execPath,
-          args: [CLI, 'mcp', '--embedded', '--data-dir', data.path],
-          env: { PATH: process.env.PATH ?? '' },
-          stderr: 'pipe',
-        }),
-      );
+      await client.connect(embedded());
       await client.listTools();
       const progress: Json[] = [];
       let result: Json;
+      let taskId = '';
       for await (const message of client.experimental.tasks.callToolStream(
         { name: 'execute_typescript', arguments: { code: PRINTING } },
         undefined,
         { onprogress: (event) => void progress.push(event) },
       )) {
+        if (message.type === 'taskCreated') taskId = message.task.taskId;
         if (message.type === 'result') result = message.result;
         if (message.type === 'error') throw message.error;
       }
       expect(result.structuredContent).toMatchObject({ exitState: 'success', output: { done: true } });
       expect(progress.map((event) => event.message)).toEqual(['one', 'two', 'three']);
       expect(statuses).toContain('completed');
+      await client.close();
+      await again.connect(embedded());
+      expect((await again.experimental.tasks.getTask(taskId)).status).toBe('completed');
     } finally {
       await client.close();
+      await again.close();
       await data.remove();
     }
   });
@@ -145,19 +152,20 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
     }
   });
 
-  it("runs tasks through the bridge to a server: the key's own only, progress from the server's events, cancel stops the upstream calls", async () => {
+  it("runs tasks through the bridge to a server: the key's own only, progress from the server's events, cancel stops the upstream calls, a bridge started again finds them", async () => {
+    const bridge = () =>
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+        stderr: 'pipe',
+      });
     const client = new Client({ name: 'tasks-bridge', version: '1.0.0' });
+    const again = new Client({ name: 'tasks-bridge-again', version: '1.0.0' });
     const api = apiClient(server.url, KEY);
     const foreign = (await api('POST', '/processes', { code: 'cyrnel.output({ admin: true })' })).body;
     try {
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'mcp'],
-          env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
-          stderr: 'pipe',
-        }),
-      );
+      await client.connect(bridge());
       const tasks = legacyTasks(client);
       const printing = await tasks.create(PRINTING);
       const progress: Json[] = [];
@@ -176,8 +184,12 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
       const seen = userCalls(upstream);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(userCalls(upstream)).toBe(seen);
+      await client.close();
+      await again.connect(bridge());
+      expect((await legacyTasks(again).get(printing.task.taskId)).status).toBe('completed');
     } finally {
       await client.close();
+      await again.close();
     }
   });
 });

@@ -102,7 +102,7 @@ export async function createCyrnelMcpServer(
       ? undefined
       : createTaskService(backend, options.tasks ?? {}, {
           // Task ids outlive a request: sealed with the key every instance of the endpoint shares.
-          key: options.requestStateKey,
+          key: options.tasks?.idKey ?? options.requestStateKey,
           maxTextChars,
           serverUrl: (ctx) => serverUrlOf(ctx, options.serverUrl),
         });

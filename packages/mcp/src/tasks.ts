@@ -32,6 +32,11 @@ export interface McpTasksOptions {
   readonly taskAfterMs?: number;
   /** Bounds of stdout lines sent as progress (length, pace, backlog). */
   readonly progress?: Partial<StdoutProgressOptions>;
+  /**
+   * The key sealing task ids: every server a client may ask about its task needs the same one
+   * (the hosts of one database; a bridge started again). Default: `requestStateKey`.
+   */
+  readonly idKey?: Uint8Array | string;
 }
 
 /** What the task handlers share, built once per server instance. */
