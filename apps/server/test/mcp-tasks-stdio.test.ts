@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { cp } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningServer, startServer } from '../src/index';
 import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
 import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
-import { LOOP, legacyTasks, PRINTING, userCalls } from './mcp-task-helpers';
+import { eventually, LOOP, legacyTasks, PRINTING, TASKS_EXTENSION, userCalls } from './mcp-task-helpers';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'mcp-tasks-stdio-admin-key';
@@ -190,6 +191,59 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
     } finally {
       await client.close();
       await again.close();
+    }
+  });
+
+  it('answers a 2026-07-28 client of the bridge that declares the Tasks extension with a task it can follow and cancel', async () => {
+    const child = spawn(process.execPath, [CLI, 'mcp'], {
+      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    const messages: Json[] = [];
+    let buffered = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString('utf8');
+      for (let end = buffered.indexOf('\n'); end !== -1; end = buffered.indexOf('\n')) {
+        messages.push(JSON.parse(buffered.slice(0, end)));
+        buffered = buffered.slice(end + 1);
+      }
+    });
+    let id = 0;
+    /** One request of a 2026-07-28 client (its envelope declaring the extension), answered. */
+    const send = async (method: string, params: Json): Promise<Json> => {
+      const requestId = ++id;
+      const _meta = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientCapabilities': { extensions: { [TASKS_EXTENSION]: {} } },
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
+      };
+      child.stdin.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: requestId, method, params: { ...params, _meta } })}\n`,
+      );
+      return eventually(
+        async () => messages.find((message) => message.id === requestId),
+        (message) => message !== undefined,
+      );
+    };
+    try {
+      const started = (
+        await send('tools/call', {
+          name: 'execute_typescript',
+          arguments: { code: LOOP, timeoutMs: 120_000 },
+        })
+      ).result;
+      expect(started).toMatchObject({ resultType: 'task', status: 'working' });
+      expect((await send('tasks/get', { taskId: started.taskId })).result.status).toBe('working');
+      expect((await send('tasks/cancel', { taskId: started.taskId })).result).toMatchObject({
+        resultType: 'complete',
+      });
+      const ended = await eventually(
+        async () => (await send('tasks/get', { taskId: started.taskId })).result,
+        (task: Json) => task.status !== 'working',
+      );
+      expect(ended.status).toBe('cancelled');
+    } finally {
+      child.stdin.end();
     }
   });
 });
