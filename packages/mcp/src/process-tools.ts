@@ -73,17 +73,9 @@ export interface ProcessTools {
   readonly asking: ApprovalAsking;
 }
 
-/**
- * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
- * and waiting on a run through its approvals (asking a person through the client when it can).
- */
-export async function registerProcessTools(
-  server: McpServer,
-  backend: McpBackend,
-  options: ProcessToolsOptions,
-): Promise<ProcessTools> {
-  const { inputs, defaultWaitMs, progressPollMs } = options;
-  const asking: ApprovalAsking = {
+/** How a server's tools ask a person through the client: the client's capabilities per request. */
+function askingOf(server: McpServer, backend: McpBackend, options: ProcessToolsOptions): ApprovalAsking {
+  return {
     backend,
     codec: options.codec,
     capabilities: (ctx) => {
@@ -96,6 +88,19 @@ export async function registerProcessTools(
     },
     maxTextChars: options.maxTextChars,
   };
+}
+
+/**
+ * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
+ * and waiting on a run through its approvals (asking a person through the client when it can).
+ */
+export async function registerProcessTools(
+  server: McpServer,
+  backend: McpBackend,
+  options: ProcessToolsOptions,
+): Promise<ProcessTools> {
+  const { inputs, defaultWaitMs, progressPollMs } = options;
+  const asking = askingOf(server, backend, options);
   const execute = server.registerTool(
     'execute_typescript',
     {
