@@ -15,12 +15,14 @@ export interface McpRouteOptions {
   /** Nesting depth and element count a request body may have (as on every other route). */
   readonly maxJsonDepth: number;
   readonly maxJsonElements: number;
-  /** Signs the state of approval rounds (the same on every host of one database). */
+  /** Signs the state of approval rounds and task ids (the same on every host of one database). */
   readonly requestStateKey?: Uint8Array;
   /** The scope and policy of a stored key: `/mcp/tools` lists what the key may call. */
   readonly keyRules?: (keyId: string) => Promise<KeyRules | undefined>;
   /** A tool `/mcp/tools` does not offer (its name breaks MCP's rules or is shared, a schema too large). */
   readonly onLeftOut?: (message: string) => void;
+  /** How long MCP tasks last, as clients are told: the process retention (null: kept forever). */
+  readonly taskTtlMs?: number | null;
 }
 
 /**
@@ -75,6 +77,8 @@ export function mcpRouteGroup(options: McpRouteOptions): {
         ...(caller.role === 'admin' || caller.role === 'approver'
           ? { approver: { keyId: caller.keyId } }
           : {}),
+        // Its tasks are the runs its key started, also for an admin, who may read every key's.
+        owner: caller.keyId,
       }),
     // Instances are reused per key and catalog version (their tool descriptions list the services).
     reuseKey: (caller) => `${callerIdentity(caller)}\u0000${host.catalogVersion()}`,
@@ -86,6 +90,7 @@ export function mcpRouteGroup(options: McpRouteOptions): {
       version: options.version,
       maxCodeChars: options.maxCodeChars,
       ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
+      tasks: { ttlMs: options.taskTtlMs ?? null },
     },
     maxRequestBodySize: options.maxBodyBytes,
   });

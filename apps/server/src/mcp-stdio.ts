@@ -1,6 +1,13 @@
+import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClient } from '@cyrnel/client';
-import { createClientBackend, createHostBackend, type McpBackend, serveCyrnelStdio } from '@cyrnel/mcp';
+import {
+  createClientBackend,
+  createHostBackend,
+  type McpBackend,
+  type McpTasksOptions,
+  serveCyrnelStdio,
+} from '@cyrnel/mcp';
 import { version } from '../package.json';
 import { createLogger, type ServerLogger } from './create-logger';
 import { serveToolsStdio, type ToolsStdioTarget } from './mcp-tools-stdio';
@@ -72,6 +79,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
   });
   let backend: McpBackend;
   let serverUrl: string | undefined;
+  let tasks: McpTasksOptions;
   let tools: ToolsStdioTarget;
   let close = async () => {};
   if (values.embedded) {
@@ -86,6 +94,8 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     // The embedded host is its user's own: they decide its approvals when the client asks them.
     backend = createHostBackend({ host: embedded.host, approver: { keyId: null } });
     tools = { host: embedded.host };
+    // Task ids sealed as the server seals them: a bridge started again still finds its tasks.
+    tasks = { idKey: embedded.mcpStateKey, ttlMs: embedded.retentionMs };
     close = async () => {
       await embedded.closeHost({ graceMs: 0 });
       await embedded.closeStore();
@@ -95,6 +105,13 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     const apiKey = values['api-key'] ?? env.CYRNEL_API_KEY;
     backend = createClientBackend(createClient({ baseUrl, ...(apiKey ? { apiKey } : {}) }));
     serverUrl = baseUrl;
+    // Every bridge of this key to this server seals task ids alike, so a task outlives a restart
+    // of the bridge; ownership is the server's to check, the key only scopes the ids.
+    tasks = {
+      idKey: createHash('sha256')
+        .update(`cyrnel mcp task ids\u0000${baseUrl}\u0000${apiKey ?? ''}`)
+        .digest(),
+    };
     tools = { url: baseUrl, apiKey };
   }
   try {
@@ -103,6 +120,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
       await serveCyrnelStdio(backend, {
         version,
         ...(serverUrl === undefined ? {} : { serverUrl }),
+        tasks,
         onerror: (error) => logger.error('mcp error', { error: error.message }),
       });
   } finally {
@@ -123,5 +141,9 @@ async function embeddedHost(dataDirFlag: string | undefined, env: NodeJS.Process
   if (parsed.action !== 'run') throw new Error('unreachable: no --help or --version was given');
   // Loaded only now, so the bridge to a remote server never loads the database or isolated-vm.
   const { composeHost } = await import('./compose-host');
-  return composeHost({ config: parsed.config, logger });
+  const { processRetention } = parsed.config;
+  return {
+    ...(await composeHost({ config: parsed.config, logger })),
+    retentionMs: processRetention > 0 ? processRetention : null,
+  };
 }

@@ -106,6 +106,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     requestStateKey: composed.mcpStateKey,
     keyRules: (keyId) => composed.keys.rules(keyId),
     onLeftOut: (message) => logger.warn(message, { component: 'mcp-tools' }),
+    taskTtlMs: config.processRetention > 0 ? config.processRetention : null,
   });
   const ui = config.noUi ? undefined : uiRouteGroup();
   const oauth = config.oauthIssuer

@@ -5,6 +5,7 @@ import { createMcpHttpFront } from './http-front';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
 import { createServerPool } from './server-pool';
+import { liftTaskRequest } from './task-request';
 
 /** Options of {@link createMcpHttpHandler}. */
 export interface McpHttpHandlerOptions<Caller> {
@@ -111,7 +112,8 @@ export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Call
   const sdkFetch = (request: Request, caller: Caller, body?: unknown) =>
     handler.fetch(request, {
       authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } },
-      ...(body === undefined ? {} : { parsedBody: body }),
+      // A 2025-11-25 call's `params.task`, where the tool's handler can read it.
+      ...(body === undefined ? {} : { parsedBody: liftTaskRequest(body) }),
     });
   return {
     fetch: createMcpHttpFront(sdkFetch, { maxBytes, identity: options.identity?.bind(options) }),

@@ -36,3 +36,4 @@ export type { McpBackend, SettleOptions } from './mcp-backend';
 export { type ProcessView, viewText } from './process-view';
 export { type CyrnelMcpServerOptions, createCyrnelMcpServer, INSTRUCTIONS } from './server';
 export { type CyrnelStdioOptions, serveCyrnelStdio } from './stdio';
+export type { McpTasksOptions } from './tasks';

@@ -19,6 +19,8 @@ export interface StdioTransportOptions {
   readonly maxLineBytes?: number;
   /** The lists the server pages (their cursors are its own to check); a cursor of any other is `-32602`. */
   readonly pagedLists?: ReadonlySet<string>;
+  /** Rewrites each valid message before the server sees it (default: none). */
+  readonly inbound?: (message: JSONRPCMessage) => JSONRPCMessage;
 }
 
 const NEWLINE = 0x0a;
@@ -46,6 +48,7 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Trans
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  const inbound = options.inbound ?? ((message: JSONRPCMessage) => message);
   let chunks: Buffer[] = [];
   let buffered = 0;
   let skipping = false;
@@ -87,7 +90,7 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Trans
       };
     }
     const refusal = paramsRefusal(message, options.pagedLists);
-    return refusal === undefined ? { message } : { refusal };
+    return refusal === undefined ? { message: inbound(message) } : { refusal };
   };
   const deliverBatch = (batch: unknown[]) => {
     const problem =
