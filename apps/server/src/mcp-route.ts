@@ -1,7 +1,8 @@
-import { type CyrnelHost, cyrnelError, jsonShapeExceeds } from '@cyrnel/core';
+import { type CyrnelHost, cyrnelError, jsonShapeExceeds, type KeyRules } from '@cyrnel/core';
 import { type AppEnv, type Caller, callerProcesses, type RouteGroup } from '@cyrnel/http';
 import { createHostBackend, createMcpHttpHandler, type McpHttpHandler } from '@cyrnel/mcp';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
+import { directToolsHandler } from './mcp-tools-route';
 
 /** Options of {@link mcpRouteGroup}. */
 export interface McpRouteOptions {
@@ -14,8 +15,14 @@ export interface McpRouteOptions {
   /** Nesting depth and element count a request body may have (as on every other route). */
   readonly maxJsonDepth: number;
   readonly maxJsonElements: number;
-  /** Signs the state of approval rounds (the same on every host of one database). */
+  /** Signs the state of approval rounds and task ids (the same on every host of one database). */
   readonly requestStateKey?: Uint8Array;
+  /** The scope and policy of a stored key: `/mcp/tools` lists what the key may call. */
+  readonly keyRules?: (keyId: string) => Promise<KeyRules | undefined>;
+  /** A tool `/mcp/tools` does not offer (its name breaks MCP's rules or is shared, a schema too large). */
+  readonly onLeftOut?: (message: string) => void;
+  /** How long MCP tasks last, as clients are told: the process retention (null: kept forever). */
+  readonly taskTtlMs?: number | null;
 }
 
 /**
@@ -52,7 +59,8 @@ function jsonRpcError(status: number, code: number, message: string): Response {
  * `/mcp`: cyrnel's code mode as a Streamable HTTP MCP endpoint, behind the same key, Host and
  * Origin checks as the rest of the API. Agent keys may use it; their processes are their own,
  * exactly as on `/processes`. An admin or approver key's client that answers forms is asked to
- * decide the approvals its runs wait for.
+ * decide the approvals its runs wait for. `/mcp/tools` offers the same caller its tools one by one
+ * (direct tools, for clients that run their own code), behind the same checks.
  */
 export function mcpRouteGroup(options: McpRouteOptions): {
   group: RouteGroup;
@@ -69,6 +77,8 @@ export function mcpRouteGroup(options: McpRouteOptions): {
         ...(caller.role === 'admin' || caller.role === 'approver'
           ? { approver: { keyId: caller.keyId } }
           : {}),
+        // Its tasks are the runs its key started, also for an admin, who may read every key's.
+        owner: caller.keyId,
       }),
     // Instances are reused per key and catalog version (their tool descriptions list the services).
     reuseKey: (caller) => `${callerIdentity(caller)}\u0000${host.catalogVersion()}`,
@@ -80,16 +90,25 @@ export function mcpRouteGroup(options: McpRouteOptions): {
       version: options.version,
       maxCodeChars: options.maxCodeChars,
       ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
+      tasks: { ttlMs: options.taskTtlMs ?? null },
     },
     maxRequestBodySize: options.maxBodyBytes,
   });
-  const app = new Hono<AppEnv>();
-  app.all('/', async (c) => {
+  const tools = directToolsHandler({
+    host,
+    version: options.version,
+    maxBodyBytes: options.maxBodyBytes,
+    identity: callerIdentity,
+    ...(options.keyRules ? { keyRules: options.keyRules } : {}),
+    ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
+    ...(options.onLeftOut ? { onLeftOut: options.onLeftOut } : {}),
+  });
+  const serve = (endpoint: McpHttpHandler<Caller>) => async (c: Context<AppEnv>) => {
     const caller = c.get('caller');
     // The rule of /processes, applied before the MCP layer opens anything: an agent without a
     // stored key owns no process (403).
     callerProcesses(host.processes, caller);
-    if (c.req.method !== 'POST') return handler.fetch(c.req.raw, caller);
+    if (c.req.method !== 'POST') return endpoint.fetch(c.req.raw, caller);
     // The body is read here, bounded like every other route's (size, then depth and element
     // count on the text), and handed on parsed: the SDK would otherwise clone the request to
     // read it, which costs more than the rest of a trivial call.
@@ -114,9 +133,18 @@ export function mcpRouteGroup(options: McpRouteOptions): {
     } catch {
       return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
     }
-    return handler.fetch(c.req.raw, caller, body);
-  });
-  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true, cors: MCP_CORS }, handler };
+    return endpoint.fetch(c.req.raw, caller, body);
+  };
+  const app = new Hono<AppEnv>();
+  app.all('/', serve(handler));
+  app.all('/tools', serve(tools));
+  const both: McpHttpHandler<Caller> = {
+    fetch: handler.fetch,
+    close: async () => {
+      await Promise.all([handler.close(), tools.close()]);
+    },
+  };
+  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true, cors: MCP_CORS }, handler: both };
 }
 
 /**

@@ -1,8 +1,16 @@
+import { createHash } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { createClient } from '@cyrnel/client';
-import { createClientBackend, createHostBackend, type McpBackend, serveCyrnelStdio } from '@cyrnel/mcp';
+import {
+  createClientBackend,
+  createHostBackend,
+  type McpBackend,
+  type McpTasksOptions,
+  serveCyrnelStdio,
+} from '@cyrnel/mcp';
 import { version } from '../package.json';
 import { createLogger, type ServerLogger } from './create-logger';
+import { serveToolsStdio, type ToolsStdioTarget } from './mcp-tools-stdio';
 import { ConfigError, parseServerConfig } from './server-config';
 import { SERVER_SETTINGS } from './server-flags';
 
@@ -18,10 +26,13 @@ const EMBEDDED_VARIABLES = [
 ];
 
 /** `cyrnel-server mcp --help`. */
-export const MCP_HELP = `Usage: cyrnel-server mcp [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]
+export const MCP_HELP = `Usage: cyrnel-server mcp [--tools] [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]
 
 Speak MCP (cyrnel's code mode) on stdin/stdout, for clients that start a command (Claude Desktop).
 Logs go to stderr; the process exits when stdin closes.
+
+  --tools            direct tools instead: each tool the key may call as an MCP tool of its own
+                     (<service>__<tool>), for clients that run their own code (the server's /mcp/tools)
 
   --url <url>        a running cyrnel server (CYRNEL_URL; default ${DEFAULT_URL})
   --api-key <key>    its API key, an agent key is enough (CYRNEL_API_KEY)
@@ -31,7 +42,14 @@ Logs go to stderr; the process exits when stdin closes.
 
 /** Run the stdio bridge; answers the exit code. */
 export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
-  let values: { url?: string; 'api-key'?: string; 'data-dir'?: string; embedded?: boolean; help?: boolean };
+  let values: {
+    url?: string;
+    'api-key'?: string;
+    'data-dir'?: string;
+    embedded?: boolean;
+    tools?: boolean;
+    help?: boolean;
+  };
   try {
     ({ values } = parseArgs({
       args: [...argv],
@@ -40,6 +58,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
         'api-key': { type: 'string' },
         'data-dir': { type: 'string' },
         embedded: { type: 'boolean' },
+        tools: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -60,6 +79,8 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
   });
   let backend: McpBackend;
   let serverUrl: string | undefined;
+  let tasks: McpTasksOptions;
+  let tools: ToolsStdioTarget;
   let close = async () => {};
   if (values.embedded) {
     let embedded: Awaited<ReturnType<typeof embeddedHost>>;
@@ -72,6 +93,9 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     }
     // The embedded host is its user's own: they decide its approvals when the client asks them.
     backend = createHostBackend({ host: embedded.host, approver: { keyId: null } });
+    tools = { host: embedded.host };
+    // Task ids sealed as the server seals them: a bridge started again still finds its tasks.
+    tasks = { idKey: embedded.mcpStateKey, ttlMs: embedded.retentionMs };
     close = async () => {
       await embedded.closeHost({ graceMs: 0 });
       await embedded.closeStore();
@@ -81,13 +105,24 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     const apiKey = values['api-key'] ?? env.CYRNEL_API_KEY;
     backend = createClientBackend(createClient({ baseUrl, ...(apiKey ? { apiKey } : {}) }));
     serverUrl = baseUrl;
+    // Every bridge of this key to this server seals task ids alike, so a task outlives a restart
+    // of the bridge; ownership is the server's to check, the key only scopes the ids.
+    tasks = {
+      idKey: createHash('sha256')
+        .update(`cyrnel mcp task ids\u0000${baseUrl}\u0000${apiKey ?? ''}`)
+        .digest(),
+    };
+    tools = { url: baseUrl, apiKey };
   }
   try {
-    await serveCyrnelStdio(backend, {
-      version,
-      ...(serverUrl === undefined ? {} : { serverUrl }),
-      onerror: (error) => logger.error('mcp error', { error: error.message }),
-    });
+    if (values.tools) await serveToolsStdio(tools, { version, logger });
+    else
+      await serveCyrnelStdio(backend, {
+        version,
+        ...(serverUrl === undefined ? {} : { serverUrl }),
+        tasks,
+        onerror: (error) => logger.error('mcp error', { error: error.message }),
+      });
   } finally {
     await close();
   }
@@ -106,5 +141,9 @@ async function embeddedHost(dataDirFlag: string | undefined, env: NodeJS.Process
   if (parsed.action !== 'run') throw new Error('unreachable: no --help or --version was given');
   // Loaded only now, so the bridge to a remote server never loads the database or isolated-vm.
   const { composeHost } = await import('./compose-host');
-  return composeHost({ config: parsed.config, logger });
+  const { processRetention } = parsed.config;
+  return {
+    ...(await composeHost({ config: parsed.config, logger })),
+    retentionMs: processRetention > 0 ? processRetention : null,
+  };
 }

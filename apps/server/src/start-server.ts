@@ -104,6 +104,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     maxJsonDepth: config.maxJsonDepth,
     maxJsonElements: config.maxJsonElements,
     requestStateKey: composed.mcpStateKey,
+    keyRules: (keyId) => composed.keys.rules(keyId),
+    onLeftOut: (message) => logger.warn(message, { component: 'mcp-tools' }),
+    taskTtlMs: config.processRetention > 0 ? config.processRetention : null,
   });
   const ui = config.noUi ? undefined : uiRouteGroup();
   const oauth = config.oauthIssuer

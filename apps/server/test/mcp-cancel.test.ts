@@ -1,17 +1,7 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Json, type Upstream, useShopServer } from './helpers';
 
 const KEY = 'mcp-cancel-admin-key';
 
@@ -29,43 +19,18 @@ const userCalls = (upstream: Upstream) =>
 // (`notifications/cancelled`, what the 1.x SDK sends when a call is aborted) while the call's
 // request stays open: the notification must reach that call, and only that caller's.
 describe('cancelling a call over 2025-era Streamable HTTP (the 1.x SDK aborting it)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
+  const shop = useShopServer({ apiKey: KEY });
   const keys: Record<'owner' | 'other', string> = { owner: '', other: '' };
 
   beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
     for (const name of ['owner', 'other'] as const)
-      keys[name] = (await api('POST', '/keys', { name, role: 'agent' })).body.key;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
+      keys[name] = (await shop.api('POST', '/keys', { name, role: 'agent' })).body.key;
   });
 
   it("kills the run of the caller's aborted call, and no tool call reaches the upstream after it; another key's cancellation of the same id does nothing", async () => {
     // The JSON-RPC id of the call, as the client sends it.
     let callId: unknown;
-    const transport = new TransportV1(new URL(`${server.url}/mcp`), {
+    const transport = new TransportV1(new URL(`${shop.url()}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${keys.owner}` } },
       fetch: (url, init) => {
         const body = typeof init?.body === 'string' ? JSON.parse(init.body) : undefined;
@@ -83,11 +48,11 @@ describe('cancelling a call over 2025-era Streamable HTTP (the 1.x SDK aborting 
           timeout: 120_000,
         })
         .catch((error: unknown) => error);
-      await upstream.arrived('/users/3');
+      await shop.upstream().arrived('/users/3');
       expect(callId).toBeDefined();
 
       // Another key sends the cancellation of that very id: it is not its request.
-      const foreign = await fetch(`${server.url}/mcp`, {
+      const foreign = await fetch(`${shop.url()}/mcp`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${keys.other}`,
@@ -102,15 +67,15 @@ describe('cancelling a call over 2025-era Streamable HTTP (the 1.x SDK aborting 
         }),
       });
       expect(foreign.status).toBe(202);
-      const before = userCalls(upstream);
+      const before = userCalls(shop.upstream());
       // The run goes on: the upstream keeps being called.
-      await upstream.arrived(`/users/${before + 3}`);
+      await shop.upstream().arrived(`/users/${before + 3}`);
 
       controller.abort('the user pressed stop');
       expect(String(await call)).toContain('the user pressed stop');
       let record: Json;
       for (let i = 0; i < 200; i++) {
-        record = (await api('GET', '/processes?limit=5')).body.items.find(
+        record = (await shop.api('GET', '/processes?limit=5')).body.items.find(
           (item: Json) => item.state === 'idle' && item.exitState === 'canceled',
         );
         if (record) break;
@@ -119,9 +84,9 @@ describe('cancelling a call over 2025-era Streamable HTTP (the 1.x SDK aborting 
       expect(record).toMatchObject({ state: 'idle', exitState: 'canceled' });
       // Killed, not left to its deadline: the upstream sees no call after it (the loop called it
       // every 10 ms or so).
-      const seen = userCalls(upstream);
+      const seen = userCalls(shop.upstream());
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(userCalls(upstream)).toBe(seen);
+      expect(userCalls(shop.upstream())).toBe(seen);
     } finally {
       await client.close();
     }

@@ -185,4 +185,24 @@ describe('signing in to /mcp with OAuth', () => {
     const alphaPrincipal = (principals.items as Json[]).find((principal) => principal.name === 'alpha');
     expect(record.keyId).toBe(`principal:${alphaPrincipal?.id}`);
   });
+
+  it('takes the same tokens and answers the same challenge on /mcp/tools (the resource covers it)', async () => {
+    const tools = new Client({ name: 'oauth-tools-test', version: '1.0.0' });
+    await tools.connect(
+      new StreamableHTTPClientTransport(new URL(`${resource}/tools`), {
+        requestInit: { headers: { authorization: `Bearer ${await tokenFor(as, 'alpha', resource)}` } },
+      }),
+    );
+    clients.push(tools);
+    expect((await tools.listTools()).tools).toEqual([]);
+    const anonymous = await fetch(`${resource}/tools`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
 });

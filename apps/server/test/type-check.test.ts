@@ -1,15 +1,6 @@
 import { CyrnelHttpError, createClient } from '@cyrnel/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { describe, expect, it } from 'vitest';
+import { useShopServer } from './helpers';
 
 const KEY = 'type-check-key';
 
@@ -25,35 +16,8 @@ await cyrnel.services.shop.tools.listOrders.invoke({ query: { userId: 'seven' } 
 cyrnel.output({ name: user.body.name ?? null });`;
 
 describe('type-check before run (POST /processes check and typecheck)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
-  });
+  const shop = useShopServer({ apiKey: KEY });
+  const { api } = shop;
 
   const processCount = async () => (await api('GET', '/processes?limit=100')).body.items.length as number;
 
@@ -99,7 +63,7 @@ describe('type-check before run (POST /processes check and typecheck)', () => {
 
   it("refuses code with type errors under typecheck: 'reject' (400 type_error, diagnostics in details), storing nothing", async () => {
     const before = await processCount();
-    const upstreamCalls = upstream.requests.length;
+    const upstreamCalls = shop.upstream().requests.length;
     const refused = await api('POST', '/processes', { code: MISTYPED, typecheck: 'reject', wait: true });
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: 'invalid_request', reason: 'type_error' });
@@ -107,7 +71,7 @@ describe('type-check before run (POST /processes check and typecheck)', () => {
     expect(refused.body.details).toHaveLength(2);
     expect(refused.body.details[0]).toMatchObject({ line: 2, column: 47, code: 2551 });
     expect(await processCount()).toBe(before);
-    expect(upstream.requests.length).toBe(upstreamCalls);
+    expect(shop.upstream().requests.length).toBe(upstreamCalls);
   });
 
   it("runs code that type-checks under typecheck: 'reject', and code with type errors without it (the default)", async () => {
@@ -146,7 +110,7 @@ describe('type-check before run (POST /processes check and typecheck)', () => {
   });
 
   it('is reached through @cyrnel/client: processes.check, and run with typecheck: reject throwing type_error', async () => {
-    const client = createClient({ baseUrl: server.url, apiKey: KEY });
+    const client = createClient({ baseUrl: shop.url(), apiKey: KEY });
     const { diagnostics } = await client.processes.check(MISTYPED);
     expect(diagnostics.map((d) => d.line)).toEqual([2, 3]);
     const error = await client.processes

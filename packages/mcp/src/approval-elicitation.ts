@@ -74,14 +74,15 @@ export function approvalRequest(detail: ApprovalDetail): InputRequest {
 }
 
 /**
- * The decision a retried request carries: approve only when the form was accepted with
- * `approve`; accepted with anything else, declined or cancelled, deny. Undefined when the
+ * The decision a retried request carries (under `key`): approve only when the form was accepted
+ * with `approve`; accepted with anything else, declined or cancelled, deny. Undefined when the
  * response is missing (the form is asked again).
  */
 export function decisionOf(
   responses: Record<string, unknown> | undefined,
+  key: string = APPROVAL_INPUT,
 ): DecideApprovalRequest | undefined {
-  const view = inputResponse(responses, APPROVAL_INPUT);
+  const view = inputResponse(responses, key);
   if (view.kind !== 'elicit') return undefined;
   if (view.action !== 'accept')
     return {

@@ -1,4 +1,5 @@
 import { isCyrnelError } from '@cyrnel/sdk';
+import type { DecideApprovalRequest } from '@cyrnel/sdk/api';
 import {
   type CallToolResult,
   type ClientCapabilities,
@@ -47,7 +48,7 @@ export interface WaitOrAskInput {
 }
 
 /** Whether a person can be asked through this request: the caller may decide, the client answers forms. */
-const canAsk = (asking: ApprovalAsking, ctx: ServerContext): boolean =>
+export const canAsk = (asking: ApprovalAsking, ctx: ServerContext): boolean =>
   asking.backend.approvals !== undefined && answersForms(asking.capabilities(ctx));
 
 /** The approval the run waits for now, if any. */
@@ -71,16 +72,31 @@ async function decideAnswer(
   const decision = decisionOf(ctx.mcpReq.inputResponses);
   if (!decision) return undefined;
   await backend.processes.get(round.processId);
-  const detail = await approvals.get(round.approvalId);
-  if (detail.processId !== round.processId)
-    throw new Error(`approval ${round.approvalId} is not one process ${round.processId} waits for`);
+  await decideApproval(backend, round.processId, round.approvalId, decision);
+  return round.approvalId;
+}
+
+/**
+ * Decide an approval a process waits for, as the caller: the approval must be one of that
+ * process's. One decided meanwhile (in the admin UI) or expired is left as it is: the run goes on
+ * as that decision says.
+ */
+export async function decideApproval(
+  backend: McpBackend,
+  processId: number,
+  approvalId: string,
+  decision: DecideApprovalRequest,
+): Promise<void> {
+  const { approvals } = backend;
+  if (!approvals) throw new Error('this key may not decide approvals');
+  const detail = await approvals.get(approvalId);
+  if (detail.processId !== processId)
+    throw new Error(`approval ${approvalId} is not one process ${processId} waits for`);
   try {
-    await approvals.decide(round.approvalId, decision);
+    await approvals.decide(approvalId, decision);
   } catch (error) {
-    // Decided in the admin UI meanwhile, or expired: the run goes on as that decision says.
     if (!(isCyrnelError(error) && error.reason === 'approval_decided')) throw error;
   }
-  return round.approvalId;
 }
 
 /**

@@ -34,6 +34,8 @@ export interface CatalogWatchOptions {
  * catalog listed over HTTP) is looked at less often rather than keeping its source busy.
  */
 const IDLE_FACTOR = 20;
+/** The longest wait between two looks however slow they were: a change is told within it. */
+const MAX_IDLE_MS = 15_000;
 
 /**
  * Look at the catalog's version every `pollMs` while anyone listens (one look at a time, never
@@ -72,7 +74,8 @@ export function createCatalogWatch(options: CatalogWatchOptions): CatalogWatch {
       options.onerror?.(error instanceof Error ? error : new Error(String(error)));
     } finally {
       looking = false;
-      schedule(Math.max(options.pollMs, (performance.now() - started) * IDLE_FACTOR));
+      const elapsed = performance.now() - started;
+      schedule(Math.max(options.pollMs, Math.min(elapsed * IDLE_FACTOR, MAX_IDLE_MS)));
     }
   };
   return {

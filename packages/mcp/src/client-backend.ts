@@ -1,5 +1,6 @@
 import { type CyrnelClient, CyrnelHttpError } from '@cyrnel/client';
 import type { DiscoveredService } from '@cyrnel/sdk';
+import type { ProcessEvent } from '@cyrnel/sdk/api';
 import { callableServices } from './callable-services';
 import { agentOperations, type McpBackend } from './mcp-backend';
 import { sleep } from './sleep';
@@ -26,6 +27,19 @@ async function servicesOf(client: CyrnelClient): Promise<DiscoveredService[]> {
   }
 }
 
+/** A process's event stream, ending quietly when `signal` aborts. */
+async function* followEvents(
+  client: CyrnelClient,
+  id: number,
+  signal: AbortSignal,
+): AsyncGenerator<ProcessEvent, void, undefined> {
+  try {
+    yield* client.processes.events(id, { signal, timeoutMs: 0 });
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  }
+}
+
 /**
  * The MCP backend over a remote cyrnel server (what the stdio bridge uses): every operation is a
  * call of `@cyrnel/client` with the agent's key; a wait polls the process. It decides no
@@ -49,6 +63,7 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
       ...shared.processes,
       calls: (id) => processes.calls(id).then((page) => page.items),
       check: (code) => processes.check(code),
+      events: (id, signal) => followEvents(client, id, signal),
       async settle(id, { timeoutMs, signal, reportedApproval }) {
         const until = Date.now() + timeoutMs;
         for (;;) {

@@ -2,6 +2,7 @@ import type { CyrnelHost, ProcessesApi } from '@cyrnel/core';
 import { type DiscoveredService, isCyrnelError } from '@cyrnel/sdk';
 import type { ProcessResult } from '@cyrnel/sdk/api';
 import { callableServices } from './callable-services';
+import { hostProcessEvents } from './host-events';
 import { agentOperations, type McpBackend } from './mcp-backend';
 import { sleep } from './sleep';
 
@@ -18,6 +19,11 @@ export interface HostBackendOptions {
   readonly approver?: { readonly keyId: string | null };
   /** How often a run still waiting for an approval already reported is looked at. Default 250 ms. */
   readonly pollMs?: number;
+  /**
+   * The caller's key id, where the caller may read other keys' processes (an admin): its tasks
+   * are only the processes this key created. Default: every process `processes` shows.
+   */
+  readonly owner?: string | null;
 }
 
 /** The enabled services of a host, listed once per catalog version (every MCP request reads them). */
@@ -104,7 +110,7 @@ function approvalsAs(host: CyrnelHost, keyId: string | null): NonNullable<McpBac
  * ```
  */
 export function createHostBackend(options: HostBackendOptions): McpBackend {
-  const { host, approver } = options;
+  const { host, approver, owner } = options;
   const processes = options.processes ?? host.processes;
   const shared = agentOperations(host, processes);
   return {
@@ -114,9 +120,11 @@ export function createHostBackend(options: HostBackendOptions): McpBackend {
       calls: (id) => processes.calls(id),
       check: (code) => processes.check({ code, check: true }),
       settle: settleOn(processes, options.pollMs ?? 250),
+      events: (id, signal) => hostProcessEvents(processes, id, signal),
     },
     services: () => servicesOf(host),
     catalogVersion: () => host.catalogVersion(),
     ...(approver ? { approvals: approvalsAs(host, approver.keyId) } : {}),
+    ...(owner === undefined ? {} : { owner }),
   };
 }

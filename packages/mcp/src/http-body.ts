@@ -37,6 +37,7 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
  *   `initialize`: `-32600`, HTTP 400;
  * - a request whose params are invalid: `-32602` with one line (HTTP 200, as the SDK answers a
  *   handler's error); in a batch, every request of it is answered, those not run with `-32600`.
+ *   A cursor is invalid for a list the server does not page (`pagedLists`).
  *
  * @example
  * ```ts
@@ -44,14 +45,18 @@ export async function readJsonBody(request: Request, maxBytes: number): Promise<
  * if (refused) return refused;
  * ```
  */
-export function refuseBody(body: unknown, protocolVersion: string | undefined): Response | undefined {
+export function refuseBody(
+  body: unknown,
+  protocolVersion: string | undefined,
+  pagedLists?: ReadonlySet<string>,
+): Response | undefined {
   if (!Array.isArray(body)) {
-    const refusal = paramsRefusal(body);
+    const refusal = paramsRefusal(body, pagedLists);
     return refusal === undefined ? undefined : rpcResponse(200, refusal);
   }
   const problem = batchRefusal(body, protocolVersion);
   if (problem !== undefined) return rpcResponse(400, batchRefusalResponse(problem));
-  const refusals = body.map(paramsRefusal);
+  const refusals = body.map((message) => paramsRefusal(message, pagedLists));
   if (refusals.every((refusal) => refusal === undefined)) return undefined;
   // A batch is served whole or not at all: its valid requests are answered as not run.
   const answers = body.flatMap((message, index) => {

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { createMcpHandler, isJsonContentType, type McpServer } from '@modelcontextprotocol/server';
+import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server';
 import { createCatalogWatch } from './catalog-watch';
-import { readJsonBody, refuseBody } from './http-body';
-import { createHttpCancellations } from './http-cancellations';
-import { isNotificationOf, isWireRequest } from './json-rpc';
+import { createMcpHttpFront } from './http-front';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
 import { createServerPool } from './server-pool';
+import { liftTaskRequest } from './task-request';
 
 /** Options of {@link createMcpHttpHandler}. */
 export interface McpHttpHandlerOptions<Caller> {
@@ -110,40 +109,14 @@ export function createMcpHttpHandler<Caller>(options: McpHttpHandlerOptions<Call
     }
     version = now;
   });
-  const cancellations = createHttpCancellations();
   const sdkFetch = (request: Request, caller: Caller, body?: unknown) =>
     handler.fetch(request, {
       authInfo: { token: '', clientId: 'cyrnel', scopes: [], extra: { caller } },
-      ...(body === undefined ? {} : { parsedBody: body }),
+      // A 2025-11-25 call's `params.task`, where the tool's handler can read it.
+      ...(body === undefined ? {} : { parsedBody: liftTaskRequest(body) }),
     });
   return {
-    async fetch(request, caller, parsedBody) {
-      // Other methods, and bodies that are not JSON, are the SDK's to answer (405, 415, …).
-      if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type')))
-        return sdkFetch(request, caller, parsedBody);
-      let body = parsedBody;
-      if (body === undefined) {
-        const read = await readJsonBody(request, maxBytes);
-        if ('refused' in read) return read.refused;
-        body = read.body;
-      }
-      const refused = refuseBody(body, request.headers.get('mcp-protocol-version') ?? undefined);
-      if (refused) return refused;
-      const who = options.identity?.(caller);
-      if (who === undefined) return sdkFetch(request, caller, body);
-      for (const message of Array.isArray(body) ? body : [body])
-        if (isNotificationOf(message, 'notifications/cancelled'))
-          cancellations.cancel(who, (message.params as { requestId?: unknown } | undefined)?.requestId);
-      // Only a tool call runs long enough, and does enough, to be worth cancelling.
-      if (!isWireRequest(body) || body.method !== 'tools/call') return sdkFetch(request, caller, body);
-      const tracked = cancellations.track(who, body.id, request);
-      try {
-        return tracked.through(await sdkFetch(tracked.request, caller, body));
-      } catch (error) {
-        tracked.done();
-        throw error;
-      }
-    },
+    fetch: createMcpHttpFront(sdkFetch, { maxBytes, identity: options.identity?.bind(options) }),
     async close() {
       watch?.close();
       await handler.close();

@@ -38,9 +38,12 @@ export function errorResponse(id: RequestId | null, code: number, message: strin
 }
 
 /** The `-32602` answer to a request whose params are invalid, or undefined when they are valid. */
-export function paramsRefusal(message: unknown): JSONRPCErrorResponse | undefined {
+export function paramsRefusal(
+  message: unknown,
+  pagedLists?: ReadonlySet<string>,
+): JSONRPCErrorResponse | undefined {
   if (!isWireRequest(message)) return undefined;
-  const problem = invalidParams(message);
+  const problem = invalidParams(message, pagedLists);
   return problem === undefined ? undefined : errorResponse(message.id, INVALID_PARAMS, problem);
 }
 

@@ -3,9 +3,12 @@ import type {
   ApprovalDetail,
   DecideApprovalRequest,
   ListResponse,
+  PageQuery,
+  ProcessEvent,
   ProcessOutput,
   ProcessRecord,
   ProcessResult,
+  ProcessSummary,
   ToolCallRecord,
   ToolListQuery,
   ToolRecord,
@@ -18,10 +21,11 @@ import type {
  * types and docs, run code, read and kill its processes), never an admin operation, so an MCP
  * client can do no more than its key can on `/processes`.
  *
- * The in-process host and `@cyrnel/client` have this shape already, but for four operations
+ * The in-process host and `@cyrnel/client` have this shape already, but for five operations
  * each answers its own way: `processes.calls` (the HTTP API pages them), `processes.settle`
  * (the host waits on the run, the client polls), `processes.check` (a request to the host, a
- * code to the client) and `services` (an agent key may not list services over HTTP). {@link createHostBackend} and {@link createClientBackend} add those; what
+ * code to the client), `processes.events` (a subscription, a stream) and `services` (an agent
+ * key may not list services over HTTP). {@link createHostBackend} and {@link createClientBackend} add those; what
  * the MCP tools make of the answers is written once, over this interface.
  */
 export interface McpBackend {
@@ -57,6 +61,13 @@ export interface McpBackend {
     calls(id: number): Promise<readonly ToolCallRecord[]>;
     /** Kill a queued or running process. */
     kill(id: number): Promise<unknown>;
+    /** A page of the processes the caller may read, newest first. */
+    list(query: PageQuery & { readonly keyId?: string }): Promise<ListResponse<ProcessSummary>>;
+    /**
+     * The events of a process, replayed from its start, until its exit or until `signal` aborts
+     * (then the iteration ends quietly).
+     */
+    events(id: number, signal: AbortSignal): AsyncIterable<ProcessEvent>;
     /**
      * Wait until the process is idle, waits for a person's approval (state `waiting`) other than
      * `reportedApproval`, `timeoutMs` has passed or `signal` aborts; then its record (a result,
@@ -73,6 +84,12 @@ export interface McpBackend {
    * catalog renders to is compared instead.
    */
   catalogVersion?(): string;
+  /**
+   * The key id of the caller, when known: its own processes are those this key created (an admin
+   * may read every key's, but another key's run is never its task). Undefined: every process the
+   * caller may read is its own (an agent key's, a single-user host's).
+   */
+  readonly owner?: string | null;
   /**
    * Reading and deciding the approvals runs wait for, as the caller: present only when the
    * caller may decide them (an admin or an approver key, never an agent's, which may not approve
@@ -97,8 +114,8 @@ export interface SettleOptions {
   readonly reportedApproval?: string | undefined;
 }
 
-/** The operations a host and a client answer alike: everything but `calls`, `settle` and `check`. */
-type SharedProcessOperations = Omit<McpBackend['processes'], 'calls' | 'settle' | 'check'>;
+/** The operations a host and a client answer alike: everything but `calls`, `settle`, `check` and `events`. */
+type SharedProcessOperations = Omit<McpBackend['processes'], 'calls' | 'settle' | 'check' | 'events'>;
 
 /**
  * Pick, one by one, the operations of a host or a client that an agent may use as they are: the
@@ -136,6 +153,7 @@ export function agentOperations(
       stdout: (id) => processes.stdout(id),
       stderr: (id) => processes.stderr(id),
       kill: (id) => processes.kill(id),
+      list: (query) => processes.list(query),
     },
   };
 }

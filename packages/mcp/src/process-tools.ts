@@ -5,12 +5,15 @@ import {
   type RequestStateCodec,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import { type ApprovalAsking, waitOrAsk } from './approval-flow';
+import { type ApprovalAsking, type WaitOrAskInput, waitOrAsk } from './approval-flow';
 import { type ApprovalRound, roundOf } from './approval-round';
 import { diagnosticsResult, typeErrorsOf } from './check-tool';
 import { executeDescription } from './execute-description';
 import type { McpBackend } from './mcp-backend';
 import { viewResult } from './process-view';
+import { taskAsked } from './task-request';
+import { answerAsTask } from './task-start';
+import type { TaskService } from './tasks';
 import { PROCESS_VIEW_SCHEMA, type ToolInputs } from './tool-schemas';
 import { waitForProcess } from './wait-for-process';
 
@@ -33,6 +36,8 @@ export interface ProcessToolsOptions {
   readonly legacyClientRequests: boolean;
   /** Seals the rounds of approvals asked through the client. */
   readonly codec: RequestStateCodec<ApprovalRound>;
+  /** Long runs as MCP tasks for clients that ask for them; absent: never a task. */
+  readonly tasks?: TaskService | undefined;
 }
 
 const GET_DESCRIPTION =
@@ -51,7 +56,7 @@ function answeredRound(ctx: ServerContext, tool: string, args: unknown): Approva
 }
 
 /** The server's URL for approval links: the option, or the origin the client reached over HTTP. */
-function serverUrlOf(ctx: ServerContext, configured: string | undefined): string | undefined {
+export function serverUrlOf(ctx: ServerContext, configured: string | undefined): string | undefined {
   if (configured !== undefined) return configured;
   const url = ctx.http?.req?.url;
   return url === undefined ? undefined : new URL(url).origin;
@@ -64,19 +69,13 @@ export interface ProcessTools {
    * types): true when it changed (the SDK then tells a connected client the tool list changed).
    */
   refreshDescription(): Promise<boolean>;
+  /** How the tools ask a person through the client (the task methods ask the same way). */
+  readonly asking: ApprovalAsking;
 }
 
-/**
- * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
- * and waiting on a run through its approvals (asking a person through the client when it can).
- */
-export async function registerProcessTools(
-  server: McpServer,
-  backend: McpBackend,
-  options: ProcessToolsOptions,
-): Promise<ProcessTools> {
-  const { inputs, defaultWaitMs, progressPollMs } = options;
-  const asking: ApprovalAsking = {
+/** How a server's tools ask a person through the client: the client's capabilities per request. */
+function askingOf(server: McpServer, backend: McpBackend, options: ProcessToolsOptions): ApprovalAsking {
+  return {
     backend,
     codec: options.codec,
     capabilities: (ctx) => {
@@ -89,6 +88,19 @@ export async function registerProcessTools(
     },
     maxTextChars: options.maxTextChars,
   };
+}
+
+/**
+ * Register `execute_typescript`, `get_process` and `wait_process`: running code, looking at a run,
+ * and waiting on a run through its approvals (asking a person through the client when it can).
+ */
+export async function registerProcessTools(
+  server: McpServer,
+  backend: McpBackend,
+  options: ProcessToolsOptions,
+): Promise<ProcessTools> {
+  const { inputs, defaultWaitMs, progressPollMs } = options;
+  const asking = askingOf(server, backend, options);
   const execute = server.registerTool(
     'execute_typescript',
     {
@@ -117,7 +129,7 @@ export async function registerProcessTools(
         if (diagnostics) return diagnosticsResult(diagnostics, true);
         throw error;
       }
-      return waitOrAsk(asking, ctx, {
+      const input: WaitOrAskInput = {
         tool: 'execute_typescript',
         args,
         processId,
@@ -129,9 +141,20 @@ export async function registerProcessTools(
           progressPollMs,
           serverUrl: serverUrlOf(ctx, options.serverUrl),
         },
+      };
+      const era = options.tasks ? taskAsked(ctx) : undefined;
+      if (options.tasks === undefined || era === undefined) return waitOrAsk(asking, ctx, input);
+      return answerAsTask(options.tasks, ctx, {
+        era,
+        processId,
+        waitMs: input.wait.waitMs,
+        connection: options.legacyClientRequests,
+        waitOrAsk: (ms) => waitOrAsk(asking, ctx, { ...input, wait: { ...input.wait, waitMs: ms } }),
       });
     },
   );
+  // Tasks are the client's choice: it may ask for one, or call as before.
+  if (options.tasks) execute.execution = { taskSupport: 'optional' };
 
   server.registerTool(
     'get_process',
@@ -179,6 +202,7 @@ export async function registerProcessTools(
       }),
   );
   return {
+    asking,
     refreshDescription: async () => {
       const description = await executeDescription(backend, options.inlineTypesUpTo);
       if (description === execute.description) return false;

@@ -18,10 +18,13 @@ const SERVED: Readonly<Record<string, StandardSchemaV1>> = {
   'resources/read': specTypeSchemas.ReadResourceRequest,
 };
 
-/** The lists this server answers whole: no cursor it could accept was ever given out. */
-const SINGLE_PAGE = new Set(['tools/list', 'resources/list', 'resources/templates/list']);
+/** The lists this server answers: whole unless the server says it pages them (no cursor was ever given out). */
+const LISTS = new Set(['tools/list', 'resources/list', 'resources/templates/list']);
 
 const MAX_MESSAGE = 200;
+
+/** Code mode's lists: every one of them whole. */
+const NO_PAGED_LISTS: ReadonlySet<string> = new Set();
 
 /** A JSON-RPC request as read off the wire, before any validation. */
 interface RawRequest {
@@ -46,8 +49,8 @@ function whatOf(issue: StandardSchemaV1.Issue): string {
 /**
  * Why the params of a request this server answers are invalid, in one line
  * (`Invalid params of resources/read: uri: expected string, received undefined`), or undefined
- * when they are valid or the method is not one it answers. A `cursor` is refused: every list
- * here is one page, so no cursor was ever handed out.
+ * when they are valid or the method is not one it answers. A `cursor` is refused unless the
+ * server pages that list (`pagedLists`): a list of one page never handed one out.
  *
  * @example
  * ```ts
@@ -55,7 +58,10 @@ function whatOf(issue: StandardSchemaV1.Issue): string {
  * invalidParams({ method: 'tools/list', params: { cursor: 'x' } }); // 'Invalid params of tools/list: cursor: not a cursor this server gave (its lists have one page)'
  * ```
  */
-export function invalidParams(request: RawRequest): string | undefined {
+export function invalidParams(
+  request: RawRequest,
+  pagedLists: ReadonlySet<string> = NO_PAGED_LISTS,
+): string | undefined {
   const schema = SERVED[request.method];
   if (schema === undefined) return undefined;
   const checked = schema['~standard'].validate({ method: request.method, params: request.params });
@@ -64,7 +70,11 @@ export function invalidParams(request: RawRequest): string | undefined {
   const [issue] = checked.issues ?? [];
   let problem: string | undefined;
   if (issue !== undefined) problem = `${pathOf(issue)}: ${whatOf(issue)}`;
-  else if (SINGLE_PAGE.has(request.method) && (request.params as { cursor?: unknown })?.cursor !== undefined)
+  else if (
+    LISTS.has(request.method) &&
+    !pagedLists.has(request.method) &&
+    (request.params as { cursor?: unknown })?.cursor !== undefined
+  )
     problem = 'cursor: not a cursor this server gave (its lists have one page)';
   if (problem === undefined) return undefined;
   return `Invalid params of ${request.method}: ${problem}`.slice(0, MAX_MESSAGE);

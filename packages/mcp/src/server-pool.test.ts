@@ -20,6 +20,12 @@ function emptyBackend(): McpBackend {
       calls: none,
       kill: none,
       settle: none,
+      list: none,
+      events: () => ({
+        [Symbol.asyncIterator]: () => {
+          throw new Error('not used here');
+        },
+      }),
     },
     services: async () => [],
   };

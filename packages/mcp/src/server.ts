@@ -7,8 +7,10 @@ import { registerDiscoveryTools } from './discovery-tools';
 import { INLINE_TYPES_UP_TO } from './execute-description';
 import { followCatalog } from './follow-catalog';
 import type { McpBackend } from './mcp-backend';
-import { registerProcessTools } from './process-tools';
+import { registerProcessTools, serverUrlOf } from './process-tools';
 import { registerResources } from './resources';
+import { registerTaskMethods } from './task-methods';
+import { createTaskService, type McpTasksOptions, TASK_CAPABILITIES } from './tasks';
 import { toolInputs } from './tool-schemas';
 
 /** Options of {@link createCyrnelMcpServer}. */
@@ -60,6 +62,14 @@ export interface CyrnelMcpServerOptions {
    * notifications can reach the client. Default: when following `catalogChanges`.
    */
   readonly listChanged?: boolean;
+  /**
+   * Long runs as MCP tasks, for clients that ask (a 2025-11-25 `tools/call` with `params.task`, a
+   * 2026-07-28 client declaring the Tasks extension): `execute_typescript` answers a task whose
+   * id names its process, followed with `tasks/get`, `tasks/result`, `tasks/list`,
+   * `tasks/cancel` (2025-11-25) or `tasks/get`, `tasks/update`, `tasks/cancel` (2026-07-28).
+   * `false`: no tasks (and none advertised). Default: on, with the defaults of {@link McpTasksOptions}.
+   */
+  readonly tasks?: McpTasksOptions | false;
 }
 
 /** The server's `instructions`: the workflow, for clients that show them to the model. */
@@ -86,27 +96,43 @@ export async function createCyrnelMcpServer(
   const inputs = toolInputs(options.maxCodeChars ?? DEFAULT_PROCESS_LIMITS.maxCodeBytes, defaultWaitMs);
   const codec = approvalRoundCodec(options.requestStateKey);
   const listChanged = options.listChanged ?? options.catalogChanges !== undefined;
+  const maxTextChars = options.maxTextChars ?? 20_000;
+  const tasks =
+    options.tasks === false
+      ? undefined
+      : createTaskService(backend, options.tasks ?? {}, {
+          // Task ids outlive a request: sealed with the key every instance of the endpoint shares.
+          key: options.tasks?.idKey ?? options.requestStateKey,
+          maxTextChars,
+          serverUrl: (ctx) => serverUrlOf(ctx, options.serverUrl),
+        });
   const server = new McpServer(
     { name: 'cyrnel', version: options.version },
     {
       instructions: INSTRUCTIONS,
       // A retry's state is verified before any handler runs: one that is not ours is refused.
       requestState: { verify: codec.verify },
-      capabilities: { tools: { listChanged }, resources: { listChanged } },
+      capabilities: {
+        tools: { listChanged },
+        resources: { listChanged },
+        ...(tasks ? TASK_CAPABILITIES : {}),
+      },
     },
   );
   registerDiscoveryTools(server, backend, inputs);
   const processTools = await registerProcessTools(server, backend, {
     inputs,
     defaultWaitMs,
-    maxTextChars: options.maxTextChars ?? 20_000,
+    maxTextChars,
     inlineTypesUpTo: options.inlineTypesUpTo ?? INLINE_TYPES_UP_TO,
     progressPollMs: options.progressPollMs ?? 100,
     requestSignal: options.requestSignal,
     serverUrl: options.serverUrl,
     legacyClientRequests: options.legacyClientRequests ?? true,
     codec,
+    tasks,
   });
+  if (tasks) registerTaskMethods(server, tasks, processTools.asking);
   registerResources(server, backend);
   registerCheckTool(server, backend, inputs.check);
   if (options.catalogChanges) followCatalog(server, options.catalogChanges, processTools.refreshDescription);

@@ -17,6 +17,10 @@ export interface StdioTransportOptions {
   readonly stdout?: Writable;
   /** Longest line (message) in bytes; a longer one is refused and skipped. Default 10 MiB. */
   readonly maxLineBytes?: number;
+  /** The lists the server pages (their cursors are its own to check); a cursor of any other is `-32602`. */
+  readonly pagedLists?: ReadonlySet<string>;
+  /** Rewrites each valid message before the server sees it (default: none). */
+  readonly inbound?: (message: JSONRPCMessage) => JSONRPCMessage;
 }
 
 const NEWLINE = 0x0a;
@@ -44,6 +48,7 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Trans
   const stdin = options.stdin ?? process.stdin;
   const stdout = options.stdout ?? process.stdout;
   const maxLineBytes = options.maxLineBytes ?? STDIO_DEFAULT_MAX_BUFFER_SIZE;
+  const inbound = options.inbound ?? ((message: JSONRPCMessage) => message);
   let chunks: Buffer[] = [];
   let buffered = 0;
   let skipping = false;
@@ -84,8 +89,8 @@ export function createStdioTransport(options: StdioTransportOptions = {}): Trans
         ),
       };
     }
-    const refusal = paramsRefusal(message);
-    return refusal === undefined ? { message } : { refusal };
+    const refusal = paramsRefusal(message, options.pagedLists);
+    return refusal === undefined ? { message: inbound(message) } : { refusal };
   };
   const deliverBatch = (batch: unknown[]) => {
     const problem =

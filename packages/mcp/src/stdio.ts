@@ -4,6 +4,7 @@ import { createBackendCatalogWatch } from './catalog-watch';
 import type { McpBackend } from './mcp-backend';
 import { type CyrnelMcpServerOptions, createCyrnelMcpServer } from './server';
 import { createStdioTransport } from './stdio-transport';
+import { liftTaskRequest } from './task-request';
 
 /** Options of {@link serveCyrnelStdio}. */
 export interface CyrnelStdioOptions extends CyrnelMcpServerOptions {
@@ -38,7 +39,8 @@ export async function serveCyrnelStdio(backend: McpBackend, options: CyrnelStdio
   // One key for the connection's instances: the retry answering an approval may reach another.
   const server = { requestStateKey: randomBytes(32), ...serverOptions, catalogChanges: watch };
   const handle = serveStdio(() => createCyrnelMcpServer(backend, server), {
-    transport: createStdioTransport(),
+    // A 2025-11-25 call's `params.task`, where the tool's handler can read it.
+    transport: createStdioTransport({ inbound: liftTaskRequest }),
     ...(onerror ? { onerror } : {}),
   });
   try {

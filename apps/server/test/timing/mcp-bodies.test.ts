@@ -4,7 +4,14 @@ import { useServer } from '../helpers';
 import { expectHealthDuring } from './health-probe';
 
 const KEY = 'mcp-admin-key';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 
 describe('the MCP endpoint /mcp under hostile bodies', () => {
   const { url } = useServer({ apiKey: KEY });

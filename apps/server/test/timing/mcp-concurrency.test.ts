@@ -3,7 +3,14 @@ import { apiClient, useServer } from '../helpers';
 import { expectHealthDuring } from './health-probe';
 
 const ADMIN = 'mcp-concurrency-admin';
-const TOOLS = ['execute_typescript', 'get_process', 'get_tool_types', 'search_tools', 'wait_process'];
+const TOOLS = [
+  'check_typescript',
+  'execute_typescript',
+  'get_process',
+  'get_tool_types',
+  'search_tools',
+  'wait_process',
+];
 
 describe('200 concurrent /mcp requests of one agent key', () => {
   // The request rate is another test's subject: off here, so every request reaches the MCP layer.

@@ -52,6 +52,11 @@ describe('type checks under hostile code', () => {
     // The worker that missed its deadline was replaced: the next check answers.
     const next = await api('POST', '/processes', { code: 'const n: number = "one";', check: true });
     expect(next.body.diagnostics).toMatchObject([{ line: 1, column: 7, code: 2322 }]);
+    // The default deadline again for the checks that follow.
+    const restored = await api('PATCH', '/modules/typescript-ivm/config', [
+      { op: 'remove', path: '/typecheckTimeoutMs' },
+    ]);
+    expect(restored.status).toBe(200);
   });
 
   it('answers enormous and deeply nested code without stalling /health', async () => {

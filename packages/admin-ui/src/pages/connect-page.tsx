@@ -19,6 +19,10 @@ export function ConnectPage() {
     null,
     2,
   );
+  const tools = `# OpenAI Codex, ~/.codex/config.toml (the key in CYRNEL_API_KEY)
+[mcp_servers.cyrnel]
+url = "${origin}/mcp/tools"
+bearer_token_env_var = "CYRNEL_API_KEY"`;
   const client = `import { createClient } from '@cyrnel/client';
 
 const client = createClient({ baseUrl: '${origin}', apiKey: process.env.CYRNEL_API_KEY });
@@ -30,6 +34,13 @@ const { output } = await client.processes.run("cyrnel.output({ ok: true })", { t
       <pre>{http}</pre>
       <h2>MCP over stdio (Claude Desktop)</h2>
       <pre>{stdio}</pre>
+      <h2>Direct tools (clients with their own code mode: Codex, the AI SDK, opencode, goose)</h2>
+      <p>
+        Every tool the key may call as an MCP tool of its own, <code>&lt;service&gt;__&lt;tool&gt;</code>, at{' '}
+        <code>{`${origin}/mcp/tools`}</code> (same keys as <code>/mcp</code>), or on stdio with{' '}
+        <code>cyrnel-server mcp --tools</code>.
+      </p>
+      <pre>{tools}</pre>
       <h2>@cyrnel/client</h2>
       <pre>{client}</pre>
     </>

@@ -91,7 +91,13 @@ export function typesSelection(raw: unknown): ParsedSelection | undefined {
   const toolSet = new Set(tools);
   const toolServices = new Set(tools.map((name) => name.slice(0, name.indexOf('.'))));
   return {
-    key: `s=${services.join(',')};t=${tools.join(',')};y=${types.join(',')};b=${maxBytes ?? ''}`,
+    // Parts that are not asked for are left out: the key of a plain selection stays as it was.
+    key: [
+      `s=${services.join(',')}`,
+      `t=${tools.join(',')}`,
+      ...(types.length > 0 ? [`y=${types.join(',')}`] : []),
+      ...(maxBytes === undefined ? [] : [`b=${maxBytes}`]),
+    ].join(';'),
     namesTools: services.length > 0 || tools.length > 0,
     types,
     maxBytes,

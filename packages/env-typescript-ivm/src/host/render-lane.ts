@@ -11,6 +11,12 @@ export interface RenderLaneOptions {
   readonly timeoutMs: number;
   /** A worker without work this long exits (started again on demand). */
   readonly idleTimeoutMs: number;
+  /**
+   * The worker posts `{ ready: true }` once it has warmed up (loaded and primed what it works
+   * with): a rendering's deadline starts then, so a cold start never counts against it. The
+   * warm-up itself is bounded by this many ms (past it the worker failed). Absent: no handshake.
+   */
+  readonly readyTimeoutMs?: number;
 }
 
 /**
@@ -61,12 +67,20 @@ export function createRenderLane<R extends { readonly id: number } = RenderReque
   let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 1;
   let closed = false;
+  /** The running worker has said it is ready (always, without a handshake). */
+  let ready = false;
+  /** Told when the running worker says it is ready (true), or is gone first (false). */
+  let onReady: ((warmed: boolean) => void) | undefined;
 
   const stop = () => {
     clearTimeout(idleTimer);
     idleTimer = undefined;
     const current = worker;
     worker = undefined;
+    ready = false;
+    const waiting = onReady;
+    onReady = undefined;
+    waiting?.(false);
     void current?.terminate();
   };
 
@@ -91,7 +105,15 @@ export function createRenderLane<R extends { readonly id: number } = RenderReque
       options.resourceLimits ? { resourceLimits: options.resourceLimits } : {},
     );
     started.unref();
-    started.on('message', (reply: RenderReply) => {
+    started.on('message', (reply: RenderReply | { readonly ready: true }) => {
+      if ('ready' in reply) {
+        if (started !== worker) return;
+        ready = true;
+        const waiting = onReady;
+        onReady = undefined;
+        waiting?.(true);
+        return;
+      }
       const job = running;
       if (started !== worker || !job || reply.id !== job.id || !finish(job)) return;
       if (reply.ok) job.resolve(reply.text);
@@ -108,11 +130,30 @@ export function createRenderLane<R extends { readonly id: number } = RenderReque
     started.on('error', failed);
     started.on('exit', (code) => failed(new Error(`it exited with code ${code}`)));
     worker = started;
+    ready = options.readyTimeoutMs === undefined;
     return started;
+  };
+
+  /** Start the worker when there is none and wait until it says it is ready (bounded). */
+  const warm = async (job: Task): Promise<boolean> => {
+    if (!worker) start();
+    if (ready) return true;
+    const warmed = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), options.readyTimeoutMs);
+      onReady = (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      };
+    });
+    if (running !== job) return false;
+    if (!warmed) fail(job, 'failed', `${job.what} could not be rendered: its worker did not start in time`);
+    return warmed;
   };
 
   const dispatch = async (job: Task) => {
     running = job;
+    // The deadline is the rendering's own: a worker's cold start is bounded apart.
+    if (!(await warm(job))) return;
     job.timer = setTimeout(
       () =>
         fail(

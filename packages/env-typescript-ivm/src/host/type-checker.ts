@@ -10,6 +10,9 @@ import {
 import type { CheckAnswer, CheckRequest } from '../type-check/check-worker';
 import { createRenderLane, type LaneError } from './render-lane';
 
+/** How long the check worker may take to load TypeScript and parse its library before it failed. */
+const WORKER_READY_TIMEOUT_MS = 60_000;
+
 /** Options of {@link createTypeChecker}. */
 export interface TypeCheckerOptions {
   /** Path of the built `check-worker.js` (see `resolveDistFile`). */
@@ -80,6 +83,8 @@ export function createTypeChecker(options: TypeCheckerOptions): TypeChecker {
     timeoutMs: options.timeoutMs,
     idleTimeoutMs: options.idleTimeoutMs,
     resourceLimits: { maxOldGenerationSizeMb: options.memoryLimitMb },
+    // Loading TypeScript and its library takes about a second, more on a busy machine: never a check's time.
+    readyTimeoutMs: WORKER_READY_TIMEOUT_MS,
   });
   return {
     async check(code, context) {

@@ -30,8 +30,10 @@ export type CheckAnswer = { readonly diagnostics: TypeDiagnostic[] } | { readonl
 const libDir = dirname(createRequire(import.meta.url).resolve('typescript'));
 const libs = sandboxLibFiles(libDir);
 let program: CheckProgram = createCheckProgram(libs);
-// Parse and bind the library now: the first check is then as fast as the others.
+// Parse and bind the library now: the first check is then as fast as the others. The host's
+// deadline of a check starts once the worker says it is ready.
 program.check('', generateTypes([]));
+parentPort?.postMessage({ ready: true });
 
 /** The last declarations rendered, by their input: an agent checks one program after another against the same tools. */
 let rendered: { readonly key: string; readonly declarations: string } | undefined;

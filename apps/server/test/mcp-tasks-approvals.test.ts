@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningServer, startServer } from '../src/index';
+import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
+import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { eventually, legacyClient, legacyTasks, modernPoster, TASKS_EXTENSION } from './mcp-task-helpers';
+
+const KEY = 'mcp-tasks-approvals-admin-key';
+
+/** {@link ASKING_CODE} after a pause longer than the server waits before answering with a task. */
+const LATE_ASKING = `await new Promise((r) => setTimeout(r, 2500));\n${ASKING_CODE}`;
+
+// A run waiting for a person's approval is a task that needs input: 2025-11-25 says
+// `input_required` (and `tasks/result` waits through it); the 2026-07-28 extension lists the form
+// for a caller who may decide it, answered with `tasks/update`.
+describe('MCP tasks waiting for an approval', () => {
+  let server: RunningServer;
+  let upstream: Upstream;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let api: ReturnType<typeof apiClient>;
+  let person: { id: string; key: string };
+  let agentKey: string;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    upstream = await startUpstream();
+    server = await startServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      urlAllowCidrs: ['127.0.0.1/32'],
+      defaultPolicy: ASKING_POLICY,
+    });
+    api = apiClient(server.url, KEY);
+    const installed = await api('POST', '/services', {
+      id: 'shop',
+      adapter: 'openapi',
+      definition: JSON.stringify(askingShopSpec(upstream.url)),
+      secrets: { shopKey: UPSTREAM_KEY },
+      enabled: true,
+    });
+    expect(installed.status).toBe(201);
+    person = (await api('POST', '/keys', { name: 'person', role: 'admin' })).body;
+    agentKey = (await api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await upstream?.close();
+    await dir?.remove();
+  });
+
+  it('2025-11-25: input_required with the link while it waits; tasks/result waits through the decision', async () => {
+    const client = await legacyClient(server.url, agentKey);
+    try {
+      const tasks = legacyTasks(client);
+      const { task } = await tasks.create(ASKING_CODE);
+      const waiting = await eventually(
+        () => tasks.get(task.taskId),
+        (current: Json) => current.status !== 'working',
+      );
+      expect(waiting.status).toBe('input_required');
+      const approvalId = waiting.statusMessage.match(/approval (ap_[\w-]+)/)?.[1];
+      expect(approvalId).toBeDefined();
+      expect(waiting.statusMessage).toContain(`${server.url}/ui/approvals/${approvalId}`);
+
+      const result = tasks.result(task.taskId);
+      expect((await api('POST', `/approvals/${approvalId}`, { decision: 'approve' })).status).toBe(200);
+      expect((await result).structuredContent).toMatchObject({
+        state: 'idle',
+        exitState: 'success',
+        output: { step: 'after', status: 200 },
+      });
+      expect((await tasks.get(task.taskId)).status).toBe('completed');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('2026-07-28: a caller who may decide gets the form in tasks/get and answers it with tasks/update', async () => {
+    const post = modernPoster(server.url, person.key, {
+      extensions: { [TASKS_EXTENSION]: {} },
+      elicitation: { form: {} },
+    });
+    const started = (
+      await post('tools/call', { name: 'execute_typescript', arguments: { code: LATE_ASKING } })
+    ).result;
+    expect(started).toMatchObject({ resultType: 'task', status: 'working' });
+    const { taskId } = started;
+    const asking = await eventually(
+      async () => (await post('tasks/get', { taskId })).result,
+      (task: Json) => task.status !== 'working',
+    );
+    expect(asking.status).toBe('input_required');
+    const [key, request] = Object.entries(asking.inputRequests as Record<string, Json>)[0] ?? [];
+    expect(key).toMatch(/^approval-ap_/);
+    expect(request).toMatchObject({ method: 'elicitation/create', params: { mode: 'form' } });
+    expect(request.params.message).toContain('shop.createOrder');
+
+    const ack = await post('tasks/update', {
+      taskId,
+      inputResponses: { [key as string]: { action: 'accept', content: { decision: 'approve', note: 'ok' } } },
+    });
+    expect(ack.result).toMatchObject({ resultType: 'complete' });
+    const ended = await eventually(
+      async () => (await post('tasks/get', { taskId })).result,
+      (task: Json) => task.status === 'completed',
+    );
+    expect(ended.result.structuredContent).toMatchObject({
+      output: { step: 'after', status: 200 },
+      toolCalls: [
+        { toolId: 'createOrder', decision: { outcome: 'approved', decidedBy: person.id, note: 'ok' } },
+      ],
+    });
+  });
+
+  it('2026-07-28: a caller who may not decide sees the task working, with where a person decides', async () => {
+    const post = modernPoster(server.url, agentKey, {
+      extensions: { [TASKS_EXTENSION]: {} },
+      elicitation: { form: {} },
+    });
+    const { taskId } = (
+      await post('tools/call', { name: 'execute_typescript', arguments: { code: LATE_ASKING } })
+    ).result;
+    const waiting = await eventually(
+      async () => (await post('tasks/get', { taskId })).result,
+      (task: Json) => task.statusMessage.includes('waits for approval'),
+    );
+    expect(waiting.status).toBe('working');
+    expect(waiting).not.toHaveProperty('inputRequests');
+    const approvalId = waiting.statusMessage.match(/approval (ap_[\w-]+)/)?.[1];
+    // An answer from this caller decides nothing: an agent never approves its own calls.
+    await post('tasks/update', {
+      taskId,
+      inputResponses: { [`approval-${approvalId}`]: { action: 'accept', content: { decision: 'approve' } } },
+    });
+    expect((await api('GET', `/approvals/${approvalId}`)).body.state).toBe('pending');
+    expect((await api('POST', `/approvals/${approvalId}`, { decision: 'deny' })).status).toBe(200);
+    const ended = await eventually(
+      async () => (await post('tasks/get', { taskId })).result,
+      (task: Json) => task.status === 'completed',
+    );
+    expect(ended.result.structuredContent.output).toEqual({ step: 'failed', reason: 'approval_denied' });
+  });
+});
