@@ -15,6 +15,7 @@ const detail = (overrides: Partial<ToolDetail> = {}): ToolDetail => ({
   effectivePolicy: 'allow',
   inputSchema: { type: 'object', properties: { id: { type: 'integer' } } },
   outputSchema: { type: 'object', properties: { name: { type: 'string' } } },
+  observedOutputSchema: null,
   ...overrides,
 });
 const limits = { maxSchemaChars: 1000, maxDescriptionChars: 50 };
