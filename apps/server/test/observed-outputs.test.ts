@@ -146,6 +146,41 @@ describe('observed output shapes of MCP tools (server-everything over stdio, a S
     expect(bad.body).toMatchObject({ reason: 'invalid_request' });
   });
 
+  it("learns nothing from a principal's own connection, whose answers may name that person's data", async () => {
+    const installed = await api('POST', '/services', {
+      id: 'mine',
+      adapter: 'mcp',
+      definition: JSON.stringify({ transport: 'stdio', command: process.execPath, args: [FIXTURE] }),
+      enabled: true,
+    });
+    expect(installed.status).toBe(201);
+    const carol = await api('POST', '/principals', { name: 'carol' });
+    const key = await api('POST', '/keys', {
+      name: "carol's agent",
+      role: 'agent',
+      principal: carol.body.id,
+    });
+    const own = await api('POST', '/services/mine/connections', { name: 'carol', owner: carol.body.id });
+    expect(own.status).toBe(201);
+    const keyed = (prefix: string) =>
+      `cyrnel.output({ r: await cyrnel.services.mine.tools.keyed.invoke({ count: 3, prefix: '${prefix}' }) });`;
+    // Carol's run uses her own connection: its answer's keys name her data.
+    const hers = await apiClient(server.url, key.body.key)('POST', '/processes', {
+      code: keyed('ivy_'),
+      wait: true,
+      timeoutMs: 30_000,
+    });
+    expect(hers.body).toMatchObject({ exitState: 'success' });
+    // A run without a connection of its own uses the shared one: that answer is learned.
+    await run(keyed('field_'));
+    const shape = await vi.waitFor(async () => {
+      const learnedShape = JSON.stringify(await observed('keyed', 'mine'));
+      expect(learnedShape).toContain('field_0');
+      return learnedShape;
+    });
+    expect(shape).not.toContain('ivy_');
+  });
+
   it('keeps the shapes of hostile answers (deep, wide, many keys, data keys) within their bounds, and skips answers read as JSON text', async () => {
     await run(`
       const fx = cyrnel.services.fx.tools;

@@ -158,7 +158,9 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       // Refused with OAuth tokens (401): refreshed, then once more (a portable adapter's worker does the same).
       const status = isPlainObject(result) ? result.status : undefined;
       if (status === 401 && (await options.reauthorize?.(target, since))) result = await invoke();
-      options.observe?.(serviceId, toolId, result);
+      // Shapes are shown to every principal of the service: learned only from the shared
+      // connection's answers, never from a principal's own (whose keys may name its data).
+      if (target === serviceId) options.observe?.(serviceId, toolId, result);
       return result;
     },
     async discoverServices(rawQuery) {
