@@ -123,7 +123,8 @@ async function insertTools(
           search_id: firstSearchId + i + j,
           id_words: wordCount(tool.id),
           name_words: wordCount(tool.name),
-          observed_output: observed?.get(tool.id) ?? null,
+          // Named only when there is one: a row written by an older schema's code has no such column.
+          ...(observed?.has(tool.id) ? { observed_output: observed.get(tool.id) ?? null } : {}),
           ...columns[i + j],
         })),
       )
