@@ -1,16 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { type Json, useShopServer } from './helpers';
 
 const KEY = 'mcp-check-key';
 
@@ -22,40 +12,19 @@ const MISTYPED = `const user = await cyrnel.services.shop.tools.getUser.invoke({
 await cyrnel.services.shop.tools.deleteUser.invoke({});`;
 
 describe('check_typescript and execute_typescript with typecheck over /mcp (the official MCP client)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  const shop = useShopServer({ apiKey: KEY });
   let client: Client;
 
   beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    const installed = await apiClient(server.url, KEY)('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
     client = new Client({ name: 'cyrnel-test', version: '1.0.0' }, { versionNegotiation: { mode: 'auto' } });
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${KEY}` } },
       }),
     );
   });
   afterAll(async () => {
     await client?.close().catch(() => undefined);
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
   });
 
   const call = async (name: string, args: Record<string, unknown>): Promise<Json> =>
@@ -97,14 +66,14 @@ describe('check_typescript and execute_typescript with typecheck over /mcp (the 
   });
 
   it('refuses to run code with type errors under typecheck: "reject", answering the same diagnostics', async () => {
-    const before = upstream.requests.length;
+    const before = shop.upstream().requests.length;
     const refused = await call('execute_typescript', { code: MISTYPED, typecheck: 'reject' });
     expect(refused.isError).toBe(true);
     expect(refused.structuredContent.diagnostics).toEqual(
       (await call('check_typescript', { code: MISTYPED })).structuredContent.diagnostics,
     );
     expect(refused.content[0].text).toContain('The code was not run');
-    expect(upstream.requests.length).toBe(before);
+    expect(shop.upstream().requests.length).toBe(before);
     const ran = await call('execute_typescript', { code: GOOD, typecheck: 'reject' });
     expect(ran.structuredContent).toMatchObject({ state: 'idle', exitState: 'success' });
   });

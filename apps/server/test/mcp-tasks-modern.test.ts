@@ -1,16 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiClient, type Json, useShopServer } from './helpers';
 import { eventually, LOOP, modernPoster, TASKS_EXTENSION, userCalls } from './mcp-task-helpers';
 
 const KEY = 'mcp-tasks-modern-admin-key';
@@ -21,37 +11,13 @@ const SLOW = 'await new Promise((r) => setTimeout(r, 3000)); cyrnel.output({ slo
 // The Tasks extension of 2026-07-28: the client declares it on each request, the server decides
 // per call whether a task or the result answers; results come inline in tasks/get.
 describe('long runs as MCP tasks (the 2026-07-28 Tasks extension, /mcp)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  const shop = useShopServer({ apiKey: KEY });
   let agentKey: string;
   let post: ReturnType<typeof modernPoster>;
 
   beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    const api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-    agentKey = (await api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
-    post = modernPoster(server.url, agentKey);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
+    agentKey = (await shop.api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
+    post = modernPoster(shop.url(), agentKey);
   });
 
   const execute = (code: string, args: Json = {}, declared?: Json) =>
@@ -63,7 +29,7 @@ describe('long runs as MCP tasks (the 2026-07-28 Tasks extension, /mcp)', () => 
       { versionNegotiation: { mode: 'auto' } },
     );
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${agentKey}` } },
       }),
     );
@@ -136,9 +102,9 @@ describe('long runs as MCP tasks (the 2026-07-28 Tasks extension, /mcp)', () => 
     );
     expect(ended.status).toBe('cancelled');
     expect(ended).not.toHaveProperty('result');
-    const seen = userCalls(upstream);
+    const seen = userCalls(shop.upstream());
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(userCalls(upstream)).toBe(seen);
+    expect(userCalls(shop.upstream())).toBe(seen);
   });
 
   it('refuses task requests of a client that does not declare the extension, and has no tasks/list or tasks/result', async () => {
@@ -161,9 +127,9 @@ describe('long runs as MCP tasks (the 2026-07-28 Tasks extension, /mcp)', () => 
 
   it("keeps a caller's tasks its own: another key and a forged id are not found; an unknown input is ignored", async () => {
     const { taskId } = (await execute(LOOP, { timeoutMs: 120_000 })).result;
-    const otherKey = (await apiClient(server.url, KEY)('POST', '/keys', { name: 'other', role: 'agent' }))
+    const otherKey = (await apiClient(shop.url(), KEY)('POST', '/keys', { name: 'other', role: 'agent' }))
       .body.key;
-    const other = modernPoster(server.url, otherKey);
+    const other = modernPoster(shop.url(), otherKey);
     for (const method of ['tasks/get', 'tasks/cancel'])
       expect((await other(method, { taskId })).error).toMatchObject({
         code: -32602,
@@ -173,7 +139,7 @@ describe('long runs as MCP tasks (the 2026-07-28 Tasks extension, /mcp)', () => 
       code: -32602,
       message: expect.stringContaining('Task not found'),
     });
-    expect((await modernPoster(server.url, KEY)('tasks/get', { taskId })).error.code).toBe(-32602);
+    expect((await modernPoster(shop.url(), KEY)('tasks/get', { taskId })).error.code).toBe(-32602);
     expect((await post('tasks/get', { taskId: `${taskId.slice(0, -4)}AAAA` })).error.code).toBe(-32602);
     const ignored = await post('tasks/update', {
       taskId,

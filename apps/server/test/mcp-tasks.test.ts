@@ -1,17 +1,7 @@
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { apiClient, type Json, useShopServer } from './helpers';
 import { LOOP, legacyClient, legacyTasks, outcome, PRINTING, userCalls } from './mcp-task-helpers';
 
 const KEY = 'mcp-tasks-admin-key';
@@ -19,43 +9,21 @@ const KEY = 'mcp-tasks-admin-key';
 // Tasks of protocol 2025-11-25 over stateless HTTP: every request is served by an instance of
 // its own, so a task is found again only through its id (which names its process).
 describe('long runs as MCP tasks (2025-11-25, /mcp)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  const shop = useShopServer({ apiKey: KEY });
   let agentKey: string;
   const clients: { close(): Promise<unknown> }[] = [];
 
   const connect = async (key = agentKey) => {
-    const client = await legacyClient(server.url, key);
+    const client = await legacyClient(shop.url(), key);
     clients.push(client);
     return client;
   };
 
   beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    const api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-    agentKey = (await api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
+    agentKey = (await shop.api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
   });
 
   it('declares tasks: list, cancel and task-augmented tools/call; execute_typescript supports them optionally', async () => {
@@ -130,12 +98,12 @@ describe('long runs as MCP tasks (2025-11-25, /mcp)', () => {
   it('cancels: tasks/cancel kills the run (no further upstream call) and the task stays cancelled', async () => {
     const tasks = legacyTasks(await connect());
     const { task } = await tasks.create(LOOP, { timeoutMs: 120_000 });
-    await upstream.arrived('/users/3');
+    await shop.upstream().arrived('/users/3');
     const cancelled = await tasks.cancel(task.taskId);
     expect(cancelled).toMatchObject({ taskId: task.taskId, status: 'cancelled' });
-    const seen = userCalls(upstream);
+    const seen = userCalls(shop.upstream());
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(userCalls(upstream)).toBe(seen);
+    expect(userCalls(shop.upstream())).toBe(seen);
     expect((await tasks.get(task.taskId)).status).toBe('cancelled');
     // A task that ended cannot be cancelled again.
     const again = await outcome(tasks.cancel(task.taskId));
@@ -151,11 +119,11 @@ describe('long runs as MCP tasks (2025-11-25, /mcp)', () => {
   });
 
   it("keeps a caller's tasks its own: another key, an admin and a forged id find nothing, and list none of them", async () => {
-    const api = apiClient(server.url, KEY);
+    const api = apiClient(shop.url(), KEY);
     const otherKey = (await api('POST', '/keys', { name: 'other', role: 'agent' })).body.key;
     const own = legacyTasks(await connect());
     const { task } = await own.create(LOOP, { timeoutMs: 120_000 });
-    await upstream.arrived('/users/2');
+    await shop.upstream().arrived('/users/2');
     for (const key of [otherKey, KEY]) {
       const other = legacyTasks(await connect(key));
       for (const attempt of [other.get(task.taskId), other.result(task.taskId), other.cancel(task.taskId)])
@@ -197,7 +165,7 @@ describe('long runs as MCP tasks (2025-11-25, /mcp)', () => {
   it('drives a task with the 1.x SDK: callToolStream creates it, polls it and yields the result', async () => {
     const client = new ClientV1({ name: 'tasks-v1', version: '1.0.0' });
     await client.connect(
-      new TransportV1(new URL(`${server.url}/mcp`), {
+      new TransportV1(new URL(`${shop.url()}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${agentKey}` } },
       }),
     );
