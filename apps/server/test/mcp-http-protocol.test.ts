@@ -1,19 +1,8 @@
 import { Client, type ProtocolError, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  parseSse,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Json, parseSse, useShopServer } from './helpers';
 
 const KEY = 'mcp-protocol-admin-key';
 const APP = 'https://app.example.com';
@@ -41,14 +30,12 @@ function expectRefusal(answer: Json, code: number, message: RegExp): void {
 // Clients' SDKs cannot send most of what is refused here: raw JSON-RPC over HTTP stands in for a
 // hand-written or broken client, the official clients (v2 and 1.x) for what they can send.
 describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers browsers of allowed origins', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  const shop = useShopServer({ apiKey: KEY, allowedOrigins: [APP] });
   const clients: { close(): Promise<void> }[] = [];
 
   /** POST a body to /mcp with the key; the JSON-RPC messages answered (from JSON or SSE). */
   const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${server.url}/mcp`, {
+    const response = await fetch(`${shop.url()}/mcp`, {
       method: 'POST',
       headers: {
         authorization: `Bearer ${KEY}`,
@@ -65,30 +52,8 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
     return { status: response.status, messages };
   };
 
-  beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-      allowedOrigins: [APP],
-    });
-    const installed = await apiClient(server.url, KEY)('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-  });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
   });
 
   it('answers invalid params -32602 in one line, over both protocol eras', async () => {
@@ -129,12 +94,12 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
     const v1 = new ClientV1({ name: 'protocol', version: '1' });
     const headers = { authorization: `Bearer ${KEY}` };
     await modern.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }),
+      new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), { requestInit: { headers } }),
     );
     await legacy.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers } }),
+      new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), { requestInit: { headers } }),
     );
-    await v1.connect(new TransportV1(new URL(`${server.url}/mcp`), { requestInit: { headers } }));
+    await v1.connect(new TransportV1(new URL(`${shop.url()}/mcp`), { requestInit: { headers } }));
     clients.push(modern, legacy, v1);
     for (const client of [modern, legacy, v1] as Client[]) {
       const refusals = [
@@ -209,7 +174,7 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
 
   it('answers the CORS preflight of an allowed origin and lets it read the MCP headers; another origin gets no CORS header', async () => {
     const preflight = (origin: string) =>
-      fetch(`${server.url}/mcp`, {
+      fetch(`${shop.url()}/mcp`, {
         method: 'OPTIONS',
         headers: {
           origin,
@@ -232,7 +197,7 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
     ])
       expect(allowHeaders.split(', ')).toContain(header);
 
-    const call = await fetch(`${server.url}/mcp`, {
+    const call = await fetch(`${shop.url()}/mcp`, {
       method: 'POST',
       headers: {
         origin: APP,
@@ -250,7 +215,7 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
     expect(call.headers.get('vary')).toMatch(/Origin/);
     await call.text();
     // Without the key: the 401 (and its challenge) readable by the page too.
-    const anonymous = await fetch(`${server.url}/mcp`, {
+    const anonymous = await fetch(`${shop.url()}/mcp`, {
       method: 'POST',
       headers: { origin: APP, 'content-type': 'application/json' },
       body: '{}',
@@ -259,7 +224,7 @@ describe('/mcp refuses what it cannot serve as JSON-RPC errors, and answers brow
     expect(anonymous.headers.get('access-control-allow-origin')).toBe(APP);
 
     const foreign = await preflight('https://evil.example.com');
-    const foreignCall = await fetch(`${server.url}/mcp`, {
+    const foreignCall = await fetch(`${shop.url()}/mcp`, {
       method: 'POST',
       headers: {
         origin: 'https://evil.example.com',
