@@ -2,16 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport, type Tool } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { shopSpec, UPSTREAM_KEY, useShopServer } from './helpers';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'mcp-list-changed-admin-key';
@@ -55,49 +46,33 @@ const describing = (tools: readonly unknown[]) =>
   (tools as Tool[]).find((tool) => tool.name === 'execute_typescript')?.description ?? '';
 
 describe('list changes over MCP: the catalog changing reaches the clients that can be told', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
+  const shop = useShopServer({ apiKey: KEY });
   let agentKey: string;
   const clients: Client[] = [];
 
   const install = async (id: string) => {
-    const installed = await api('POST', '/services', {
+    const installed = await shop.api('POST', '/services', {
       id,
       adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
+      definition: JSON.stringify(shopSpec(shop.upstream().url)),
       secrets: { shopKey: UPSTREAM_KEY },
       enabled: true,
     });
     expect(installed.status).toBe(201);
   };
-  const remove = async (id: string) => expect((await api('DELETE', `/services/${id}`)).status).toBe(204);
+  const remove = async (id: string) => expect((await shop.api('DELETE', `/services/${id}`)).status).toBe(204);
 
   beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    api = apiClient(server.url, KEY);
-    await install('shop');
-    agentKey = (await api('POST', '/keys', { name: 'desktop', role: 'agent' })).body.key;
+    agentKey = (await shop.api('POST', '/keys', { name: 'desktop', role: 'agent' })).body.key;
   });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
   });
 
   const overHttp = async (changes: Changes) => {
     const client = new Client({ name: 'list-changed', version: '1.0.0' }, changes.options);
     await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), {
         requestInit: { headers: { authorization: `Bearer ${agentKey}` } },
       }),
     );
@@ -110,7 +85,7 @@ describe('list changes over MCP: the catalog changing reaches the clients that c
       new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'mcp'],
-        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: shop.url(), CYRNEL_API_KEY: agentKey },
         stderr: 'pipe',
       }),
     );
