@@ -35,6 +35,8 @@ export function followCatalog(
         again = false;
         const changed = await refresh().catch((error: unknown) => {
           server.server.onerror?.(error instanceof Error ? error : new Error(String(error)));
+          // Not followed yet: the next look tries again (a busy server may fail one rendering).
+          seen = undefined;
           return false;
         });
         if (changed) server.sendResourceListChanged();
