@@ -98,8 +98,13 @@ const needsAuthorization = (row: ConnectionRow) =>
     `connection ${row.name} of service ${row.serviceId} needs authorizing again${row.statusMessage ? `: ${row.statusMessage}` : ''}`,
   );
 
-/** Which version of a connection row a hydration is of. */
-const stampOf = (row: ConnectionRow) => `${row.updatedAt}\u0000${row.owner ?? ''}`;
+/**
+ * Which version of a connection row a hydration is of: its time, owner and the random IV its
+ * secrets were sealed with (two writes in one millisecond still differ). Not its OAuth column's:
+ * an adapter that signs in itself writes its tokens there and reads them itself.
+ */
+const stampOf = (row: ConnectionRow) =>
+  `${row.updatedAt}\u0000${row.owner ?? ''}\u0000${row.secrets?.iv ?? ''}`;
 
 /** Create the {@link ConnectionRouter}. */
 export function createConnectionRouter(options: ConnectionRouterOptions): ConnectionRouter {
