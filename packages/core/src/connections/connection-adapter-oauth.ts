@@ -7,7 +7,7 @@ import {
   isPlainObject,
   type ServiceState,
 } from '@cyrnel/sdk';
-import { type AuthorizationStarted, type ConnectionOAuth, DEFAULT_CONNECTION } from '@cyrnel/sdk/api';
+import type { AuthorizationStarted, ConnectionOAuth } from '@cyrnel/sdk/api';
 import type { CatalogStorage, ServiceRow } from '../catalog/catalog-storage';
 import type { ConnectionRow } from '../catalog/connection-storage';
 import { cyrnelError } from '../errors';
@@ -21,7 +21,7 @@ import {
   sameState,
   stateHash,
 } from './connection-oauth-state';
-import { serviceOfInstance } from './connection-records';
+import { connectionOfInstance } from './connection-records';
 
 /**
  * The OAuth state of a connection its adapter signs in itself (an MCP server's), sealed in the
@@ -48,15 +48,6 @@ export interface AdapterOAuthOptions {
   readonly redirectUri: () => string | undefined;
   /** The https URL of the host's client ID metadata document, when it has one. */
   readonly clientMetadataUrl?: () => string | undefined;
-}
-
-/** The (service, connection name) an adapter-facing id names. */
-function rowKey(instanceId: string): { serviceId: string; name: string } {
-  const serviceId = serviceOfInstance(instanceId);
-  return {
-    serviceId,
-    name: instanceId === serviceId ? DEFAULT_CONNECTION : instanceId.slice(serviceId.length + 1),
-  };
 }
 
 /** Open a row's adapter OAuth state: undefined when it has none (or the host's own). */
@@ -100,7 +91,7 @@ function sealAdapterOAuth(
 export function createAdapterCredentials(options: AdapterOAuthOptions): AdapterCredentials {
   const { catalog, vault, redactor } = options;
   const rowOf = async (instanceId: string): Promise<ConnectionRow> => {
-    const { serviceId, name } = rowKey(instanceId);
+    const { serviceId, name } = connectionOfInstance(instanceId);
     const row = await catalog.getConnection(serviceId, name);
     if (!row)
       throw cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);

@@ -48,6 +48,15 @@ export function serviceOfInstance(instanceId: string): string {
   return at === -1 ? instanceId : instanceId.slice(0, at);
 }
 
+/** The service and connection name an adapter-facing id names (the inverse of {@link connectionInstanceId}). */
+export function connectionOfInstance(instanceId: string): { serviceId: string; name: string } {
+  const serviceId = serviceOfInstance(instanceId);
+  return {
+    serviceId,
+    name: instanceId === serviceId ? DEFAULT_CONNECTION : instanceId.slice(serviceId.length + 1),
+  };
+}
+
 /** Check a connection name from a request: 400 `invalid_request` naming `path`. */
 export function requireConnectionName(value: unknown, path: string): string {
   if (typeof value !== 'string' || !CONNECTION_NAME.test(value))

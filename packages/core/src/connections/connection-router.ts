@@ -13,6 +13,7 @@ import { openOAuthState, tokenSecrets } from './connection-oauth-state';
 import {
   CONNECTION_NAME,
   connectionInstanceId,
+  connectionOfInstance,
   openConnection,
   serviceOfInstance,
 } from './connection-records';
@@ -251,8 +252,7 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       for (const instanceId of heldOf(serviceId)) await drop(instanceId);
     },
     async reauthorize(instanceId, since) {
-      const serviceId = serviceOfInstance(instanceId);
-      const name = instanceId === serviceId ? DEFAULT_CONNECTION : instanceId.slice(serviceId.length + 1);
+      const { serviceId, name } = connectionOfInstance(instanceId);
       const row = await catalog.getConnection(serviceId, name);
       if (!row?.oauth || !refresher) return false;
       if (row.status === 'reauthorization_required') throw needsAuthorization(row);
