@@ -60,10 +60,14 @@ describe('scheduling of awaiting executions', () => {
     try {
       const code = (n: number) =>
         `cyrnel.output({ n: ${n} }); console.log('waiting'); await cyrnel.services.svc.tools.never.invoke({});`;
+      // The child sends a program's output just before its tool call leaves, so the call having
+      // arrived (not the console line before it) says the output is with the host.
+      const started = (eid: number) =>
+        sandbox.of(eid).stdout === 'waiting\n' && sandbox.of(eid).calls.length === 1;
       const first = sandbox.run(code(1), 60_000);
-      await waitFor(() => sandbox.of(1).stdout === 'waiting\n');
+      await waitFor(() => started(1));
       const second = sandbox.run(code(2), 60_000);
-      await waitFor(() => sandbox.of(2).stdout === 'waiting\n');
+      await waitFor(() => started(2));
       const [pid] = sandbox.children.live();
       process.kill(pid as number, 'SIGKILL');
       for (const [n, run] of [
