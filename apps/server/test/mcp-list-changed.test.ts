@@ -7,38 +7,61 @@ import { shopSpec, UPSTREAM_KEY, useShopServer } from './helpers';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'mcp-list-changed-admin-key';
 
+/** How long one wait for a change may take: two slow looks of the bridge and a slow listing. */
+const CHANGE_WAIT_MS = 120_000;
+
 /** The lists a client was told changed, in order, each with the tools it listed again. */
 interface Changes {
   readonly options: ConstructorParameters<typeof Client>[1];
-  /** The next change of `kind`'s list: the items the client listed again. */
-  next(kind: 'tools' | 'resources'): Promise<unknown[]>;
+  /**
+   * The next change of `kind`'s list whose listing satisfies `until` (changes before it are
+   * passed over: a busy server may tell one change in two steps). Fails, naming what was seen,
+   * when the client's listing fails or nothing comes within {@link CHANGE_WAIT_MS}.
+   */
+  next(kind: 'tools' | 'resources', until?: (items: unknown[]) => boolean): Promise<unknown[]>;
 }
 
 /** Client options following list changes (no debounce), and a way to wait for the next. */
 function listChanges(era: 'modern' | 'legacy'): Changes {
-  const waiting = {
-    tools: [] as ((items: unknown[]) => void)[],
-    resources: [] as ((items: unknown[]) => void)[],
-  };
-  const queued = { tools: [] as unknown[][], resources: [] as unknown[][] };
+  type Told = { items: unknown[] } | { error: Error };
+  const queued = { tools: [] as Told[], resources: [] as Told[] };
+  const wake = { tools: () => {}, resources: () => {} };
+  const seen: string[] = [];
   const on = (kind: 'tools' | 'resources') => ({
     debounceMs: 0,
     onChanged: (error: Error | null, items: unknown[] | null) => {
-      if (error) throw error;
-      const waiter = waiting[kind].shift();
-      if (waiter) waiter(items ?? []);
-      else queued[kind].push(items ?? []);
+      seen.push(`${kind}${error ? ` (listing failed: ${error.message})` : ''}`);
+      queued[kind].push(error ? { error } : { items: items ?? [] });
+      wake[kind]();
     },
   });
+  const next = async (kind: 'tools' | 'resources', until: (items: unknown[]) => boolean = () => true) => {
+    const deadline = Date.now() + CHANGE_WAIT_MS;
+    for (;;) {
+      const told = queued[kind].shift();
+      if (told && 'error' in told) throw told.error;
+      if (told && until(told.items)) return told.items;
+      if (told) continue;
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(
+          `${era}: no ${kind} change came in ${CHANGE_WAIT_MS} ms; told so far: ${seen.join(', ') || 'nothing'}`,
+        );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        wake[kind] = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  };
   return {
     options: {
       ...(era === 'modern' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
       listChanged: { tools: on('tools'), resources: on('resources') },
     },
-    next: (kind) => {
-      const ready = queued[kind].shift();
-      return ready ? Promise.resolve(ready) : new Promise((resolve) => waiting[kind].push(resolve));
-    },
+    next,
   };
 }
 
@@ -86,7 +109,8 @@ describe('list changes over MCP: the catalog changing reaches the clients that c
         command: process.execPath,
         args: [CLI, 'mcp'],
         env: { PATH: process.env.PATH ?? '', CYRNEL_URL: shop.url(), CYRNEL_API_KEY: agentKey },
-        stderr: 'pipe',
+        // The bridge's own log (a failed look at the catalog) lands in the test's output.
+        stderr: 'inherit',
       }),
     );
     clients.push(client);
@@ -107,12 +131,16 @@ describe('list changes over MCP: the catalog changing reaches the clients that c
     });
 
     await install('store');
-    expect(describing(await modern.next('tools'))).toContain('- store:');
+    expect(
+      describing(await modern.next('tools', (tools) => describing(tools).includes('- store:'))),
+    ).toContain('- shop:');
     await modern.next('resources');
     expect(describing((await legacy.listTools()).tools)).toContain('- store:');
 
     await remove('store');
-    expect(describing(await modern.next('tools'))).not.toContain('- store:');
+    expect(
+      describing(await modern.next('tools', (tools) => !describing(tools).includes('- store:'))),
+    ).toContain('- shop:');
     expect(describing((await legacy.listTools()).tools)).not.toContain('- store:');
   });
 
@@ -127,15 +155,17 @@ describe('list changes over MCP: the catalog changing reaches the clients that c
       expect(describing((await client.listTools()).tools)).toContain('- shop:');
     }
 
+    const has = (id: string) => (tools: unknown[]) => describing(tools).includes(`- ${id}:`);
     await install('market');
     for (const era of ['modern', 'legacy'] as const) {
-      expect(describing(await eras[era].next('tools')), era).toContain('- market:');
+      expect(describing(await eras[era].next('tools', has('market'))), era).toContain('- shop:');
       await eras[era].next('resources');
     }
 
     await remove('market');
     for (const era of ['modern', 'legacy'] as const) {
-      expect(describing(await eras[era].next('tools')), era).not.toContain('- market:');
+      const told = await eras[era].next('tools', (tools) => !has('market')(tools));
+      expect(describing(told), era).toContain('- shop:');
       expect(describing((await bridged[era].listTools()).tools), era).toContain('- shop:');
     }
     // The bridge looks every 5 s, up to 15 s when a look is slow: two changes on a busy machine.
