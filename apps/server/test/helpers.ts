@@ -163,11 +163,13 @@ export function useServer(options: Omit<StartServerOptions, 'dataDir' | 'port'> 
 
 /**
  * {@link useServer} with the shop upstream ({@link startUpstream}) installed and enabled as
- * service `shop` with its key: what most tests of runs against a real API need. `upstream()` may
+ * service `shop` with its key (described by `spec`, {@link shopSpec} by default): what most tests
+ * of runs against a real API need. `upstream()` may
  * only be used inside the tests.
  */
 export function useShopServer(
   options: Omit<StartServerOptions, 'dataDir' | 'port'> = {},
+  spec: (upstreamUrl: string) => unknown = shopSpec,
 ): ReturnType<typeof useServer> & { upstream(): Upstream } {
   let upstream: Upstream | undefined;
   beforeAll(async () => {
@@ -178,7 +180,7 @@ export function useShopServer(
     const installed = await server.api('POST', '/services', {
       id: 'shop',
       adapter: 'openapi',
-      definition: JSON.stringify(shopSpec((upstream as Upstream).url)),
+      definition: JSON.stringify(spec((upstream as Upstream).url)),
       secrets: { shopKey: UPSTREAM_KEY },
       enabled: true,
     });

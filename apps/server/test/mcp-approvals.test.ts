@@ -6,10 +6,9 @@ import {
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { ASKING_CODE, ASKING_LINE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
-import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ASKING_CODE, ASKING_LINE, useAskingShop } from './approval-helpers';
+import type { Json } from './helpers';
 
 const KEY = 'mcp-approvals-admin-key';
 
@@ -25,12 +24,7 @@ const reply = (answer: Answer) =>
     : { action: 'decline' as const };
 
 describe('approvals over MCP (/mcp)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-  let person: { id: string; key: string };
-  let agentKey: string;
+  const shop = useAskingShop(KEY);
   const closers: (() => Promise<unknown>)[] = [];
 
   /**
@@ -52,7 +46,7 @@ describe('approvals over MCP (/mcp)', () => {
         asked.push(request.params as ElicitRequestFormParams);
         return reply(answer);
       });
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    const transport = new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${key}` } },
     });
     await client.connect(transport);
@@ -62,42 +56,17 @@ describe('approvals over MCP (/mcp)', () => {
 
   /** As a person with an admin key and a client that shows forms: wait on `processId`, answering so. */
   const decideThroughClient = async (processId: number, answer: Answer) => {
-    const { client, asked } = await connect('modern', person.key, answer);
+    const { client, asked } = await connect('modern', shop.person().key, answer);
     const view = await client.callTool({ name: 'wait_process', arguments: { processId } });
     return { view: view.structuredContent as Json, asked };
   };
 
-  beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-      defaultPolicy: ASKING_POLICY,
-    });
-    api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(askingShopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-    person = (await api('POST', '/keys', { name: 'person', role: 'admin' })).body;
-    agentKey = (await api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
-  });
   afterAll(async () => {
     for (const close of closers) await close().catch(() => undefined);
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
   });
 
   it('lists wait_process beside the other tools and tells agents about approvals', async () => {
-    const { client } = await connect('modern', agentKey);
+    const { client } = await connect('modern', shop.agentKey());
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
       'check_typescript',
@@ -114,7 +83,7 @@ describe('approvals over MCP (/mcp)', () => {
   });
 
   it('asks a 2026-07-28 client that shows forms, decides as its key and answers the result', async () => {
-    const { client, asked } = await connect('modern', person.key, {
+    const { client, asked } = await connect('modern', shop.person().key, {
       action: 'accept',
       decision: 'approve',
       note: 'fine by me',
@@ -131,7 +100,7 @@ describe('approvals over MCP (/mcp)', () => {
           serviceId: 'shop',
           toolId: 'createOrder',
           ok: true,
-          decision: { policy: 'ask', outcome: 'approved', decidedBy: person.id, note: 'fine by me' },
+          decision: { policy: 'ask', outcome: 'approved', decidedBy: shop.person().id, note: 'fine by me' },
         },
       ],
     });
@@ -143,11 +112,11 @@ describe('approvals over MCP (/mcp)', () => {
       `Line ${ASKING_LINE}: const made = await cyrnel.services.shop.tools.createOrder`,
     );
     expect(form.requestedSchema.required).toEqual(['decision']);
-    expect(upstream.requests).toContain('POST /orders');
+    expect(shop.upstream().requests).toContain('POST /orders');
   });
 
   it('denies the call when the person declines the form; the program goes on', async () => {
-    const { client, asked } = await connect('modern', person.key, { action: 'decline' });
+    const { client, asked } = await connect('modern', shop.person().key, { action: 'decline' });
     const run = await client.callTool({ name: 'execute_typescript', arguments: { code: ASKING_CODE } });
     expect(asked).toHaveLength(1);
     expect(run.structuredContent).toMatchObject({
@@ -160,7 +129,10 @@ describe('approvals over MCP (/mcp)', () => {
   });
 
   it('never asks an agent key, which may not approve its own calls: it answers where a person approves', async () => {
-    const { client, asked } = await connect('modern', agentKey, { action: 'accept', decision: 'approve' });
+    const { client, asked } = await connect('modern', shop.agentKey(), {
+      action: 'accept',
+      decision: 'approve',
+    });
     const run = await client.callTool({ name: 'execute_typescript', arguments: { code: ASKING_CODE } });
     const view = run.structuredContent as Json;
     expect(asked).toHaveLength(0);
@@ -170,12 +142,12 @@ describe('approvals over MCP (/mcp)', () => {
       exitState: null,
       output: { step: 'before' },
       stdout: 'asking\n',
-      approvalUrl: `${server.url}/ui/approvals/${view.approvalId}`,
+      approvalUrl: `${shop.url()}/ui/approvals/${view.approvalId}`,
     });
     expect(view.approvalId).toMatch(/^ap_/);
     const text = (run.content as Json)[0].text as string;
     expect(text).toContain(`waits for approval ${view.approvalId}`);
-    expect(text).toContain(`${server.url}/ui/approvals/${view.approvalId}`);
+    expect(text).toContain(`${shop.url()}/ui/approvals/${view.approvalId}`);
     expect(text).toContain(`call wait_process with processId ${view.processId}`);
 
     const looked = await client.callTool({ name: 'get_process', arguments: { processId: view.processId } });
@@ -208,7 +180,7 @@ describe('approvals over MCP (/mcp)', () => {
   });
 
   it('wait_process waits through the approval until a person decides, then answers the result', async () => {
-    const { client } = await connect('modern', agentKey);
+    const { client } = await connect('modern', shop.agentKey());
     const run = await client.callTool({ name: 'execute_typescript', arguments: { code: ASKING_CODE } });
     const { processId } = run.structuredContent as Json;
     const waiting = client.callTool({ name: 'wait_process', arguments: { processId, timeoutMs: 30_000 } });
@@ -222,7 +194,7 @@ describe('approvals over MCP (/mcp)', () => {
   });
 
   it('falls back to the link for 2025-era clients over HTTP (each request its own stateless server): v2 and 1.x', async () => {
-    const legacy = await connect('legacy', person.key, { action: 'accept', decision: 'approve' });
+    const legacy = await connect('legacy', shop.person().key, { action: 'accept', decision: 'approve' });
     const v1Asked: unknown[] = [];
     const v1 = new ClientV1(
       { name: 'approvals-v1', version: '1.0.0' },
@@ -233,8 +205,8 @@ describe('approvals over MCP (/mcp)', () => {
       return { action: 'accept', content: { decision: 'approve' } };
     });
     await v1.connect(
-      new TransportV1(new URL(`${server.url}/mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${person.key}` } },
+      new TransportV1(new URL(`${shop.url()}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${shop.person().key}` } },
       }),
     );
     closers.push(() => v1.close());
@@ -247,7 +219,7 @@ describe('approvals over MCP (/mcp)', () => {
       const run = await call('execute_typescript', { code: ASKING_CODE });
       const view = run.structuredContent as Json;
       expect(view).toMatchObject({ state: 'waiting', output: { step: 'before' } });
-      expect((run.content as Json)[0].text).toContain(`${server.url}/ui/approvals/${view.approvalId}`);
+      expect((run.content as Json)[0].text).toContain(`${shop.url()}/ui/approvals/${view.approvalId}`);
       const decided = await decideThroughClient(view.processId, { action: 'accept', decision: 'approve' });
       expect(decided.view).toMatchObject({ exitState: 'success', output: { step: 'after' } });
       const ended = await call('wait_process', { processId: view.processId });
@@ -261,8 +233,8 @@ describe('approvals over MCP (/mcp)', () => {
   });
 
   it('refuses a retry whose state was tampered with, and runs nothing for it', async () => {
-    const { client } = await connect('modern', person.key);
-    const before = (await api('GET', '/processes?limit=1')).body.items[0]?.id;
+    const { client } = await connect('modern', shop.person().key);
+    const before = (await shop.api('GET', '/processes?limit=1')).body.items[0]?.id;
     const outcome = await client
       .callTool({
         name: 'execute_typescript',
@@ -275,6 +247,6 @@ describe('approvals over MCP (/mcp)', () => {
         (error: unknown) => String(error),
       );
     expect(outcome).toContain('Invalid or expired requestState');
-    expect((await api('GET', '/processes?limit=1')).body.items[0]?.id).toBe(before);
+    expect((await shop.api('GET', '/processes?limit=1')).body.items[0]?.id).toBe(before);
   });
 });

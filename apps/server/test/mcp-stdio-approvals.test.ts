@@ -1,76 +1,18 @@
-import { cp } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
-import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { ASKING_CODE } from './approval-helpers';
+import { bridgeTransport, bridgeTransportV1, useAskingHosts } from './bridge-helpers';
+import type { Json } from './helpers';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'stdio-approvals-admin-key';
 
 /** Call a tool with any official client (v2 or 1.x): both answer the same result shape. */
 type CallTool = (name: string, args: Record<string, unknown>) => Promise<Json>;
 
 describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let installed: Awaited<ReturnType<typeof tempDir>>;
-  let agentKey: string;
-
-  /** A fresh data directory holding the shop (an embedded host may not share one with another). */
-  const embeddedDir = async () => {
-    const fresh = await tempDir('cyrnel-embedded-');
-    await cp(installed.path, fresh.path, { recursive: true });
-    return fresh;
-  };
-
-  const install = async (url: string) => {
-    const response = await apiClient(url, KEY)('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(askingShopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(response.status).toBe(201);
-  };
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    // The shop installed once in a data directory of its own, copied for each embedded host.
-    installed = await tempDir('cyrnel-installed-');
-    const once = await startServer({
-      dataDir: installed.path,
-      port: 0,
-      apiKey: KEY,
-      defaultPolicy: ASKING_POLICY,
-    });
-    await install(once.url);
-    await once.close();
-    dir = await tempDir();
-    server = await startServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-      defaultPolicy: ASKING_POLICY,
-    });
-    await install(server.url);
-    agentKey = (await apiClient(server.url, KEY)('POST', '/keys', { name: 'desktop', role: 'agent' })).body
-      .key;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
-    await installed?.remove();
-  });
+  const hosts = useAskingHosts(KEY);
 
   /** Run the asking program; every client here accepts the form with `approve`. */
   const approvedRun = async (call: CallTool, asked: unknown[]) => {
@@ -93,7 +35,7 @@ describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
 
   for (const era of ['legacy', 'modern'] as const) {
     it(`asks a ${era === 'legacy' ? '2025' : '2026-07-28'} client (v2) of the embedded host, which decides as its own user`, async () => {
-      const data = await embeddedDir();
+      const data = await hosts.embeddedDir();
       const asked: unknown[] = [];
       const client = new Client(
         { name: 'stdio-approvals', version: '1.0.0' },
@@ -107,14 +49,7 @@ describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
         return { action: 'accept', content: { decision: 'approve' } };
       });
       try {
-        await client.connect(
-          new StdioClientTransport({
-            command: process.execPath,
-            args: [CLI, 'mcp', '--embedded', '--data-dir', data.path],
-            env: { PATH: process.env.PATH ?? '' },
-            stderr: 'pipe',
-          }),
-        );
+        await client.connect(bridgeTransport({ dataDir: data.path }));
         await approvedRun((name, args) => client.callTool({ name, arguments: args }), asked);
       } finally {
         await client.close();
@@ -124,7 +59,7 @@ describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
   }
 
   it('asks a 1.x client of the embedded host (the SDK sends it the form on its connection)', async () => {
-    const data = await embeddedDir();
+    const data = await hosts.embeddedDir();
     const asked: unknown[] = [];
     const client = new ClientV1(
       { name: 'stdio-approvals-v1', version: '1.0.0' },
@@ -135,14 +70,7 @@ describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
       return { action: 'accept', content: { decision: 'approve' } };
     });
     try {
-      await client.connect(
-        new StdioTransportV1({
-          command: process.execPath,
-          args: [CLI, 'mcp', '--embedded', '--data-dir', data.path],
-          env: { PATH: process.env.PATH ?? '' },
-          stderr: 'pipe',
-        }),
-      );
+      await client.connect(bridgeTransportV1({ dataDir: data.path }));
       await approvedRun((name, args) => client.callTool({ name, arguments: args }), asked);
     } finally {
       await client.close();
@@ -169,30 +97,25 @@ describe('approvals over the stdio bridge (cyrnel-server mcp)', () => {
       content: { decision: 'approve' },
     }));
     try {
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'mcp'],
-          env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
-          stderr: 'pipe',
-        }),
-      );
+      await client.connect(bridgeTransport({ url: hosts.server().url, apiKey: hosts.agentKey() }));
       const run = await client.callTool({ name: 'execute_typescript', arguments: { code: ASKING_CODE } });
       const view = run.structuredContent as Json;
       // An agent key: never asked; the run waits, its output stays on the server until it ends.
       expect(asked).toHaveLength(0);
       expect(view).toMatchObject({
         state: 'waiting',
-        approvalUrl: `${server.url}/ui/approvals/${view.approvalId}`,
+        approvalUrl: `${hosts.server().url}/ui/approvals/${view.approvalId}`,
       });
-      expect((run.content as Json)[0].text).toContain(`${server.url}/ui/approvals/${view.approvalId}`);
+      expect((run.content as Json)[0].text).toContain(
+        `${hosts.server().url}/ui/approvals/${view.approvalId}`,
+      );
       const waiting = client.callTool({
         name: 'wait_process',
         arguments: { processId: view.processId, timeoutMs: 30_000 },
       });
       // A person with an admin key and a client that shows forms decides, over /mcp.
       await person.connect(
-        new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        new StreamableHTTPClientTransport(new URL(`${hosts.server().url}/mcp`), {
           requestInit: { headers: { authorization: `Bearer ${KEY}` } },
         }),
       );

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
-import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { ASKING_CODE, useAskingShop } from './approval-helpers';
+import type { Json } from './helpers';
 import { eventually, legacyClient, legacyTasks, modernPoster, TASKS_EXTENSION } from './mcp-task-helpers';
 
 const KEY = 'mcp-tasks-approvals-admin-key';
@@ -13,43 +12,10 @@ const LATE_ASKING = `await new Promise((r) => setTimeout(r, 2500));\n${ASKING_CO
 // `input_required` (and `tasks/result` waits through it); the 2026-07-28 extension lists the form
 // for a caller who may decide it, answered with `tasks/update`.
 describe('MCP tasks waiting for an approval', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
-  let person: { id: string; key: string };
-  let agentKey: string;
-
-  beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-      defaultPolicy: ASKING_POLICY,
-    });
-    api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(askingShopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-    person = (await api('POST', '/keys', { name: 'person', role: 'admin' })).body;
-    agentKey = (await api('POST', '/keys', { name: 'agent', role: 'agent' })).body.key;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
-  });
+  const shop = useAskingShop(KEY);
 
   it('2025-11-25: input_required with the link while it waits; tasks/result waits through the decision', async () => {
-    const client = await legacyClient(server.url, agentKey);
+    const client = await legacyClient(shop.url(), shop.agentKey());
     try {
       const tasks = legacyTasks(client);
       const { task } = await tasks.create(ASKING_CODE);
@@ -60,10 +26,10 @@ describe('MCP tasks waiting for an approval', () => {
       expect(waiting.status).toBe('input_required');
       const approvalId = waiting.statusMessage.match(/approval (ap_[\w-]+)/)?.[1];
       expect(approvalId).toBeDefined();
-      expect(waiting.statusMessage).toContain(`${server.url}/ui/approvals/${approvalId}`);
+      expect(waiting.statusMessage).toContain(`${shop.url()}/ui/approvals/${approvalId}`);
 
       const result = tasks.result(task.taskId);
-      expect((await api('POST', `/approvals/${approvalId}`, { decision: 'approve' })).status).toBe(200);
+      expect((await shop.api('POST', `/approvals/${approvalId}`, { decision: 'approve' })).status).toBe(200);
       expect((await result).structuredContent).toMatchObject({
         state: 'idle',
         exitState: 'success',
@@ -76,7 +42,7 @@ describe('MCP tasks waiting for an approval', () => {
   });
 
   it('2026-07-28: a caller who may decide gets the form in tasks/get and answers it with tasks/update', async () => {
-    const post = modernPoster(server.url, person.key, {
+    const post = modernPoster(shop.url(), shop.person().key, {
       extensions: { [TASKS_EXTENSION]: {} },
       elicitation: { form: {} },
     });
@@ -107,13 +73,13 @@ describe('MCP tasks waiting for an approval', () => {
     expect(ended.result.structuredContent).toMatchObject({
       output: { step: 'after', status: 200 },
       toolCalls: [
-        { toolId: 'createOrder', decision: { outcome: 'approved', decidedBy: person.id, note: 'ok' } },
+        { toolId: 'createOrder', decision: { outcome: 'approved', decidedBy: shop.person().id, note: 'ok' } },
       ],
     });
   });
 
   it('2026-07-28: a caller who may not decide sees the task working, with where a person decides', async () => {
-    const post = modernPoster(server.url, agentKey, {
+    const post = modernPoster(shop.url(), shop.agentKey(), {
       extensions: { [TASKS_EXTENSION]: {} },
       elicitation: { form: {} },
     });
@@ -132,8 +98,8 @@ describe('MCP tasks waiting for an approval', () => {
       taskId,
       inputResponses: { [`approval-${approvalId}`]: { action: 'accept', content: { decision: 'approve' } } },
     });
-    expect((await api('GET', `/approvals/${approvalId}`)).body.state).toBe('pending');
-    expect((await api('POST', `/approvals/${approvalId}`, { decision: 'deny' })).status).toBe(200);
+    expect((await shop.api('GET', `/approvals/${approvalId}`)).body.state).toBe('pending');
+    expect((await shop.api('POST', `/approvals/${approvalId}`, { decision: 'deny' })).status).toBe(200);
     const ended = await eventually(
       async () => (await post('tasks/get', { taskId })).result,
       (task: Json) => task.status === 'completed',

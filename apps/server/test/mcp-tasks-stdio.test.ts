@@ -1,87 +1,24 @@
 import { spawn } from 'node:child_process';
-import { cp } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { TaskStatusNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { ASKING_CODE, ASKING_POLICY, askingShopSpec } from './approval-helpers';
-import { apiClient, type Json, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { ASKING_CODE } from './approval-helpers';
+import { bridgeTransport, bridgeTransportV1, CLI, useAskingHosts } from './bridge-helpers';
+import { apiClient, type Json } from './helpers';
 import { eventually, LOOP, legacyTasks, PRINTING, TASKS_EXTENSION, userCalls } from './mcp-task-helpers';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'mcp-tasks-stdio-admin-key';
 
 // Over stdio the client keeps a connection: a task's run is followed on it (stdout lines as
 // progress of the call's token, status changes as notifications), and tasks/result can ask the
 // person at the client about an approval the run waits for.
 describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let installed: Awaited<ReturnType<typeof tempDir>>;
-  let agentKey: string;
-
-  const install = async (url: string) => {
-    const response = await apiClient(url, KEY)('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(askingShopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(response.status).toBe(201);
-  };
-
-  /** A fresh data directory holding the shop (an embedded host may not share one with another). */
-  const embeddedDir = async () => {
-    const fresh = await tempDir('cyrnel-embedded-');
-    await cp(installed.path, fresh.path, { recursive: true });
-    return fresh;
-  };
-
-  beforeAll(async () => {
-    upstream = await startUpstream();
-    installed = await tempDir('cyrnel-installed-');
-    const once = await startServer({
-      dataDir: installed.path,
-      port: 0,
-      apiKey: KEY,
-      defaultPolicy: ASKING_POLICY,
-    });
-    await install(once.url);
-    await once.close();
-    dir = await tempDir();
-    server = await startServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-      defaultPolicy: ASKING_POLICY,
-    });
-    await install(server.url);
-    agentKey = (await apiClient(server.url, KEY)('POST', '/keys', { name: 'desktop', role: 'agent' })).body
-      .key;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
-    await installed?.remove();
-  });
+  const hosts = useAskingHosts(KEY);
 
   it("follows a 1.x client's task on the embedded host: stdout lines as progress of its token, status notifications; a bridge started again finds it", async () => {
-    const data = await embeddedDir();
-    const embedded = () =>
-      new StdioTransportV1({
-        command: process.execPath,
-        args: [CLI, 'mcp', '--embedded', '--data-dir', data.path],
-        env: { PATH: process.env.PATH ?? '' },
-        stderr: 'pipe',
-      });
+    const data = await hosts.embeddedDir();
+    const embedded = () => bridgeTransportV1({ dataDir: data.path });
     const client = new ClientV1({ name: 'tasks-stdio-v1', version: '1.0.0' });
     const statuses: string[] = [];
     client.setNotificationHandler(TaskStatusNotificationSchema, (notification) => {
@@ -117,7 +54,7 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
   });
 
   it('asks the person at a 2025 client that shows forms through tasks/result, with a form of the task', async () => {
-    const data = await embeddedDir();
+    const data = await hosts.embeddedDir();
     const asked: Json[] = [];
     const client = new Client(
       { name: 'tasks-stdio-v2', version: '1.0.0' },
@@ -128,14 +65,7 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
       return { action: 'accept', content: { decision: 'approve' } };
     });
     try {
-      await client.connect(
-        new StdioClientTransport({
-          command: process.execPath,
-          args: [CLI, 'mcp', '--embedded', '--data-dir', data.path],
-          env: { PATH: process.env.PATH ?? '' },
-          stderr: 'pipe',
-        }),
-      );
+      await client.connect(bridgeTransport({ dataDir: data.path }));
       const tasks = legacyTasks(client);
       const { task } = await tasks.create(ASKING_CODE);
       const result = await tasks.result(task.taskId);
@@ -154,16 +84,10 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
   });
 
   it("runs tasks through the bridge to a server: the key's own only, progress from the server's events, cancel stops the upstream calls, a bridge started again finds them", async () => {
-    const bridge = () =>
-      new StdioClientTransport({
-        command: process.execPath,
-        args: [CLI, 'mcp'],
-        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
-        stderr: 'pipe',
-      });
+    const bridge = () => bridgeTransport({ url: hosts.server().url, apiKey: hosts.agentKey() });
     const client = new Client({ name: 'tasks-bridge', version: '1.0.0' });
     const again = new Client({ name: 'tasks-bridge-again', version: '1.0.0' });
-    const api = apiClient(server.url, KEY);
+    const api = apiClient(hosts.server().url, KEY);
     const foreign = (await api('POST', '/processes', { code: 'cyrnel.output({ admin: true })' })).body;
     try {
       await client.connect(bridge());
@@ -177,14 +101,14 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
       expect(progress.map((event) => event.message)).toEqual(['one', 'two', 'three']);
 
       const { task } = await tasks.create(LOOP, { timeoutMs: 120_000 });
-      await upstream.arrived('/users/3');
+      await hosts.upstream().arrived('/users/3');
       const listed = (await tasks.list()).tasks.map((item: Json) => item.taskId);
       expect(listed).toEqual(expect.arrayContaining([task.taskId, printing.task.taskId]));
       expect(listed.some((taskId: string) => taskId.startsWith(`task-${foreign.id}-`))).toBe(false);
       expect((await tasks.cancel(task.taskId)).status).toBe('cancelled');
-      const seen = userCalls(upstream);
+      const seen = userCalls(hosts.upstream());
       await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(userCalls(upstream)).toBe(seen);
+      expect(userCalls(hosts.upstream())).toBe(seen);
       await client.close();
       await again.connect(bridge());
       expect((await legacyTasks(again).get(printing.task.taskId)).status).toBe('completed');
@@ -196,7 +120,7 @@ describe('MCP tasks over stdio (cyrnel-server mcp)', () => {
 
   it('answers a 2026-07-28 client of the bridge that declares the Tasks extension with a task it can follow and cancel', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp'], {
-      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: hosts.server().url, CYRNEL_API_KEY: hosts.agentKey() },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     const messages: Json[] = [];
