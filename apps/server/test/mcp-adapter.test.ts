@@ -1,18 +1,8 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { type Json, tempDir, useShopServer } from './helpers';
 
 const KEY = 'mcp-adapter-key';
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
@@ -20,46 +10,18 @@ const FIXTURE = join(ROOT, 'packages/adapter-mcp/test/fixtures/fixture-server.mj
 const MEMORY = createRequire(import.meta.url).resolve('@modelcontextprotocol/server-memory/dist/index.js');
 
 describe('MCP servers as services, through the HTTP API', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
+  const shop = useShopServer({ apiKey: KEY });
 
   const run = async (code: string) => {
-    const response = await api('POST', '/processes', { code, wait: true, timeoutMs: 30_000 });
+    const response = await shop.api('POST', '/processes', { code, wait: true, timeoutMs: 30_000 });
     expect(response.status).toBe(201);
     return response.body as { exitState: string; error: string | null; output: Json; stderr: string };
   };
   const stdio = (file: string, env: Record<string, string> = {}) =>
     JSON.stringify({ transport: 'stdio', command: process.execPath, args: [file], env });
 
-  beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    api = apiClient(server.url, KEY);
-    const shop = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(shop.status).toBe(201);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
-  });
-
   it('refuses a stdio server until the operator allows its command in the module config', async () => {
-    const refused = await api('POST', '/services', {
+    const refused = await shop.api('POST', '/services', {
       id: 'memory',
       adapter: 'mcp',
       definition: stdio(MEMORY),
@@ -69,17 +31,19 @@ describe('MCP servers as services, through the HTTP API', () => {
       reason: 'forbidden',
       error: expect.stringContaining('allowedCommands'),
     });
-    const allowed = await api('PATCH', '/modules/mcp/config', [
+    const allowed = await shop.api('PATCH', '/modules/mcp/config', [
       { op: 'add', path: '/allowedCommands', value: [process.execPath] },
     ]);
     expect(allowed.status).toBe(200);
   });
 
   it('runs one program that calls an OpenAPI service and an MCP server (server-memory) together', async () => {
-    const installed = await api('POST', '/services', {
+    const memoryDir = await tempDir('cyrnel-memory-');
+    onTestFinished(() => memoryDir.remove());
+    const installed = await shop.api('POST', '/services', {
       id: 'memory',
       adapter: 'mcp',
-      definition: stdio(MEMORY, { MEMORY_FILE_PATH: join(dir.path, 'memory.jsonl') }),
+      definition: stdio(MEMORY, { MEMORY_FILE_PATH: join(memoryDir.path, 'memory.jsonl') }),
       enabled: true,
     });
     expect(installed.status).toBe(201);
@@ -103,13 +67,13 @@ describe('MCP servers as services, through the HTTP API', () => {
       relations: [{ to: 'Shop', relationType: 'buys from' }],
     });
     // The declarations agents read type MCP tools from their schemas.
-    const types = await api('GET', '/environment/types?tools=memory.create_entities');
+    const types = await shop.api('GET', '/environment/types?tools=memory.create_entities');
     expect(types.text).toContain('create_entities');
     expect(types.text).toContain('entityType');
   });
 
   it('fails a call clearly when the MCP server dies mid-run, and the next call of the same run works', async () => {
-    const installed = await api('POST', '/services', {
+    const installed = await shop.api('POST', '/services', {
       id: 'fx',
       adapter: 'mcp',
       definition: stdio(FIXTURE),
@@ -138,7 +102,7 @@ describe('MCP servers as services, through the HTTP API', () => {
   });
 
   it('follows tools/list_changed: a tool added at run time appears, and flags of the others survive', async () => {
-    const disabled = await api('POST', '/tools/fx/fail/enabled', { enabled: false });
+    const disabled = await shop.api('POST', '/tools/fx/fail/enabled', { enabled: false });
     expect(disabled.status).toBe(200);
     const result = await run('cyrnel.output({ added: await cyrnel.services.fx.tools.add_tool.invoke({}) });');
     expect(result).toMatchObject({ exitState: 'success', output: { added: 'added' } });
@@ -146,7 +110,7 @@ describe('MCP servers as services, through the HTTP API', () => {
     for (let tries = 0; tries < 100 && !tools.some((tool) => tool.id === 'late_tool'); tries++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
       tools = (
-        await api<{ items: { id: string; enabled: boolean }[] }>('GET', '/tools?serviceId=fx&limit=100')
+        await shop.api<{ items: { id: string; enabled: boolean }[] }>('GET', '/tools?serviceId=fx&limit=100')
       ).body.items;
     }
     expect(tools.find((tool) => tool.id === 'late_tool')).toMatchObject({ enabled: true });
@@ -154,13 +118,13 @@ describe('MCP servers as services, through the HTTP API', () => {
     const late = await run('cyrnel.output({ late: await cyrnel.services.fx.tools.late_tool.invoke({}) });');
     expect(late.output).toEqual({ late: 'late' });
     // Asked again, the server lists the same tools: nothing changes.
-    const refreshed = await api('POST', '/services/fx/refresh');
+    const refreshed = await shop.api('POST', '/services/fx/refresh');
     expect(refreshed.status).toBe(200);
     expect(refreshed.body).toMatchObject({ changed: false, service: { id: 'fx' } });
   });
 
   it('answers a refresh of a service whose adapter cannot list tools again with 409', async () => {
-    const refused = await api('POST', '/services/shop/refresh', {});
+    const refused = await shop.api('POST', '/services/shop/refresh', {});
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ reason: 'refresh_not_supported' });
   });

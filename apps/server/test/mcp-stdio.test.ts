@@ -2,52 +2,19 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import { type Json, tempDir, useShopServer } from './helpers';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'stdio-admin-key';
 
 describe('cyrnel-server mcp: MCP over stdio', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  const shop = useShopServer({ apiKey: KEY });
   let agentKey: string;
 
   beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    const api = apiClient(server.url, KEY);
-    await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
     // The bridge needs no admin rights: an agent key runs its own processes.
-    agentKey = (await api('POST', '/keys', { name: 'desktop', role: 'agent' })).body.key;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
+    agentKey = (await shop.api('POST', '/keys', { name: 'desktop', role: 'agent' })).body.key;
   });
 
   for (const era of ['modern', 'legacy'] as const) {
@@ -55,7 +22,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
       const transport = new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'mcp'],
-        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: shop.url(), CYRNEL_API_KEY: agentKey },
         stderr: 'pipe',
       });
       const client = new Client(
@@ -119,7 +86,9 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
     }
   });
 
-  it('reads --embedded settings as the server does: a refused value exits 2 naming its variable or flag', () => {
+  it('reads --embedded settings as the server does: a refused value exits 2 naming its variable or flag', async () => {
+    const dir = await tempDir();
+    onTestFinished(() => dir.remove());
     const refused = (args: string[], env: Record<string, string>) =>
       spawnSync(process.execPath, [CLI, 'mcp', '--embedded', ...args], {
         encoding: 'utf8',
@@ -146,7 +115,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
 
   it('answers a line that is not JSON with a parse error (id null) and invalid params with -32602, and goes on', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp'], {
-      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: shop.url(), CYRNEL_API_KEY: agentKey },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -188,7 +157,7 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
 
   it('ends within 2 s of stdin closing, writing nothing but protocol to stdout', async () => {
     const child = spawn(process.execPath, [CLI, 'mcp'], {
-      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+      env: { PATH: process.env.PATH ?? '', CYRNEL_URL: shop.url(), CYRNEL_API_KEY: agentKey },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -1,16 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startTestServer,
-  startUpstream,
-  tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type Json, useShopServer } from './helpers';
 
 const KEY = 'mcp-admin-key';
 const TOOLS = [
@@ -29,10 +19,7 @@ cyrnel.output({ name: user.body.name, orderCount: orders.body.length });
 `;
 
 describe('the MCP endpoint /mcp', () => {
-  let server: RunningServer;
-  let upstream: Upstream;
-  let dir: Awaited<ReturnType<typeof tempDir>>;
-  let api: ReturnType<typeof apiClient>;
+  const shop = useShopServer({ apiKey: KEY });
   const clients: Client[] = [];
 
   /** A connected official MCP client: `modern` negotiates the current revision, `legacy` the 2025 handshake. */
@@ -41,7 +28,7 @@ describe('the MCP endpoint /mcp', () => {
       { name: 'cyrnel-test', version: '1.0.0' },
       era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {},
     );
-    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    const transport = new StreamableHTTPClientTransport(new URL(`${shop.url()}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${key}` } },
     });
     await client.connect(transport);
@@ -49,30 +36,8 @@ describe('the MCP endpoint /mcp', () => {
     return client;
   };
 
-  beforeAll(async () => {
-    dir = await tempDir();
-    upstream = await startUpstream();
-    server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      urlAllowCidrs: ['127.0.0.1/32'],
-    });
-    api = apiClient(server.url, KEY);
-    const installed = await api('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(shopSpec(upstream.url)),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
-  });
   afterAll(async () => {
     for (const client of clients) await client.close().catch(() => undefined);
-    await server?.close();
-    await upstream?.close();
-    await dir?.remove();
   });
 
   for (const era of ['modern', 'legacy'] as const) {
@@ -187,14 +152,14 @@ describe('the MCP endpoint /mcp', () => {
     let running: Json;
     for (let i = 0; i < 100 && !running; i++) {
       await new Promise((resolve) => setTimeout(resolve, 50));
-      running = (await api('GET', '/processes?state=running')).body.items[0];
+      running = (await shop.api('GET', '/processes?state=running')).body.items[0];
     }
     expect(running).toBeDefined();
     controller.abort();
     await call;
     let record: Json;
     for (let i = 0; i < 100; i++) {
-      record = (await api('GET', `/processes/${running.id}`)).body;
+      record = (await shop.api('GET', `/processes/${running.id}`)).body;
       if (record.state === 'idle') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -248,10 +213,10 @@ describe('the MCP endpoint /mcp', () => {
   it('refuses requests without the key (401, WWW-Authenticate) and from a foreign Origin (403)', async () => {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const anonymous = await fetch(`${server.url}/mcp`, { method: 'POST', headers, body });
+    const anonymous = await fetch(`${shop.url()}/mcp`, { method: 'POST', headers, body });
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers.get('www-authenticate')).toBe('Bearer');
-    const foreign = await fetch(`${server.url}/mcp`, {
+    const foreign = await fetch(`${shop.url()}/mcp`, {
       method: 'POST',
       headers: { ...headers, authorization: `Bearer ${KEY}`, origin: 'https://evil.example' },
       body,
