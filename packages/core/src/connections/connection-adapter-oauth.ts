@@ -21,7 +21,7 @@ import {
   sameState,
   stateHash,
 } from './connection-oauth-state';
-import { connectionOfInstance } from './connection-records';
+import { connectionNotFound, connectionOfInstance } from './connection-records';
 
 /**
  * The OAuth state of a connection its adapter signs in itself (an MCP server's), sealed in the
@@ -168,7 +168,7 @@ export async function beginAdapterAuthorization(
   const state = randomBytes(32).toString('base64url');
   const expiresAt = new Date(now().getTime() + PENDING_MS).toISOString();
   // The pending state first: the adapter writes its own part (the verifier) beside it.
-  await catalog.updateConnection(row.serviceId, row.name, {
+  const pending = await catalog.updateConnection(row.serviceId, row.name, {
     oauth: sealAdapterOAuth(vault, redactor, row, {
       adapter: before?.adapter ?? {},
       pending: { state, expiresAt },
@@ -176,6 +176,7 @@ export async function beginAdapterAuthorization(
     pendingState: stateHash(state),
     updatedAt: row.updatedAt,
   });
+  if (!pending) throw connectionNotFound(row.serviceId, row.name);
   const begun = await authorization.begin(await signIn.state(), { state, ...(scopes ? { scopes } : {}) });
   if ('authorized' in begun) {
     const after = await catalog.getConnection(row.serviceId, row.name);

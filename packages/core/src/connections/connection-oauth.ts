@@ -31,6 +31,7 @@ import {
   sealOAuthState,
   stateHash,
 } from './connection-oauth-state';
+import { connectionNotFound } from './connection-records';
 
 /** How long a pending authorization waits for the person's browser. */
 export const PENDING_AUTHORIZATION_MS = 10 * 60_000;
@@ -112,6 +113,11 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
     redirectUri: options.redirectUri,
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
   };
+  /** Write a sign-in's change of `row`; 404 when the connection was deleted while it signed in. */
+  const written = async (row: ConnectionRow, change: Parameters<CatalogStorage['updateConnection']>[2]) => {
+    if (!(await catalog.updateConnection(row.serviceId, row.name, change)))
+      throw connectionNotFound(row.serviceId, row.name);
+  };
   /** The adapter that signs `row`'s service in, with the connection's state, for a callback. */
   const signInOf = async (row: ConnectionRow) => {
     const service = await catalog.getService(row.serviceId);
@@ -190,7 +196,7 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
       if (resolved.flow === 'clientCredentials') {
         const at = now();
         const tokens = await clientCredentialsGrant(clientOptions(base, outbound), scope);
-        await catalog.updateConnection(row.serviceId, row.name, {
+        await written(row, {
           oauth: seal(row, { ...base, tokens: heldTokens(tokens, base.scopes, at) }),
           pendingState: null,
           status: 'connected',
@@ -209,7 +215,7 @@ export function createConnectionOAuth(options: ConnectionOAuthOptions): Connecti
       const expiresAt = new Date(now().getTime() + PENDING_AUTHORIZATION_MS).toISOString();
       // Tokens already held stay usable until the person finishes.
       const tokens = before?.tokens && before.scheme === base.scheme ? { tokens: before.tokens } : {};
-      await catalog.updateConnection(row.serviceId, row.name, {
+      await written(row, {
         oauth: seal(row, {
           ...base,
           ...tokens,

@@ -57,6 +57,11 @@ export function connectionOfInstance(instanceId: string): { serviceId: string; n
   };
 }
 
+/** The error of a connection that does not exist (or was deleted meanwhile): 404 `connection_not_found`. */
+export function connectionNotFound(serviceId: string, name: string): Error {
+  return cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
+}
+
 /** Check a connection name from a request: 400 `invalid_request` naming `path`. */
 export function requireConnectionName(value: unknown, path: string): string {
   if (typeof value !== 'string' || !CONNECTION_NAME.test(value))

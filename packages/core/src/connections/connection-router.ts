@@ -13,6 +13,7 @@ import { openOAuthState, tokenSecrets } from './connection-oauth-state';
 import {
   CONNECTION_NAME,
   connectionInstanceId,
+  connectionNotFound,
   connectionOfInstance,
   openConnection,
   serviceOfInstance,
@@ -90,9 +91,6 @@ const forbidden = (serviceId: string, name: string) =>
     `connection ${name} of service ${serviceId} belongs to another principal`,
   );
 
-const notFound = (serviceId: string, name: string) =>
-  cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
-
 const needsAuthorization = (row: ConnectionRow) =>
   cyrnelError(
     'upstream_unauthorized',
@@ -161,7 +159,7 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       requested ?? (Object.hasOwn(run.connections, serviceId) ? run.connections[serviceId] : undefined);
     if (name !== undefined) {
       const row = rows.find((candidate) => candidate.name === name);
-      if (!row) throw notFound(serviceId, name);
+      if (!row) throw connectionNotFound(serviceId, name);
       if (row.owner !== null && row.owner !== run.principalId) throw forbidden(serviceId, name);
       return row;
     }

@@ -23,6 +23,7 @@ import {
   type ConnectionCaller,
   connectionContext,
   connectionInstanceId,
+  connectionNotFound,
   connectionRecord,
   requireConnectionName,
   visibleTo,
@@ -84,9 +85,6 @@ const NOT_SIGNED_IN = {
   scopes: [],
 } as const satisfies ConnectionRecord['oauth'];
 
-const notFound = (serviceId: string, name: string) =>
-  cyrnelError('connection_not_found', `service ${serviceId} has no connection named ${name}`);
-
 /** Create the {@link ConnectionsApi} over the services engine's parts. */
 export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsApiOptions): ConnectionsApi {
   const { catalog, vault, checker, now, locked, lifecycle } = ctx;
@@ -147,7 +145,7 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
   ): Promise<ConnectionRow> => {
     await lifecycle.find(serviceId);
     const row = await catalog.getConnection(serviceId, name);
-    if (!row || !visibleTo(row, caller)) throw notFound(serviceId, name);
+    if (!row || !visibleTo(row, caller)) throw connectionNotFound(serviceId, name);
     return row;
   };
 
@@ -234,7 +232,8 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
           ...(secrets ? { secrets, status: 'connected' as const, statusMessage: null } : {}),
           updatedAt: now().toISOString(),
         };
-        if (!(await catalog.updateConnection(serviceId, name, change))) throw notFound(serviceId, name);
+        if (!(await catalog.updateConnection(serviceId, name, change)))
+          throw connectionNotFound(serviceId, name);
         await applied(serviceId, name, putBack(previous, serviceId, name));
         return record({ ...previous, ...change });
       });
@@ -246,7 +245,7 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
         const previous = await visible(serviceId, name, caller);
         if (!caller.admin && previous.owner !== caller.principalId)
           throw cyrnelError('forbidden', 'a shared connection is deleted by an admin key only');
-        if (!(await catalog.deleteConnection(serviceId, name))) throw notFound(serviceId, name);
+        if (!(await catalog.deleteConnection(serviceId, name))) throw connectionNotFound(serviceId, name);
         await applied(serviceId, name, putBack(previous, serviceId, name));
         // Best effort, in the background: the delete never waits for the authorization server.
         options.refresher?.revoke(previous);
@@ -257,12 +256,14 @@ export function createConnectionsApi(ctx: ServiceContext, options: ConnectionsAp
       const name = String(rawName);
       const oauth = options.oauth;
       if (!oauth) throw noOAuth();
-      const started = await locked(serviceId, async () => {
-        const row = await visible(serviceId, name, caller);
-        if (!caller.admin && row.owner !== caller.principalId)
-          throw cyrnelError('forbidden', 'a shared connection is authorized by an admin key only');
-        return oauth.authorize(await lifecycle.find(serviceId), row, body);
-      });
+      const row = await visible(serviceId, name, caller);
+      if (!caller.admin && row.owner !== caller.principalId)
+        throw cyrnelError('forbidden', 'a shared connection is authorized by an admin key only');
+      // Not under the service's lock: the sign-in waits on an authorization server (or the adapter's
+      // upstream) for seconds, and the lock also orders the service's lifecycle, its other
+      // connections and their hydration for tool calls. Its writes touch only this connection's
+      // OAuth fields, one statement each, and fail as not found once the connection is deleted.
+      const started = await oauth.authorize(await lifecycle.find(serviceId), row, body);
       if (started) return started;
       // Client credentials: signed in now; what this host holds of it takes the token.
       await locked(serviceId, () => applied(serviceId, name, async () => {}));
