@@ -55,7 +55,7 @@ cyrnel.output({ city: forecast.body.city, summary: forecast.body.summary, fahren
 try {
   const result = await client.processes.run(code, { timeoutMs: 10_000, throwOnFailure: true });
   console.log('output:', JSON.stringify(result.output));
-  // output: {"city":"Paris","summary":"sunny","fahrenheit":70.7}
+  // → output: {"city":"Paris","summary":"sunny","fahrenheit":70.7}
   console.log('stdout:', result.stdout.trim());
   const calls = await client.processes.calls(result.id);
   console.log(

@@ -12,7 +12,7 @@ await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
 // 1. Which tools fit the task?
 const search = await client.callTool({ name: 'search_tools', arguments: { query: 'weather forecast' } });
 console.log('search:', search.structuredContent.tools.map((tool) => tool.tool).join(', '));
-// search: weather.getForecast, weather.celsiusToFahrenheit
+// → search: weather.getForecast, weather.celsiusToFahrenheit
 
 // 2. Their exact parameters and results.
 const types = await client.callTool({
@@ -20,7 +20,7 @@ const types = await client.callTool({
   arguments: { tools: ['weather.getForecast', 'weather.celsiusToFahrenheit'] },
 });
 console.log('types:', types.structuredContent.declarations.includes('getForecast'));
-// types: true
+// → types: true
 
 // 3. The code, run in the sandbox; only what reaches cyrnel.output() comes back.
 const code = `
@@ -32,5 +32,5 @@ cyrnel.output({ city: forecast.body.city, fahrenheit: converted.body.fahrenheit 
 `;
 const run = await client.callTool({ name: 'execute_typescript', arguments: { code } });
 console.log('output:', JSON.stringify(run.structuredContent.output));
-// output: {"city":"Lima","fahrenheit":64.4}
+// → output: {"city":"Lima","fahrenheit":64.4}
 await client.close();

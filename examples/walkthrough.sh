@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The five-minute walkthrough with curl. The root README shows the part below the `set` line
 # verbatim, and e2e/test/walkthrough.test.ts runs this file against the built server, so the
-# documented commands are the tested ones. Needs curl and jq, a running cyrnel allowed to
+# documented commands are the tested ones: each `# → ` comment is a line the command above it
+# prints, exactly, and the test fails when the output differs. Needs curl and jq, a running cyrnel allowed to
 # download from 127.0.0.1, and the example upstream:
 #
 #   CYRNEL_ALLOW_PRIVATE_URLS=true node apps/server/dist/cli.js --data-dir /tmp/cyrnel-demo
@@ -31,23 +32,23 @@ else # ...or from a file: the definition travels as a string, the base URL as co
     '{id: "weather", adapter: "openapi", definition: ., config: {baseUrl: $base}}' "$1")
 fi
 api "$CYRNEL/services" -d "$request" | jq -c '{id, enabled, toolCount, secrets: (.secretsSchema.properties | keys)}'
-# {"id":"weather","enabled":false,"toolCount":2,"secrets":["apiKey","headers"]}
+# → {"id":"weather","enabled":false,"toolCount":2,"secrets":["apiKey","headers"]}
 
 # Each operation became a tool; its docs are the Markdown an LLM reads.
 api "$CYRNEL/tools?serviceId=weather" | jq -c '[.items[].id]'
-# ["celsiusToFahrenheit","getForecast"]
-api "$CYRNEL/tools/weather/getForecast/docs" | grep 'invoke('
-#   ... await cyrnel.services.weather.tools.getForecast.invoke({   (the docs' example)
+# → ["celsiusToFahrenheit","getForecast"]
+api "$CYRNEL/tools/weather/getForecast/docs" | grep 'invoke('   # the docs' example
+# →   const result = await cyrnel.services.weather.tools.getForecast.invoke({
 
 # 2. Set the secret: a JSON Patch; stored encrypted, never returned (only which are set).
 api -X PATCH "$CYRNEL/services/weather/secrets" -d '[{"op": "add", "path": "/apiKey", "value": "demo-key"}]' | jq -c .
-# {"updated":true}
+# → {"updated":true}
 api "$CYRNEL/services/weather/secrets" | jq -c .
-# {"present":["/apiKey"]}
+# → {"present":["/apiKey"]}
 
 # 3. Enable it (config and secrets are validated now).
 api -X POST "$CYRNEL/services/weather/enabled" -d '{"enabled": true}' | jq -c '{id, enabled}'
-# {"id":"weather","enabled":true}
+# → {"id":"weather","enabled":true}
 
 # 4. Run code that calls two tools. It runs in a sandbox whose only way out is
 #    cyrnel.services.<service>.tools.<tool>.invoke(); only what it passes to cyrnel.output()
@@ -63,20 +64,21 @@ TS
 )
 run=$(api "$CYRNEL/processes" -d "$(jq -n --arg code "$code" '{code: $code, wait: true}')")
 jq -c '{exitState, error, output, stdout}' <<< "$run"
-# {"exitState":"success","error":null,"output":{"city":"Lima","fahrenheit":64.4},"stdout":"two calls done\n"}
+# → {"exitState":"success","error":null,"output":{"city":"Lima","fahrenheit":64.4},"stdout":"two calls done\n"}
 
 # 5. Read the results again later, by the process id.
 id=$(jq .id <<< "$run")
 api "$CYRNEL/processes/$id/output" | jq -c .
-# {"city":"Lima","fahrenheit":64.4}
+# → {"city":"Lima","fahrenheit":64.4}
 api "$CYRNEL/processes/$id/calls" | jq -c '[.items[] | {toolId, ok}]'
-# [{"toolId":"getForecast","ok":true},{"toolId":"celsiusToFahrenheit","ok":true}]
-api "$CYRNEL/processes/$id/events" | grep '^event:' | paste -sd ' '
-# event: state event: stdout event: output event: exit   (SSE; a finished run is replayed)
+# → [{"toolId":"getForecast","ok":true},{"toolId":"celsiusToFahrenheit","ok":true}]
+api "$CYRNEL/processes/$id/events" | grep '^event:' | paste -sd ' '   # SSE: a finished run is replayed
+# → event: state event: stdout event: output event: exit
 
 # What an agent reads before writing code: the runtime docs (Markdown) and the declaration of
 # the `cyrnel` global with every enabled tool typed.
 api "$CYRNEL/environment/docs" | sed -n 1p   # its title line
-api "$CYRNEL/environment/types" | grep 'invoke('
-#         celsiusToFahrenheit: { invoke(parameters: {
-#         getForecast: { invoke(parameters: {
+# → # typescript-ivm runtime
+api "$CYRNEL/environment/types" | grep -o '[A-Za-z]*: { invoke(parameters: [^)]*)'
+# → celsiusToFahrenheit: { invoke(parameters: { query: { celsius: number } })
+# → getForecast: { invoke(parameters: { query: { city: string } })

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { freePort } from '../support/free-port';
 import { answers, type Program, startProgram } from '../support/program';
+import { brokenPromises, promisedOutput } from '../support/promised-output';
 
 const EXAMPLES = fileURLToPath(new URL('../../examples/', import.meta.url));
 const run = promisify(execFile);
@@ -47,8 +48,12 @@ afterAll(async () => {
 
 describe('examples/', () => {
   it('client-usage.mjs installs, configures, enables and runs two tools (twice: re-runnable)', async () => {
+    // The lines its `// → ` comments show (the README shows them too).
+    const promised = promisedOutput(await readFile(join(EXAMPLES, 'client-usage.mjs'), 'utf8'), '//');
+    expect(promised).toEqual(['output: {"city":"Paris","summary":"sunny","fahrenheit":70.7}']);
     for (let round = 0; round < 2; round++) {
       const stdout = await example('client-usage.mjs');
+      expect(brokenPromises(promised, stdout.split('\n'))).toEqual([]);
       expect(stdout).toContain('installed weather (2 tools, enabled: false)');
       expect(stdout).toContain("secrets set: [ '/apiKey' ]");
       expect(stdout).toContain('output: {"city":"Paris","summary":"sunny","fahrenheit":70.7}');

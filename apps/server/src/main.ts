@@ -55,8 +55,6 @@ async function main(): Promise<void> {
     logger.error('failed to start', { error: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   }
-  if (pretty)
-    process.stdout.write(`\ncyrnel is listening on ${server.url}\ndata directory: ${config.dataDir}\n\n`);
   const requests = createShutdownRequests();
   const stop = (source: ShutdownSource, signal: ForwardedSignalName) => {
     const decision = requests.request(source);

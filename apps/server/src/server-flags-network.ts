@@ -24,7 +24,7 @@ export const NETWORK_SETTINGS = {
     env: 'CYRNEL_PUBLIC_URL',
     help: 'the URL clients reach this server at (`https://cyrnel.example.com`), behind a proxy or not',
     details:
-      'names the OAuth protected resource `<public-url>/mcp` and the redirect URI of connections’ OAuth sign-in, `<public-url>/oauth/callback`',
+      'names the OAuth protected resource `<public-url>/mcp`, the redirect URI of connections’ OAuth sign-in, `<public-url>/oauth/callback`, the `servers` of `GET /openapi.json` (without it, the address each request reached) and the admin UI in the `listening` lines',
     default: undefined,
     shownDefault: 'the bound address',
     check: (url) => (isHttpUrl(url) ? undefined : 'must be an http(s) URL'),

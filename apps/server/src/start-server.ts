@@ -124,6 +124,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(oauth ? { oauth: oauth.bearer } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    // A browser opening the server's address lands on the admin UI.
+    ...(ui ? { rootRedirect: `${ui.path}/` } : {}),
     logger: logger.child({ component: 'http' }),
     redactor,
     maxBodyBytes: config.maxBodyBytes,
@@ -152,7 +155,16 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const port = bound.port;
   ownEndpoint = { address: bound.address, port };
   url = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`;
-  logger.announce('listening', { url, dataDir, pid: process.pid, database: describeDatabase(database) });
+  const uiUrl = ui ? `${config.publicUrl?.replace(/\/+$/, '') ?? url}${ui.path}/` : undefined;
+  logger.announce('listening', {
+    url,
+    ...(uiUrl ? { ui: uiUrl } : {}),
+    dataDir,
+    pid: process.pid,
+    database: describeDatabase(database),
+  });
+  // The same for a person reading the log, in its format (JSON or, on a terminal, readable).
+  logger.info(`cyrnel listening on ${url}${uiUrl ? ` — admin UI ${uiUrl}` : ' (the admin UI is off)'}`);
   const graceMs = config.shutdownTimeoutMs;
   let closing: Promise<void> | undefined;
   const close = async () => {

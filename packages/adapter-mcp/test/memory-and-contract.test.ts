@@ -60,6 +60,6 @@ runAdapterContract({
         expect(result).toEqual({ sum: 42 });
       },
     },
-    slowCall: { toolId: 'slow', parameters: { ms: 600_000 } },
   }),
+  slowCall: { toolId: 'slow', parameters: { ms: 600_000 } },
 });

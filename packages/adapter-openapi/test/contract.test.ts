@@ -59,7 +59,7 @@ runAdapterContract({
           expect(result).toMatchObject({ status: 200, body: { method: 'GET', path: '/things/7' } });
         },
       },
-      slowCall: { toolId: 'slow', parameters: {} },
     };
   },
+  slowCall: { toolId: 'slow', parameters: {} },
 });

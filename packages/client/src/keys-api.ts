@@ -14,6 +14,8 @@ import type { RouteCaller } from './route-call';
 export interface KeysApi {
   /**
    * `POST /keys`: create a key. The answer's `key` is shown this once; only its hash is stored.
+   * On a server without a bootstrap key, a key of another role while no admin key is stored is
+   * 409 `first_key_not_admin` (the first key must be an admin key).
    *
    * @example
    * const { key } = await admin.keys.create({ name: 'support bot', role: 'agent' });
@@ -26,7 +28,10 @@ export interface KeysApi {
   list(query?: KeyListQuery, options?: RequestOptions): Promise<ListResponse<KeyRecord>>;
   /** Every key, page after page. */
   iterate(query?: KeyListQuery, options?: RequestOptions): AsyncGenerator<KeyRecord, void, undefined>;
-  /** `DELETE /keys/:id`: requests with the key fail with 401 from then on. */
+  /**
+   * `DELETE /keys/:id`: requests with the key fail with 401 from then on. The last admin key of a
+   * server without a bootstrap key is 409 `last_admin`.
+   */
   delete(id: string, options?: RequestOptions): Promise<void>;
 }
 

@@ -81,10 +81,11 @@ export {
   createKeyRing,
   hashApiKey,
   KEY_PREFIX,
+  type KeepAnAdminOptions,
   type KeyRing,
   type KeyRingOptions,
 } from './keys/key-ring';
-export type { KeyRow, KeyStorage, KeyStorageQuery } from './keys/key-storage';
+export type { KeyDeleteOptions, KeyDeletion, KeyRow, KeyStorage, KeyStorageQuery } from './keys/key-storage';
 export { createMemoryKeyStorage } from './keys/memory-key-storage';
 export type {
   PrincipalDeletion,

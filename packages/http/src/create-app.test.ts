@@ -66,6 +66,31 @@ describe('createApp', () => {
     }
   });
 
+  it('leads GET / to rootRedirect without a key when given, and answers it 404 otherwise', async () => {
+    const withUi = createApp(
+      throwingHost(() => new Error('unused')),
+      { apiKey: 'sesame', rootRedirect: '/ui/' },
+    );
+    for (const method of ['GET', 'HEAD']) {
+      const response = await withUi.request('/', { method });
+      expect(response.status).toBe(302);
+      expect(response.headers.get('location')).toBe('/ui/');
+    }
+    // Only `/` itself, and only to read: every other path and method is as before.
+    expect((await withUi.request('/', { method: 'POST', headers: json, body: '{}' })).status).toBe(404);
+    expect((await withUi.request('/services')).status).toBe(401);
+    // The Host check still comes first.
+    expect((await withUi.request('/', { headers: { host: 'rebound.example' } })).status).toBe(403);
+    const response = await app.request('/', { headers: auth });
+    expect({
+      status: response.status,
+      reason: ((await response.json()) as { reason: string }).reason,
+    }).toEqual({
+      status: 404,
+      reason: 'route_not_found',
+    });
+  });
+
   it('turns unexpected errors into a generic 500 and logs them with the request id', async () => {
     const response = await app.request('/modules', { headers: { ...auth, 'x-request-id': 'req-500' } });
     expect(response.status).toBe(500);

@@ -39,9 +39,24 @@ export interface CreateAppOptions {
   apiKey?: string;
   /**
    * Stored keys with roles (`admin`, `agent`), managed on `/keys`. Once one is stored, every route
-   * but `/health` needs a key. Without `apiKey` and without stored keys the API is open.
+   * but `/health` needs a key. Without `apiKey` and without stored keys the API is open. Without
+   * `apiKey`, the API keeps an admin among them: the first key stored must be an admin key (409
+   * `first_key_not_admin`) and the last admin key cannot be deleted (409 `last_admin`). With
+   * `apiKey`, that key is the admin whatever is stored, and neither is refused.
    */
   keys?: KeyRing;
+  /**
+   * The URL clients reach the API at (`https://cyrnel.example.com` behind a proxy), named in the
+   * `servers` of `GET /openapi.json`. Default: the scheme and `Host` each request reached the
+   * server with (a plain host[:port] only, else `/`).
+   */
+  publicUrl?: string;
+  /**
+   * Where `GET /` (and `HEAD /`) leads, with a 302 and no key needed: the server sets `/ui/` when
+   * it serves the admin UI, so a browser opening the server's address lands on the UI. Default:
+   * none, `/` is a 404 like any unknown path.
+   */
+  rootRedirect?: string;
   /**
    * How often the stored keys holding open streams (`/processes/:id/events`, `/mcp`) are looked
    * up again, so a key deleted on another host sharing the database closes its streams here too
@@ -205,6 +220,15 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   // The browser boundary comes first, on every route: a page on another site or a rebound DNS
   // name is refused before anything else looks at the request.
   app.use(hostAllowList({ allowedHosts: options.allowedHosts ?? [] }));
+  // Before the key check: a person opening the server's address in a browser has no key to send.
+  const { rootRedirect } = options;
+  if (rootRedirect !== undefined) {
+    app.use(async (c, next) =>
+      c.req.path === '/' && (c.req.method === 'GET' || c.req.method === 'HEAD')
+        ? c.redirect(rootRedirect, 302)
+        : next(),
+    );
+  }
   // Preflights carry no key: answered before the key is asked for, to the listed origins only.
   app.use(groupCors({ groups, allowedOrigins: options.allowedOrigins ?? [] }));
   app.use(crossSiteGuard({ allowedOrigins: options.allowedOrigins ?? [] }));
@@ -239,7 +263,15 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
         maxBodyBytes,
       ),
     );
-  mountRoutes(app, apiHandlers(ctx, openApiDocument(HTTP_VERSION), options.keys, keyStreams), ctx);
+  const handlers = apiHandlers(ctx, {
+    document: openApiDocument(HTTP_VERSION),
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    ...(options.keys === undefined ? {} : { keys: options.keys }),
+    keyStreams,
+    // The bootstrap key is an admin whatever is stored; without it, a stored admin key must stay.
+    keepAnAdmin: options.apiKey === undefined || options.apiKey === '',
+  });
+  mountRoutes(app, handlers, ctx);
   for (const group of groups) app.route(group.path, group.app);
   app.notFound((c) =>
     c.json(

@@ -124,6 +124,33 @@ describe('the OpenAPI document', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toMatchObject({ openapi: '3.1.0', info: { title: 'cyrnel' } });
   });
+
+  it('names the server as the request reached it, or at the public URL it is given', async () => {
+    const servers = async (app: ReturnType<typeof createApp>, url: string, host?: string) => {
+      const response = await app.request(url, { headers: host === undefined ? {} : { host } });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as { servers: unknown }).servers;
+    };
+    const app = createApp(idleHost, { apiKey: 'k', allowedHosts: ['*'] });
+    expect(await servers(app, 'http://127.0.0.1:8080/openapi.json', '127.0.0.1:8080')).toEqual([
+      { url: 'http://127.0.0.1:8080' },
+    ]);
+    expect(await servers(app, 'http://[::1]:9999/openapi.json', '[::1]:9999')).toEqual([
+      { url: 'http://[::1]:9999' },
+    ]);
+    expect(await servers(app, 'https://Cyrnel.Example.com/openapi.json', 'Cyrnel.Example.com')).toEqual([
+      { url: 'https://cyrnel.example.com' },
+    ]);
+    // A Host that is more than a host and a port (which the allow-list of every host lets
+    // through) is never written into the document.
+    for (const hostile of ['evil.example/"><script>', 'user@evil.example', 'a b', 'x:99999']) {
+      expect(await servers(app, 'http://127.0.0.1/openapi.json', hostile), hostile).toEqual([{ url: '/' }]);
+    }
+    const proxied = createApp(idleHost, { apiKey: 'k', publicUrl: 'https://cyrnel.example.com/' });
+    expect(await servers(proxied, 'http://127.0.0.1:8080/openapi.json', '127.0.0.1:8080')).toEqual([
+      { url: 'https://cyrnel.example.com' },
+    ]);
+  });
 });
 
 describe('API.md', () => {

@@ -138,7 +138,9 @@ export function openApiDocument(
     openapi: '3.1.0',
     info,
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    servers: [{ url: 'http://127.0.0.1:9371' }],
+    // Relative: wherever the document is read from. `GET /openapi.json` names the server the
+    // request reached instead (or the public URL it is given).
+    servers: [{ url: '/' }],
     security: [{ bearer: [] }],
     paths,
     components: {

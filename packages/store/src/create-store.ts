@@ -72,7 +72,7 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   return {
     catalog: createCatalogStore(db, dialect),
     processes: createProcessStore(db, dialect.name),
-    keys: createKeyStore(db),
+    keys: createKeyStore(db, dialect.name),
     approvals: createApprovalStore(db),
     dialect: dialect.name,
     close: () => {

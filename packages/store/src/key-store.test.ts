@@ -13,7 +13,11 @@ async function openKeys() {
   const database = createProcessTestDatabase();
   databases.push(database);
   const db = await database.open();
-  return { keys: createKeyRing({ storage: createKeyStore(db) }), storage: createKeyStore(db), database };
+  return {
+    keys: createKeyRing({ storage: createKeyStore(db, 'sqlite') }),
+    storage: createKeyStore(db, 'sqlite'),
+    database,
+  };
 }
 
 describe('createKeyStore', () => {
@@ -58,8 +62,8 @@ describe('createKeyStore', () => {
       [admin.id, agent.id].sort(),
     );
     expect(second.hasMore).toBe(false);
-    expect(await storage.delete(agent.id)).toBe(true);
-    expect(await storage.delete(agent.id)).toBe(false);
+    expect(await storage.delete(agent.id)).toBe('deleted');
+    expect(await storage.delete(agent.id)).toBe('not_found');
     expect(await keys.authenticate(agent.key)).toBeUndefined();
     expect(await keys.count()).toBe(1);
   });

@@ -4,6 +4,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { Database } from './database';
 import type { ApiKeysTable } from './key-tables';
 import { createPrincipalRows, principalValues } from './principal-rows';
+import type { StoreDialectName } from './store-dialect';
 
 function toRow(row: Selectable<ApiKeysTable>): KeyRow {
   return {
@@ -26,12 +27,17 @@ function toRow(row: Selectable<ApiKeysTable>): KeyRow {
  * migrations 0003, 0016 (scope and policy as JSON) and 0017 (the principal), and the `principals`
  * table. Lookups go through the unique index on `hash`, or the primary key.
  *
+ * A deletion that keeps an admin (`keepAnAdmin`) counts the admin keys and deletes in one
+ * transaction; on PostgreSQL it first locks every admin key row (`FOR UPDATE`, in id order, so
+ * two such deletions never deadlock), so of two hosts deleting the last two admin keys at once
+ * the second finds the first one's deletion and is refused. SQLite has one writer at a time.
+ *
  * @example
  * ```ts
- * const keys = createKeyRing({ storage: createKeyStore(db) });
+ * const keys = createKeyRing({ storage: createKeyStore(db, 'sqlite') });
  * ```
  */
-export function createKeyStore(db: Kysely<Database>): KeyStorage {
+export function createKeyStore(db: Kysely<Database>, dialect: StoreDialectName): KeyStorage {
   return {
     async insert(row, principal) {
       const values = {
@@ -81,11 +87,10 @@ export function createKeyStore(db: Kysely<Database>): KeyStorage {
       return rows.map(toRow);
     },
 
-    async count() {
-      const row = await db
-        .selectFrom('api_keys')
-        .select((eb) => eb.fn.countAll<number>().as('count'))
-        .executeTakeFirstOrThrow();
+    async count(filter) {
+      let query = db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count'));
+      if (filter?.role !== undefined) query = query.where('role', '=', filter.role);
+      const row = await query.executeTakeFirstOrThrow();
       return Number(row.count);
     },
 
@@ -93,9 +98,29 @@ export function createKeyStore(db: Kysely<Database>): KeyStorage {
       await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
     },
 
-    async delete(id) {
-      const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+    async delete(id, options) {
+      if (!options?.keepAnAdmin) {
+        const result = await db.deleteFrom('api_keys').where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0 ? 'deleted' : 'not_found';
+      }
+      // Any key but an admin key goes at once.
+      const other = await db
+        .deleteFrom('api_keys')
+        .where('id', '=', id)
+        .where('role', '<>', 'admin')
+        .executeTakeFirst();
+      if (Number(other.numDeletedRows) > 0) return 'deleted';
+      return db.transaction().execute(async (trx) => {
+        let admins = trx.selectFrom('api_keys').select('id').where('role', '=', 'admin').orderBy('id');
+        // A deletion that got here first and committed drops out of what this one locks.
+        if (dialect === 'postgres') admins = admins.forUpdate();
+        const ids = (await admins.execute()).map((row) => row.id);
+        // Not an admin key and not deleted above (a key's role never changes): there is none.
+        if (!ids.includes(id)) return 'not_found';
+        if (ids.length <= 1) return 'last_admin';
+        await trx.deleteFrom('api_keys').where('id', '=', id).execute();
+        return 'deleted';
+      });
     },
 
     ...createPrincipalRows(db),

@@ -103,6 +103,30 @@ export interface EnvironmentContractOptions {
 
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** What each required program does, for the error naming a missing one. */
+const REQUIRED_PROGRAMS = {
+  outputs: 'writes hello and outputs { answer: 42 }',
+  throws: 'throws boom',
+  callsTool: 'calls math.add',
+  waits: 'waits a minute',
+} as const;
+
+/** Throw an error naming each required program `programs` lacks (not a string). */
+export function checkPrograms(name: string, programs: unknown): void {
+  const given = (typeof programs === 'object' && programs !== null ? programs : {}) as Record<
+    string,
+    unknown
+  >;
+  const missing = Object.entries(REQUIRED_PROGRAMS)
+    .filter(([key]) => typeof given[key] !== 'string')
+    .map(([key, does]) => `\`${key}\` (${does})`);
+  if (given.loops !== undefined && typeof given.loops !== 'string')
+    missing.push('`loops` (a string, or left out)');
+  if (missing.length > 0) {
+    throw new Error(`runEnvironmentContract(${name}): programs lacks ${missing.join(', ')}`);
+  }
+}
+
 /**
  * The `EnvironmentModule` contract as a Vitest suite: `execute` reports through
  * the bindings of its execution id (states in order, stdout, output, errors), resolves with the
@@ -120,6 +144,7 @@ const silent = { debug() {}, info() {}, warn() {}, error() {} };
  * ```
  */
 export function runEnvironmentContract(options: EnvironmentContractOptions): void {
+  checkPrograms(options.name, options.programs);
   describe(`EnvironmentModule contract: ${options.name}`, () => {
     const { bindings, of } = createRecordingBindings();
     let environment: EnvironmentModule;

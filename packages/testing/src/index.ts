@@ -1,6 +1,7 @@
 export {
   type AdapterContractFixture,
   type AdapterContractOptions,
+  type AdapterContractSlowCall,
   runAdapterContract,
   stateOf,
 } from './adapter-contract';

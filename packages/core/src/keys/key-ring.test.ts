@@ -95,6 +95,34 @@ describe('createKeyRing', () => {
     expect(await keys.count()).toBe(0);
   });
 
+  it('keeps an admin key among the stored keys when asked to, and only then', async () => {
+    const keys = createKeyRing({ storage: createMemoryKeyStorage() });
+    const keep = { keepAnAdmin: true };
+    for (const role of ['agent', 'approver'] as const) {
+      await expect(keys.create({ name: 'bot', role }, keep)).rejects.toMatchObject({
+        status: 409,
+        reason: 'first_key_not_admin',
+        message: expect.stringMatching(/no admin key is stored yet: create an admin key first/),
+      });
+    }
+    expect(await keys.count()).toBe(0);
+    const admin = await keys.create({ name: 'me', role: 'admin' }, keep);
+    const agent = await keys.create({ name: 'bot', role: 'agent' }, keep);
+    await expect(keys.delete(admin.id, keep)).rejects.toMatchObject({
+      status: 409,
+      reason: 'last_admin',
+      message: expect.stringContaining(`key ${admin.id} is the last admin key`),
+    });
+    await keys.delete(agent.id, keep);
+    const second = await keys.create({ name: 'colleague', role: 'admin' }, keep);
+    await keys.delete(admin.id, keep);
+    expect((await keys.list()).items.map((key) => key.id)).toEqual([second.id]);
+    await expect(keys.delete('nope', keep)).rejects.toMatchObject({ reason: 'key_not_found' });
+    // Not asked (the embedder has an admin of its own, a bootstrap key): neither is refused.
+    await keys.delete(second.id);
+    expect(await keys.create({ name: 'bot', role: 'agent' })).toMatchObject({ role: 'agent' });
+  });
+
   it('validates names and roles', async () => {
     const keys = createKeyRing({ storage: createMemoryKeyStorage() });
     for (const request of [

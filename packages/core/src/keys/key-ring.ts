@@ -36,14 +36,29 @@ export interface KeyRules {
   readonly policy: KeyPolicy | null;
 }
 
+/**
+ * Options of {@link KeyRing.create} and {@link KeyRing.delete}: whether the stored keys must keep
+ * an admin among them.
+ */
+export interface KeepAnAdminOptions {
+  /**
+   * Keep the server manageable through its stored keys: no key but an admin key while no admin key
+   * is stored (409 `first_key_not_admin`), and never the deletion of the last admin key (409
+   * `last_admin`, decided in one step with the deletion by the storage, so two hosts deleting the
+   * last two at once cannot both succeed). The HTTP API asks for it unless the server has a
+   * bootstrap admin key of its own. Default false.
+   */
+  readonly keepAnAdmin?: boolean;
+}
+
 /** Stored API keys: created, listed, deleted, and checked on each request. */
 export interface KeyRing {
   /** Create a key; the answer is the only place the key itself ever appears. */
-  create(request: CreateKeyRequest): Promise<CreatedKey>;
+  create(request: CreateKeyRequest, options?: KeepAnAdminOptions): Promise<CreatedKey>;
   /** A page of keys, oldest first; never the key nor its hash. */
   list(query?: KeyListQuery): Promise<ListResponse<KeyRecord>>;
   /** Delete a key (404 when unknown); requests with it fail from then on. */
-  delete(id: string): Promise<void>;
+  delete(id: string, options?: KeepAnAdminOptions): Promise<void>;
   /** The stored key `key` is, or undefined. */
   authenticate(key: string): Promise<AuthenticatedKey | undefined>;
   /** How many keys are stored. */
@@ -137,6 +152,7 @@ async function principalOf(
  * @example
  * ```ts
  * const keys = createKeyRing({ storage: store.keys });
+ * await keys.create({ name: 'me', role: 'admin' }, { keepAnAdmin: true }); // the first: an admin
  * const { key } = await keys.create({ name: 'ci agent', role: 'agent' });
  * (await keys.authenticate(key))?.role; // 'agent'
  * const ada = await keys.principals.create({ name: 'Ada' });
@@ -148,7 +164,7 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
   const now = options.now ?? (() => new Date());
   const touchIntervalMs = options.touchIntervalMs ?? 60_000;
   return {
-    async create(request) {
+    async create(request, createOptions) {
       const body = validateBody<Record<keyof CreateKeyRequest, unknown>>(request, CREATE_KEY_BODY);
       const { name, role } = body;
       if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_KEY_NAME_LENGTH) {
@@ -160,6 +176,13 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
       const scope = keyScope(body.scope);
       const policy = keyPolicy(body.policy);
       await checkNames(scope, policy, options.unknownTools);
+      // Enough without a lock: admin keys only go through a deletion that keeps one.
+      if (createOptions?.keepAnAdmin && role !== 'admin' && (await storage.count({ role: 'admin' })) === 0) {
+        throw cyrnelError(
+          'first_key_not_admin',
+          `no admin key is stored yet: create an admin key first (role "admin"); a first ${String(role)} key would leave nobody able to manage this server`,
+        );
+      }
       const createdAt = now().toISOString();
       const principal = await principalOf(storage, body.principal, {
         name,
@@ -206,8 +229,15 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
       return toPage(rows, size, (row) => [row.createdAt, row.id], toRecord);
     },
 
-    async delete(id) {
-      if (!(await storage.delete(id))) throw cyrnelError('key_not_found', `key ${id} not found`);
+    async delete(id, deleteOptions) {
+      const outcome = await storage.delete(id, { keepAnAdmin: deleteOptions?.keepAnAdmin === true });
+      if (outcome === 'not_found') throw cyrnelError('key_not_found', `key ${id} not found`);
+      if (outcome === 'last_admin') {
+        throw cyrnelError(
+          'last_admin',
+          `key ${id} is the last admin key: create another admin key before revoking it, or nobody could manage this server`,
+        );
+      }
     },
 
     async authenticate(key) {

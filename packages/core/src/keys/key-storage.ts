@@ -22,6 +22,19 @@ export interface KeyRow {
   readonly policy: KeyPolicy | null;
 }
 
+/** What {@link KeyStorage.delete} did: the key went, was not there, or is the last admin key. */
+export type KeyDeletion = 'deleted' | 'not_found' | 'last_admin';
+
+/** Options of {@link KeyStorage.delete}. */
+export interface KeyDeleteOptions {
+  /**
+   * Refuse (`'last_admin'`) to delete the only stored admin key. The check and the deletion are
+   * one step for every writer of the database: of two hosts deleting the last two admin keys at
+   * once, one is refused.
+   */
+  readonly keepAnAdmin?: boolean;
+}
+
 /** A page of {@link KeyStorage.list}, oldest first: `after` is the last row of the previous page. */
 export interface KeyStorageQuery {
   readonly after?: { readonly createdAt: string; readonly id: string };
@@ -45,10 +58,10 @@ export interface KeyStorage extends PrincipalStorage {
   get(id: string): Promise<KeyRow | undefined>;
   /** A page of keys ordered by creation time, then id. */
   list(query: KeyStorageQuery): Promise<KeyRow[]>;
-  /** How many keys are stored. */
-  count(): Promise<number>;
+  /** How many keys are stored (of role `role` only, when given). */
+  count(filter?: { readonly role?: KeyRole }): Promise<number>;
   /** Record a use of the key. */
   touch(id: string, at: string): Promise<void>;
-  /** Delete a key; false when unknown. */
-  delete(id: string): Promise<boolean>;
+  /** Delete a key: `'not_found'` when unknown, `'last_admin'` when `keepAnAdmin` refuses it. */
+  delete(id: string, options?: KeyDeleteOptions): Promise<KeyDeletion>;
 }

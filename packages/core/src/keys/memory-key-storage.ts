@@ -43,12 +43,22 @@ export function createMemoryKeyStorage(): KeyStorage {
     findByHash: async (hash) => [...rows.values()].find((row) => row.hash === hash),
     get: async (id) => rows.get(id),
     list: async ({ after, limit }) => pageOf(rows.values(), after, limit),
-    count: async () => rows.size,
+    count: async (filter) =>
+      [...rows.values()].filter((row) => filter?.role === undefined || row.role === filter.role).length,
     async touch(id, at) {
       const row = rows.get(id);
       if (row) rows.set(id, { ...row, lastUsedAt: at });
     },
-    delete: async (id) => rows.delete(id),
+    async delete(id, options) {
+      const row = rows.get(id);
+      if (!row) return 'not_found';
+      if (options?.keepAnAdmin && row.role === 'admin') {
+        const admins = [...rows.values()].filter((other) => other.role === 'admin').length;
+        if (admins <= 1) return 'last_admin';
+      }
+      rows.delete(id);
+      return 'deleted';
+    },
 
     async insertPrincipal(row) {
       if (principals.has(row.id)) throw new Error('duplicate principal id');

@@ -5,6 +5,11 @@ export {
 } from './approval-storage-contract';
 export { newService, newTool } from './catalog-fixtures';
 export { type CatalogStorageContractOptions, runCatalogStorageContract } from './catalog-storage-contract';
+export {
+  type KeyStorageContractOptions,
+  type KeyStoragesUnderTest,
+  runKeyStorageContract,
+} from './key-storage-contract';
 export { newProcess } from './new-process';
 export {
   newKey,

@@ -132,7 +132,7 @@ export function runPrincipalStorageContract(options: PrincipalStorageContractOpt
       await storage.insert(newKey('k1', 'p1'));
       expect(await storage.deletePrincipal('p1')).toBe('has_keys');
       expect(await storage.getPrincipal('p1')).toMatchObject({ keyCount: 1 });
-      expect(await storage.delete('k1')).toBe(true);
+      expect(await storage.delete('k1')).toBe('deleted');
       expect(await storage.getPrincipal('p1')).toMatchObject({ keyCount: 0 });
       expect(await storage.deletePrincipal('p1')).toBe('deleted');
       expect(await storage.deletePrincipal('p1')).toBe('not_found');

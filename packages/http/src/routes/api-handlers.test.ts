@@ -27,13 +27,10 @@ describe('apiHandlers', () => {
   });
 
   it('has one handler for every route of the table, and none for a route it does not have', () => {
-    const handlers = apiHandlers(
-      ctx,
-      { openapi: '3.1.0', info: { title: 't', version: '0' } },
-      createKeyRing({
-        storage: createMemoryKeyStorage(),
-      }),
-    );
+    const handlers = apiHandlers(ctx, {
+      document: { openapi: '3.1.0', info: { title: 't', version: '0' } },
+      keys: createKeyRing({ storage: createMemoryKeyStorage() }),
+    });
     const handled = Object.entries(handlers).flatMap(([resource, group]) =>
       Object.keys(group).map((name) => `${resource}.${name}`),
     );
@@ -42,7 +39,7 @@ describe('apiHandlers', () => {
   });
 
   it('serves /keys and /principals only with a key ring', () => {
-    const handlers = apiHandlers(ctx, { openapi: '3.1.0', info: { title: 't', version: '0' } });
+    const handlers = apiHandlers(ctx, { document: { openapi: '3.1.0', info: { title: 't', version: '0' } } });
     expect(Object.keys(handlers).sort()).toEqual(
       Object.keys(API_ROUTES)
         .filter((resource) => resource !== 'keys' && resource !== 'principals')

@@ -101,6 +101,15 @@ export const ERROR_REASONS = {
     code: 'conflict',
     meaning: 'keys still belong to the principal: delete them (or let them go to another) first',
   },
+  first_key_not_admin: {
+    code: 'conflict',
+    meaning:
+      'no admin key is stored yet: the first key must be an admin key, or nobody could manage the server',
+  },
+  last_admin: {
+    code: 'conflict',
+    meaning: 'the key is the last admin key: create another admin key before revoking it',
+  },
   connection_exists: { code: 'conflict', meaning: 'the service already has a connection with this name' },
   service_exists: { code: 'conflict', meaning: 'a service with this id is already installed' },
   service_disabled: { code: 'conflict', meaning: 'the service is disabled' },

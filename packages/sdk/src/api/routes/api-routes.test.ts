@@ -32,6 +32,7 @@ describe('routeReasons', () => {
       'unauthorized',
       'forbidden',
       'key_not_found',
+      'last_admin',
       'unsupported_media_type',
       'internal',
     ]);

@@ -14,7 +14,7 @@ export const KEY_ROUTES = {
     params: {},
     body: objectBody<CreateKeyRequest>(CREATE_KEY_BODY),
     answer: jsonAnswer<CreatedKey>(ref('CreatedKey'), 201),
-    reasons: [],
+    reasons: ['first_key_not_admin'],
   }),
   list: defineRoute({
     method: 'GET',
@@ -33,6 +33,6 @@ export const KEY_ROUTES = {
     summary: 'Revoke an API key',
     params: { id: PLAIN_ID },
     answer: noContent(),
-    reasons: ['key_not_found'],
+    reasons: ['key_not_found', 'last_admin'],
   }),
 };

@@ -2,8 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newKey, newPrincipal, runPrincipalStorageContract } from '@cyrnel/core/testing';
+import {
+  newKey,
+  newPrincipal,
+  runKeyStorageContract,
+  runPrincipalStorageContract,
+} from '@cyrnel/core/testing';
 import { describe, expect, it } from 'vitest';
+import type { Store } from '../src/index';
 import { openPostgresStore } from '../src/postgres/index';
 import { openSqliteStore } from '../src/sqlite/index';
 import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
@@ -23,6 +29,44 @@ runPrincipalStorageContract({
       },
     };
   },
+});
+
+// Hosts share a SQLite file only within one process (each store another connection to it).
+runKeyStorageContract({
+  name: 'sqlite',
+  async create(hosts) {
+    const dir = await mkdtemp(join(tmpdir(), 'cyrnel-keys-'));
+    const stores: Store[] = [];
+    for (let i = 0; i < hosts; i++) stores.push(await openSqliteStore({ filename: join(dir, 'data.db') }));
+    return {
+      storages: stores.map((store) => store.keys),
+      close: async () => {
+        for (const store of stores) await store.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
+
+describe.skipIf(!POSTGRES_TESTS.enabled)('the key kit on PostgreSQL', () => {
+  // Each host its own pool of connections, as separate servers have.
+  runKeyStorageContract({
+    name: 'postgres',
+    async create(hosts) {
+      const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
+      const stores: Store[] = [];
+      for (let i = 0; i < hosts; i++) {
+        stores.push(await openPostgresStore({ url: database.url(), schema, maxConnections: 2 }));
+      }
+      return {
+        storages: stores.map((store) => store.keys),
+        close: async () => {
+          for (const store of stores) await store.close();
+          await database.dropSchema(schema);
+        },
+      };
+    },
+  });
 });
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('the principal kit on PostgreSQL', () => {
