@@ -73,8 +73,7 @@ beforeAll(async () => {
   });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  // 401s are the page's first probe without a key and the browser's own favicon requests, which
-  // need a key like every path outside /ui.
+  // 401s are the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {

@@ -92,7 +92,7 @@ beforeAll(async () => {
     if (request.method() === 'POST' && path === '/services/who/connections') connectionPosts += 1;
   });
   recordRefusals(page, refused);
-  // 401s: the page's first probe without a key and the browser's own favicon requests.
+  // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {
