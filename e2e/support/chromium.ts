@@ -43,12 +43,15 @@ export function recordRefusals(page: Page, refused: string[]): void {
 }
 
 /**
- * Resolves once `page` got the 403 for `GET /modules` that the header's status line provokes when
- * an agent key signs in (it may not read the active environment): call it before the sign-in, await
- * it after, so a list of refusals does not depend on when the header polls.
+ * Resolves once `page` asked the server the role of the key signing in, which the API says only by
+ * refusing: an agent key gets a 403 for `GET /keys` and `GET /approvals`, an approver key for
+ * `GET /keys` only. Call it before the sign-in, await it after, so a list of refusals does not
+ * depend on when the page asked.
  */
-export function agentModulesRefusal(page: Page): Promise<unknown> {
-  return page.waitForResponse(
-    (response) => new URL(response.url()).pathname === '/modules' && response.status() === 403,
-  );
+export function roleProbes(page: Page, role: 'agent' | 'approver'): Promise<unknown> {
+  const refusal = (path: string) =>
+    page.waitForResponse(
+      (response) => new URL(response.url()).pathname === path && response.status() === 403,
+    );
+  return Promise.all(role === 'agent' ? [refusal('/keys'), refusal('/approvals')] : [refusal('/keys')]);
 }

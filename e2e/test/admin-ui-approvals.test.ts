@@ -73,8 +73,7 @@ beforeAll(async () => {
   });
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-  // 401s are the page's first probe without a key and the browser's own favicon requests, which
-  // need a key like every path outside /ui.
+  // 401s are the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {
@@ -111,6 +110,9 @@ describe('approvals in the admin UI, in headless Chromium', () => {
       .getByRole('link', { name: `#${processId}` })
       .click();
     await page.getByTestId('process-state').filter({ hasText: 'waiting' }).waitFor();
+    // The calls so far, while it waits (the server records the call it waits at once decided).
+    await expect.poll(() => page.getByTestId('call-answer').allTextContents()).toEqual(['ok']);
+    await expect(page.getByTestId('calls').textContent()).resolves.toContain('notes.listNotes');
     await page.getByTestId('waiting-approval').getByRole('link', { name: 'open the approval' }).click();
     await page.getByRole('heading', { name: 'Call of notes.createNote' }).waitFor();
     const marked = page.getByTestId('marked-line');
@@ -124,6 +126,11 @@ describe('approvals in the admin UI, in headless Chromium', () => {
     await expect(page.getByTestId('code-listing').textContent()).resolves.toContain('<img src=x onerror=');
     await expectNoHtmlFromAgents();
     await shot('approval');
+    // The link MCP answers give (`/ui/approvals/<id>`) opens the same page.
+    const approvalId = (await admin.processes.get(processId)).approvalId as string;
+    await page.goto(`${cyrnel.url}/ui/approvals/${encodeURIComponent(approvalId)}`);
+    await page.getByRole('heading', { name: 'Call of notes.createNote' }).waitFor();
+    expect(page.url()).toBe(`${cyrnel.url}/ui/#/approvals/${encodeURIComponent(approvalId)}`);
   });
 
   it('approves it with a note: the program goes on, and the call records the decision of that key', async () => {
@@ -160,6 +167,12 @@ describe('approvals in the admin UI, in headless Chromium', () => {
     await expect(decisions.nth(1).textContent()).resolves.toMatch(
       new RegExp(`ask.*approved.*by key ${operator.id}`),
     );
+    // The parameters of the call that waited for the approval (the API keeps no others), as text.
+    const parameters = page.getByTestId('call-parameters');
+    await expect(parameters.nth(0).textContent()).resolves.toBe('not recorded');
+    await expect
+      .poll(async () => JSON.parse((await parameters.nth(1).locator('pre').textContent()) ?? 'null'))
+      .toMatchObject({ body: { text: HOSTILE } });
     await expectNoHtmlFromAgents();
     await shot('process-decisions');
     await page.getByRole('link', { name: 'Approvals' }).click();

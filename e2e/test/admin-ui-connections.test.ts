@@ -6,7 +6,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentModulesRefusal, launchChromium, recordProblems, recordRefusals } from '../support/chromium';
+import { launchChromium, recordProblems, recordRefusals, roleProbes } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -92,7 +92,7 @@ beforeAll(async () => {
     if (request.method() === 'POST' && path === '/services/who/connections') connectionPosts += 1;
   });
   recordRefusals(page, refused);
-  // 401s: the page's first probe without a key and the browser's own favicon requests.
+  // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {
@@ -304,9 +304,9 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
     });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(adaKey);
-    const modulesRefused = agentModulesRefusal(page);
+    const probed = roleProbes(page, 'agent');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await modulesRefused;
+    await probed;
     await page.goto(`${cyrnel.url}/ui/#/services/who/connections`);
     await row('mine').waitFor();
     await newConnection().waitFor();
@@ -325,10 +325,10 @@ describe("a service's connections in the admin UI, in headless Chromium", () => 
       '400 POST /services/who/connections',
       // Connect on a connection the page was told has OAuth state the server has not: no client id.
       '400 POST /services/who/connections/ada/authorize',
-      // The header's status line asks for the active environment, which an agent key may not.
-      '403 GET /modules',
-      // The agent key may not read the service's detail: the page then asks no principals either.
-      '403 GET /services/who',
+      // The agent key's role, asked at sign-in: it may not list keys, nor approvals. Knowing it,
+      // the page asks neither the service's detail nor the principals, which it may not read.
+      '403 GET /approvals',
+      '403 GET /keys',
       '409 POST /services/who/connections',
     ]);
     expect(problems).toHaveLength(refused.length);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { agentModulesRefusal, launchChromium, recordProblems, recordRefusals } from '../support/chromium';
+import { launchChromium, recordProblems, recordRefusals, roleProbes } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -60,7 +60,7 @@ beforeAll(async () => {
     if (request.method() === 'POST' && new URL(request.url()).pathname === '/keys') keyPosts += 1;
   });
   recordRefusals(page, refused);
-  // 401s: the page's first probe without a key and the browser's own favicon requests.
+  // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
 afterAll(async () => {
@@ -134,9 +134,11 @@ describe('API keys in the admin UI, in headless Chromium', () => {
     await expect(agent.principals.list()).rejects.toMatchObject({ status: 403, reason: 'forbidden' });
   });
 
-  it('lists the key with its principal, scope and policy; the principal holds one key', async () => {
+  it('lists the key with its principal, scope, policy and last use; the principal holds one key', async () => {
     const [record] = (await admin.keys.list()).items;
     const row = page.locator(`[data-testid="key-row"][data-id="${record?.id}"]`);
+    // Created, never used yet when the list was drawn.
+    await expect(row.getByTestId('key-last-used').textContent()).resolves.toBe('never');
     await expect(row.textContent()).resolves.toContain(KEY_NAME);
     await expect(row.textContent()).resolves.toContain(PERSON);
     await expect(row.textContent()).resolves.toContain(record?.prefix);
@@ -156,18 +158,24 @@ describe('API keys in the admin UI, in headless Chromium', () => {
     await expect(principalRow().count()).resolves.toBe(1);
   });
 
-  it('forgets the key once the page is left', async () => {
+  it('forgets the key once the page is left; the list shows when the key was last used', async () => {
     await page.getByRole('link', { name: 'Services' }).click();
     await page.getByRole('link', { name: 'Keys' }).click();
     await page.getByTestId('key-row').waitFor();
     await expect(page.getByTestId('new-key').count()).resolves.toBe(0);
     await expect(page.content()).resolves.not.toContain(created);
+    // The agent's calls above used it.
+    const [record] = (await admin.keys.list()).items;
+    expect(record?.lastUsedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    await expect(page.getByTestId('key-row').getByTestId('key-last-used').textContent()).resolves.toBe(
+      record?.lastUsedAt,
+    );
   });
 
-  it('deletes the key after asking: it answers 401 from then on', async () => {
+  it('revokes the key after asking: it answers 401 from then on', async () => {
     const row = page.getByTestId('key-row');
-    await row.getByRole('button', { name: 'Delete key' }).click();
-    await row.getByRole('button', { name: 'Really delete key' }).click();
+    await row.getByRole('button', { name: 'Revoke key' }).click();
+    await row.getByRole('button', { name: 'Really revoke key' }).click();
     await page.getByText('No stored key').waitFor();
     const agent = createClient({ baseUrl: cyrnel.url, apiKey: created });
     await expect(agent.tools.list()).rejects.toMatchObject({ status: 401 });
@@ -182,25 +190,28 @@ describe('API keys in the admin UI, in headless Chromium', () => {
     await expectNoHtmlFromNames();
   });
 
-  it("shows another role the server's 403 message", async () => {
+  it('tells another role plainly that the Keys page needs an admin key, without asking the server', async () => {
     const { key } = await admin.keys.create({ name: 'reader', role: 'agent' });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').fill(key);
-    const modulesRefused = agentModulesRefusal(page);
+    const probed = roleProbes(page, 'agent');
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await modulesRefused;
-    await page.getByRole('alert').filter({ hasText: 'an admin key may' }).waitFor();
-    await expect(page.getByRole('alert').textContent()).resolves.toContain('the agent role may not use GET');
+    await probed;
+    await page.getByTestId('signed-in-as').filter({ hasText: 'signed in with an agent key' }).waitFor();
+    await expect(
+      page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys' }).count(),
+    ).resolves.toBe(0);
+    await page.evaluate("location.hash = '#/keys'");
+    await page.getByTestId('forbidden').filter({ hasText: 'This page needs an admin key' }).waitFor();
     await expect(page.getByRole('form', { name: 'New key' }).count()).resolves.toBe(0);
   });
 
   it('logged no error in the browser console but the answers the test provoked', async () => {
     expect(refused.sort()).toEqual([
       '400 POST /keys',
+      // The agent key's role, asked at sign-in: it may not list keys, nor approvals.
+      '403 GET /approvals',
       '403 GET /keys',
-      // The header's status line asks for the active environment, which an agent key may not.
-      '403 GET /modules',
-      '403 GET /principals',
       `409 DELETE /principals/${principalId}`,
     ]);
     expect(problems).toHaveLength(refused.length);

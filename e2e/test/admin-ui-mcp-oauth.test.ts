@@ -44,7 +44,7 @@ beforeAll(async () => {
   await admin.connections.create('guarded', { name: 'default' }).catch(() => undefined);
   browser = await launchChromium();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  // 401s: the page's first probe without a key and the browser's own favicon requests.
+  // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 90_000);
 afterAll(async () => {

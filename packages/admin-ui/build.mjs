@@ -1,6 +1,6 @@
 // Builds the UI to static files in dist/: the app (Preact and @cyrnel/client bundled, one
 // minified ES module), the editor it loads on demand (CodeMirror) and its TypeScript worker (the
-// compiler and the ES2022 library declarations), the page and its stylesheet. dist/size.json
+// compiler and the ES2022 library declarations), the page, its stylesheet and icon. dist/size.json
 // records the sizes.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -61,6 +61,7 @@ await build({
 });
 copyFileSync('src/index.html', 'dist/index.html');
 copyFileSync('src/styles.css', 'dist/styles.css');
+copyFileSync('src/favicon.svg', 'dist/favicon.svg');
 const sizes = {};
 for (const file of readdirSync('dist').sort()) {
   if (!/\.(js|css)$/.test(file)) continue;

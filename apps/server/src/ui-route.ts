@@ -10,6 +10,7 @@ const TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',
   js: 'text/javascript; charset=utf-8',
   css: 'text/css; charset=utf-8',
+  svg: 'image/svg+xml',
 };
 
 /**
@@ -22,52 +23,100 @@ export const UI_CSP =
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
- * `/ui`: the admin UI's static files, read once at start. No key is needed for the files
- * themselves (the page asks for one and sends it with every API call). Each answer carries the
- * CSP above and an ETag; the browser revalidates (`no-cache`), so a new server version is seen at
- * once and an unchanged file costs a 304.
+ * A path below `/ui/` that names a page, not a file: a route whose first segment is a word
+ * (`approvals/<id>`; every file's name has a dot). The UI routes by the hash, so such a path is
+ * sent there.
  */
-export function uiRouteGroup(): RouteGroup | undefined {
+const PAGE_PATH = /^[a-z]+(?:\/[^/]+)*$/;
+
+/** The UI's icon, also answered at `/favicon.ico`, where browsers and tools look without a page. */
+const ICON = 'favicon.svg';
+
+/** A file of the UI as answered: its bytes, type and ETag. */
+interface UiFile {
+  readonly body: Buffer;
+  readonly type: string;
+  readonly etag: string;
+}
+
+/** `body` as a UI file of `type`, its ETag a hash of the bytes. */
+function uiFile(body: Buffer, type: string): UiFile {
+  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+}
+
+/** The directory of `@cyrnel/admin-ui`'s built files, if it is installed and built. */
+function uiDist(): string | undefined {
   let dist: string;
   try {
     dist = join(dirname(createRequire(import.meta.url).resolve('@cyrnel/admin-ui/package.json')), 'dist');
   } catch {
     return undefined;
   }
-  if (!existsSync(join(dist, 'index.html'))) return undefined;
-  const names = readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css)$/.test(name));
+  return existsSync(join(dist, 'index.html')) ? dist : undefined;
+}
+
+/** The answer of `file` (a 304 when the browser has it), with the headers every UI file gets. */
+function answer(file: UiFile | undefined, ifNoneMatch: string | undefined): Response {
+  if (!file) return new Response('not found', { status: 404 });
+  const headers = {
+    'content-type': file.type,
+    'cache-control': 'no-cache',
+    etag: file.etag,
+    'content-security-policy': UI_CSP,
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'x-frame-options': 'DENY',
+  };
+  if (ifNoneMatch === file.etag) return new Response(null, { status: 304, headers });
+  return new Response(new Uint8Array(file.body), { status: 200, headers });
+}
+
+/**
+ * `/ui`: the admin UI's static files, read once at start. No key is needed for the files
+ * themselves (the page asks for one and sends it with every API call). A page's path
+ * (`/ui/approvals/<id>`) is redirected to its hash route (`/ui/#/approvals/<id>`). Each answer carries the
+ * CSP above and an ETag; the browser revalidates (`no-cache`), so a new server version is seen at
+ * once and an unchanged file costs a 304.
+ */
+export function uiRouteGroup(): RouteGroup | undefined {
+  const dist = uiDist();
+  if (!dist) return undefined;
+  const names = readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css|svg)$/.test(name));
   const files = new Map(
     names.map((name) => {
       const type = TYPES[name.split('.').pop() as string] as string;
-      const body = readFileSync(join(dist, name));
-      return [
-        name,
-        { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` },
-      ];
+      return [name, uiFile(readFileSync(join(dist, name)), type)];
     }),
   );
   const app = new Hono<AppEnv>();
-  const serve = (name: string) => (c: { req: { header(name: string): string | undefined } }) => {
-    const file = files.get(name);
-    if (!file) return new Response('not found', { status: 404 });
-    const headers = {
-      'content-type': file.type,
-      'cache-control': 'no-cache',
-      etag: file.etag,
-      'content-security-policy': UI_CSP,
-      'x-content-type-options': 'nosniff',
-      'referrer-policy': 'no-referrer',
-      'x-frame-options': 'DENY',
-    };
-    if (c.req.header('if-none-match') === file.etag) return new Response(null, { status: 304, headers });
-    return new Response(new Uint8Array(file.body), { status: 200, headers });
-  };
   app.get('*', (c) => {
     const pathname = new URL(c.req.url).pathname;
     // `/ui` → `/ui/`, so the page's relative URLs resolve below it.
     if (pathname === '/ui') return c.redirect('/ui/', 301);
     const file = pathname.slice('/ui/'.length);
-    return serve(file === '' ? 'index.html' : file)(c);
+    const found = files.get(file === '' ? 'index.html' : file);
+    // A page's path (`/ui/approvals/<id>`, the link MCP answers give): the page is its hash route.
+    if (!found && PAGE_PATH.test(file)) return c.redirect(`/ui/#/${file}`, 302);
+    return answer(found, c.req.header('if-none-match'));
   });
   return { path: '/ui', app, auth: 'none' };
+}
+
+/**
+ * `/favicon.ico`: the UI's icon (an SVG, answered as such), without a key like the UI's files, so
+ * a browser's or a tool's look for it at the root finds it instead of a 401. Undefined when the UI
+ * is not built.
+ */
+export function faviconRouteGroup(): RouteGroup | undefined {
+  const dist = uiDist();
+  if (!dist || !existsSync(join(dist, ICON))) return undefined;
+  const file = uiFile(readFileSync(join(dist, ICON)), TYPES.svg as string);
+  const app = new Hono<AppEnv>();
+  app.get('/', (c) => answer(file, c.req.header('if-none-match')));
+  return { path: '/favicon.ico', app, auth: 'none' };
+}
+
+/** The UI's route groups (`/ui` and `/favicon.ico`): none when `@cyrnel/admin-ui` is not built. */
+export function uiRouteGroups(): RouteGroup[] {
+  return [uiRouteGroup(), faviconRouteGroup()].filter((group) => group !== undefined);
 }

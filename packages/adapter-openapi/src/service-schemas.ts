@@ -184,7 +184,7 @@ export function buildSecretsSchema(plan: ServicePlan): JSONSchema {
       type: 'object',
       additionalProperties: { type: 'string' },
       description:
-        "Extra headers sent with every request, stored encrypted (e.g. { Authorization: 'Bearer <token>' } for an API whose document declares no security scheme); they override config headers, and a declared scheme's credential overrides them",
+        'Extra headers sent with every request, stored encrypted: a JSON object of header names to values (e.g. { "Authorization": "Bearer <token>" } for an API whose document declares no security scheme); they override config headers, and a declared scheme\'s credential overrides them',
     };
   return { type: 'object', properties, additionalProperties: false };
 }

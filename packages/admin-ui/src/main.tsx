@@ -6,16 +6,26 @@ import { Shell } from './components/shell';
 import { useClient } from './components/use-client';
 import { useRoute } from './components/use-route';
 import { SignInPage } from './pages/sign-in-page';
-import { pageFor } from './routes';
+import { effectiveRoute, pageFor } from './routes';
 
 function App() {
-  const { client, needsKey, connect, signOut } = useClient();
+  const { session, needsKey, refused, connect, signOut } = useClient();
   const route = useRoute();
-  if (needsKey) return <SignInPage onSignedIn={(key) => void connect(key)} />;
-  if (!client) return <p class="empty">Connecting…</p>;
+  if (needsKey)
+    return <SignInPage onSignedIn={(key) => void connect(key)} onOpen={() => void connect(undefined)} />;
+  if (!session) {
+    return (
+      <main>
+        <p class="empty" role="status">
+          Connecting…
+        </p>
+      </main>
+    );
+  }
+  const shown = effectiveRoute(route, session);
   return (
-    <Shell client={client} page={route[0]} onSignOut={signOut}>
-      {pageFor(route, client)}
+    <Shell session={session} page={shown[0]} refused={refused} onSignOut={signOut}>
+      {pageFor(shown, session)}
     </Shell>
   );
 }

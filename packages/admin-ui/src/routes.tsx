@@ -1,9 +1,10 @@
-import type { CyrnelClient } from '@cyrnel/client';
 import type { JSX } from 'preact';
+import { homeOf, may, routeNeeds, type Session } from './components/access';
 import { ApprovalPage } from './pages/approval-page';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ConnectPage } from './pages/connect-page';
 import { ConnectionsPage } from './pages/connections-page';
+import { ForbiddenPage } from './pages/forbidden-page';
 import { KeysPage } from './pages/keys-page';
 import { ModulePage } from './pages/module-page';
 import { ModulesPage } from './pages/modules-page';
@@ -15,24 +16,35 @@ import { ServicesPage } from './pages/services-page';
 import { ToolPage } from './pages/tool-page';
 import { ToolsPage } from './pages/tools-page';
 
-/** The page of a route (`['services', 'weather']` → the service page of `weather`,
- * `['services', 'weather', 'connections']` → its connections). */
-export function pageFor(route: readonly string[], client: CyrnelClient): JSX.Element {
+/** The route shown for `route` (the hash's segments): the role's home page when there is none. */
+export function effectiveRoute(route: readonly string[], session: Session): readonly string[] {
+  return route.length === 0 ? [homeOf(session.role)] : route;
+}
+
+/**
+ * The page of a route (`['services', 'weather']` → the service page of `weather`,
+ * `['services', 'weather', 'connections']` → its connections); a page the session's key may not
+ * open says so, without asking the server.
+ */
+export function pageFor(route: readonly string[], session: Session): JSX.Element {
+  const { client, role } = session;
   const [page, ...rest] = route;
+  const needs = routeNeeds(route);
+  if (!may(role, needs)) return <ForbiddenPage role={role} needs={needs} page={page ?? ''} />;
   return page === 'services' && rest[0] && rest[1] === 'connections' ? (
-    <ConnectionsPage client={client} serviceId={rest[0]} />
+    <ConnectionsPage client={client} serviceId={rest[0]} role={role} />
   ) : page === 'services' && rest[0] ? (
     <ServicePage client={client} id={rest[0]} />
   ) : page === 'services' ? (
     <ServicesPage client={client} />
   ) : page === 'tools' && rest[0] && rest[1] ? (
-    <ToolPage client={client} serviceId={rest[0]} toolId={rest[1]} />
+    <ToolPage client={client} serviceId={rest[0]} toolId={rest[1]} role={role} />
   ) : page === 'tools' ? (
     <ToolsPage client={client} />
   ) : page === 'playground' ? (
-    <PlaygroundPage client={client} />
+    <PlaygroundPage client={client} role={role} />
   ) : page === 'processes' && rest[0] ? (
-    <ProcessPage client={client} id={Number(rest[0])} />
+    <ProcessPage client={client} id={Number(rest[0])} role={role} />
   ) : page === 'processes' ? (
     <ProcessesPage client={client} />
   ) : page === 'approvals' && rest[0] ? (
@@ -44,10 +56,15 @@ export function pageFor(route: readonly string[], client: CyrnelClient): JSX.Ele
   ) : page === 'modules' ? (
     <ModulesPage client={client} />
   ) : page === 'keys' ? (
-    <KeysPage client={client} />
+    <KeysPage client={client} open={session.open} />
   ) : page === 'connect' ? (
     <ConnectPage />
   ) : (
-    <p class="empty">No such page.</p>
+    <>
+      <h1>No such page</h1>
+      <p class="empty">
+        Nothing is at this address: <a href={`#/${homeOf(role)}`}>go to the start page</a>.
+      </p>
+    </>
   );
 }

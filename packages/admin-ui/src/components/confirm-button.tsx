@@ -3,16 +3,19 @@ import { useState } from 'preact/hooks';
 /**
  * A button for something that cannot be undone, asking once: "Delete…" turns into "Really delete"
  * and "Cancel". `subject` names the thing in the buttons' accessible names (`Delete key ci bot`),
- * so rows of a table can be told apart.
+ * so rows of a table can be told apart; `verb` says what is done (`Revoke`: "Revoke…", "Really
+ * revoke").
  */
 export function ConfirmButton({
   subject,
   busy,
   onConfirm,
+  verb = 'Delete',
 }: {
   subject: string;
   busy: boolean;
   onConfirm: () => void;
+  verb?: string;
 }) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
@@ -20,10 +23,10 @@ export function ConfirmButton({
       <button
         type="button"
         class="secondary"
-        aria-label={`Delete ${subject}`}
+        aria-label={`${verb} ${subject}`}
         onClick={() => setAsking(true)}
       >
-        Delete…
+        {verb}…
       </button>
     );
   }
@@ -33,13 +36,13 @@ export function ConfirmButton({
         type="button"
         class="danger"
         disabled={busy}
-        aria-label={`Really delete ${subject}`}
+        aria-label={`Really ${verb.toLowerCase()} ${subject}`}
         onClick={() => {
           setAsking(false);
           onConfirm();
         }}
       >
-        Really delete
+        Really {verb.toLowerCase()}
       </button>
       <button type="button" class="secondary" onClick={() => setAsking(false)}>
         Cancel

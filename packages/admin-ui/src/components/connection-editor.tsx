@@ -43,7 +43,7 @@ export function ConnectionEditor({
   const replaceSecrets = (event: Event) => {
     event.preventDefault();
     setDone('');
-    const parsed = parseJsonObject(secrets, 'The secrets field', { secret: true });
+    const parsed = parseJsonObject(secrets, 'The secrets field', { example: '{ "token": "…" }' });
     if (parsed instanceof Error) return secretsAction.setError(parsed);
     void secretsAction.run(async () => {
       try {

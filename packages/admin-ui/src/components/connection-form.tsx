@@ -16,7 +16,7 @@ function requestOf(form: typeof EMPTY, principals: KnownPrincipals): CreateConne
     ...ownerOfChoice(form.owner, principals),
   };
   if (form.secrets.trim()) {
-    const secrets = parseJsonObject(form.secrets, 'The secrets field', { secret: true });
+    const secrets = parseJsonObject(form.secrets, 'The secrets field', { example: '{ "token": "…" }' });
     if (secrets instanceof Error) return secrets;
     request.secrets = secrets;
   }

@@ -56,7 +56,9 @@ export function ConnectionTable({
             <th>Secrets set</th>
             <th>Updated</th>
             {anyAuthorization ? <th>Authorization</th> : null}
-            <th />
+            <th>
+              <span class="visually-hidden">Actions</span>
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -14,6 +14,10 @@ import { ErrorLine } from './error-line';
 import { parseJsonObject } from './json-object';
 import { useAction } from './use-action';
 
+const SCOPE_EXAMPLE = '{ "services": ["notes"], "tools": ["weather.getForecast"] }';
+const POLICY_EXAMPLE =
+  '{ "default": "ask", "services": { "notes": "allow" }, "tools": { "notes.createNote": "block" } }';
+
 const EMPTY = { name: '', role: 'agent' as KeyRole, principal: '', scope: '', policy: '' };
 
 /** The request the form describes, or why it is none (a scope or policy that is not a JSON object). */
@@ -21,12 +25,12 @@ function requestOf(form: typeof EMPTY): CreateKeyRequest | Error {
   const request: CreateKeyRequest = { name: form.name, role: form.role };
   if (form.principal) request.principal = form.principal;
   if (form.scope.trim()) {
-    const scope = parseJsonObject(form.scope, 'The scope');
+    const scope = parseJsonObject(form.scope, 'The scope', { example: SCOPE_EXAMPLE });
     if (scope instanceof Error) return scope;
     request.scope = scope as KeyScope;
   }
   if (form.policy.trim()) {
-    const policy = parseJsonObject(form.policy, 'The policy');
+    const policy = parseJsonObject(form.policy, 'The policy', { example: POLICY_EXAMPLE });
     if (policy instanceof Error) return policy;
     request.policy = policy as KeyPolicy;
   }
@@ -84,8 +88,7 @@ export function KeyForm({
       </select>
       <label for="key-scope">Scope (JSON, optional)</label>
       <p class="muted">
-        What the key may call at all; empty: every tool. For example:{' '}
-        <code>{'{ "services": ["notes"], "tools": ["weather.getForecast"] }'}</code>
+        What the key may call at all; empty: every tool. For example: <code>{SCOPE_EXAMPLE}</code>
       </p>
       <textarea
         id="key-scope"
@@ -97,9 +100,7 @@ export function KeyForm({
       <label for="key-policy">Policy (JSON, optional)</label>
       <p class="muted">
         How its calls differ from the policies; empty: they follow them. For example:{' '}
-        <code>
-          {'{ "default": "ask", "services": { "notes": "allow" }, "tools": { "notes.createNote": "block" } }'}
-        </code>
+        <code>{POLICY_EXAMPLE}</code>
       </p>
       <textarea
         id="key-policy"

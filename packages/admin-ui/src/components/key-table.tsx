@@ -24,8 +24,8 @@ export function policySummary(policy: KeyPolicy | null): string {
 
 /**
  * API keys as rows: name, role, principal, prefix, when created and last used, scope and policy
- * in a line each, and deleting one (asked once). Never the keys themselves: the server has only
- * their hashes.
+ * in a line each, and revoking one (asked once; `DELETE /keys/:id`: it answers 401 from then on).
+ * Never the keys themselves: the server has only their hashes.
  */
 export function KeyTable({
   keys,
@@ -52,7 +52,9 @@ export function KeyTable({
             <th>Last used</th>
             <th>Scope</th>
             <th>Policy</th>
-            <th />
+            <th>
+              <span class="visually-hidden">Revoke</span>
+            </th>
           </tr>
         </thead>
         <tbody>
@@ -65,11 +67,16 @@ export function KeyTable({
                 <code>{key.prefix}…</code>
               </td>
               <td>{key.createdAt}</td>
-              <td>{key.lastUsedAt ?? 'never'}</td>
+              <td data-testid="key-last-used">{key.lastUsedAt ?? 'never'}</td>
               <td data-testid="key-scope">{scopeSummary(key.scope)}</td>
               <td data-testid="key-policy">{policySummary(key.policy)}</td>
               <td>
-                <ConfirmButton subject={`key ${key.name}`} busy={busy} onConfirm={() => onDelete(key)} />
+                <ConfirmButton
+                  verb="Revoke"
+                  subject={`key ${key.name}`}
+                  busy={busy}
+                  onConfirm={() => onDelete(key)}
+                />
               </td>
             </tr>
           ))}

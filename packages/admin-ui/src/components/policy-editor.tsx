@@ -31,7 +31,7 @@ export function PolicyEditor({
   const save = (event: Event) => {
     event.preventDefault();
     setSaved(false);
-    const policy = parseJsonObject(text ?? '', 'The policy');
+    const policy = parseJsonObject(text ?? '', 'The policy', { example: EXAMPLE });
     if (policy instanceof Error) return setError(policy);
     void run(async () => {
       show(await client.services.setPolicy(serviceId, policy as ServicePolicy));

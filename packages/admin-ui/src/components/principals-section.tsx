@@ -50,7 +50,9 @@ export function PrincipalsSection({
               <th>Kind</th>
               <th>Keys</th>
               <th>Created</th>
-              <th />
+              <th>
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
           </thead>
           <tbody>

@@ -1,19 +1,59 @@
 import type { CyrnelClient } from '@cyrnel/client';
+import type { KeyRole } from '@cyrnel/sdk/api';
+import { useEffect, useState } from 'preact/hooks';
+import { may } from './access';
 import { CallsTable } from './calls-table';
 import { ErrorLine } from './error-line';
 import { useAction } from './use-action';
 import { useProcess } from './use-process';
 
 /**
- * One process, live while it runs: its state (a link to the approval it waits for), its data-flow
- * labels, a kill button, output, tool calls with their policy decisions, stdout, stderr.
+ * The parameters of the calls that waited for an approval, by approval id, for a key that may read
+ * approvals (the only place the API keeps a call's parameters); none for another key.
  */
-export function ProcessView({ client, id }: { client: CyrnelClient; id: number }) {
+function useApprovalParameters(client: CyrnelClient, approvalIds: readonly string[], role: KeyRole) {
+  const [parameters, setParameters] = useState<ReadonlyMap<string, unknown>>(new Map());
+  const wanted = may(role, 'approver') ? approvalIds.filter((id) => !parameters.has(id)) : [];
+  useEffect(() => {
+    if (wanted.length === 0) return;
+    let stopped = false;
+    void Promise.all(
+      wanted.map((id) =>
+        client.approvals.get(id).then(
+          (approval) => [id, approval.parameters] as const,
+          () => undefined,
+        ),
+      ),
+    ).then((found) => {
+      if (stopped) return;
+      setParameters((before) => {
+        const next = new Map(before);
+        for (const entry of found) if (entry && entry[1] !== null) next.set(entry[0], entry[1]);
+        return next;
+      });
+    });
+    return () => {
+      stopped = true;
+    };
+  }, [wanted.join(' ')]);
+  return parameters;
+}
+
+/**
+ * One process, live while it runs: its state (a link to the approval it waits for, for a key that
+ * may open it), its data-flow labels, a kill button, output, tool calls with their answers,
+ * durations and policy decisions, stdout, stderr.
+ */
+export function ProcessView({ client, id, role }: { client: CyrnelClient; id: number; role: KeyRole }) {
   const view = useProcess(client, id);
   const { error, run } = useAction();
   const running = view.record !== undefined && view.record.state !== 'idle';
+  const approvalIds = view.calls.flatMap((call) =>
+    call.decision?.approvalId ? [call.decision.approvalId] : [],
+  );
+  const parameters = useApprovalParameters(client, approvalIds, role);
   return (
-    <section aria-live="polite">
+    <section aria-live="polite" aria-label="The run">
       <ErrorLine error={view.error ?? error} />
       {view.record ? (
         <p>
@@ -30,8 +70,14 @@ export function ProcessView({ client, id }: { client: CyrnelClient; id: number }
       ) : null}
       {view.record?.state === 'waiting' && view.record.approvalId ? (
         <p data-testid="waiting-approval">
-          Waits at a tool call for a person's decision:{' '}
-          <a href={`#/approvals/${encodeURIComponent(view.record.approvalId)}`}>open the approval</a>
+          Waits at a tool call for a person's decision
+          {may(role, 'approver') ? (
+            <>
+              : <a href={`#/approvals/${encodeURIComponent(view.record.approvalId)}`}>open the approval</a>
+            </>
+          ) : (
+            ' (an approver or admin key decides it).'
+          )}
         </p>
       ) : null}
       {view.record && view.record.labels.length > 0 ? (
@@ -58,7 +104,12 @@ export function ProcessView({ client, id }: { client: CyrnelClient; id: number }
         </pre>
       </details>
       <h2>Tool calls</h2>
-      <CallsTable calls={view.calls} />
+      <CallsTable
+        calls={view.calls}
+        ended={view.record?.state === 'idle'}
+        parameters={parameters}
+        linkApprovals={may(role, 'approver')}
+      />
       <h2>stdout</h2>
       <pre data-testid="stdout">{view.stdout}</pre>
       {view.stderr ? (

@@ -1,207 +1,45 @@
 import { CyrnelHttpError } from '@cyrnel/client';
 import type { JsonPatch } from '@cyrnel/sdk/api';
 import { useState } from 'preact/hooks';
+import { describeError } from './error-line';
+import type { Schema } from './schema-check';
+import { fieldId, SchemaFields } from './schema-fields';
+import { draftsOf, leafAt, leavesOf, planSave } from './settings-plan';
 
-type Schema = {
-  type?: string | string[];
-  enum?: unknown[];
-  properties?: Record<string, Schema>;
-  required?: string[];
-  items?: Schema;
-  description?: string;
-  title?: string;
-  default?: unknown;
-  writeOnly?: boolean;
-};
-
-type Value = unknown;
-
-function typeOf(schema: Schema): string {
-  const type = Array.isArray(schema.type) ? schema.type.find((item) => item !== 'null') : schema.type;
-  if (type) return type;
-  if (schema.properties) return 'object';
-  if (schema.enum) return 'enum';
-  return 'json';
+/** The server's validation messages by the field they belong to (`details[].path`, with or without a leading field). */
+function serverProblems(schema: Schema, error: unknown): { byField: Map<string, string>; other: string[] } {
+  const byField = new Map<string, string>();
+  const other: string[] = [];
+  if (!(error instanceof CyrnelHttpError) || !Array.isArray(error.details)) return { byField, other };
+  const leaves = leavesOf(schema);
+  for (const detail of error.details as { path?: unknown; message?: unknown }[]) {
+    if (typeof detail.message !== 'string') continue;
+    const path =
+      typeof detail.path === 'string'
+        ? detail.path.replace(/^\/?(config|secrets)/, '').replace(/^\/?/, '/')
+        : '';
+    const leaf = path ? leafAt(leaves, path) : undefined;
+    if (leaf && !byField.has(leaf.pointer)) byField.set(leaf.pointer, `${leaf.name}: ${detail.message}`);
+    else other.push(detail.message);
+  }
+  return { byField, other };
 }
 
-/** The server's validation messages by JSON pointer (`details[].path`, with or without a leading field). */
-function fieldErrors(error: unknown): Map<string, string> {
-  const map = new Map<string, string>();
-  if (error instanceof CyrnelHttpError) {
-    const details = Array.isArray(error.details)
-      ? (error.details as { path?: unknown; message?: unknown }[])
-      : [];
-    for (const detail of details) {
-      if (typeof detail.path !== 'string' || typeof detail.message !== 'string') continue;
-      const path = detail.path.replace(/^(config|secrets)/, '').replace(/^\/?/, '/');
-      map.set(path, detail.message);
-    }
-  }
-  return map;
-}
-
-interface FieldProps {
-  readonly schema: Schema;
-  readonly pointer: string;
-  readonly value: Value;
-  readonly onChange: (value: Value) => void;
-  readonly errors: Map<string, string>;
-  readonly secret: boolean;
-  readonly isSet?: boolean;
-}
-
-function Field({ schema, pointer, value, onChange, errors, secret, isSet }: FieldProps) {
-  const id = `field${pointer.replace(/[^A-Za-z0-9]/g, '-')}`;
-  const name = pointer.split('/').pop() ?? '';
-  const type = typeOf(schema);
-  const error = errors.get(pointer);
-  const label = (
-    <label for={id}>
-      {schema.title ?? name}
-      {secret ? isSet ? <span class="pill on"> set</span> : <span class="pill off"> not set</span> : null}
-    </label>
-  );
-  const help = schema.description ? <small>{schema.description}</small> : null;
-  const message = error ? (
-    <span class="error" role="alert">
-      {error}
-    </span>
-  ) : null;
-  if (type === 'object' && schema.properties) {
-    const object = (value && typeof value === 'object' ? value : {}) as Record<string, Value>;
-    return (
-      <fieldset>
-        <legend>{schema.title ?? name}</legend>
-        {Object.entries(schema.properties).map(([key, child]) => (
-          <Field
-            key={key}
-            schema={child}
-            pointer={`${pointer}/${key}`}
-            value={object[key]}
-            onChange={(next) => onChange({ ...object, [key]: next })}
-            errors={errors}
-            secret={secret}
-          />
-        ))}
-        {message}
-      </fieldset>
-    );
-  }
-  if (schema.enum) {
-    return (
-      <div>
-        {label}
-        <select
-          id={id}
-          value={value === undefined ? '' : JSON.stringify(value)}
-          onChange={(e) => {
-            const raw = (e.target as HTMLSelectElement).value;
-            onChange(raw === '' ? undefined : JSON.parse(raw));
-          }}
-        >
-          <option value="">(unset)</option>
-          {schema.enum.map((option) => (
-            <option key={JSON.stringify(option)} value={JSON.stringify(option)}>
-              {String(option)}
-            </option>
-          ))}
-        </select>
-        {help}
-        {message}
-      </div>
-    );
-  }
-  if (type === 'boolean') {
-    return (
-      <div>
-        <label for={id}>
-          <input
-            id={id}
-            type="checkbox"
-            checked={value === true}
-            onChange={(e) => onChange((e.target as HTMLInputElement).checked)}
-          />{' '}
-          {schema.title ?? name}
-        </label>
-        {help}
-        {message}
-      </div>
-    );
-  }
-  if (type === 'number' || type === 'integer') {
-    return (
-      <div>
-        {label}
-        <input
-          id={id}
-          type="number"
-          step={type === 'integer' ? 1 : 'any'}
-          value={typeof value === 'number' ? String(value) : ''}
-          onInput={(e) => {
-            const raw = (e.target as HTMLInputElement).value;
-            onChange(raw === '' ? undefined : Number(raw));
-          }}
-        />
-        {help}
-        {message}
-      </div>
-    );
-  }
-  if (type === 'string') {
-    return (
-      <div>
-        {label}
-        <input
-          id={id}
-          type={secret || schema.writeOnly ? 'password' : 'text'}
-          autocomplete="off"
-          value={typeof value === 'string' ? value : ''}
-          onInput={(e) => {
-            const raw = (e.target as HTMLInputElement).value;
-            onChange(raw === '' ? undefined : raw);
-          }}
-        />
-        {help}
-        {message}
-      </div>
-    );
-  }
-  // Arrays and anything else: JSON, checked when saved.
-  return (
-    <div>
-      {label}
-      <textarea
-        id={id}
-        class="code"
-        rows={4}
-        value={value === undefined ? '' : JSON.stringify(value, null, 2)}
-        onInput={(e) => {
-          const raw = (e.target as HTMLTextAreaElement).value;
-          try {
-            onChange(raw.trim() === '' ? undefined : JSON.parse(raw));
-          } catch {
-            // Kept as typed until it is JSON.
-          }
-        }}
-      />
-      {help}
-      {message}
-    </div>
-  );
-}
-
-/** What a settings form saves through. */
-export interface SettingsTarget {
-  getConfig(): Promise<Record<string, unknown>>;
-  patchConfig(patch: JsonPatch): Promise<unknown>;
-  getSecretsPresent(): Promise<string[]>;
-  patchSecrets(patch: JsonPatch): Promise<unknown>;
-}
+/** What the form says under its button: saved (and what), nothing to save, or why not. */
+type Outcome =
+  | { readonly kind: 'saved'; readonly names: readonly string[] }
+  | { readonly kind: 'nothing' }
+  | { readonly kind: 'problems'; readonly count: number; readonly general: readonly string[] }
+  | { readonly kind: 'refused'; readonly error: unknown };
 
 /**
  * A form generated from a JSON Schema object (strings, numbers, booleans, enums, nested objects;
- * anything else as JSON), saved as a JSON Patch of the fields that changed. Secrets are
- * write-only: the form shows which are set, never their values, and sends only what was typed.
+ * anything else typed as JSON), saved as a JSON Patch of the top-level properties that changed.
+ * Every field is checked here before anything is sent (JSON with the line, column and what is
+ * wrong; types, bounds, required properties): a problem is said at its field and nothing is sent;
+ * a form with nothing changed sends nothing and says so. The server's refusals are shown at their
+ * fields too. Secrets are write-only: the form shows which are set (a header map: which headers),
+ * never their values, and sends only what was typed, emptied once sent.
  */
 export function SchemaForm({
   schema,
@@ -218,55 +56,96 @@ export function SchemaForm({
   onSave: (patch: JsonPatch) => Promise<void>;
   title: string;
 }) {
-  const [value, setValue] = useState<Record<string, unknown>>(initial);
-  const [error, setError] = useState<unknown>(undefined);
-  const [saved, setSaved] = useState(false);
-  const properties = schema.properties ?? {};
-  if (Object.keys(properties).length === 0) return <p class="empty">No {title.toLowerCase()}.</p>;
-  const errors = fieldErrors(error);
+  const idPrefix = title.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+  const [drafts, setDrafts] = useState(() => draftsOf(schema, secret ? {} : initial));
+  // Problems show once saving was tried (then as the fields change), not while a person types, nor
+  // when a field is left: a message appearing then would move the button being clicked.
+  const [tried, setTried] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | undefined>();
+  const [busy, setBusy] = useState(false);
+  if (Object.keys(schema.properties ?? {}).length === 0)
+    return <p class="empty">No {title.toLowerCase()}.</p>;
+  const plan = planSave(schema, secret ? {} : initial, drafts, secret);
+  const server = outcome?.kind === 'refused' ? serverProblems(schema, outcome.error) : undefined;
+  const shown = new Map<string, string>();
+  for (const [pointer, problem] of plan.problems) if (tried) shown.set(pointer, problem);
+  for (const [pointer, problem] of server?.byField ?? [])
+    if (!shown.has(pointer)) shown.set(pointer, problem);
   const submit = async (event: Event) => {
     event.preventDefault();
-    setSaved(false);
-    const patch: JsonPatch = [];
-    for (const key of Object.keys(properties)) {
-      const next = value[key];
-      const before = initial[key];
-      if (next === undefined && before !== undefined && !secret)
-        patch.push({ op: 'remove', path: `/${key}` });
-      else if (next !== undefined && JSON.stringify(next) !== JSON.stringify(before))
-        patch.push({ op: 'add', path: `/${key}`, value: next });
+    setTried(true);
+    if (plan.problems.size > 0 || plan.general.length > 0) {
+      setOutcome({ kind: 'problems', count: plan.problems.size, general: plan.general });
+      const [first] = plan.problems.keys();
+      if (first !== undefined) document.getElementById(fieldId(idPrefix, first))?.focus();
+      return;
     }
+    if (plan.patch.length === 0) {
+      setOutcome({ kind: 'nothing' });
+      return;
+    }
+    setBusy(true);
     try {
-      await onSave(patch);
-      setError(undefined);
-      setSaved(true);
-      if (secret) setValue({});
+      await onSave(plan.patch);
+      setOutcome({ kind: 'saved', names: plan.changed });
+      setTried(false);
+      if (secret) setDrafts(draftsOf(schema, {}));
     } catch (caught) {
-      setError(caught);
+      setOutcome({ kind: 'refused', error: caught });
+      // Secrets typed are not kept on the page once sent, whatever the answer.
+      if (secret) setDrafts(draftsOf(schema, {}));
+    } finally {
+      setBusy(false);
     }
   };
+  const context = {
+    idPrefix,
+    drafts,
+    problems: shown,
+    secret,
+    present: present ?? [],
+    onDraft: (pointer: string, text: string) => {
+      setDrafts((before) => ({ ...before, [pointer]: text }));
+      if (outcome?.kind !== 'problems') setOutcome(undefined);
+    },
+  };
   return (
-    <form onSubmit={submit} aria-label={title}>
-      {Object.entries(properties).map(([key, child]) => (
-        <Field
-          key={key}
-          schema={child}
-          pointer={`/${key}`}
-          value={value[key]}
-          onChange={(next) => setValue({ ...value, [key]: next })}
-          errors={errors}
-          secret={secret}
-          isSet={present?.includes(`/${key}`) ?? false}
-        />
-      ))}
+    <form onSubmit={submit} aria-label={title} noValidate>
+      <SchemaFields schema={schema} context={context} />
       <div class="row">
-        <button type="submit">Save {title.toLowerCase()}</button>
-        {saved ? <span class="pill on">saved</span> : null}
+        <button type="submit" disabled={busy}>
+          Save {title.toLowerCase()}
+        </button>
+        <span role="status" data-testid={`${idPrefix}-outcome`}>
+          {outcome?.kind === 'saved' ? (
+            <span class="pill on">saved: {outcome.names.join(', ')}</span>
+          ) : outcome?.kind === 'nothing' ? (
+            secret ? (
+              'Nothing to save: every field is empty (stored secrets are never shown; type one to replace it).'
+            ) : (
+              'Nothing to save: no field was changed.'
+            )
+          ) : null}
+        </span>
       </div>
-      {error && errors.size === 0 ? (
-        <p class="error" role="alert">
-          {error instanceof CyrnelHttpError ? `${error.message} (${error.reason})` : String(error)}
-        </p>
+      {outcome?.kind === 'problems' && (plan.problems.size > 0 || plan.general.length > 0) ? (
+        <div class="error" role="alert">
+          Not saved, nothing was sent:{' '}
+          {plan.problems.size > 0
+            ? `${plan.problems.size === 1 ? 'a field needs' : `${plan.problems.size} fields need`} fixing (said at ${plan.problems.size === 1 ? 'it' : 'each'}).`
+            : ''}
+          {plan.general.map((line) => (
+            <span key={line}> {line}.</span>
+          ))}
+        </div>
+      ) : null}
+      {outcome?.kind === 'refused' ? (
+        <div class="error" role="alert">
+          Not saved: {describeError(outcome.error)}
+          {server?.other.map((line) => (
+            <span key={line}> {line}.</span>
+          ))}
+        </div>
       ) : null}
     </form>
   );

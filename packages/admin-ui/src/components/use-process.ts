@@ -2,7 +2,10 @@ import type { CyrnelClient } from '@cyrnel/client';
 import type { ProcessRecord, ToolCallRecord } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
 
-/** A process followed live: its events while it runs, then its record, output and calls. */
+/**
+ * A process followed live: its record and calls at once and at each change of state, stdout and
+ * stderr as they come, then its record, output and calls once it ended.
+ */
 export function useProcess(client: CyrnelClient, id: number | undefined) {
   const [record, setRecord] = useState<ProcessRecord | undefined>();
   const [stdout, setStdout] = useState('');
@@ -17,9 +20,16 @@ export function useProcess(client: CyrnelClient, id: number | undefined) {
     setStdout('');
     setStderr('');
     setOutput(undefined);
+    setCalls([]);
     void (async () => {
+      // The calls so far: a run that waits at an approval, or still runs, shows the calls it made.
+      const loadCalls = async () => {
+        const made = await client.processes.calls(id);
+        if (!stopped) setCalls(made.items);
+      };
       try {
         setRecord(await client.processes.get(id));
+        await loadCalls();
         let out = '';
         let err = '';
         for await (const event of client.processes.events(id, { signal: controller.signal })) {
@@ -32,7 +42,11 @@ export function useProcess(client: CyrnelClient, id: number | undefined) {
             err += event.data.text;
             setStderr(err);
           }
-          if (event.type === 'state') setRecord(await client.processes.get(id));
+          if (event.type === 'state') {
+            setRecord(await client.processes.get(id));
+            await loadCalls();
+          }
+          if (event.type === 'approval') await loadCalls();
           if (event.type === 'exit') break;
         }
         const [finished, result, made] = await Promise.all([

@@ -1,5 +1,5 @@
-import { type CyrnelClient, CyrnelHttpError } from '@cyrnel/client';
-import type { ConnectionRecord, ServiceDetail } from '@cyrnel/sdk/api';
+import type { CyrnelClient } from '@cyrnel/client';
+import type { ConnectionRecord, KeyRole, ServiceDetail } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
 import { collect } from '../components/collect';
 import { ConfirmButton } from '../components/confirm-button';
@@ -12,9 +12,6 @@ import { OAuthConnect, oauthOf } from '../components/oauth-connect';
 import { useAction } from '../components/use-action';
 import { usePoll } from '../components/use-poll';
 
-/** A 403: this key's role may not use the route (only an admin key reads services and principals). */
-const refusedToRole = (error: unknown) => error instanceof CyrnelHttpError && error.status === 403;
-
 /** What the page knows beyond the connections: the secrets the service names, the principals. */
 interface Context {
   /** The secrets the service's schema names (`token`, `headers`), shown as an example. */
@@ -23,25 +20,15 @@ interface Context {
 }
 
 /**
- * The service's secret names and the principals, for an admin key; for any other key (refused the
- * service's detail) neither, without asking for the principals it would be refused too.
+ * The service's secret names and the principals, for an admin key; for any other key neither (it
+ * may read neither the service's detail nor the principals), without asking.
  */
-async function loadContext(client: CyrnelClient, serviceId: string): Promise<Context> {
-  let service: ServiceDetail;
-  try {
-    service = await client.services.get(serviceId);
-  } catch (error) {
-    if (refusedToRole(error)) return { secretNames: [], principals: undefined };
-    throw error;
-  }
+async function loadContext(client: CyrnelClient, serviceId: string, role: KeyRole): Promise<Context> {
+  if (role !== 'admin') return { secretNames: [], principals: undefined };
+  const service: ServiceDetail = await client.services.get(serviceId);
   const properties = (service.secretsSchema as { properties?: unknown }).properties;
   const secretNames = properties && typeof properties === 'object' ? Object.keys(properties) : [];
-  try {
-    return { secretNames, principals: await collect(client.principals.iterate()) };
-  } catch (error) {
-    if (refusedToRole(error)) return { secretNames, principals: undefined };
-    throw error;
-  }
+  return { secretNames, principals: await collect(client.principals.iterate()) };
 }
 
 /**
@@ -51,7 +38,15 @@ async function loadContext(client: CyrnelClient, serviceId: string): Promise<Con
  * giving it to another owner, deleting it. Owners are named by the principals an admin key sees;
  * another key sees its own and the shared connections, owners as ids.
  */
-export function ConnectionsPage({ client, serviceId }: { client: CyrnelClient; serviceId: string }) {
+export function ConnectionsPage({
+  client,
+  serviceId,
+  role,
+}: {
+  client: CyrnelClient;
+  serviceId: string;
+  role: KeyRole;
+}) {
   const [context, setContext] = useState<Context | undefined>();
   const [editing, setEditing] = useState<string | undefined>();
   const { error, busy, run } = useAction();
@@ -60,7 +55,7 @@ export function ConnectionsPage({ client, serviceId }: { client: CyrnelClient; s
     () =>
       void run(async () => {
         setContext(undefined);
-        setContext(await loadContext(client, serviceId));
+        setContext(await loadContext(client, serviceId, role));
       }),
     [serviceId],
   );
@@ -77,9 +72,11 @@ export function ConnectionsPage({ client, serviceId }: { client: CyrnelClient; s
   return (
     <>
       <h1>Connections of {serviceId}</h1>
-      <p>
-        <a href={`#/services/${encodeURIComponent(serviceId)}`}>Back to the service</a>
-      </p>
+      {role === 'admin' ? (
+        <p>
+          <a href={`#/services/${encodeURIComponent(serviceId)}`}>Back to the service</a>
+        </p>
+      ) : null}
       <p class="muted">
         Named sets of the service's secrets, stored encrypted and never shown (only which are set). A run uses
         its principal's own connection when there is one, else the shared <code>default</code>, which holds

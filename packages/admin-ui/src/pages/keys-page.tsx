@@ -14,7 +14,7 @@ import { useAction } from '../components/use-action';
  * message), creating and deleting them. A created key is shown once, held in this page's state
  * only, so navigating away forgets it.
  */
-export function KeysPage({ client }: { client: CyrnelClient }) {
+export function KeysPage({ client, open }: { client: CyrnelClient; open: boolean }) {
   const [keys, setKeys] = useState<KeyRecord[] | undefined>();
   const [principals, setPrincipals] = useState<PrincipalRecord[]>([]);
   const [created, setCreated] = useState<CreatedKey | undefined>();
@@ -52,12 +52,19 @@ export function KeysPage({ client }: { client: CyrnelClient }) {
       {created ? <NewKey created={created} onDone={() => setCreated(undefined)} /> : null}
       <ErrorLine error={error} />
       <h2>Keys</h2>
+      <p class="muted">Revoking a key is at once and for good: it is refused from its next request.</p>
       {keys.length === 0 ? (
         <p class="empty">No stored key: the server's own key (if any) is set where it starts.</p>
       ) : (
         <KeyTable keys={keys} principals={principals} busy={busy} onDelete={remove} />
       )}
       <h2>Create a key</h2>
+      {open ? (
+        <p class="notice" data-testid="open-server-note">
+          This server has no key yet: every request is an admin's. Once a key is stored, every request needs
+          one: create an <strong>admin</strong> key for yourself first, copy it, then sign in with it.
+        </p>
+      ) : null}
       <KeyForm client={client} principals={principals} onCreated={onCreated} />
       <PrincipalsSection client={client} principals={principals} onChanged={() => run(reload)} />
     </>

@@ -43,7 +43,6 @@ export function ModulePage({ client, id }: { client: CyrnelClient; id: string })
       />
       <h2>Secrets</h2>
       <SchemaForm
-        key={`secrets-${present.join(',')}`}
         title="Secrets"
         schema={module.secretsSchema}
         initial={{}}

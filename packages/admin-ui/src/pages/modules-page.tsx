@@ -47,7 +47,9 @@ export function ModulesPage({ client }: { client: CyrnelClient }) {
             <th>Type</th>
             <th>Version</th>
             <th>Status</th>
-            <th />
+            <th>
+              <span class="visually-hidden">Enable or disable</span>
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -1,4 +1,5 @@
 import type { CyrnelClient } from '@cyrnel/client';
+import type { KeyRole } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
 import { CodeEditor } from '../components/code-editor';
 import { ErrorLine } from '../components/error-line';
@@ -18,7 +19,7 @@ const CODE_STORAGE = 'cyrnel.playground';
  * `#/playground`: code edited against the declarations of the enabled tools, run as a process
  * with a timeout and followed live.
  */
-export function PlaygroundPage({ client }: { client: CyrnelClient }) {
+export function PlaygroundPage({ client, role }: { client: CyrnelClient; role: KeyRole }) {
   const [code, setCode] = useState(() => sessionStorage.getItem(CODE_STORAGE) ?? EXAMPLE);
   const [timeoutMs, setTimeoutMs] = useState('30000');
   const [id, setId] = useState<number | undefined>();
@@ -28,11 +29,23 @@ export function PlaygroundPage({ client }: { client: CyrnelClient }) {
     sessionStorage.setItem(CODE_STORAGE, code);
   }, [code]);
   useEffect(() => void client.environment.types().then(setTypes, () => setTypes('')), []);
-  const start = () =>
-    run(async () => {
-      const created = await client.processes.create({ code, timeoutMs: Number(timeoutMs) || 30_000 });
+  const timeout = timeoutMs.trim();
+  const timeoutProblem =
+    timeout === '' || (/^\d+$/.test(timeout) && Number(timeout) > 0)
+      ? undefined
+      : "The timeout is a whole number of milliseconds above 0, digits only (empty: the server's default).";
+  const [showProblem, setShowProblem] = useState(false);
+  const start = () => {
+    setShowProblem(true);
+    if (timeoutProblem) return;
+    void run(async () => {
+      const created = await client.processes.create({
+        code,
+        ...(timeout ? { timeoutMs: Number(timeout) } : {}),
+      });
       setId(created.id);
     });
+  };
   return (
     <>
       <h1>Playground</h1>
@@ -45,14 +58,22 @@ export function PlaygroundPage({ client }: { client: CyrnelClient }) {
           inputMode="numeric"
           class="narrow"
           value={timeoutMs}
+          aria-invalid={showProblem && timeoutProblem ? 'true' : undefined}
+          aria-describedby={showProblem && timeoutProblem ? 'timeout-problem' : undefined}
           onInput={(e) => setTimeoutMs((e.target as HTMLInputElement).value)}
+          onBlur={() => setShowProblem(true)}
         />
         <button type="button" onClick={start} disabled={busy}>
           Run
         </button>
       </div>
+      {showProblem && timeoutProblem ? (
+        <p id="timeout-problem" class="error field-problem" role="alert">
+          {timeoutProblem}
+        </p>
+      ) : null}
       <ErrorLine error={error} />
-      {id === undefined ? null : <ProcessView key={id} client={client} id={id} />}
+      {id === undefined ? null : <ProcessView key={id} client={client} id={id} role={role} />}
       <details>
         <summary>Declarations of the enabled tools</summary>
         <pre>{types ?? ''}</pre>

@@ -1,11 +1,12 @@
 import type { CyrnelClient } from '@cyrnel/client';
+import type { KeyRole } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorLine } from '../components/error-line';
 import { ProcessView } from '../components/process-view';
 import { useAction } from '../components/use-action';
 
 /** `#/processes/<id>`: one process: its code, running it again, and the run followed live. */
-export function ProcessPage({ client, id }: { client: CyrnelClient; id: number }) {
+export function ProcessPage({ client, id, role }: { client: CyrnelClient; id: number; role: KeyRole }) {
   const [code, setCode] = useState('');
   const [run, setRun] = useState(0);
   const action = useAction();
@@ -30,7 +31,7 @@ export function ProcessPage({ client, id }: { client: CyrnelClient; id: number }
       <ErrorLine error={action.error} />
       <h2>Code</h2>
       <pre>{code}</pre>
-      <ProcessView key={`${id}-${run}`} client={client} id={id} />
+      <ProcessView key={`${id}-${run}`} client={client} id={id} role={role} />
     </>
   );
 }

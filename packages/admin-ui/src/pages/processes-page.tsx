@@ -31,7 +31,10 @@ export function ProcessesPage({ client }: { client: CyrnelClient }) {
       <select
         id="state-filter"
         value={state}
-        onChange={(e) => setState((e.target as HTMLSelectElement).value)}
+        onChange={(e) => {
+          setState((e.target as HTMLSelectElement).value);
+          setCursor(undefined);
+        }}
       >
         <option value="">any</option>
         <option value="queued">queued</option>
@@ -40,22 +43,39 @@ export function ProcessesPage({ client }: { client: CyrnelClient }) {
         <option value="idle">idle</option>
       </select>
       <ErrorLine error={error} />
-      {items?.length === 0 ? <p class="empty">No process yet: run code in the playground.</p> : null}
-      <table>
-        <tbody>
-          {(items ?? []).map((item) => (
-            <tr key={item.id}>
-              <td>
-                <a href={`#/processes/${item.id}`}>#{item.id}</a>
-              </td>
-              <td>{item.state}</td>
-              <td>{item.exitState ?? ''}</td>
-              <td>{item.hostId ?? ''}</td>
-              <td>{item.createdAt}</td>
+      {items?.length === 0 ? (
+        <p class="empty" data-testid="no-process">
+          {state
+            ? `No process matches the state “${state}”${cursor ? ' on this page' : ''}: choose “any” to see them all.`
+            : 'No process yet: run code in the playground.'}
+        </p>
+      ) : null}
+      {items && items.length > 0 ? (
+        <table aria-label="Processes">
+          <thead>
+            <tr>
+              <th>Process</th>
+              <th>State</th>
+              <th>Exit</th>
+              <th>Host</th>
+              <th>Created</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {(items ?? []).map((item) => (
+              <tr key={item.id}>
+                <td>
+                  <a href={`#/processes/${item.id}`}>#{item.id}</a>
+                </td>
+                <td>{item.state}</td>
+                <td>{item.exitState ?? ''}</td>
+                <td>{item.hostId ?? ''}</td>
+                <td>{item.createdAt}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
       <div class="row">
         {cursor ? (
           <button type="button" class="secondary" onClick={() => setCursor(undefined)}>

@@ -1,7 +1,7 @@
 import type { CyrnelClient } from '@cyrnel/client';
 import type { ServiceDetail, ToolRecord } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
-import { DefinitionSource } from '../components/definition-source';
+import { DefinitionSource, definitionProblem } from '../components/definition-source';
 import { ErrorLine } from '../components/error-line';
 import { Pill } from '../components/pill';
 import { PolicyEditor } from '../components/policy-editor';
@@ -32,6 +32,7 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [update, setUpdate] = useState({ source: 'file', url: '', text: '' });
   const [changes, setChanges] = useState('');
+  const [updateTried, setUpdateTried] = useState(false);
   const { error, busy, run } = useAction();
   const load = () =>
     run(async () => {
@@ -42,8 +43,11 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
     });
   useEffect(() => void load(), [id]);
   if (!service || !config) return <ErrorLine error={error} />;
+  const updateProblem = definitionProblem(update);
   const replaceDefinition = (event: Event) => {
     event.preventDefault();
+    setUpdateTried(true);
+    if (updateProblem) return;
     void run(async () => {
       const updated = await client.services.update(
         id,
@@ -66,7 +70,13 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
         <button
           type="button"
           disabled={busy}
-          onClick={() => run(async () => setService(await client.services.setEnabled(id, !service.enabled)))}
+          onClick={() =>
+            run(async () => {
+              setService(await client.services.setEnabled(id, !service.enabled));
+              // Whether each tool is callable follows the service's state.
+              setTools((await client.tools.list({ serviceId: id, limit: 100 })).items);
+            })
+          }
         >
           {service.enabled ? 'Disable' : 'Enable'}
         </button>
@@ -97,7 +107,6 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
         <a href={`#/services/${encodeURIComponent(id)}/connections`}>connections</a>.
       </p>
       <SchemaForm
-        key={`secrets-${present.join(',')}`}
         title="Secrets"
         schema={service.secretsSchema}
         initial={{}}
@@ -127,8 +136,14 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
         }
       />
       <h2>Update the definition</h2>
-      <form onSubmit={replaceDefinition}>
-        <DefinitionSource prefix="update" label="New definition from" value={update} onChange={setUpdate} />
+      <form onSubmit={replaceDefinition} noValidate aria-label="Update the definition">
+        <DefinitionSource
+          prefix="update"
+          label="New definition from"
+          value={update}
+          onChange={setUpdate}
+          problem={updateTried ? updateProblem : undefined}
+        />
         <div class="row">
           <button type="submit" disabled={busy}>
             Replace the definition

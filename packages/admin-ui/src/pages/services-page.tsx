@@ -1,7 +1,8 @@
 import type { CyrnelClient } from '@cyrnel/client';
+import { isValidIdentifier } from '@cyrnel/sdk';
 import type { ModuleRecord, ServiceRecord } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
-import { DefinitionSource } from '../components/definition-source';
+import { DefinitionSource, definitionProblem } from '../components/definition-source';
 import { ErrorLine } from '../components/error-line';
 import { Pill } from '../components/pill';
 import { useAction } from '../components/use-action';
@@ -50,8 +51,15 @@ export function ServicesPage({ client }: { client: CyrnelClient }) {
       setAdapters((await client.modules.list({ type: 'adapter', limit: 100 })).items);
     });
   useEffect(() => void load(), []);
+  const [tried, setTried] = useState(false);
+  const idProblem = isValidIdentifier(form.id.trim())
+    ? undefined
+    : 'The id is how code names the service (cyrnel.services.<id>): letters, digits, _ and $, not starting with a digit, and not a reserved word such as delete.';
+  const sourceProblem = definitionProblem(form);
   const install = (event: Event) => {
     event.preventDefault();
+    setTried(true);
+    if (idProblem || sourceProblem) return;
     void run(async () => {
       const common = { id: form.id.trim(), adapter: form.adapter };
       const service =
@@ -66,7 +74,11 @@ export function ServicesPage({ client }: { client: CyrnelClient }) {
       <h1>Services</h1>
       <ErrorLine error={error} />
       {services === undefined ? (
-        <p class="empty">Loading…</p>
+        error === undefined ? (
+          <p class="empty" role="status">
+            Loading…
+          </p>
+        ) : null
       ) : services.length === 0 ? (
         <p class="empty">
           No service yet: install one below from an OpenAPI document or an MCP server definition.
@@ -75,14 +87,21 @@ export function ServicesPage({ client }: { client: CyrnelClient }) {
         <ServiceTable services={services} />
       )}
       <h2>Install a service</h2>
-      <form onSubmit={install}>
+      <form onSubmit={install} noValidate aria-label="Install a service">
         <label for="install-id">Id (used in code: cyrnel.services.&lt;id&gt;)</label>
         <input
           id="install-id"
           type="text"
           value={form.id}
+          aria-invalid={tried && idProblem ? 'true' : undefined}
+          aria-describedby={tried && idProblem ? 'install-id-problem' : undefined}
           onInput={(e) => setForm({ ...form, id: (e.target as HTMLInputElement).value })}
         />
+        {tried && idProblem ? (
+          <p id="install-id-problem" class="error field-problem" role="alert">
+            {idProblem}
+          </p>
+        ) : null}
         <label for="install-adapter">Adapter</label>
         <select
           id="install-adapter"
@@ -100,6 +119,7 @@ export function ServicesPage({ client }: { client: CyrnelClient }) {
           label="Definition from"
           value={form}
           onChange={(next) => setForm({ ...form, ...next })}
+          problem={tried ? sourceProblem : undefined}
         />
         <div class="row">
           <button type="submit" disabled={busy || form.id.trim() === ''}>

@@ -1,5 +1,5 @@
 import type { CyrnelClient } from '@cyrnel/client';
-import type { ToolDetail } from '@cyrnel/sdk/api';
+import type { KeyRole, ToolDetail } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
 import { ErrorLine } from '../components/error-line';
 import { Markdown } from '../components/markdown';
@@ -15,10 +15,13 @@ export function ToolPage({
   client,
   serviceId,
   toolId,
+  role,
 }: {
   client: CyrnelClient;
   serviceId: string;
   toolId: string;
+  /** Only an admin key turns a tool on and off. */
+  role: KeyRole;
 }) {
   const [tool, setTool] = useState<ToolDetail | undefined>();
   const [docs, setDocs] = useState('');
@@ -40,15 +43,23 @@ export function ToolPage({
       <ErrorLine error={error} />
       <div class="row">
         <Pill on={tool.enabled} yes="enabled" no="disabled" />
-        <button
-          type="button"
-          disabled={busy}
-          onClick={() =>
-            run(async () => setTool(await client.tools.setEnabled(serviceId, toolId, !tool.enabled)))
-          }
-        >
-          {tool.enabled ? 'Disable' : 'Enable'}
-        </button>
+        <span data-testid="tool-callable">
+          <Pill on={tool.effectivelyEnabled} yes="callable" no="not callable" />
+          {tool.enabled && !tool.effectivelyEnabled ? (
+            <span class="muted"> (its service is disabled, or its adapter is not active)</span>
+          ) : null}
+        </span>
+        {role === 'admin' ? (
+          <button
+            type="button"
+            disabled={busy}
+            onClick={() =>
+              run(async () => setTool(await client.tools.setEnabled(serviceId, toolId, !tool.enabled)))
+            }
+          >
+            {tool.enabled ? 'Disable' : 'Enable'}
+          </button>
+        ) : null}
       </div>
       <p data-testid="tool-policy">
         Calls: <PolicyPill policy={tool.effectivePolicy} />{' '}

@@ -1,0 +1,139 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type CyrnelClient, createClient } from '@cyrnel/client';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium, recordProblems, recordRefusals, roleProbes } from '../support/chromium';
+import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+
+const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+const KEY = 'ui-roles-bootstrap';
+// The API paths only an admin key may use, whose pages an agent key must not even ask for.
+const ADMIN_ONLY = /^\/(services(\/[^/]+)?|modules(\/.*)?|principals(\/.*)?|keys\/.+)$/;
+
+let work: string;
+let cyrnel: CyrnelServer;
+let notes: NotesUpstream;
+let admin: CyrnelClient;
+let agentKey: string;
+let approverKey: string;
+let browser: Browser;
+let page: Page;
+const problems: string[] = [];
+const refused: string[] = [];
+// Requests the page made to admin-only API paths, as `METHOD path`.
+const adminRequests: string[] = [];
+
+const navigation = () => page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
+
+async function signIn(key: string, role: 'agent' | 'approver') {
+  await page.getByLabel('API key').fill(key);
+  const probed = roleProbes(page, role);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await probed;
+  await page
+    .getByTestId('signed-in-as')
+    .filter({ hasText: `signed in with an ${role} key` })
+    .waitFor();
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-roles-'));
+  await mkdir(ARTIFACTS, { recursive: true });
+  notes = await startNotesUpstream();
+  cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
+  admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
+  await admin.services.install({
+    id: 'notes',
+    adapter: 'openapi',
+    definition: notes.definition,
+    enabled: true,
+  });
+  agentKey = (await admin.keys.create({ name: 'bot', role: 'agent' })).key;
+  approverKey = (await admin.keys.create({ name: 'reviewer', role: 'approver' })).key;
+  browser = await launchChromium();
+  page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+  page.on('request', (request) => {
+    const path = new URL(request.url()).pathname;
+    if (ADMIN_ONLY.test(path)) adminRequests.push(`${request.method()} ${path}`);
+  });
+  recordRefusals(page, refused);
+  // 401s: the page's first probes without a key.
+  recordProblems(page, problems, /status of 401\b/);
+}, 60_000);
+afterAll(async () => {
+  await browser?.close();
+  await cyrnel?.program.stop();
+  await notes?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('what a key that is not an admin key sees in the admin UI, in headless Chromium', () => {
+  it('an agent key: only the pages it may open, starting at the tools', async () => {
+    await page.goto(`${cyrnel.url}/ui/`);
+    await signIn(agentKey, 'agent');
+    await page.getByRole('heading', { name: 'Tools' }).waitFor();
+    await expect(navigation()).resolves.toEqual(['Tools', 'Playground', 'Processes', 'Connect']);
+    await page.getByRole('link', { name: 'notes.listNotes' }).waitFor();
+    // The header's status asks nothing an agent key may not read.
+    await page
+      .getByTestId('status')
+      .filter({ hasText: /^healthy · API \d+\.\d+\.\d+$/ })
+      .waitFor();
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-agent-tools.png'), fullPage: true });
+  });
+
+  it('a page the agent key may not open says so at once, names the key it needs, and asks the server nothing', async () => {
+    const pages: [hash: string, heading: string, needs: string][] = [
+      ['services', 'Services', 'an admin key'],
+      ['services/notes', 'Services', 'an admin key'],
+      ['modules', 'Modules', 'an admin key'],
+      ['modules/openapi', 'Modules', 'an admin key'],
+      ['keys', 'Keys', 'an admin key'],
+      ['approvals', 'Approvals', 'an approver or admin key'],
+    ];
+    for (const [hash, heading, needs] of pages) {
+      await page.evaluate(`location.hash = '#/${hash}'`);
+      await page.getByRole('heading', { name: heading, exact: true }).waitFor();
+      const said = page.getByTestId('forbidden');
+      await expect(said.textContent()).resolves.toBe(
+        `This page needs ${needs}; you signed in with an agent key, which may not open it. Sign out and sign in with such a key to use it.`,
+      );
+      await expect(page.locator('main').textContent()).resolves.not.toMatch(/Loading|forbidden \(/);
+      await expect(page.locator('main').getByRole('link', { name: 'Tools' }).count()).resolves.toBe(1);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'ui-agent-forbidden.png'), fullPage: true });
+    expect(adminRequests).toEqual([]);
+  });
+
+  it("an agent key's tool page shows whether the tool is callable, without the admin's Enable button", async () => {
+    await page.evaluate(`location.hash = '#/tools/notes/listNotes'`);
+    await page.getByTestId('tool-callable').filter({ hasText: 'callable' }).waitFor();
+    await expect(page.getByRole('button', { name: /^(Enable|Disable)$/ }).count()).resolves.toBe(0);
+    // Its own connections are the agent's to see (the service's page is not).
+    await page.evaluate(`location.hash = '#/services/notes/connections'`);
+    await page.getByRole('heading', { name: 'Connections of notes' }).waitFor();
+    await expect(page.getByRole('link', { name: 'Back to the service' }).count()).resolves.toBe(0);
+    expect(adminRequests).toEqual([]);
+  });
+
+  it('an approver key also opens the approvals', async () => {
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(approverKey, 'approver');
+    await expect(navigation()).resolves.toEqual(['Tools', 'Playground', 'Processes', 'Approvals', 'Connect']);
+    await page.getByRole('link', { name: 'Approvals' }).click();
+    await page.getByTestId('no-pending').waitFor();
+    await page.evaluate(`location.hash = '#/keys'`);
+    await page.getByTestId('forbidden').filter({ hasText: 'you signed in with an approver key' }).waitFor();
+    expect(adminRequests).toEqual([]);
+  });
+
+  it('logged no error in the browser console but the role probes of the sign-ins', () => {
+    expect(refused.sort()).toEqual(['403 GET /approvals', '403 GET /keys', '403 GET /keys']);
+    expect(problems).toHaveLength(refused.length);
+    expect(problems.every((problem) => problem.includes('Failed to load resource'))).toBe(true);
+  });
+});

@@ -1,0 +1,76 @@
+import type { CyrnelClient } from '@cyrnel/client';
+import type { KeyRole } from '@cyrnel/sdk/api';
+
+/** Who the UI talks to the server as. */
+export interface Session {
+  readonly client: CyrnelClient;
+  /** The role of the key signed in with (`admin` on a server without keys). */
+  readonly role: KeyRole;
+  /** The server has no key at all: every request is an admin's, there is nothing to sign in with. */
+  readonly open: boolean;
+}
+
+/** The pages of the navigation: route, label and the least role that may open them. */
+export const PAGES: readonly (readonly [route: string, label: string, needs: KeyRole])[] = [
+  ['services', 'Services', 'admin'],
+  ['tools', 'Tools', 'agent'],
+  ['playground', 'Playground', 'agent'],
+  ['processes', 'Processes', 'agent'],
+  ['approvals', 'Approvals', 'approver'],
+  ['modules', 'Modules', 'admin'],
+  ['keys', 'Keys', 'admin'],
+  ['connect', 'Connect', 'agent'],
+];
+
+/** What each role may use: an approver is an agent that also decides approvals; an admin may do all. */
+const GRANTS: Readonly<Record<KeyRole, readonly KeyRole[]>> = {
+  agent: ['agent'],
+  approver: ['agent', 'approver'],
+  admin: ['agent', 'approver', 'admin'],
+};
+
+/** True when a key of `role` may do what needs `needs`. */
+export function may(role: KeyRole, needs: KeyRole): boolean {
+  return GRANTS[role].includes(needs);
+}
+
+/**
+ * The role a route needs: its page's (`services` needs an admin key), but a service's connections
+ * (`services/<id>/connections`) are any key's own and the shared ones.
+ */
+export function routeNeeds(route: readonly string[]): KeyRole {
+  const [page, , sub] = route;
+  if (page === 'services' && sub === 'connections') return 'agent';
+  return PAGES.find(([path]) => path === page)?.[2] ?? 'agent';
+}
+
+/** The page a role starts at: the services for an admin, the tools for any other key. */
+export function homeOf(role: KeyRole): string {
+  return role === 'admin' ? 'services' : 'tools';
+}
+
+/** True when `error` is the server's 403: the key's role may not use the route. */
+function forbidden(error: unknown): boolean {
+  return (error as { status?: unknown } | null)?.status === 403;
+}
+
+/**
+ * The role of the key `client` signs in with, asked of the server: the API has no route that says
+ * it, so a route only admins may read (`GET /keys`), then one approvers may (`GET /approvals`), each
+ * asked for one item; a 403 says the key is below that role.
+ */
+export async function roleOf(client: CyrnelClient): Promise<KeyRole> {
+  try {
+    await client.keys.list({ limit: 1 });
+    return 'admin';
+  } catch (error) {
+    if (!forbidden(error)) throw error;
+  }
+  try {
+    await client.approvals.list({ limit: 1 });
+    return 'approver';
+  } catch (error) {
+    if (!forbidden(error)) throw error;
+  }
+  return 'agent';
+}
