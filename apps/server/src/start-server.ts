@@ -15,7 +15,7 @@ import { redactingServerLogger } from './redacting-server-logger';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
 import type { ServerConfig } from './server-flags';
-import { uiRouteGroups } from './ui-route';
+import { UI_PATH, uiRouteGroups } from './ui-route';
 
 /**
  * Options of {@link startServer}: any {@link ServerConfig} field (the binary's defaults where left
@@ -108,7 +108,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     onLeftOut: (message) => logger.warn(message, { component: 'mcp-tools' }),
     taskTtlMs: config.processRetention > 0 ? config.processRetention : null,
   });
-  const ui = config.noUi ? [] : uiRouteGroups();
+  const uiGroups = config.noUi ? [] : uiRouteGroups();
+  /** The admin UI's own group, when it is served (built and not turned off). */
+  const ui = uiGroups.find((group) => group.path === UI_PATH);
   const oauth = config.oauthIssuer
     ? mcpOAuth({
         issuer: config.oauthIssuer,
@@ -120,7 +122,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       })
     : undefined;
   const app = createApp(composed.host, {
-    routes: [mcp.group, ...ui, ...(oauth ? [oauth.group] : []), clientMetadata.group],
+    routes: [mcp.group, ...uiGroups, ...(oauth ? [oauth.group] : []), clientMetadata.group],
     ...(oauth ? { oauth: oauth.bearer } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,

@@ -32,6 +32,9 @@ const PAGE_PATH = /^[a-z]+(?:\/[^/]+)*$/;
 /** The UI's icon, also answered at `/favicon.ico`, where browsers and tools look without a page. */
 const ICON = 'favicon.svg';
 
+/** Where the admin UI is served. */
+export const UI_PATH = '/ui';
+
 /** A file of the UI as answered: its bytes, type and ETag. */
 interface UiFile {
   readonly body: Buffer;
@@ -99,7 +102,7 @@ export function uiRouteGroup(): RouteGroup | undefined {
     if (!found && PAGE_PATH.test(file)) return c.redirect(`/ui/#/${file}`, 302);
     return answer(found, c.req.header('if-none-match'));
   });
-  return { path: '/ui', app, auth: 'none' };
+  return { path: UI_PATH, app, auth: 'none' };
 }
 
 /**
