@@ -68,11 +68,14 @@ function tarballProblems(file) {
       .filter(Boolean)
       .map((entry) => entry.replace(/^package\//, '')),
   );
-  const manifest = JSON.parse(execFileSync('tar', ['-xzOf', file, 'package/package.json'], { encoding: 'utf8' }));
+  const manifest = JSON.parse(
+    execFileSync('tar', ['-xzOf', file, 'package/package.json'], { encoding: 'utf8' }),
+  );
   const problems = [];
   for (const field of ['dependencies', 'optionalDependencies', 'peerDependencies']) {
     for (const [name, spec] of Object.entries(manifest[field] ?? {})) {
-      if (/^(workspace|catalog|link|file):/.test(spec)) problems.push(`${field} ${name} is "${spec}", not a version`);
+      if (/^(workspace|catalog|link|file):/.test(spec))
+        problems.push(`${field} ${name} is "${spec}", not a version`);
     }
   }
   const pointed = [manifest.main, manifest.module, manifest.types, manifest.typings];
@@ -112,16 +115,22 @@ function pack(outArgument) {
   const packages = publishablePackages();
   // Tarballs of these packages from an earlier run (other versions) would be taken for current ones.
   for (const file of readdirSync(out)) {
-    if (packages.some(({ name }) => file.startsWith(`${tarballBase(name)}-`) && /-\d[^/]*\.tgz$/.test(file))) {
+    if (
+      packages.some(({ name }) => file.startsWith(`${tarballBase(name)}-`) && /-\d[^/]*\.tgz$/.test(file))
+    ) {
       rmSync(join(out, file));
     }
   }
   // One pnpm for all (it packs them in parallel); each tarball is then looked at on its own.
   try {
-    execFileSync('pnpm', ['-r', ...packages.flatMap(({ name }) => ['--filter', name]), 'pack', '--pack-destination', out], {
-      cwd: ROOT,
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    execFileSync(
+      'pnpm',
+      ['-r', ...packages.flatMap(({ name }) => ['--filter', name]), 'pack', '--pack-destination', out],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
   } catch (error) {
     process.stderr.write(`pack: pnpm pack failed:\n${String(error.stderr ?? error.message).trim()}\n`);
     process.exit(1);
@@ -141,7 +150,9 @@ function pack(outArgument) {
     manifests.set(name, manifest);
   }
   if (failures.length > 0) {
-    process.stderr.write(`pack: ${failures.length} problem(s):\n${failures.map((line) => `  ${line}\n`).join('')}`);
+    process.stderr.write(
+      `pack: ${failures.length} problem(s):\n${failures.map((line) => `  ${line}\n`).join('')}`,
+    );
     process.exit(1);
   }
   const width = Math.max(...packages.map(({ name, version }) => `${name}@${version}`.length));

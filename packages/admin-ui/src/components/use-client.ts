@@ -2,7 +2,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 
 /** Where the API key is kept: the tab's session storage, so it goes with the tab. */
-const KEY_STORAGE = 'cyrnel.apiKey';
+export const KEY_STORAGE = 'cyrnel.apiKey';
 
 /**
  * The API client of this server, once a key (or none, on a keyless loopback server) was accepted.
