@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { userEnv } from './packed';
 
 /** An MCP client configuration's server entry that starts a command (stdio). */
 export interface StdioServerConfig {
@@ -8,13 +9,14 @@ export interface StdioServerConfig {
 }
 
 /**
- * Start `config` as an MCP client would (its command, arguments and environment over this
- * process's), initialize over stdio and list the tools: the names it answers. Fails with the
- * program's stderr when it exits first or does not answer within `timeoutMs`.
+ * Start `config` as an MCP client would (its command, arguments and environment over a user's
+ * environment, see {@link userEnv}), initialize over stdio and list the tools: the names it
+ * answers. Fails with the program's stderr when it exits first or does not answer within
+ * `timeoutMs`.
  */
 export async function listToolsOverStdio(config: StdioServerConfig, timeoutMs = 120_000): Promise<string[]> {
   const child = spawn(config.command, [...config.args], {
-    env: { ...process.env, ...config.env },
+    env: { ...userEnv(), ...config.env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
