@@ -1,7 +1,7 @@
 // The publishable packages of the workspace packed into one folder, checked, and the commands
 // that use them. `scripts/pack.sh` builds first and calls it; on its own:
 //
-//   node scripts/pack.mjs list          the publishable packages' names, one a line
+//   node scripts/pack.mjs list          the publishable packages, one a line: name version
 //   node scripts/pack.mjs pack <dir>    pnpm pack each into <dir>, check the tarballs, print the lines
 //
 // Publishable: not `private`, not in `.changeset/config.json`'s `ignore`. Each tarball is checked
@@ -196,7 +196,7 @@ Scaffold a module whose npm install takes ${scaffold} from these tarballs:
 
 const [command, argument] = process.argv.slice(2);
 if (command === 'list') {
-  for (const { name } of publishablePackages()) process.stdout.write(`${name}\n`);
+  for (const { name, version } of publishablePackages()) process.stdout.write(`${name} ${version}\n`);
 } else if (command === 'pack' && argument) {
   pack(argument);
 } else {

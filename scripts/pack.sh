@@ -36,12 +36,12 @@ eval "$(bash scripts/toolchain.sh)"
 
 if [ "$BUILD" = yes ]; then
   filters=()
-  while IFS= read -r name; do filters+=(--filter "$name"); done < <(node scripts/pack.mjs list)
+  while read -r name _; do filters+=(--filter "$name"); done < <(node scripts/pack.mjs list)
   if [ -f node_modules/.modules.yaml ] && grep -Eq '"?devDependencies"?: true' node_modules/.modules.yaml; then
     pnpm install --frozen-lockfile --prefer-offline >&2
   else
     deps=()
-    while IFS= read -r name; do deps+=(--filter "$name..."); done < <(node scripts/pack.mjs list)
+    while read -r name _; do deps+=(--filter "$name..."); done < <(node scripts/pack.mjs list)
     pnpm install --frozen-lockfile --prefer-offline --prod --filter cyrnel "${deps[@]}" >&2
   fi
   pnpm exec turbo run build "${filters[@]}" --output-logs=errors-only >&2
