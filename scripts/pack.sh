@@ -14,23 +14,19 @@
 # packages needs is installed, as `scripts/serve.sh` does (production dependencies).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-cd "$ROOT"
 
-OUT=dist-packages
+OUT="$ROOT/dist-packages"
 BUILD=yes
 for arg in "$@"; do
   case "$arg" in
     --no-build) BUILD=no ;;
     -h | --help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "pack.sh: unknown option $arg (try --help)" >&2; exit 2 ;;
-    *) OUT=$arg ;;
+    /*) OUT=$arg ;;
+    *) OUT="$PWD/$arg" ;; # relative to where the command was typed
   esac
 done
-# Relative to where the command was typed, not to the checkout.
-case "$OUT" in
-  /*) ;;
-  *) [ "$OUT" = dist-packages ] || OUT="$OLDPWD/$OUT" ;;
-esac
+cd "$ROOT"
 
 eval "$(bash scripts/toolchain.sh)"
 
