@@ -91,6 +91,18 @@ describe('module init --from', () => {
     expect(readFileSync(join(target, 'README.md'), 'utf8')).toContain(`from the tarballs in \`${folder}\``);
   });
 
+  it('is in the usage `module init --help` prints (exit 0)', async () => {
+    const written: string[] = [];
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => written.push(chunk) > 0) as typeof process.stdout.write;
+    try {
+      expect(await runModuleCommand(['init', '--help'])).toBe(0);
+    } finally {
+      process.stdout.write = write;
+    }
+    expect(written.join('')).toContain('--from <tarballs>');
+  });
+
   it('writes version ranges without it, and refuses a folder without the tarballs (exit 1, nothing written)', async () => {
     const plain = join(dir.path, 'plain-env');
     expect(await runModuleCommand(['init', plain, '--type', 'environment'])).toBe(0);
