@@ -1,61 +1,63 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { NPM_FLAGS, packTarballs, ROOT, shell } from '../support/packed';
 
 const run = promisify(execFile);
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CLI = join(ROOT, 'apps/server/dist/cli.js');
-const TSC = join(ROOT, 'node_modules/typescript/bin/tsc');
 
 let work: string;
+let tarballs: string;
 let cyrnel: CyrnelServer | undefined;
 
-/** `cyrnel-server module init <dir> --type <type>`, then its JSDoc types checked against the SDK. */
+/**
+ * `cyrnel-server module init <dir> --type <type> --from <tarballs>`, then what its README says:
+ * `npm install` (the @cyrnel packages from the tarballs, the rest from the npm registry) and
+ * `npm run check` (its JSDoc types against the SDK).
+ */
 async function scaffold(id: string, type: 'adapter' | 'environment'): Promise<string> {
   const dir = join(work, 'authoring', id);
-  const { stdout } = await run(process.execPath, [CLI, 'module', 'init', dir, '--type', type], {
-    timeout: 30_000,
-  });
-  expect(stdout).toContain(`Wrote the ${type} module ${id}`);
-  // What `npm install` in the module folder would give: the SDK's types, the kits and vitest.
-  await mkdir(join(dir, 'node_modules', '@cyrnel'), { recursive: true });
-  await symlink(join(ROOT, 'packages/sdk'), join(dir, 'node_modules', '@cyrnel', 'sdk'));
-  await symlink(join(ROOT, 'packages/testing'), join(dir, 'node_modules', '@cyrnel', 'testing'));
-  await symlink(join(ROOT, 'node_modules/vitest'), join(dir, 'node_modules', 'vitest'));
-  const checked = await run(process.execPath, [TSC, '-p', dir], { timeout: 120_000 }).then(
-    () => '',
-    (error: { stdout?: string }) => error.stdout ?? String(error),
+  const { stdout } = await run(
+    process.execPath,
+    [CLI, 'module', 'init', dir, '--type', type, '--from', tarballs],
+    {
+      timeout: 30_000,
+    },
   );
-  expect(checked).toBe('');
+  expect(stdout).toContain(`Wrote the ${type} module ${id}`);
+  const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8'));
+  expect(manifest.devDependencies['@cyrnel/sdk']).toMatch(
+    new RegExp(`^file:${tarballs}/cyrnel-sdk-.*\\.tgz$`),
+  );
+  await shell(`npm install ${NPM_FLAGS}`, dir);
+  await shell('npm run check', dir, 120_000);
   return dir;
 }
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-module-'));
+  tarballs = join(work, 'packed');
+  await packTarballs(tarballs);
   cyrnel = await startCyrnel(join(work, 'data'));
-});
+}, 300_000);
 afterAll(async () => {
   await cyrnel?.program.stop();
   await rm(work, { recursive: true, force: true });
 });
 
 describe('a module from `cyrnel-server module init`', () => {
-  it('loads as scaffolded: an adapter that passes the adapter contract, dropped into modules/, reloaded, installed and invoked', async () => {
+  it('installs from the packed tarballs and loads as scaffolded: an adapter that passes the adapter contract, dropped into modules/, reloaded, installed and invoked', {
+    timeout: 600_000,
+  }, async () => {
     const { client } = cyrnel as CyrnelServer;
     const dir = await scaffold('echo-tools', 'adapter');
-    // Its own test: the conformance kit of @cyrnel/testing (`npm test` in the module folder).
-    const contract = await run(process.execPath, [join(ROOT, 'node_modules/vitest/vitest.mjs'), 'run'], {
-      cwd: dir,
-      timeout: 120_000,
-      env: { ...process.env, CI: 'true', NO_COLOR: '1' },
-    }).then(
-      ({ stdout }) => stdout,
-      (error: { stdout?: string; stderr?: string }) => `failed: ${error.stdout ?? ''}${error.stderr ?? ''}`,
+    // Its own test, with what npm installed: the conformance kit of @cyrnel/testing.
+    const contract = await shell('CI=true NO_COLOR=1 npm test', dir, 180_000).catch(
+      (error: Error) => `failed: ${error.message}`,
     );
     expect(contract).toMatch(/Tests\s+\d+ passed/);
     expect(contract).not.toMatch(/failed/);
@@ -81,7 +83,9 @@ describe('a module from `cyrnel-server module init`', () => {
     expect(result.output).toEqual({ tool: 'ping', parameters: { hello: 'world' } });
   });
 
-  it('loads a scaffolded environment too (inactive beside the active one)', async () => {
+  it('loads a scaffolded environment too (inactive beside the active one)', {
+    timeout: 400_000,
+  }, async () => {
     const { client } = cyrnel as CyrnelServer;
     const dir = await scaffold('echo-env', 'environment');
     await cp(dir, join(work, 'data', 'modules', 'echo-env'), { recursive: true, verbatimSymlinks: true });

@@ -35,7 +35,7 @@ export function helpText(): string {
   return [
     'Usage: cyrnel-server [flags]',
     '       cyrnel-server mcp [--url <url>] [--api-key <key>] | --embedded [--data-dir <dir>]',
-    '       cyrnel-server module init <dir> --type adapter|environment [--id <id>]',
+    '       cyrnel-server module init <dir> --type adapter|environment [--id <id>] [--from <tarballs>]',
     '',
     'Starts the cyrnel server. Every flag can also be set with its CYRNEL_* environment',
     'variable; a flag wins over the variable. Prefer the variables for keys (flags show in ps).',

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HOST_VERSION } from '@cyrnel/core';
+import { packedTarballs } from './packed-tarballs';
 
 /** The SDK version this server was built with: the scaffold's type dependency. */
 function sdkVersion(): string {
@@ -12,14 +13,17 @@ function sdkVersion(): string {
 }
 
 /** `cyrnel-server module --help`. */
-export const MODULE_HELP = `Usage: cyrnel-server module init <dir> --type adapter|environment [--id <id>]
+export const MODULE_HELP = `Usage: cyrnel-server module init <dir> --type adapter|environment [--id <id>] [--from <tarballs>]
 
 Write a module that loads as is: module.json, package.json ("type": "module"), index.js (an ES
 module with JSDoc types from @cyrnel/sdk) and a README. Copy or link <dir> into
 <data-dir>/modules/<id>, then POST /modules/reload (or restart the server).
 
-  --type <type>   adapter (turns a definition into tools) or environment (runs code)
-  --id <id>       the module id (default: the directory's name)
+  --type <type>       adapter (turns a definition into tools) or environment (runs code)
+  --id <id>           the module id (default: the directory's name)
+  --from <tarballs>   a folder of packed @cyrnel packages (what the repository's scripts/pack.sh
+                      writes): the module's package.json takes @cyrnel/sdk and @cyrnel/testing
+                      from those tarballs (file: paths) instead of the npm registry's versions
 `;
 
 const ADAPTER = `// @ts-check
@@ -154,7 +158,7 @@ export default {
 };
 `;
 
-function readme(id: string, type: 'adapter' | 'environment'): string {
+function readme(id: string, type: 'adapter' | 'environment', from: string | undefined): string {
   return `# ${id}
 
 A cyrnel ${type} module, scaffolded by \`cyrnel-server module init\`.
@@ -167,7 +171,14 @@ A cyrnel ${type} module, scaffolded by \`cyrnel-server module init\`.
 - \`test/contract.test.js\`: the adapter contract of \`@cyrnel/testing\`: \`npm test\`.`
       : ''
   }
-- Runtime dependencies go in this folder's own \`node_modules\` (\`npm install <pkg>\` here).
+- Runtime dependencies go in this folder's own \`node_modules\` (\`npm install <pkg>\` here).${
+    from === undefined
+      ? ''
+      : `
+- \`npm install\` takes the @cyrnel packages from the tarballs in \`${from}\` (\`file:\` paths in
+  \`package.json\`, written by \`--from\`): keep that folder, or once the packages are on the npm
+  registry, put version ranges in their place.`
+  }
 
 Load it: copy or link this folder to \`<data-dir>/modules/${id}\`, then \`POST /modules/reload\`
 (or restart the server). A module dropped in starts enabled; \`POST /modules/${id}/enabled\`
@@ -182,6 +193,23 @@ and run \`cyrnel.output(await cyrnel.services.demo.tools.ping.invoke({ hello: 'w
 `;
 }
 
+/**
+ * The scaffold's @cyrnel development dependencies: version ranges of the npm registry, or with
+ * `from` (a folder of packed tarballs) `file:` paths to those tarballs, the packages they need
+ * from that folder included, so npm asks the registry for none of the @cyrnel packages.
+ */
+function scaffoldDependencies(
+  type: 'adapter' | 'environment',
+  from: string | undefined,
+): Record<string, string> {
+  const names = type === 'adapter' ? ['@cyrnel/sdk', '@cyrnel/testing'] : ['@cyrnel/sdk'];
+  if (from === undefined) return Object.fromEntries(names.map((name) => [name, `^${sdkVersion()}`]));
+  const tarballs = packedTarballs(from, names);
+  return Object.fromEntries(
+    [...tarballs].sort(([a], [b]) => a.localeCompare(b)).map(([name, file]) => [name, `file:${file}`]),
+  );
+}
+
 /** Run `cyrnel-server module ...`; answers the exit code. */
 export async function runModuleCommand(argv: readonly string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -193,17 +221,29 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
     process.stderr.write(`cyrnel-server module: unknown command "${command}"\n${MODULE_HELP}`);
     return 2;
   }
-  let parsed: { values: { type?: string; id?: string }; positionals: string[] };
+  let parsed: {
+    values: { type?: string; id?: string; from?: string; help?: boolean };
+    positionals: string[];
+  };
   try {
     parsed = parseArgs({
       args: [...rest],
-      options: { type: { type: 'string' }, id: { type: 'string' } },
+      options: {
+        type: { type: 'string' },
+        id: { type: 'string' },
+        from: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
     process.stderr.write(`cyrnel-server module init: ${(error as Error).message}\n${MODULE_HELP}`);
     return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(MODULE_HELP);
+    return 0;
   }
   const [target, extra] = parsed.positionals;
   const type = parsed.values.type;
@@ -220,6 +260,13 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
       `cyrnel-server module init: "${id}" is not a module id (lowercase letters, digits and -; --id sets one)\n`,
     );
     return 2;
+  }
+  let cyrnelDependencies: Record<string, string>;
+  try {
+    cyrnelDependencies = scaffoldDependencies(type, parsed.values.from);
+  } catch (error) {
+    process.stderr.write(`cyrnel-server module init: --from: ${(error as Error).message}\n`);
+    return 1;
   }
   if (existsSync(dir) && (await readdir(dir)).length > 0) {
     process.stderr.write(`cyrnel-server module init: ${dir} is not empty\n`);
@@ -253,8 +300,8 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
         main: 'index.js',
         scripts: { test: 'vitest run', check: 'tsc --noEmit' },
         devDependencies: {
-          '@cyrnel/sdk': `^${sdkVersion()}`,
-          ...(type === 'adapter' ? { '@cyrnel/testing': `^${sdkVersion()}`, vitest: '^5.1.1' } : {}),
+          ...cyrnelDependencies,
+          ...(type === 'adapter' ? { vitest: '^5.1.1' } : {}),
           typescript: '^5.9.3',
         },
       },
@@ -278,7 +325,7 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
       null,
       2,
     )}\n`,
-    'README.md': readme(id, type),
+    'README.md': readme(id, type, parsed.values.from === undefined ? undefined : resolve(parsed.values.from)),
   };
   if (type === 'adapter') {
     await mkdir(join(dir, 'test'));

@@ -15,6 +15,7 @@ import { redactingServerLogger } from './redacting-server-logger';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
 import type { ServerConfig } from './server-flags';
+import { detectInstall, serverDistDir, serverRouteGroup } from './server-install';
 import { UI_PATH, uiRouteGroups } from './ui-route';
 
 /**
@@ -122,7 +123,13 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       })
     : undefined;
   const app = createApp(composed.host, {
-    routes: [mcp.group, ...uiGroups, ...(oauth ? [oauth.group] : []), clientMetadata.group],
+    routes: [
+      mcp.group,
+      ...uiGroups,
+      ...(oauth ? [oauth.group] : []),
+      clientMetadata.group,
+      serverRouteGroup({ version: SERVER_VERSION, install: detectInstall(serverDistDir()) }),
+    ],
     ...(oauth ? { oauth: oauth.bearer } : {}),
     ...(apiKey === undefined ? {} : { apiKey }),
     keys: composed.keys,

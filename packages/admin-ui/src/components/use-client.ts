@@ -3,7 +3,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { roleOf, type Session } from './access';
 
 /** Where the API key is kept: the tab's session storage, so it goes with the tab. */
-const KEY_STORAGE = 'cyrnel.apiKey';
+export const KEY_STORAGE = 'cyrnel.apiKey';
 
 /**
  * The session with this server, once a key (or none, on a server without keys) was accepted, and
