@@ -109,8 +109,9 @@ runAdapterContract({
       parameters: { hello: 'world' },
       check: (result) => expect(result).toEqual({ tool: 'ping', parameters: { hello: 'world' } }),
     },
-    slowCall: { toolId: 'slow', parameters: {} },
   }),
+  // A call that stalls until it is aborted: the kit checks the adapter honours its signal.
+  slowCall: { toolId: 'slow', parameters: {} },
 });
 `;
 
