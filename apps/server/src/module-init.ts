@@ -193,17 +193,21 @@ export async function runModuleCommand(argv: readonly string[]): Promise<number>
     process.stderr.write(`cyrnel-server module: unknown command "${command}"\n${MODULE_HELP}`);
     return 2;
   }
-  let parsed: { values: { type?: string; id?: string }; positionals: string[] };
+  let parsed: { values: { type?: string; id?: string; help?: boolean }; positionals: string[] };
   try {
     parsed = parseArgs({
       args: [...rest],
-      options: { type: { type: 'string' }, id: { type: 'string' } },
+      options: { type: { type: 'string' }, id: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
       strict: true,
     });
   } catch (error) {
     process.stderr.write(`cyrnel-server module init: ${(error as Error).message}\n${MODULE_HELP}`);
     return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(MODULE_HELP);
+    return 0;
   }
   const [target, extra] = parsed.positionals;
   const type = parsed.values.type;
