@@ -6,8 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(bash scripts/toolchain.sh)"
-if [ ! -f apps/server/dist/cli.js ]; then
-  pnpm install --frozen-lockfile --prod --filter cyrnel --filter "@cyrnel/server..." >&2
-  pnpm exec turbo run build --filter "@cyrnel/server..." --output-logs=errors-only >&2
-fi
+if [ ! -f apps/server/dist/cli.js ]; then bash scripts/prepare-server.sh; fi
 exec node apps/server/dist/cli.js mcp "$@"

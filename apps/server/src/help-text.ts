@@ -46,7 +46,8 @@ export function helpText(): string {
     `  ${'--version'.padEnd(32)} ${''.padEnd(30)} print the version`,
     '',
     'cyrnel-server mcp speaks MCP on stdin/stdout (cyrnel-server mcp --help); the server itself',
-    'serves MCP over Streamable HTTP at /mcp.',
+    'serves MCP over Streamable HTTP at /mcp. cyrnel-server module init --help tells what a',
+    'scaffolded module holds.',
     '',
   ].join('\n');
 }

@@ -6,20 +6,15 @@ import { helpText } from './help-text';
 import { ConfigError, parseServerConfig } from './server-config';
 import { createShutdownRequests, type ShutdownSource } from './shutdown-requests';
 import type { RunningServer } from './start-server';
+import { SUBCOMMANDS } from './subcommands';
 
 // The binary's top level: the only place that turns errors into exit codes
 // (2 for refused configuration, 1 for failures at start, 128 + signal for a forced exit).
 async function main(): Promise<void> {
   // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
   process.channel?.unref();
-  if (process.argv[2] === 'module') {
-    const { runModuleCommand } = await import('./module-init');
-    process.exit(await runModuleCommand(process.argv.slice(3)));
-  }
-  if (process.argv[2] === 'mcp') {
-    const { runMcpStdio } = await import('./mcp-stdio');
-    process.exit(await runMcpStdio(process.argv.slice(3), process.env));
-  }
+  const subcommand = SUBCOMMANDS.get(process.argv[2] ?? '');
+  if (subcommand) process.exit(await subcommand(process.argv.slice(3), process.env));
   let parsed: ReturnType<typeof parseServerConfig>;
   try {
     parsed = parseServerConfig(process.argv.slice(2), process.env);

@@ -68,7 +68,8 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     return 2;
   }
   if (values.help) {
-    process.stderr.write(MCP_HELP);
+    // Asked for: on stdout like every --help (no protocol runs).
+    process.stdout.write(MCP_HELP);
     return 0;
   }
   // stdout carries the protocol: every log line goes to stderr.

@@ -109,8 +109,8 @@ describe('cyrnel-server mcp: MCP over stdio', () => {
   it('shows the default URL and data directory of the server in its help', () => {
     const help = spawnSync(process.execPath, [CLI, 'mcp', '--help'], { encoding: 'utf8' });
     expect(help.status).toBe(0);
-    expect(help.stderr).toContain('(CYRNEL_URL; default http://127.0.0.1:9371)');
-    expect(help.stderr).toContain('(CYRNEL_DATA_DIR; default ~/.cyrnel)');
+    expect(help.stdout).toContain('(CYRNEL_URL; default http://127.0.0.1:9371)');
+    expect(help.stdout).toContain('(CYRNEL_DATA_DIR; default ~/.cyrnel)');
   });
 
   it('answers a line that is not JSON with a parse error (id null) and invalid params with -32602, and goes on', async () => {
