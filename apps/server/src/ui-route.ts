@@ -22,7 +22,8 @@ export const UI_CSP =
   "connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
- * `/ui`: the admin UI's static files, read once at start. No key is needed for the files
+ * `/ui`: the admin UI's static files, each read once, by its first request (not at start: they
+ * are megabytes a server whose UI nobody opens would hold). No key is needed for the files
  * themselves (the page asks for one and sends it with every API call). Each answer carries the
  * CSP above and an ETag; the browser revalidates (`no-cache`), so a new server version is seen at
  * once and an unchanged file costs a 304.
@@ -35,20 +36,23 @@ export function uiRouteGroup(): RouteGroup | undefined {
     return undefined;
   }
   if (!existsSync(join(dist, 'index.html'))) return undefined;
-  const names = readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css)$/.test(name));
-  const files = new Map(
-    names.map((name) => {
+  const names = new Set(readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css)$/.test(name)));
+  const files = new Map<string, { body: Buffer; type: string; etag: string }>();
+  /** The file, read and hashed on its first request; undefined when the UI has no such file. */
+  const fileOf = (name: string) => {
+    if (!names.has(name)) return undefined;
+    let file = files.get(name);
+    if (!file) {
       const type = TYPES[name.split('.').pop() as string] as string;
       const body = readFileSync(join(dist, name));
-      return [
-        name,
-        { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` },
-      ];
-    }),
-  );
+      file = { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+      files.set(name, file);
+    }
+    return file;
+  };
   const app = new Hono<AppEnv>();
   const serve = (name: string) => (c: { req: { header(name: string): string | undefined } }) => {
-    const file = files.get(name);
+    const file = fileOf(name);
     if (!file) return new Response('not found', { status: 404 });
     const headers = {
       'content-type': file.type,
