@@ -1,8 +1,17 @@
+/** The parts `--only` may name: each runs alone and writes `results/<part>.json` and `.md`. */
+export const ONLY_PARTS = ['tool-calls', 'idle-rss'] as const;
+
+/** A part `--only` runs alone. */
+export type OnlyPart = (typeof ONLY_PARTS)[number];
+
 /** Repetition counts of one run; `--quick` shrinks every one of them. */
 export interface BenchConfig {
   readonly mode: 'full' | 'quick';
-  /** `--only tool-calls`: only the fetch floors and cyrnel's tool calls (results in `tool-calls.*`). */
-  readonly only?: 'tool-calls';
+  /**
+   * `--only tool-calls`: only the fetch floors and cyrnel's tool calls (results in `tool-calls.*`);
+   * `--only idle-rss`: only the memory of a fresh server, just after start and idle (`idle-rss.*`).
+   */
+  readonly only?: OnlyPart;
   readonly warmup: number;
   /** Sequential single requests (trivial process, echo, in-process isolate, peer call). */
   readonly latencyReps: number;
@@ -23,18 +32,35 @@ export interface BenchConfig {
   readonly peerReps: number;
   /** Stop installing more GitHub copies once installs took this long in total. */
   readonly installBudgetMs: number;
-  /** The whole run is cut (results still written, exit 0) after this long. */
+  /**
+   * The time budget of the whole run (`--budget-ms` overrides it): when it runs out, the run stops
+   * where it is, reports the rows it reached with a warning, and exits 0 (a busy machine is not
+   * a failure of the code under test).
+   */
   readonly watchdogMs: number;
 }
 
 /** The configuration for the given command-line arguments. */
 export function benchConfig(argv: readonly string[]): BenchConfig {
   const quick = argv.includes('--quick');
-  const at = argv.indexOf('--only');
-  const only = at >= 0 ? argv[at + 1] : undefined;
-  if (only !== undefined && only !== 'tool-calls')
-    throw new Error(`--only: unknown part ${only} (known: tool-calls)`);
-  return { ...modeConfig(quick), ...(only ? { only } : {}) };
+  const only = flagValue(argv, '--only');
+  if (only !== undefined && !(ONLY_PARTS as readonly string[]).includes(only))
+    throw new Error(`--only: unknown part ${only} (known: ${ONLY_PARTS.join(', ')})`);
+  const budget = flagValue(argv, '--budget-ms');
+  const budgetMs = budget === undefined ? undefined : Number(budget);
+  if (budgetMs !== undefined && !(Number.isInteger(budgetMs) && budgetMs > 0))
+    throw new Error(`--budget-ms: expected a positive whole number of milliseconds, got ${budget}`);
+  return {
+    ...modeConfig(quick),
+    ...(only ? { only: only as OnlyPart } : {}),
+    ...(budgetMs === undefined ? {} : { watchdogMs: budgetMs }),
+  };
+}
+
+/** The value after `flag` in `argv`, if the flag is there. */
+function flagValue(argv: readonly string[], flag: string): string | undefined {
+  const at = argv.indexOf(flag);
+  return at >= 0 ? argv[at + 1] : undefined;
 }
 
 function modeConfig(quick: boolean): BenchConfig {

@@ -1,7 +1,9 @@
 // `pnpm --filter @cyrnel/bench profile`: runs the server under V8's CPU profiler for two
 // workloads (trivial processes, sequential tool calls) and writes where its main thread
 // spends time to results/profile.md. Separate from `pnpm bench` so profiling never skews it.
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+// What follows the KEPT marker in profile.md (written by hand: the idle memory, the analysis)
+// is kept as it is.
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
@@ -108,7 +110,11 @@ try {
 } finally {
   await resources.closeAll();
 }
-const text = parts.join('\n');
-await writeFile(new URL('../results/profile.md', import.meta.url), text);
+const KEPT = '<!-- profile.md: kept by pnpm profile from here on -->';
+const target = new URL('../results/profile.md', import.meta.url);
+const previous = await readFile(target, 'utf8').catch(() => '');
+const kept = previous.includes(KEPT) ? previous.slice(previous.indexOf(KEPT)) : '';
+const text = [...parts, ...(kept ? ['', kept] : [])].join('\n');
+await writeFile(target, text);
 process.stdout.write(`${text}\nwritten to bench/results/profile.md\n`);
 process.exit(0);

@@ -17,8 +17,6 @@ import {
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Store } from '@cyrnel/store';
-import { openPostgresStore } from '@cyrnel/store/postgres';
-import { openSqliteStore } from '@cyrnel/store/sqlite';
 import type { ServerLogger } from './create-logger';
 import type { DatabaseTarget } from './database-url';
 import { prepareDataDir } from './prepare-data-dir';
@@ -200,12 +198,16 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   };
 }
 
-/** Open the store `--database-url` chose: the one place that knows every kind of database. */
+/**
+ * Open the store `--database-url` chose: the one place that knows every kind of database. Only the
+ * chosen kind's driver is loaded (`pg` is never loaded by a SQLite server, nor SQLite's by a
+ * PostgreSQL one).
+ */
 export async function openDatabase(target: DatabaseTarget): Promise<Store> {
   switch (target.kind) {
     case 'sqlite':
-      return openSqliteStore({ filename: target.path });
+      return (await import('@cyrnel/store/sqlite')).openSqliteStore({ filename: target.path });
     case 'postgres':
-      return openPostgresStore({ url: target.url });
+      return (await import('@cyrnel/store/postgres')).openPostgresStore({ url: target.url });
   }
 }

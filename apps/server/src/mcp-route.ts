@@ -1,8 +1,8 @@
 import { type CyrnelHost, cyrnelError, jsonShapeExceeds, type KeyRules } from '@cyrnel/core';
 import { type AppEnv, type Caller, callerProcesses, type RouteGroup } from '@cyrnel/http';
-import { createHostBackend, createMcpHttpHandler, type McpHttpHandler } from '@cyrnel/mcp';
+import type { McpHttpHandler } from '@cyrnel/mcp';
 import { type Context, Hono } from 'hono';
-import { directToolsHandler } from './mcp-tools-route';
+import { lazyPart } from './lazy-part';
 
 /** Options of {@link mcpRouteGroup}. */
 export interface McpRouteOptions {
@@ -23,6 +23,14 @@ export interface McpRouteOptions {
   readonly onLeftOut?: (message: string) => void;
   /** How long MCP tasks last, as clients are told: the process retention (null: kept forever). */
   readonly taskTtlMs?: number | null;
+  /** Told why the MCP layer could not be loaded (the request that needed it answers a 500). */
+  readonly onLoadError?: (error: unknown) => void;
+}
+
+/** The handlers of `/mcp` and `/mcp/tools`. */
+interface McpHandlers {
+  readonly handler: McpHttpHandler<Caller>;
+  readonly tools: McpHttpHandler<Caller>;
 }
 
 /**
@@ -67,7 +75,85 @@ export function mcpRouteGroup(options: McpRouteOptions): {
   handler: McpHttpHandler<Caller>;
 } {
   const { host } = options;
-  const handler = createMcpHttpHandler<Caller>({
+  // The MCP layer (`@cyrnel/mcp`, the MCP SDK and its schemas: tens of megabytes of a server's
+  // memory) is loaded by the first request to `/mcp`: a server nobody reaches over MCP never holds it.
+  const handlers = lazyPart<McpHandlers>(
+    'the MCP endpoint',
+    async () => {
+      const [{ createHostBackend, createMcpHttpHandler }, { directToolsHandler }] = await Promise.all([
+        import('@cyrnel/mcp'),
+        import('./mcp-tools-route'),
+      ]);
+      return {
+        handler: mcpHandler(options, createHostBackend, createMcpHttpHandler),
+        tools: directToolsHandler({
+          host,
+          version: options.version,
+          maxBodyBytes: options.maxBodyBytes,
+          identity: callerIdentity,
+          ...(options.keyRules ? { keyRules: options.keyRules } : {}),
+          ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
+          ...(options.onLeftOut ? { onLeftOut: options.onLeftOut } : {}),
+        }),
+      };
+    },
+    options.onLoadError,
+  );
+  const serve = (endpoint: keyof McpHandlers) => async (c: Context<AppEnv>) => {
+    const caller = c.get('caller');
+    // The rule of /processes, applied before the MCP layer opens anything: an agent without a
+    // stored key owns no process (403).
+    callerProcesses(host.processes, caller);
+    const mcp = (await handlers.get())[endpoint];
+    if (c.req.method !== 'POST') return mcp.fetch(c.req.raw, caller);
+    // The body is read here, bounded like every other route's (size, then depth and element
+    // count on the text), and handed on parsed: the SDK would otherwise clone the request to
+    // read it, which costs more than the rest of a trivial call.
+    const text = await readBounded(c.req.raw, options.maxBodyBytes);
+    if (text === undefined)
+      throw cyrnelError('payload_too_large', `the request body is larger than ${options.maxBodyBytes} bytes`);
+    const exceeded = jsonShapeExceeds(text, {
+      maxDepth: options.maxJsonDepth,
+      maxElements: options.maxJsonElements,
+    });
+    if (exceeded !== undefined)
+      return jsonRpcError(
+        400,
+        -32600,
+        exceeded === 'depth'
+          ? `the JSON body is nested deeper than ${options.maxJsonDepth} levels`
+          : `the JSON body has more than ${options.maxJsonElements} elements`,
+      );
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
+    }
+    return mcp.fetch(c.req.raw, caller, body);
+  };
+  const app = new Hono<AppEnv>();
+  app.all('/', serve('handler'));
+  app.all('/tools', serve('tools'));
+  const both: McpHttpHandler<Caller> = {
+    fetch: async (request, caller, body) => (await handlers.get()).handler.fetch(request, caller, body),
+    close: async () => {
+      // Never loaded: nothing to close.
+      const loaded = await handlers.loaded()?.catch(() => undefined);
+      if (loaded) await Promise.all([loaded.handler.close(), loaded.tools.close()]);
+    },
+  };
+  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true, cors: MCP_CORS }, handler: both };
+}
+
+/** The handler of `/mcp` itself (code mode), from the loaded `@cyrnel/mcp`. */
+function mcpHandler(
+  options: McpRouteOptions,
+  createHostBackend: typeof import('@cyrnel/mcp').createHostBackend,
+  createMcpHttpHandler: typeof import('@cyrnel/mcp').createMcpHttpHandler,
+): McpHttpHandler<Caller> {
+  const { host } = options;
+  return createMcpHttpHandler<Caller>({
     backend: (caller) =>
       createHostBackend({
         host,
@@ -94,57 +180,6 @@ export function mcpRouteGroup(options: McpRouteOptions): {
     },
     maxRequestBodySize: options.maxBodyBytes,
   });
-  const tools = directToolsHandler({
-    host,
-    version: options.version,
-    maxBodyBytes: options.maxBodyBytes,
-    identity: callerIdentity,
-    ...(options.keyRules ? { keyRules: options.keyRules } : {}),
-    ...(options.requestStateKey ? { requestStateKey: options.requestStateKey } : {}),
-    ...(options.onLeftOut ? { onLeftOut: options.onLeftOut } : {}),
-  });
-  const serve = (endpoint: McpHttpHandler<Caller>) => async (c: Context<AppEnv>) => {
-    const caller = c.get('caller');
-    // The rule of /processes, applied before the MCP layer opens anything: an agent without a
-    // stored key owns no process (403).
-    callerProcesses(host.processes, caller);
-    if (c.req.method !== 'POST') return endpoint.fetch(c.req.raw, caller);
-    // The body is read here, bounded like every other route's (size, then depth and element
-    // count on the text), and handed on parsed: the SDK would otherwise clone the request to
-    // read it, which costs more than the rest of a trivial call.
-    const text = await readBounded(c.req.raw, options.maxBodyBytes);
-    if (text === undefined)
-      throw cyrnelError('payload_too_large', `the request body is larger than ${options.maxBodyBytes} bytes`);
-    const exceeded = jsonShapeExceeds(text, {
-      maxDepth: options.maxJsonDepth,
-      maxElements: options.maxJsonElements,
-    });
-    if (exceeded !== undefined)
-      return jsonRpcError(
-        400,
-        -32600,
-        exceeded === 'depth'
-          ? `the JSON body is nested deeper than ${options.maxJsonDepth} levels`
-          : `the JSON body has more than ${options.maxJsonElements} elements`,
-      );
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      return jsonRpcError(400, -32700, 'Parse error: the body is not JSON');
-    }
-    return endpoint.fetch(c.req.raw, caller, body);
-  };
-  const app = new Hono<AppEnv>();
-  app.all('/', serve(handler));
-  app.all('/tools', serve(tools));
-  const both: McpHttpHandler<Caller> = {
-    fetch: handler.fetch,
-    close: async () => {
-      await Promise.all([handler.close(), tools.close()]);
-    },
-  };
-  return { group: { path: '/mcp', app, auth: 'agent', rateLimited: true, cors: MCP_CORS }, handler: both };
 }
 
 /**

@@ -8,7 +8,6 @@ import { assertSafeBind } from './assert-safe-bind';
 import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
 import { describeDatabase } from './database-url';
-import { mcpOAuth } from './mcp-oauth';
 import { mcpRouteGroup } from './mcp-route';
 import { oauthClientMetadata } from './oauth-client-metadata';
 import { redactingServerLogger } from './redacting-server-logger';
@@ -108,12 +107,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keyRules: (keyId) => composed.keys.rules(keyId),
     onLeftOut: (message) => logger.warn(message, { component: 'mcp-tools' }),
     taskTtlMs: config.processRetention > 0 ? config.processRetention : null,
+    onLoadError: (error) =>
+      logger.error('the MCP endpoint could not be loaded', {
+        component: 'mcp',
+        error: error instanceof Error ? error.message : String(error),
+      }),
   });
   const uiGroups = config.noUi ? [] : uiRouteGroups();
   /** The admin UI's own group, when it is served (built and not turned off). */
   const ui = uiGroups.find((group) => group.path === UI_PATH);
+  // jose (JWT checks) is loaded only by a server that accepts OAuth tokens.
   const oauth = config.oauthIssuer
-    ? mcpOAuth({
+    ? (await import('./mcp-oauth')).mcpOAuth({
         issuer: config.oauthIssuer,
         publicUrl: () => config.publicUrl ?? url,
         ...(config.oauthAudience ? { audience: config.oauthAudience } : {}),

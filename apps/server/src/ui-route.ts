@@ -75,7 +75,8 @@ function answer(file: UiFile | undefined, ifNoneMatch: string | undefined): Resp
 }
 
 /**
- * `/ui`: the admin UI's static files, read once at start. No key is needed for the files
+ * `/ui`: the admin UI's static files, each read once, by its first request (not at start: they
+ * are megabytes a server whose UI nobody opens would hold). No key is needed for the files
  * themselves (the page asks for one and sends it with every API call). A page's path
  * (`/ui/approvals/<id>`) is redirected to its hash route (`/ui/#/approvals/<id>`). Each answer carries the
  * CSP above and an ETag; the browser revalidates (`no-cache`), so a new server version is seen at
@@ -84,20 +85,25 @@ function answer(file: UiFile | undefined, ifNoneMatch: string | undefined): Resp
 export function uiRouteGroup(): RouteGroup | undefined {
   const dist = uiDist();
   if (!dist) return undefined;
-  const names = readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css|svg)$/.test(name));
-  const files = new Map(
-    names.map((name) => {
-      const type = TYPES[name.split('.').pop() as string] as string;
-      return [name, uiFile(readFileSync(join(dist, name)), type)];
-    }),
-  );
+  const names = new Set(readdirSync(dist).filter((name) => /^[\w-]+\.(html|js|css|svg)$/.test(name)));
+  const files = new Map<string, UiFile>();
+  /** The file, read and hashed on its first request; undefined when the UI has no such file. */
+  const fileOf = (name: string): UiFile | undefined => {
+    if (!names.has(name)) return undefined;
+    let file = files.get(name);
+    if (!file) {
+      file = uiFile(readFileSync(join(dist, name)), TYPES[name.split('.').pop() as string] as string);
+      files.set(name, file);
+    }
+    return file;
+  };
   const app = new Hono<AppEnv>();
   app.get('*', (c) => {
     const pathname = new URL(c.req.url).pathname;
     // `/ui` → `/ui/`, so the page's relative URLs resolve below it.
     if (pathname === '/ui') return c.redirect('/ui/', 301);
     const file = pathname.slice('/ui/'.length);
-    const found = files.get(file === '' ? 'index.html' : file);
+    const found = fileOf(file === '' ? 'index.html' : file);
     // A page's path (`/ui/approvals/<id>`, the link MCP answers give): the page is its hash route.
     if (!found && PAGE_PATH.test(file)) return c.redirect(`/ui/#/${file}`, 302);
     return answer(found, c.req.header('if-none-match'));
@@ -113,9 +119,12 @@ export function uiRouteGroup(): RouteGroup | undefined {
 export function faviconRouteGroup(): RouteGroup | undefined {
   const dist = uiDist();
   if (!dist || !existsSync(join(dist, ICON))) return undefined;
-  const file = uiFile(readFileSync(join(dist, ICON)), TYPES.svg as string);
+  let file: UiFile | undefined;
   const app = new Hono<AppEnv>();
-  app.get('/', (c) => answer(file, c.req.header('if-none-match')));
+  app.get('/', (c) => {
+    file ??= uiFile(readFileSync(join(dist, ICON)), TYPES.svg as string);
+    return answer(file, c.req.header('if-none-match'));
+  });
   return { path: '/favicon.ico', app, auth: 'none' };
 }
 

@@ -97,5 +97,10 @@ export function markdownReport(report: Report, machine: MachineInfo, mode: strin
     for (const skip of report.skips) parts.push(`- **${skip.section}**: ${skip.reason}`);
     parts.push('');
   }
+  if (report.unfinished.length) {
+    parts.push('## Parts the time budget cut short', '');
+    for (const cut of report.unfinished) parts.push(`- **${cut.section}**: ${cut.reason}`);
+    parts.push('');
+  }
   return parts.join('\n');
 }

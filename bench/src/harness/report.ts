@@ -28,10 +28,18 @@ export interface Skip {
 export interface Report {
   readonly rows: Row[];
   readonly notes: string[];
+  /** Parts that could not run because something failed (before the time budget ran out). */
   readonly skips: Skip[];
+  /** Parts the time budget cut short: whatever they reported after {@link Report.cut} is here, not in `skips`. */
+  readonly unfinished: Skip[];
+  /** Why the run was cut short (its time budget ran out); undefined while it was not. */
+  readonly cutReason: string | undefined;
   add(row: Row): Row;
   note(text: string): void;
+  /** A part could not run; after {@link Report.cut} it goes to `unfinished` (the cut stopped it). */
   skip(section: string, error: unknown): void;
+  /** The time budget ran out: the parts still running are stopped; nothing they report counts as a failure. */
+  cut(reason: string): void;
   /** The p50 (or single value) of a row already added, by metric name. */
   find(metric: string): Row | undefined;
 }
@@ -41,10 +49,16 @@ export function createReport(): Report {
   const rows: Row[] = [];
   const notes: string[] = [];
   const skips: Skip[] = [];
+  const unfinished: Skip[] = [];
+  let cutReason: string | undefined;
   return {
     rows,
     notes,
     skips,
+    unfinished,
+    get cutReason() {
+      return cutReason;
+    },
     add(row) {
       rows.push(row);
       return row;
@@ -54,7 +68,10 @@ export function createReport(): Report {
     },
     skip(section, error) {
       const reason = error instanceof Error ? error.message : String(error);
-      skips.push({ section, reason });
+      (cutReason === undefined ? skips : unfinished).push({ section, reason });
+    },
+    cut(reason) {
+      cutReason ??= reason;
     },
     find(metric) {
       return rows.find((row) => row.metric === metric);

@@ -4,7 +4,7 @@ import type { ServerProcess } from '../cyrnel/server-process.ts';
 import { TRIVIAL } from '../programs.ts';
 import type { SuiteContext } from './suite-context.ts';
 
-const IDLE_TARGET_MB = 120;
+const IDLE_TARGET_MB = 100;
 // RSS may grow this much over the first checkpoint of the leak run before it counts as growth.
 const LEAK_BOUND = 1.25;
 

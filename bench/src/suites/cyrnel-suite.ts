@@ -47,6 +47,17 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
   }
 }
 
+/** Only the memory of a fresh server (`--only idle-rss`): just after start, then idle. */
+export async function runCyrnelIdleOnly(ctx: SuiteContext): Promise<void> {
+  ctx.log('cyrnel: starting the server');
+  const server = await startServerProcess(ctx.resources);
+  try {
+    await recordIdleMemory(ctx, createCyrnelApi(server.url), server);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Only the tool-call part (`--only tool-calls`), on a server of its own. */
 export async function runCyrnelToolCallsOnly(ctx: SuiteContext): Promise<void> {
   ctx.log('cyrnel: starting the server');

@@ -1,6 +1,13 @@
+import { createRequire } from 'node:module';
 import { cyrnelError, isPlainObject, type JSONSchema } from '@cyrnel/sdk';
-import { parse as parseYaml } from 'yaml';
 import { fillOAuthSpec, type OAuthSpec, oauthTexts, parseOAuthSpec } from './oauth/oauth-spec';
+
+let yaml: typeof import('yaml') | undefined;
+/** The `yaml` package, loaded by the first definition parsed: a server without MCP services never holds it. */
+function yamlPackage(): typeof import('yaml') {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml;
+}
 
 /** How cyrnel reaches one MCP server: a command it starts, or a Streamable HTTP endpoint. */
 export type ServerSpec = StdioSpec | HttpSpec;
@@ -93,7 +100,7 @@ export function parseDefinition(text: string): ServerSpec {
   if (text.length > MAX_TEXT) invalid(`the definition is longer than ${MAX_TEXT} characters`, '');
   let raw: unknown;
   try {
-    raw = parseYaml(text, { maxAliasCount: 0, uniqueKeys: true });
+    raw = yamlPackage().parse(text, { maxAliasCount: 0, uniqueKeys: true });
   } catch (error) {
     invalid(`the definition is neither JSON nor YAML: ${(error as Error).message.split('\n')[0]}`, '');
   }

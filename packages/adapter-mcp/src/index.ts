@@ -1,5 +1,6 @@
 export { parseDefinition, type ServerSpec } from './definition';
-export { createMcpAdapter } from './mcp-adapter';
+export { INHERITED_ENV } from './inherited-env';
+export { createMcpAdapter } from './lazy-adapter';
 export {
   configSchema,
   instantiate,
@@ -8,4 +9,3 @@ export {
   mcpModule as default,
   secretsSchema,
 } from './mcp-module';
-export { INHERITED_ENV } from './stdio-transport';

@@ -77,18 +77,19 @@ function timeoutOf(config: Record<string, unknown>): number {
 }
 
 /**
- * The `mcp` adapter: one MCP server per service, its tools as the service's tools.
+ * The `mcp` adapter: one MCP server per service, its tools as the service's tools. This module
+ * holds the MCP SDK; `createMcpAdapter` (`lazy-adapter.ts`) loads it on first use.
  *
  * @example
  * ```ts
- * const adapter = createMcpAdapter();
+ * const adapter = createLoadedMcpAdapter();
  * await adapter.setup({ config: { allowedCommands: ['npx'], connectTimeoutMs: 60_000 }, secrets: {}, logger });
  * const definition = await adapter.generateDefinition(
  *   '{"transport":"stdio","command":"npx","args":["-y","@modelcontextprotocol/server-memory"]}',
  * );
  * ```
  */
-export function createMcpAdapter(): AdapterModule {
+export function createLoadedMcpAdapter(): AdapterModule {
   let settings: ModuleSettings = { allowedCommands: [], connectTimeoutMs: 60_000 };
   let context: ModuleSetupContext | undefined;
   let logger: ModuleLogger | undefined;

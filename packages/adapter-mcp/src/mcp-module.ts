@@ -1,6 +1,6 @@
 import type { AdapterModule, BuiltinModule, JSONSchema, ModuleInfo } from '@cyrnel/sdk';
 import { version } from '../package.json';
-import { createMcpAdapter } from './mcp-adapter';
+import { createMcpAdapter } from './lazy-adapter';
 
 /** The built-in module's manifest (module id `mcp`). */
 export const manifest: ModuleInfo = {

@@ -2,11 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import type { ModuleLogger } from '@cyrnel/sdk';
 import { type JSONRPCMessage, serializeMessage, type Transport } from '@modelcontextprotocol/client';
 import type { AnswerReader } from './answer-reader';
+import { INHERITED_ENV } from './inherited-env';
 import { createMessageReader } from './message-reader';
 import { createStderrLog } from './stderr-log';
-
-/** Variables a started server gets from cyrnel's environment: what finding programs needs. */
-export const INHERITED_ENV = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'TERM', 'LANG', 'TMPDIR'] as const;
 
 /** Options of {@link createStdioTransport}. */
 export interface StdioTransportOptions {

@@ -1,6 +1,13 @@
+import { createRequire } from 'node:module';
 import { isPlainObject } from '@cyrnel/sdk';
-import { parse as parseYaml } from 'yaml';
 import { assertAcyclic } from './assert-acyclic';
+
+let yaml: typeof import('yaml') | undefined;
+/** The `yaml` package, loaded by the first YAML document: JSON ones never need it. */
+function yamlPackage(): typeof import('yaml') {
+  yaml ??= createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return yaml;
+}
 
 /** The OpenAPI dialects the adapter reads. */
 export type OpenApiDialect = '2.0' | '3.0' | '3.1';
@@ -35,7 +42,7 @@ function parseText(text: string): unknown {
   try {
     // Merge keys appear in hand-written YAML documents; duplicate keys (a common hand-editing slip) do
     // not reject the whole document.
-    value = parseYaml(text, {
+    value = yamlPackage().parse(text, {
       merge: true,
       maxAliasCount: MAX_YAML_ALIAS_COUNT,
       uniqueKeys: false,

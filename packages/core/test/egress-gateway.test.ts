@@ -88,6 +88,18 @@ function client(path: string, token: string) {
   };
 }
 
+/** Whether something accepts connections on the Unix socket at `path`. */
+function listening(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(path);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 describe('the egress gateway (real worker threads, real sockets, real HTTP)', () => {
   let dir: string;
   let upstream: Server;
@@ -126,6 +138,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
   const start = (
     budget?: { maxBytes?: number; maxDepth?: number; maxElements?: number },
     workerMemoryMb?: number,
+    idleTimeoutMs?: number,
   ) => {
     gateway = createEgressGateway({
       host: {
@@ -141,6 +154,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       workers: 2,
       ...(budget ? { budget } : {}),
       ...(workerMemoryMb ? { workerMemoryMb } : {}),
+      ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
     });
     gateway.audit((eid, event) => {
       audits.push({ eid, event });
@@ -223,6 +237,31 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     for (const socket of [own, other, forger]) socket.close();
     await egress.close();
     expect(existsSync(socketDir)).toBe(false);
+  });
+
+  it('starts its workers with the first grant, and stops them after idling until the next grant', async () => {
+    const egress = start(undefined, undefined, 200);
+    const channel = egress.open();
+    const path = channel.endpoints[0] as string;
+    // A channel is not work: no worker has started, so none listens.
+    expect(existsSync(path)).toBe(false);
+    await channel.grant(11);
+    const own = client(path, channel.token);
+    expect((await own.call(11, 'echo')).header.ok).toBe(true);
+    own.close();
+    channel.revoke(11);
+    // Nothing granted any more: the workers exit; a connection finds nobody listening.
+    const deadline = Date.now() + 60_000;
+    while (await listening(path)) {
+      if (Date.now() > deadline) throw new Error('the idle worker did not exit within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // The next grant starts them again, with the grants made so far.
+    await channel.grant(12);
+    const again = client(path, channel.token);
+    expect((await again.call(12, 'echo')).header.ok).toBe(true);
+    expect((await again.call(11, 'echo')).header.error?.reason).toBe('unauthorized');
+    again.close();
   });
 
   it('aborts a revoked execution’s call in flight and records its end', async () => {

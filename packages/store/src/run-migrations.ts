@@ -59,6 +59,9 @@ export async function runMigrations<DB>(
     migrationTableName: MIGRATION_TABLE,
     migrationLockTableName: MIGRATION_LOCK_TABLE,
     ...(schema === undefined ? {} : { migrationTableSchema: schema }),
+    // Names are `NNNN-name`: code-unit order is their order. Kysely's default, `localeCompare`,
+    // loads ICU's collation data into the server (megabytes of its memory) to sort them.
+    nameComparator: (a, b) => (a < b ? -1 : a > b ? 1 : 0),
   });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {

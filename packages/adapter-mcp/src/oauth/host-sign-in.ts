@@ -11,7 +11,7 @@ import { extractWWWAuthenticateParams, LATEST_PROTOCOL_VERSION } from '@modelcon
 import type { HttpSpec, ServerSpec } from '../definition';
 import { createGuardedFetch } from '../guarded-fetch';
 import type { OAuthCredentialStore } from './credential-store';
-import { machineGrantOf, preRegisteredOf } from './oauth-spec';
+import { machineGrantOf, preRegisteredOf, signsInWithOAuth } from './oauth-spec';
 import { createOAuthSession, type OAuthSession } from './session';
 
 /** Largest answer of an authorization server while signing in. */
@@ -145,10 +145,7 @@ export function createHostSignIn(context: () => ModuleSetupContext | undefined, 
 
   return {
     authorization: {
-      signsIn(state) {
-        const spec = isPlainObject(state.adapterDomain.spec) ? state.adapterDomain.spec : undefined;
-        return spec?.transport === 'http' && isPlainObject(spec.oauth);
-      },
+      signsIn: signsInWithOAuth,
       async begin(state, request) {
         const spec = httpSpec(state);
         return withFetch(spec, async (fetch) => {

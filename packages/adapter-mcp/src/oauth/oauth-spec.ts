@@ -1,6 +1,20 @@
-import { cyrnelError, isPlainObject } from '@cyrnel/sdk';
+import { cyrnelError, isPlainObject, type ServiceState } from '@cyrnel/sdk';
 import type { OAuthClientInformationMixed } from '@modelcontextprotocol/client';
 import type { MachineGrant } from './machine';
+
+/**
+ * True when a service's connections sign in themselves: an HTTP server whose definition has an
+ * `oauth` block (`AdapterAuthorization.signsIn` of the adapter).
+ *
+ * @example
+ * ```ts
+ * signsInWithOAuth({ adapterDomain: { spec: { transport: 'http', url: 'https://h/mcp', oauth: {} } } }); // true
+ * ```
+ */
+export function signsInWithOAuth(state: Pick<ServiceState, 'adapterDomain'>): boolean {
+  const spec = isPlainObject(state.adapterDomain.spec) ? state.adapterDomain.spec : undefined;
+  return spec?.transport === 'http' && isPlainObject(spec.oauth);
+}
 
 /** The grants a definition's `oauth.grant` may name. */
 export const OAUTH_GRANTS = [

@@ -25,6 +25,11 @@ export interface EgressGatewayOptions {
   readonly workerMemoryMb?: number;
   /** The built worker entry (default: `dist/egress-worker.js` of this package). */
   readonly workerUrl?: URL;
+  /**
+   * A worker without an execution granted or a call open this long exits; the next grant or call
+   * starts it again (default 5 minutes, as the sandbox pool's children; 0: never).
+   */
+  readonly idleTimeoutMs?: number;
   readonly logger?: ModuleLogger;
 }
 
@@ -92,9 +97,14 @@ export const DEFAULT_ANSWER_BUDGET: AnswerBudget = {
   maxElements: 1_000_000,
 };
 
+/** How long a gateway worker stays without work by default: as long as the sandbox pool's children. */
+export const EGRESS_IDLE_TIMEOUT_MS = 300_000;
+
 /**
  * Create the egress gateway: worker threads that hold the portable adapters' instances (and so
  * their secrets), make their calls and answer them as bounded JSON text, off the main thread.
+ * The workers start with the first grant or call (a host that runs no process holds none) and
+ * exit after `idleTimeoutMs` without work.
  * Sandbox processes reach the workers over Unix sockets in a private directory (mode 0700),
  * authenticated by a channel token and allowed only the executions granted to it; the workers
  * report every such call's start and end to the audit hook and wait for it before going on.
@@ -149,6 +159,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
           ),
         closed: () => closed,
         onRestart: (why) => logger.warn('egress gateway: a worker died; replacing it', { index, why }),
+        idleTimeoutMs: options.idleTimeoutMs ?? EGRESS_IDLE_TIMEOUT_MS,
       }),
     );
   }

@@ -28,6 +28,11 @@ export interface GatewayWorkerOptions {
   readonly reauthorize: (instanceId: string, since: number) => Promise<ReauthorizeAnswer>;
   readonly closed: () => boolean;
   readonly onRestart: (why: string) => void;
+  /**
+   * A thread with no execution granted and no call open this long exits; the next grant or call
+   * starts it again (0 or absent: it stays).
+   */
+  readonly idleTimeoutMs?: number;
 }
 
 /** The main thread's side of one gateway worker, replaced whenever it dies. */
@@ -49,10 +54,14 @@ interface Waiter {
   reject(error: unknown): void;
 }
 
-/** Supervise one worker thread: answer its questions, forward changes and grants, restart it. */
+/**
+ * Supervise one worker thread: answer its questions, forward changes and grants, restart it. The
+ * thread starts on first use (a grant or a call), so a host that runs no process holds none, and
+ * exits after `idleTimeoutMs` without grants or calls.
+ */
 export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorker {
-  let worker!: Worker;
-  let ready!: Promise<void>;
+  let worker: Worker | undefined;
+  let ready: Promise<void> | undefined;
   let nextId = 1;
   /** Answers the worker owes (acks, host-path calls), failed when it dies. */
   let waiting = new Map<number, Waiter>();
@@ -61,7 +70,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
 
   const post = (message: ToWorker) => {
     try {
-      worker.postMessage(message);
+      worker?.postMessage(message);
     } catch {
       // A worker that is exiting: its waiters fail with its exit.
     }
@@ -130,6 +139,28 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
     }
   };
 
+  let idleTimer: NodeJS.Timeout | undefined;
+  /** An execution may call through it, or it owes an answer. */
+  const busy = () =>
+    waiting.size > 0 || open.size > 0 || [...options.grants().values()].some((eids) => eids.size > 0);
+  /** (Re)arm the idle timer after any activity; once it fires on an idle thread, the thread exits. */
+  const stopWhenIdle = () => {
+    clearTimeout(idleTimer);
+    idleTimer = undefined;
+    const idleMs = options.idleTimeoutMs ?? 0;
+    if (!worker || idleMs <= 0 || busy()) return;
+    idleTimer = setTimeout(() => {
+      idleTimer = undefined;
+      const own = worker;
+      if (!own || busy()) return;
+      // No longer this supervisor's thread: its exit is not a crash, and nothing is restarted.
+      worker = undefined;
+      ready = undefined;
+      void own.terminate();
+    }, idleMs);
+    idleTimer.unref();
+  };
+
   const start = () => {
     worker = options.spawn(options.grants());
     const own = worker;
@@ -142,6 +173,8 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
     });
     own.on('error', (error) => options.onRestart(errorMessage(error)));
     own.once('exit', (code) => {
+      // A thread stopped for idling owes nothing (it was idle); a newer one may.
+      if (own !== worker) return;
       const lost = waiting;
       const calls = open;
       waiting = new Map();
@@ -167,19 +200,33 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       start();
     });
   };
-  start();
+  /** The thread, started now if it was not (its grants are those made so far). */
+  const started = (): Promise<void> => {
+    if (!ready) {
+      if (options.closed())
+        return Promise.reject(new CyrnelError('shutting_down', 'the egress gateway is closed'));
+      start();
+    }
+    return ready as Promise<void>;
+  };
 
   return {
     async grant(token, eid) {
-      await ready;
+      clearTimeout(idleTimer);
+      await started();
       await expect((id) => ({ t: 'grant', id, token, eid })).catch(() => undefined);
+      stopWhenIdle();
     },
     revoke(token, eid) {
+      // Not started: it holds no grant (it is given the current ones when it starts).
       post({ t: 'revoke', token, eid });
+      stopWhenIdle();
     },
     async changed(change) {
+      // Not started: it holds nothing that could have changed.
+      if (!ready) return;
       await ready;
-      const own = worker;
+      const own = worker as Worker;
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
@@ -191,7 +238,8 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       clearTimeout(timer);
     },
     async invoke(serviceId, toolId, parameters, signal) {
-      await ready;
+      clearTimeout(idleTimer);
+      await started();
       signal?.throwIfAborted();
       const id = nextId++;
       const answer = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
@@ -209,11 +257,14 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
           : answer)) as string | undefined;
       } finally {
         signal?.removeEventListener('abort', abort);
+        stopWhenIdle();
       }
     },
     async close() {
+      clearTimeout(idleTimer);
+      if (!ready) return;
       await ready;
-      const own = worker;
+      const own = worker as Worker;
       await Promise.race([
         expect((id) => ({ t: 'close', id })).catch(() => undefined),
         new Promise((resolve) => setTimeout(resolve, 2_000).unref()),

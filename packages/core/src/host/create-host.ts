@@ -58,6 +58,8 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // What this host has is known now: the others see it, and it takes queued work it can run.
   await processes.modulesChanged();
   const registries = createHostRegistries(options, access, parts);
+  // The modules' config was checked at start; no validation worker waits a minute for more.
+  checker.releaseIdle();
   return hostApi(parts, registries, () => following?.stop());
 }
 

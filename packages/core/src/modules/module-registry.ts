@@ -281,6 +281,9 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         const { value } = await settings.patchConfig(owner(id), presentModule(row).definition, patch);
         await remember(row);
         await reactivate(row);
+        // A module's settings change rarely: the validation workers that checked them (and its
+        // setup) do not wait a minute for more.
+        options.checker.releaseIdle();
         return value;
       }),
     // Serialized: reading may re-encrypt a record found under a previous key.
@@ -295,6 +298,7 @@ export function createModuleRegistry(options: ModuleRegistryOptions): ModuleRegi
         await settings.patchSecrets(owner(id), presentModule(row).definition, patch);
         await remember(row);
         await reactivate(row);
+        options.checker.releaseIdle();
       }),
     adapter: (id) => runtimes.get(id)?.adapter,
     adapterVersion: (id) => runtimes.get(id)?.module?.info.version,

@@ -1,4 +1,14 @@
-import semver from 'semver';
+import { createRequire } from 'node:module';
+
+let loaded: typeof import('semver') | undefined;
+/**
+ * npm's `semver` (47 modules), loaded by the first version check: a host without custom modules
+ * or registry lookups never holds it.
+ */
+export function semver(): typeof import('semver') {
+  loaded ??= createRequire(import.meta.url)('semver') as typeof import('semver');
+  return loaded;
+}
 
 /**
  * npm's range semantics as npm applies them to `engines`: prereleases of the host take part in
@@ -8,7 +18,7 @@ const OPTIONS = { includePrerelease: true } as const;
 
 /** True when `range` is a range npm's `semver` parses (`*` and `''` included). */
 export function isValidRange(range: string): boolean {
-  return semver.validRange(range, OPTIONS) !== null;
+  return semver().validRange(range, OPTIONS) !== null;
 }
 
 /**
@@ -21,5 +31,5 @@ export function isValidRange(range: string): boolean {
  * ```
  */
 export function satisfiesRange(version: string, range: string): boolean {
-  return semver.satisfies(version, range, OPTIONS);
+  return semver().satisfies(version, range, OPTIONS);
 }

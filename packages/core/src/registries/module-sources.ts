@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isPlainObject } from '@cyrnel/sdk';
 import type { ModuleOrigin } from '@cyrnel/sdk/api';
-import semver from 'semver';
 import { type DownloadDefinitionOptions, downloadBytes } from '../definition-source/download-definition';
 import { cyrnelError } from '../errors';
-import { isValidRange, satisfiesRange } from '../modules/semver-range';
+import { isValidRange, satisfiesRange, semver } from '../modules/semver-range';
 import { chooseVersion, verifySha256 } from './registry-document';
 import type { ServiceRegistries } from './service-registries';
 
@@ -86,11 +85,11 @@ export function createModuleSources(
     if (!isPlainObject(packument) || !isPlainObject(packument.versions))
       throw cyrnelError('invalid_registry', `npm metadata of ${name} has no versions`);
     const tags = isPlainObject(packument['dist-tags']) ? packument['dist-tags'] : {};
-    const versions = Object.keys(packument.versions).filter((version) => semver.valid(version) !== null);
+    const versions = Object.keys(packument.versions).filter((version) => semver().valid(version) !== null);
     const wanted = range ?? 'latest';
     let version: string | undefined;
     if (typeof tags[wanted] === 'string') version = tags[wanted] as string;
-    else if (isValidRange(wanted)) version = semver.maxSatisfying(versions, wanted) ?? undefined;
+    else if (isValidRange(wanted)) version = semver().maxSatisfying(versions, wanted) ?? undefined;
     else
       throw cyrnelError(
         'invalid_request',

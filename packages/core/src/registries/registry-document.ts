@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { isPlainObject } from '@cyrnel/sdk';
 import type { RegistryDocument, RegistryEntry, RegistryServiceEntry, RegistryVersion } from '@cyrnel/sdk/api';
-import semver from 'semver';
 import { cyrnelError } from '../errors';
-import { isValidRange, satisfiesRange } from '../modules/semver-range';
+import { isValidRange, satisfiesRange, semver } from '../modules/semver-range';
 
 /** The metadata URL of a registry given by its base URL or by the metadata document's own URL. */
 export function metadataUrl(registry: string): string {
@@ -39,7 +38,7 @@ function checkEntry(url: string, where: string, value: unknown, isService: boole
   if (!isPlainObject(value.versions)) throw invalid(url, `${where}.versions is not an object`);
   for (const [version, entry] of Object.entries(value.versions)) {
     const at = `${where}.versions["${version}"]`;
-    if (semver.valid(version) === null) throw invalid(url, `${at}: the key is not a semver version`);
+    if (semver().valid(version) === null) throw invalid(url, `${at}: the key is not a semver version`);
     if (!isPlainObject(entry) || typeof entry.url !== 'string')
       throw invalid(url, `${at}.url is not a string`);
     if (typeof entry.hash !== 'string' || !HASH.test(entry.hash))
@@ -100,7 +99,7 @@ export function chooseVersion(
   let version: string | undefined;
   if (requested === undefined) version = entry.latestVersion;
   else if (Object.hasOwn(entry.versions, requested)) version = requested;
-  else if (isValidRange(requested)) version = semver.maxSatisfying(versions, requested) ?? undefined;
+  else if (isValidRange(requested)) version = semver().maxSatisfying(versions, requested) ?? undefined;
   else
     throw cyrnelError('invalid_request', `version ${requested} is neither a version nor a semver range`, {
       details: [{ path: 'version', message: 'not a version or a semver range' }],

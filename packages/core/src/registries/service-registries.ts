@@ -7,10 +7,10 @@ import {
   type RegistryUpdateResult,
   type ServiceDetail,
 } from '@cyrnel/sdk/api';
-import semver from 'semver';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { type DownloadDefinitionOptions, downloadBytes } from '../definition-source/download-definition';
 import { cyrnelError, isCyrnelError } from '../errors';
+import { semver } from '../modules/semver-range';
 import { errorMessage } from '../scoped-logger';
 import { installSettings } from '../services/install-service';
 import type { ServicesEngine } from '../services/services-api';
@@ -151,7 +151,7 @@ export function createServiceRegistries(options: ServiceRegistriesOptions): Serv
           description: entry.description ?? null,
           adapter: 'adapter' in entry && typeof entry.adapter === 'string' ? entry.adapter : null,
           latestVersion: entry.latestVersion,
-          versions: Object.keys(entry.versions).sort(semver.compare),
+          versions: Object.keys(entry.versions).sort((a, b) => semver().compare(a, b)),
         });
       }
     }

@@ -151,6 +151,25 @@ describe('createSchemaChecker', () => {
     });
   });
 
+  it('stops its idle workers on request; the next check starts one, which is sent the schema again', async () => {
+    const schemas = checker({ workers: 1 });
+    let reads = 0;
+    const schema = async () => {
+      reads++;
+      return { type: 'integer' };
+    };
+    await schemas.check({ field: 'n', schema, key: 'integer', value: 1 });
+    await schemas.check({ field: 'n', schema, key: 'integer', value: 2 });
+    expect(reads).toBe(1);
+    schemas.releaseIdle();
+    // A new worker: it holds no compiled schema, so the schema is read and sent again.
+    await schemas.check({ field: 'n', schema, key: 'integer', value: 3 });
+    expect(reads).toBe(2);
+    const error = await outcome(schemas.check({ field: 'n', schema, key: 'integer', value: 'x' }));
+    expect(error).toMatchObject({ code: 'invalid_request' });
+    expect(reads).toBe(2);
+  });
+
   it('refuses a value nested beyond the structured clone and a schema Ajv cannot compile', async () => {
     const schemas = checker();
     let deep: unknown = 1;

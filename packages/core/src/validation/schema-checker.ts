@@ -46,6 +46,18 @@ export interface SharedSchemas {
 export interface SchemaChecker {
   /** Resolve when valid; reject with 400 `invalid_request` listing the problems, or 502 `upstream_failed` for a broken schema. */
   check(check: SchemaCheck): Promise<void>;
+  /**
+   * Stop the workers that have no work now, without waiting for their idle timeout; the next
+   * check starts one again. The host calls it once it has started: the checks of its start (the
+   * modules' config) leave no worker behind on a host that then waits for work.
+   *
+   * @example
+   * ```ts
+   * await checker.check({ field: 'config', schema: { type: 'object' }, value: {} });
+   * checker.releaseIdle(); // the worker that checked it exits
+   * ```
+   */
+  releaseIdle(): void;
   /** Terminate the workers; later checks reject. */
   close(): Promise<void>;
 }
@@ -304,6 +316,9 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
         queue.push({ check, key, resolve, reject });
         pump();
       });
+    },
+    releaseIdle() {
+      for (const slot of slots) if (!slot.reserved && slot.worker) stop(slot);
     },
     async close() {
       closed = true;

@@ -2,15 +2,16 @@
 // host's main thread (a hostile schema or value must not stall it). Self-contained on purpose: it runs from `dist/` as its own tsup
 // entry and, in core's own tests, straight from `src/` through Node's type stripping, so it imports
 // packages only (no relative modules) and uses only erasable TypeScript.
+import { createRequire } from 'node:module';
 import { parentPort } from 'node:worker_threads';
 import { type JSONSchema, withSharedSchemas } from '@cyrnel/sdk';
+import type Ajv07 from 'ajv';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
-import Ajv07 from 'ajv';
-import Ajv2019 from 'ajv/dist/2019.js';
-import Ajv2020 from 'ajv/dist/2020.js';
-import AjvDraft04 from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
-import { RE2JS } from 're2js';
+import type Ajv2019 from 'ajv/dist/2019.js';
+import type Ajv2020 from 'ajv/dist/2020.js';
+import type AjvDraft04 from 'ajv-draft-04';
+import type addFormats from 'ajv-formats';
+import type { RE2JS } from 're2js';
 
 /** A request from the main thread. `schema` is sent when this worker may not have `key` yet. */
 export interface CheckRequest {
@@ -34,6 +35,36 @@ export type CheckReply =
   | { readonly id: number; readonly kind: 'failed'; readonly message: string };
 
 type AjvInstance = InstanceType<typeof Ajv2020>;
+
+/** Ajv, its drafts and formats, and RE2: what compiling a schema needs. */
+interface ValidatorPackages {
+  readonly Ajv07: typeof Ajv07;
+  readonly Ajv2019: typeof Ajv2019;
+  readonly Ajv2020: typeof Ajv2020;
+  readonly AjvDraft04: typeof AjvDraft04;
+  readonly addFormats: typeof addFormats;
+  readonly RE2JS: typeof RE2JS;
+}
+
+let loaded: ValidatorPackages | undefined;
+/**
+ * The packages, loaded by the first compilation (each ships a CommonJS entry): an egress gateway
+ * worker starts listening without them, and holds them only once it validates a call.
+ */
+function validatorPackages(): ValidatorPackages {
+  if (!loaded) {
+    const load = createRequire(import.meta.url);
+    loaded = {
+      Ajv07: load('ajv'),
+      Ajv2019: load('ajv/dist/2019.js'),
+      Ajv2020: load('ajv/dist/2020.js'),
+      AjvDraft04: load('ajv-draft-04'),
+      addFormats: load('ajv-formats'),
+      RE2JS: (load('re2js') as typeof import('re2js')).RE2JS,
+    };
+  }
+  return loaded;
+}
 type Draft = '04' | '07' | '2019-09' | '2020-12';
 
 /** Strings longer than this are not run through a pattern that needs the backtracking engine. */
@@ -64,6 +95,7 @@ function toRe2Syntax(pattern: string): string {
 function safeRegExp(pattern: string, flags: string): { test(input: string): boolean; toString(): string } {
   const describe = () => `/${pattern}/${flags}`;
   try {
+    const { RE2JS } = validatorPackages();
     const re = RE2JS.compile(toRe2Syntax(pattern), flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
     return { test: (input) => re.matcher(input).find(), toString: describe };
   } catch {
@@ -83,6 +115,7 @@ function isUrl(value: string): boolean {
 }
 
 function createAjv(draft: Draft): AjvInstance {
+  const { Ajv07, Ajv2019, Ajv2020, AjvDraft04, addFormats } = validatorPackages();
   const options: Options = {
     strict: false,
     allErrors: true,

@@ -1,11 +1,12 @@
 import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
-import ivm from 'isolated-vm';
+import type ivm from 'isolated-vm';
 import { callError } from '../shared/call-error';
 import type { HostCallKind } from '../shared/host-call-kind';
+import { lazyPackage } from '../shared/lazy-package';
 import { MAX_PENDING_CALLS } from '../shared/max-pending-calls';
 import { createPausableTimer } from '../shared/pausable-timer';
 import type { RunJob, RunResult } from '../shared/run-job';
-import { transpile, WRAPPER_LINE_OFFSET } from '../shared/transpile';
+import { sucrase, transpile, WRAPPER_LINE_OFFSET } from '../shared/transpile';
 import { createActivityProbe } from './activity-probe';
 import { JsonText } from './gateway-client';
 import { createOutputBudget, type OutputBudget } from './output-budget';
@@ -132,8 +133,14 @@ function answerSyncCall(
 /** A tool result that cannot cross into the isolate (structured clone refused it). */
 const UNCOPYABLE = callError('upstream_failed', 'The tool result could not be copied into the sandbox');
 
+/** isolated-vm, loaded by the first runner: a sandbox process needs it, the server never does. */
+const isolatedVm = lazyPackage<typeof import('isolated-vm')>('isolated-vm');
+
 /** Create a runner holding one isolate of `memoryLimitMb`. */
 export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunner {
+  // Loaded now, not by the first run: a sandbox process is ready when its runner is.
+  const ivm = isolatedVm();
+  sucrase();
   const source = bootstrapSource(options.maxPendingCalls ?? MAX_PENDING_CALLS, MAX_JSON_DEPTH);
   let isolate: ivm.Isolate | undefined;
   let bootstrap: ivm.Script | undefined;

@@ -1,4 +1,7 @@
-import { transform } from 'sucrase';
+import { lazyPackage } from './lazy-package';
+
+/** sucrase, loaded by the first transpilation (a sandbox process loads it at start: see the runner). */
+export const sucrase = lazyPackage<typeof import('sucrase')>('sucrase');
 
 /** Result of {@link transpile}: runnable JavaScript or the transpiler's message. */
 export type TranspileResult =
@@ -16,7 +19,7 @@ export const WRAPPER_LINE_OFFSET = 1;
  * (with its `loc`) when the code does not parse.
  */
 export function stripTypes(code: string): string {
-  return transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
+  return sucrase().transform(code, { transforms: ['typescript'], disableESTransforms: true }).code;
 }
 
 /** The script a sandbox runs: the program inside the async function `__cyrnelMain` calls. */

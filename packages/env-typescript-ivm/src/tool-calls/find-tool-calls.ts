@@ -8,9 +8,13 @@ import type {
   VariableDeclaration,
   VariableDeclarator,
 } from 'acorn';
-import { analyze, type ScopeManager, type Variable } from 'eslint-scope';
+import type { ScopeManager, Variable } from 'eslint-scope';
+import { lazyPackage } from '../shared/lazy-package';
 import { type ParsedProgram, parseProgram } from './parse-program';
 import { ROOTS, step, type ToolPath } from './tool-path';
+
+/** eslint-scope, loaded by the first analysis (in the render worker, never on the host's thread). */
+const eslintScope = lazyPackage<typeof import('eslint-scope')>('eslint-scope');
 
 /** Characters of an unknown call site's text. */
 const TEXT_LIMIT = 200;
@@ -255,7 +259,11 @@ export function findToolCalls(code: string): FoundToolCalls {
 function analyse(code: string): FoundToolCalls {
   const program = parseProgram(code);
   // `eval` is reported as unknown on its own; ignoring it keeps every name resolved statically.
-  const scopes = analyze(program.ast as never, { ecmaVersion: 2022, sourceType: 'script', ignoreEval: true });
+  const scopes = eslintScope().analyze(program.ast as never, {
+    ecmaVersion: 2022,
+    sourceType: 'script',
+    ignoreEval: true,
+  });
   const a: Analysis = {
     program,
     scopes,

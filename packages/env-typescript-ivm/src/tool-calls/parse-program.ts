@@ -1,6 +1,10 @@
 import { cyrnelError } from '@cyrnel/sdk';
-import { type Node, type Program, parse } from 'acorn';
+import type { Node, Program } from 'acorn';
+import { lazyPackage } from '../shared/lazy-package';
 import { stripTypes, WRAPPER_LINE_OFFSET, wrapProgram } from '../shared/transpile';
+
+/** acorn, loaded by the first program parsed (in the render worker, never on the host's thread). */
+const acorn = lazyPackage<typeof import('acorn')>('acorn');
 
 /** A program parsed as a sandbox runs it, with what the analysis needs to climb and cite it. */
 export interface ParsedProgram {
@@ -83,7 +87,12 @@ export function parseProgram(code: string): ParsedProgram {
   }
   let ast: Program;
   try {
-    ast = parse(source, { ecmaVersion: 'latest', sourceType: 'script', locations: true, ranges: true });
+    ast = acorn().parse(source, {
+      ecmaVersion: 'latest',
+      sourceType: 'script',
+      locations: true,
+      ranges: true,
+    });
   } catch (error) {
     const line = lineOf(error);
     throw notParsing(error, line === undefined ? undefined : Math.max(1, line - WRAPPER_LINE_OFFSET));
