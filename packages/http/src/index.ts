@@ -14,5 +14,6 @@ export {
 export { REQUEST_ID_HEADER } from './middleware/request-id';
 export { type RoleGuardOptions, roleGuard } from './middleware/role-guard';
 export { openApiDocument } from './openapi';
+export type { LogSource, MetricsSource, RequestObservation } from './operations';
 export { renderReference } from './reference';
 export type { RouteGroup, RouteGroupAuth, RouteGroupCors } from './route-groups';
