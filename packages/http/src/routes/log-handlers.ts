@@ -31,7 +31,11 @@ export function logHandlers(ctx: RouteContext, logs: LogSource): RouteHandlers<t
     list: async ({ query }, c) => {
       const follow = query?.follow ?? c.req.header('accept')?.includes('text/event-stream') === true;
       const filter = logFilterOf(query, follow ? c.req.header('last-event-id') : undefined);
-      const tail = Math.min(query?.tail ?? DEFAULT_LOG_TAIL, logs.capacity);
+      // After a given line, every newer one by default (a follower resuming misses none).
+      const tail = Math.min(
+        query?.tail ?? (filter.after === undefined ? DEFAULT_LOG_TAIL : logs.capacity),
+        logs.capacity,
+      );
       if (!follow) return { items: tailOfLogs(logs.lines(), filter, tail), capacity: logs.capacity };
       return followLogs(ctx, c, logs, filter, tail);
     },

@@ -32,9 +32,9 @@ export interface LogLine {
  * `GET /logs`: which lines, oldest first. `level` is the least severe level shown (`debug`,
  * `info`, `warn`, `error`), `component` and `processId` keep only the lines of that part of the
  * server or about that process; `tail` is how many of the newest matching lines (default 100, at
- * most the server's buffer), `after` only lines whose `seq` is greater. `follow` (or `Accept:
- * text/event-stream`) answers Server-Sent Events: those lines, then every new matching line as it
- * is written (event `log`, its `id` the line's `seq`).
+ * most the server's buffer; every newer one when `after` is given), `after` only lines whose
+ * `seq` is greater. `follow` (or `Accept: text/event-stream`) answers Server-Sent Events: those
+ * lines, then every new matching line as it is written (event `log`, its `id` the line's `seq`).
  */
 export interface LogsQuery {
   level?: LogLineLevel;

@@ -22,7 +22,7 @@ export const LOG_ROUTES = {
     path: '/logs',
     role: 'admin',
     summary:
-      "This host's recent log lines, oldest first: the newest `tail` (default 100) of those at `level` (`debug`, `info`, `warn`, `error`) or above, of `component`, about process `processId`, after `seq` `after`; with `follow` (or `Accept: text/event-stream`) followed live as Server-Sent Events (event `log`, `id` the line's `seq`)",
+      "This host's recent log lines, oldest first: the newest `tail` (default 100; every one after `after` when that is given) of those at `level` (`debug`, `info`, `warn`, `error`) or above, of `component`, about process `processId`, after `seq` `after`; with `follow` (or `Accept: text/event-stream`) followed live as Server-Sent Events (event `log`, `id` the line's `seq`)",
     params: {},
     query: queryParams<LogsQuery>(LOGS_QUERY),
     answer: followableAnswer<LogsResponse>(
