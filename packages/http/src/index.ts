@@ -2,6 +2,7 @@ export type { AppEnv, Caller, HttpLogger } from './app-env';
 export { bodyJsonSchema } from './body-json-schema';
 export { callerProcesses } from './caller-processes';
 export { type CreateAppOptions, createApp, DEFAULT_APP_LIMITS } from './create-app';
+export { createMetricsApp, type MetricsAppOptions } from './metrics-app';
 export { type BearerAuthOptions, bearerAuth, type OAuthBearerOptions } from './middleware/bearer-auth';
 export {
   createRateLimiter,
