@@ -33,6 +33,8 @@ interface DrainedQueue extends EventQueue {
   wake(): void;
   /** Give back everything still reserved in the budget. */
   clear(): void;
+  /** Call `listener` once the stream is dropped (at once when it already was). */
+  onDrop(listener: () => void): void;
 }
 
 /** Options of {@link createEventQueue}. */
@@ -57,6 +59,7 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
   const queue: QueuedEvent[] = [];
   let queuedBytes = 0;
   let dropped: string | undefined;
+  let dropListener: (() => void) | undefined;
   let wake: (() => void) | undefined;
   const notify = () => {
     wake?.();
@@ -74,8 +77,10 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
       const size = event.data.length;
       if (queuedBytes + size > maxQueueBytes) dropped = 'the client reads too slowly';
       else if (!budget.take(size)) dropped = 'the server-wide event buffer budget is spent';
-      if (dropped) clear();
-      else {
+      if (dropped) {
+        clear();
+        dropListener?.();
+      } else {
         queuedBytes += size;
         queue.push(event);
       }
@@ -96,6 +101,10 @@ export function createEventQueue(options: EventQueueOptions): EventQueue {
       }),
     wake: notify,
     clear,
+    onDrop(listener) {
+      dropListener = listener;
+      if (dropped) listener();
+    },
   };
   return drained;
 }
@@ -114,7 +123,8 @@ export interface StreamEventsOptions {
  * Answer Server-Sent Events from `queue` (made by {@link createEventQueue}): each event as it is
  * queued, heartbeats between them, until an event marked `last`, a drop, or the client leaving.
  * Writes wait for the client, so a client that reads slower than events come grows the queue up
- * to its bound, and is then dropped.
+ * to its bound, and is then dropped: the stream is aborted at once (a write waiting for it is
+ * cancelled) and the drop reported.
  */
 export function streamEvents(c: Context<AppEnv>, queue: EventQueue, options: StreamEventsOptions): Response {
   const drained = queue as DrainedQueue;
@@ -127,16 +137,23 @@ export function streamEvents(c: Context<AppEnv>, queue: EventQueue, options: Str
     };
     stream.onAbort(finish);
     signal.addEventListener('abort', finish, { once: true });
+    // A drop ends the stream at once, even while a write waits for a client that stopped reading:
+    // the write is cancelled and nothing more is queued for it.
+    drained.onDrop(() => stream.abort());
+    let reported = false;
+    const report = () => {
+      const why = drained.dropped();
+      if (why === undefined || reported) return false;
+      reported = true;
+      options.onDropped(why);
+      return true;
+    };
     const heartbeat = setInterval(() => {
       stream.write(': heartbeat\n\n').catch(finish);
     }, options.heartbeatMs);
     try {
       while (!closed) {
-        const why = drained.dropped();
-        if (why) {
-          options.onDropped(why);
-          break;
-        }
+        if (report()) break;
         const next = drained.shift();
         if (!next) {
           await drained.wait();
@@ -155,6 +172,7 @@ export function streamEvents(c: Context<AppEnv>, queue: EventQueue, options: Str
         if (next.last) break;
       }
     } finally {
+      report();
       clearInterval(heartbeat);
       signal.removeEventListener('abort', finish);
       drained.clear();
