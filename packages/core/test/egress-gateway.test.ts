@@ -300,7 +300,12 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     expect(JSON.parse(echoed?.json as string)).toEqual({ status: 200, body: { path: '/echo' } });
     // The upstream's status travels beside the text, for the metrics (on both paths).
     expect(echoed?.status).toBe(200);
-    expect(ends.map((audit) => audit.event.kind === 'end' && audit.event.status)).toEqual([null, null, null, 200]);
+    expect(ends.map((audit) => audit.event.kind === 'end' && audit.event.status)).toEqual([
+      null,
+      null,
+      null,
+      200,
+    ]);
     expect(await egress.invoke('elsewhere', 'echo', {})).toBeUndefined();
     own.close();
   });
