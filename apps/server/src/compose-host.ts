@@ -6,6 +6,7 @@ import {
   createHost,
   createKeyRing,
   createOutboundPolicy,
+  type HostMetrics,
   type KeyRing,
   loadSecretsKey,
   type OwnEndpoint,
@@ -19,6 +20,7 @@ import type { OutboundPolicy } from '@cyrnel/sdk';
 import type { Store } from '@cyrnel/store';
 import type { ServerLogger } from './create-logger';
 import type { DatabaseTarget } from './database-url';
+import { type StoreObserver, timedStore } from './metrics-store';
 import { prepareDataDir } from './prepare-data-dir';
 import type { ServerConfig } from './server-flags';
 import { unknownToolsOf } from './unknown-tools';
@@ -45,6 +47,8 @@ export interface ComposeHostOptions {
   readonly publicUrl?: () => string | undefined;
   /** The URL of the server's OAuth client ID metadata document, when it has one. */
   readonly oauthClientMetadataUrl?: () => string | undefined;
+  /** Where runs, tool calls and store calls are reported (the server's Prometheus metrics). */
+  readonly metrics?: { readonly host: HostMetrics; readonly store: StoreObserver };
 }
 
 /** The core host on the chosen store, with the built-in modules, and how to close both. */
@@ -135,7 +139,8 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
   });
   // The key as loaded (a generated key file's too) is a secret like the others.
   options.redactor?.remember('server:secrets-key', [secrets.key.toString('base64')]);
-  const store = await openDatabase(config.database);
+  const opened = await openDatabase(config.database);
+  const store = options.metrics ? timedStore(opened, options.metrics.store) : opened;
   // A key's scope or policy may only name services and tools the catalog has (400 otherwise).
   const keys = createKeyRing({ storage: store.keys, unknownTools: unknownToolsOf(store.catalog) });
   let host: CyrnelHost;
@@ -183,6 +188,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
         slots: config.hostSlots,
       },
       registries: registriesOf(config),
+      ...(options.metrics ? { metrics: options.metrics.host } : {}),
     });
   } catch (error) {
     await store.close();

@@ -12,7 +12,8 @@ export type FlagKind =
   | 'boolean'
   | 'list'
   | 'logLevel'
-  | 'databaseUrl';
+  | 'databaseUrl'
+  | 'address';
 
 /** What the settings computed from others are computed from. */
 export interface DefaultContext {
@@ -199,6 +200,32 @@ export function logLevelFlag(spec: Described & { readonly default: LogLevel }): 
 /** A directory or file, `~` under the home directory, relative ones from the working directory. */
 export function pathFlag(spec: Described & { readonly default: FlagDefault<string> }): FlagSpec<string> {
   return { ...spec, kind: 'string', read: (text) => expandHome(nonEmpty(text)) };
+}
+
+/** A listen address: a host (an IP address, `[::1]` for IPv6, or a host name) and a port. */
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** A `host:port` to listen on (`127.0.0.1:9464`, `[::1]:9464`, `localhost:9464`); off by default. */
+export function addressFlag(
+  spec: Described & { readonly shownDefault: string },
+): FlagSpec<ListenAddress | undefined> {
+  return {
+    ...spec,
+    kind: 'address',
+    default: undefined,
+    read: (text) => {
+      const match = /^(\[[^\]]+\]|[^:[\]]+):(\d{1,5})$/.exec(text);
+      const ip = match ? bareIp(match[1] as string) : undefined;
+      const host = ip ?? (match && isHostName(match[1] as string) ? (match[1] as string) : undefined);
+      const port = Number(match?.[2]);
+      if (host === undefined || !(port <= 65_535))
+        throw new Error('must be host:port, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0..65535)');
+      return { host, port };
+    },
+  };
 }
 
 /** A `--database-url`: the store it names (see {@link parseDatabaseUrl}). */

@@ -69,6 +69,9 @@ describe('parseServerConfig', () => {
       registries: [],
       npmRegistry: 'https://registry.npmjs.org',
       autoUpdateIntervalMs: undefined,
+      metricsListen: undefined,
+      metricsPublic: false,
+      logBufferLines: 2000,
     });
   });
 

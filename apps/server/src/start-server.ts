@@ -9,8 +9,9 @@ import { composeHost } from './compose-host';
 import { createSilentLogger, type ServerLogger } from './create-logger';
 import { describeDatabase } from './database-url';
 import { mcpRouteGroup } from './mcp-route';
+import { assertSafeMetricsBind, listenForMetrics, type MetricsListener } from './metrics-listener';
 import { oauthClientMetadata } from './oauth-client-metadata';
-import { redactingServerLogger } from './redacting-server-logger';
+import { createObservability } from './observability';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
 import type { ServerConfig } from './server-flags';
@@ -41,6 +42,8 @@ export interface RunningServer {
   readonly url: string;
   /** The bound port (useful with port 0). */
   readonly port: number;
+  /** `--metrics-listen`'s URL (`http://127.0.0.1:9464`, its port bound), when it was given. */
+  readonly metricsUrl?: string;
   /**
    * Stop accepting requests, give requests in flight and running processes the shutdown grace,
    * kill and record the rest, close the database.
@@ -65,7 +68,14 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   // decrypts or receives, and the server's own keys.
   const redactor = createRedactor();
   redactor.remember('server:keys', [apiKey, config.secretsKey, ...config.secretsPreviousKeys]);
-  const logger = redactingServerLogger(options.logger ?? createSilentLogger(), redactor);
+  // Every line the server logs is redacted, then also kept for `GET /logs`.
+  const { logger, metrics, logs } = createObservability(
+    config,
+    options.logger ?? createSilentLogger(),
+    redactor,
+    SERVER_VERSION,
+  );
+  if (config.metricsListen) assertSafeMetricsBind(config.metricsListen, config.metricsPublic);
   // Without a database file there is no stored key: refuse before creating anything.
   if (database.kind === 'sqlite' && !existsSync(database.path)) assertSafeBind(host, apiKey, config.insecure);
   // Several hosts share a PostgreSQL database: each must decrypt what the others sealed, which a
@@ -94,7 +104,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, config.insecure, storedKeys),
     publicUrl: () => config.publicUrl ?? (url || undefined),
     oauthClientMetadataUrl: () => clientMetadata.url(),
+    metrics: { host: metrics.host, store: metrics.store },
   });
+  metrics.watch(() => composed.host.stats());
   const mcp = mcpRouteGroup({
     host: composed.host,
     version: SERVER_VERSION,
@@ -158,9 +170,19 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     outbound: composed.outbound,
     ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
     ...(options.keyCheckMs === undefined ? {} : { keyCheckMs: options.keyCheckMs }),
+    metrics: metrics.source,
+    ...(logs ? { logs } : {}),
+    onRequest: (request) => metrics.observeRequest(request),
   });
   const requests = createRequestTracker(app.fetch);
-  const server = await listen(requests.fetch, config.port, host).catch(async (error: unknown) => {
+  const { server, metricsListener } = await listenAll(requests.fetch, config, () =>
+    config.metricsListen
+      ? listenForMetrics(config.metricsListen, metrics.source, {
+          allowedHosts: config.allowedHosts,
+          logger: logger.child({ component: 'metrics' }),
+        })
+      : undefined,
+  ).catch(async (error: unknown) => {
     await composed.closeHost({ graceMs: 0 });
     await composed.closeStore();
     throw error;
@@ -176,42 +198,18 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     dataDir,
     pid: process.pid,
     database: describeDatabase(database),
+    ...(metricsListener ? { metricsUrl: `${metricsListener.url}/metrics` } : {}),
   });
   // The same for a person reading the log, in its format (JSON or, on a terminal, readable).
   logger.info(`cyrnel listening on ${url}${uiUrl ? ` — admin UI ${uiUrl}` : ' (the admin UI is off)'}`);
-  const graceMs = config.shutdownTimeoutMs;
+  const parts = { requests, server, metricsListener, logger, mcp: mcp.handler, composed };
   let closing: Promise<void> | undefined;
-  const close = async () => {
-    const deadline = Date.now() + graceMs;
-    requests.startDraining();
-    const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    // Requests in flight (an install mid-download, a client waiting on a process) finish with
-    // the host and the database still there, within the grace.
-    if (requests.pending() > 0) {
-      logger.info('waiting for requests in flight', { count: requests.pending(), graceMs });
-      await requests.drained(graceMs);
-    }
-    // Running processes get what is left of the grace, then are killed and recorded, which
-    // answers the clients still waiting on them.
-    await mcp.handler.close().catch(() => undefined);
-    await composed.closeHost({ graceMs: Math.max(0, deadline - Date.now()) });
-    // Give those answers a moment to flush, then cut whatever is left (SSE streams, slow clients).
-    const flushed = await Promise.race([stopped.then(() => true), delay(FLUSH_MS).then(() => false)]);
-    if (!flushed) server.closeAllConnections();
-    await stopped;
-    // A handler whose client was cut sees its request signal abort; let it end before the
-    // database goes, so it fails cleanly instead of on a closed connection.
-    if (!(await requests.drained(FLUSH_MS))) {
-      logger.warn('closing the database with requests still running', { count: requests.pending() });
-    }
-    await composed.closeStore();
-  };
   return {
     url,
     port,
+    ...(metricsListener ? { metricsUrl: metricsListener.url } : {}),
     close: () => {
-      closing ??= close();
+      closing ??= shutDown(parts, config.shutdownTimeoutMs);
       return closing;
     },
   };
@@ -227,6 +225,64 @@ const FLUSH_MS = 1000;
  * reuse (Node's default of 5 s lets a request sent just then fail with ECONNRESET).
  */
 const KEEP_ALIVE_MS = 65_000;
+
+/** What {@link shutDown} stops. */
+interface RunningParts {
+  readonly requests: ReturnType<typeof createRequestTracker>;
+  readonly server: import('node:http').Server;
+  readonly metricsListener: MetricsListener | undefined;
+  readonly logger: ServerLogger;
+  readonly mcp: { close(): Promise<void> };
+  readonly composed: Pick<Awaited<ReturnType<typeof composeHost>>, 'closeHost' | 'closeStore'>;
+}
+
+/**
+ * Stop accepting requests, give requests in flight and running processes `graceMs`, kill and
+ * record the rest, close the database.
+ */
+async function shutDown(parts: RunningParts, graceMs: number): Promise<void> {
+  const { requests, server, metricsListener, logger, composed } = parts;
+  const deadline = Date.now() + graceMs;
+  requests.startDraining();
+  const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+  await metricsListener?.close();
+  server.closeIdleConnections();
+  // Requests in flight (an install mid-download, a client waiting on a process) finish with
+  // the host and the database still there, within the grace.
+  if (requests.pending() > 0) {
+    logger.info('waiting for requests in flight', { count: requests.pending(), graceMs });
+    await requests.drained(graceMs);
+  }
+  // Running processes get what is left of the grace, then are killed and recorded, which
+  // answers the clients still waiting on them.
+  await parts.mcp.close().catch(() => undefined);
+  await composed.closeHost({ graceMs: Math.max(0, deadline - Date.now()) });
+  // Give those answers a moment to flush, then cut whatever is left (SSE streams, slow clients).
+  const flushed = await Promise.race([stopped.then(() => true), delay(FLUSH_MS).then(() => false)]);
+  if (!flushed) server.closeAllConnections();
+  await stopped;
+  // A handler whose client was cut sees its request signal abort; let it end before the
+  // database goes, so it fails cleanly instead of on a closed connection.
+  if (!(await requests.drained(FLUSH_MS))) {
+    logger.warn('closing the database with requests still running', { count: requests.pending() });
+  }
+  await composed.closeStore();
+}
+
+/** The API's listener, then the metrics' own (`--metrics-listen`); neither is left open when the other fails. */
+async function listenAll(
+  fetch: FetchHandler,
+  config: ServerConfig,
+  listenMetrics: () => Promise<MetricsListener> | undefined,
+): Promise<{ server: import('node:http').Server; metricsListener: MetricsListener | undefined }> {
+  const server = await listen(fetch, config.port, config.host);
+  try {
+    return { server, metricsListener: await listenMetrics() };
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+}
 
 function listen(fetch: FetchHandler, port: number, hostname: string) {
   return new Promise<ReturnType<typeof serve>>((resolve, reject) => {

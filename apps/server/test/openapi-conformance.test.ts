@@ -127,6 +127,9 @@ describe('real answers of the server against its own OpenAPI document (GET /open
     await call('GET', '/keys');
     await call('DELETE', '/keys/00000000-0000-0000-0000-000000000000');
     await call('GET', '/registries');
+    expect((await call('GET', '/metrics')).status).toBe(200);
+    expect((await call('GET', '/logs?level=info&tail=50')).body.items.length).toBeGreaterThan(0);
+    expect((await call('GET', '/logs?level=loud')).status).toBe(400);
     await call('DELETE', '/services/shop');
     await call('GET', '/services/shop');
     expect(new Set(checked.map((entry) => entry.split(' ')[2])).size).toBeGreaterThan(3);

@@ -3,6 +3,8 @@ import { type ApprovalsApi, createApprovalsApi } from './approvals-api';
 import { type ConnectionsApi, createConnectionsApi } from './connections-api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
 import { createKeysApi, type KeysApi } from './keys-api';
+import { createLogsApi, type LogsApi } from './logs-api';
+import { createMetricsApi, type MetricsApi } from './metrics-api';
 import { createModulesApi, type ModulesApi } from './modules-api';
 import { createPrincipalsApi, type PrincipalsApi } from './principals-api';
 import { createProcessesApi, type ProcessesApi } from './processes-api';
@@ -53,6 +55,10 @@ export interface CyrnelClient {
   readonly registries: RegistriesApi;
   /** Tool calls that wait for a person's approval, and plans of whole programs (approver keys). */
   readonly approvals: ApprovalsApi;
+  /** The server's metrics in the Prometheus text format (admin keys). */
+  readonly metrics: MetricsApi;
+  /** The server's recent log lines, listed or followed (admin keys). */
+  readonly logs: LogsApi;
 }
 
 /**
@@ -78,5 +84,7 @@ export function createClient(options: ClientOptions): CyrnelClient {
     connections: createConnectionsApi(call),
     registries: createRegistriesApi(call),
     approvals: createApprovalsApi(call),
+    metrics: createMetricsApi(call),
+    logs: createLogsApi(call, transport),
   };
 }

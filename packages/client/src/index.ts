@@ -10,6 +10,8 @@ export {
   type UnknownErrorCode,
 } from './errors';
 export type { KeysApi } from './keys-api';
+export type { LogFollowOptions, LogsApi } from './logs-api';
+export type { MetricsApi } from './metrics-api';
 export type { ModulesApi } from './modules-api';
 export type { PrincipalsApi } from './principals-api';
 export type { ProcessEventsOptions } from './process-events';

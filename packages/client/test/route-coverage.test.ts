@@ -87,6 +87,8 @@ const CALLS: Readonly<Record<string, (client: CyrnelClient) => Promise<unknown>>
   'approvals.decidePlan': (c) => c.approvals.decidePlan('p1', { decision: 'deny', note: 'no' }),
   'environment.docs': (c) => c.environment.docs(),
   'environment.types': (c) => c.environment.types({ tools: ['s.t'] }),
+  'metrics.text': (c) => c.metrics.text(),
+  'logs.list': (c) => c.logs.list({ level: 'warn', processId: 3 }),
 };
 
 /** The route of the table a request reached, by its method and path. */

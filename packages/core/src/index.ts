@@ -58,6 +58,7 @@ export {
 } from './definition-source/resolve-definition';
 export type { EnvironmentLease, EnvironmentProvider } from './environments/environment-provider';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
+export type { EgressStats } from './gateway/egress-gateway';
 export { createHost, HOST_VERSION } from './host/create-host';
 export type {
   ApprovalsApi,
@@ -95,6 +96,15 @@ export type {
   PrincipalStorageQuery,
 } from './keys/principal-storage';
 export type { Principals } from './keys/principals';
+export {
+  guardedHostMetrics,
+  type HostMetrics,
+  NO_HOST_METRICS,
+  type RunEndedEvent,
+  type ToolCallEndedEvent,
+} from './metrics/host-metrics';
+export type { HostStats } from './metrics/host-stats';
+export { upstreamStatus } from './metrics/upstream-status';
 export { type DiscoveryOptions, discoverAuthorizationServer } from './oauth/discovery';
 export { createGuardedFetch, type GuardedFetch, type GuardedFetchOptions } from './oauth/guarded-fetch';
 export {
@@ -161,6 +171,7 @@ export type { WaitOptions } from './processes/process-input';
 export { DEFAULT_HOST_SLOTS, DEFAULT_PROCESS_LIMITS, type ProcessLimits } from './processes/process-limits';
 export {
   createProcessManager,
+  type LiveStates,
   type ProcessManager,
   type ProcessManagerOptions,
 } from './processes/process-manager';
@@ -207,4 +218,5 @@ export {
   type SchemaCheck,
   type SchemaChecker,
   type SchemaCheckerOptions,
+  type SchemaCheckerStats,
 } from './validation/schema-checker';

@@ -335,10 +335,16 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     await expect(egress.invoke('svc', 'big', {})).rejects.toMatchObject({
       reason: 'upstream_answer_too_large',
     });
-    expect(JSON.parse((await egress.invoke('svc', 'echo', {})) as string)).toEqual({
-      status: 200,
-      body: { path: '/echo' },
-    });
+    const echoed = await egress.invoke('svc', 'echo', {});
+    expect(JSON.parse(echoed?.json as string)).toEqual({ status: 200, body: { path: '/echo' } });
+    // The upstream's status travels beside the text, for the metrics (on both paths).
+    expect(echoed?.status).toBe(200);
+    expect(ends.map((audit) => audit.event.kind === 'end' && audit.event.status)).toEqual([
+      null,
+      null,
+      null,
+      200,
+    ]);
     expect(await egress.invoke('elsewhere', 'echo', {})).toBeUndefined();
     own.close();
   });

@@ -24,6 +24,7 @@ import { type RateLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
 import { roleGuard } from './middleware/role-guard';
 import { openApiDocument } from './openapi';
+import type { LogSource, MetricsSource, RequestObservation } from './operations';
 import { checkRouteGroups, groupPaths, isWithin, type RouteGroup } from './route-groups';
 import { apiHandlers } from './routes/api-handlers';
 import { createEventStreamBudget } from './routes/event-stream-budget';
@@ -153,6 +154,18 @@ export interface CreateAppOptions {
    * is never open (a request needs a key or a token even before the first key is stored).
    */
   oauth?: OAuthBearerOptions;
+  /**
+   * The server's metrics, served at `GET /metrics` (admin keys) in the Prometheus text format.
+   * Absent: the route is not served.
+   */
+  metrics?: MetricsSource;
+  /**
+   * The server's recent log lines, served at `GET /logs` (admin keys), listed or followed as
+   * Server-Sent Events. Absent: the route is not served.
+   */
+  logs?: LogSource;
+  /** Told of every request answered (its route's pattern, status, time), for metrics. */
+  onRequest?: (request: RequestObservation) => void;
 }
 
 const MIB = 1024 * 1024;
@@ -216,7 +229,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   });
   const app = new Hono<AppEnv>();
   app.use(requestId());
-  app.use(accessLog(logger));
+  app.use(accessLog(logger, options.onRequest));
   // The browser boundary comes first, on every route: a page on another site or a rebound DNS
   // name is refused before anything else looks at the request.
   app.use(hostAllowList({ allowedHosts: options.allowedHosts ?? [] }));
@@ -270,6 +283,8 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     keyStreams,
     // The bootstrap key is an admin whatever is stored; without it, a stored admin key must stay.
     keepAnAdmin: options.apiKey === undefined || options.apiKey === '',
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.logs ? { logs: options.logs } : {}),
   });
   mountRoutes(app, handlers, ctx);
   for (const group of groups) app.route(group.path, group.app);

@@ -15,6 +15,8 @@ describe('the OpenAPI document', () => {
     const app = createApp(idleHost, {
       apiKey: 'k',
       keys: createKeyRing({ storage: new Proxy({}, { get: () => async () => undefined }) as never }),
+      metrics: { contentType: 'text/plain', text: async () => '' },
+      logs: { capacity: 1, lines: () => [], subscribe: () => () => {} },
     });
     const mounted = new Set(
       app.routes

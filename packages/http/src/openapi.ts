@@ -4,6 +4,7 @@ import {
   type ErrorReason,
   listRoutes,
   type OpenApiResponse,
+  type QueryParamSpec,
   RECORD_SCHEMAS,
   type Route,
   type RouteBody,
@@ -30,6 +31,16 @@ const WHO = {
   admin: 'An admin key.',
 } as const satisfies Record<Exclude<RouteRole, 'none'>, string>;
 
+/** How each kind of query parameter reads, as a schema. */
+const QUERY_SCHEMAS: Readonly<Record<QueryParamSpec['type'], Json>> = {
+  string: { type: 'string' },
+  list: { type: 'string' },
+  boolean: { type: 'boolean' },
+  limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+  integer: { type: 'integer', minimum: 0 },
+  switch: { enum: ['true', 'false', '1', '0'] },
+};
+
 /** The path and query parameters of a route. */
 function parameters(route: Route): Json[] {
   return [
@@ -43,12 +54,7 @@ function parameters(route: Route): Json[] {
       name,
       in: 'query',
       required: false,
-      schema:
-        spec.type === 'limit'
-          ? { type: 'integer', minimum: 1, maximum: 100, default: 20 }
-          : spec.type === 'boolean'
-            ? { type: 'boolean' }
-            : { type: 'string' },
+      schema: QUERY_SCHEMAS[spec.type],
     })),
   ];
 }
@@ -83,8 +89,15 @@ function errorResponses(route: Route): Json {
 /** One operation of the document. */
 function operation(route: Route, openPath: string): Json {
   const method = route.method.toLowerCase();
-  const { status, media, schema } = route.answer;
-  const content = media === 'none' ? undefined : { [MEDIA[media]]: { schema: schema ?? { type: 'string' } } };
+  const { status, media, schema, followable } = route.answer;
+  const content =
+    media === 'none'
+      ? undefined
+      : {
+          [MEDIA[media]]: { schema: schema ?? { type: 'string' } },
+          // Asked with `Accept: text/event-stream` (or `follow`), the same route streams.
+          ...(followable ? { [MEDIA.events]: { schema: { type: 'string' } } } : {}),
+        };
   const parameterList = parameters(route);
   return {
     summary: route.summary,

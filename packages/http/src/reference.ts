@@ -101,9 +101,10 @@ export function renderReference(version = '0.1.0'): string {
       }
       const [success, ...errors] = Object.entries(op.responses);
       const [status, answer] = success as [string, (typeof op.responses)[string]];
-      const [media, content] = Object.entries(answer.content ?? {})[0] ?? [];
+      const [[media, content] = [], ...alternatives] = Object.entries(answer.content ?? {});
+      const followed = alternatives.map(([type]) => `, or \`${type}\` when followed`).join('');
       lines.push(
-        `Answer: ${status}${media ? ` \`${media}\`` : ''}${content ? ` ${describe(content.schema)}` : ''}.`,
+        `Answer: ${status}${media ? ` \`${media}\`` : ''}${content ? ` ${describe(content.schema)}` : ''}${followed}.`,
         '',
       );
       if (errors.length > 0) {

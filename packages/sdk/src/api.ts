@@ -85,6 +85,14 @@ export {
   type KeyRole,
 } from './api/keys';
 export { DEFAULT_PAGE_LIMIT, type ListResponse, MAX_PAGE_LIMIT, type PageQuery } from './api/lists';
+export {
+  LOG_LINE_LEVELS,
+  LOG_LINE_SCHEMA,
+  type LogLine,
+  type LogLineLevel,
+  type LogsQuery,
+  type LogsResponse,
+} from './api/logs';
 export type {
   InstallModuleRequest,
   ModuleDetail,
@@ -140,6 +148,7 @@ export {
   CHECKED_ID,
   defineRoute,
   eventStream,
+  followableAnswer,
   jsonAnswer,
   jsonBody,
   markdownAnswer,
@@ -170,7 +179,9 @@ export { APPROVAL_LIST_QUERY, APPROVAL_ROUTES } from './api/routes/approval-rout
 export { CONNECTION_ROUTES } from './api/routes/connection-routes';
 export { ENVIRONMENT_ROUTES, type TypesQuery } from './api/routes/environment-routes';
 export { KEY_ROUTES } from './api/routes/key-routes';
+export { LOG_ROUTES, LOGS_QUERY } from './api/routes/log-routes';
 export { META_ROUTES } from './api/routes/meta-routes';
+export { METRICS_ROUTES } from './api/routes/metrics-routes';
 export { MODULE_LIST_QUERY, MODULE_ROUTES } from './api/routes/module-routes';
 export { PRINCIPAL_ROUTES } from './api/routes/principal-routes';
 export { PROCESS_LIST_QUERY, PROCESS_ROUTES } from './api/routes/process-routes';

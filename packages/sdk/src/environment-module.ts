@@ -1,5 +1,6 @@
 import type { ErrorReason } from './api/errors';
 import type { DirectCalls } from './direct-calls';
+import type { EnvironmentStats } from './environment-stats';
 import type { ExecutionExitState, ExecutionInput, ExecutionState } from './execution';
 import type { InvokeInput, ToolDocsInput } from './invoke-input';
 import type { JSONSchema } from './json-schema';
@@ -311,4 +312,14 @@ export interface EnvironmentModule extends Module {
    * against `timeoutMs`. Unknown ids are ignored. An environment without it counts waiting time.
    */
   pauseDeadline?(eid: number, paused: boolean): void;
+  /**
+   * Optional: what its sandboxes are doing now (alive, idle, running, waiting for one), read by
+   * the host's metrics at every scrape. Must answer at once, without I/O.
+   *
+   * @example
+   * ```ts
+   * env.stats?.(); // { sandboxes: 2, idleSandboxes: 1, running: 1, queued: 0, waits: 3, crashes: 0 }
+   * ```
+   */
+  stats?(): EnvironmentStats;
 }

@@ -35,6 +35,7 @@ export type {
   TypeDiagnostic,
   TypesSelection,
 } from './environment-module';
+export type { EnvironmentStats } from './environment-stats';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export {
   ADMIN_TENANT,

@@ -78,6 +78,8 @@ export interface Approvals {
   givePlanBack(planId: string): Promise<void>;
   /** Whether a person approved this tool for every process of `keyId` (until the server stops). */
   rememberedForKey(keyId: string | null, qualified: string): boolean;
+  /** Approvals this host's runs wait for now (pending, undecided). */
+  pending(): number;
   /** Stop waiting: every waiter is let go as expired. */
   close(): void;
 }
@@ -203,6 +205,7 @@ export function createApprovals(options: ApprovalsOptions): Approvals {
   };
 
   return {
+    pending: () => waiters.size,
     async ask(input) {
       const id = `ap_${randomBytes(12).toString('base64url')}`;
       const row = pending(id, 'call', {

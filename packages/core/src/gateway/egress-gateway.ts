@@ -10,7 +10,7 @@ import { cyrnelError } from '../errors';
 import { silentLogger } from '../scoped-logger';
 import type { AnswerBudget } from './bounded-json';
 import type { AuditEvent, AuditVerdict } from './gateway-protocol';
-import { createGatewayWorker, type GatewayWorker } from './gateway-worker';
+import { createGatewayWorker, type EgressAnswer, type GatewayWorker } from './gateway-worker';
 import { toWireError } from './wire-error';
 
 /** Options of {@link createEgressGateway}. */
@@ -67,17 +67,30 @@ export interface EgressGateway {
   /** Set the reauthorization hook (the host does, once); without one a refused call is answered as it is. */
   reauthorize(hook: EgressReauthorize): void;
   /**
-   * A portable adapter's call for the host's gate, made in a worker: its answer as JSON text, or
-   * undefined when the worker does not make it (not prepared: the gate's own adapter does).
+   * A portable adapter's call for the host's gate, made in a worker: its answer as JSON text (with
+   * the upstream's HTTP status when it had one), or undefined when the worker does not make it (not
+   * prepared: the gate's own adapter does).
    */
   invoke(
     serviceId: string,
     toolId: string,
     parameters: Record<string, unknown>,
     signal?: AbortSignal,
-  ): Promise<string | undefined>;
+  ): Promise<EgressAnswer | undefined>;
+  /** What the workers are doing now, for metrics. */
+  stats(): EgressStats;
   /** Stop the workers and remove the socket directory. */
   close(): Promise<void>;
+}
+
+/** What {@link EgressGateway.stats} answers. */
+export interface EgressStats {
+  /** Worker threads. */
+  readonly workers: number;
+  /** Calls the workers are making now (of sandbox processes and of the host's gate). */
+  readonly inFlight: number;
+  /** Workers that died and were replaced since the gateway started. */
+  readonly restarts: number;
 }
 
 /** The built worker: beside this bundle in `dist/`, or in `../dist/` when running from `src/`. */
@@ -204,6 +217,11 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
       const worker = workers[next++ % workers.length] as GatewayWorker;
       return worker.invoke(serviceId, toolId, parameters, signal);
     },
+    stats: () => ({
+      workers: workers.length,
+      inFlight: workers.reduce((sum, worker) => sum + worker.inFlight(), 0),
+      restarts: workers.reduce((sum, worker) => sum + worker.restarts(), 0),
+    }),
     async close() {
       if (closed) return;
       closed = true;

@@ -8,6 +8,7 @@ import type { ErrorReason } from '@cyrnel/sdk/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
 import type { PreparedCall } from '../direct-calls/prepared-call';
 import { cyrnelError } from '../errors';
+import { upstreamStatus } from '../metrics/upstream-status';
 import { createRedactor } from '../secrets/redactor';
 import { boundedJson } from './bounded-json';
 import type {
@@ -121,8 +122,11 @@ async function runOnce(
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
 
-/** The answer of one call: JSON text, a coded failure, or "through the host". */
-export type Outcome = { json: string } | { error: WireError } | { host: true };
+/**
+ * The answer of one call: JSON text (with the upstream's HTTP status when the adapter answered
+ * one), a coded failure, or "through the host".
+ */
+export type Outcome = { json: string; status: number | null } | { error: WireError } | { host: true };
 
 /**
  * Make one call of a portable adapter. With `eid`, it is audited: its start is acknowledged by the
@@ -165,11 +169,11 @@ async function perform(
   }
   let outcome: Outcome;
   try {
+    const result = await runOnce(call, target, toolId, parameters, signal);
     // An upstream may echo a credential (a debugging endpoint, an error page): the code gets `***`.
     outcome = {
-      json: redactor.redact(
-        boundedJson(await runOnce(call, target, toolId, parameters, signal), settings.budget),
-      ),
+      json: redactor.redact(boundedJson(result, settings.budget)),
+      status: upstreamStatus(result),
     };
   } catch (error) {
     outcome = failure(signal.aborted && !isCoded(error) ? signal.reason : error);
@@ -183,6 +187,7 @@ async function perform(
       errorCode: failed?.code ?? null,
       errorReason: failed?.reason ?? null,
       durationMs: performance.now() - started,
+      status: 'status' in outcome ? outcome.status : null,
     };
     await ask((ask) => ({ t: 'audit', id: ask, eid, event: end }));
   }

@@ -31,6 +31,8 @@ export type AuditEvent =
       readonly errorCode: string | null;
       readonly errorReason: string | null;
       readonly durationMs: number;
+      /** The upstream's HTTP status when the adapter answered one (`{ status, … }`), else null. */
+      readonly status: number | null;
     };
 
 /**
@@ -107,6 +109,8 @@ export type FromWorker =
       readonly id: number;
       /** The result as JSON text; absent with `error` or `host`. */
       readonly json?: string;
+      /** With `json`: the upstream's HTTP status when the adapter answered one, else null. */
+      readonly status?: number | null;
       readonly error?: WireError;
       /** Not the gateway's call: the main thread's own adapter makes it. */
       readonly host?: true;

@@ -45,8 +45,18 @@ export interface GatewayWorker {
     toolId: string,
     parameters: Record<string, unknown>,
     signal?: AbortSignal,
-  ): Promise<string | undefined>;
+  ): Promise<EgressAnswer | undefined>;
+  /** Calls it is making now: audited calls of sandbox processes and calls of the host's gate. */
+  inFlight(): number;
+  /** Times its thread died and was started again. */
+  restarts(): number;
   close(): Promise<void>;
+}
+
+/** A call's answer from a worker: JSON text, and the upstream's HTTP status when it had one. */
+export interface EgressAnswer {
+  readonly json: string;
+  readonly status: number | null;
 }
 
 interface Waiter {
@@ -67,6 +77,9 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
   let waiting = new Map<number, Waiter>();
   /** Audited calls it has open: ended as crashed when it dies. */
   let open = new Map<number, number>();
+  /** Calls of the host's gate it is making. */
+  let hostCalls = 0;
+  let restarts = 0;
 
   const post = (message: ToWorker) => {
     try {
@@ -131,7 +144,12 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         if (message.t === 'ack') waiter.resolve(undefined);
         else if (message.error)
           waiter.reject(new CyrnelError(message.error.reason as ErrorReason, message.error.message));
-        else waiter.resolve(message.host ? undefined : message.json);
+        else
+          waiter.resolve(
+            message.host || message.json === undefined
+              ? undefined
+              : ({ json: message.json, status: message.status ?? null } satisfies EgressAnswer),
+          );
         return;
       }
       default:
@@ -191,12 +209,14 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
               errorCode: crashed.code,
               errorReason: crashed.reason,
               durationMs: 0,
+              status: null,
             }),
           )
           .catch(() => undefined);
       }
       if (options.closed()) return;
       options.onRestart(`exit code ${code}`);
+      restarts++;
       start();
     });
   };
@@ -246,6 +266,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       const abort = () => post({ t: 'abort', id });
       signal?.addEventListener('abort', abort, { once: true });
       post({ t: 'invoke', id, serviceId, toolId, parameters });
+      hostCalls++;
       try {
         return (await (signal
           ? Promise.race([
@@ -254,12 +275,15 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
                 signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
               ),
             ])
-          : answer)) as string | undefined;
+          : answer)) as EgressAnswer | undefined;
       } finally {
+        hostCalls--;
         signal?.removeEventListener('abort', abort);
         stopWhenIdle();
       }
     },
+    inFlight: () => open.size + hostCalls,
+    restarts: () => restarts,
     async close() {
       clearTimeout(idleTimer);
       if (!ready) return;

@@ -1,4 +1,5 @@
 import { version } from '../../package.json';
+import { readHostStats } from '../metrics/host-stats';
 import { createModulesApi } from '../modules/modules-api';
 import { followCatalogChanges } from '../several-hosts/catalog-changes';
 import type { CyrnelHost } from './host-api';
@@ -60,11 +61,19 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const registries = createHostRegistries(options, access, parts);
   // The modules' config was checked at start; no validation worker waits a minute for more.
   checker.releaseIdle();
-  return hostApi(parts, registries, () => following?.stop());
+  return hostApi(parts, registries, () => following?.stop(), options.host !== undefined);
 }
 
-/** The {@link CyrnelHost} over the started parts; `close` stops them in reverse order of start. */
-function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: () => void): CyrnelHost {
+/**
+ * The {@link CyrnelHost} over the started parts; `close` stops them in reverse order of start.
+ * `shared`: the host has an id among others (a storage without one has no shared queue).
+ */
+function hostApi(
+  parts: HostParts,
+  registries: HostRegistries,
+  stopFollowing: () => void,
+  shared: boolean,
+): CyrnelHost {
   const { processes, registry, checker } = parts;
   const { connections, router: _router, ...services } = parts.services;
   let closing: Promise<void> | undefined;
@@ -97,6 +106,16 @@ function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: ()
       set: (serviceId, policy) => parts.policies.set(serviceId, policy, new Date().toISOString()),
     },
     catalogVersion: parts.catalogState,
+    stats: () =>
+      readHostStats({
+        liveStates: () => processes.liveStates(),
+        // Without a host id every process is without an owner: there is no shared queue to count.
+        countUnclaimed: () => (shared ? parts.processStorage.countUnclaimed() : Promise.resolve(0)),
+        approvalsPending: () => parts.approvals.pending(),
+        egress: () => parts.egress.stats(),
+        validation: () => checker.stats(),
+        environment: () => parts.environments.active()?.stats?.(),
+      }),
     close(closeOptions) {
       closing ??= (async () => {
         stopFollowing();

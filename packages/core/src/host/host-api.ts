@@ -37,6 +37,7 @@ import type {
 } from '@cyrnel/sdk/api';
 import type { ConnectionsApi } from '../connections/connections-api';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
+import type { HostStats } from '../metrics/host-stats';
 import type { WaitOptions } from '../processes/process-input';
 
 /**
@@ -283,6 +284,17 @@ export interface CyrnelHost {
    * ```
    */
   catalogVersion(): string;
+  /**
+   * What this host is doing now, for metrics: its runs by state, the shared queue's length, the
+   * approvals its runs wait for, the egress gateway's and the validation workers' load, and the
+   * active environment's sandboxes.
+   *
+   * @example
+   * ```ts
+   * const { processes, sharedQueue } = await host.stats(); // { queued: 0, running: 2, … }, 0
+   * ```
+   */
+  stats(): Promise<HostStats>;
   /** Stop accepting processes, give running ones `graceMs`, kill and record the rest, tear modules down. */
   close(options?: { graceMs?: number }): Promise<void>;
 }

@@ -2,6 +2,7 @@ import type { BuiltinModule, ModuleLogger, OutboundPolicy } from '@cyrnel/sdk';
 import type { ApprovalStorage } from '../approvals/approval-storage';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import type { KeyStorage } from '../keys/key-storage';
+import type { HostMetrics } from '../metrics/host-metrics';
 import type { DefaultPolicy } from '../policies/policy-input';
 import type { ProcessLimits } from '../processes/process-limits';
 import type { ProcessStorage } from '../processes/process-storage';
@@ -137,6 +138,11 @@ export interface CreateHostOptions {
   readonly registries?: RegistryOptions;
   /** Workers and deadlines of schema validation (tool parameters, config, secrets). */
   readonly validation?: SchemaCheckerOptions;
+  /**
+   * Told of every run's end and every tool call's, for metrics (`@cyrnel/server` makes Prometheus
+   * metrics of them); what the host is doing now is `CyrnelHost.stats()`. Absent: nobody.
+   */
+  readonly metrics?: HostMetrics;
   /** Clock, for tests. */
   readonly now?: () => Date;
 }

@@ -10,12 +10,14 @@ import { createEnvironmentApi } from '../environments/environment-api';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { createTypeCheck } from '../environments/type-check';
 import { createEgressGateway, type EgressGateway } from '../gateway/egress-gateway';
+import { guardedHostMetrics } from '../metrics/host-metrics';
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
 import { createOutputObserver, type OutputObserver } from '../observed/output-observer';
 import { createPolicyBook, type PolicyBook } from '../policies/policy-book';
 import { DEFAULT_POLICY } from '../policies/policy-input';
 import { createCallPolicy } from '../processes/call-policy';
 import { createProcessManager, type ProcessManager } from '../processes/process-manager';
+import type { ProcessStorage } from '../processes/process-storage';
 import type { RegistryAccess } from '../registries/service-registries';
 import { errorMessage, silentLogger } from '../scoped-logger';
 import { redactingLogger } from '../secrets/redacting-logger';
@@ -60,6 +62,8 @@ export interface HostParts {
   readonly egress: EgressGateway;
   readonly environments: EnvironmentProvider;
   readonly processes: ProcessManager;
+  /** The storage of processes (the shared queue's length is read there). */
+  readonly processStorage: ProcessStorage;
   readonly services: ServicesEngine;
   readonly registry: ModuleRegistry;
   readonly tools: ToolsApi;
@@ -194,6 +198,7 @@ export function createHostParts(
     logger,
     redactor,
     now,
+    metrics: guardedHostMetrics(options.metrics, logger),
     ...(options.host
       ? {
           host: {
@@ -289,6 +294,7 @@ export function createHostParts(
     egress,
     environments,
     processes,
+    processStorage: storage.processes,
     services,
     registry,
     tools,

@@ -2,6 +2,7 @@ import type {
   AdapterModule,
   EnvironmentModule,
   EnvironmentSetupContext,
+  EnvironmentStats,
   GenerateDefinitionContext,
   InvokeInput,
   ModuleLogger,
@@ -309,6 +310,16 @@ export interface PortableView {
   state(serviceId: string): ServiceState | undefined;
 }
 
+/** What a torn-down environment's sandboxes are doing: nothing. */
+const NO_SANDBOXES: EnvironmentStats = Object.freeze({
+  sandboxes: 0,
+  idleSandboxes: 0,
+  running: 0,
+  queued: 0,
+  waits: 0,
+  crashes: 0,
+});
+
 const portableViews = new WeakMap<AdapterModule, PortableView>();
 
 /** The {@link PortableView} of a guarded adapter, when its module declared `portable`. */
@@ -381,6 +392,13 @@ export function guardEnvironment(
           checkTypes: open((code: string, context: TypeCheckContext) =>
             (inner.checkTypes as NonNullable<EnvironmentModule['checkTypes']>)(code, context),
           ),
+        }
+      : {}),
+    // Stats of a torn-down environment are nobody's.
+    ...(inner.stats
+      ? {
+          stats: () =>
+            life.signal.aborted ? NO_SANDBOXES : (inner.stats as NonNullable<EnvironmentModule['stats']>)(),
         }
       : {}),
     // A pause after teardown has no execution left to pause.

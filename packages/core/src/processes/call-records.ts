@@ -7,6 +7,7 @@ import {
   type ToolCallRecord,
 } from '@cyrnel/sdk/api';
 import { cyrnelError, isCyrnelError } from '../errors';
+import { type HostMetrics, NO_HOST_METRICS } from '../metrics/host-metrics';
 import type { LiveProcess } from './live-process';
 import type { IndexedCall, ProcessStorage } from './process-storage';
 
@@ -19,6 +20,8 @@ export interface CallOutcome {
   readonly errorReason?: ErrorReason | null;
   /** Milliseconds from the start to the answer; default: measured on the host's clock. */
   readonly durationMs?: number;
+  /** The upstream's HTTP status when the adapter answered one (for the metrics); default none. */
+  readonly status?: number | null;
 }
 
 /**
@@ -75,6 +78,7 @@ export function createCallRecords(
   storage: ProcessStorage,
   logger: ModuleLogger,
   now: () => Date,
+  metrics: HostMetrics = NO_HOST_METRICS,
 ): CallRecords {
   const queues = new WeakMap<LiveProcess, OpenQueue>();
 
@@ -171,6 +175,16 @@ export function createCallRecords(
           const measured = now().getTime() - startedMs;
           const duration = outcome.durationMs ?? measured;
           call.durationMs = Number.isFinite(duration) && duration >= 0 ? Math.round(duration) : 0;
+          metrics.toolCallEnded({
+            serviceId,
+            toolId,
+            // Only a call the gate and the policies let through reaches an adapter: its ids are installed ones.
+            reached: outcome.ok || call.errorCode === 'upstream_error',
+            ok: outcome.ok,
+            errorReason: reason,
+            status: outcome.status ?? null,
+            durationMs: Number.isFinite(duration) && duration >= 0 ? duration : 0,
+          });
           // After the end of the run its snapshot was written: a late answer changes nothing stored.
           if (run.finished) return;
           const id = run.record.id;

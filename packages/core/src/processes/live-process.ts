@@ -59,6 +59,10 @@ export class LiveProcess {
    * tool calls in flight, so adapters stop their outbound work for a result nobody will read.
    */
   readonly ending = new AbortController();
+  /** `performance.now()` when the run was handed to its environment (for the metrics). */
+  dispatchedAt: number | undefined;
+  /** `performance.now()` when it last became `running` (for the metrics); undefined while it never ran. */
+  runningAt: number | undefined;
   /** The environment said the execution waits for a slot. */
   reportedQueued = false;
   /** Running since dispatch without a report from the environment yet (see `reportState`). */

@@ -4,6 +4,7 @@ import type { ConnectionRouter } from '../connections/connection-router';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { AuditEvent, AuditVerdict } from '../gateway/gateway-protocol';
+import { upstreamStatus } from '../metrics/upstream-status';
 import type { Redactor } from '../secrets/redactor';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { createGatekeeper } from './call-gatekeeper';
@@ -144,7 +145,12 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     open?.delete(event.id);
     // The code follows from a known reason, as on the gate's path.
     const reason = !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null;
-    call.end({ ok: event.ok, errorReason: reason, durationMs: Math.max(0, Math.round(event.durationMs)) });
+    call.end({
+      ok: event.ok,
+      errorReason: reason,
+      durationMs: Math.max(0, Math.round(event.durationMs)),
+      status: event.status ?? null,
+    });
     return true;
   };
   const { egress } = options;
@@ -214,7 +220,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
         // The principal is the process's, never the sandbox's: it only names a connection.
         const instanceId = await options.connections?.route(run.record, serviceId, input?.connection);
         const result = await tools.invoke({ ...input, signal }, instanceId);
-        call.end({ ok: true });
+        call.end({ ok: true, status: upstreamStatus(result) });
         return result;
       } catch (error) {
         const typed = isCyrnelError(error)

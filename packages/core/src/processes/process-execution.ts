@@ -6,6 +6,7 @@ import {
   type ModuleLogger,
 } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environments/environment-provider';
+import { type HostMetrics, NO_HOST_METRICS } from '../metrics/host-metrics';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
@@ -20,6 +21,8 @@ export interface ProcessExecutionOptions {
   readonly limits: ProcessLimits;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Told of every run's end (default: nobody). */
+  readonly metrics?: HostMetrics;
 }
 
 /** Drives runs through the environment: dispatch, states, the deadline, kills and the end. */
@@ -70,6 +73,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     live,
     activity,
     writes,
+    metrics: options.metrics ?? NO_HOST_METRICS,
     onFinished: () => {
       unfinished--;
     },
@@ -84,6 +88,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     clearTimeout(run.queueTimer);
     run.queueTimer = undefined;
     activity.note(run);
+    run.runningAt = performance.now();
     persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
     run.resolveRunning(performance.now());
     armDeadline(run);
@@ -109,6 +114,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     if (!provisional || run.record.state !== 'running') return;
     clearTimeout(run.deadline);
     run.deadline = undefined;
+    run.runningAt = undefined;
     // Back to queued before the provisional start was written: the two cancel out in one write.
     persistChange(run, { state: 'queued', startedAt: null }, { deferred: run.deferred !== undefined });
     armQueueBackstop(run, run.timeoutMs + limits.queueStallMs, performance.now());
@@ -189,6 +195,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     const { id, envConfig } = run.record;
     const { timeoutMs } = run;
     run.lease = lease;
+    run.dispatchedAt = performance.now();
     live.set(id, run);
     unfinished++;
     let execution: Promise<ExecutionExitState>;

@@ -5,6 +5,7 @@ import type { TypeCheck } from '../environments/type-check';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { ProcessesApi } from '../host/host-api';
+import type { HostMetrics } from '../metrics/host-metrics';
 import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import { createProcessHosts } from '../several-hosts/process-hosts';
@@ -55,6 +56,8 @@ export interface ProcessManagerOptions {
   readonly connections?: Pick<ConnectionRouter, 'route' | 'check'>;
   /** Type-checks code (`createTypeCheck`; absent: `check` and `typecheck: 'reject'` answer 503). */
   readonly typeCheck?: TypeCheck;
+  /** Told of every run's end and every tool call's (absent: nobody). */
+  readonly metrics?: HostMetrics;
   /**
    * This host, when several share the storage: its runs are stored as its own, it says it is
    * alive every `heartbeatMs` (default 2,000), and it fails only its own leftovers and those of
@@ -96,7 +99,12 @@ export interface ProcessManager {
    * ```
    */
   openCall(eid: number, serviceId: string, toolId: string): Promise<OpenedCall>;
+  /** This host's runs not finished, by state (for metrics). */
+  liveStates(): LiveStates;
 }
+
+/** The states a run not finished can be in, and how many of this host's runs are in each. */
+export type LiveStates = Record<'queued' | 'running' | 'waiting' | 'terminating', number>;
 
 const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
@@ -119,8 +127,9 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const limits: ProcessLimits = resolveProcessLimits(options.limits);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
-  const execution = createProcessExecution({ storage, limits, logger, now });
-  const records = createCallRecords(storage, logger, now);
+  const { metrics } = options;
+  const execution = createProcessExecution({ storage, limits, logger, now, ...(metrics ? { metrics } : {}) });
+  const records = createCallRecords(storage, logger, now, metrics);
   const bindings = createProcessBindings({
     execution,
     tools,
@@ -211,6 +220,14 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const call = records.open(run, String(serviceId), String(toolId));
       await call.started;
       return call;
+    },
+    liveStates() {
+      const states: LiveStates = { queued: 0, running: 0, waiting: 0, terminating: 0 };
+      for (const run of execution.live.values()) {
+        const { state } = run.record;
+        if (!run.finished && state !== 'idle') states[state]++;
+      }
+      return states;
     },
     async modulesChanged() {
       if (!host || local.closing()) return;

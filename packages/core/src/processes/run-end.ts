@@ -1,5 +1,6 @@
 import type { ErrorReason, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
+import type { HostMetrics } from '../metrics/host-metrics';
 import type { LiveProcess } from './live-process';
 import type { ProcessChange, ProcessStorage } from './process-storage';
 import type { EnvironmentActivity } from './run-timers';
@@ -16,6 +17,8 @@ export interface RunEndOptions {
   readonly writes: Pick<RunWrites, 'onWriteError'>;
   /** A run finished (the count of unfinished runs drops). */
   readonly onFinished: () => void;
+  /** Told of every run's end. */
+  readonly metrics: HostMetrics;
 }
 
 /** The end of a run: its calls in flight cancelled, its timers and lease released, its results written once. */
@@ -91,6 +94,7 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
       approvalId: null,
     };
     run.record = { ...run.record, ...change };
+    reportEnd(run, exitState, errorReason);
     run.emit({ type: 'state', data: { state: 'idle', exitState } });
     run.emit({ type: 'exit', data: { exitState, error, errorReason } });
     const id = run.record.id;
@@ -119,6 +123,17 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
         if (live.get(id) === run) live.delete(id);
         run.resolveSettled();
       });
+  };
+
+  const reportEnd = (run: LiveProcess, exitState: ExecutionExitState, errorReason: ErrorReason | null) => {
+    const ended = performance.now();
+    const { runningAt, dispatchedAt } = run;
+    options.metrics.runEnded({
+      exitState,
+      errorReason,
+      runMs: runningAt === undefined ? null : ended - runningAt,
+      queuedMs: runningAt === undefined || dispatchedAt === undefined ? null : runningAt - dispatchedAt,
+    });
   };
 
   const errorFor = (run: LiveProcess, exitState: ExecutionExitState): string | null => {

@@ -11,6 +11,7 @@ import {
 import type { CatalogStorage, ToolDetailRow } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
+import { withUpstreamStatus } from '../metrics/upstream-status';
 import { portableView } from '../modules/module-guard';
 import type { SchemaChecker } from '../validation/schema-checker';
 import type { Callable } from './callable';
@@ -137,13 +138,14 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
       // The connection's own adapter state (its secrets), or the service's.
       const target = instanceId ?? serviceId;
       if (options.egress && portableView(adapter)) {
-        const json = await options.egress.invoke(
+        const answer = await options.egress.invoke(
           target,
           toolId,
           parameters,
           signal instanceof AbortSignal ? signal : undefined,
         );
-        if (json !== undefined) return jsonText(json);
+        // The text no longer shows the upstream's status: it is kept beside it, for the metrics.
+        if (answer !== undefined) return withUpstreamStatus(jsonText(answer.json), answer.status);
       }
       // The adapter is guarded (module-guard.ts): its deadline, abort signal and error translation.
       const invoke = () =>

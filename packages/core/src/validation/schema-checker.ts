@@ -58,8 +58,22 @@ export interface SchemaChecker {
    * ```
    */
   releaseIdle(): void;
+  /** What the workers are doing now, for metrics. */
+  stats(): SchemaCheckerStats;
   /** Terminate the workers; later checks reject. */
   close(): Promise<void>;
+}
+
+/** What {@link SchemaChecker.stats} answers. */
+export interface SchemaCheckerStats {
+  /** Worker slots (threads started on demand, up to this many). */
+  readonly workers: number;
+  /** Slots checking a value now. */
+  readonly busy: number;
+  /** Checks waiting for a free slot. */
+  readonly queued: number;
+  /** Checks that missed their deadline since the checker started (each cost its worker). */
+  readonly timeouts: number;
 }
 
 /** Options of {@link createSchemaChecker}. */
@@ -130,6 +144,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
   const queue: Pending[] = [];
   let nextId = 1;
   let closed = false;
+  let timeouts = 0;
 
   function stop(slot: Slot): void {
     const worker = slot.worker;
@@ -252,6 +267,7 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
     const ms = compiled ? timeoutMs : compileTimeoutMs;
     const timer = setTimeout(() => {
       if (slot.running?.request !== request) return;
+      timeouts++;
       finish(slot);
       stop(slot);
       pending.reject(
@@ -308,6 +324,12 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
   }
 
   return {
+    stats: () => ({
+      workers: size,
+      busy: slots.filter((slot) => slot.reserved).length,
+      queued: queue.length,
+      timeouts,
+    }),
     check(check) {
       if (closed) return Promise.reject(new Error('the schema checker is closed'));
       return new Promise<void>((resolve, reject) => {

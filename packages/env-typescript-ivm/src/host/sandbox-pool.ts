@@ -1,4 +1,4 @@
-import type { EgressChannel, ExecutionExitState } from '@cyrnel/sdk';
+import type { EgressChannel, EnvironmentStats, ExecutionExitState } from '@cyrnel/sdk';
 import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 import { createPausableTimer, type PausableTimer } from '../shared/pausable-timer';
 import type { RunJob, RunResult } from '../shared/run-job';
@@ -63,6 +63,11 @@ export interface SandboxPool {
    * ```
    */
   pauseDeadline(eid: number, paused: boolean): void;
+  /**
+   * What the pool is doing now: children alive and idle, executions running and waiting for a
+   * child, and since it was created the executions that had to wait and the children that died.
+   */
+  stats(): EnvironmentStats;
   /** Cancel queued work, stop running work, kill every child. */
   close(): Promise<void>;
 }
@@ -149,6 +154,9 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
   const children = new Set<SandboxProcess>();
   let closed = false;
   let startupDeaths = 0;
+  /** Executions that found no child at once, and children that died under the pool. */
+  let waits = 0;
+  let crashes = 0;
   const respawns = new Set<NodeJS.Timeout>();
 
   const spawn = () => {
@@ -163,6 +171,7 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
         alone.delete(dead);
         takeIdle(dead);
         if (retired.delete(dead) || closed) return;
+        crashes++;
         // A child that cannot even start (broken install) must not become a fork loop: back off.
         // One that served and then died (a memory bomb) is replaced at once, however young.
         startupDeaths = dead.ready ? 0 : startupDeaths + 1;
@@ -283,10 +292,20 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     run(eid, job, handlers, tenant = '') {
       if (closed) return Promise.resolve({ exit: 'canceled' as ExecutionExitState });
       return new Promise<PoolRunResult>((settle) => {
-        queue.push({ eid, tenant, job, handlers, settle });
+        const waiting: Waiting = { eid, tenant, job, handlers, settle };
+        queue.push(waiting);
         pump();
+        if (queue.includes(waiting)) waits++;
       });
     },
+    stats: () => ({
+      sandboxes: children.size - retired.size,
+      idleSandboxes: idle.length,
+      running: busy.size,
+      queued: queue.length,
+      waits,
+      crashes,
+    }),
     touched(eid) {
       busy.get(eid)?.process.touch(eid);
     },

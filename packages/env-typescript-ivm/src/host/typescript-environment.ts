@@ -172,6 +172,19 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
       active?.pool.pauseDeadline(eid, paused === true);
     },
 
+    stats() {
+      return (
+        active?.pool.stats() ?? {
+          sandboxes: 0,
+          idleSandboxes: 0,
+          running: 0,
+          queued: 0,
+          waits: 0,
+          crashes: 0,
+        }
+      );
+    },
+
     async findToolCalls(code) {
       if (typeof code !== 'string') throw cyrnelError('invalid_request', 'code must be a string');
       // In a worker thread: the parser recurses as deep as the code nests.

@@ -30,6 +30,8 @@ describe('apiHandlers', () => {
     const handlers = apiHandlers(ctx, {
       document: { openapi: '3.1.0', info: { title: 't', version: '0' } },
       keys: createKeyRing({ storage: createMemoryKeyStorage() }),
+      metrics: { contentType: 'text/plain', text: async () => '' },
+      logs: { capacity: 1, lines: () => [], subscribe: () => () => {} },
     });
     const handled = Object.entries(handlers).flatMap(([resource, group]) =>
       Object.keys(group).map((name) => `${resource}.${name}`),
@@ -38,11 +40,11 @@ describe('apiHandlers', () => {
     expect(handled.sort()).toEqual(described.sort());
   });
 
-  it('serves /keys and /principals only with a key ring', () => {
+  it('serves /keys and /principals only with a key ring, /metrics and /logs only with their sources', () => {
     const handlers = apiHandlers(ctx, { document: { openapi: '3.1.0', info: { title: 't', version: '0' } } });
     expect(Object.keys(handlers).sort()).toEqual(
       Object.keys(API_ROUTES)
-        .filter((resource) => resource !== 'keys' && resource !== 'principals')
+        .filter((resource) => !['keys', 'principals', 'metrics', 'logs'].includes(resource))
         .sort(),
     );
   });

@@ -9,8 +9,9 @@ import {
 
 /**
  * Parse a URL's query as a route declares it. By default strictly: unknown or repeated
- * parameters, booleans other than `true`/`false` and bad limits are 400 (what a value means, e.g.
- * an enum, the host checks); `limit` defaults to 20 and is clamped to 100. A `list` parameter may
+ * parameters, booleans other than `true`/`false`, switches other than those and `1`/`0`, whole
+ * numbers that are not, and bad limits are 400 (what a value means, e.g. an enum, the host
+ * checks); `limit` defaults to 20 and is clamped to 100. A `list` parameter may
  * repeat and is split at commas; a route whose other parameters are `ignored` leaves them alone.
  */
 export function parseQuery<T>(url: string, query: RouteQuery<unknown>): T {
@@ -62,5 +63,13 @@ function parseValue(
       if (!/^\d+$/.test(raw) || Number(raw) < 1) return { problem: 'must be a positive integer' };
       return { value: Math.min(Number(raw), MAX_PAGE_LIMIT) };
     }
+    case 'integer':
+      if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+        return { problem: 'must be a whole number' };
+      return { value: Number(raw) };
+    case 'switch':
+      if (raw === 'true' || raw === '1') return { value: true };
+      if (raw === 'false' || raw === '0') return { value: false };
+      return { problem: 'must be true, false, 1 or 0' };
   }
 }

@@ -37,6 +37,23 @@ describe('parseQuery', () => {
       expect((error as Error).message).toContain(search.split('=')[0]);
     }
   });
+  it('reads whole numbers and switches (`1`/`0` too), refusing anything else', () => {
+    const spec = { params: { after: { type: 'integer' }, follow: { type: 'switch' } } } as const;
+    const read = (search: string) => parseQuery(`http://x/p?${search}`, spec);
+    expect(read('after=0&follow=1')).toEqual({ after: 0, follow: true });
+    expect(read('after=42&follow=false')).toEqual({ after: 42, follow: false });
+    expect(read('follow=true')).toEqual({ follow: true });
+    expect(read('follow=0')).toEqual({ follow: false });
+    for (const bad of ['after=-1', 'after=1.5', 'after=x', 'after=99999999999999999999', 'follow=yes']) {
+      expect(() => read(bad), bad).toThrowError(
+        expect.objectContaining({
+          code: 'invalid_request',
+          message: expect.stringContaining(bad.split('=')[0] as string),
+        }),
+      );
+    }
+  });
+
   it('reads a list parameter repeated or comma separated, and leaves other parameters alone when asked', () => {
     const lists = { params: { tools: { type: 'list' } }, others: 'ignored' } as const;
     expect(parseQuery(`http://x/p?tools=a.b,c.d&tools=e.f&other=1`, lists)).toEqual({

@@ -5,6 +5,7 @@ import { APPROVAL_STATES } from './approvals';
 import { CONNECTION_STATUSES, OAUTH_FLOWS } from './connections';
 import { ERROR_REASONS } from './errors';
 import { KEY_ROLES } from './keys';
+import { LOG_LINE_SCHEMA } from './logs';
 import { PRINCIPAL_KINDS } from './principals';
 
 type Json = JSONSchema;
@@ -452,6 +453,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
   SecretsPresence: object(['present'], { present: { type: 'array', items: { type: 'string' } } }),
   SecretsUpdated: object(['updated'], { updated: { const: true } }),
   Registries: object(['items'], { items: { type: 'array', items: { type: 'object' } } }),
+  LogLine: LOG_LINE_SCHEMA,
 };
 
 /** A JSON Patch document (RFC 6902): the body of the config and secrets `PATCH` routes. */

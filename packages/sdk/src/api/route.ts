@@ -39,13 +39,16 @@ export const PLAIN_ID: RouteParam<string> = { schema: { type: 'string' }, checke
 
 /**
  * How one query parameter is read: a non-empty string, `true`/`false`, a page size (default 20,
- * clamped to 100), or a list (comma separated or repeated).
+ * clamped to 100), a list (comma separated or repeated), a whole number (`0` or more, at most
+ * `Number.MAX_SAFE_INTEGER`), or a switch (`true` or `1`, `false` or `0`: `?follow=1`).
  */
 export type QueryParamSpec =
   | { readonly type: 'string' }
   | { readonly type: 'boolean' }
   | { readonly type: 'limit' }
-  | { readonly type: 'list' };
+  | { readonly type: 'list' }
+  | { readonly type: 'integer' }
+  | { readonly type: 'switch' };
 
 /** The query parameters of a route. */
 export type QuerySchema = Readonly<Record<string, QueryParamSpec>>;
@@ -79,6 +82,11 @@ export interface RouteAnswer<A> extends Typed<A> {
   readonly media: AnswerMedia;
   /** The JSON Schema of a JSON answer (`$ref`s name `RECORD_SCHEMAS`). */
   readonly schema?: JSONSchema;
+  /**
+   * A JSON answer that is followed live on request: asked with `Accept: text/event-stream` (or the
+   * route's `follow` query switch), the route answers Server-Sent Events instead.
+   */
+  readonly followable?: boolean;
 }
 
 /**
@@ -154,6 +162,20 @@ export const jsonAnswer = <A>(schema: JSONSchema, status: 200 | 201 = 200): Rout
   status,
   media: 'json',
   schema,
+});
+/**
+ * A JSON answer that can also be followed as Server-Sent Events (see {@link RouteAnswer.followable}).
+ *
+ * @example
+ * ```ts
+ * const answer = followableAnswer<LogsResponse>(object(['items'], { items: { type: 'array' } }));
+ * ```
+ */
+export const followableAnswer = <A>(schema: JSONSchema): RouteAnswer<A> => ({
+  status: 200,
+  media: 'json',
+  schema,
+  followable: true,
 });
 /** A `text/plain` answer. */
 export const textAnswer = (): RouteAnswer<string> => ({ status: 200, media: 'text' });

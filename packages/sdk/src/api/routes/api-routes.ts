@@ -3,7 +3,9 @@ import { APPROVAL_ROUTES } from './approval-routes';
 import { CONNECTION_ROUTES } from './connection-routes';
 import { ENVIRONMENT_ROUTES } from './environment-routes';
 import { KEY_ROUTES } from './key-routes';
+import { LOG_ROUTES } from './log-routes';
 import { META_ROUTES } from './meta-routes';
+import { METRICS_ROUTES } from './metrics-routes';
 import { MODULE_ROUTES } from './module-routes';
 import { PRINCIPAL_ROUTES } from './principal-routes';
 import { PROCESS_ROUTES } from './process-routes';
@@ -32,6 +34,8 @@ export const API_ROUTES = {
   tools: TOOL_ROUTES,
   approvals: APPROVAL_ROUTES,
   environment: ENVIRONMENT_ROUTES,
+  metrics: METRICS_ROUTES,
+  logs: LOG_ROUTES,
 } as const satisfies Record<string, Record<string, Route>>;
 
 /** The resources of {@link API_ROUTES}. */
