@@ -108,6 +108,14 @@ export function statsMetrics(registry: Registry): (read: () => Promise<HostStats
     },
   );
   add(
+    'cyrnel_peer_hosts',
+    'Other live hosts of the shared database, as this host saw them at its last heartbeat (none: it runs everything submitted to it)',
+    [],
+    (g, s) => {
+      g.set(s.peers);
+    },
+  );
+  add(
     'cyrnel_approvals_pending',
     "Tool calls of this host's runs waiting for a person's approval",
     [],

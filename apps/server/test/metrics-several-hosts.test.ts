@@ -45,6 +45,12 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('metrics of two hosts sharing PostgreSQ
   it("serves each host's own runs and the shared queue's depth on both", async () => {
     const a = await start('metrics-a');
     const b = await start('metrics-b');
+    // A host that sees no other live host yet runs everything submitted to it: wait until each
+    // has seen the other at a heartbeat.
+    for (const api of [a, b])
+      await expect
+        .poll(async () => total(await scrape(api), 'cyrnel_peer_hosts'), { timeout: 30_000 })
+        .toBe(1);
     // A run that ends on A is counted on A only.
     const done = await a('POST', '/processes', { code: 'cyrnel.output({ ok: true });', wait: true });
     expect(done.body.exitState).toBe('success');

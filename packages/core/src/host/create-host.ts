@@ -111,6 +111,7 @@ function hostApi(
         liveStates: () => processes.liveStates(),
         // Without a host id every process is without an owner: there is no shared queue to count.
         countUnclaimed: () => (shared ? parts.processStorage.countUnclaimed() : Promise.resolve(0)),
+        peers: () => (shared ? processes.peers().length : 0),
         approvalsPending: () => parts.approvals.pending(),
         egress: () => parts.egress.stats(),
         validation: () => checker.stats(),

@@ -16,6 +16,11 @@ export interface HostStats {
    * a host id, which has none). Null when it could not be read (the database is out of reach).
    */
   readonly sharedQueue: number | null;
+  /**
+   * The other live hosts of the shared database as this host last saw them (at its last heartbeat):
+   * while it sees none it runs everything submitted to it, whatever its slots. 0 without a host id.
+   */
+  readonly peers: number;
   /** Tool calls of this host's runs waiting for a person's approval. */
   readonly approvalsPending: number;
   /** The egress gateway's workers: threads, calls in flight, restarts. */
@@ -30,6 +35,7 @@ export interface HostStats {
 export interface HostStatsSources {
   liveStates(): LiveStates;
   countUnclaimed(): Promise<number>;
+  peers(): number;
   approvalsPending(): number;
   egress(): EgressStats;
   validation(): SchemaCheckerStats;
@@ -60,6 +66,7 @@ export async function readHostStats(sources: HostStatsSources): Promise<HostStat
   return {
     processes: sources.liveStates(),
     sharedQueue,
+    peers: sources.peers(),
     approvalsPending: sources.approvalsPending(),
     egress: sources.egress(),
     validation: sources.validation(),
