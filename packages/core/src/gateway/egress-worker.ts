@@ -183,6 +183,8 @@ async function perform(
       errorCode: failed?.code ?? null,
       errorReason: failed?.reason ?? null,
       durationMs: performance.now() - started,
+      // Measured here, off the main thread, on the very text the sandbox receives.
+      resultBytes: 'json' in outcome ? Buffer.byteLength(outcome.json) : 0,
     };
     await ask((ask) => ({ t: 'audit', id: ask, eid, event: end }));
   }

@@ -31,6 +31,8 @@ export type AuditEvent =
       readonly errorCode: string | null;
       readonly errorReason: string | null;
       readonly durationMs: number;
+      /** UTF-8 bytes of the answer's JSON text sent to the sandbox (0 when the call failed). */
+      readonly resultBytes: number;
     };
 
 /**

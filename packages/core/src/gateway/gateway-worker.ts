@@ -158,6 +158,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
               errorCode: crashed.code,
               errorReason: crashed.reason,
               durationMs: 0,
+              resultBytes: 0,
             }),
           )
           .catch(() => undefined);

@@ -1,4 +1,5 @@
 import { version } from '../../package.json';
+import { createServiceStats } from '../efficiency/service-stats';
 import { createModulesApi } from '../modules/modules-api';
 import { followCatalogChanges } from '../several-hosts/catalog-changes';
 import type { CyrnelHost } from './host-api';
@@ -58,11 +59,17 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // What this host has is known now: the others see it, and it takes queued work it can run.
   await processes.modulesChanged();
   const registries = createHostRegistries(options, access, parts);
-  return hostApi(parts, registries, () => following?.stop());
+  const stats = createServiceStats({ catalog: parts.catalog, storage: options.storage.processes });
+  return hostApi(parts, registries, stats, () => following?.stop());
 }
 
 /** The {@link CyrnelHost} over the started parts; `close` stops them in reverse order of start. */
-function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: () => void): CyrnelHost {
+function hostApi(
+  parts: HostParts,
+  registries: HostRegistries,
+  stats: CyrnelHost['services']['stats'],
+  stopFollowing: () => void,
+): CyrnelHost {
   const { processes, registry, checker } = parts;
   const { connections, router: _router, ...services } = parts.services;
   let closing: Promise<void> | undefined;
@@ -72,6 +79,7 @@ function hostApi(parts: HostParts, registries: HostRegistries, stopFollowing: ()
       ...services,
       installFromRegistry: (input) => registries.services.installService(input),
       updateFromRegistry: (id) => registries.services.updateService(id),
+      stats,
     },
     connections,
     registries: {

@@ -19,6 +19,11 @@ export interface CallOutcome {
   readonly errorReason?: ErrorReason | null;
   /** Milliseconds from the start to the answer; default: measured on the host's clock. */
   readonly durationMs?: number;
+  /**
+   * Bytes of the answer delivered to the program (`answerBytes`), counted where the answer passed
+   * the host; ignored when the call failed (it counts 0). Default 0.
+   */
+  readonly resultBytes?: number;
 }
 
 /**
@@ -146,6 +151,7 @@ export function createCallRecords(
         errorCode: null,
         errorReason: null,
         decision,
+        resultBytes: null,
       };
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });
@@ -168,6 +174,8 @@ export function createCallRecords(
           call.errorCode = outcome.ok
             ? null
             : (outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code));
+          const bytes = outcome.ok ? outcome.resultBytes : 0;
+          call.resultBytes = bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : 0;
           const measured = now().getTime() - startedMs;
           const duration = outcome.durationMs ?? measured;
           call.durationMs = Number.isFinite(duration) && duration >= 0 ? Math.round(duration) : 0;

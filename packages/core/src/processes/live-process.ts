@@ -80,6 +80,13 @@ export class LiveProcess {
   /** Resolves when the run ends in memory (its results known), before they are persisted. */
   readonly ended: Promise<void>;
   resolveEnded!: () => void;
+  /**
+   * `performance.now()` when the run last started running (cleared when its environment queued
+   * it again): where its wall time (`ProcessRecord.metrics.wallMs`) counts from.
+   */
+  runningAt: number | undefined;
+  /** The CPU time its environment reported (`reportUsage`), the environment's claim. */
+  cpuClaimMs: number | undefined;
   /** Resolves with the `performance.now()` time the run started running; never if it does not. */
   readonly running: Promise<number>;
   resolveRunning!: (at: number) => void;

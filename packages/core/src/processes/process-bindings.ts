@@ -1,6 +1,8 @@
 import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { type CallDecision, isErrorReason } from '@cyrnel/sdk/api';
 import type { ConnectionRouter } from '../connections/connection-router';
+import { answerBytes } from '../efficiency/answer-bytes';
+import { claimedCpuMs } from '../efficiency/run-metrics';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { AuditEvent, AuditVerdict } from '../gateway/gateway-protocol';
@@ -144,7 +146,13 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     open?.delete(event.id);
     // The code follows from a known reason, as on the gate's path.
     const reason = !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null;
-    call.end({ ok: event.ok, errorReason: reason, durationMs: Math.max(0, Math.round(event.durationMs)) });
+    call.end({
+      ok: event.ok,
+      errorReason: reason,
+      durationMs: Math.max(0, Math.round(event.durationMs)),
+      // Counted by the gateway's worker (host code) on the JSON text it sent the sandbox.
+      resultBytes: event.resultBytes,
+    });
     return true;
   };
   const { egress } = options;
@@ -214,7 +222,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
         // The principal is the process's, never the sandbox's: it only names a connection.
         const instanceId = await options.connections?.route(run.record, serviceId, input?.connection);
         const result = await tools.invoke({ ...input, signal }, instanceId);
-        call.end({ ok: true });
+        call.end({ ok: true, resultBytes: answerBytes(result) });
         return result;
       } catch (error) {
         const typed = isCyrnelError(error)
@@ -261,6 +269,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const applied = run.output.merge(options.redactor ? options.redactor.redactValue(patch) : patch);
       run.emit({ type: 'output', data: { patch: applied } });
       checkpoints.note(run, 'output', 0);
+    },
+    reportUsage(eid, usage) {
+      const run = running(eid);
+      const cpuMs = claimedCpuMs(usage);
+      if (run && cpuMs !== undefined) run.cpuClaimMs = cpuMs;
     },
     setError(eid, message, reason) {
       const run = running(eid);

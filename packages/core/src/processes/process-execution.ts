@@ -85,7 +85,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     run.queueTimer = undefined;
     activity.note(run);
     persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
-    run.resolveRunning(performance.now());
+    run.runningAt = performance.now();
+    run.resolveRunning(run.runningAt);
     armDeadline(run);
   };
 
@@ -109,6 +110,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     if (!provisional || run.record.state !== 'running') return;
     clearTimeout(run.deadline);
     run.deadline = undefined;
+    run.runningAt = undefined;
     // Back to queued before the provisional start was written: the two cancel out in one write.
     persistChange(run, { state: 'queued', startedAt: null }, { deferred: run.deferred !== undefined });
     armQueueBackstop(run, run.timeoutMs + limits.queueStallMs, performance.now());
