@@ -176,6 +176,7 @@ export type {
   ProcessStorageQuery,
 } from './processes/process-storage';
 export type { KeyUsage, ProcessQuotaStorage, PruneRule } from './processes/quota-storage';
+export type { ServiceStatsStorage, ServiceUsage } from './efficiency/stats-storage';
 export { type ProcessActor, scopeProcesses } from './processes/scope-processes';
 export {
   CALL_ROW_BYTES,
