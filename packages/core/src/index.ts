@@ -56,6 +56,7 @@ export {
   type ResolvedDefinition,
   resolveDefinition,
 } from './definition-source/resolve-definition';
+export type { ServiceStatsStorage, ServiceUsage } from './efficiency/stats-storage';
 export type { EnvironmentLease, EnvironmentProvider } from './environments/environment-provider';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export { createHost, HOST_VERSION } from './host/create-host';
@@ -176,7 +177,6 @@ export type {
   ProcessStorageQuery,
 } from './processes/process-storage';
 export type { KeyUsage, ProcessQuotaStorage, PruneRule } from './processes/quota-storage';
-export type { ServiceStatsStorage, ServiceUsage } from './efficiency/stats-storage';
 export { type ProcessActor, scopeProcesses } from './processes/scope-processes';
 export {
   CALL_ROW_BYTES,

@@ -59,7 +59,12 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // What this host has is known now: the others see it, and it takes queued work it can run.
   await processes.modulesChanged();
   const registries = createHostRegistries(options, access, parts);
-  const stats = createServiceStats({ catalog: parts.catalog, storage: options.storage.processes });
+  const stored = options.storage.processes;
+  const stats = createServiceStats({
+    catalog: parts.catalog,
+    // A run `wait` just answered (from memory) is counted: its end is written first.
+    storage: { serviceStats: (id) => processes.endsWritten().then(() => stored.serviceStats(id)) },
+  });
   return hostApi(parts, registries, stats, () => following?.stop());
 }
 

@@ -96,6 +96,12 @@ export interface ProcessManager {
    * ```
    */
   openCall(eid: number, serviceId: string, toolId: string): Promise<OpenedCall>;
+  /**
+   * Resolves once the end of every run that ended on this host is in the storage (`wait` answers
+   * from memory before it is): what reads the storage alone, like the service stats, waits for it
+   * so a run just answered is counted.
+   */
+  endsWritten(): Promise<void>;
 }
 
 const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
@@ -211,6 +217,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
       const call = records.open(run, String(serviceId), String(toolId));
       await call.started;
       return call;
+    },
+    async endsWritten() {
+      const ended = [...execution.live.values()].filter((run) => run.finished);
+      await Promise.all(ended.map((run) => run.settled));
     },
     async modulesChanged() {
       if (!host || local.closing()) return;
