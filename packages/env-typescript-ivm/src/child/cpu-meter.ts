@@ -4,13 +4,17 @@ import type ivm from 'isolated-vm';
 export interface CpuMeter {
   /** Read the isolate's CPU time now, while it can be read (before the isolate is disposed). */
   sample(): void;
-  /** Milliseconds of CPU from the meter's creation to the last sample; undefined when unreadable. */
+  /**
+   * Milliseconds of CPU from the meter's creation to the last sample; undefined when no sample
+   * after the start could be read (the isolate was disposed under the run: its memory limit).
+   */
   elapsedMs(): number | undefined;
 }
 
 /**
  * Measure `isolate.cpuTime` from now on. A disposed isolate cannot be read: the runner samples
- * before every dispose (a deadline, a kill, the end), so the last sample stands for the whole run.
+ * before every dispose of its own (a deadline, a kill, the end), so the last sample stands for the
+ * whole run; an isolate disposed by isolated-vm itself (its memory limit) leaves it unknown.
  *
  * @example
  * ```ts
@@ -31,7 +35,7 @@ export function createCpuMeter(isolate: ivm.Isolate): CpuMeter {
     }
   };
   const start = read();
-  let last = start;
+  let last: bigint | undefined;
   return {
     sample() {
       last = read() ?? last;
