@@ -86,7 +86,7 @@ describe('the efficiency meter of a service: GET /services/:serviceId/stats', ()
       lastRunAt: null,
     });
 
-    const runs = [];
+    const runs: Json[] = [];
     for (let i = 0; i < 3; i++) runs.push(await runAndCheck(shop.api));
     // A run that calls no tool of the shop is not the shop's.
     const other = await shop.api('POST', '/processes', {
