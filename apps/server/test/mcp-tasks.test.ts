@@ -51,7 +51,11 @@ describe('long runs as MCP tasks (2025-11-25, /mcp)', () => {
     expect((await tasks.get(task.taskId)).status).toBe('working');
 
     const result = await tasks.result(task.taskId);
-    expect(result._meta).toEqual({ 'io.modelcontextprotocol/related-task': { taskId: task.taskId } });
+    expect(result._meta).toEqual({
+      'io.modelcontextprotocol/related-task': { taskId: task.taskId },
+      // What the tool answers: the ended run's efficiency meter with it.
+      'cyrnel/efficiency': expect.objectContaining({ toolCalls: 0, toolResultBytes: 0 }),
+    });
     expect(result.structuredContent).toMatchObject({
       processId,
       state: 'idle',

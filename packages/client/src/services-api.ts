@@ -9,6 +9,7 @@ import {
   type ServicePolicy,
   type ServiceRecord,
   type ServiceRefreshResult,
+  type ServiceStats,
   type UpdateServiceRequest,
 } from '@cyrnel/sdk/api';
 import { paginate } from './paginate';
@@ -69,6 +70,18 @@ export interface ServicesApi extends SettingsApi {
    * ```
    */
   refresh(serviceId: string, options?: RequestOptions): Promise<ServiceRefreshResult>;
+  /**
+   * `GET /services/:serviceId/stats`: the efficiency meter of code mode over the service's stored
+   * runs: how many called it, their calls of its tools, the bytes those brought into the sandbox
+   * and the bytes the runs returned to the model (with their ratio), wall and CPU time.
+   *
+   * @example
+   * ```ts
+   * const { runs, toolResultBytes, returnedBytes, ratio } = await client.services.stats('shop');
+   * console.log(`${runs} runs read ${toolResultBytes} B from shop and returned ${returnedBytes} B (×${ratio})`);
+   * ```
+   */
+  stats(serviceId: string, options?: RequestOptions): Promise<ServiceStats>;
   /** `GET /services/:serviceId/policy`: its policy rules (`{}` when it has none). */
   getPolicy(serviceId: string, options?: RequestOptions): Promise<ServicePolicy>;
   /**
@@ -115,6 +128,7 @@ export function createServicesApi(call: RouteCaller): ServicesApi {
     updateFromRegistry: (serviceId, options) =>
       call(routes.updateFromRegistry, { params: { serviceId } }, options),
     refresh: (serviceId, options) => call(routes.refresh, { params: { serviceId } }, options),
+    stats: (serviceId, options) => call(routes.stats, { params: { serviceId } }, options),
     getPolicy: (serviceId, options) => call(routes.getPolicy, { params: { serviceId } }, options),
     setPolicy: (serviceId, policy, options) =>
       call(routes.setPolicy, { params: { serviceId }, body: policy }, options),

@@ -41,6 +41,7 @@ const CALLS: Readonly<Record<string, (client: CyrnelClient) => Promise<unknown>>
   'services.patchSecrets': (c) => c.services.patchSecrets('s', [...patch]),
   'services.configSchema': (c) => c.services.configSchema('s'),
   'services.secretsSchema': (c) => c.services.secretsSchema('s'),
+  'services.stats': (c) => c.services.stats('s'),
   'services.getPolicy': (c) => c.services.getPolicy('s'),
   'services.setPolicy': (c) => c.services.setPolicy('s', { default: 'ask' }),
   'registries.list': (c) => c.registries.list(),

@@ -56,6 +56,8 @@ export {
   type ResolvedDefinition,
   resolveDefinition,
 } from './definition-source/resolve-definition';
+export { answerBytes } from './efficiency/answer-bytes';
+export type { ServiceStatsStorage, ServiceUsage } from './efficiency/stats-storage';
 export type { EnvironmentLease, EnvironmentProvider } from './environments/environment-provider';
 export { CyrnelError, type CyrnelErrorOptions, cyrnelError, isCyrnelError } from './errors';
 export type { EgressStats } from './gateway/egress-gateway';

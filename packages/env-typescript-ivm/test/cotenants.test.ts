@@ -266,10 +266,11 @@ describe('the pool', () => {
       // Key B does not wait for it: it gets a child of its own, beyond the pool's size.
       expect(await pool.run(2, job('cyrnel.output({ ok: true });'), handlers, 'b')).toEqual({
         exit: 'success',
+        cpuMs: expect.any(Number),
       });
       expect(pids).toHaveLength(2);
       answers[0]?.();
-      expect(await waiting).toEqual({ exit: 'success' });
+      expect(await waiting).toEqual({ exit: 'success', cpuMs: expect.any(Number) });
     } finally {
       await pool.close();
     }
@@ -309,7 +310,7 @@ describe('the pool', () => {
       // The other one asks again from a fresh child: answer it there.
       await waitFor(() => answers.length === 3, 60_000);
       answers[2]?.();
-      expect(await quiet).toEqual({ exit: 'success' });
+      expect(await quiet).toEqual({ exit: 'success', cpuMs: expect.any(Number) });
       expect([...calls]).toEqual([
         [1, 2],
         [2, 1],

@@ -22,6 +22,8 @@ export interface Recorded {
   /** The reason given with each error (undefined: none). */
   reasons: (string | undefined)[];
   calls: { serviceId: string; toolId: string; parameters: Record<string, unknown> }[];
+  /** What the environment reported with `reportUsage`, in order. */
+  usage: { cpuMs: number }[];
 }
 
 /** Host-side bindings for tests: records every callback and answers tools from a map. */
@@ -40,6 +42,7 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
         errors: [],
         reasons: [],
         calls: [],
+        usage: [],
       };
       records.set(eid, r);
     }
@@ -96,6 +99,9 @@ export function createRecordingBindings(tools: Record<string, FakeTool> = {}) {
           configurable: true,
         });
       }
+    },
+    reportUsage: (eid, usage) => {
+      of(eid).usage.push(usage);
     },
     setError: (eid, message, reason) => {
       of(eid).errors.push(message);

@@ -110,6 +110,7 @@ describe('a sandbox process that stops answering', () => {
         ),
       ).toEqual({
         exit: 'success',
+        cpuMs: expect.any(Number),
       });
       const stopped = pool.run(
         2,
@@ -125,7 +126,7 @@ describe('a sandbox process that stops answering', () => {
         { ...job, timeoutMs: 30_000, code: "console.log('alive');" },
         handlers(() => {}),
       );
-      expect(next).toEqual({ exit: 'success' });
+      expect(next).toEqual({ exit: 'success', cpuMs: expect.any(Number) });
       expect(written).toEqual(['warm\n', 'alive\n']);
       expect(pids).toHaveLength(2);
       expect(pids[1]).not.toBe(pids[0]);

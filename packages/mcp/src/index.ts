@@ -30,6 +30,7 @@ export {
   type DirectToolsSource,
 } from './direct-tools-server';
 export { type DirectToolsStdioOptions, serveDirectToolsStdio } from './direct-tools-stdio';
+export { EFFICIENCY_META, type EfficiencyMeta, efficiencyMeta } from './efficiency-meta';
 export { createHostBackend, type HostBackendOptions } from './host-backend';
 export { createMcpHttpHandler, type McpHttpHandler, type McpHttpHandlerOptions } from './http';
 export type { McpBackend, SettleOptions } from './mcp-backend';

@@ -1,5 +1,6 @@
 import type { ExecutionExitState, ProcessState } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
+import { EFFICIENCY_META, type EfficiencyMeta, efficiencyMeta } from './efficiency-meta';
 import type { McpBackend } from './mcp-backend';
 
 /** A process as the MCP tools report it. */
@@ -21,6 +22,11 @@ export interface ProcessView {
     ToolCallRecord,
     'serviceId' | 'toolId' | 'ok' | 'durationMs' | 'errorReason' | 'decision'
   >[];
+  /**
+   * The run's efficiency meter once it ended. Not part of what the model reads (text and
+   * structured content): {@link viewResult} puts it in `_meta` under `cyrnel/efficiency`.
+   */
+  readonly efficiency?: EfficiencyMeta;
 }
 
 /** The admin UI's page of an approval, below `base` (the server's URL), or its path alone. */
@@ -71,6 +77,7 @@ export async function viewOf(
     ...results,
     approvalId,
     approvalUrl: approvalId === null ? null : approvalPage(serverUrl, approvalId),
+    ...(record.state === 'idle' ? withEfficiency(record.metrics) : {}),
     toolCalls: calls.map(({ serviceId, toolId, ok, durationMs, errorReason, decision }) => ({
       serviceId,
       toolId,
@@ -80,6 +87,12 @@ export async function viewOf(
       decision: decision ?? null,
     })),
   };
+}
+
+/** The view's `efficiency` field of `metrics`, when there are any. */
+function withEfficiency(metrics: ProcessRecord['metrics'] | undefined): Pick<ProcessView, 'efficiency'> {
+  const efficiency = efficiencyMeta(metrics);
+  return efficiency ? { efficiency } : {};
 }
 
 /** The first line a model reads: how the process stands and what to do next. */
@@ -94,19 +107,24 @@ function headOf(view: ProcessView): string {
 
 /** The text a model reads for a process view, cut at `max` characters with a marker. */
 export function viewText(view: ProcessView, max: number): string {
-  const text = `${headOf(view)}\n${JSON.stringify(view)}`;
+  const { efficiency: _efficiency, ...shown } = view;
+  const text = `${headOf(shown)}\n${JSON.stringify(shown)}`;
   if (text.length <= max) return text;
   return `${text.slice(0, max)}\n[… truncated ${text.length - max} characters: the whole result is in structuredContent; return less through cyrnel.output()]`;
 }
 
 /**
- * A tool result for a process view: text for the model, the whole view as structured content.
- * A run that failed, timed out or was cancelled is an error; one waiting for a person is not.
+ * A tool result for a process view: text for the model, the whole view as structured content,
+ * and once the run ended its efficiency meter in `_meta` (`cyrnel/efficiency`). A run that failed,
+ * timed out or was cancelled is an error; one waiting for a person is not.
  */
 export function viewResult(view: ProcessView, max: number) {
+  const { efficiency, ...shown } = view;
   return {
-    content: [{ type: 'text' as const, text: viewText(view, max) }],
-    structuredContent: { ...view, toolCalls: [...view.toolCalls] } as unknown as Record<string, unknown>,
+    content: [{ type: 'text' as const, text: viewText(shown, max) }],
+    structuredContent: { ...shown, toolCalls: [...shown.toolCalls] } as unknown as Record<string, unknown>,
     isError: view.state === 'idle' && view.exitState !== 'success',
+    // For the client and its host, not the model: what the run read and what it returned.
+    ...(efficiency ? { _meta: { [EFFICIENCY_META]: efficiency } } : {}),
   };
 }

@@ -58,7 +58,7 @@ export async function taskResult(
   }
   const view = await viewOf(service.backend, ended, service.serverUrl(ctx));
   const result = viewResult(view, service.maxTextChars);
-  return { ...result, _meta: { [RELATED_TASK_META_KEY]: { taskId } } };
+  return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
 }
 
 /** Wait for the run's end through every approval it waits for; rejects when the request ends first. */

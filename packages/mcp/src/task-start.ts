@@ -58,10 +58,12 @@ export async function answerAsTask(
   const record = await backend.processes.get(processId);
   const view = await viewOf(backend, record, serverUrl);
   if (input.connection) followOnConnection(service, ctx, taskId, processId);
+  const result = viewResult(view, service.maxTextChars);
   return {
-    ...viewResult(view, service.maxTextChars),
+    ...result,
     task: legacyTask(taskId, record, timing, serverUrl),
     _meta: {
+      ...result._meta,
       [IMMEDIATE_RESPONSE]: `Process ${processId} runs as task ${taskId}; its result comes when the task completes (or call get_process with processId ${processId}).`,
     },
   };

@@ -67,6 +67,13 @@ export {
   type UpdateConnectionRequest,
 } from './api/connections';
 export {
+  efficiencyRatio,
+  efficiencySummary,
+  formatBytes,
+  type ProcessMetrics,
+  type ServiceStats,
+} from './api/efficiency';
+export {
   ERROR_REASONS,
   ERROR_STATUS,
   type ErrorBody,

@@ -1,7 +1,7 @@
 import type { ErrorReason } from './api/errors';
 import type { DirectCalls } from './direct-calls';
 import type { EnvironmentStats } from './environment-stats';
-import type { ExecutionExitState, ExecutionInput, ExecutionState } from './execution';
+import type { ExecutionExitState, ExecutionInput, ExecutionState, ExecutionUsage } from './execution';
 import type { InvokeInput, ToolDocsInput } from './invoke-input';
 import type { JSONSchema } from './json-schema';
 import type { Module, ModuleSetupContext } from './module';
@@ -219,6 +219,20 @@ export interface EnvironmentBindings {
    * ```
    */
   setError(eid: number, message: string, reason?: ErrorReason): void;
+  /**
+   * Optional (hosts before it lack it: call it as `bindings.reportUsage?.(…)`): what the
+   * environment measured of the execution, reported once before `execute` resolves; a later report
+   * replaces an earlier one. The host records `cpuMs` as the run's CPU time (`ProcessMetrics.cpuMs`),
+   * as the environment's claim: bounded by the wall time the host measured. Reports for an
+   * execution that already ended are ignored.
+   *
+   * @example
+   * ```ts
+   * bindings.reportUsage?.(eid, { cpuMs: 12.5 });
+   * return 'success';
+   * ```
+   */
+  reportUsage?(eid: number, usage: ExecutionUsage): void;
   /**
    * Optional: channels from an environment's sandbox processes straight to the host's egress
    * gateway, for calls to portable adapters without crossing the host's main thread (see

@@ -67,6 +67,21 @@ export interface ExecutionInput {
 }
 
 /**
+ * What an environment measured of one execution, reported with `EnvironmentBindings.reportUsage`
+ * before `execute` resolves. The host takes it as the environment's claim: it keeps only finite,
+ * non-negative numbers and never a CPU time above the wall time it measured itself.
+ *
+ * @example
+ * ```ts
+ * bindings.reportUsage?.(eid, { cpuMs: Number(isolate.cpuTime - startedAt) / 1e6 });
+ * ```
+ */
+export interface ExecutionUsage {
+  /** Milliseconds of CPU the execution's code used in the sandbox (fractions allowed). */
+  cpuMs: number;
+}
+
+/**
  * The {@link ExecutionInput.tenant} of processes created without an API key (the admin token):
  * never an API key id, which is 16 hexadecimal characters.
  */

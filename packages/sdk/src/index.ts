@@ -45,6 +45,7 @@ export {
   type ExecutionInput,
   type ExecutionOptions,
   type ExecutionState,
+  type ExecutionUsage,
   isExecutionExitState,
   isExecutionState,
   isProcessState,

@@ -133,6 +133,7 @@ describe('sdk contracts', () => {
       | 'emitStderr'
       | 'emitOutput'
       | 'setError'
+      | 'reportUsage'
       | 'directCalls'
     >();
     type Callbacks = Exclude<Keys, 'directCalls'>;

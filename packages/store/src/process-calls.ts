@@ -5,7 +5,7 @@ import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
 import { flag } from './sql-helpers';
 
-/** Rows per multi-row insert of tool calls: 11 parameters each stays far below SQLite's limit. */
+/** Rows per multi-row insert of tool calls: 12 parameters each stays far below SQLite's limit. */
 const CALLS_PER_INSERT = 500;
 
 /** The rows of `process_tool_calls` (migration 0013: indexed, pending until their answer). */
@@ -34,6 +34,7 @@ const row = (id: number, { index, call }: IndexedCall, pending: boolean) => ({
   error_code: call.errorCode,
   error_reason: call.errorReason,
   decision: decisionText(call),
+  result_bytes: call.resultBytes,
 });
 
 /** The `decision` column (migration 0016): JSON, null when the call has none. */
@@ -63,6 +64,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
           'error_code',
           'error_reason',
           'decision',
+          'result_bytes',
         ])
         .where('process_id', '=', id)
         // Calls stored before migration 0013 have no index: their ids are in call order.
@@ -78,6 +80,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
         errorCode: stored.error_code as ErrorCode | null,
         errorReason: stored.error_reason as ErrorReason | null,
         decision: stored.decision === null ? null : (JSON.parse(stored.decision) as CallDecision),
+        resultBytes: stored.result_bytes === null ? null : Number(stored.result_bytes),
       }));
     },
 
@@ -102,6 +105,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
         error_code: call.errorCode,
         error_reason: call.errorReason,
         decision: decisionText(call),
+        result_bytes: call.resultBytes,
       };
       compiledComplete ??= db
         .updateTable('process_tool_calls')
@@ -126,6 +130,7 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
               error_code: eb.ref('excluded.error_code'),
               error_reason: eb.ref('excluded.error_reason'),
               decision: eb.ref('excluded.decision'),
+              result_bytes: eb.ref('excluded.result_bytes'),
             })),
           )
           .execute();

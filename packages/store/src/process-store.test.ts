@@ -49,6 +49,7 @@ describe('createProcessStore', () => {
       hostId: null,
       labels: [],
       approvalId: null,
+      metrics: null,
     });
     expect(await store.code(id)).toBe('cyrnel.output({})');
     expect(await store.results(id)).toEqual({ output: {}, stdout: '', stderr: '' });
@@ -65,6 +66,7 @@ describe('createProcessStore', () => {
         i % 3 === 0
           ? ({ policy: 'allow', rule: 'server-annotation', detail: 'readOnly', outcome: 'allowed' } as const)
           : null,
+      resultBytes: i % 2 === 0 ? i * 1000 : 0,
     }));
     await store.finish(
       id,
@@ -102,6 +104,7 @@ describe('createProcessStore', () => {
       errorCode: null,
       errorReason: null,
       decision: null,
+      resultBytes: 12,
     };
     await store.finish(
       id,

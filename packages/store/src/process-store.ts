@@ -4,8 +4,10 @@ import type { ErrorReason, ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api
 import { type CompiledQuery, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from './database';
 import { createProcessCalls } from './process-calls';
+import { METRIC_COLUMNS, metricColumns, metricsOf, NO_METRICS } from './process-metrics-rows';
 import { createProcessQuotaStore } from './process-quota-store';
 import type { ProcessesTable } from './process-tables';
+import { createServiceStatsQuery } from './service-stats-query';
 import { parseObject } from './sql-helpers';
 import type { StoreDialectName } from './store-dialect';
 
@@ -27,6 +29,7 @@ const SUMMARY_COLUMNS = [
   'owner_host',
   'labels',
   'approval_id',
+  ...METRIC_COLUMNS,
 ] as const;
 
 const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config', 'connections'] as const;
@@ -62,6 +65,7 @@ function toSummary(row: SummaryRow): ProcessSummary {
     hostId: row.owner_host,
     labels: parseLabels(row.labels),
     approvalId: row.approval_id,
+    metrics: metricsOf(row),
   };
 }
 
@@ -85,6 +89,7 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
   }
   if (change.labels !== undefined) columns.labels = JSON.stringify(change.labels);
   if (change.approvalId !== undefined) columns.approval_id = change.approvalId;
+  if (change.metrics !== undefined) Object.assign(columns, metricColumns(change.metrics));
   return columns;
 }
 
@@ -128,6 +133,7 @@ export function createProcessStore(
 
   return {
     ...createProcessQuotaStore(db, dialect),
+    serviceStats: createServiceStatsQuery(db),
     async insert(process) {
       const values = {
         ref: process.ref,
@@ -235,6 +241,7 @@ export function createProcessStore(
             stderr: '',
             kill_requested_at: null,
             kill_reason: null,
+            ...NO_METRICS,
           })
           .where('id', '=', id)
           .execute();

@@ -38,6 +38,12 @@ export interface ProcessesTable {
   principal_id: Generated<string | null>;
   /** Added by migration 0018: JSON `{ serviceId: connectionName }` the create request named. */
   connections: Generated<string>;
+  /** Added by migration 0023: the last run's metrics (`ProcessRecord.metrics`), null until it ends. */
+  metric_tool_calls: Generated<number | null>;
+  metric_tool_result_bytes: Generated<number | null>;
+  metric_returned_bytes: Generated<number | null>;
+  metric_wall_ms: Generated<number | null>;
+  metric_cpu_ms: Generated<number | null>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */
@@ -67,6 +73,8 @@ export interface ProcessToolCallsTable {
   pending: Generated<number>;
   /** Added by migration 0016: JSON of how the policies decided the call (null: recorded before). */
   decision: Generated<string | null>;
+  /** Added by migration 0023: bytes of the answer delivered to the program (null: in flight, or recorded before). */
+  result_bytes: Generated<number | null>;
 }
 
 /** The tables of the process store. */

@@ -188,6 +188,8 @@ async function perform(
       errorReason: failed?.reason ?? null,
       durationMs: performance.now() - started,
       status: 'status' in outcome ? outcome.status : null,
+      // Measured here, off the main thread, on the very text the sandbox receives.
+      resultBytes: 'json' in outcome ? Buffer.byteLength(outcome.json) : 0,
     };
     await ask((ask) => ({ t: 'audit', id: ask, eid, event: end }));
   }

@@ -33,6 +33,8 @@ export type AuditEvent =
       readonly durationMs: number;
       /** The upstream's HTTP status when the adapter answered one (`{ status, … }`), else null. */
       readonly status: number | null;
+      /** UTF-8 bytes of the answer's JSON text sent to the sandbox (0 when the call failed). */
+      readonly resultBytes: number;
     };
 
 /**

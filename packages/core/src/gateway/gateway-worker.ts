@@ -210,6 +210,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
               errorReason: crashed.reason,
               durationMs: 0,
               status: null,
+              resultBytes: 0,
             }),
           )
           .catch(() => undefined);

@@ -1,4 +1,5 @@
 import { version } from '../../package.json';
+import { createServiceStats } from '../efficiency/service-stats';
 import { readHostStats } from '../metrics/host-stats';
 import { createModulesApi } from '../modules/modules-api';
 import { followCatalogChanges } from '../several-hosts/catalog-changes';
@@ -59,9 +60,15 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   // What this host has is known now: the others see it, and it takes queued work it can run.
   await processes.modulesChanged();
   const registries = createHostRegistries(options, access, parts);
+  const stored = options.storage.processes;
+  const stats = createServiceStats({
+    catalog: parts.catalog,
+    // A run `wait` just answered (from memory) is counted: its end is written first.
+    storage: { serviceStats: (id) => processes.endsWritten().then(() => stored.serviceStats(id)) },
+  });
   // The modules' config was checked at start; no validation worker waits a minute for more.
   checker.releaseIdle();
-  return hostApi(parts, registries, () => following?.stop(), options.host !== undefined);
+  return hostApi(parts, registries, stats, () => following?.stop(), options.host !== undefined);
 }
 
 /**
@@ -71,6 +78,7 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
 function hostApi(
   parts: HostParts,
   registries: HostRegistries,
+  stats: CyrnelHost['services']['stats'],
   stopFollowing: () => void,
   shared: boolean,
 ): CyrnelHost {
@@ -83,6 +91,7 @@ function hostApi(
       ...services,
       installFromRegistry: (input) => registries.services.installService(input),
       updateFromRegistry: (id) => registries.services.updateService(id),
+      stats,
     },
     connections,
     registries: {

@@ -28,6 +28,7 @@ import type {
   ServicePolicy,
   ServiceRecord,
   ServiceRefreshResult,
+  ServiceStats,
   ToolCallRecord,
   ToolDetail,
   ToolListQuery,
@@ -109,6 +110,17 @@ export interface ServicesApi {
    * `refresh_not_supported` without one. Tools that remain keep their flag.
    */
   refresh(serviceId: string): Promise<ServiceRefreshResult>;
+  /**
+   * The efficiency meter of code mode over the service's stored runs (those that called it):
+   * calls, bytes read from its tools and returned to the model, wall and CPU time, summed by the
+   * storage, so every host sharing the database answers the same. 404 `service_not_found`.
+   *
+   * @example
+   * ```ts
+   * const { runs, toolResultBytes, returnedBytes, ratio } = await host.services.stats('shop');
+   * ```
+   */
+  stats(serviceId: string): Promise<ServiceStats>;
 }
 
 /** The configured registries. */

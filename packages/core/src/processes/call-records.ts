@@ -22,6 +22,11 @@ export interface CallOutcome {
   readonly durationMs?: number;
   /** The upstream's HTTP status when the adapter answered one (for the metrics); default none. */
   readonly status?: number | null;
+  /**
+   * Bytes of the answer delivered to the program (`answerBytes`), counted where the answer passed
+   * the host; ignored when the call failed (it counts 0). Default 0.
+   */
+  readonly resultBytes?: number;
 }
 
 /**
@@ -150,6 +155,7 @@ export function createCallRecords(
         errorCode: null,
         errorReason: null,
         decision,
+        resultBytes: null,
       };
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });
@@ -172,6 +178,8 @@ export function createCallRecords(
           call.errorCode = outcome.ok
             ? null
             : (outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code));
+          const bytes = outcome.ok ? outcome.resultBytes : 0;
+          call.resultBytes = bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : 0;
           const measured = now().getTime() - startedMs;
           const duration = outcome.durationMs ?? measured;
           call.durationMs = Number.isFinite(duration) && duration >= 0 ? Math.round(duration) : 0;

@@ -61,8 +61,6 @@ export class LiveProcess {
   readonly ending = new AbortController();
   /** `performance.now()` when the run was handed to its environment (for the metrics). */
   dispatchedAt: number | undefined;
-  /** `performance.now()` when it last became `running` (for the metrics); undefined while it never ran. */
-  runningAt: number | undefined;
   /** The environment said the execution waits for a slot. */
   reportedQueued = false;
   /** Running since dispatch without a report from the environment yet (see `reportState`). */
@@ -84,6 +82,14 @@ export class LiveProcess {
   /** Resolves when the run ends in memory (its results known), before they are persisted. */
   readonly ended: Promise<void>;
   resolveEnded!: () => void;
+  /**
+   * `performance.now()` when the run last started running (cleared when its environment queued
+   * it again): where its wall time (`ProcessRecord.metrics.wallMs`) and the run-time metrics
+   * count from.
+   */
+  runningAt: number | undefined;
+  /** The CPU time its environment reported (`reportUsage`), the environment's claim. */
+  cpuClaimMs: number | undefined;
   /** Resolves with the `performance.now()` time the run started running; never if it does not. */
   readonly running: Promise<number>;
   resolveRunning!: (at: number) => void;

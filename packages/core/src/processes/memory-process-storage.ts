@@ -1,5 +1,6 @@
 import type { ErrorReason } from '@cyrnel/sdk';
 import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import { serviceUsageOf } from '../efficiency/memory-service-usage';
 import { createMemoryKeyUsage } from './memory-key-usage';
 import type {
   HostRecord,
@@ -62,6 +63,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
     envConfig: { ...record.envConfig },
     connections: { ...record.connections },
     labels: [...record.labels],
+    metrics: record.metrics && { ...record.metrics },
   });
 
   return {
@@ -87,6 +89,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         hostId: ownerHost ?? null,
         labels: [],
         approvalId: null,
+        metrics: null,
       };
       const row: MemoryRow = {
         record,
@@ -118,7 +121,11 @@ export function createMemoryProcessStorage(): ProcessStorage {
         if (ref !== undefined && record.ref !== ref) continue;
         if (keyId !== undefined && record.keyId !== keyId) continue;
         const { envConfig: _envConfig, connections: _connections, ...summary } = record;
-        page.push({ ...summary, labels: [...summary.labels] });
+        page.push({
+          ...summary,
+          labels: [...summary.labels],
+          metrics: summary.metrics && { ...summary.metrics },
+        });
         if (page.length === limit) break;
       }
       return page;
@@ -158,7 +165,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
     async reset(id, change) {
       const row = rows.get(id);
       if (!row) return;
-      apply(row, change);
+      apply(row, { ...change, metrics: null });
       row.results = emptyResults();
       row.calls = [];
       row.killRequested = false;
@@ -169,6 +176,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
       if (row) usage.forget(row);
       return rows.delete(id);
     },
+    serviceStats: async (serviceId) => serviceUsageOf(rows.values(), serviceId),
     keyUsage: async (keyId) => usage.usage(keyId),
     pruneIdle: async (rule) => usage.prune(rows, rule),
     async failInterrupted(error, at, errorReason, scope) {

@@ -32,6 +32,8 @@ export interface OutputMerger {
   merge(patch: unknown): Record<string, unknown>;
   /** The merged object. */
   value(): Record<string, unknown>;
+  /** UTF-8 bytes of the merged object's JSON text (`JSON.stringify(value())`), kept as patches merge. */
+  bytes(): number;
 }
 
 /**
@@ -87,5 +89,7 @@ export function createOutputMerger(maxBytes: number): OutputMerger {
       return applied;
     },
     value: () => output,
+    // `total` counts a comma after every key: the last one is not written.
+    bytes: () => (sizes.size === 0 ? 2 : total - 1),
   };
 }

@@ -1,6 +1,8 @@
 import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { type CallDecision, isErrorReason } from '@cyrnel/sdk/api';
 import type { ConnectionRouter } from '../connections/connection-router';
+import { answerBytes } from '../efficiency/answer-bytes';
+import { claimedCpuMs } from '../efficiency/run-metrics';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { AuditEvent, AuditVerdict } from '../gateway/gateway-protocol';
@@ -150,6 +152,8 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       errorReason: reason,
       durationMs: Math.max(0, Math.round(event.durationMs)),
       status: event.status ?? null,
+      // Counted by the gateway's worker (host code) on the JSON text it sent the sandbox.
+      resultBytes: event.resultBytes,
     });
     return true;
   };
@@ -220,7 +224,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
         // The principal is the process's, never the sandbox's: it only names a connection.
         const instanceId = await options.connections?.route(run.record, serviceId, input?.connection);
         const result = await tools.invoke({ ...input, signal }, instanceId);
-        call.end({ ok: true, status: upstreamStatus(result) });
+        call.end({ ok: true, status: upstreamStatus(result), resultBytes: answerBytes(result) });
         return result;
       } catch (error) {
         const typed = isCyrnelError(error)
@@ -267,6 +271,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const applied = run.output.merge(options.redactor ? options.redactor.redactValue(patch) : patch);
       run.emit({ type: 'output', data: { patch: applied } });
       checkpoints.note(run, 'output', 0);
+    },
+    reportUsage(eid, usage) {
+      const run = running(eid);
+      const cpuMs = claimedCpuMs(usage);
+      if (run && cpuMs !== undefined) run.cpuClaimMs = cpuMs;
     },
     setError(eid, message, reason) {
       const run = running(eid);

@@ -90,7 +90,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     activity.note(run);
     run.runningAt = performance.now();
     persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
-    run.resolveRunning(performance.now());
+    run.resolveRunning(run.runningAt);
     armDeadline(run);
   };
 

@@ -101,6 +101,12 @@ export interface ProcessManager {
   openCall(eid: number, serviceId: string, toolId: string): Promise<OpenedCall>;
   /** This host's runs not finished, by state (for metrics). */
   liveStates(): LiveStates;
+  /**
+   * Resolves once the end of every run that ended on this host is in the storage (`wait` answers
+   * from memory before it is): what reads the storage alone, like the service stats, waits for it
+   * so a run just answered is counted.
+   */
+  endsWritten(): Promise<void>;
 }
 
 /** The states a run not finished can be in, and how many of this host's runs are in each. */
@@ -228,6 +234,10 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
         if (!run.finished && state !== 'idle') states[state]++;
       }
       return states;
+    },
+    async endsWritten() {
+      const ended = [...execution.live.values()].filter((run) => run.finished);
+      await Promise.all(ended.map((run) => run.settled));
     },
     async modulesChanged() {
       if (!host || local.closing()) return;

@@ -44,7 +44,9 @@ describe('create and run', () => {
       updatedAt: result.updatedAt,
       startedAt: result.startedAt,
       completedAt: result.completedAt,
+      metrics: result.metrics,
     });
+    expect(result.metrics).toMatchObject({ toolCalls: 1, toolResultBytes: 12 });
     expect(await api.output(created.id)).toEqual({ value: 42, done: true });
     expect(await api.stdout(created.id)).toBe('hello world\n');
     expect(await api.stderr(created.id)).toBe('careful\n');

@@ -92,6 +92,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       hostId,
       labels: [],
       approvalId: null,
+      metrics: null,
     };
     if (valid.planId !== null && planTools) {
       parts.policies?.calls.usePlan(id, planTools);
@@ -140,6 +141,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       errorReason: null,
       startedAt: null,
       completedAt: null,
+      metrics: null,
       updatedAt,
       hostId: lease && host ? host.id : null,
     } as const;

@@ -1,5 +1,6 @@
 import type { ErrorReason, ExecutionExitState, ProcessState, ToolLabel } from '@cyrnel/sdk';
-import type { ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ProcessMetrics, ProcessRecord, ProcessSummary, ToolCallRecord } from '@cyrnel/sdk/api';
+import type { ServiceStatsStorage } from '../efficiency/stats-storage';
 import type { ProcessQuotaStorage } from './quota-storage';
 
 /** A process as the manager inserts it. */
@@ -54,6 +55,8 @@ export interface ProcessChange {
   readonly labels?: ToolLabel[];
   /** The approval the run waits for (state `waiting`), or null. */
   readonly approvalId?: string | null;
+  /** What the run cost (`ProcessRecord.metrics`), written with its end; null clears it. */
+  readonly metrics?: ProcessMetrics | null;
   /** ISO timestamp of the change. */
   readonly updatedAt: string;
 }
@@ -110,7 +113,7 @@ export interface ProcessStorageQuery {
  * database library; `@cyrnel/store` implements it with Kysely. Writes are few by design
  * (insert, start, end): the hot path must stay cheap (a trivial run takes about a millisecond).
  */
-export interface ProcessStorage extends ProcessQuotaStorage {
+export interface ProcessStorage extends ProcessQuotaStorage, ServiceStatsStorage {
   /** Insert a process and answer its new id (a positive integer, increasing). */
   insert(process: NewProcess): Promise<number>;
   /** The record, or undefined when unknown. */
@@ -146,7 +149,7 @@ export interface ProcessStorage extends ProcessQuotaStorage {
   completeCall(id: number, index: number, call: ToolCallRecord): Promise<void>;
   /** What a running process wrote so far (the fields given), so a crash keeps it. */
   checkpoint(id: number, results: Partial<ProcessResults>): Promise<void>;
-  /** Persist a re-run: the change, with results and tool calls cleared, atomically. */
+  /** Persist a re-run: the change, with results, metrics and tool calls cleared, atomically. */
   reset(id: number, change: ProcessChange): Promise<void>;
   /** Delete a process and its tool calls; false when unknown. */
   delete(id: number): Promise<boolean>;

@@ -1,4 +1,5 @@
 import type { ErrorReason, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { measureRun } from '../efficiency/run-metrics';
 import { cyrnelError } from '../errors';
 import type { HostMetrics } from '../metrics/host-metrics';
 import type { LiveProcess } from './live-process';
@@ -77,6 +78,8 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
       logger.warn('process: lease release failed', { id: run.record.id, error: String(error) });
     }
     run.lease = undefined;
+    // Measured as the run ends (its stdout and stderr flushed above), before anything is written.
+    const metrics = measureRun(run, performance.now());
     const at = now().toISOString();
     // What was held back (the start of a short run) is written with the end, in one statement.
     const held = run.deferred;
@@ -92,6 +95,7 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
       updatedAt: at,
       labels: run.labelList(),
       approvalId: null,
+      metrics,
     };
     run.record = { ...run.record, ...change };
     reportEnd(run, exitState, errorReason);
@@ -105,6 +109,7 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     for (const [call, { index, startedMs }] of run.pendingCalls) {
       call.durationMs = Math.max(0, end - startedMs);
       call.ok = false;
+      call.resultBytes = 0;
       run.unsyncedCalls.add(index);
     }
     run.pendingCalls.clear();

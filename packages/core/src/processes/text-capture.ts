@@ -6,6 +6,8 @@ export interface TextCapture {
   end(): string;
   /** Everything kept so far. */
   text(): string;
+  /** UTF-8 bytes of `text()` (the truncation marker included). */
+  bytes(): number;
 }
 
 /** Options of {@link createTextCapture}. */
@@ -32,6 +34,8 @@ export function createTextCapture(options: TextCaptureOptions): TextCapture {
   const decoder = new TextDecoder('utf-8');
   const parts: string[] = [];
   let bytes = 0;
+  /** Bytes of the text once truncated (the cut and the marker), else `bytes`. */
+  let keptBytes = -1;
   let truncated = false;
   let pendingBytes = false;
 
@@ -46,6 +50,7 @@ export function createTextCapture(options: TextCaptureOptions): TextCapture {
     truncated = true;
     const kept = `${utf8Prefix(text, options.maxBytes - bytes)}\n[cyrnel: ${options.name} truncated at ${options.maxBytes} bytes]\n`;
     parts.push(kept);
+    keptBytes = bytes + Buffer.byteLength(kept);
     return kept;
   };
 
@@ -66,5 +71,6 @@ export function createTextCapture(options: TextCaptureOptions): TextCapture {
       return keep(decoder.decode());
     },
     text: () => (parts.length === 1 ? (parts[0] ?? '') : parts.join('')),
+    bytes: () => (keptBytes === -1 ? bytes : keptBytes),
   };
 }

@@ -48,7 +48,7 @@ export interface ServicesApiOptions extends ServiceDependencies {
 
 /** The services API plus the hooks of the module registry, of service registries and of other hosts. */
 export interface ServicesEngine
-  extends Omit<ServicesApi, 'installFromRegistry' | 'updateFromRegistry'>,
+  extends Omit<ServicesApi, 'installFromRegistry' | 'updateFromRegistry' | 'stats'>,
     Pick<ServiceInstall, 'installResolved'>,
     Pick<ServiceUpdate, 'updateResolved'>,
     ServiceResync {

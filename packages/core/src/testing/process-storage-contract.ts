@@ -2,6 +2,7 @@ import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ProcessStorage } from '../index';
 import { AT, newProcess } from './new-process';
+import { metricsCases } from './process-storage-metrics';
 import { quotaCases } from './process-storage-quotas';
 import { severalHostsCases } from './process-storage-several-hosts';
 
@@ -36,12 +37,14 @@ const CALL: ToolCallRecord = {
     decidedBy: 'k2',
     note: 'ok',
   },
+  resultBytes: 0,
 };
 
 /**
  * The contract of core's `ProcessStorage` port as a Vitest suite: what the process manager relies
  * on from any store (ids, partial updates, atomic finish and reset, newest-first pages with
- * filters, deletion, recovery of interrupted runs, per-key totals and pruning). Call it at the top level of a test file.
+ * filters, deletion, recovery of interrupted runs, per-key totals and pruning, runs' metrics and
+ * the sums of a service's runs). Call it at the top level of a test file.
  *
  * @example
  * ```ts
@@ -68,6 +71,7 @@ export function runProcessStorageContract(options: ProcessStorageContractOptions
     describe('calls and checkpoints of a running process', () => runningCases(current));
     describe('several hosts', () => severalHostsCases(current));
     describe('quotas and retention', () => quotaCases(current));
+    describe('the efficiency meter', () => metricsCases(current));
   });
 }
 
@@ -107,6 +111,7 @@ function oneHostCases(current: () => ProcessStorage): void {
       hostId: null,
       labels: [],
       approvalId: null,
+      metrics: null,
     });
     // Without a principal or connections: null and none.
     expect(await storage.get(second)).toMatchObject({ state: 'queued', principalId: null, connections: {} });
@@ -301,6 +306,7 @@ function runningCases(current: () => ProcessStorage): void {
     ok: null,
     errorCode: null,
     errorReason: null,
+    resultBytes: null,
   });
 
   it('lists a call from its start (ok null) and completes it by index', async () => {

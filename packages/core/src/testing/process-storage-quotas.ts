@@ -12,6 +12,7 @@ const CALL: ToolCallRecord = {
   errorCode: null,
   errorReason: null,
   decision: null,
+  resultBytes: 40,
 };
 
 /** `count` stored calls, as a run's end writes them. */

@@ -100,6 +100,8 @@ export function createScriptEnvironment(options: ScriptEnvironmentOptions = {}):
         invoke: (serviceId: string, toolId: string, parameters: Record<string, unknown>) =>
           host.invokeTool(eid, { serviceId, toolId, parameters }),
         sleep: (ms: number) => new Promise((resolve) => setTimeout(resolve, ms)),
+        // What an environment measured of the run (its claim): `reportUsage`.
+        report: (usage: { cpuMs: number }) => host.reportUsage?.(eid, usage),
         // A failure that is not the code's own, as an environment reports it (a crashed sandbox).
         fail: (message: string, reason: ErrorReason) => {
           throw Object.assign(new Error(message), { [FAILURE_REASON]: reason });

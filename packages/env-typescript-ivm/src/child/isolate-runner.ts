@@ -8,6 +8,7 @@ import { createPausableTimer } from '../shared/pausable-timer';
 import type { RunJob, RunResult } from '../shared/run-job';
 import { sucrase, transpile, WRAPPER_LINE_OFFSET } from '../shared/transpile';
 import { createActivityProbe } from './activity-probe';
+import { type CpuMeter, createCpuMeter } from './cpu-meter';
 import { JsonText } from './gateway-client';
 import { createOutputBudget, type OutputBudget } from './output-budget';
 import { createOutputFlush, type OutputFlush } from './output-flush';
@@ -168,9 +169,12 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
       if (!compiled.ok) return { exit: 'failed', error: compiled.message };
       let reason: StopReason | undefined;
       let current: ivm.Isolate | undefined;
+      let cpu: CpuMeter | undefined;
       // Armed before any await so a kill or deadline during isolate start-up is not lost.
       stop = (why) => {
         reason ??= why;
+        // Its CPU time can no longer be read once it is disposed.
+        cpu?.sample();
         if (current && !current.isDisposed) current.dispose();
       };
       const deadline = createPausableTimer(job.timeoutMs, () => stop?.('timeout'));
@@ -190,6 +194,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         retire();
         return stoppedResult(reason);
       }
+      cpu = createCpuMeter(iso);
       const budget = createOutputBudget(job);
       const output = createOutputFlush((json) => hooks.output(json));
       let ended = false;
@@ -240,6 +245,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         { ignored: true },
       );
       const syncHook = new ivm.Callback(answerSyncCall(budget, calls, hooks, output, () => ended));
+      let result: RunResult;
       try {
         // Set-up runs synchronously (each async isolated-vm call is a hop to the isolate's thread:
         // ≈ 0.4 ms of a trivial run); only the program runs asynchronously, so the deadline and a
@@ -257,10 +263,11 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
         const program = script.run(context, { promise: true });
         activity.poke();
         await program;
-        return reason ? stoppedResult(reason) : { exit: 'success' };
+        result = reason ? stoppedResult(reason) : { exit: 'success' };
       } catch (error) {
-        return reason ? stoppedResult(reason) : failedResult(error, iso.isDisposed, options.memoryLimitMb);
+        result = reason ? stoppedResult(reason) : failedResult(error, iso.isDisposed, options.memoryLimitMb);
       } finally {
+        cpu.sample();
         ended = true;
         // What the program output reaches the host before its end does.
         output.flush();
@@ -286,6 +293,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
           retire();
         }
       }
+      const cpuMs = cpu.elapsedMs();
+      return cpuMs === undefined ? result : { ...result, cpuMs };
     },
     kill() {
       stop?.('canceled');

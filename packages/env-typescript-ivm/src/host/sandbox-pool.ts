@@ -130,8 +130,13 @@ interface Waiting {
 }
 
 /** The result without the pool's own instructions. */
-function publicResult({ exit, error, reason }: SandboxRunResult): PoolRunResult {
-  return { exit, ...(error === undefined ? {} : { error }), ...(reason === undefined ? {} : { reason }) };
+function publicResult({ exit, error, reason, cpuMs }: SandboxRunResult): PoolRunResult {
+  return {
+    exit,
+    ...(error === undefined ? {} : { error }),
+    ...(reason === undefined ? {} : { reason }),
+    ...(cpuMs === undefined ? {} : { cpuMs }),
+  };
 }
 
 /**

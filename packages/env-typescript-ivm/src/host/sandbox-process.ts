@@ -173,9 +173,13 @@ export function spawnSandboxProcess(options: SandboxProcessOptions): SandboxProc
       job.touched = true;
       job.handlers.output(message.json);
     } else if (message.t === 'done') {
+      // The child's claim of its CPU time: kept only as a finite, non-negative number (the host's
+      // process manager also bounds it by the wall time it measured).
+      const { cpuMs } = message as { cpuMs?: unknown };
+      const cpu = typeof cpuMs === 'number' && Number.isFinite(cpuMs) && cpuMs >= 0 ? { cpuMs } : {};
       const result: RunResult = job.forced
-        ? { exit: job.forced }
-        : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }) };
+        ? { exit: job.forced, ...cpu }
+        : { exit: message.exit, ...(message.error === undefined ? {} : { error: message.error }), ...cpu };
       finish(job, result);
     }
   };

@@ -155,6 +155,9 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
         },
         tenant,
       );
+      // The isolate's CPU time as the sandbox child measured it (a claim the host bounds).
+      const { cpuMs } = result;
+      if (cpuMs !== undefined) guard(logger, 'reportUsage', () => bindings.reportUsage?.(eid, { cpuMs }));
       if (result.error !== undefined) {
         const { error: message, reason } = result;
         guard(logger, 'setError', () =>

@@ -17,4 +17,9 @@ export interface RunJob extends OutputCaps {
 export interface RunResult {
   readonly exit: ExecutionExitState;
   readonly error?: string;
+  /**
+   * Milliseconds of CPU the execution's isolate spent (`isolate.cpuTime`), when it could be read.
+   * Measured in the sandbox child: the host takes it as the child's claim (see `sandbox-process.ts`).
+   */
+  readonly cpuMs?: number;
 }

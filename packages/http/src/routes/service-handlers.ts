@@ -23,6 +23,7 @@ export function serviceHandlers(ctx: RouteContext): RouteHandlers<typeof SERVICE
     setEnabled: async ({ params, body }) => host.services.setEnabled(params.serviceId, body.enabled),
     setObserveOutputs: async ({ params, body }) =>
       host.services.setObserveOutputs(params.serviceId, body.enabled),
+    stats: async ({ params }) => host.services.stats(params.serviceId),
     getPolicy: async ({ params }) => host.policies.get(params.serviceId),
     // The host checks the rules: known policies, annotations and labels (400), tools of the service (404).
     setPolicy: hostValidates(async ({ params, body }) => host.policies.set(params.serviceId, body)),

@@ -1,6 +1,7 @@
 import type { TypeDiagnostic } from '../environment-module';
 import type { ExecutionExitState, ProcessState } from '../execution';
 import type { ToolLabel } from '../tool-policy';
+import type { ProcessMetrics } from './efficiency';
 import type { ErrorCode, ErrorReason } from './errors';
 import type { PageQuery } from './lists';
 import type { CallDecision } from './policies';
@@ -60,6 +61,11 @@ export interface ProcessRecord {
   labels: ToolLabel[];
   /** The approval the run waits for (state `waiting`), or null. */
   approvalId: string | null;
+  /**
+   * What the last run cost and what it kept out of the model's context (tool calls, bytes read
+   * from tools and returned, wall and CPU time); null until a run ends.
+   */
+  metrics: ProcessMetrics | null;
 }
 
 /**
@@ -198,6 +204,12 @@ export interface ToolCallRecord {
   errorReason: ErrorReason | null;
   /** How the policies decided it (null: a call recorded by an older server). */
   decision: CallDecision | null;
+  /**
+   * Bytes of the answer delivered to the program (the UTF-8 length of its JSON text, counted by
+   * the host); 0 when the call failed; null while it waits for its answer, for a call a host crash
+   * interrupted, and for a call recorded by an older server.
+   */
+  resultBytes: number | null;
 }
 
 /** `GET /processes/:id/calls`. */

@@ -3,6 +3,7 @@ import type { JSONSchema } from '../json-schema';
 import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
 import { APPROVAL_STATES } from './approvals';
 import { CONNECTION_STATUSES, OAUTH_FLOWS } from './connections';
+import { EFFICIENCY_SCHEMAS } from './efficiency-schemas';
 import { ERROR_REASONS } from './errors';
 import { KEY_ROLES } from './keys';
 import { LOG_LINE_SCHEMA } from './logs';
@@ -315,6 +316,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       'hostId',
       'labels',
       'approvalId',
+      'metrics',
     ],
     {
       id: { type: 'integer', minimum: 1 },
@@ -333,8 +335,10 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       hostId: nullable('string'),
       labels,
       approvalId: nullable('string'),
+      metrics: { oneOf: [ref('ProcessMetrics'), { type: 'null' }] },
     },
   ),
+  ...EFFICIENCY_SCHEMAS,
   ProcessRecord: {
     allOf: [
       ref('ProcessSummary'),
@@ -355,7 +359,17 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
     ],
   },
   ToolCallRecord: object(
-    ['serviceId', 'toolId', 'startedAt', 'durationMs', 'ok', 'errorCode', 'errorReason', 'decision'],
+    [
+      'serviceId',
+      'toolId',
+      'startedAt',
+      'durationMs',
+      'ok',
+      'errorCode',
+      'errorReason',
+      'decision',
+      'resultBytes',
+    ],
     {
       serviceId: { type: 'string' },
       toolId: { type: 'string' },
@@ -377,6 +391,12 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
           }),
           { type: 'null' },
         ],
+      },
+      resultBytes: {
+        type: ['integer', 'null'],
+        minimum: 0,
+        description:
+          "UTF-8 bytes of the answer's JSON delivered to the program; 0 when it failed, null while in flight",
       },
     },
   ),

@@ -7,6 +7,7 @@ import {
   SERVICE_UPDATE_BODY,
 } from '../body-fields';
 import type { SetEnabledRequest } from '../common';
+import type { ServiceStats } from '../efficiency';
 import type { ListResponse } from '../lists';
 import type { ServicePolicy } from '../policies';
 import { page, ref } from '../record-schemas';
@@ -151,6 +152,16 @@ export const SERVICE_ROUTES = {
     params,
     body: objectBody<SetEnabledRequest>(ENABLED_BODY),
     answer: jsonAnswer<ServiceDetail>(ref('ServiceDetail')),
+    reasons: ['service_not_found'],
+  }),
+  stats: defineRoute({
+    method: 'GET',
+    path: '/services/:serviceId/stats',
+    role: 'admin',
+    summary:
+      "The efficiency meter of code mode over the service's stored runs: calls, bytes read from its tools and returned to the model, time",
+    params,
+    answer: jsonAnswer<ServiceStats>(ref('ServiceStats')),
     reasons: ['service_not_found'],
   }),
   getPolicy: defineRoute({
