@@ -23,6 +23,8 @@ let upstream: { url: string; close(): Promise<void> };
 let browser: Browser;
 let page: Page;
 const problems: string[] = [];
+// What the walkthrough's run read from the weather tools, as its process page said it.
+let walkthroughRead: string | undefined;
 
 /** How many `method path` requests the page makes from now on. */
 function countRequests(method: string, path: string): () => number {
@@ -183,6 +185,25 @@ describe('the admin UI at /ui in headless Chromium', () => {
       'not recorded',
       'not recorded',
     ]);
+    // What each answer brought into the sandbox, and what the run kept out of the model's context.
+    const sizes = await page.getByTestId('call-bytes').allTextContents();
+    expect(sizes).toHaveLength(2);
+    for (const size of sizes) expect(size).toMatch(/^[1-9]\d* B$/);
+    const sentence = (await page.getByTestId('efficiency').textContent()) ?? '';
+    const said =
+      /^This run read ([1-9]\d* B) from tools in 2 calls and returned ([1-9]\d* B) to the model \(\d+(\.\d+)?× (less|more)\)\.$/.exec(
+        sentence,
+      );
+    expect(said, sentence).not.toBeNull();
+    walkthroughRead = said?.[1];
+    // The sizes of the answers add up to what the run read.
+    const sum = sizes.reduce((total, size) => total + Number.parseInt(size, 10), 0);
+    expect(`${sum} B`).toBe(walkthroughRead);
+    await expect(page.getByTestId('efficiency-ratio').textContent()).resolves.toMatch(
+      /^\d+(\.\d+)?× (pays off|neutral|direct calls would be as cheap)$/,
+    );
+    await expect(page.getByTestId('efficiency-wall').textContent()).resolves.toMatch(/^\d+(\.\d)? (ms|s)$/);
+    await expect(page.getByTestId('efficiency-cpu').textContent()).resolves.toMatch(/^\d+(\.\d)? (ms|s)$/);
     const url = page.url();
     await page.reload();
     expect(page.url()).toBe(url);
@@ -229,6 +250,16 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await writeFile(file, JSON.stringify(document));
     await page.getByRole('link', { name: 'Services' }).click();
     await page.getByRole('link', { name: 'weather', exact: true }).click();
+    // The service's efficiency card sums the walkthrough's run (the killed one called no tool).
+    const stats = page.getByTestId('service-stats');
+    await stats.getByTestId('stats-runs').filter({ hasText: /^1$/ }).waitFor();
+    await expect(stats.getByTestId('stats-calls').textContent()).resolves.toBe('2');
+    await expect(stats.getByTestId('stats-read').textContent()).resolves.toBe(walkthroughRead);
+    await expect(stats.getByTestId('stats-returned').textContent()).resolves.toMatch(/^[1-9]\d* B$/);
+    await expect(stats.getByTestId('stats-window').textContent()).resolves.toMatch(
+      /^\d{4}-\d\d-\d\dT\S+Z to \d{4}-\d\d-\d\dT\S+Z$/,
+    );
+    await shot('service-stats');
     await page.getByLabel('New definition from').selectOption('file');
     await page.locator('#update-file').setInputFiles(file);
     await page.getByRole('button', { name: 'Replace the definition' }).click();

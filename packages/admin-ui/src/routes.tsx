@@ -34,7 +34,7 @@ export function pageFor(route: readonly string[], session: Session): JSX.Element
   return page === 'services' && rest[0] && rest[1] === 'connections' ? (
     <ConnectionsPage client={client} serviceId={rest[0]} role={role} />
   ) : page === 'services' && rest[0] ? (
-    <ServicePage client={client} id={rest[0]} />
+    <ServicePage client={client} id={rest[0]} role={role} />
   ) : page === 'services' ? (
     <ServicesPage client={client} />
   ) : page === 'tools' && rest[0] && rest[1] ? (

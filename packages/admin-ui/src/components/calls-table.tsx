@@ -1,4 +1,4 @@
-import type { CallDecision, ToolCallRecord } from '@cyrnel/sdk/api';
+import { type CallDecision, formatBytes, type ToolCallRecord } from '@cyrnel/sdk/api';
 import { DecidedBy } from './decided-by';
 import { PolicyPill } from './policy-pill';
 
@@ -46,7 +46,7 @@ function Outcome({ call, ended }: { call: ToolCallRecord; ended: boolean }) {
 
 /**
  * A process's tool calls: the tool, when it started, how long it took, its answer (ok or the
- * error's code and reason), the policy decision, and its parameters where the API has them (the
+ * error's code and reason), the bytes of its answer delivered into the sandbox, the policy decision, and its parameters where the API has them (the
  * calls that waited for an approval: `parameters` of `GET /approvals/:id`). The API records
  * neither the parameters of other calls nor any call's answer, which the table says.
  */
@@ -75,6 +75,7 @@ export function CallsTable({
               <th>Started</th>
               <th>Duration</th>
               <th>Answer</th>
+              <th>Bytes</th>
               <th>Decision</th>
               <th>Parameters</th>
             </tr>
@@ -93,6 +94,9 @@ export function CallsTable({
                   <td data-testid="call-answer">
                     <Outcome call={call} ended={ended} />
                   </td>
+                  <td data-testid="call-bytes">
+                    {call.resultBytes === null ? '—' : formatBytes(call.resultBytes)}
+                  </td>
                   <td>
                     <Decision decision={call.decision} linkApprovals={linkApprovals} />
                   </td>
@@ -110,9 +114,9 @@ export function CallsTable({
         </table>
       </div>
       <p class="muted">
-        The server records each call's tool, start, duration, outcome (ok, or the error's code and reason) and
-        policy decision. It keeps no call's answer, and the parameters only of a call that waited for an
-        approval (shown to an approver or admin key).
+        The server records each call's tool, start, duration, outcome (ok, or the error's code and reason),
+        the size of its answer and its policy decision. It keeps no call's answer, and the parameters only of
+        a call that waited for an approval (shown to an approver or admin key).
       </p>
     </>
   );

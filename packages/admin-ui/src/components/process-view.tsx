@@ -3,6 +3,7 @@ import type { KeyRole } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
 import { may } from './access';
 import { CallsTable } from './calls-table';
+import { RunEfficiency } from './efficiency';
 import { ErrorLine } from './error-line';
 import { useAction } from './use-action';
 import { useProcess } from './use-process';
@@ -41,8 +42,8 @@ function useApprovalParameters(client: CyrnelClient, approvalIds: readonly strin
 
 /**
  * One process, live while it runs: its state (a link to the approval it waits for, for a key that
- * may open it), its data-flow labels, a kill button, output, tool calls with their answers,
- * durations and policy decisions, stdout, stderr.
+ * may open it), its data-flow labels, a kill button, output, its efficiency (bytes read and returned,
+ * times), tool calls with their answers, sizes, durations and policy decisions, stdout, stderr.
  */
 export function ProcessView({ client, id, role }: { client: CyrnelClient; id: number; role: KeyRole }) {
   const view = useProcess(client, id);
@@ -103,6 +104,7 @@ export function ProcessView({ client, id, role }: { client: CyrnelClient; id: nu
           {view.output === undefined ? '' : JSON.stringify(view.output, null, 2)}
         </pre>
       </details>
+      {view.record ? <RunEfficiency metrics={view.record.metrics} /> : null}
       <h2>Tool calls</h2>
       <CallsTable
         calls={view.calls}

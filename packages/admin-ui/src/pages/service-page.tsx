@@ -1,7 +1,9 @@
 import type { CyrnelClient } from '@cyrnel/client';
-import type { ServiceDetail, ToolRecord } from '@cyrnel/sdk/api';
+import type { KeyRole, ServiceDetail, ToolRecord } from '@cyrnel/sdk/api';
 import { useEffect, useState } from 'preact/hooks';
+import { may } from '../components/access';
 import { DefinitionSource, definitionProblem } from '../components/definition-source';
+import { ServiceStatsCard } from '../components/efficiency';
 import { ErrorLine } from '../components/error-line';
 import { Pill } from '../components/pill';
 import { PolicyEditor } from '../components/policy-editor';
@@ -22,9 +24,9 @@ function definitionChanges(before: ToolRecord[], after: ToolRecord[]): string {
 /**
  * `#/services/<id>`: one service: enable/disable, delete, its secrets and config through forms
  * generated from their schemas (a link to its connections), its policy, replacing its
- * definition, its tools.
+ * definition, its tools, and (for an admin key) the efficiency of the runs that called it.
  */
-export function ServicePage({ client, id }: { client: CyrnelClient; id: string }) {
+export function ServicePage({ client, id, role }: { client: CyrnelClient; id: string; role: KeyRole }) {
   const [service, setService] = useState<ServiceDetail | undefined>();
   const [present, setPresent] = useState<string[]>([]);
   const [tools, setTools] = useState<ToolRecord[]>([]);
@@ -100,6 +102,7 @@ export function ServicePage({ client, id }: { client: CyrnelClient; id: string }
         )}
       </div>
       <p>{service.description}</p>
+      {may(role, 'admin') ? <ServiceStatsCard client={client} serviceId={id} /> : null}
       <h2>Secrets</h2>
       <p class="muted">
         The service's own secrets: its shared <code>default</code> connection. A principal's own credentials
