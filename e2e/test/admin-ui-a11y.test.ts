@@ -188,6 +188,11 @@ describe('every page of the admin UI passes axe-core, in headless Chromium', () 
     await expectAccessible('keys, new key');
   });
 
+  it('the dashboard, from the metrics', async () => {
+    await open('dashboard', () => page.getByTestId('dashboard-runs').waitFor());
+    await expectAccessible('dashboard');
+  });
+
   it('the Connect page and an address with no page', async () => {
     await open('connect', () => page.getByText(`${cyrnel.url}/mcp`).first().waitFor());
     await expectAccessible('connect');
@@ -218,7 +223,7 @@ describe('every page of the admin UI passes axe-core, in headless Chromium', () 
   });
 
   it('checked every page, and the browser logged no error but the refusals the test provoked', () => {
-    expect(checked).toHaveLength(24);
+    expect(checked).toHaveLength(25);
     expect(problems).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstrea
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-roles-bootstrap';
 // The API paths only an admin key may use, whose pages an agent key must not even ask for.
-const ADMIN_ONLY = /^\/(services(\/[^/]+)?|modules(\/.*)?|principals(\/.*)?|keys\/.+)$/;
+const ADMIN_ONLY =
+  /^\/(services(\/[^/]+)?|services\/[^/]+\/stats|modules(\/.*)?|principals(\/.*)?|keys\/.+|metrics|logs)$/;
 
 let work: string;
 let cyrnel: CyrnelServer;
@@ -93,6 +94,7 @@ describe('what a key that is not an admin key sees in the admin UI, in headless 
       ['modules', 'Modules', 'an admin key'],
       ['modules/openapi', 'Modules', 'an admin key'],
       ['keys', 'Keys', 'an admin key'],
+      ['dashboard', 'Dashboard', 'an admin key'],
       ['approvals', 'Approvals', 'an approver or admin key'],
     ];
     for (const [hash, heading, needs] of pages) {

@@ -230,6 +230,42 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await page.getByTestId('exit-state').filter({ hasText: 'canceled' }).waitFor();
   });
 
+  it('shows the dashboard from /metrics: runs by exit, the tools called, upstream classes, rates after a second read', async () => {
+    const scrapes = countRequests('GET', '/metrics');
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByRole('heading', { name: 'Dashboard' }).waitFor();
+    const tools = page.getByTestId('dashboard-tools');
+    await tools
+      .getByRole('row')
+      .filter({ hasText: /weather\s*getForecast\s*1\b/ })
+      .waitFor();
+    await tools
+      .getByRole('row')
+      .filter({ hasText: /weather\s*celsiusToFahrenheit\s*1\b/ })
+      .waitFor();
+    const runs = page.getByTestId('dashboard-runs');
+    await runs
+      .getByRole('row')
+      .filter({ hasText: /success\s*none\s*1\b/ })
+      .waitFor();
+    await runs
+      .getByRole('row')
+      .filter({ hasText: /canceled\s*process_killed\s*1\b/ })
+      .waitFor();
+    await page
+      .getByTestId('dashboard-upstream')
+      .getByRole('row')
+      .filter({ hasText: /2xx\s*2\b/ })
+      .waitFor();
+    await expect(page.getByTestId('queue-depth').textContent()).resolves.toBe('0');
+    await expect(page.getByTestId('approvals-pending').textContent()).resolves.toBe('0');
+    await expect(page.getByTestId('event-loop-lag').textContent()).resolves.toMatch(/^\d+(\.\d)? (ms|s)$/);
+    // The second read (5 s later) gives each counter its rate: nothing ran in between.
+    await tools.getByText('(0.00/s)').first().waitFor({ timeout: 30_000 });
+    expect(scrapes()).toBeGreaterThanOrEqual(2);
+    await shot('dashboard');
+  });
+
   it("lists the modules with their status and edits a module's config", async () => {
     await page.getByRole('link', { name: 'Modules' }).click();
     await page.getByRole('link', { name: 'openapi', exact: true }).waitFor();

@@ -4,6 +4,7 @@ import { ApprovalPage } from './pages/approval-page';
 import { ApprovalsPage } from './pages/approvals-page';
 import { ConnectPage } from './pages/connect-page';
 import { ConnectionsPage } from './pages/connections-page';
+import { DashboardPage } from './pages/dashboard-page';
 import { ForbiddenPage } from './pages/forbidden-page';
 import { KeysPage } from './pages/keys-page';
 import { ModulePage } from './pages/module-page';
@@ -43,6 +44,8 @@ export function pageFor(route: readonly string[], session: Session): JSX.Element
     <ToolsPage client={client} />
   ) : page === 'playground' ? (
     <PlaygroundPage client={client} role={role} />
+  ) : page === 'dashboard' ? (
+    <DashboardPage client={client} />
   ) : page === 'processes' && rest[0] ? (
     <ProcessPage client={client} id={Number(rest[0])} role={role} />
   ) : page === 'processes' ? (

@@ -19,6 +19,7 @@ export const PAGES: readonly (readonly [route: string, label: string, needs: Key
   ['approvals', 'Approvals', 'approver'],
   ['modules', 'Modules', 'admin'],
   ['keys', 'Keys', 'admin'],
+  ['dashboard', 'Dashboard', 'admin'],
   ['connect', 'Connect', 'agent'],
 ];
 
