@@ -18,7 +18,10 @@ function parseValue(text: string): number | undefined {
 }
 
 /** The labels of `line` from its `{`: the labels and where they end, or undefined when malformed. */
-function parseLabels(line: string, start: number): { labels: Record<string, string>; end: number } | undefined {
+function parseLabels(
+  line: string,
+  start: number,
+): { labels: Record<string, string>; end: number } | undefined {
   const labels: Record<string, string> = {};
   let at = start + 1;
   for (;;) {
