@@ -38,6 +38,8 @@ export interface ProcessesTable {
   principal_id: Generated<string | null>;
   /** Added by migration 0018: JSON `{ serviceId: connectionName }` the create request named. */
   connections: Generated<string>;
+  /** Added by migration 0022: the trace context of the request that queued it (the core's text), or null. */
+  trace_context: Generated<string | null>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */

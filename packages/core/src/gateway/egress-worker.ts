@@ -5,13 +5,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
+import { context } from '@opentelemetry/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
 import type { PreparedCall } from '../direct-calls/prepared-call';
 import { cyrnelError } from '../errors';
 import { createRedactor } from '../secrets/redactor';
+import { argumentShape } from '../telemetry/argument-shape';
+import { contextOf, type TraceCarrier } from '../telemetry/trace-carrier';
+import { installWorkerTracing } from '../telemetry/worker-tracing';
 import { boundedJson } from './bounded-json';
 import type {
   AuditEvent,
+  AuditVerdict,
   FromWorker,
   ReauthorizeAnswer,
   RouteAnswer,
@@ -25,6 +30,9 @@ import { serveEgressSocket } from './worker-socket';
 const port = parentPort;
 if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
 const settings = workerData as WorkerSettings;
+// Tracing: the adapters' spans (their requests to upstreams) are sent to the main thread.
+if (settings.tracing)
+  installWorkerTracing((spans) => port.postMessage({ t: 'spans', spans } satisfies FromWorker));
 
 // Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).
 const runtime = createDirectCallRuntime({ answerBytes: settings.budget.maxBytes });
@@ -121,6 +129,12 @@ async function runOnce(
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
 
+/** The main thread's answer to an audited start (and the trace context of the call's span). */
+interface Audited {
+  readonly ok: AuditVerdict;
+  readonly trace?: TraceCarrier;
+}
+
 /** The answer of one call: JSON text, a coded failure, or "through the host". */
 export type Outcome = { json: string } | { error: WireError } | { host: true };
 
@@ -136,7 +150,9 @@ async function perform(
   signal: AbortSignal,
   stillGranted: () => boolean,
   connection?: unknown,
+  hostTrace?: TraceCarrier,
 ): Promise<Outcome> {
+  let trace = hostTrace;
   // A sandbox's call uses its execution's connection (the main thread decides, from the process's
   // principal); the host's own calls name the connection's adapter state already.
   let target = serviceId;
@@ -156,8 +172,17 @@ async function perform(
   const id = callId();
   const started = performance.now();
   if (eid !== null) {
-    const start: AuditEvent = { kind: 'start', id, serviceId, toolId, startedAt: Date.now() };
-    const verdict = await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }));
+    const start: AuditEvent = {
+      kind: 'start',
+      id,
+      serviceId,
+      toolId,
+      startedAt: Date.now(),
+      ...(settings.tracing?.argumentShapes ? { shape: argumentShape(parameters) } : {}),
+    };
+    const answer = (await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }))) as Audited;
+    const verdict = answer.ok;
+    trace = answer.trace;
     // Not simply allowed by the policies: the host's gate decides (asks a person, or blocks).
     if (verdict === 'host' || verdict !== true) call.release();
     if (verdict === 'host') return { host: true };
@@ -166,11 +191,10 @@ async function perform(
   let outcome: Outcome;
   try {
     // An upstream may echo a credential (a debugging endpoint, an error page): the code gets `***`.
-    outcome = {
-      json: redactor.redact(
-        boundedJson(await runOnce(call, target, toolId, parameters, signal), settings.budget),
-      ),
-    };
+    const send = () => runOnce(call, target, toolId, parameters, signal);
+    // Traced: the adapter's own spans are children of the call's span on the main thread.
+    const result = await (settings.tracing && trace ? context.with(contextOf(trace), send) : send());
+    outcome = { json: redactor.redact(boundedJson(result, settings.budget)) };
   } catch (error) {
     outcome = failure(signal.aborted && !isCoded(error) ? signal.reason : error);
   }
@@ -241,7 +265,7 @@ port.on('message', (message: ToWorker) => {
             ? message.route
             : message.t === 'reauthorized'
               ? message.answer
-              : message.ok,
+              : ({ ok: message.ok, ...(message.trace ? { trace: message.trace } : {}) } satisfies Audited),
       );
       return;
     }
@@ -259,7 +283,16 @@ port.on('message', (message: ToWorker) => {
     case 'invoke': {
       const controller = new AbortController();
       hostCalls.set(message.id, controller);
-      void perform(null, message.serviceId, message.toolId, message.parameters, controller.signal, () => true)
+      void perform(
+        null,
+        message.serviceId,
+        message.toolId,
+        message.parameters,
+        controller.signal,
+        () => true,
+        undefined,
+        message.trace,
+      )
         .catch((error: unknown) => failure(error))
         .then((outcome) => {
           hostCalls.delete(message.id);

@@ -126,6 +126,7 @@ export function createHostParts(
     ...(options.egress?.answerBytes === undefined
       ? {}
       : { budget: { maxBytes: options.egress.answerBytes } }),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   // Keys holding a secret this host knows never become property names of a learned shape.
   const observer = createOutputObserver({
@@ -194,6 +195,7 @@ export function createHostParts(
     logger,
     redactor,
     now,
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.host
       ? {
           host: {

@@ -6,6 +6,7 @@ import {
   type ModuleLogger,
 } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environments/environment-provider';
+import { NO_TRACING, type Tracing } from '../telemetry/tracing';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
@@ -20,6 +21,8 @@ export interface ProcessExecutionOptions {
   readonly limits: ProcessLimits;
   readonly logger: ModuleLogger;
   readonly now: () => Date;
+  /** Spans of runs and their tool calls (default: none). */
+  readonly tracing?: Tracing;
 }
 
 /** Drives runs through the environment: dispatch, states, the deadline, kills and the end. */
@@ -58,6 +61,7 @@ export interface ProcessExecution {
  */
 export function createProcessExecution(options: ProcessExecutionOptions): ProcessExecution {
   const { storage, limits, logger, now } = options;
+  const tracing = options.tracing ?? NO_TRACING;
   const live = new Map<number, LiveProcess>();
   let unfinished = 0;
   const activity = createEnvironmentActivity();
@@ -86,6 +90,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     activity.note(run);
     persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
     run.resolveRunning(performance.now());
+    run.trace?.running();
     armDeadline(run);
   };
 
@@ -189,6 +194,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     const { id, envConfig } = run.record;
     const { timeoutMs } = run;
     run.lease = lease;
+    if (tracing.enabled)
+      run.trace = tracing.startRun({ record: run.record, stored: run.traceContext, claimed: run.claimed });
     live.set(id, run);
     unfinished++;
     let execution: Promise<ExecutionExitState>;

@@ -8,6 +8,7 @@ import type { ProcessesApi } from '../host/host-api';
 import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import { createProcessHosts } from '../several-hosts/process-hosts';
+import { createTracing, type TracingOptions } from '../telemetry/tracing';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { createCallRecords, type OpenedCall } from './call-records';
 import { createLocalRuns } from './local-runs';
@@ -62,6 +63,12 @@ export interface ProcessManagerOptions {
    * storage is this host's alone, and `recover` fails every unfinished process.
    */
   readonly host?: ProcessHostOptions;
+  /**
+   * Spans of runs and their tool calls through the global OpenTelemetry API (see
+   * `TracingOptions`); a queued process keeps its caller's trace context, so the host that runs it
+   * continues that trace. Absent: nothing is traced.
+   */
+  readonly tracing?: TracingOptions;
 }
 
 /** The process manager: the API, the bindings the active environment is set up with, and its lifecycle. */
@@ -119,7 +126,8 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const limits: ProcessLimits = resolveProcessLimits(options.limits);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
-  const execution = createProcessExecution({ storage, limits, logger, now });
+  const tracing = createTracing(options.tracing, host?.id);
+  const execution = createProcessExecution({ storage, limits, logger, now, tracing });
   const records = createCallRecords(storage, logger, now);
   const bindings = createProcessBindings({
     execution,
@@ -165,6 +173,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     policies: options.policies,
     connections: options.connections,
     typeCheck: options.typeCheck,
+    tracing,
   };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),
