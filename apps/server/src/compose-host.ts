@@ -13,6 +13,7 @@ import {
   parseDefaultPolicy,
   type Redactor,
   type RegistryOptions,
+  type TracingOptions,
 } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
@@ -47,6 +48,8 @@ export interface ComposeHostOptions {
   readonly publicUrl?: () => string | undefined;
   /** The URL of the server's OAuth client ID metadata document, when it has one. */
   readonly oauthClientMetadataUrl?: () => string | undefined;
+  /** Traces of runs and tool calls (`startTracing`); absent: off. */
+  readonly tracing?: TracingOptions;
 }
 
 /** The core host on the chosen store, with the built-in modules, and how to close both. */
@@ -174,6 +177,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
         return url ? `${url.replace(/\/+$/, '')}/oauth/callback` : undefined;
       },
       ...(options.oauthClientMetadataUrl ? { oauthClientMetadataUrl: options.oauthClientMetadataUrl } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.
       ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),

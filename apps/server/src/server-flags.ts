@@ -29,6 +29,7 @@ import {
   textFlag,
 } from './flag-spec';
 import { NETWORK_SETTINGS } from './server-flags-network';
+import { TELEMETRY_SETTINGS } from './server-flags-telemetry';
 
 /** The data directory when none is given: `~/.cyrnel`. */
 export function homeDataDir(): string {
@@ -364,6 +365,8 @@ export const SERVER_SETTINGS = {
   }),
   // The public URL, OAuth and where outbound connections may go.
   ...NETWORK_SETTINGS,
+  // OpenTelemetry traces.
+  ...TELEMETRY_SETTINGS,
 } as const;
 
 /** The value type of a setting. */

@@ -15,6 +15,7 @@ import { redactingServerLogger } from './redacting-server-logger';
 import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
 import type { ServerConfig } from './server-flags';
+import { startTracing } from './telemetry';
 import { uiRouteGroup } from './ui-route';
 
 /**
@@ -85,15 +86,27 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     publicUrl: () => config.publicUrl ?? url,
     ...(config.oauthClientMetadataUrl ? { url: config.oauthClientMetadataUrl } : {}),
   });
+  // Traces, when `--otel` or the OTEL_* variables ask for them: a collector out of reach only warns.
+  const tracing = startTracing({
+    endpoint: config.otel,
+    argumentShapes: config.otelArgumentShapes,
+    hostId: config.hostId,
+    version: SERVER_VERSION,
+    logger: logger.child({ component: 'tracing' }),
+  });
   const composed = await composeHost({
     config,
     logger,
     redactor,
+    ...(tracing ? { tracing: tracing.options } : {}),
     ownEndpoint: () => ownEndpoint,
     // Stored keys protect a non-loopback bind too; they are known once the database is open.
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, config.insecure, storedKeys),
     publicUrl: () => config.publicUrl ?? (url || undefined),
     oauthClientMetadataUrl: () => clientMetadata.url(),
+  }).catch(async (error: unknown) => {
+    await tracing?.close();
+    throw error;
   });
   const mcp = mcpRouteGroup({
     host: composed.host,
@@ -126,6 +139,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     keys: composed.keys,
     logger: logger.child({ component: 'http' }),
     redactor,
+    tracing: tracing !== undefined,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
     maxJsonElements: config.maxJsonElements,
@@ -146,6 +160,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const server = await listen(requests.fetch, config.port, host).catch(async (error: unknown) => {
     await composed.closeHost({ graceMs: 0 });
     await composed.closeStore();
+    await tracing?.close();
     throw error;
   });
   const bound = server.address() as AddressInfo;
@@ -180,6 +195,8 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
       logger.warn('closing the database with requests still running', { count: requests.pending() });
     }
     await composed.closeStore();
+    // The last spans (the runs ended by the shutdown) go out, within a bound.
+    await tracing?.close();
   };
   return {
     url,
