@@ -37,18 +37,18 @@ interface AnyValue {
   arrayValue?: { values?: AnyValue[] };
 }
 
-function valueOf(value: AnyValue | undefined): unknown {
+function anyValue(value: AnyValue | undefined): unknown {
   if (!value) return undefined;
   if ('stringValue' in value) return value.stringValue;
   if ('boolValue' in value) return value.boolValue;
   if ('intValue' in value) return Number(value.intValue);
   if ('doubleValue' in value) return value.doubleValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue) return (value.arrayValue.values ?? []).map(anyValue);
   return undefined;
 }
 
 function attributesOf(list: { key: string; value?: AnyValue }[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, anyValue(value)]));
 }
 
 /** The spans of an `ExportTraceServiceRequest` in its JSON encoding (ids in hex). */
