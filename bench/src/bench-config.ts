@@ -1,8 +1,11 @@
 /** Repetition counts of one run; `--quick` shrinks every one of them. */
 export interface BenchConfig {
   readonly mode: 'full' | 'quick';
-  /** `--only tool-calls`: only the fetch floors and cyrnel's tool calls (results in `tool-calls.*`). */
-  readonly only?: 'tool-calls';
+  /**
+   * `--only tool-calls`: only the fetch floors and cyrnel's tool calls (results in `tool-calls.*`);
+   * `--only tracing`: only the cost of tracing on the tool-call chain (results in `tracing.*`).
+   */
+  readonly only?: 'tool-calls' | 'tracing';
   readonly warmup: number;
   /** Sequential single requests (trivial process, echo, in-process isolate, peer call). */
   readonly latencyReps: number;
@@ -32,8 +35,8 @@ export function benchConfig(argv: readonly string[]): BenchConfig {
   const quick = argv.includes('--quick');
   const at = argv.indexOf('--only');
   const only = at >= 0 ? argv[at + 1] : undefined;
-  if (only !== undefined && only !== 'tool-calls')
-    throw new Error(`--only: unknown part ${only} (known: tool-calls)`);
+  if (only !== undefined && only !== 'tool-calls' && only !== 'tracing')
+    throw new Error(`--only: unknown part ${only} (known: tool-calls, tracing)`);
   return { ...modeConfig(quick), ...(only ? { only } : {}) };
 }
 
