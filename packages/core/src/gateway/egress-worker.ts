@@ -31,8 +31,9 @@ const port = parentPort;
 if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
 const settings = workerData as WorkerSettings;
 // Tracing: the adapters' spans (their requests to upstreams) are sent to the main thread.
-if (settings.tracing)
-  installWorkerTracing((spans) => port.postMessage({ t: 'spans', spans } satisfies FromWorker));
+const flushSpans = settings.tracing
+  ? installWorkerTracing((spans) => port.postMessage({ t: 'spans', spans } satisfies FromWorker))
+  : undefined;
 
 // Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).
 const runtime = createDirectCallRuntime({ answerBytes: settings.budget.maxBytes });
@@ -304,9 +305,11 @@ port.on('message', (message: ToWorker) => {
       hostCalls.get(message.id)?.abort(cyrnelError('process_killed', 'the call was stopped'));
       return;
     case 'close':
-      void Promise.allSettled([sockets.close(), runtime.close()]).then(() =>
-        post({ t: 'ack', id: message.id }),
-      );
+      void Promise.allSettled([sockets.close(), runtime.close()]).then(() => {
+        // The last spans go before the worker does.
+        flushSpans?.();
+        post({ t: 'ack', id: message.id });
+      });
       return;
   }
 });

@@ -230,7 +230,8 @@ function startCall(tracer: Tracer, parent: Context, call: CallStart): CallTrace 
       ...(typeof decision.decidedBy === 'string' ? { [ATTR.approvalDecidedBy]: decision.decidedBy } : {}),
     };
     span.setAttributes(attributes);
-    span.addEvent(SPAN.policyEvent, attributes, call.startedMs);
+    // When it was decided (an approval may come minutes after the call); the rest is on the span.
+    span.addEvent(SPAN.policyEvent, { [ATTR.policyOutcome]: decision.outcome }, call.startedMs);
   }
   const callContext = trace.setSpan(parent, span);
   let ended = false;
