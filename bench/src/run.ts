@@ -18,6 +18,7 @@ import { createResources } from './harness/resources.ts';
 import { runCyrnelHosts } from './suites/cyrnel-hosts.ts';
 import { postgresSearchDatabase, runCyrnelSearch } from './suites/cyrnel-search.ts';
 import { runCyrnel, runCyrnelIdleOnly, runCyrnelToolCallsOnly } from './suites/cyrnel-suite.ts';
+import { runCyrnelTracingCost } from './suites/cyrnel-tracing.ts';
 import { runFetchFloors, runLatencyFloors, runThroughputFloor } from './suites/floor-suite.ts';
 import { runPeer } from './suites/peer-suite.ts';
 import { SECTIONS, type SuiteContext } from './suites/suite-context.ts';
@@ -75,6 +76,11 @@ async function main(): Promise<void> {
   if (config.only === 'tool-calls') {
     await part('floors: fetch', () => runFetchFloors(ctx));
     await part('cyrnel: tool calls', () => runCyrnelToolCallsOnly(ctx));
+    await part('cyrnel: tracing', () => runCyrnelTracingCost(ctx));
+    return;
+  }
+  if (config.only === 'tracing') {
+    await part('cyrnel: tracing', () => runCyrnelTracingCost(ctx));
     return;
   }
   if (config.only === 'idle-rss') {
@@ -86,6 +92,8 @@ async function main(): Promise<void> {
   await part('floors: throughput', () => runThroughputFloor(ctx));
   await part(PEER_SECTION, () => runPeer(ctx));
   await part('cyrnel', () => runCyrnel(ctx));
+  // Two more servers and a dozen chains: left out of the quick run (its budget), `--only tracing` runs it.
+  if (config.mode !== 'quick') await part('cyrnel: tracing', () => runCyrnelTracingCost(ctx));
   await part('cyrnel: tool search', () => runCyrnelSearch(ctx));
   await part('cyrnel: several hosts on PostgreSQL', () => runCyrnelHosts(ctx));
   await part('cyrnel: tool search on PostgreSQL', async () =>

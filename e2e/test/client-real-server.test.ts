@@ -187,6 +187,7 @@ describe('createClient against the real server', () => {
     expect(Object.keys(config.properties ?? {}).sort()).toEqual([
       'baseUrl',
       'headers',
+      'propagateTrace',
       'serverVariables',
       'timeoutMs',
     ]);

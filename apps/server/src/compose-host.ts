@@ -14,6 +14,7 @@ import {
   parseDefaultPolicy,
   type Redactor,
   type RegistryOptions,
+  type TracingOptions,
 } from '@cyrnel/core';
 import typescriptIvm from '@cyrnel/env-typescript-ivm';
 import type { OutboundPolicy } from '@cyrnel/sdk';
@@ -49,6 +50,8 @@ export interface ComposeHostOptions {
   readonly oauthClientMetadataUrl?: () => string | undefined;
   /** Where runs, tool calls and store calls are reported (the server's Prometheus metrics). */
   readonly metrics?: { readonly host: HostMetrics; readonly store: StoreObserver };
+  /** Traces of runs and tool calls (`startTracing`); absent: off. */
+  readonly tracing?: TracingOptions;
 }
 
 /** The core host on the chosen store, with the built-in modules, and how to close both. */
@@ -177,6 +180,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
         return url ? `${url.replace(/\/+$/, '')}/oauth/callback` : undefined;
       },
       ...(options.oauthClientMetadataUrl ? { oauthClientMetadataUrl: options.oauthClientMetadataUrl } : {}),
+      ...(options.tracing ? { tracing: options.tracing } : {}),
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.
       ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),

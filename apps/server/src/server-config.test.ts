@@ -58,6 +58,8 @@ describe('parseServerConfig', () => {
       allowPrivateUrls: false,
       urlAllowCidrs: [],
       urlDenyCidrs: [],
+      otel: undefined,
+      otelArgumentShapes: false,
       maxJsonDepth: 64,
       maxJsonElements: 50_000,
       maxEnvConfigBytes: 64 * 1024,

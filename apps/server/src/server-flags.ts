@@ -30,6 +30,7 @@ import {
 } from './flag-spec';
 import { NETWORK_SETTINGS } from './server-flags-network';
 import { OBSERVABILITY_SETTINGS } from './server-flags-observability';
+import { TELEMETRY_SETTINGS } from './server-flags-telemetry';
 
 /** The data directory when none is given: `~/.cyrnel`. */
 export function homeDataDir(): string {
@@ -367,6 +368,8 @@ export const SERVER_SETTINGS = {
   ...NETWORK_SETTINGS,
   // The metrics' own listener and the buffer behind /logs.
   ...OBSERVABILITY_SETTINGS,
+  // OpenTelemetry traces.
+  ...TELEMETRY_SETTINGS,
 } as const;
 
 /** The value type of a setting. */

@@ -16,6 +16,7 @@ import { createRequestTracker, type FetchHandler } from './request-tracker';
 import { ConfigError, resolveServerConfig } from './server-config';
 import type { ServerConfig } from './server-flags';
 import { detectInstall, serverDistDir, serverRouteGroup } from './server-install';
+import { startTracing } from './telemetry';
 import { UI_PATH, uiRouteGroups } from './ui-route';
 
 /**
@@ -95,16 +96,28 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     publicUrl: () => config.publicUrl ?? url,
     ...(config.oauthClientMetadataUrl ? { url: config.oauthClientMetadataUrl } : {}),
   });
+  // Traces, when `--otel` or the OTEL_* variables ask for them: a collector out of reach only warns.
+  const tracing = startTracing({
+    endpoint: config.otel,
+    argumentShapes: config.otelArgumentShapes,
+    hostId: config.hostId,
+    version: SERVER_VERSION,
+    logger: logger.child({ component: 'tracing' }),
+  });
   const composed = await composeHost({
     config,
     logger,
     redactor,
+    ...(tracing ? { tracing: tracing.options } : {}),
     ownEndpoint: () => ownEndpoint,
     // Stored keys protect a non-loopback bind too; they are known once the database is open.
     checkKeys: (storedKeys) => assertSafeBind(host, apiKey, config.insecure, storedKeys),
     publicUrl: () => config.publicUrl ?? (url || undefined),
     oauthClientMetadataUrl: () => clientMetadata.url(),
     metrics: { host: metrics.host, store: metrics.store },
+  }).catch(async (error: unknown) => {
+    await tracing?.close();
+    throw error;
   });
   metrics.watch(() => composed.host.stats());
   const mcp = mcpRouteGroup({
@@ -155,6 +168,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(ui ? { rootRedirect: `${ui.path}/` } : {}),
     logger: logger.child({ component: 'http' }),
     redactor,
+    tracing: tracing !== undefined,
     maxBodyBytes: config.maxBodyBytes,
     maxJsonDepth: config.maxJsonDepth,
     maxJsonElements: config.maxJsonElements,
@@ -185,6 +199,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   ).catch(async (error: unknown) => {
     await composed.closeHost({ graceMs: 0 });
     await composed.closeStore();
+    await tracing?.close();
     throw error;
   });
   const bound = server.address() as AddressInfo;
@@ -202,7 +217,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   });
   // The same for a person reading the log, in its format (JSON or, on a terminal, readable).
   logger.info(`cyrnel listening on ${url}${uiUrl ? ` — admin UI ${uiUrl}` : ' (the admin UI is off)'}`);
-  const parts = { requests, server, metricsListener, logger, mcp: mcp.handler, composed };
+  const parts = { requests, server, metricsListener, logger, mcp: mcp.handler, composed, tracing };
   let closing: Promise<void> | undefined;
   return {
     url,
@@ -234,6 +249,8 @@ interface RunningParts {
   readonly logger: ServerLogger;
   readonly mcp: { close(): Promise<void> };
   readonly composed: Pick<Awaited<ReturnType<typeof composeHost>>, 'closeHost' | 'closeStore'>;
+  /** The traces' exporter, when tracing is on. */
+  readonly tracing: { close(): Promise<void> } | undefined;
 }
 
 /**
@@ -267,6 +284,8 @@ async function shutDown(parts: RunningParts, graceMs: number): Promise<void> {
     logger.warn('closing the database with requests still running', { count: requests.pending() });
   }
   await composed.closeStore();
+  // The last spans (the runs ended by the shutdown) go out, within a bound.
+  await parts.tracing?.close();
 }
 
 /** The API's listener, then the metrics' own (`--metrics-listen`); neither is left open when the other fails. */

@@ -52,7 +52,12 @@ export interface McpConnection {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { readonly signal?: AbortSignal; readonly timeoutMs: number },
+    options: {
+      readonly signal?: AbortSignal;
+      readonly timeoutMs: number;
+      /** The request's `_meta` (the W3C trace context of the call, when traced). */
+      readonly meta?: Readonly<Record<string, string>>;
+    },
   ): Promise<CallToolResult>;
   /** The server's name and instructions, once connected. */
   serverInfo(): { name?: string; title?: string; version?: string; instructions?: string };
@@ -309,13 +314,13 @@ export function createConnection(options: ConnectionOptions): McpConnection {
         throw classify(error, signal);
       }
     },
-    async callTool(name, args, { signal, timeoutMs }) {
+    async callTool(name, args, { signal, timeoutMs, meta }) {
       for (let attempt = 0; ; attempt++) {
         const current = await connected();
         const transport = stdio;
         try {
           return (await current.callTool(
-            { name, arguments: args },
+            { name, arguments: args, ...(meta ? { _meta: { ...meta } } : {}) },
             { timeout: timeoutMs, ...(signal ? { signal } : {}) },
           )) as CallToolResult;
         } catch (error) {

@@ -189,6 +189,12 @@ export function configSchemaOf(placeholders: Placeholders): JSONSchema {
         default: DEFAULT_TIMEOUT_MS,
         description: 'Deadline of one tool call in ms; the MCP request is cancelled past it',
       },
+      propagateTrace: {
+        type: 'boolean',
+        default: true,
+        description:
+          "Send the tool call's W3C trace context in the MCP request's _meta (traceparent, tracestate) while the server traces; false keeps the server from learning it",
+      },
     },
     required: [...placeholders.config],
     additionalProperties: false,

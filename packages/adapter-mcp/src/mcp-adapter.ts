@@ -32,6 +32,7 @@ import { createHostSignIn } from './oauth/host-sign-in';
 import type { OAuthSession } from './oauth/session';
 import { resultValue } from './result';
 import { type ToolDomain, toolDefinitions } from './tools';
+import { tracedCall } from './traced-call';
 
 /** What the adapter keeps of a service: the definition as written (placeholders unfilled). */
 interface ServiceDomain extends Record<string, unknown> {
@@ -263,12 +264,20 @@ export function createLoadedMcpAdapter(): AdapterModule {
       const tool = entry.state.tools[toolId];
       if (!tool) throw cyrnelError('tool_not_found', `tool ${toolId} not found in service ${serviceId}`);
       const name = (tool.adapterDomain as Partial<ToolDomain>).name ?? toolId;
-      const result = await (entry.connection as McpConnection)
-        .callTool(name, parameters, {
+      const labels = {
+        serviceId,
+        tool: name,
+        transport: specOf(entry.state.adapterDomain).transport,
+        // On unless the service's config turns it off.
+        propagate: entry.state.config.propagateTrace !== false,
+      };
+      const result = await tracedCall(labels, (meta) =>
+        (entry.connection as McpConnection).callTool(name, parameters, {
           timeoutMs: timeoutOf(entry.state.config),
           ...(signal ? { signal } : {}),
-        })
-        .catch((error: unknown) => failed(serviceId, error));
+          ...(meta ? { meta } : {}),
+        }),
+      ).catch((error: unknown) => failed(serviceId, error));
       return resultValue(result, `${serviceId}.${toolId}`, {
         limits: ANSWER_LIMITS,
         jsonTextKey,

@@ -4,6 +4,7 @@ import { decodeResponse } from './decode-response';
 import { generateDefinition } from './generate-definition';
 import { createHttpTransport, type HttpTransport } from './http-transport';
 import type { OperationPlan, ServicePlan } from './operation-model';
+import { tracedSend } from './traced-send';
 
 interface HydratedService {
   readonly state: ServiceState;
@@ -89,15 +90,23 @@ export function createOpenApiAdapter(): AdapterModule {
       if (!service) throw new Error(`service '${serviceId}' is not active in the openapi adapter`);
       const tool = Object.hasOwn(service.state.tools, toolId) ? service.state.tools[toolId] : undefined;
       if (!tool) throw new Error(`service '${serviceId}' has no tool '${toolId}'`);
+      const operation = tool.adapterDomain as unknown as OperationPlan;
       const request = buildRequest({
         service: service.state.adapterDomain as unknown as ServicePlan,
-        operation: tool.adapterDomain as unknown as OperationPlan,
+        operation,
         config: service.state.config,
         secrets: service.state.secrets,
         parameters: parameters ?? {},
       });
       // The host's signal (deadline, process end, teardown) aborts the request in flight.
-      return decodeResponse(await service.transport.send(signal ? { ...request, signal } : request));
+      const response = await tracedSend(service.transport, signal ? { ...request, signal } : request, {
+        serviceId,
+        toolId,
+        template: operation.path,
+        // On unless the service's config turns it off.
+        propagate: service.state.config.propagateTrace !== false,
+      });
+      return decodeResponse(response);
     },
   };
 }

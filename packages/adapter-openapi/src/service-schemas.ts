@@ -128,6 +128,12 @@ export function buildConfigSchema(plan: ServicePlan, doc: ParsedDocument): JSONS
         additionalProperties: { type: 'string' },
         description: 'Extra headers sent with every request',
       },
+      propagateTrace: {
+        type: 'boolean',
+        default: true,
+        description:
+          "Send the tool call's W3C trace context (traceparent, tracestate) with each request while the server traces; false keeps the API from learning it",
+      },
       serverVariables: {
         type: 'object',
         properties: variables,

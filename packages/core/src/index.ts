@@ -213,6 +213,11 @@ export {
   type SignalTopic,
 } from './several-hosts/host-signals';
 export type { ProcessHostOptions } from './several-hosts/process-host-options';
+export { argumentShape } from './telemetry/argument-shape';
+export { ATTR as TRACE_ATTRIBUTES, SPAN as TRACE_SPANS } from './telemetry/attributes';
+export type { RelayedSpan } from './telemetry/relayed-span';
+export { carrierOf, contextOf, type TraceCarrier } from './telemetry/trace-carrier';
+export type { TracingOptions } from './telemetry/tracing';
 export type { ToolGateway } from './tools/tool-gateway';
 export { validateBody } from './validation/body-schema';
 export {

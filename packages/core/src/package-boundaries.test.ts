@@ -44,8 +44,10 @@ describe('@cyrnel/core package boundaries', () => {
     // vitest: an optional peer, for the storage conformance kits of `@cyrnel/core/testing`.
     // oauth4webapi: the OAuth client of services' OAuth (src/oauth/), instead of hand-written protocol code.
     // stemmer: the Porter stemmer of the in-memory catalog's search (SQLite's tokenizer stems the same).
+    // @opentelemetry/api: spans of runs and tool calls; a no-op until an embedder registers an SDK.
     expect(dependencies.sort()).toEqual([
       '@cyrnel/sdk',
+      '@opentelemetry/api',
       '@types/semver',
       'ajv',
       'ajv-draft-04',
@@ -59,13 +61,13 @@ describe('@cyrnel/core package boundaries', () => {
     ]);
   });
 
-  it('imports only node built-ins, the SDK, its validation and module-archive libraries and its own files (tests also the module kits)', () => {
+  it('imports only node built-ins, the SDK, the OpenTelemetry API, its validation and module-archive libraries and its own files (tests also the module kits)', () => {
     const outside = importsUnder(join(root, 'src')).filter(
       ({ file, specifier }) =>
         !specifier.startsWith('.') &&
         !(file.endsWith('.test.ts') && specifier === '@cyrnel/testing') &&
         !specifier.startsWith('node:') &&
-        !/^(@cyrnel\/sdk|ajv|ajv-draft-04|ajv-formats|oauth4webapi|re2js|semver|stemmer|tar|vitest)(\/|$)/.test(
+        !/^(@cyrnel\/sdk|@opentelemetry\/api|ajv|ajv-draft-04|ajv-formats|oauth4webapi|re2js|semver|stemmer|tar|vitest)(\/|$)/.test(
           specifier,
         ),
     );

@@ -22,6 +22,7 @@ import { jsonContentType } from './middleware/json-content-type';
 import { createKeyStreams } from './middleware/key-streams';
 import { type RateLimit, rateLimit } from './middleware/rate-limit';
 import { requestId } from './middleware/request-id';
+import { requestTrace } from './middleware/request-trace';
 import { roleGuard } from './middleware/role-guard';
 import { openApiDocument } from './openapi';
 import type { LogSource, MetricsSource, RequestObservation } from './operations';
@@ -166,6 +167,12 @@ export interface CreateAppOptions {
   logs?: LogSource;
   /** Told of every request answered (its route's pattern, status, time), for metrics. */
   onRequest?: (request: RequestObservation) => void;
+  /**
+   * A span per request through the global OpenTelemetry API (the embedder registers an SDK),
+   * continuing a caller's W3C `traceparent`; active while the request is handled, so a process
+   * it creates runs in the caller's trace. Default false: no span, no cost.
+   */
+  tracing?: boolean;
 }
 
 const MIB = 1024 * 1024;
@@ -229,6 +236,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
   });
   const app = new Hono<AppEnv>();
   app.use(requestId());
+  if (options.tracing === true) app.use(requestTrace());
   app.use(accessLog(logger, options.onRequest));
   // The browser boundary comes first, on every route: a page on another site or a rebound DNS
   // name is refused before anything else looks at the request.

@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type ApprovalAsking, type WaitOrAskInput, waitOrAsk } from './approval-flow';
 import { type ApprovalRound, roundOf } from './approval-round';
+import { inCallerTrace } from './caller-trace';
 import { diagnosticsResult, typeErrorsOf } from './check-tool';
 import { executeDescription } from './execute-description';
 import type { McpBackend } from './mcp-backend';
@@ -110,48 +111,50 @@ export async function registerProcessTools(
       outputSchema: PROCESS_VIEW_SCHEMA,
       annotations: { readOnlyHint: false, openWorldHint: true },
     },
-    async (args, ctx) => {
-      const answering = answeredRound(ctx, 'execute_typescript', args);
-      const { code, timeoutMs, waitMs, typecheck } = args;
-      // A retry answering a person's decision goes on with its run: the code never runs twice.
-      let processId = answering?.processId;
-      try {
-        processId ??= (
-          await backend.processes.create({
-            code,
-            ...(timeoutMs === undefined ? {} : { timeoutMs }),
-            ...(typecheck === undefined ? {} : { typecheck }),
-          })
-        ).id;
-      } catch (error) {
-        // typecheck: "reject" refused code with type errors: the model reads them, nothing ran.
-        const diagnostics = typeErrorsOf(error);
-        if (diagnostics) return diagnosticsResult(diagnostics, true);
-        throw error;
-      }
-      const input: WaitOrAskInput = {
-        tool: 'execute_typescript',
-        args,
-        processId,
-        answering,
-        wait: {
-          waitMs: waitMs ?? defaultWaitMs,
-          killOnCancel: true,
-          requestSignal: options.requestSignal,
-          progressPollMs,
-          serverUrl: serverUrlOf(ctx, options.serverUrl),
-        },
-      };
-      const era = options.tasks ? taskAsked(ctx) : undefined;
-      if (options.tasks === undefined || era === undefined) return waitOrAsk(asking, ctx, input);
-      return answerAsTask(options.tasks, ctx, {
-        era,
-        processId,
-        waitMs: input.wait.waitMs,
-        connection: options.legacyClientRequests,
-        waitOrAsk: (ms) => waitOrAsk(asking, ctx, { ...input, wait: { ...input.wait, waitMs: ms } }),
-      });
-    },
+    (args, ctx) =>
+      // The caller's trace (`_meta.traceparent`) goes on in the process this call creates.
+      inCallerTrace(ctx.mcpReq._meta, 'execute_typescript', async () => {
+        const answering = answeredRound(ctx, 'execute_typescript', args);
+        const { code, timeoutMs, waitMs, typecheck } = args;
+        // A retry answering a person's decision goes on with its run: the code never runs twice.
+        let processId = answering?.processId;
+        try {
+          processId ??= (
+            await backend.processes.create({
+              code,
+              ...(timeoutMs === undefined ? {} : { timeoutMs }),
+              ...(typecheck === undefined ? {} : { typecheck }),
+            })
+          ).id;
+        } catch (error) {
+          // typecheck: "reject" refused code with type errors: the model reads them, nothing ran.
+          const diagnostics = typeErrorsOf(error);
+          if (diagnostics) return diagnosticsResult(diagnostics, true);
+          throw error;
+        }
+        const input: WaitOrAskInput = {
+          tool: 'execute_typescript',
+          args,
+          processId,
+          answering,
+          wait: {
+            waitMs: waitMs ?? defaultWaitMs,
+            killOnCancel: true,
+            requestSignal: options.requestSignal,
+            progressPollMs,
+            serverUrl: serverUrlOf(ctx, options.serverUrl),
+          },
+        };
+        const era = options.tasks ? taskAsked(ctx) : undefined;
+        if (options.tasks === undefined || era === undefined) return waitOrAsk(asking, ctx, input);
+        return answerAsTask(options.tasks, ctx, {
+          era,
+          processId,
+          waitMs: input.wait.waitMs,
+          connection: options.legacyClientRequests,
+          waitOrAsk: (ms) => waitOrAsk(asking, ctx, { ...input, wait: { ...input.wait, waitMs: ms } }),
+        });
+      }),
   );
   // Tasks are the client's choice: it may ask for one, or call as before.
   if (options.tasks) execute.execution = { taskSupport: 'optional' };

@@ -90,6 +90,7 @@ function toColumns(change: ProcessChange): Updateable<ProcessesTable> {
   if (change.labels !== undefined) columns.labels = JSON.stringify(change.labels);
   if (change.approvalId !== undefined) columns.approval_id = change.approvalId;
   if (change.metrics !== undefined) Object.assign(columns, metricColumns(change.metrics));
+  if (change.traceContext !== undefined) columns.trace_context = change.traceContext;
   return columns;
 }
 
@@ -152,6 +153,7 @@ export function createProcessStore(
         owner_host: process.ownerHost ?? null,
         claimed_at: process.ownerHost ? process.createdAt : null,
         needs: process.needs?.length ? `,${process.needs.join(',')},` : '',
+        trace_context: process.traceContext ?? null,
       };
       compiledInsert ??= db.insertInto('processes').values(values).returning('id').compile();
       const { rows } = await db.executeQuery<{ id: number }>({
@@ -341,10 +343,10 @@ export function createProcessStore(
         .where('id', 'in', (eb) => eb.selectFrom('picked').select('picked.id'))
         .where('owner_host', 'is', null)
         .where('state', '=', 'queued')
-        .returning([...RECORD_COLUMNS, 'code'])
+        .returning([...RECORD_COLUMNS, 'code', 'trace_context'])
         .execute();
       return rows
-        .map((row) => ({ record: toRecord(row), code: row.code }))
+        .map((row) => ({ record: toRecord(row), code: row.code, traceContext: row.trace_context }))
         .sort((a, b) => a.record.id - b.record.id);
     },
     async countUnclaimed(keyId) {

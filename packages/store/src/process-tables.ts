@@ -44,6 +44,8 @@ export interface ProcessesTable {
   metric_returned_bytes: Generated<number | null>;
   metric_wall_ms: Generated<number | null>;
   metric_cpu_ms: Generated<number | null>;
+  /** Added by migration 0022: the trace context of the request that queued it (the core's text), or null. */
+  trace_context: Generated<string | null>;
 }
 
 /** Row of `hosts` (migration 0009): one per host sharing the database. */

@@ -8,8 +8,9 @@ import { MAX_JSON_DEPTH } from '@cyrnel/sdk';
 import type { DirectCallsHost } from '../direct-calls/direct-calls-host';
 import { cyrnelError } from '../errors';
 import { silentLogger } from '../scoped-logger';
+import type { TracingOptions } from '../telemetry/tracing';
 import type { AnswerBudget } from './bounded-json';
-import type { AuditEvent, AuditVerdict } from './gateway-protocol';
+import type { AuditEvent, AuditVerdict, TracedVerdict } from './gateway-protocol';
 import { createGatewayWorker, type EgressAnswer, type GatewayWorker } from './gateway-worker';
 import { toWireError } from './wire-error';
 
@@ -31,6 +32,11 @@ export interface EgressGatewayOptions {
    */
   readonly idleTimeoutMs?: number;
   readonly logger?: ModuleLogger;
+  /**
+   * Tracing (the host's): the workers record their adapters' spans and relay them to
+   * `exportRelayed`; with `argumentShapes` each audited start carries its parameters' shape.
+   */
+  readonly tracing?: TracingOptions;
 }
 
 /**
@@ -39,7 +45,10 @@ export interface EgressGatewayOptions {
  * policies do not simply allow (the call is then answered "through the host", whose gate asks a
  * person or blocks it). A start resolves once it is stored, before the request leaves.
  */
-export type EgressAudit = (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
+export type EgressAudit = (
+  eid: number,
+  event: AuditEvent,
+) => AuditVerdict | TracedVerdict | Promise<AuditVerdict | TracedVerdict>;
 
 /**
  * The connection hook: the id of the adapter state a call of execution `eid` to `serviceId` uses
@@ -141,6 +150,8 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   let routeHook: EgressRoute = async (_eid, serviceId) => serviceId;
   let reauthorizeHook: EgressReauthorize = async () => false;
   let closed = false;
+  const relay = options.tracing?.exportRelayed;
+  const tracing = relay ? { argumentShapes: options.tracing?.argumentShapes === true } : undefined;
 
   const workers: GatewayWorker[] = [];
   for (let index = 0; index < count; index++) {
@@ -154,12 +165,14 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
               workers: count,
               budget,
               grants: [...grantsNow].map(([token, eids]) => [token, [...eids]]),
+              ...(tracing ? { tracing } : {}),
             },
             resourceLimits: { maxOldGenerationSizeMb: options.workerMemoryMb ?? 1024 },
           }),
         grants: () => grants,
         prepare: (serviceId, toolId) => options.host.prepare(serviceId, toolId),
         audit: (eid, event) => hook(eid, event),
+        ...(relay ? { relay } : {}),
         route: (eid, serviceId, connection) =>
           routeHook(eid, serviceId, connection).then(
             (instanceId) => ({ instanceId }),

@@ -5,14 +5,19 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
+import { context } from '@opentelemetry/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
 import type { PreparedCall } from '../direct-calls/prepared-call';
 import { cyrnelError } from '../errors';
 import { upstreamStatus } from '../metrics/upstream-status';
 import { createRedactor } from '../secrets/redactor';
+import { argumentShape } from '../telemetry/argument-shape';
+import { contextOf, type TraceCarrier } from '../telemetry/trace-carrier';
+import { installWorkerTracing } from '../telemetry/worker-tracing';
 import { boundedJson } from './bounded-json';
 import type {
   AuditEvent,
+  AuditVerdict,
   FromWorker,
   ReauthorizeAnswer,
   RouteAnswer,
@@ -26,6 +31,10 @@ import { serveEgressSocket } from './worker-socket';
 const port = parentPort;
 if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
 const settings = workerData as WorkerSettings;
+// Tracing: the adapters' spans (their requests to upstreams) are sent to the main thread.
+const flushSpans = settings.tracing
+  ? installWorkerTracing((spans) => port.postMessage({ t: 'spans', spans } satisfies FromWorker))
+  : undefined;
 
 // Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).
 const runtime = createDirectCallRuntime({ answerBytes: settings.budget.maxBytes });
@@ -122,6 +131,12 @@ async function runOnce(
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
 
+/** The main thread's answer to an audited start (and the trace context of the call's span). */
+interface Audited {
+  readonly ok: AuditVerdict;
+  readonly trace?: TraceCarrier;
+}
+
 /**
  * The answer of one call: JSON text (with the upstream's HTTP status when the adapter answered
  * one), a coded failure, or "through the host".
@@ -140,7 +155,9 @@ async function perform(
   signal: AbortSignal,
   stillGranted: () => boolean,
   connection?: unknown,
+  hostTrace?: TraceCarrier,
 ): Promise<Outcome> {
+  let trace = hostTrace;
   // A sandbox's call uses its execution's connection (the main thread decides, from the process's
   // principal); the host's own calls name the connection's adapter state already.
   let target = serviceId;
@@ -160,8 +177,17 @@ async function perform(
   const id = callId();
   const started = performance.now();
   if (eid !== null) {
-    const start: AuditEvent = { kind: 'start', id, serviceId, toolId, startedAt: Date.now() };
-    const verdict = await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }));
+    const start: AuditEvent = {
+      kind: 'start',
+      id,
+      serviceId,
+      toolId,
+      startedAt: Date.now(),
+      ...(settings.tracing?.argumentShapes ? { shape: argumentShape(parameters) } : {}),
+    };
+    const answer = (await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }))) as Audited;
+    const verdict = answer.ok;
+    trace = answer.trace;
     // Not simply allowed by the policies: the host's gate decides (asks a person, or blocks).
     if (verdict === 'host' || verdict !== true) call.release();
     if (verdict === 'host') return { host: true };
@@ -169,8 +195,10 @@ async function perform(
   }
   let outcome: Outcome;
   try {
-    const result = await runOnce(call, target, toolId, parameters, signal);
     // An upstream may echo a credential (a debugging endpoint, an error page): the code gets `***`.
+    const send = () => runOnce(call, target, toolId, parameters, signal);
+    // Traced: the adapter's own spans are children of the call's span on the main thread.
+    const result = await (settings.tracing && trace ? context.with(contextOf(trace), send) : send());
     outcome = {
       json: redactor.redact(boundedJson(result, settings.budget)),
       status: upstreamStatus(result),
@@ -248,7 +276,7 @@ port.on('message', (message: ToWorker) => {
             ? message.route
             : message.t === 'reauthorized'
               ? message.answer
-              : message.ok,
+              : ({ ok: message.ok, ...(message.trace ? { trace: message.trace } : {}) } satisfies Audited),
       );
       return;
     }
@@ -266,7 +294,16 @@ port.on('message', (message: ToWorker) => {
     case 'invoke': {
       const controller = new AbortController();
       hostCalls.set(message.id, controller);
-      void perform(null, message.serviceId, message.toolId, message.parameters, controller.signal, () => true)
+      void perform(
+        null,
+        message.serviceId,
+        message.toolId,
+        message.parameters,
+        controller.signal,
+        () => true,
+        undefined,
+        message.trace,
+      )
         .catch((error: unknown) => failure(error))
         .then((outcome) => {
           hostCalls.delete(message.id);
@@ -278,9 +315,11 @@ port.on('message', (message: ToWorker) => {
       hostCalls.get(message.id)?.abort(cyrnelError('process_killed', 'the call was stopped'));
       return;
     case 'close':
-      void Promise.allSettled([sockets.close(), runtime.close()]).then(() =>
-        post({ t: 'ack', id: message.id }),
-      );
+      void Promise.allSettled([sockets.close(), runtime.close()]).then(() => {
+        // The last spans go before the worker does.
+        flushSpans?.();
+        post({ t: 'ack', id: message.id });
+      });
       return;
   }
 });

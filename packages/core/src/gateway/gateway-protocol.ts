@@ -1,4 +1,6 @@
 import type { CatalogChange } from '@cyrnel/sdk';
+import type { RelayedSpan } from '../telemetry/relayed-span';
+import type { TraceCarrier } from '../telemetry/trace-carrier';
 import type { AnswerBudget } from './bounded-json';
 
 /** What a gateway worker starts with (`workerData`). */
@@ -11,6 +13,11 @@ export interface WorkerSettings {
   readonly budget: AnswerBudget;
   /** The grants made before it started (a restarted worker serves them at once). */
   readonly grants: readonly (readonly [token: string, eids: readonly number[]])[];
+  /**
+   * Tracing is on: adapters' spans are recorded and sent to the main thread, and with
+   * `argumentShapes` each audited start carries its parameters' shape. Absent: off.
+   */
+  readonly tracing?: { readonly argumentShapes: boolean };
 }
 
 /** A call's start or end, as a worker reports it for the audit (acknowledged before it goes on). */
@@ -23,6 +30,8 @@ export type AuditEvent =
       readonly toolId: string;
       /** Epoch milliseconds. */
       readonly startedAt: number;
+      /** The parameters' shape (`argumentShape`), when tracing records shapes. */
+      readonly shape?: string;
     }
   | {
       readonly kind: 'end';
@@ -43,6 +52,15 @@ export type AuditEvent =
  * "through the host", whose gate asks a person or blocks it).
  */
 export type AuditVerdict = boolean | 'host';
+
+/**
+ * A stored start's answer with the trace context of its call's span, which the worker continues
+ * (the adapter's request to its upstream becomes its child).
+ */
+export interface TracedVerdict {
+  readonly ok: true;
+  readonly trace: TraceCarrier;
+}
 
 /**
  * The main thread's answer to which connection a call of execution `eid` uses: the id its
@@ -71,7 +89,7 @@ export type ToWorker =
   | { readonly t: 'changed'; readonly id: number; readonly change: CatalogChange }
   | { readonly t: 'grant'; readonly id: number; readonly token: string; readonly eid: number }
   | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
-  | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict }
+  | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict; readonly trace?: TraceCarrier }
   | { readonly t: 'routed'; readonly id: number; readonly route: RouteAnswer }
   | { readonly t: 'reauthorized'; readonly id: number; readonly answer: ReauthorizeAnswer }
   | {
@@ -80,6 +98,8 @@ export type ToWorker =
       readonly serviceId: string;
       readonly toolId: string;
       readonly parameters: Record<string, unknown>;
+      /** The call's span on the main thread, continued by the worker (tracing). */
+      readonly trace?: TraceCarrier;
     }
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'close'; readonly id: number };
@@ -106,6 +126,8 @@ export type FromWorker =
       readonly since: number;
     }
   | { readonly t: 'ack'; readonly id: number }
+  /** Spans the worker's adapters finished (tracing). */
+  | { readonly t: 'spans'; readonly spans: readonly RelayedSpan[] }
   | {
       readonly t: 'answer';
       readonly id: number;

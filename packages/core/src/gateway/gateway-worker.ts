@@ -2,7 +2,10 @@ import type { Worker } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import { CyrnelError } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
+import { context } from '@opentelemetry/api';
 import { errorMessage } from '../scoped-logger';
+import type { RelayedSpan } from '../telemetry/relayed-span';
+import { carrierOf } from '../telemetry/trace-carrier';
 import type {
   AuditEvent,
   AuditVerdict,
@@ -10,6 +13,7 @@ import type {
   ReauthorizeAnswer,
   RouteAnswer,
   ToWorker,
+  TracedVerdict,
 } from './gateway-protocol';
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
@@ -21,7 +25,12 @@ export interface GatewayWorkerOptions {
   readonly spawn: (grants: ReadonlyMap<string, ReadonlySet<number>>) => Worker;
   readonly grants: () => ReadonlyMap<string, ReadonlySet<number>>;
   readonly prepare: (serviceId: string, toolId: string) => Promise<unknown>;
-  readonly audit: (eid: number, event: AuditEvent) => AuditVerdict | Promise<AuditVerdict>;
+  readonly audit: (
+    eid: number,
+    event: AuditEvent,
+  ) => AuditVerdict | TracedVerdict | Promise<AuditVerdict | TracedVerdict>;
+  /** Spans the worker's adapters finished (tracing); absent: tracing is off. */
+  readonly relay?: (spans: readonly RelayedSpan[]) => void;
   /** Which connection's adapter state a call of `eid` uses (see `RouteAnswer`). */
   readonly route: (eid: number, serviceId: string, connection: unknown) => Promise<RouteAnswer>;
   /** A call with adapter state `instanceId` made at `since` was refused (HTTP 401): refresh its tokens? */
@@ -121,9 +130,11 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
           Promise.resolve()
             .then(() => options.audit(eid, event))
             .then(
-              (ok) => {
+              (answer) => {
+                const ok = typeof answer === 'object' ? answer.ok : answer;
                 if (ok === true) open.set(event.id, eid);
-                post({ t: 'audited', id: message.id, ok });
+                const trace = typeof answer === 'object' ? answer.trace : undefined;
+                post({ t: 'audited', id: message.id, ok, ...(trace ? { trace } : {}) });
               },
               () => post({ t: 'audited', id: message.id, ok: false }),
             );
@@ -152,6 +163,13 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
           );
         return;
       }
+      case 'spans':
+        try {
+          options.relay?.(message.spans);
+        } catch {
+          // An exporter's failure never reaches the calls.
+        }
+        return;
       default:
         return;
     }
@@ -266,7 +284,9 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       const answer = new Promise<unknown>((resolve, reject) => waiting.set(id, { resolve, reject }));
       const abort = () => post({ t: 'abort', id });
       signal?.addEventListener('abort', abort, { once: true });
-      post({ t: 'invoke', id, serviceId, toolId, parameters });
+      // The call's span (the gate's path runs the call in it) is continued in the worker.
+      const trace = options.relay ? carrierOf(context.active()) : undefined;
+      post({ t: 'invoke', id, serviceId, toolId, parameters, ...(trace ? { trace } : {}) });
       hostCalls++;
       try {
         return (await (signal

@@ -8,6 +8,7 @@ import type { ProcessLimits } from '../processes/process-limits';
 import type { ProcessStorage } from '../processes/process-storage';
 import type { Redactor } from '../secrets/redactor';
 import type { HostSignals } from '../several-hosts/host-signals';
+import type { TracingOptions } from '../telemetry/tracing';
 import type { SchemaCheckerOptions } from '../validation/schema-checker';
 
 /** The storage ports the host needs (a `Store` of `@cyrnel/store`: `openSqliteStore()` of `@cyrnel/store/sqlite` returns one). */
@@ -134,6 +135,14 @@ export interface CreateHostOptions {
     /** How often to look at the shared queue without a signal, in ms (default 2,000). */
     readonly queuePollMs?: number;
   };
+  /**
+   * Traces of runs and tool calls through the global OpenTelemetry API (`@opentelemetry/api`;
+   * the embedder registers an SDK and an exporter): a run's span continues the trace that was
+   * active when it was created (also on another host that takes it from the shared queue), each
+   * tool call is a child span with the policies' decision, and the egress gateway's workers relay
+   * their adapters' spans to `tracing.exportRelayed`. Absent: nothing is traced.
+   */
+  readonly tracing?: TracingOptions;
   /** Registries, npm and auto-updates; see {@link RegistryOptions}. */
   readonly registries?: RegistryOptions;
   /** Workers and deadlines of schema validation (tool parameters, config, secrets). */

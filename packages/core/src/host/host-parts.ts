@@ -130,6 +130,7 @@ export function createHostParts(
     ...(options.egress?.answerBytes === undefined
       ? {}
       : { budget: { maxBytes: options.egress.answerBytes } }),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   // Keys holding a secret this host knows never become property names of a learned shape.
   const observer = createOutputObserver({
@@ -199,6 +200,7 @@ export function createHostParts(
     redactor,
     now,
     metrics: guardedHostMetrics(options.metrics, logger),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     ...(options.host
       ? {
           host: {

@@ -8,6 +8,7 @@ import {
 } from '@cyrnel/sdk/api';
 import { cyrnelError, isCyrnelError } from '../errors';
 import { type HostMetrics, NO_HOST_METRICS } from '../metrics/host-metrics';
+import type { CallTrace } from '../telemetry/tracing';
 import type { LiveProcess } from './live-process';
 import type { IndexedCall, ProcessStorage } from './process-storage';
 
@@ -39,6 +40,8 @@ export interface OpenedCall {
   /** The call's position among the run's calls. */
   readonly index: number;
   readonly started: Promise<void>;
+  /** The call's span, while tracing. */
+  readonly trace?: CallTrace;
   /** Record the answer (once; later ends are ignored). The row is completed in the background. */
   end(outcome: CallOutcome): void;
 }
@@ -159,16 +162,21 @@ export function createCallRecords(
       };
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });
+      const trace = run.trace?.call(serviceId, toolId, decision, startedMs);
       const started = append(run, { index, call: { ...call } }).catch((error: unknown) =>
         refuse(run, index, call, error),
       );
       // A caller that does not wait (a direct call's report) must not leave a rejection unhandled.
       started.catch(() => undefined);
+      // A start that could not be stored fails the call: its span ends with it.
+      if (trace) started.catch((error: unknown) => trace.end({ ok: false, errorReason: reasonOf(error) }));
       let ended = false;
       return {
         index,
         started,
+        ...(trace ? { trace } : {}),
         end(outcome) {
+          trace?.end(outcome);
           if (ended || !run.pendingCalls.has(call)) return;
           ended = true;
           run.pendingCalls.delete(call);
@@ -210,4 +218,9 @@ export function createCallRecords(
       };
     },
   };
+}
+
+/** The reason of a refused start, as a span records it. */
+function reasonOf(error: unknown): ErrorReason {
+  return isCyrnelError(error) ? error.reason : 'internal';
 }

@@ -1,6 +1,7 @@
 import { type ErrorReason, type ExecutionExitState, TOOL_LABELS, type ToolLabel } from '@cyrnel/sdk';
 import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
 import type { EnvironmentLease } from '../environments/environment-provider';
+import type { RunTrace } from '../telemetry/tracing';
 import { createOutputMerger, type OutputMerger } from './output-merger';
 import type { ProcessLimits } from './process-limits';
 import type { ProcessChange } from './process-storage';
@@ -52,6 +53,12 @@ export class LiveProcess {
   /** The reason `setError` gave with it (a failure that is not the code's own, e.g. a sandbox crash). */
   errorReason: ErrorReason | null = null;
   lease: EnvironmentLease | undefined;
+  /** The trace context stored with the process when it was queued (tracing), or null. */
+  traceContext: string | null = null;
+  /** Taken from the shared queue (several hosts): possibly queued on another host. */
+  claimed = false;
+  /** The span of this run, while tracing. */
+  trace: RunTrace | undefined;
   /** Set once a kill or the deadline decided how the run ends. */
   forced: { exitState: ExecutionExitState; error: string; errorReason: ErrorReason } | undefined;
   /**

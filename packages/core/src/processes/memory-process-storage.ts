@@ -11,10 +11,18 @@ import type {
   ProcessStorage,
 } from './process-storage';
 
-/** A change as the record takes it, and the owner it names (if any). */
-function split(change: ProcessChange): { fields: Omit<ProcessChange, 'ownerHost'>; owner?: string | null } {
-  const { ownerHost, ...fields } = change;
-  return ownerHost === undefined ? { fields } : { fields, owner: ownerHost };
+/** A change as the record takes it, and the owner and trace context it names (if any). */
+function split(change: ProcessChange): {
+  fields: Omit<ProcessChange, 'ownerHost' | 'traceContext'>;
+  owner?: string | null;
+  traceContext?: string | null;
+} {
+  const { ownerHost, traceContext, ...fields } = change;
+  return {
+    fields,
+    ...(ownerHost === undefined ? {} : { owner: ownerHost }),
+    ...(traceContext === undefined ? {} : { traceContext }),
+  };
 }
 
 interface MemoryRow {
@@ -30,6 +38,8 @@ interface MemoryRow {
   killReason?: ErrorReason | null;
   /** The modules it needs (a host lacking one does not claim it). */
   needs: readonly string[];
+  /** The trace context stored with it (not part of the record). */
+  traceContext: string | null;
 }
 
 const emptyResults = (): ProcessResults => ({ output: {}, stdout: '', stderr: '' });
@@ -50,7 +60,8 @@ export function createMemoryProcessStorage(): ProcessStorage {
   const unclaimed = (row: MemoryRow) => row.record.state === 'queued' && row.owner === null;
   let nextId = 1;
   const apply = (row: MemoryRow, change: ProcessChange) => {
-    const { fields, owner } = split(change);
+    const { fields, owner, traceContext } = split(change);
+    if (traceContext !== undefined) row.traceContext = traceContext;
     const { labels, ...rest } = fields;
     row.record = { ...row.record, ...rest, ...(labels === undefined ? {} : { labels: [...labels] }) };
     if (owner !== undefined) {
@@ -98,6 +109,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         calls: [],
         owner: ownerHost ?? null,
         needs: [...(needs ?? [])],
+        traceContext: process.traceContext ?? null,
       };
       rows.set(id, row);
       usage.measure(row);
@@ -227,7 +239,7 @@ export function createMemoryProcessStorage(): ProcessStorage {
         if (!unclaimed(row) || row.needs.some((need) => lacking.includes(need))) continue;
         row.owner = hostId;
         row.record = { ...row.record, hostId, updatedAt: at };
-        claimed.push({ record: copy(row.record), code: row.code });
+        claimed.push({ record: copy(row.record), code: row.code, traceContext: row.traceContext });
       }
       return claimed;
     },

@@ -1,11 +1,12 @@
 import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
 import { type CallDecision, isErrorReason } from '@cyrnel/sdk/api';
+import { context } from '@opentelemetry/api';
 import type { ConnectionRouter } from '../connections/connection-router';
 import { answerBytes } from '../efficiency/answer-bytes';
 import { claimedCpuMs } from '../efficiency/run-metrics';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
-import type { AuditEvent, AuditVerdict } from '../gateway/gateway-protocol';
+import type { AuditEvent, AuditVerdict, TracedVerdict } from '../gateway/gateway-protocol';
 import { upstreamStatus } from '../metrics/upstream-status';
 import type { Redactor } from '../secrets/redactor';
 import type { ToolGateway } from '../tools/tool-gateway';
@@ -116,7 +117,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   // The audit hook of the egress gateway: a start opens the run's call record and resolves once
   // it is stored, before the request leaves (false when the run is not running: the call is
   // refused); an end completes it.
-  const record = async (eid: number, event: AuditEvent): Promise<AuditVerdict> => {
+  const record = async (eid: number, event: AuditEvent): Promise<AuditVerdict | TracedVerdict> => {
     const run = running(eid);
     if (!run) return false;
     let open = directs.get(run);
@@ -139,8 +140,11 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       }
       open.set(event.id, call);
       callListeners.get(eid)?.(eid);
+      call.trace?.shape(event.shape);
       await call.started;
-      return true;
+      // The worker continues the call's span: its adapter's request becomes a child of it.
+      const carrier = call.trace?.carrier;
+      return carrier ? { ok: true, trace: carrier } : true;
     }
     const call = open?.get(event.id);
     if (!call) return true;
@@ -214,6 +218,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const toolId = String(input?.toolId);
       const decision = policy ? await gatekeep(run, serviceId, toolId, input?.parameters) : null;
       const call = records.open(run, serviceId, toolId, undefined, decision);
+      call.trace?.parameters(input?.parameters);
       // The request leaves only once its start is stored: a crash in flight keeps it listed.
       await call.started;
       try {
@@ -223,7 +228,9 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
             : run.ending.signal;
         // The principal is the process's, never the sandbox's: it only names a connection.
         const instanceId = await options.connections?.route(run.record, serviceId, input?.connection);
-        const result = await tools.invoke({ ...input, signal }, instanceId);
+        const invoke = () => tools.invoke({ ...input, signal }, instanceId);
+        // Traced: what the adapter does (its requests upstream) is a child of the call's span.
+        const result = await (call.trace ? context.with(call.trace.context, invoke) : invoke());
         call.end({ ok: true, status: upstreamStatus(result), resultBytes: answerBytes(result) });
         return result;
       } catch (error) {

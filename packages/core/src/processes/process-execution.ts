@@ -7,6 +7,7 @@ import {
 } from '@cyrnel/sdk';
 import type { EnvironmentLease } from '../environments/environment-provider';
 import { type HostMetrics, NO_HOST_METRICS } from '../metrics/host-metrics';
+import { NO_TRACING, type Tracing } from '../telemetry/tracing';
 import { timerDelay } from '../timer-delay';
 import type { LiveProcess } from './live-process';
 import type { ProcessLimits } from './process-limits';
@@ -23,6 +24,8 @@ export interface ProcessExecutionOptions {
   readonly now: () => Date;
   /** Told of every run's end (default: nobody). */
   readonly metrics?: HostMetrics;
+  /** Spans of runs and their tool calls (default: none). */
+  readonly tracing?: Tracing;
 }
 
 /** Drives runs through the environment: dispatch, states, the deadline, kills and the end. */
@@ -61,6 +64,7 @@ export interface ProcessExecution {
  */
 export function createProcessExecution(options: ProcessExecutionOptions): ProcessExecution {
   const { storage, limits, logger, now } = options;
+  const tracing = options.tracing ?? NO_TRACING;
   const live = new Map<number, LiveProcess>();
   let unfinished = 0;
   const activity = createEnvironmentActivity();
@@ -91,6 +95,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     run.runningAt = performance.now();
     persistChange(run, { state: 'running', startedAt: now().toISOString() }, { deferred: true });
     run.resolveRunning(run.runningAt);
+    run.trace?.running();
     armDeadline(run);
   };
 
@@ -196,6 +201,8 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     const { timeoutMs } = run;
     run.lease = lease;
     run.dispatchedAt = performance.now();
+    if (tracing.enabled)
+      run.trace = tracing.startRun({ record: run.record, stored: run.traceContext, claimed: run.claimed });
     live.set(id, run);
     unfinished++;
     let execution: Promise<ExecutionExitState>;

@@ -9,6 +9,7 @@ import type { HostMetrics } from '../metrics/host-metrics';
 import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import { createProcessHosts } from '../several-hosts/process-hosts';
+import { createTracing, type TracingOptions } from '../telemetry/tracing';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { createCallRecords, type OpenedCall } from './call-records';
 import { createLocalRuns } from './local-runs';
@@ -65,6 +66,12 @@ export interface ProcessManagerOptions {
    * storage is this host's alone, and `recover` fails every unfinished process.
    */
   readonly host?: ProcessHostOptions;
+  /**
+   * Spans of runs and their tool calls through the global OpenTelemetry API (see
+   * `TracingOptions`); a queued process keeps its caller's trace context, so the host that runs it
+   * continues that trace. Absent: nothing is traced.
+   */
+  readonly tracing?: TracingOptions;
 }
 
 /** The process manager: the API, the bindings the active environment is set up with, and its lifecycle. */
@@ -134,7 +141,15 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
   const { metrics } = options;
-  const execution = createProcessExecution({ storage, limits, logger, now, ...(metrics ? { metrics } : {}) });
+  const tracing = createTracing(options.tracing, host?.id);
+  const execution = createProcessExecution({
+    storage,
+    limits,
+    logger,
+    now,
+    tracing,
+    ...(metrics ? { metrics } : {}),
+  });
   const records = createCallRecords(storage, logger, now, metrics);
   const bindings = createProcessBindings({
     execution,
@@ -180,6 +195,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     policies: options.policies,
     connections: options.connections,
     typeCheck: options.typeCheck,
+    tracing,
   };
   const api: ProcessesApi = {
     ...createProcessStarts(parts),

@@ -5,6 +5,7 @@ import type { ConnectionRouter } from '../connections/connection-router';
 import type { TypeCheck } from '../environments/type-check';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import type { ProcessHosts } from '../several-hosts/process-hosts';
+import type { Tracing } from '../telemetry/tracing';
 import type { CallPolicy } from './call-policy';
 import type { LocalRuns } from './local-runs';
 import type { ProcessExecution } from './process-execution';
@@ -39,6 +40,8 @@ export interface ProcessParts {
   readonly connections: Pick<ConnectionRouter, 'route' | 'check'> | undefined;
   /** Type-checks code with the active environment (absent: `check` and `typecheck: 'reject'` answer 503). */
   readonly typeCheck: TypeCheck | undefined;
+  /** Spans of runs and tool calls; a created run stores the caller's trace context (`NO_TRACING`: off). */
+  readonly tracing: Tracing;
 }
 
 /** What the processes API needs of the policies. */

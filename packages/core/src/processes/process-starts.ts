@@ -44,6 +44,8 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
     if (lease) local.hold(keyId);
     const createdAt = now().toISOString();
     const state = valid.autorun ? 'queued' : 'idle';
+    // The caller's trace, continued by the run here or on the host that takes it from the queue.
+    const traceContext = valid.autorun ? parts.tracing.capture(Date.parse(createdAt)) : null;
     const hostId = lease && host ? host.id : null;
     let id: number;
     let planTools: ReadonlySet<string> | undefined;
@@ -63,6 +65,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
         envConfig,
         state,
         createdAt,
+        ...(traceContext ? { traceContext } : {}),
         ...(host ? { ownerHost: hostId, needs } : {}),
       });
     } catch (error) {
@@ -99,6 +102,7 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       await parts.policies?.approvals.planUsedBy(valid.planId, id);
     }
     const started = lease ? new LiveProcess({ ...record }, valid.code, limits) : undefined;
+    if (started) started.traceContext = traceContext;
     if (started && lease) local.launch(started, lease);
     else if (valid.autorun) queue.announceQueued();
     // The key was revoked while this create was stored (its sweep may have missed the row): ended here.
@@ -146,12 +150,14 @@ export function createProcessStarts(parts: ProcessParts): ProcessStarts {
       hostId: lease && host ? host.id : null,
     } as const;
     const { hostId, ...written } = change;
+    const traceContext = parts.tracing.capture(Date.parse(updatedAt));
     if (!lease) {
-      await storage.reset(id, { ...written, ownerHost: null });
+      await storage.reset(id, { ...written, ownerHost: null, traceContext });
       queue.announceQueued();
       return { ...record, ...change };
     }
     const started = new LiveProcess({ ...record, ...change }, code, limits);
+    started.traceContext = traceContext;
     started.persist(
       () => storage.reset(id, host ? { ...written, ownerHost: hostId } : written),
       (error) => logger.error('process: storage write failed', { id, error: String(error) }),

@@ -25,12 +25,19 @@ export interface NewProcess {
    * has each of them that some live host has. Ids without commas; none when absent.
    */
   readonly needs?: readonly string[];
+  /**
+   * The trace context of the request that queued it (opaque text of the core's tracing, at most a
+   * few hundred characters), so the host that runs it continues that trace. Absent: none.
+   */
+  readonly traceContext?: string | null;
 }
 
 /** A process a host took from the shared queue: its record and code, to run it. */
 export interface ClaimedProcess {
   readonly record: ProcessRecord;
   readonly code: string;
+  /** What was stored as `traceContext` when it was queued (null or absent: none). */
+  readonly traceContext?: string | null;
 }
 
 /** What a host says of itself at its heartbeat, and reads of the others. */
@@ -57,6 +64,8 @@ export interface ProcessChange {
   readonly approvalId?: string | null;
   /** What the run cost (`ProcessRecord.metrics`), written with its end; null clears it. */
   readonly metrics?: ProcessMetrics | null;
+  /** The trace context of the request that queued a re-run (see `NewProcess.traceContext`). */
+  readonly traceContext?: string | null;
   /** ISO timestamp of the change. */
   readonly updatedAt: string;
 }

@@ -101,6 +101,7 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     reportEnd(run, exitState, errorReason);
     run.emit({ type: 'state', data: { state: 'idle', exitState } });
     run.emit({ type: 'exit', data: { exitState, error, errorReason } });
+    run.trace?.end(exitState, errorReason);
     const id = run.record.id;
     const results = { output: run.output.value(), stdout: run.stdout.text(), stderr: run.stderr.text() };
     // Calls still in flight are kept as failed, without a code, their duration up to the end;

@@ -102,7 +102,7 @@ export function createSharedQueue(options: SharedQueueOptions): SharedQueue {
     see();
   };
 
-  const launchClaimed = ({ record, code }: ClaimedProcess): void => {
+  const launchClaimed = ({ record, code, traceContext }: ClaimedProcess): void => {
     const lease = environments.lease();
     if (!lease) {
       // The environment went away since the claim: give the work back to the queue.
@@ -114,7 +114,10 @@ export function createSharedQueue(options: SharedQueueOptions): SharedQueue {
         );
       return;
     }
-    local.launch(new LiveProcess(record, code, limits), lease);
+    const run = new LiveProcess(record, code, limits);
+    run.traceContext = traceContext ?? null;
+    run.claimed = true;
+    local.launch(run, lease);
   };
 
   /** Take queued work while this host has free slots; one pass at a time. */

@@ -117,6 +117,25 @@ export function severalHostsCases(current: () => ProcessStorage): void {
     expect(await storage.claim('a', at, { limit: 0, lacking: [] })).toEqual([]);
   });
 
+  it('hands the host that claims a process the trace context it was queued with, and a re-run its own', async () => {
+    const storage = current();
+    const traced = JSON.stringify({ traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01' });
+    const withTrace = await storage.insert(
+      newProcess({ state: 'queued', ownerHost: null, traceContext: traced }),
+    );
+    const without = await storage.insert(newProcess({ state: 'queued', ownerHost: null }));
+    const claimed = await storage.claim('a', AT, { limit: 10, lacking: [] });
+    const byId = new Map(claimed.map((item) => [item.record.id, item.traceContext ?? null]));
+    expect(byId.get(withTrace)).toBe(traced);
+    expect(byId.get(without)).toBeNull();
+    // A re-run left to the queue replaces it (null: the new request had none).
+    await storage.update(withTrace, { state: 'idle', exitState: 'success', updatedAt: AT });
+    const again = JSON.stringify({ traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' });
+    await storage.reset(withTrace, { state: 'queued', ownerHost: null, traceContext: again, updatedAt: AT });
+    const [rerun] = await storage.claim('b', AT, { limit: 10, lacking: [] });
+    expect(rerun?.traceContext).toBe(again);
+  });
+
   it('kills work still in the shared queue only while no host took it', async () => {
     const storage = current();
     const id = await storage.insert(newProcess({ state: 'queued', ownerHost: null }));

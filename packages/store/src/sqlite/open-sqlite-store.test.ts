@@ -112,6 +112,7 @@ describe('openSqliteStore', () => {
       '0019-principal-subjects',
       '0020-connection-oauth',
       '0021-observed-outputs',
+      '0022-trace-context',
       '0023-process-metrics',
     ]);
     db.close();

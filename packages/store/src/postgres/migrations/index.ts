@@ -17,6 +17,7 @@ import * as connections from '../../sqlite/migrations/0018-connections';
 import * as principalSubjects from '../../sqlite/migrations/0019-principal-subjects';
 import * as connectionOAuth from '../../sqlite/migrations/0020-connection-oauth';
 import * as observedOutputs from '../../sqlite/migrations/0021-observed-outputs';
+import * as traceContext from '../../sqlite/migrations/0022-trace-context';
 import * as processMetrics from '../../sqlite/migrations/0023-process-metrics';
 import * as toolSearch from './0004-tool-search';
 import * as collation from './0008-c-collation';
@@ -48,5 +49,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0019-principal-subjects': principalSubjects,
   '0020-connection-oauth': connectionOAuth,
   '0021-observed-outputs': observedOutputs,
+  '0022-trace-context': traceContext,
   '0023-process-metrics': processMetrics,
 };

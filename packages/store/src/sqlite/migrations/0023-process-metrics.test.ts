@@ -68,7 +68,7 @@ async function expectMetered(store: Store): Promise<void> {
 
 describeMigration({
   name: '0023-process-metrics',
-  previous: '0021-observed-outputs',
+  previous: '0022-trace-context',
   title:
     "gives processes a run's metrics and calls their result bytes (null before), and is undone by its down",
   fill,

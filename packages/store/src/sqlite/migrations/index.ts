@@ -18,6 +18,7 @@ import * as connections from './0018-connections';
 import * as principalSubjects from './0019-principal-subjects';
 import * as connectionOAuth from './0020-connection-oauth';
 import * as observedOutputs from './0021-observed-outputs';
+import * as traceContext from './0022-trace-context';
 import * as processMetrics from './0023-process-metrics';
 
 /** Every migration this version knows, keyed by name; names sort in the order they run. */
@@ -41,5 +42,6 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '0019-principal-subjects': principalSubjects,
   '0020-connection-oauth': connectionOAuth,
   '0021-observed-outputs': observedOutputs,
+  '0022-trace-context': traceContext,
   '0023-process-metrics': processMetrics,
 };

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { shownUrl, telemetrySettings, tracesUrl } from './telemetry-settings';
+
+describe('telemetrySettings', () => {
+  it('is off without --otel and without the OTLP endpoint variables', () => {
+    expect(telemetrySettings(undefined, {})).toBeUndefined();
+    expect(telemetrySettings(undefined, { OTEL_SERVICE_NAME: 'x' })).toBeUndefined();
+  });
+
+  it('takes --otel first, then the traces endpoint as it is, then the base endpoint with /v1/traces', () => {
+    const env = {
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces.example:4318/custom',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base.example:4318',
+    };
+    expect(telemetrySettings('http://flag.example:4318', env)?.url).toBe(
+      'http://flag.example:4318/v1/traces',
+    );
+    expect(telemetrySettings(undefined, env)?.url).toBe('http://traces.example:4318/custom');
+    expect(
+      telemetrySettings(undefined, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://base.example:4318/otlp/' })?.url,
+    ).toBe('http://base.example:4318/otlp/v1/traces');
+    expect(tracesUrl('http://c:4318/v1/traces')).toBe('http://c:4318/v1/traces');
+  });
+
+  it('stays off when the SDK or the traces exporter is turned off', () => {
+    expect(telemetrySettings('http://c:4318', { OTEL_SDK_DISABLED: 'true' })).toBeUndefined();
+    expect(telemetrySettings('http://c:4318', { OTEL_TRACES_EXPORTER: 'none' })).toBeUndefined();
+  });
+
+  it('warns of a protocol or sampler it does not support, and goes on with its own', () => {
+    const settings = telemetrySettings('http://c:4318', {
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_TRACES_SAMPLER: 'jaeger_remote',
+    });
+    expect(settings?.warnings).toEqual([
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are sent as OTLP/HTTP with JSON bodies (http/json)',
+      'OTEL_TRACES_SAMPLER=jaeger_remote is not supported: using parentbased_always_on',
+    ]);
+    expect(settings?.sampler.toString()).toContain('ParentBased');
+    expect(
+      telemetrySettings('http://c:4318', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.warnings,
+    ).toEqual([]);
+    expect(
+      telemetrySettings('http://c:4318', {
+        OTEL_TRACES_SAMPLER: 'traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      })?.sampler.toString(),
+    ).toContain('0.25');
+  });
+
+  it('shows a collector in the log without credentials or query', () => {
+    expect(shownUrl('https://user:secret@collector.example:4318/v1/traces?token=abc')).toBe(
+      'https://collector.example:4318/v1/traces',
+    );
+  });
+});

@@ -1,0 +1,115 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../src/create-logger';
+import type { RunningServer } from '../src/index';
+import { apiClient, startTestServer, tempDir, UPSTREAM_KEY } from './helpers';
+import { startTracedUpstream, type TracedUpstream } from './tracing-helpers';
+
+const KEY = 'tracing-collector-admin';
+const CODE = `const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
+cyrnel.output({ name: user.body.name });`;
+
+/** A port of 127.0.0.1 nobody listens on (bound, then closed). */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * A server tracing to `collector`, with the shop installed, whose log lines are kept. Runs one
+ * process with a tool call and answers it with the log.
+ */
+function useTracedServer(collector: () => Promise<string>) {
+  const lines: { level: string; msg: string; [field: string]: unknown }[] = [];
+  let upstream: TracedUpstream;
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let server: RunningServer;
+  beforeAll(async () => {
+    upstream = await startTracedUpstream();
+    dir = await tempDir();
+    server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      otel: await collector(),
+      urlAllowCidrs: ['127.0.0.1/32'],
+      logger: createLogger({ level: 'warn', write: (line) => lines.push(JSON.parse(line)) }),
+    });
+    const installed = await apiClient(server.url, KEY)('POST', '/services', {
+      id: 'shop',
+      adapter: 'openapi',
+      definition: JSON.stringify(upstream.spec()),
+      secrets: { shopKey: UPSTREAM_KEY },
+      enabled: true,
+    });
+    expect(installed.status).toBe(201);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await dir?.remove();
+    await upstream?.close();
+  });
+  return {
+    lines,
+    run: () => apiClient(server.url, KEY)('POST', '/processes', { code: CODE, wait: true }),
+    /** Resolves once the log has a line about spans that could not be sent. */
+    async warned() {
+      for (let tries = 0; tries < 600; tries++) {
+        const line = lines.find((item) => item.msg.startsWith('tracing: spans could not be sent'));
+        if (line) return line;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`no warning about the collector; the log: ${JSON.stringify(lines)}`);
+    },
+  };
+}
+
+describe('a collector out of reach', () => {
+  let port: number;
+  const traced = useTracedServer(async () => {
+    port = await closedPort();
+    return `http://127.0.0.1:${port}`;
+  });
+
+  it('is a warning in the log: the run and its tool call succeed', async () => {
+    const runs = await Promise.all([traced.run(), traced.run(), traced.run()]);
+    for (const run of runs)
+      expect(run.body, JSON.stringify(run.body)).toMatchObject({
+        exitState: 'success',
+        output: { name: 'user-7' },
+      });
+    const warning = await traced.warned();
+    expect(warning).toMatchObject({ level: 'warn', collector: `http://127.0.0.1:${port}/v1/traces` });
+    // And the server goes on serving.
+    expect((await traced.run()).body.exitState).toBe('success');
+  });
+});
+
+describe('a collector that does not speak OTLP/HTTP JSON', () => {
+  let other: ReturnType<typeof createServer>;
+  const traced = useTracedServer(async () => {
+    // As a receiver of protobuf only (or a gRPC port) answers a JSON export.
+    other = createServer((_request, response) => response.writeHead(415).end('unsupported media type'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    return `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    other?.closeAllConnections();
+    await new Promise((resolve) => other?.close(resolve));
+  });
+
+  it('is a warning in the log: the run and its tool call succeed', async () => {
+    const run = await traced.run();
+    expect(run.body, JSON.stringify(run.body)).toMatchObject({
+      exitState: 'success',
+      output: { name: 'user-7' },
+    });
+    const warning = await traced.warned();
+    expect(warning.level).toBe('warn');
+    expect((await traced.run()).body.exitState).toBe('success');
+  });
+});

@@ -1,0 +1,124 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { treeCpuMs } from '../cyrnel/proc-memory.ts';
+import { startServerProcess } from '../cyrnel/server-process.ts';
+import { compare } from '../harness/compare.ts';
+import { timeOnce } from '../harness/measure.ts';
+import type { Resources } from '../harness/resources.ts';
+import { summarize } from '../harness/stats.ts';
+import { sequentialCallsProgram } from '../programs.ts';
+import type { SuiteContext } from './suite-context.ts';
+
+const SERVICE = 'upstream';
+/** The tracing-off row the tracing-on row is set against (measured in the same part, alternately). */
+export const TRACING_OFF = 'cyrnel: 1,000 sequential tool calls, tracing off (beside tracing on)';
+/** Chains measured on each server, at least (one server's run alternates with the other's). */
+const MIN_REPS = 3;
+/** The tracing-off row of server CPU per call. */
+export const TRACING_OFF_CPU = "cyrnel: server's CPU per tool call, tracing off (beside tracing on)";
+
+/** A collector on 127.0.0.1 that takes every OTLP/HTTP export and counts its spans. */
+async function startCollector(resources: Resources): Promise<{ url: string; spans(): number }> {
+  let spans = 0;
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      spans += text.split('"spanId"').length - 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  resources.defer(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => spans };
+}
+
+/**
+ * What tracing costs on the tool-call chain: two servers, one tracing to a collector on loopback
+ * (`--otel`), one not, each with the upstream installed; 1,000 sequential calls in one process,
+ * measured on each in turn (so both see the same machine), the tracing one set against the other
+ * (target ≤ 1.05×).
+ */
+export async function runCyrnelTracingCost(ctx: SuiteContext): Promise<void> {
+  const { config, report, upstream } = ctx;
+  ctx.log('cyrnel: the cost of tracing');
+  const collector = await startCollector(ctx.resources);
+  const off = await startServerProcess(ctx.resources);
+  const on = await startServerProcess(ctx.resources, { CYRNEL_OTEL: collector.url });
+  try {
+    const processes = [off, on];
+    const servers = processes.map((server) => createCyrnelApi(server.url));
+    const code = sequentialCallsProgram(SERVICE, 1_000);
+    for (const api of servers) {
+      await api.post('/services', {
+        id: SERVICE,
+        adapter: 'openapi',
+        definition: upstream.openapi,
+        enabled: true,
+      });
+      const check = await api.run(code, 120_000);
+      if ((check.output as { sum?: number } | undefined)?.sum !== 499_500)
+        throw new Error(`the tool-call chain returned ${JSON.stringify(check.output)}`);
+    }
+    const samples: [number[], number[]] = [[], []];
+    // The server process's own CPU (every thread; its sandbox children apart), per server.
+    const cpu = [0, 0];
+    const reps = Math.max(MIN_REPS, config.chainReps);
+    for (let rep = 0; rep < reps; rep++) {
+      // Alternating which goes first, so neither always follows the other's garbage.
+      const order = rep % 2 === 0 ? [0, 1] : [1, 0];
+      for (const index of order) {
+        const api = servers[index] as (typeof servers)[number];
+        const pid = (processes[index] as (typeof processes)[number]).pid;
+        const before = treeCpuMs(pid).mainMs;
+        samples[index]?.push((await timeOnce(() => api.run(code, 120_000))).ms);
+        cpu[index] = (cpu[index] ?? 0) + treeCpuMs(pid).mainMs - before;
+      }
+    }
+    report.add({
+      section: 'tool calls',
+      metric: TRACING_OFF,
+      unit: 'ms',
+      stats: summarize(samples[0]),
+      note: `${reps} chains on a server without tracing, alternating with the tracing server's (the baseline of the next row)`,
+    });
+    compare(report, {
+      section: 'tool calls',
+      metric: 'cyrnel: 1,000 sequential tool calls, tracing on',
+      unit: 'ms',
+      stats: summarize(samples[1]),
+      baseline: TRACING_OFF,
+      label: 'tracing off',
+      maxRatio: 1.05,
+      target: '≤ 1.05×',
+      note: `--otel to a collector on loopback: a span per run, per tool call and per upstream request, batched over OTLP/HTTP (${collector.spans()} spans received)`,
+    });
+    const calls = reps * 1_000;
+    report.add({
+      section: 'tool calls',
+      metric: TRACING_OFF_CPU,
+      unit: 'ms',
+      value: (cpu[0] ?? 0) / calls,
+      note: `user+system CPU of the server process (all its threads) over ${calls} sequential calls`,
+    });
+    compare(report, {
+      section: 'tool calls',
+      metric: "cyrnel: server's CPU per tool call, tracing on",
+      unit: 'ms',
+      value: (cpu[1] ?? 0) / calls,
+      baseline: TRACING_OFF_CPU,
+      label: 'tracing off',
+      note: 'the same, with the spans made, relayed from the egress workers and exported (less noisy than wall time on a busy machine)',
+    });
+  } finally {
+    await Promise.all([off.stop(), on.stop()]);
+  }
+}

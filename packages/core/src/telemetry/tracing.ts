@@ -1,0 +1,262 @@
+import type { ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
+import type { CallDecision, ErrorCode, ProcessRecord } from '@cyrnel/sdk/api';
+import {
+  type Context,
+  context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import { version } from '../../package.json';
+import { argumentShape } from './argument-shape';
+import { ATTR, SPAN } from './attributes';
+import type { RelayedSpan } from './relayed-span';
+import { carrierOf, contextOf, type TraceCarrier } from './trace-carrier';
+
+/**
+ * Tracing of the host (`HostOptions.tracing`): spans of runs and tool calls through the global
+ * OpenTelemetry API (`@opentelemetry/api`), which the embedder sets up with an SDK and an
+ * exporter. Without it nothing is traced and nothing is measured.
+ */
+export interface TracingOptions {
+  /**
+   * Record the shape of each tool call's parameters (keys and value types, every value replaced)
+   * as `cyrnel.call.argument_shape`. Default false: no attribute derived from parameters.
+   */
+  readonly argumentShapes?: boolean;
+  /**
+   * Where the spans finished in the egress gateway's worker threads go (an adapter's HTTP request
+   * to its upstream): the embedder hands them to its SDK's span processor. Absent: dropped, and
+   * the workers record none.
+   */
+  readonly exportRelayed?: (spans: readonly RelayedSpan[]) => void;
+}
+
+/** How a traced tool call ended. */
+export interface TracedOutcome {
+  readonly ok: boolean;
+  readonly errorCode?: ErrorCode | null;
+  readonly errorReason?: ErrorReason | null;
+}
+
+/** The span of one tool call. */
+export interface CallTrace {
+  /** The call's span as the active context of what it does (the adapter's own spans). */
+  readonly context: Context;
+  /** The call's span as a carrier, for a gateway worker. */
+  readonly carrier: TraceCarrier | undefined;
+  /** Record the shape of the parameters (only with `argumentShapes`). */
+  parameters(parameters: unknown): void;
+  /** Record a shape the gateway worker computed (only with `argumentShapes`). */
+  shape(shape: string | undefined): void;
+  end(outcome: TracedOutcome): void;
+}
+
+/** The span of one run of a process. */
+export interface RunTrace {
+  /** The run started running (the environment's `running`). */
+  running(): void;
+  /** Open the span of a tool call of the run, started at `startedMs` (epoch ms). */
+  call(serviceId: string, toolId: string, decision: CallDecision | null, startedMs: number): CallTrace;
+  /** The run ended. */
+  end(exitState: ExecutionExitState, errorReason: ErrorReason | null): void;
+}
+
+/** What a run is traced from. */
+export interface TracedRun {
+  readonly record: Pick<ProcessRecord, 'id' | 'keyId' | 'principalId' | 'createdAt' | 'hostId'>;
+  /** What {@link Tracing.capture} stored with the process (null: nothing). */
+  readonly stored: string | null;
+  /** Taken from the shared queue (several hosts), possibly created on another host. */
+  readonly claimed: boolean;
+}
+
+/** The tracing of a host: what runs and tool calls record. */
+export interface Tracing {
+  readonly enabled: boolean;
+  /** The active span as stored with a process created or re-run now (null: none or off). */
+  capture(queuedAt: number): string | null;
+  /** Start the span of a run (undefined when off). */
+  startRun(run: TracedRun): RunTrace | undefined;
+}
+
+/** Tracing that records nothing. */
+export const NO_TRACING: Tracing = {
+  enabled: false,
+  capture: () => null,
+  startRun: () => undefined,
+};
+
+/** The stored form of a process's trace context: the carrier and when it was queued. */
+interface StoredTrace extends TraceCarrier {
+  readonly queuedAt?: number;
+}
+
+/** Longest stored text read back (a carrier is under 600 characters). */
+const MAX_STORED = 2048;
+
+function readStored(text: string | null): StoredTrace | undefined {
+  if (text === null || text.length > MAX_STORED) return undefined;
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null ? (value as StoredTrace) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Create the host's tracing (see {@link TracingOptions}); {@link NO_TRACING} when `options` is
+ * undefined.
+ *
+ * @example
+ * ```ts
+ * const tracing = createTracing({ argumentShapes: false });
+ * const stored = tracing.capture(Date.now()); // with the process row
+ * const run = tracing.startRun({ record, stored, claimed: false });
+ * ```
+ */
+export function createTracing(options: TracingOptions | undefined, hostId?: string): Tracing {
+  if (!options) return NO_TRACING;
+  const shapes = options.argumentShapes === true;
+  let tracer: Tracer | undefined;
+  const tracerOf = () => {
+    tracer ??= trace.getTracer('@cyrnel/core', version);
+    return tracer;
+  };
+  return {
+    enabled: true,
+    capture(queuedAt) {
+      const carrier = carrierOf(context.active());
+      return carrier ? JSON.stringify({ ...carrier, queuedAt }) : null;
+    },
+    startRun(run) {
+      return startRun(tracerOf(), run, shapes, hostId);
+    },
+  };
+}
+
+function startRun(tracer: Tracer, run: TracedRun, shapes: boolean, hostId?: string): RunTrace {
+  const { record } = run;
+  const stored = readStored(run.stored);
+  const created = Date.parse(record.createdAt);
+  const queuedAt = typeof stored?.queuedAt === 'number' ? stored.queuedAt : created;
+  const dispatched = Date.now();
+  const span = tracer.startSpan(
+    SPAN.process,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: Math.min(queuedAt, dispatched),
+      attributes: {
+        [ATTR.processId]: record.id,
+        ...(record.keyId ? { [ATTR.keyId]: record.keyId } : {}),
+        ...(record.principalId ? { [ATTR.principal]: record.principalId } : {}),
+        ...(hostId ? { [ATTR.hostId]: hostId } : {}),
+        ...(run.claimed ? { [ATTR.claimed]: true } : {}),
+      },
+    },
+    contextOf(stored),
+  );
+  const runContext = trace.setSpan(ROOT_CONTEXT, span);
+  let runningAt: number | undefined;
+  let calls = 0;
+  return {
+    running() {
+      runningAt = Date.now();
+    },
+    call(serviceId, toolId, decision, startedMs) {
+      calls++;
+      return startCall(tracer, runContext, { serviceId, toolId, decision, startedMs, shapes, record });
+    },
+    end(exitState, errorReason) {
+      const endedAt = Date.now();
+      const startedAt = Math.min(queuedAt, dispatched);
+      if (runningAt !== undefined) {
+        tracer
+          .startSpan(SPAN.queued, { startTime: startedAt }, runContext)
+          .end(Math.max(startedAt, runningAt));
+        span.setAttribute(ATTR.queuedMs, Math.max(0, runningAt - startedAt));
+        span.setAttribute(ATTR.runningMs, Math.max(0, endedAt - runningAt));
+      } else span.setAttribute(ATTR.queuedMs, Math.max(0, endedAt - startedAt));
+      span.setAttribute(ATTR.exitState, exitState);
+      span.setAttribute(ATTR.calls, calls);
+      if (errorReason) span.setAttribute(ATTR.errorReason, errorReason);
+      if (exitState !== 'success')
+        span.setStatus({ code: SpanStatusCode.ERROR, message: errorReason ?? exitState });
+      span.end(endedAt);
+    },
+  };
+}
+
+interface CallStart {
+  readonly serviceId: string;
+  readonly toolId: string;
+  readonly decision: CallDecision | null;
+  readonly startedMs: number;
+  readonly shapes: boolean;
+  readonly record: TracedRun['record'];
+}
+
+function startCall(tracer: Tracer, parent: Context, call: CallStart): CallTrace {
+  const { serviceId, toolId, decision, record } = call;
+  const qualified = `${serviceId}.${toolId}`;
+  const span: Span = tracer.startSpan(
+    `${SPAN.toolCall} ${qualified}`,
+    {
+      kind: SpanKind.INTERNAL,
+      startTime: call.startedMs,
+      attributes: {
+        [ATTR.operation]: 'execute_tool',
+        [ATTR.toolName]: qualified,
+        [ATTR.service]: serviceId,
+        [ATTR.tool]: toolId,
+        [ATTR.processId]: record.id,
+        ...(record.keyId ? { [ATTR.keyId]: record.keyId } : {}),
+        ...(record.principalId ? { [ATTR.principal]: record.principalId } : {}),
+      },
+    },
+    parent,
+  );
+  if (decision) {
+    const attributes = {
+      [ATTR.policy]: decision.policy,
+      [ATTR.policyRule]: decision.rule,
+      [ATTR.policyOutcome]: decision.outcome,
+      ...(decision.detail ? { [ATTR.policyDetail]: decision.detail } : {}),
+      ...(decision.approvalId ? { [ATTR.approvalId]: decision.approvalId } : {}),
+      ...(typeof decision.decidedBy === 'string' ? { [ATTR.approvalDecidedBy]: decision.decidedBy } : {}),
+    };
+    span.setAttributes(attributes);
+    // When it was decided (an approval may come minutes after the call); the rest is on the span.
+    span.addEvent(SPAN.policyEvent, { [ATTR.policyOutcome]: decision.outcome }, call.startedMs);
+  }
+  const callContext = trace.setSpan(parent, span);
+  let ended = false;
+  return {
+    context: callContext,
+    carrier: carrierOf(callContext),
+    parameters(parameters) {
+      if (call.shapes && span.isRecording()) span.setAttribute(ATTR.argumentShape, argumentShape(parameters));
+    },
+    shape(shape) {
+      if (call.shapes && typeof shape === 'string')
+        span.setAttribute(ATTR.argumentShape, shape.slice(0, 2048));
+    },
+    end(outcome) {
+      if (ended) return;
+      ended = true;
+      span.setAttribute(ATTR.callOk, outcome.ok);
+      if (!outcome.ok) {
+        const reason = outcome.errorReason ?? outcome.errorCode ?? 'failed';
+        span.setAttribute(ATTR.errorType, reason);
+        if (outcome.errorReason) span.setAttribute(ATTR.errorReason, outcome.errorReason);
+        if (outcome.errorCode) span.setAttribute(ATTR.errorCode, outcome.errorCode);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: reason });
+      }
+      span.end();
+    },
+  };
+}
