@@ -61,6 +61,11 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('a traced run taken from the shared que
   it('continues the trace of the request that queued it, on the host that claims it', async () => {
     const a = await start('trace-host-a');
     await start('trace-host-b');
+    // A host that sees no other live host runs everything submitted to it: wait until host A has
+    // seen host B at a heartbeat.
+    await expect
+      .poll(async () => /^cyrnel_peer_hosts 1$/m.test((await a('GET', '/metrics')).text), { timeout: 30_000 })
+      .toBe(true);
     const installed = await a('POST', '/services', {
       id: 'shop',
       adapter: 'openapi',
@@ -80,7 +85,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('a traced run taken from the shared que
       }
     };
     await record(blocker.body.id, (body) => body.state === 'running' && body.hostId === 'trace-host-a');
-    // Until host A has heard of host B it runs new work itself: such a run is killed and sent again.
+    // Should host A still take one itself (a heartbeat it missed), that run is killed and sent again.
     let traced: { caller: ReturnType<typeof callerTrace>; id: number } | undefined;
     for (let attempt = 0; attempt < 60 && !traced; attempt++) {
       const caller = callerTrace();
