@@ -1,7 +1,9 @@
 import type { EnvironmentStats } from '@cyrnel/sdk';
 import type { EgressStats } from '../gateway/egress-gateway';
-import type { LiveStates } from '../processes/process-manager';
 import type { SchemaCheckerStats } from '../validation/schema-checker';
+
+/** The states a run not finished can be in, and how many of this host's runs are in each. */
+export type LiveStates = Record<'queued' | 'running' | 'waiting' | 'terminating', number>;
 
 /**
  * What a host is doing now (`CyrnelHost.stats()`), for metrics: this host's own runs, queues and

@@ -6,6 +6,7 @@ import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import type { ProcessesApi } from '../host/host-api';
 import type { HostMetrics } from '../metrics/host-metrics';
+import type { LiveStates } from '../metrics/host-stats';
 import type { Redactor } from '../secrets/redactor';
 import type { ProcessHostOptions } from '../several-hosts/process-host-options';
 import { createProcessHosts } from '../several-hosts/process-hosts';
@@ -116,8 +117,7 @@ export interface ProcessManager {
   endsWritten(): Promise<void>;
 }
 
-/** The states a run not finished can be in, and how many of this host's runs are in each. */
-export type LiveStates = Record<'queued' | 'running' | 'waiting' | 'terminating', number>;
+export type { LiveStates };
 
 const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
