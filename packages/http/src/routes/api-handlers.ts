@@ -52,7 +52,7 @@ export function apiHandlers(
 ): Omit<ApiHandlers, Optional> & Partial<Pick<ApiHandlers, Optional>> {
   const { keys, metrics, logs } = options;
   return {
-    meta: metaHandlers(options.document, options.publicUrl),
+    meta: metaHandlers(options.document, options.publicUrl, keys),
     modules: moduleHandlers(ctx),
     services: serviceHandlers(ctx),
     connections: connectionHandlers(ctx),
