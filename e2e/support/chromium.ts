@@ -43,15 +43,11 @@ export function recordRefusals(page: Page, refused: string[]): void {
 }
 
 /**
- * Resolves once `page` asked the server the role of the key signing in, which the API says only by
- * refusing: an agent key gets a 403 for `GET /keys` and `GET /approvals`, an approver key for
- * `GET /keys` only. Call it before the sign-in, await it after, so a list of refusals does not
- * depend on when the page asked.
+ * Resolves once `page` asked the server who the key signing in is (`GET /me`, answered 200): the
+ * page knows the key's role from then on. Call it before the sign-in, await it after.
  */
-export function roleProbes(page: Page, role: 'agent' | 'approver'): Promise<unknown> {
-  const refusal = (path: string) =>
-    page.waitForResponse(
-      (response) => new URL(response.url()).pathname === path && response.status() === 403,
-    );
-  return Promise.all(role === 'agent' ? [refusal('/keys'), refusal('/approvals')] : [refusal('/keys')]);
+export function identityAsked(page: Page): Promise<unknown> {
+  return page.waitForResponse(
+    (response) => new URL(response.url()).pathname === '/me' && response.status() === 200,
+  );
 }

@@ -6,6 +6,10 @@ import { hostMetrics } from './metrics-host';
 import { processMetrics } from './metrics-process';
 import { statsMetrics } from './metrics-stats';
 import { type StoreObserver, storeMetrics } from './metrics-store';
+import { sharedRenders } from './shared-renders';
+
+/** How long one reading of the process's metrics (files, handles, memory, CPU) serves scrapes. */
+const PROCESS_METRICS_REUSE_MS = 1000;
 
 /** Seconds until an HTTP answer's headers. */
 const REQUEST_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -76,9 +80,21 @@ export function createServerMetrics(options: ServerMetricsOptions): ServerMetric
   const watch = statsMetrics(own);
   const host = hostMetrics(own);
   const store = storeMetrics(own);
-  const merged = Registry.merge([processMetrics(), own]);
+  const node = processMetrics();
+  // Scrapes that come while one renders share the next render: a flood of them costs two. The
+  // process's own metrics read the process's open files and handles (a directory listing as long
+  // as there are sockets): a reading of the last second serves every scrape.
+  const nodeText = sharedRenders(() => node.metrics(), { reuseMs: PROCESS_METRICS_REUSE_MS });
+  const ownText = sharedRenders(() => own.metrics());
   return {
-    source: { contentType: merged.contentType, text: () => merged.metrics() },
+    source: {
+      contentType: own.contentType,
+      // As one registry of both renders them (`Registry.merge`): each separated by a blank line.
+      text: async () => {
+        const [process, server] = await Promise.all([nodeText(), ownText()]);
+        return `${process}\n${server}`;
+      },
+    },
     host,
     store,
     observeRequest(request) {

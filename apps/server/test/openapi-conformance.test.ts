@@ -125,6 +125,7 @@ describe('real answers of the server against its own OpenAPI document (GET /open
     await call('GET', '/processes/999999');
     await call('POST', '/keys', { name: 'reader', role: 'agent' });
     await call('GET', '/keys');
+    await call('GET', '/me');
     await call('DELETE', '/keys/00000000-0000-0000-0000-000000000000');
     await call('GET', '/registries');
     expect((await call('GET', '/metrics')).status).toBe(200);

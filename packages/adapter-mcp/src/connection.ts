@@ -159,6 +159,8 @@ export function createConnection(options: ConnectionOptions): McpConnection {
   const { spec, label, logger } = options;
   let client: Client | undefined;
   let connecting: Promise<Client> | undefined;
+  /** The client still connecting (spawned, its `initialize` not answered yet). */
+  let handshaking: Client | undefined;
   let stdio: StdioTransport | undefined;
   let http: GuardedFetch | undefined;
   let failures = 0;
@@ -177,8 +179,13 @@ export function createConnection(options: ConnectionOptions): McpConnection {
 
   const drop = async () => {
     const current = client;
+    // A connect in progress is cancelled too: its `initialize` fails at once rather than when the
+    // server answers (or the connect deadline passes), and so do the calls waiting for it.
+    const pending = handshaking;
     client = undefined;
     connecting = undefined;
+    handshaking = undefined;
+    await pending?.close().catch(() => undefined);
     const transports = [stdio, http];
     stdio = undefined;
     http = undefined;
@@ -272,9 +279,15 @@ export function createConnection(options: ConnectionOptions): McpConnection {
         connecting = undefined;
       }
     };
+    handshaking = next;
     try {
       await next.connect(transport, { timeout: options.connectTimeoutMs });
+      if (closed || handshaking !== next) throw new Error('the connection was closed while it connected');
     } catch (error) {
+      if (closed) {
+        await next.close().catch(() => undefined);
+        throw cyrnelError('module_torn_down', `the connection of ${label} was closed while it connected`);
+      }
       const started = stdio;
       const refused = crashed(started, 'while starting') ?? classify(error);
       // Waiting for a person to authorize is no failure of the server: no backoff.
@@ -288,6 +301,7 @@ export function createConnection(options: ConnectionOptions): McpConnection {
         ? cyrnelError('upstream_failed', `could not connect to the MCP server of ${label}: ${message(error)}`)
         : refused;
     }
+    handshaking = undefined;
     failures = 0;
     client = next;
     return next;

@@ -1,4 +1,4 @@
-import { API_ROUTES, type HealthResponse, type OpenApiResponse } from '@cyrnel/sdk/api';
+import { API_ROUTES, type HealthResponse, type Identity, type OpenApiResponse } from '@cyrnel/sdk/api';
 import { type ApprovalsApi, createApprovalsApi } from './approvals-api';
 import { type ConnectionsApi, createConnectionsApi } from './connections-api';
 import { createEnvironmentApi, type EnvironmentApi } from './environment-api';
@@ -35,6 +35,18 @@ export interface CyrnelClient {
    * ```
    */
   openapi(options?: RequestOptions): Promise<OpenApiResponse>;
+  /**
+   * `GET /me` (any key): who this client's key is: how it signed in (`key`, `bootstrap`, or `open`
+   * on a server without keys), its role, the stored key's id, name and prefix, and its principal.
+   * Never the key itself.
+   *
+   * @example
+   * ```ts
+   * const { role, key, principal } = await client.me();
+   * if (role !== 'admin') console.log(`${key?.name} acts for ${principal?.name}`);
+   * ```
+   */
+  me(options?: RequestOptions): Promise<Identity>;
   /** Adapter and environment modules. */
   readonly modules: ModulesApi;
   /** Installed services, their config and secrets. */
@@ -74,6 +86,7 @@ export function createClient(options: ClientOptions): CyrnelClient {
   return {
     health: (request) => call(API_ROUTES.meta.health, {}, request),
     openapi: (request) => call(API_ROUTES.meta.openapi, {}, request),
+    me: (request) => call(API_ROUTES.meta.me, {}, request),
     modules: createModulesApi(call),
     services: createServicesApi(call),
     tools: createToolsApi(call),

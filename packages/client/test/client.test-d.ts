@@ -66,6 +66,7 @@ describe('createClient types', () => {
     expectTypeOf<Mismatches>().toEqualTypeOf<never>();
     expectTypeOf(client.health()).resolves.toEqualTypeOf<AnswerOf<Table['meta']['health']>>();
     expectTypeOf(client.openapi()).resolves.toEqualTypeOf<AnswerOf<Table['meta']['openapi']>>();
+    expectTypeOf(client.me()).resolves.toEqualTypeOf<AnswerOf<Table['meta']['me']>>();
     expectTypeOf(client.tools.list).parameter(0).toEqualTypeOf<QueryOf<Table['tools']['list']> | undefined>();
     expectTypeOf<QueryOf<Table['tools']['list']>>().toEqualTypeOf<ToolListQuery>();
   });

@@ -12,6 +12,7 @@ const patch = [{ op: 'add', path: '/a', value: 1 }] as const;
 const CALLS: Readonly<Record<string, (client: CyrnelClient) => Promise<unknown>>> = {
   'meta.health': (c) => c.health(),
   'meta.openapi': (c) => c.openapi(),
+  'meta.me': (c) => c.me(),
   'modules.list': (c) => c.modules.list({ enabled: true }),
   'modules.reload': (c) => c.modules.reload(),
   'modules.install': (c) => c.modules.install({ source: '@acme/soap' }),

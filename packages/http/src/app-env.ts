@@ -20,6 +20,8 @@ export interface Caller {
    * (`<issuer>#<sub>`). Its `keyId` is then `principal:<id>`, the owner of its principal's processes.
    */
   readonly oauthSubject?: string;
+  /** Set for the `apiKey` option's key (the bootstrap admin key), which has no `keyId`. */
+  readonly bootstrap?: true;
 }
 
 /** Hono environment of the app: per-request variables set by the middleware. */

@@ -165,6 +165,12 @@ export interface CreateAppOptions {
    * Server-Sent Events. Absent: the route is not served.
    */
   logs?: LogSource;
+  /**
+   * Most followers of `GET /logs` at once (429 `too_many_streams` beyond), among the
+   * `maxEventStreams`: each line written is sent to every follower, so a flood of followers would
+   * multiply every line the server logs. Default 16.
+   */
+  maxLogFollowers?: number;
   /** Told of every request answered (its route's pattern, status, time), for metrics. */
   onRequest?: (request: RequestObservation) => void;
   /**
@@ -192,6 +198,7 @@ export const DEFAULT_APP_LIMITS = Object.freeze({
   maxEventQueueBytes: 32 * MIB,
   maxEventStreams: 256,
   maxEventBufferBytes: 256 * MIB,
+  maxLogFollowers: 16,
   rateLimitPerSecond: 20,
   rateLimitBurst: 100,
 });
@@ -293,6 +300,7 @@ export function createApp(host: CyrnelHost, options: CreateAppOptions = {}): Hon
     keepAnAdmin: options.apiKey === undefined || options.apiKey === '',
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.logs ? { logs: options.logs } : {}),
+    maxLogFollowers: options.maxLogFollowers ?? DEFAULT_APP_LIMITS.maxLogFollowers,
   });
   mountRoutes(app, handlers, ctx);
   for (const group of groups) app.route(group.path, group.app);

@@ -83,6 +83,7 @@ export {
   isErrorReason,
   type ValidationIssue,
 } from './api/errors';
+export { IDENTITY_SCHEMA, type Identity, SIGN_INS, type SignIn } from './api/identity';
 export {
   type CreatedKey,
   type CreateKeyRequest,

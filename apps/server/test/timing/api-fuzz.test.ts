@@ -55,6 +55,9 @@ const ROUTES: readonly (readonly [string, string])[] = [
   ['GET', '/keys'],
   ['POST', '/keys'],
   ['DELETE', '/keys/:id'],
+  ['GET', '/me'],
+  ['GET', '/metrics'],
+  ['GET', '/logs'],
 ];
 
 const REQUESTS = 1500;
@@ -170,6 +173,12 @@ function generators(random: () => number) {
       'serviceId',
       'adapter',
       'keyId',
+      'follow',
+      'level',
+      'component',
+      'processId',
+      'tail',
+      'after',
       text(6),
     ];
     const values = [
@@ -184,6 +193,8 @@ function generators(random: () => number) {
       'TRUE',
       'idle',
       'success',
+      'warn',
+      'http',
       text(),
       '%ZZ',
       '%00',
@@ -269,7 +280,8 @@ describe('API fuzz', () => {
       while (sent < REQUESTS && Date.now() < deadline) {
         const index = sent++;
         const { method, template, target, body, headers } = requests[index] as (typeof requests)[number];
-        const events = template.endsWith('/events');
+        // Event streams: a process's, and the log followed (`?follow=1` or `Accept: text/event-stream`).
+        const events = template.endsWith('/events') || template === '/logs';
         const response = await rawRequest(url(), method, target, headers, body, events ? 1000 : 15_000).catch(
           (error: unknown) => ({ status: -1, text: String(error), headers: {} }),
         );

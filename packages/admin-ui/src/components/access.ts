@@ -50,28 +50,11 @@ export function homeOf(role: KeyRole): string {
   return role === 'admin' ? 'services' : 'tools';
 }
 
-/** True when `error` is the server's 403: the key's role may not use the route. */
-function forbidden(error: unknown): boolean {
-  return (error as { status?: unknown } | null)?.status === 403;
-}
-
 /**
- * The role of the key `client` signs in with, asked of the server: the API has no route that says
- * it, so a route only admins may read (`GET /keys`), then one approvers may (`GET /approvals`), each
- * asked for one item; a 403 says the key is below that role.
+ * Who `client` signs in as, asked of the server (`GET /me`, which any key may call): the key's
+ * role, and whether the server is open (has no key at all, so every request is an admin's).
  */
-export async function roleOf(client: CyrnelClient): Promise<KeyRole> {
-  try {
-    await client.keys.list({ limit: 1 });
-    return 'admin';
-  } catch (error) {
-    if (!forbidden(error)) throw error;
-  }
-  try {
-    await client.approvals.list({ limit: 1 });
-    return 'approver';
-  } catch (error) {
-    if (!forbidden(error)) throw error;
-  }
-  return 'agent';
+export async function whoIs(client: CyrnelClient): Promise<Pick<Session, 'role' | 'open'>> {
+  const { role, signIn } = await client.me();
+  return { role, open: signIn === 'open' };
 }

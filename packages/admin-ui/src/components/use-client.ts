@@ -1,6 +1,6 @@
 import { createClient } from '@cyrnel/client';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { roleOf, type Session } from './access';
+import { type Session, whoIs } from './access';
 
 /** Where the API key is kept: the tab's session storage, so it goes with the tab. */
 export const KEY_STORAGE = 'cyrnel.apiKey';
@@ -19,16 +19,14 @@ export function useClient() {
   const connect = useCallback(async (key: string | undefined) => {
     const base = { baseUrl: location.origin, ...(key ? { apiKey: key } : {}) };
     try {
-      const probe = createClient(base);
-      await probe.tools.list({ limit: 1 });
-      const role = await roleOf(probe);
-      if (key) sessionStorage.setItem(KEY_STORAGE, key);
+      const { role, open } = await whoIs(createClient(base));
+      if (key && !open) sessionStorage.setItem(KEY_STORAGE, key);
       const watching: typeof fetch = async (input, init) => {
         const response = await fetch(input, init);
         if (response.status === 401) setRefused(true);
         return response;
       };
-      setSession({ client: createClient({ ...base, fetch: watching }), role, open: !key });
+      setSession({ client: createClient({ ...base, fetch: watching }), role, open });
       setRefused(false);
       setNeedsKey(false);
     } catch {

@@ -31,6 +31,8 @@ describe('createKeyRing', () => {
         policy: null,
       },
     ]);
+    expect(await keys.get(created.id)).toEqual(items[0]);
+    expect(await keys.get('unknown')).toBeUndefined();
   });
 
   it('keeps a scope and policy overrides, and refuses unknown policies, fields and names', async () => {

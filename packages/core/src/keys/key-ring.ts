@@ -57,6 +57,15 @@ export interface KeyRing {
   create(request: CreateKeyRequest, options?: KeepAnAdminOptions): Promise<CreatedKey>;
   /** A page of keys, oldest first; never the key nor its hash. */
   list(query?: KeyListQuery): Promise<ListResponse<KeyRecord>>;
+  /**
+   * The key `id` as `list` gives it (never the key nor its hash), or undefined when unknown.
+   *
+   * @example
+   * ```ts
+   * const { name, prefix } = (await keys.get(caller.keyId)) ?? { name: '?', prefix: '?' };
+   * ```
+   */
+  get(id: string): Promise<KeyRecord | undefined>;
   /** Delete a key (404 when unknown); requests with it fail from then on. */
   delete(id: string, options?: KeepAnAdminOptions): Promise<void>;
   /** The stored key `key` is, or undefined. */
@@ -255,6 +264,11 @@ export function createKeyRing(options: KeyRingOptions): KeyRing {
     },
 
     count: () => storage.count(),
+
+    async get(id) {
+      const row = await storage.get(id);
+      return row && toRecord(row);
+    },
 
     async rules(id) {
       const row = await storage.get(id);

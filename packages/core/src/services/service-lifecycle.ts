@@ -138,19 +138,38 @@ export interface ServiceLifecycle {
    * the old one, so the next activation tries again. True when it regenerated.
    */
   regenerate(row: ServiceRow, adapter: AdapterModule): Promise<boolean>;
-  /** After a config or secrets change: re-hydrate an enabled service, restoring the old value on failure. */
+  /**
+   * After a config or secrets change (a new {@link generation} either way): re-hydrate an enabled
+   * service, restoring the old value on failure.
+   */
   rehydrate(row: ServiceRow, restore: () => Promise<void>): Promise<void>;
   /**
-   * List a service's tools again (`refreshDefinition`, for adapters that discover tools live) and store them like an update of
-   * the same text; an enabled service is hydrated with them. 409 `refresh_not_supported` when the
-   * adapter has no hook. True when the tools changed.
+   * List a service's tools again (`refreshDefinition`, for adapters that discover tools live),
+   * checked. It contacts the service's server, so it is called without the service's lock (a slow
+   * server holds nothing up); {@link applyListing} stores what it answered, under the lock, if the
+   * service's {@link generation} is still the one it was listed at. 409 `refresh_not_supported`
+   * when the adapter has no hook.
    */
-  refresh(row: ServiceRow): Promise<boolean>;
+  listAgain(row: ServiceRow): Promise<ServiceDefinition>;
+  /**
+   * Store a listing of {@link listAgain} like an update of the same text; an enabled service is
+   * hydrated with it. True when the tools changed.
+   */
+  applyListing(row: ServiceRow, definition: ServiceDefinition): Promise<boolean>;
+  /**
+   * Which state of the service `row` is: changes when it is hydrated, dehydrated, its settings or
+   * its tools are replaced on this host, or its row changes (another host's writes). A listing
+   * made at one generation is stale at another.
+   */
+  generation(row: ServiceRow): string;
 }
 
 /** Create the {@link ServiceLifecycle}. */
 export function createServiceLifecycle(options: ServiceLifecycleOptions): ServiceLifecycle {
   const { catalog, settings, registry, logger, now, health } = options;
+  // What changed each service on this host (see `generation`): counts only go up.
+  const generations = new Map<string, number>();
+  const bump = (id: string) => generations.set(id, (generations.get(id) ?? 0) + 1);
 
   const find = async (id: string): Promise<ServiceRow> => {
     const row = await catalog.getService(id);
@@ -183,6 +202,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     );
 
   const dehydrate = async (row: ServiceRow): Promise<void> => {
+    bump(row.id);
     await options.connections?.dropService(row.id);
     health.set(row.id, undefined);
     health.setHydrated(row.id, undefined);
@@ -230,6 +250,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
 
   // A failure arrives from the guard as a 502 naming the adapter and the service.
   const hydrate = async (row: ServiceRow, adapter: AdapterModule): Promise<void> => {
+    bump(row.id);
     try {
       await adapter.hydrateService(await state(row));
       health.set(row.id, undefined);
@@ -250,6 +271,7 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     origin: DefinitionOrigin,
     enabled: boolean,
   ): Promise<void> => {
+    bump(row.id);
     const flags = new Map(
       (await catalog.listTools({ serviceId: row.id })).map((tool) => [tool.id, tool.enabled]),
     );
@@ -319,6 +341,8 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
   };
 
   const rehydrate = async (row: ServiceRow, restore: () => Promise<void>): Promise<void> => {
+    // The settings changed, whether the service is held or not: a listing made before is stale.
+    bump(row.id);
     const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
     if (!adapter) return;
     try {
@@ -330,14 +354,18 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     }
   };
 
-  const refresh = async (row: ServiceRow): Promise<boolean> => {
+  const listAgain = async (row: ServiceRow): Promise<ServiceDefinition> => {
     const adapter = activeAdapter(row.adapter);
     if (!adapter.refreshDefinition)
       throw cyrnelError(
         'refresh_not_supported',
         `adapter ${row.adapter} of service ${row.id} cannot list its tools again`,
       );
-    const definition = checkDefinition(await adapter.refreshDefinition(await state(row)), row.adapter);
+    return checkDefinition(await adapter.refreshDefinition(await state(row)), row.adapter);
+  };
+
+  const applyListing = async (row: ServiceRow, definition: ServiceDefinition): Promise<boolean> => {
+    const adapter = activeAdapter(row.adapter);
     const text = await catalog.getServiceDefinitionText(row.id);
     if (text === undefined) throw cyrnelError('service_not_found', `service ${row.id} not found`);
     const hash = regeneratedHash(text, definition);
@@ -367,6 +395,9 @@ export function createServiceLifecycle(options: ServiceLifecycleOptions): Servic
     rehydrate,
     replace,
     regenerate,
-    refresh,
+    listAgain,
+    applyListing,
+    generation: (row) =>
+      `${generations.get(row.id) ?? 0}\u0000${row.updatedAt}\u0000${row.hash}\u0000${row.enabled}`,
   };
 }

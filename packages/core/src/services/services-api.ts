@@ -65,6 +65,9 @@ export interface ServicesEngine
   readonly router: ConnectionRouter;
 }
 
+/** Listings of a refresh that may race a change of the service before the last is made under its lock. */
+const REFRESH_ATTEMPTS = 3;
+
 /**
  * Create the services engine: install, update, enable, configure and delete services, calling
  * their adapters in a fixed order (generate, then hydrate; dehydrate before anything changes).
@@ -163,12 +166,37 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
   const { resync, resyncService, activate } = createServiceResync(ctx);
   const serviceId = (id: unknown) => requireIdentifier(id, 'serviceId');
 
-  /** Refresh under the service's lock; answers the service and whether its tools changed. */
-  const refreshLocked = (id: string) =>
-    locked(id, async () => {
-      const changed = await lifecycle.refresh(await find(id));
+  /**
+   * List a service's tools again and store them; answers the service and whether its tools
+   * changed. The listing waits for the service's server, so it runs without the service's lock (a
+   * slow server delays no enable, update or connection of the service); what it listed is stored
+   * under the lock only if the service did not change meanwhile, else it is listed again. After
+   * {@link REFRESH_ATTEMPTS} such races the last listing is made under the lock.
+   */
+  const refreshLocked = async (id: string) => {
+    for (let attempt = 1; attempt < REFRESH_ATTEMPTS; attempt++) {
+      const row = await find(id);
+      const seen = lifecycle.generation(row);
+      const listed = await lifecycle.listAgain(row).then(
+        (definition) => ({ definition }),
+        (error: unknown) => ({ error }),
+      );
+      const applied = await locked(id, async () => {
+        const current = await find(id);
+        // Changed while it was listed (disabled, updated, configured): the listing may be stale.
+        if (lifecycle.generation(current) !== seen) return undefined;
+        if ('error' in listed) throw listed.error;
+        const changed = await lifecycle.applyListing(current, listed.definition);
+        return { changed, service: views.detail(await find(id)) };
+      });
+      if (applied) return applied;
+    }
+    return locked(id, async () => {
+      const row = await find(id);
+      const changed = await lifecycle.applyListing(row, await lifecycle.listAgain(row));
       return { changed, service: views.detail(await find(id)) };
     });
+  };
 
   return {
     list: createListServices(ctx),

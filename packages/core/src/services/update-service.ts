@@ -1,3 +1,4 @@
+import type { ServiceDefinition } from '@cyrnel/sdk';
 import { type RegistryOrigin, SERVICE_UPDATE_BODY, type ServiceDetail } from '@cyrnel/sdk/api';
 import type { ServiceRow } from '../catalog/catalog-storage';
 import type { DownloadDefinitionOptions } from '../definition-source/download-definition';
@@ -14,7 +15,10 @@ export interface ResolvedUpdate {
   readonly text: string;
   readonly source?: string | null;
   readonly registry?: RegistryOrigin | null;
-  /** Checked on the current row under the service's lock, before anything changes; throw to refuse. */
+  /**
+   * Checked on the current row before the definition is generated and again under the service's
+   * lock, before anything changes; throw to refuse.
+   */
   readonly expect?: (row: ServiceRow) => void;
 }
 
@@ -33,55 +37,102 @@ export interface ServiceUpdate {
   updateResolved(id: string, input: ResolvedUpdate): Promise<{ updated: boolean; service: ServiceDetail }>;
 }
 
+/** Generations of an update that may race a change of the service before the last is made under its lock. */
+const UPDATE_ATTEMPTS = 3;
+
 /** Create the updates of the services engine; `download` is how definitions are downloaded by default. */
 export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefinitionOptions): ServiceUpdate {
   const { catalog, registry, logger, settings, lifecycle, locked, views } = ctx;
   const { find, activeAdapter, generate, dehydrate, hydrate, replace } = lifecycle;
 
+  /**
+   * Store `definition` (generated from `input.text` at the service's state `row`), under the
+   * service's lock: the service is dehydrated, its tools replaced, and it stays disabled until it
+   * is enabled again.
+   */
+  const commit = async (
+    row: ServiceRow,
+    input: ResolvedUpdate,
+    definition: ServiceDefinition,
+  ): Promise<{ updated: boolean; service: ServiceDetail }> => {
+    const { id } = row;
+    const hash = sha256(input.text);
+    // Dehydrated right before the new tools are stored: no call reaches the adapter with tools
+    // it was not set up with. The service stays disabled until it is enabled again.
+    await dehydrate(row);
+    const origin = {
+      text: input.text,
+      hash,
+      source: input.source === undefined ? row.source : input.source,
+      registry: input.registry === undefined ? row.registry : input.registry,
+      adapterVersion: registry.adapterVersion(row.adapter) ?? null,
+    };
+    try {
+      await replace(row, definition, origin, false);
+    } catch (error) {
+      // Nothing was written: the row still says enabled, so the adapter must hold it again.
+      const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
+      if (adapter) {
+        await hydrate(row, adapter).catch((rehydrateError: unknown) => {
+          logger.error('service failed to hydrate again after a failed update', {
+            service: id,
+            error: errorMessage(rehydrateError),
+          });
+        });
+      }
+      throw error;
+    }
+    return { updated: true, service: views.detail(await find(id)) };
+  };
+
+  /** The request as the service is now: refused by `expect`, or unchanged when its text is the stored one. */
+  const unchanged = async (row: ServiceRow, input: ResolvedUpdate): Promise<boolean> => {
+    if (input.expect) input.expect(row);
+    // A refreshed or regenerated service's hash covers its tools too: compare the texts.
+    return sha256(input.text) === row.hash || input.text === (await catalog.getServiceDefinitionText(row.id));
+  };
+
+  const generateFor = async (row: ServiceRow, input: ResolvedUpdate): Promise<ServiceDefinition> =>
+    generate(
+      activeAdapter(row.adapter),
+      row.adapter,
+      input.text,
+      await settings.current(serviceOwner(row.id)),
+    );
+
+  /**
+   * The new definition is generated without the service's lock (an MCP server lists its tools:
+   * a slow one delays no enable or disable of the service), then stored under the lock if the
+   * service did not change meanwhile, else generated again. After {@link UPDATE_ATTEMPTS} such
+   * races the last is generated under the lock.
+   */
   const updateResolved = async (
     id: string,
     input: ResolvedUpdate,
-  ): Promise<{ updated: boolean; service: ServiceDetail }> =>
-    locked(id, async () => {
+  ): Promise<{ updated: boolean; service: ServiceDetail }> => {
+    for (let attempt = 1; attempt < UPDATE_ATTEMPTS; attempt++) {
       const row = await find(id);
-      if (input.expect) input.expect(row);
-      const hash = sha256(input.text);
-      // A refreshed or regenerated service's hash covers its tools too: compare the texts.
-      if (hash === row.hash || input.text === (await catalog.getServiceDefinitionText(id)))
-        return { updated: false, service: views.detail(row) };
-      const definition = await generate(
-        activeAdapter(row.adapter),
-        row.adapter,
-        input.text,
-        await settings.current(serviceOwner(id)),
+      const seen = lifecycle.generation(row);
+      if (await unchanged(row, input)) return { updated: false, service: views.detail(row) };
+      const generated = await generateFor(row, input).then(
+        (definition) => ({ definition }),
+        (error: unknown) => ({ error }),
       );
-      // Dehydrated right before the new tools are stored: no call reaches the adapter with tools
-      // it was not set up with. The service stays disabled until it is enabled again.
-      await dehydrate(row);
-      const origin = {
-        text: input.text,
-        hash,
-        source: input.source === undefined ? row.source : input.source,
-        registry: input.registry === undefined ? row.registry : input.registry,
-        adapterVersion: registry.adapterVersion(row.adapter) ?? null,
-      };
-      try {
-        await replace(row, definition, origin, false);
-      } catch (error) {
-        // Nothing was written: the row still says enabled, so the adapter must hold it again.
-        const adapter = row.enabled ? registry.adapter(row.adapter) : undefined;
-        if (adapter) {
-          await hydrate(row, adapter).catch((rehydrateError: unknown) => {
-            logger.error('service failed to hydrate again after a failed update', {
-              service: id,
-              error: errorMessage(rehydrateError),
-            });
-          });
-        }
-        throw error;
-      }
-      return { updated: true, service: views.detail(await find(id)) };
+      const done = await locked(id, async () => {
+        const current = await find(id);
+        if (lifecycle.generation(current) !== seen) return undefined;
+        if (await unchanged(current, input)) return { updated: false, service: views.detail(current) };
+        if ('error' in generated) throw generated.error;
+        return commit(current, input, generated.definition);
+      });
+      if (done) return done;
+    }
+    return locked(id, async () => {
+      const row = await find(id);
+      if (await unchanged(row, input)) return { updated: false, service: views.detail(row) };
+      return commit(row, input, await generateFor(row, input));
     });
+  };
 
   return {
     async update(rawId, rawInput, options) {

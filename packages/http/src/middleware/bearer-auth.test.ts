@@ -61,7 +61,7 @@ describe('bearerAuth and roleGuard', () => {
     expect((await call('GET', '/keys', 'bootstrapx')).status).toBe(401);
     expect(await call('GET', '/keys', 'bootstrap')).toEqual({
       status: 200,
-      body: { keyId: null, principalId: null, role: 'admin' },
+      body: { keyId: null, principalId: null, role: 'admin', bootstrap: true },
     });
     const agent = await keys.create({ name: 'agent', role: 'agent' });
     expect(await call('GET', '/processes', agent.key)).toEqual({

@@ -45,7 +45,7 @@ const PUBLIC_PATHS: ReadonlySet<string> = new Set(
 );
 /** An open server's caller, and the bootstrap key's: an admin, which may also decide approvals. */
 const OPEN: Caller = Object.freeze({ keyId: null, principalId: null, role: 'admin' });
-const BOOTSTRAP: Caller = OPEN;
+const BOOTSTRAP: Caller = Object.freeze({ ...OPEN, bootstrap: true });
 /**
  * Who asks on a public path of a route group: nobody known, so the least role (even on an open
  * server): an `agent`, never an `approver`, so nobody unknown decides an approval.

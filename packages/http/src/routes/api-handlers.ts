@@ -39,6 +39,8 @@ export interface ApiHandlerOptions extends Operations {
   readonly keyStreams?: KeyStreams;
   /** Keep an admin among the stored keys (a server without a bootstrap admin key). Default true. */
   readonly keepAnAdmin?: boolean;
+  /** Most followers of `GET /logs` at once. Default 16. */
+  readonly maxLogFollowers?: number;
 }
 
 /**
@@ -52,7 +54,7 @@ export function apiHandlers(
 ): Omit<ApiHandlers, Optional> & Partial<Pick<ApiHandlers, Optional>> {
   const { keys, metrics, logs } = options;
   return {
-    meta: metaHandlers(options.document, options.publicUrl),
+    meta: metaHandlers(options.document, options.publicUrl, keys),
     modules: moduleHandlers(ctx),
     services: serviceHandlers(ctx),
     connections: connectionHandlers(ctx),
@@ -71,6 +73,6 @@ export function apiHandlers(
     approvals: approvalHandlers(ctx),
     environment: environmentHandlers(ctx),
     ...(metrics ? { metrics: metricsHandlers(metrics) } : {}),
-    ...(logs ? { logs: logHandlers(ctx, logs) } : {}),
+    ...(logs ? { logs: logHandlers(ctx, logs, options.maxLogFollowers ?? 16) } : {}),
   };
 }

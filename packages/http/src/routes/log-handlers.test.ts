@@ -147,6 +147,29 @@ describe('GET /logs', () => {
     await first.body?.cancel();
   });
 
+  it('keeps at most maxLogFollowers followers, a place freed as one leaves; listing is never refused', async () => {
+    const logs = createBuffer(10);
+    const app = createApp(host, { logs, maxLogFollowers: 2 });
+    const followers = [await app.request('/logs?follow=1'), await app.request('/logs?follow=1')];
+    const third = await app.request('/logs?follow=1');
+    expect(third.status).toBe(429);
+    expect(third.headers.get('retry-after')).not.toBeNull();
+    expect(await third.json()).toMatchObject({
+      reason: 'too_many_streams',
+      error: 'too many followers of the log (at most 2); retry later',
+    });
+    expect((await app.request('/logs')).status).toBe(200);
+    await followers[0]?.body?.cancel();
+    await expect
+      .poll(async () => {
+        const again = await app.request('/logs?follow=1');
+        await again.body?.cancel();
+        return again.status;
+      })
+      .toBe(200);
+    await followers[1]?.body?.cancel();
+  });
+
   it('is not served without a log source, nor /metrics without metrics', async () => {
     const app = createApp(host);
     expect((await app.request('/logs')).status).toBe(404);

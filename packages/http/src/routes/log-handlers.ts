@@ -25,8 +25,20 @@ const textOf = (line: LogLine): string => {
   return text;
 };
 
-/** The handler of `GET /logs`: lines from the embedder's buffer, listed or followed as Server-Sent Events. */
-export function logHandlers(ctx: RouteContext, logs: LogSource): RouteHandlers<typeof LOG_ROUTES> {
+/**
+ * The handler of `GET /logs`: lines from the embedder's buffer, listed or followed as Server-Sent
+ * Events by at most `maxFollowers` clients at once (429 `too_many_streams` beyond: every line is
+ * sent to every follower).
+ */
+export function logHandlers(
+  ctx: RouteContext,
+  logs: LogSource,
+  maxFollowers: number,
+): RouteHandlers<typeof LOG_ROUTES> {
+  let following = 0;
+  const unfollow = () => {
+    following--;
+  };
   return {
     list: async ({ query }, c) => {
       const follow = query?.follow ?? c.req.header('accept')?.includes('text/event-stream') === true;
@@ -37,7 +49,19 @@ export function logHandlers(ctx: RouteContext, logs: LogSource): RouteHandlers<t
         logs.capacity,
       );
       if (!follow) return { items: tailOfLogs(logs.lines(), filter, tail), capacity: logs.capacity };
-      return followLogs(ctx, c, logs, filter, tail);
+      if (following >= maxFollowers) {
+        throw cyrnelError(
+          'too_many_streams',
+          `too many followers of the log (at most ${maxFollowers}); retry later`,
+        );
+      }
+      following++;
+      try {
+        return followLogs(ctx, c, logs, filter, tail, unfollow);
+      } catch (error) {
+        unfollow();
+        throw error;
+      }
     },
   };
 }
@@ -53,6 +77,7 @@ function followLogs(
   logs: LogSource,
   filter: LogFilter,
   tail: number,
+  onClosed: () => void,
 ): Response {
   const budget = ctx.eventStreams;
   if (!budget.open()) {
@@ -84,6 +109,7 @@ function followLogs(
     onClosed: () => {
       unsubscribe();
       budget.close();
+      onClosed();
     },
   });
 }

@@ -5,6 +5,7 @@ import { APPROVAL_STATES } from './approvals';
 import { CONNECTION_STATUSES, OAUTH_FLOWS } from './connections';
 import { EFFICIENCY_SCHEMAS } from './efficiency-schemas';
 import { ERROR_REASONS } from './errors';
+import { IDENTITY_SCHEMA } from './identity';
 import { KEY_ROLES } from './keys';
 import { LOG_LINE_SCHEMA } from './logs';
 import { PRINCIPAL_KINDS } from './principals';
@@ -474,6 +475,7 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
   SecretsUpdated: object(['updated'], { updated: { const: true } }),
   Registries: object(['items'], { items: { type: 'array', items: { type: 'object' } } }),
   LogLine: LOG_LINE_SCHEMA,
+  Identity: IDENTITY_SCHEMA,
 };
 
 /** A JSON Patch document (RFC 6902): the body of the config and secrets `PATCH` routes. */

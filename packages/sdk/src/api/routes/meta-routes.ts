@@ -1,8 +1,12 @@
 import type { HealthResponse, OpenApiResponse } from '../common';
+import type { Identity } from '../identity';
 import { ref } from '../record-schemas';
 import { defineRoute, jsonAnswer } from '../route';
 
-/** `/health` and `/openapi.json`: what anyone may read without a key. */
+/**
+ * `/health` and `/openapi.json`, what anyone may read without a key, and `/me`, who the caller is
+ * (any key: an agent key learns its role without trying routes it may not use).
+ */
 export const META_ROUTES = {
   health: defineRoute({
     method: 'GET',
@@ -20,6 +24,15 @@ export const META_ROUTES = {
     summary: 'This document',
     params: {},
     answer: jsonAnswer<OpenApiResponse>({ type: 'object' }),
+    reasons: [],
+  }),
+  me: defineRoute({
+    method: 'GET',
+    path: '/me',
+    role: 'agent',
+    summary: "The caller's own identity: how it signed in, its role, its key and principal (never the key)",
+    params: {},
+    answer: jsonAnswer<Identity>(ref('Identity')),
     reasons: [],
   }),
 };
