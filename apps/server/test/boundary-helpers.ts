@@ -37,9 +37,13 @@ export function rawRequest(
         res.on('error', reject);
       },
     );
+    // No answer (or no end of it) in time: cut the connection, as a client giving up would. The
+    // socket's idle timeout alone would never fire on a stream that keeps sending (a followed log).
+    const giveUp = () => req.destroy(new Error(`no answer within ${timeoutMs} ms`));
+    const deadline = setTimeout(giveUp, timeoutMs);
+    req.on('close', () => clearTimeout(deadline));
     req.on('error', reject);
-    // No answer (or no end of it) in time: cut the connection, as a client giving up would.
-    req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('timeout', giveUp);
     req.end(body);
   });
 }
