@@ -197,19 +197,51 @@ describe('OpenTelemetry traces through MCP: the adapter’s HTTP requests, /mcp/
     expect(mcp.parentSpanId).toBe(call.spanId);
   });
 
-  /** A client of `cyrnel-server mcp` (with `args`) bridging to the server. */
-  const bridge = async (args: string[]) => {
+  /** A client of `cyrnel-server mcp` (with `args`) bridging to the server, or embedding a host with `env`. */
+  const bridge = async (
+    args: string[],
+    env: Record<string, string> = { CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+  ) => {
     const client = new Client({ name: 'tracing-bridge-test', version: '1.0.0' });
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
         args: [CLI, 'mcp', ...args],
-        env: { PATH: process.env.PATH ?? '', CYRNEL_URL: server.url, CYRNEL_API_KEY: agentKey },
+        env: { PATH: process.env.PATH ?? '', ...env },
         stderr: 'pipe',
       }),
     );
     return client;
   };
+
+  it('continues a stdio client’s trace in an embedded host traced to the collector (mcp --embedded)', async () => {
+    const embedded = await tempDir();
+    const caller = callerTrace();
+    try {
+      const client = await bridge(['--embedded', '--data-dir', embedded.path], { CYRNEL_OTEL: receiver.url });
+      try {
+        const result = await client.callTool({
+          name: 'execute_typescript',
+          arguments: { code: 'cyrnel.output({ sum: 1 + 2 });' },
+          _meta: { traceparent: caller.traceparent },
+        });
+        expect(result.isError, JSON.stringify(result)).toBeFalsy();
+      } finally {
+        // The bridge ends with stdin and sends its last spans then.
+        await client.close();
+      }
+      const { request, run } = await receiver.until((spans) => {
+        const request = spanNamed(spans, caller.traceId, 'tools/call execute_typescript');
+        const run = spanNamed(spans, caller.traceId, 'cyrnel.process');
+        return request && run ? { request, run } : undefined;
+      });
+      expect(request.parentSpanId).toBe(caller.spanId);
+      expect(run.parentSpanId).toBe(request.spanId);
+      expect(run.attributes['cyrnel.process.exit_state']).toBe('success');
+    } finally {
+      await embedded.remove();
+    }
+  });
 
   it('continues a stdio client’s trace through the bridge: execute_typescript’s _meta.traceparent reaches the server', async () => {
     const client = await bridge([]);
