@@ -13,6 +13,7 @@ import { createLogger, type ServerLogger } from './create-logger';
 import { serveToolsStdio, type ToolsStdioTarget } from './mcp-tools-stdio';
 import { ConfigError, parseServerConfig } from './server-config';
 import { SERVER_SETTINGS } from './server-flags';
+import { startTracing } from './telemetry';
 
 const { host, port, dataDir } = SERVER_SETTINGS;
 /** The server `cyrnel-server mcp` reaches without `--url`: one started with the default flags. */
@@ -23,6 +24,8 @@ const EMBEDDED_VARIABLES = [
   dataDir.env,
   SERVER_SETTINGS.secretsKey.env,
   SERVER_SETTINGS.secretsPreviousKeys.env,
+  SERVER_SETTINGS.otel.env,
+  SERVER_SETTINGS.otelArgumentShapes.env,
 ];
 
 /** `cyrnel-server mcp --help`. */
@@ -38,6 +41,9 @@ Logs go to stderr; the process exits when stdin closes.
   --api-key <key>    its API key, an agent key is enough (CYRNEL_API_KEY)
   --embedded         no server: run the host itself on the data directory (not while a server uses it)
   --data-dir <dir>   with --embedded (${dataDir.env}; default ${dataDir.shownDefault?.replaceAll('`', '')})
+
+With --embedded, ${SERVER_SETTINGS.otel.env} (or the OTEL_* variables) traces the runs as the server does,
+continuing a client's _meta.traceparent; a bridge to a server hands that on to the server.
 `;
 
 /** Run the stdio bridge; answers the exit code. */
@@ -100,6 +106,7 @@ export async function runMcpStdio(argv: readonly string[], env: NodeJS.ProcessEn
     close = async () => {
       await embedded.closeHost({ graceMs: 0 });
       await embedded.closeStore();
+      await embedded.closeTracing();
     };
   } else {
     const baseUrl = values.url ?? env.CYRNEL_URL ?? DEFAULT_URL;
@@ -142,9 +149,31 @@ async function embeddedHost(dataDirFlag: string | undefined, env: NodeJS.Process
   if (parsed.action !== 'run') throw new Error('unreachable: no --help or --version was given');
   // Loaded only now, so the bridge to a remote server never loads the database or isolated-vm.
   const { composeHost } = await import('./compose-host');
-  const { processRetention } = parsed.config;
-  return {
-    ...(await composeHost({ config: parsed.config, logger })),
-    retentionMs: processRetention > 0 ? processRetention : null,
-  };
+  const { processRetention, otel, otelArgumentShapes, hostId } = parsed.config;
+  // Traces of the embedded runs, as the server's (the client's `_meta.traceparent` continued).
+  const tracing = startTracing({
+    endpoint: otel,
+    argumentShapes: otelArgumentShapes,
+    hostId,
+    version,
+    logger: logger.child({ component: 'tracing' }),
+    env,
+  });
+  try {
+    const composed = await composeHost({
+      config: parsed.config,
+      logger,
+      ...(tracing ? { tracing: tracing.options } : {}),
+    });
+    return {
+      ...composed,
+      retentionMs: processRetention > 0 ? processRetention : null,
+      closeTracing: async () => {
+        await tracing?.close();
+      },
+    };
+  } catch (error) {
+    await tracing?.close();
+    throw error;
+  }
 }

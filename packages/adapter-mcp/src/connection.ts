@@ -17,6 +17,7 @@ import type { ServerSpec } from './definition';
 import { createGuardedFetch, type GuardedFetch } from './guarded-fetch';
 import { isAuthorizationFailure, type OAuthSession } from './oauth/session';
 import { createStdioTransport, describeExit, type StdioTransport } from './stdio-transport';
+import { withTraceHeaders } from './trace-headers';
 
 /** Options of {@link createConnection}. */
 export interface ConnectionOptions {
@@ -333,9 +334,12 @@ export function createConnection(options: ConnectionOptions): McpConnection {
         const current = await connected();
         const transport = stdio;
         try {
-          return (await current.callTool(
-            { name, arguments: args, ...(meta ? { _meta: { ...meta } } : {}) },
-            { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+          // Over HTTP the trace context goes in the request's headers as well as in its `_meta`.
+          return (await withTraceHeaders(http && meta, () =>
+            current.callTool(
+              { name, arguments: args, ...(meta ? { _meta: { ...meta } } : {}) },
+              { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+            ),
           )) as CallToolResult;
         } catch (error) {
           if (signal?.aborted) throw signal.reason ?? error;

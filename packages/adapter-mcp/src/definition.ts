@@ -193,7 +193,7 @@ export function configSchemaOf(placeholders: Placeholders): JSONSchema {
         type: 'boolean',
         default: true,
         description:
-          "Send the tool call's W3C trace context in the MCP request's _meta (traceparent, tracestate) while the server traces; false keeps the server from learning it",
+          "Send the tool call's W3C trace context in the MCP request's _meta and, over HTTP, its headers (traceparent, tracestate) while the server traces; false keeps the server from learning it",
       },
     },
     required: [...placeholders.config],

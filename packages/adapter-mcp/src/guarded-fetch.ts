@@ -2,6 +2,7 @@ import { isIP } from 'node:net';
 import { cyrnelError, type OutboundPolicy } from '@cyrnel/sdk';
 import { guardedLookup } from '@cyrnel/sdk/node';
 import { Agent, fetch as undiciFetch } from 'undici';
+import { traceHeaders } from './trace-headers';
 
 /** Largest answer to one request of an HTTP MCP server (a message on stdio is bounded alike). */
 export const DEFAULT_MAX_RESPONSE_BYTES = 16 * 1024 * 1024;
@@ -126,6 +127,13 @@ export function createGuardedFetch(
       );
     }
     checkLiteral(policy, url, port);
+    // A traced tools/call hands its trace to the server in headers too (`withTraceHeaders`).
+    const trace = traceHeaders();
+    if (trace) {
+      const headers = new Headers(init?.headers);
+      for (const [name, value] of Object.entries(trace)) headers.set(name, value);
+      init = { ...init, headers };
+    }
     if ((init?.method ?? 'GET').toUpperCase() !== 'POST') {
       // The long-lived GET stream of server notifications (and DELETE) is not one answer.
       const response = await undiciFetch(url, {

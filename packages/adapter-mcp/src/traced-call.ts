@@ -8,7 +8,7 @@ export interface McpCallLabels {
   readonly tool: string;
   /** `stdio` or `http`. */
   readonly transport: string;
-  /** Send the trace context in the request's `_meta` (the service's `propagateTrace`). */
+  /** Send the trace context in the request's `_meta`, and over HTTP its headers (the service's `propagateTrace`). */
   readonly propagate: boolean;
 }
 
@@ -16,7 +16,8 @@ export interface McpCallLabels {
  * Make an MCP `tools/call` in a client span (`tools/call <tool>`, through the global OpenTelemetry
  * API; a no-op without an SDK) that records the service, the tool, the transport and how it ended
  * (`error.type`), never arguments or results; with `propagate`, `call` gets the span's W3C
- * `traceparent` (and `tracestate`) to send in the request's `_meta`.
+ * `traceparent` (and `tracestate`) to send in the request's `_meta` (and over HTTP its headers, with
+ * `withTraceHeaders`).
  *
  * @example
  * ```ts

@@ -89,6 +89,10 @@ export function createTransport(options: TransportOptions): Transport {
     };
     const headers: Record<string, string> = { ...baseHeaders, accept };
     if (body !== undefined) headers['content-type'] = 'application/json';
+    if (call.trace) {
+      headers.traceparent = call.trace.traceparent;
+      if (call.trace.tracestate) headers.tracestate = call.trace.tracestate;
+    }
     try {
       const response = await fetchImpl(base + path + queryString(request.query), {
         method,

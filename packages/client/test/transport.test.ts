@@ -50,6 +50,21 @@ describe('transport', () => {
     expect(JSON.parse(enable.body)).toEqual({ enabled: false });
   });
 
+  it('sends a call’s trace context as traceparent and tracestate headers, and none without one', async () => {
+    const { baseUrl, seen } = await serve((_req, res) => sendJson(res, 201, PROCESS));
+    const client = createClient({ baseUrl, apiKey: 'k3y' });
+    const traceparent = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01';
+    await client.processes.create({ code: '1' }, { trace: { traceparent, tracestate: 'vendor=1' } });
+    await client.processes.create({ code: '2' }, { trace: { traceparent } });
+    await client.processes.create({ code: '3' });
+    const [both, parentOnly, untraced] = seen as [SeenRequest, SeenRequest, SeenRequest];
+    expect(both.headers.traceparent).toBe(traceparent);
+    expect(both.headers.tracestate).toBe('vendor=1');
+    expect(parentOnly.headers.traceparent).toBe(traceparent);
+    expect(parentOnly.headers.tracestate).toBeUndefined();
+    expect(untraced.headers.traceparent).toBeUndefined();
+  });
+
   it('turns the error envelope into a CyrnelHttpError with status, code, reason, message and details', async () => {
     const { baseUrl } = await serve((_req, res) =>
       sendJson(res, 400, {

@@ -1,4 +1,4 @@
-import { contextOf, TRACE_ATTRIBUTES } from '@cyrnel/core';
+import { carrierOf, contextOf, TRACE_ATTRIBUTES, type TraceCarrier } from '@cyrnel/core';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { version } from '../package.json';
 
@@ -42,4 +42,18 @@ export async function inCallerTrace<T>(
   } finally {
     span.end();
   }
+}
+
+/**
+ * The W3C trace context of a request's `_meta` (`traceparent`, and `tracestate` if any) to hand
+ * on to the server a bridge forwards to, or undefined when it has no valid `traceparent`.
+ *
+ * @example
+ * ```ts
+ * const trace = traceMetaOf(ctx.mcpReq._meta); // { traceparent: '00-…-…-01' } or undefined
+ * ```
+ */
+export function traceMetaOf(meta: Readonly<Record<string, unknown>> | undefined): TraceCarrier | undefined {
+  if (meta?.traceparent === undefined) return undefined;
+  return carrierOf(contextOf(meta));
 }

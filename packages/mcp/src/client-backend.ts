@@ -61,6 +61,8 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
     ...shared,
     processes: {
       ...shared.processes,
+      // The MCP caller's trace goes on at the server, in the request's `traceparent` header.
+      create: (request, trace) => processes.create(request, trace ? { trace } : {}),
       calls: (id) => processes.calls(id).then((page) => page.items),
       check: (code) => processes.check(code),
       events: (id, signal) => followEvents(client, id, signal),

@@ -8,6 +8,7 @@ import {
 } from '@cyrnel/core';
 import { ProtocolError, ProtocolErrorCode, type RequestStateCodec } from '@modelcontextprotocol/server';
 import { type ApprovalRound, approvalRoundCodec } from './approval-round';
+import { inCallerTrace } from './caller-trace';
 import { createDirectCatalog, type DirectCatalog } from './direct-catalog';
 import { callDirectTool } from './direct-tool-call';
 import type { DirectToolLimits } from './direct-tool-schemas';
@@ -113,21 +114,24 @@ export function createDirectToolsHost(options: DirectToolsHostOptions): DirectTo
           const listed = entry && (await catalog.listed(entry));
           if (!entry || !listed)
             throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`);
-          const result = await callDirectTool(
-            {
-              asking: { backend, codec, capabilities: clientCapabilities, maxTextChars },
-              processes: caller.processes,
-              checker,
-              maxTextChars,
-              waitMs: options.waitMs ?? 50_000,
-              progressPollMs: options.progressPollMs ?? 100,
-              serverUrl: caller.serverUrl ?? originOf(ctx.http?.req),
-              requestSignal: caller.requestSignal ?? ctx.http?.req?.signal,
-            },
-            entry,
-            listed.outputSchema,
-            args,
-            ctx,
+          // The caller's trace (`_meta.traceparent`) goes on in the call's process, as for execute_typescript.
+          const result = await inCallerTrace(ctx.mcpReq._meta, name, () =>
+            callDirectTool(
+              {
+                asking: { backend, codec, capabilities: clientCapabilities, maxTextChars },
+                processes: caller.processes,
+                checker,
+                maxTextChars,
+                waitMs: options.waitMs ?? 50_000,
+                progressPollMs: options.progressPollMs ?? 100,
+                serverUrl: caller.serverUrl ?? originOf(ctx.http?.req),
+                requestSignal: caller.requestSignal ?? ctx.http?.req?.signal,
+              },
+              entry,
+              listed.outputSchema,
+              args,
+              ctx,
+            ),
           );
           return { result, outputSchema: listed.outputSchema };
         },

@@ -1,6 +1,7 @@
 import type { JSONSchema } from '@cyrnel/sdk';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ProtocolError } from '@modelcontextprotocol/server';
+import { traceMetaOf } from './caller-trace';
 import type { CatalogChanges } from './catalog-watch';
 import type { DirectToolsSource } from './direct-tools-server';
 
@@ -104,9 +105,11 @@ export function createRemoteDirectTools(options: RemoteDirectToolsOptions): Remo
     async call(name, args, { ctx }) {
       await connect();
       const token = ctx.mcpReq._meta?.progressToken;
+      // The client's trace goes on at the server: its `_meta.traceparent` (and `tracestate`) is handed on.
+      const trace = traceMetaOf(ctx.mcpReq._meta);
       const result = await client
         .callTool(
-          { name, arguments: args },
+          { name, arguments: args, ...(trace ? { _meta: { ...trace } } : {}) },
           {
             signal: ctx.mcpReq.signal,
             timeout: options.callTimeoutMs ?? 600_000,

@@ -1,3 +1,4 @@
+import type { TraceCarrier } from '@cyrnel/core';
 import type { DiscoveredService, TypesSelection } from '@cyrnel/sdk';
 import type {
   ApprovalDetail,
@@ -44,12 +45,19 @@ export interface McpBackend {
     types(selection?: TypesSelection): Promise<string>;
   };
   readonly processes: {
-    /** Create and start a process; with `typecheck: 'reject'`, code with type errors is refused (`type_error`). */
-    create(request: {
-      readonly code: string;
-      readonly timeoutMs?: number;
-      readonly typecheck?: TypeCheckMode;
-    }): Promise<ProcessRecord>;
+    /**
+     * Create and start a process; with `typecheck: 'reject'`, code with type errors is refused
+     * (`type_error`). `trace`: the MCP caller's trace context, which a client of a server sends
+     * on (`traceparent`); a host runs the process in the active context, which already continues it.
+     */
+    create(
+      request: {
+        readonly code: string;
+        readonly timeoutMs?: number;
+        readonly typecheck?: TypeCheckMode;
+      },
+      trace?: TraceCarrier,
+    ): Promise<ProcessRecord>;
     /** The code's type errors, nothing run (`POST /processes` with `check: true`). */
     check(code: string): Promise<TypeCheckResponse>;
     get(id: number): Promise<ProcessRecord>;
@@ -115,7 +123,12 @@ export interface SettleOptions {
 }
 
 /** The operations a host and a client answer alike: everything but `calls`, `settle`, `check` and `events`. */
-type SharedProcessOperations = Omit<McpBackend['processes'], 'calls' | 'settle' | 'check' | 'events'>;
+type SharedProcessOperations = Omit<
+  McpBackend['processes'],
+  'calls' | 'settle' | 'check' | 'events' | 'create'
+> & {
+  create(request: Parameters<McpBackend['processes']['create']>[0]): Promise<ProcessRecord>;
+};
 
 /**
  * Pick, one by one, the operations of a host or a client that an agent may use as they are: the

@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { type ApprovalAsking, type WaitOrAskInput, waitOrAsk } from './approval-flow';
 import { type ApprovalRound, roundOf } from './approval-round';
-import { inCallerTrace } from './caller-trace';
+import { inCallerTrace, traceMetaOf } from './caller-trace';
 import { diagnosticsResult, typeErrorsOf } from './check-tool';
 import { executeDescription } from './execute-description';
 import type { McpBackend } from './mcp-backend';
@@ -120,11 +120,14 @@ export async function registerProcessTools(
         let processId = answering?.processId;
         try {
           processId ??= (
-            await backend.processes.create({
-              code,
-              ...(timeoutMs === undefined ? {} : { timeoutMs }),
-              ...(typecheck === undefined ? {} : { typecheck }),
-            })
+            await backend.processes.create(
+              {
+                code,
+                ...(timeoutMs === undefined ? {} : { timeoutMs }),
+                ...(typecheck === undefined ? {} : { typecheck }),
+              },
+              traceMetaOf(ctx.mcpReq._meta),
+            )
           ).id;
         } catch (error) {
           // typecheck: "reject" refused code with type errors: the model reads them, nothing ran.
