@@ -51,7 +51,11 @@ function randomId(bytes: 8 | 16): string {
 }
 
 /** Copy attributes into `target` (`count`: how many it holds), at most {@link MAX_ATTRIBUTES}; the new count. */
-function keep(target: Record<string, AttributeValue>, count: number, attributes: Attributes | undefined): number {
+function keep(
+  target: Record<string, AttributeValue>,
+  count: number,
+  attributes: Attributes | undefined,
+): number {
   if (!attributes) return count;
   let held = count;
   for (const key in attributes) {
