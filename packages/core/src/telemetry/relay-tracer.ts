@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import {
   type Attributes,
   type AttributeValue,
@@ -33,18 +33,47 @@ function epochMs(time?: TimeInput): number {
   return time[0] * 1000 + time[1] / 1e6;
 }
 
-function keep(target: Record<string, AttributeValue>, attributes: Attributes | undefined): void {
-  if (!attributes) return;
-  for (const [key, value] of Object.entries(attributes)) {
+/** Random bytes drawn from the system 4 KiB at a time: a `randomBytes` call per id cost more than the rest of the span. */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+/** A random id of `bytes` bytes in hex, never all zeros (W3C refuses those). */
+function randomId(bytes: 8 | 16): string {
+  for (;;) {
+    if (poolAt + bytes > pool.length) {
+      randomFillSync(pool);
+      poolAt = 0;
+    }
+    const id = pool.toString('hex', poolAt, poolAt + bytes);
+    poolAt += bytes;
+    if (!/^0+$/.test(id)) return id;
+  }
+}
+
+/** Copy attributes into `target` (`count`: how many it holds), at most {@link MAX_ATTRIBUTES}; the new count. */
+function keep(
+  target: Record<string, AttributeValue>,
+  count: number,
+  attributes: Attributes | undefined,
+): number {
+  if (!attributes) return count;
+  let held = count;
+  for (const key in attributes) {
+    const value = attributes[key];
     if (value === undefined || value === null) continue;
-    if (!(key in target) && Object.keys(target).length >= MAX_ATTRIBUTES) continue;
+    if (!Object.hasOwn(target, key)) {
+      if (held >= MAX_ATTRIBUTES) continue;
+      held++;
+    }
     target[key] = value;
   }
+  return held;
 }
 
 /** A recording span that, once ended, is handed to `send` as a {@link RelayedSpan}. */
 class RelaySpan implements Span {
   private readonly attributes: Record<string, AttributeValue> = {};
+  private attributeCount = 0;
   private readonly events: RelayedSpan['events'][number][] = [];
   private status: SpanStatus = { code: SpanStatusCode.UNSET };
   private ended = false;
@@ -60,17 +89,22 @@ class RelaySpan implements Span {
     private readonly send: (span: RelayedSpan) => void,
   ) {
     this.startMs = epochMs(options.startTime);
-    keep(this.attributes, options.attributes);
+    this.attributeCount = keep(this.attributes, 0, options.attributes);
   }
   spanContext(): SpanContext {
     return this.own;
   }
   setAttribute(key: string, value: AttributeValue): this {
-    if (!this.ended) keep(this.attributes, { [key]: value });
+    if (this.ended || value === undefined || value === null) return this;
+    if (!Object.hasOwn(this.attributes, key)) {
+      if (this.attributeCount >= MAX_ATTRIBUTES) return this;
+      this.attributeCount++;
+    }
+    this.attributes[key] = value;
     return this;
   }
   setAttributes(attributes: SpanAttributes): this {
-    if (!this.ended) keep(this.attributes, attributes);
+    if (!this.ended) this.attributeCount = keep(this.attributes, this.attributeCount, attributes);
     return this;
   }
   addEvent(name: string, attributesOrTime?: SpanAttributes | TimeInput, time?: TimeInput): this {
@@ -80,7 +114,7 @@ class RelaySpan implements Span {
       attributesOrTime instanceof Date ||
       Array.isArray(attributesOrTime);
     const attributes: Record<string, AttributeValue> = {};
-    if (!timeGiven) keep(attributes, attributesOrTime as SpanAttributes | undefined);
+    if (!timeGiven) keep(attributes, 0, attributesOrTime as SpanAttributes | undefined);
     this.events.push({
       name,
       timeMs: epochMs(timeGiven ? (attributesOrTime as TimeInput) : time),
@@ -158,8 +192,8 @@ function createRelayTracer(scope: RelayedSpan['scope'], send: (span: RelayedSpan
     const parent = options.root ? undefined : trace.getSpanContext(ctx);
     const valid = parent && isSpanContextValid(parent) ? parent : undefined;
     const own: SpanContext = {
-      traceId: valid?.traceId ?? randomBytes(16).toString('hex'),
-      spanId: randomBytes(8).toString('hex'),
+      traceId: valid?.traceId ?? randomId(16),
+      spanId: randomId(8),
       traceFlags: valid ? valid.traceFlags : TraceFlags.SAMPLED,
       ...(valid?.traceState ? { traceState: valid.traceState } : {}),
     };

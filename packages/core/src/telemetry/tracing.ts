@@ -1,8 +1,10 @@
 import type { ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
 import type { CallDecision, ErrorCode, ProcessRecord } from '@cyrnel/sdk/api';
 import {
+  type Attributes,
   type Context,
   context,
+  isSpanContextValid,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -14,7 +16,7 @@ import { version } from '../../package.json';
 import { argumentShape } from './argument-shape';
 import { ATTR, SPAN } from './attributes';
 import type { RelayedSpan } from './relayed-span';
-import { carrierOf, contextOf, type TraceCarrier } from './trace-carrier';
+import { carrierOf, carrierOfSpan, contextOf, type TraceCarrier } from './trace-carrier';
 
 /**
  * Tracing of the host (`HostOptions.tracing`): spans of runs and tool calls through the global
@@ -161,6 +163,7 @@ function startRun(tracer: Tracer, run: TracedRun, shapes: boolean, hostId?: stri
     contextOf(stored),
   );
   const runContext = trace.setSpan(ROOT_CONTEXT, span);
+  const callAttributes = runAttributes(record);
   let runningAt: number | undefined;
   let calls = 0;
   return {
@@ -169,7 +172,14 @@ function startRun(tracer: Tracer, run: TracedRun, shapes: boolean, hostId?: stri
     },
     call(serviceId, toolId, decision, startedMs) {
       calls++;
-      return startCall(tracer, runContext, { serviceId, toolId, decision, startedMs, shapes, record });
+      return startCall(tracer, runContext, {
+        serviceId,
+        toolId,
+        decision,
+        startedMs,
+        shapes,
+        runAttributes: callAttributes,
+      });
     },
     end(exitState, errorReason) {
       const endedAt = Date.now();
@@ -197,47 +207,61 @@ interface CallStart {
   readonly decision: CallDecision | null;
   readonly startedMs: number;
   readonly shapes: boolean;
-  readonly record: TracedRun['record'];
+  readonly runAttributes: Attributes;
+}
+
+/** The attributes every tool call of a run carries (who and which process), built once a run. */
+function runAttributes(record: TracedRun['record']): Attributes {
+  const attributes: Attributes = { [ATTR.processId]: record.id };
+  if (record.keyId) attributes[ATTR.keyId] = record.keyId;
+  if (record.principalId) attributes[ATTR.principal] = record.principalId;
+  return attributes;
 }
 
 function startCall(tracer: Tracer, parent: Context, call: CallStart): CallTrace {
-  const { serviceId, toolId, decision, record } = call;
+  const { serviceId, toolId, decision } = call;
   const qualified = `${serviceId}.${toolId}`;
+  // One object, filled in place (the SDK copies it once): spreads of computed keys cost more here
+  // than the rest of the span.
+  const attributes: Attributes = {
+    [ATTR.operation]: 'execute_tool',
+    [ATTR.toolName]: qualified,
+    [ATTR.service]: serviceId,
+    [ATTR.tool]: toolId,
+  };
+  for (const key in call.runAttributes) attributes[key] = call.runAttributes[key];
+  if (decision) {
+    attributes[ATTR.policy] = decision.policy;
+    attributes[ATTR.policyRule] = decision.rule;
+    attributes[ATTR.policyOutcome] = decision.outcome;
+    if (decision.detail) attributes[ATTR.policyDetail] = decision.detail;
+    if (decision.approvalId) attributes[ATTR.approvalId] = decision.approvalId;
+    if (typeof decision.decidedBy === 'string') attributes[ATTR.approvalDecidedBy] = decision.decidedBy;
+  }
   const span: Span = tracer.startSpan(
     `${SPAN.toolCall} ${qualified}`,
-    {
-      kind: SpanKind.INTERNAL,
-      startTime: call.startedMs,
-      attributes: {
-        [ATTR.operation]: 'execute_tool',
-        [ATTR.toolName]: qualified,
-        [ATTR.service]: serviceId,
-        [ATTR.tool]: toolId,
-        [ATTR.processId]: record.id,
-        ...(record.keyId ? { [ATTR.keyId]: record.keyId } : {}),
-        ...(record.principalId ? { [ATTR.principal]: record.principalId } : {}),
-      },
-    },
+    { kind: SpanKind.INTERNAL, startTime: call.startedMs, attributes },
     parent,
   );
-  if (decision) {
-    const attributes = {
-      [ATTR.policy]: decision.policy,
-      [ATTR.policyRule]: decision.rule,
-      [ATTR.policyOutcome]: decision.outcome,
-      ...(decision.detail ? { [ATTR.policyDetail]: decision.detail } : {}),
-      ...(decision.approvalId ? { [ATTR.approvalId]: decision.approvalId } : {}),
-      ...(typeof decision.decidedBy === 'string' ? { [ATTR.approvalDecidedBy]: decision.decidedBy } : {}),
-    };
-    span.setAttributes(attributes);
-    // When it was decided (an approval may come minutes after the call); the rest is on the span.
-    span.addEvent(SPAN.policyEvent, { [ATTR.policyOutcome]: decision.outcome }, call.startedMs);
-  }
-  const callContext = trace.setSpan(parent, span);
+  // When it was decided (an approval may come minutes after the call); the rest is on the span.
+  if (decision) span.addEvent(SPAN.policyEvent, { [ATTR.policyOutcome]: decision.outcome }, call.startedMs);
+  // Both made on first use: a call through a gateway worker needs the carrier only, one the host
+  // makes itself the context only.
+  let callContext: Context | undefined;
+  let carrier: TraceCarrier | undefined | null = null;
   let ended = false;
   return {
-    context: callContext,
-    carrier: carrierOf(callContext),
+    get context() {
+      callContext ??= trace.setSpan(parent, span);
+      return callContext;
+    },
+    get carrier() {
+      if (carrier === null) {
+        const own = span.spanContext();
+        carrier = isSpanContextValid(own) ? carrierOfSpan(own) : undefined;
+      }
+      return carrier;
+    },
     parameters(parameters) {
       if (call.shapes && span.isRecording()) span.setAttribute(ATTR.argumentShape, argumentShape(parameters));
     },
