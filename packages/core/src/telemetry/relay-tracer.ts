@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 import {
   type Attributes,
   type AttributeValue,
@@ -33,18 +33,46 @@ function epochMs(time?: TimeInput): number {
   return time[0] * 1000 + time[1] / 1e6;
 }
 
-function keep(target: Record<string, AttributeValue>, attributes: Attributes | undefined): void {
-  if (!attributes) return;
-  for (const [key, value] of Object.entries(attributes)) {
+/** Random bytes drawn at once for ids: one `randomFillSync` per 256 spans, not two per span. */
+const POOL = Buffer.alloc(4096);
+let poolAt = POOL.length;
+
+/** `bytes` random bytes as lower-case hex (a trace id: 16, a span id: 8). */
+function randomHex(bytes: number): string {
+  if (poolAt + bytes > POOL.length) {
+    randomFillSync(POOL);
+    poolAt = 0;
+  }
+  const hex = POOL.toString('hex', poolAt, poolAt + bytes);
+  poolAt += bytes;
+  // All zeros is an invalid id (W3C): vanishingly rare, drawn again.
+  return /^0+$/.test(hex) ? randomHex(bytes) : hex;
+}
+
+/** Copy the defined attributes into `target` (which holds `count`), up to the limit; the new count. */
+function keep(
+  target: Record<string, AttributeValue>,
+  count: number,
+  attributes: Attributes | undefined,
+): number {
+  if (!attributes) return count;
+  let kept = count;
+  for (const key in attributes) {
+    const value = attributes[key];
     if (value === undefined || value === null) continue;
-    if (!(key in target) && Object.keys(target).length >= MAX_ATTRIBUTES) continue;
+    if (!(key in target)) {
+      if (kept >= MAX_ATTRIBUTES) continue;
+      kept++;
+    }
     target[key] = value;
   }
+  return kept;
 }
 
 /** A recording span that, once ended, is handed to `send` as a {@link RelayedSpan}. */
 class RelaySpan implements Span {
   private readonly attributes: Record<string, AttributeValue> = {};
+  private attributeCount = 0;
   private readonly events: RelayedSpan['events'][number][] = [];
   private status: SpanStatus = { code: SpanStatusCode.UNSET };
   private ended = false;
@@ -60,17 +88,22 @@ class RelaySpan implements Span {
     private readonly send: (span: RelayedSpan) => void,
   ) {
     this.startMs = epochMs(options.startTime);
-    keep(this.attributes, options.attributes);
+    this.attributeCount = keep(this.attributes, 0, options.attributes);
   }
   spanContext(): SpanContext {
     return this.own;
   }
   setAttribute(key: string, value: AttributeValue): this {
-    if (!this.ended) keep(this.attributes, { [key]: value });
+    if (this.ended || value === undefined || value === null) return this;
+    if (!(key in this.attributes)) {
+      if (this.attributeCount >= MAX_ATTRIBUTES) return this;
+      this.attributeCount++;
+    }
+    this.attributes[key] = value;
     return this;
   }
   setAttributes(attributes: SpanAttributes): this {
-    if (!this.ended) keep(this.attributes, attributes);
+    if (!this.ended) this.attributeCount = keep(this.attributes, this.attributeCount, attributes);
     return this;
   }
   addEvent(name: string, attributesOrTime?: SpanAttributes | TimeInput, time?: TimeInput): this {
@@ -80,7 +113,7 @@ class RelaySpan implements Span {
       attributesOrTime instanceof Date ||
       Array.isArray(attributesOrTime);
     const attributes: Record<string, AttributeValue> = {};
-    if (!timeGiven) keep(attributes, attributesOrTime as SpanAttributes | undefined);
+    if (!timeGiven) keep(attributes, 0, attributesOrTime as SpanAttributes | undefined);
     this.events.push({
       name,
       timeMs: epochMs(timeGiven ? (attributesOrTime as TimeInput) : time),
@@ -158,8 +191,8 @@ function createRelayTracer(scope: RelayedSpan['scope'], send: (span: RelayedSpan
     const parent = options.root ? undefined : trace.getSpanContext(ctx);
     const valid = parent && isSpanContextValid(parent) ? parent : undefined;
     const own: SpanContext = {
-      traceId: valid?.traceId ?? randomBytes(16).toString('hex'),
-      spanId: randomBytes(8).toString('hex'),
+      traceId: valid?.traceId ?? randomHex(16),
+      spanId: randomHex(8),
       traceFlags: valid ? valid.traceFlags : TraceFlags.SAMPLED,
       ...(valid?.traceState ? { traceState: valid.traceState } : {}),
     };

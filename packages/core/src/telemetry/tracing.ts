@@ -3,6 +3,7 @@ import type { CallDecision, ErrorCode, ProcessRecord } from '@cyrnel/sdk/api';
 import {
   type Context,
   context,
+  isSpanContextValid,
   ROOT_CONTEXT,
   type Span,
   SpanKind,
@@ -14,7 +15,7 @@ import { version } from '../../package.json';
 import { argumentShape } from './argument-shape';
 import { ATTR, SPAN } from './attributes';
 import type { RelayedSpan } from './relayed-span';
-import { carrierOf, contextOf, type TraceCarrier } from './trace-carrier';
+import { carrierOf, carrierOfSpan, contextOf, type TraceCarrier } from './trace-carrier';
 
 /**
  * Tracing of the host (`HostOptions.tracing`): spans of runs and tool calls through the global
@@ -233,11 +234,17 @@ function startCall(tracer: Tracer, parent: Context, call: CallStart): CallTrace 
     // When it was decided (an approval may come minutes after the call); the rest is on the span.
     span.addEvent(SPAN.policyEvent, { [ATTR.policyOutcome]: decision.outcome }, call.startedMs);
   }
-  const callContext = trace.setSpan(parent, span);
+  // The carrier straight from the span; the context (a copied map) only when a host-side call
+  // asks for it: a gateway worker's call needs the carrier alone.
+  const own = span.spanContext();
+  let callContext: Context | undefined;
   let ended = false;
   return {
-    context: callContext,
-    carrier: carrierOf(callContext),
+    get context() {
+      callContext ??= trace.setSpan(parent, span);
+      return callContext;
+    },
+    carrier: isSpanContextValid(own) ? carrierOfSpan(own) : undefined,
     parameters(parameters) {
       if (call.shapes && span.isRecording()) span.setAttribute(ATTR.argumentShape, argumentShape(parameters));
     },
