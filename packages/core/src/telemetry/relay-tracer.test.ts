@@ -1,0 +1,42 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import { describe, expect, it } from 'vitest';
+import { createRelayTracerProvider } from './relay-tracer';
+import type { RelayedSpan } from './relayed-span';
+
+describe('the relay tracer of the gateway workers', () => {
+  it('gives every span its own valid ids, across refills of the random pool', () => {
+    const sent: RelayedSpan[] = [];
+    const tracer = createRelayTracerProvider((span) => sent.push(span)).getTracer('test');
+    // 4 KiB of random bytes serve 170 root spans (24 bytes each): 1,000 refill it several times.
+    for (let i = 0; i < 1_000; i++) tracer.startSpan('GET', {}, ROOT_CONTEXT).end();
+    expect(sent).toHaveLength(1_000);
+    for (const span of sent) {
+      expect(span.traceId).toMatch(/^[0-9a-f]{32}$/);
+      expect(span.spanId).toMatch(/^[0-9a-f]{16}$/);
+      expect(span.traceId).not.toMatch(/^0+$/);
+      expect(span.spanId).not.toMatch(/^0+$/);
+    }
+    expect(new Set(sent.map((span) => span.spanId)).size).toBe(1_000);
+    expect(new Set(sent.map((span) => span.traceId)).size).toBe(1_000);
+  });
+
+  it('keeps at most 64 attributes, still updating the ones it has', () => {
+    const sent: RelayedSpan[] = [];
+    const tracer = createRelayTracerProvider((span) => sent.push(span)).getTracer('test');
+    const initial = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`a${i}`, i]));
+    const span = tracer.startSpan('GET', { attributes: { ...initial, skipped: undefined } }, ROOT_CONTEXT);
+    span.setAttributes({ b0: 0, b1: 1, b2: 2, b3: 3, b4: 4, b5: 5 });
+    span.setAttribute('a0', 'updated');
+    span.setAttribute('late', true);
+    span.end();
+    span.setAttribute('after', 1);
+    const attributes = sent[0]?.attributes ?? {};
+    expect(Object.keys(attributes)).toHaveLength(64);
+    expect(attributes.a0).toBe('updated');
+    expect(attributes.b3).toBe(3);
+    expect(attributes).not.toHaveProperty('b4');
+    expect(attributes).not.toHaveProperty('late');
+    expect(attributes).not.toHaveProperty('skipped');
+    expect(attributes).not.toHaveProperty('after');
+  });
+});
