@@ -79,6 +79,8 @@ cyrnel.output({ sum });`;
     stats,
     baseline: DIRECT,
     label: 'MCP SDK',
+    maxRatio: 1.5,
+    target: '≤ 1.5×',
     note: 'whole process round trip (HTTP, sandbox, gate, adapter, MCP server) over the same calls from the official client',
   });
 }
