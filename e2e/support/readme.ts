@@ -44,6 +44,18 @@ export class Markdown {
     return `${this.name}:${line.number}: ${line.text}`;
   }
 
+  /** The lines of the section under `heading` (a line such as `## Quick start`), up to the next one. */
+  section(heading: string): NumberedLine[] {
+    const start = this.lines.findIndex((line) => line.text === heading);
+    if (start === -1) throw new Error(`${this.name}: no heading ${heading}`);
+    const level = heading.split(' ')[0] ?? '';
+    const rest = this.lines.slice(start + 1);
+    const end = rest.findIndex(
+      (line) => /^#+ /.test(line.text) && (line.text.split(' ')[0] ?? '').length <= level.length,
+    );
+    return end === -1 ? rest : rest.slice(0, end);
+  }
+
   /** The fenced blocks whose info string is `info`. */
   blocks(info: string): FencedBlock[] {
     const blocks: FencedBlock[] = [];

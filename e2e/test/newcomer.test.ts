@@ -288,7 +288,9 @@ describe("a newcomer's path through the README", { timeout: 600_000 }, () => {
     ) as { mcpServers: { cyrnel: { command: string; args: string[]; env: Record<string, string> } } };
     const tools = await listToolsOverStdio(config.mcpServers.cyrnel);
     // The README's table of the MCP tools is what the server lists.
-    const table = readme.lines.filter((line) => /^\| `[a-z_]+` \| /.test(line.text));
+    const table = readme
+      .section('## Connect an MCP client')
+      .filter((line) => /^\| `[a-z_]+` \| /.test(line.text));
     const documented = table.map((line) => line.text.match(/^\| `([a-z_]+)`/)?.[1]);
     expect(tools.sort(), table.map((line) => readme.where(line)).join('\n')).toEqual(documented.sort());
     const count = readme.line((text) => text.includes('as six tools any MCP client'), 'the MCP tool count');
