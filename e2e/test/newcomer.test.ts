@@ -204,12 +204,30 @@ describe("a newcomer's path through the README", { timeout: 600_000 }, () => {
 
     // Another process first: the walkthrough must use the id it was given, not assume 1.
     const earlier = await client.processes.run('cyrnel.output({ earlier: true })', { throwOnFailure: true });
-    const printed = (await bash(readme, foreground, copy)).trimEnd().split('\n');
-    // Two runs (from the URL, then from the file), each exactly what the `# →` lines show.
-    expect(brokenLines('README.md', [...promised, ...promised], printed)).toEqual([]);
+    // Each walkthrough line after the shell's set-up (the toolchain's `eval`), run in turn: from
+    // the URL, then from the file; each prints exactly what the `# →` lines show.
+    const setup = foreground.filter((entry) => entry.text.startsWith('eval '));
+    const runs = foreground.filter((entry) => !entry.text.startsWith('eval '));
+    expect(runs.map((entry) => entry.text.replace(/\s+#.*$/, ''))).toEqual([
+      'bash examples/walkthrough.sh',
+      'bash examples/walkthrough.sh examples/weather.openapi.json',
+    ]);
+    const [fromUrl, fromFile] = runs as [NumberedLine, NumberedLine];
+    let printed = (await bash(readme, [...setup, fromUrl], copy)).trimEnd().split('\n');
+    expect(brokenLines('README.md', promised, printed), readme.where(fromUrl)).toEqual([]);
+    const [first] = (await client.processes.list({ limit: 1 })).items;
+    expect(first?.id).toBeGreaterThan(earlier.id);
+    expect(first).toMatchObject({ exitState: 'success' });
+    expect(await client.processes.output(first?.id ?? 0)).toEqual({ city: 'Lima', fahrenheit: 64.4 });
+    expect(await client.services.get('weather')).toMatchObject({
+      enabled: true,
+      source: `${upstreamUrl}/openapi.json`,
+    });
 
+    printed = (await bash(readme, [...setup, fromFile], copy)).trimEnd().split('\n');
+    expect(brokenLines('README.md', promised, printed), readme.where(fromFile)).toEqual([]);
     const [latest] = (await client.processes.list({ limit: 1 })).items;
-    expect(latest?.id).toBeGreaterThan(earlier.id + 1);
+    expect(latest?.id).toBeGreaterThan(first?.id ?? 0);
     expect(latest).toMatchObject({ exitState: 'success' });
     expect(await client.processes.output(latest?.id ?? 0)).toEqual({ city: 'Lima', fahrenheit: 64.4 });
     // The second run installed from the file, replacing the service the first installed from the URL.
