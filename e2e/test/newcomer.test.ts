@@ -340,8 +340,8 @@ describe("a newcomer's path through the README", { timeout: 600_000 }, () => {
     const [, folder] = init.text.match(/module init \.\/(\S+) --type adapter/) ?? [];
     expect(folder, guide.where(init)).toBeDefined();
     const id = folder ?? '';
-    const init_out = await bash(guide, [init], copy, 300_000);
-    expect(init_out, guide.where(init)).toContain(`Wrote the adapter module ${id}`);
+    const scaffolded = await bash(guide, [init], copy, 300_000);
+    expect(scaffolded, guide.where(init)).toContain(`Wrote the adapter module ${id}`);
     // The second line (npm install, then tsc) is optional and needs @cyrnel/sdk on the npm registry;
     // module-scaffold.test.ts runs it against packed tarballs (`--from`), as the guide says next.
     expect(check.text, guide.where(check)).toMatch(new RegExp(`^cd ${id} && npm install .*# optional`));
