@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The five-minute walkthrough with curl. The root README shows the part below the `set` line
-# verbatim, and e2e/test/walkthrough.test.ts runs this file against the built server, so the
+# verbatim, and e2e/test/newcomer.test.ts runs this file as the README does (serve.sh), so the
 # documented commands are the tested ones: each `# → ` comment is a line the command above it
 # prints, exactly, and the test fails when the output differs. Needs curl and jq, a running cyrnel allowed to
 # download from 127.0.0.1, and the example upstream:

@@ -3,7 +3,7 @@
 # /usr/bin/python3, whatever python3 is first on PATH) as the echo upstream, and jq, which the
 # README's curl walkthrough (examples/walkthrough.sh, run by e2e) pipes through. Best effort
 # only, each apt step bounded to 5 minutes: when apt is missing, not root, or offline, nothing is
-# installed (the echo test falls back to its own node:http server; the walkthrough test says it
+# installed (the echo test falls back to its own node:http server; the newcomer test says it
 # needs jq), so this script never fails CI.
 set -u
 
