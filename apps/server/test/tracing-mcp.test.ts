@@ -66,6 +66,27 @@ const toolCalls = (received: readonly Received[], from: number) =>
   received.slice(from).filter((item) => item.message?.method === 'tools/call');
 
 /** The spans of one run of `service.ping` in `traceId`: the run, its tool call and the adapter's MCP request. */
+/** Call the `notes` service's ping as a direct tool with a caller's `_meta.traceparent`, then close the client. */
+async function callPingTraced(
+  client: Client,
+): Promise<{ caller: ReturnType<typeof callerTrace>; name: string }> {
+  const caller = callerTrace();
+  try {
+    const { tools } = await client.listTools();
+    const name = tools.find((tool) => tool.name.startsWith('notes') && tool.name.endsWith('ping'))?.name;
+    expect(name, JSON.stringify(tools.map((tool) => tool.name))).toBeDefined();
+    const result = await client.callTool({
+      name: String(name),
+      arguments: {},
+      _meta: { traceparent: caller.traceparent },
+    });
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    return { caller, name: String(name) };
+  } finally {
+    await client.close();
+  }
+}
+
 function pingSpans(spans: readonly ReceivedSpan[], traceId: string, service: string) {
   const run = spanNamed(spans, traceId, 'cyrnel.process');
   const call = spanNamed(spans, traceId, `execute_tool ${service}.ping`);
@@ -173,21 +194,7 @@ describe('OpenTelemetry traces through MCP: the adapter’s HTTP requests, /mcp/
         requestInit: { headers: { authorization: `Bearer ${agentKey}` } },
       }),
     );
-    const caller = callerTrace();
-    let name: string | undefined;
-    try {
-      const { tools } = await client.listTools();
-      name = tools.find((tool) => tool.name.startsWith('notes') && tool.name.endsWith('ping'))?.name;
-      expect(name, JSON.stringify(tools.map((tool) => tool.name))).toBeDefined();
-      const result = await client.callTool({
-        name: String(name),
-        arguments: {},
-        _meta: { traceparent: caller.traceparent },
-      });
-      expect(result.isError, JSON.stringify(result)).toBeFalsy();
-    } finally {
-      await client.close();
-    }
+    const { caller, name } = await callPingTraced(client);
     const { run, call, mcp } = await receiver.until((spans) => pingSpans(spans, caller.traceId, 'notes'));
     const request = spanNamed(receiver.spans, caller.traceId, `tools/call ${name}`);
     expect(request?.scope).toBe('@cyrnel/mcp');
@@ -266,21 +273,7 @@ describe('OpenTelemetry traces through MCP: the adapter’s HTTP requests, /mcp/
 
   it('continues a stdio client’s trace through the direct-tools bridge (mcp --tools)', async () => {
     const client = await bridge(['--tools']);
-    const caller = callerTrace();
-    let name: string | undefined;
-    try {
-      const { tools } = await client.listTools();
-      name = tools.find((tool) => tool.name.startsWith('notes') && tool.name.endsWith('ping'))?.name;
-      expect(name, JSON.stringify(tools.map((tool) => tool.name))).toBeDefined();
-      const result = await client.callTool({
-        name: String(name),
-        arguments: {},
-        _meta: { traceparent: caller.traceparent },
-      });
-      expect(result.isError, JSON.stringify(result)).toBeFalsy();
-    } finally {
-      await client.close();
-    }
+    const { caller, name } = await callPingTraced(client);
     const { run, call, mcp } = await receiver.until((spans) => pingSpans(spans, caller.traceId, 'notes'));
     const request = spanNamed(receiver.spans, caller.traceId, `tools/call ${name}`);
     expect(request?.parentSpanId).toBe(caller.spanId);
