@@ -117,7 +117,8 @@ export const SERVICE_ROUTES = {
     method: 'PATCH',
     path: '/services/:serviceId',
     role: 'admin',
-    summary: "Replace the service's definition (text or URL); the same text changes nothing",
+    summary:
+      "Replace the service's definition (text or URL); the same text changes nothing, a changed one leaves the service disabled until it is enabled again",
     params,
     body: objectBody<UpdateServiceRequest>(SERVICE_UPDATE_BODY),
     answer: jsonAnswer<ServiceDetail>(ref('ServiceDetail')),
