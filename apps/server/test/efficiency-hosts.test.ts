@@ -1,52 +1,24 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  AGENT_CODE,
-  apiClient,
-  type Json,
-  shopSpec,
-  startSharedHost,
-  startUpstream,
-  type tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { AGENT_CODE, type Json, shopSpec, startUpstream, UPSTREAM_KEY, type Upstream } from './helpers';
+import { useSharedHosts } from './shared-hosts';
 
 const KEY = 'efficiency-hosts-admin';
 
 describe.skipIf(!POSTGRES_TESTS.enabled)(
   'the efficiency meter of a service on hosts sharing PostgreSQL',
   () => {
-    let database: FreshDatabase;
+    const hosts = useSharedHosts('cyrnel_efficiency', KEY);
     let upstream: Upstream;
-    const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-    const servers: RunningServer[] = [];
-    const secretsKey = randomBytes(32).toString('base64');
-
-    const start = async (hostId: string, direct: boolean) => {
-      const server = await startSharedHost({
-        databaseUrl: database.url,
-        secretsKey,
-        apiKey: KEY,
-        hostId,
-        direct,
-        dirs,
-      });
-      servers.push(server);
-      return apiClient(server.url, KEY);
-    };
+    /** Calls from sandbox processes through the egress gateway (direct) or through the gate only. */
+    const start = async (hostId: string, direct: boolean) =>
+      (await hosts.start(hostId, { noDirectToolCalls: !direct })).api;
 
     beforeAll(async () => {
-      database = await freshPostgresDatabase('cyrnel_efficiency');
       upstream = await startUpstream();
     });
     afterAll(async () => {
-      for (const server of servers) await server.close();
-      for (const dir of dirs) await dir.remove();
       await upstream?.close();
-      await database?.drop();
     });
 
     it('counts the runs of every host, at once, and every host answers the same sums', async () => {

@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index';
 import { apiClient, type Json, parseSse, startTestServer, tempDir } from './helpers';
+import { useSharedHosts } from './shared-hosts';
 
 // A pending timer keeps the run alive (a promise nothing can settle would be ended at once).
 const HANGS =
@@ -166,36 +166,9 @@ describe('deleting a key ends its processes and closes its streams', () => {
 });
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sharing PostgreSQL', () => {
-  let database: FreshDatabase;
-  const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-  const servers: RunningServer[] = [];
-  const secretsKey = randomBytes(32).toString('base64');
-
-  const start = async (hostId: string, hostSlots?: number) => {
-    const dir = await tempDir();
-    dirs.push(dir);
-    const server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: ADMIN,
-      secretsKey,
-      hostId,
-      ...(hostSlots === undefined ? {} : { hostSlots }),
-      keyCheckMs: 200,
-      database: { kind: 'postgres', url: database.url },
-    });
-    servers.push(server);
-    return server;
-  };
-
-  beforeAll(async () => {
-    database = await freshPostgresDatabase('cyrnel_revoke');
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.close();
-    for (const dir of dirs) await dir.remove();
-    await database?.drop();
-  });
+  const hosts = useSharedHosts('cyrnel_revoke', ADMIN, { keyCheckMs: 200 });
+  const start = async (hostId: string, hostSlots?: number) =>
+    (await hosts.start(hostId, hostSlots === undefined ? {} : { hostSlots })).server;
 
   it("ends the key's run on the other host as key_revoked and closes the streams there", async () => {
     const a = await start('host-a');
@@ -236,7 +209,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('deleting a key on one of two hosts sha
 
   it('ends the runs of the key on both hosts and the work it left in the shared queue, which never starts', async () => {
     // The hosts of the other test would take work: only these two now.
-    for (const server of servers.splice(0)) await server.close();
+    await hosts.closeAll();
     // One slot a host: the third process of the key waits in the shared queue, owned by no host.
     const a = await start('slot-a', 1);
     const b = await start('slot-b', 1);

@@ -1,46 +1,19 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import { apiClient, startTestServer, tempDir } from './helpers';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { describe, expect, it } from 'vitest';
+import type { apiClient } from './helpers';
 import { parsePrometheus, total } from './metrics-helpers';
+import { useSharedHosts } from './shared-hosts';
 
 const ADMIN = 'several-metrics-admin';
 const HANGS = 'for (;;) {}';
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('metrics of two hosts sharing PostgreSQL', () => {
-  let database: FreshDatabase;
-  const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-  const servers: RunningServer[] = [];
-  const secretsKey = randomBytes(32).toString('base64');
+  const hosts = useSharedHosts('cyrnel_metrics', ADMIN);
 
   /** A host holding one run at most: a second is left in the shared queue. */
-  const start = async (hostId: string) => {
-    const dir = await tempDir();
-    dirs.push(dir);
-    const server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: ADMIN,
-      secretsKey,
-      hostId,
-      hostSlots: 1,
-      database: { kind: 'postgres', url: database.url },
-    });
-    servers.push(server);
-    return apiClient(server.url, ADMIN);
-  };
+  const start = async (hostId: string) => (await hosts.start(hostId, { hostSlots: 1 })).api;
   const scrape = async (api: ReturnType<typeof apiClient>) =>
     parsePrometheus((await api('GET', '/metrics')).text);
-
-  beforeAll(async () => {
-    database = await freshPostgresDatabase('cyrnel_metrics');
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.close();
-    for (const dir of dirs) await dir.remove();
-    await database?.drop();
-  });
 
   it("serves each host's own runs and the shared queue's depth on both", async () => {
     const a = await start('metrics-a');

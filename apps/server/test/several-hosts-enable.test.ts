@@ -1,17 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import {
-  apiClient,
-  type Json,
-  shopSpec,
-  startSharedHost,
-  startUpstream,
-  type tempDir,
-  UPSTREAM_KEY,
-  type Upstream,
-} from './helpers';
+import { type apiClient, type Json, shopSpec, startUpstream, UPSTREAM_KEY, type Upstream } from './helpers';
+import { useSharedHosts } from './shared-hosts';
 
 const KEY = 'enable-admin';
 const ROUNDS = 40;
@@ -19,34 +9,17 @@ const ROUNDS = 40;
 describe.skipIf(!POSTGRES_TESTS.enabled)(
   'a service enabled on one host is usable on the other at once',
   () => {
-    let database: FreshDatabase;
+    const hosts = useSharedHosts('cyrnel_enable', KEY);
     let upstream: Upstream;
-    const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-    const servers: RunningServer[] = [];
-    const secretsKey = randomBytes(32).toString('base64');
-
-    const start = async (hostId: string, direct: boolean) => {
-      const server = await startSharedHost({
-        databaseUrl: database.url,
-        secretsKey,
-        apiKey: KEY,
-        hostId,
-        direct,
-        dirs,
-      });
-      servers.push(server);
-      return apiClient(server.url, KEY);
-    };
+    /** Calls from sandbox processes through the egress gateway (direct) or through the gate only. */
+    const start = async (hostId: string, direct: boolean) =>
+      (await hosts.start(hostId, { noDirectToolCalls: !direct })).api;
 
     beforeAll(async () => {
-      database = await freshPostgresDatabase('cyrnel_enable');
       upstream = await startUpstream();
     });
     afterAll(async () => {
-      for (const server of servers) await server.close();
-      for (const dir of dirs) await dir.remove();
       await upstream?.close();
-      await database?.drop();
     });
 
     /** Install `count` services disabled on `a`, then per round enable one on `a` and run it on `b` at once. */

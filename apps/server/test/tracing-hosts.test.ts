@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../src/index';
-import { apiClient, type Json, startTestServer, tempDir, UPSTREAM_KEY } from './helpers';
+import { type Json, UPSTREAM_KEY } from './helpers';
+import { useSharedHosts } from './shared-hosts';
 import {
   callerTrace,
   type OtlpReceiver,
@@ -19,43 +18,20 @@ cyrnel.output({ name: user.body.name });`;
 const BLOCKER = 'await new Promise((resolve) => setTimeout(resolve, 240_000));';
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('a traced run taken from the shared queue by another host', () => {
-  let database: FreshDatabase;
+  const hosts = useSharedHosts('cyrnel_tracing', KEY);
   let receiver: OtlpReceiver;
   let upstream: TracedUpstream;
-  const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-  const servers: RunningServer[] = [];
-  const secretsKey = randomBytes(32).toString('base64');
-
-  const start = async (hostId: string) => {
-    const dir = await tempDir();
-    dirs.push(dir);
-    const server = await startTestServer({
-      dataDir: dir.path,
-      port: 0,
-      apiKey: KEY,
-      secretsKey,
-      hostId,
-      // One run at a time: with it held, new work goes to the shared queue for the other host.
-      hostSlots: 1,
-      urlAllowCidrs: ['127.0.0.1/32'],
-      database: { kind: 'postgres', url: database.url },
-      otel: receiver.url,
-    });
-    servers.push(server);
-    return apiClient(server.url, KEY);
-  };
+  // One run at a time: with it held, new work goes to the shared queue for the other host.
+  const start = async (hostId: string) =>
+    (await hosts.start(hostId, { hostSlots: 1, otel: receiver.url })).api;
 
   beforeAll(async () => {
-    database = await freshPostgresDatabase('cyrnel_tracing');
     receiver = await startOtlpReceiver();
     upstream = await startTracedUpstream();
   });
   afterAll(async () => {
-    for (const server of servers) await server.close();
-    for (const dir of dirs) await dir.remove();
     await upstream?.close();
     await receiver?.close();
-    await database?.drop();
   });
 
   it('continues the trace of the request that queued it, on the host that claims it', async () => {
