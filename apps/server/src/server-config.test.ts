@@ -74,6 +74,7 @@ describe('parseServerConfig', () => {
       metricsListen: undefined,
       metricsPublic: false,
       logBufferLines: 2000,
+      maxLogFollowers: 16,
     });
   });
 

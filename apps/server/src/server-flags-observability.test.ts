@@ -44,4 +44,16 @@ describe('the metrics and logs flags', () => {
       /--log-buffer-lines: must be between 0 and 100000/,
     );
   });
+
+  it('reads --max-log-followers (16 unless given, at least 1)', () => {
+    expect(run([]).maxLogFollowers).toBe(16);
+    expect(run(['--max-log-followers', '64']).maxLogFollowers).toBe(64);
+    expect(run([], { CYRNEL_MAX_LOG_FOLLOWERS: '2' }).maxLogFollowers).toBe(2);
+    expect(() => run(['--max-log-followers', '10001'])).toThrow(
+      /--max-log-followers: must be between 1 and 10000/,
+    );
+    expect(() => run(['--max-log-followers', '0'])).toThrow(
+      /invalid value for --max-log-followers: must be a positive integer/,
+    );
+  });
 });

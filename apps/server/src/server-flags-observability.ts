@@ -1,3 +1,4 @@
+import { DEFAULT_APP_LIMITS } from '@cyrnel/http';
 import { addressFlag, integerFlag, switchFlag } from './flag-spec';
 
 /** Lines `GET /logs` can show when the operator sets nothing: enough for the last minutes of a busy server. */
@@ -29,5 +30,13 @@ export const OBSERVABILITY_SETTINGS = {
     default: DEFAULT_LOG_BUFFER_LINES,
     min: 0,
     max: 100_000,
+  }),
+  maxLogFollowers: integerFlag({
+    flag: 'max-log-followers',
+    env: 'CYRNEL_MAX_LOG_FOLLOWERS',
+    help: '`GET /logs?follow=1` streams open at once (429 `too_many_streams` beyond): every log line is sent to each',
+    default: DEFAULT_APP_LIMITS.maxLogFollowers,
+    min: 1,
+    max: 10_000,
   }),
 } as const;

@@ -176,6 +176,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     allowedHosts: [...config.allowedHosts, ...(isIP(host) === 0 ? [host] : [])],
     allowedOrigins: [...config.allowedOrigins],
     maxEventStreams: config.maxEventStreams,
+    maxLogFollowers: config.maxLogFollowers,
     rateLimit: { perSecond: config.rateLimit, burst: config.rateLimitBurst },
     maxEventQueueBytes: config.maxEventQueueBytes,
     maxEventBufferBytes: config.maxEventBufferBytes,

@@ -128,6 +128,30 @@ describe('GET /logs', () => {
   });
 });
 
+describe('GET /logs followers on a server that allows one (--max-log-followers 1)', () => {
+  const { api, url } = useShopServer({ apiKey: ADMIN, maxLogFollowers: 1 });
+
+  it('answers a second follower 429 too_many_streams and takes one again once the first left', async () => {
+    const follow = () =>
+      fetch(`${url()}/logs?follow=1&tail=0`, { headers: { authorization: `Bearer ${ADMIN}` } });
+    const first = await follow();
+    expect(first.status).toBe(200);
+    const second = await follow();
+    expect(second.status).toBe(429);
+    expect(await second.json()).toMatchObject({ reason: 'too_many_streams' });
+    // Listing is never refused.
+    expect((await api('GET', '/logs?tail=1')).status).toBe(200);
+    await first.body?.cancel();
+    await expect
+      .poll(async () => {
+        const again = await follow();
+        await again.body?.cancel();
+        return again.status;
+      })
+      .toBe(200);
+  });
+});
+
 /** Read an SSE response until `done` says its text so far is enough, then cancel it. */
 async function readUntil(response: Response, done: (text: string) => boolean): Promise<string> {
   const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
