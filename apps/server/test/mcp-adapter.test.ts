@@ -48,6 +48,13 @@ describe('MCP servers as services, through the HTTP API', () => {
     });
     expect(installed.status).toBe(201);
     expect(installed.body).toMatchObject({ adapter: 'mcp', enabled: true });
+    // The server lists the tools it listed at install: a refresh right away changes nothing.
+    const refreshed = await shop.api('POST', '/services/memory/refresh');
+    expect(refreshed.status, refreshed.text).toBe(200);
+    expect(refreshed.body).toMatchObject({
+      changed: false,
+      service: { id: 'memory', hash: (installed.body as { hash: string }).hash },
+    });
     const result = await run(`
       const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
       const orders = await cyrnel.services.shop.tools.listOrders.invoke({ query: { userId: 7 } });

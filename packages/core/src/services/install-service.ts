@@ -8,7 +8,7 @@ import { fillDefaults, stripDefaults } from '../validation/fill-defaults';
 import { optionalBoolean, optionalObject, requireIdentifier, requireModuleId } from '../validation/input';
 import { validateAgainstSchema } from '../validation/schema-validation';
 import { type ServiceContext, serviceOwner } from './service-context';
-import { definitionFields, sha256 } from './service-lifecycle';
+import { definitionFields, regeneratedHash } from './service-lifecycle';
 import { validateSecrets } from './validate-secrets';
 
 /** A definition resolved by an install (downloaded or inline) or a registry, ready to install. */
@@ -83,7 +83,7 @@ export function createServiceInstall(
       const at = now().toISOString();
       const origin = {
         text,
-        hash: sha256(text),
+        hash: regeneratedHash(text, definition),
         source: input.source,
         registry: input.registry,
         adapterVersion: registry.adapterVersion(adapterId) ?? null,

@@ -8,7 +8,7 @@ import { errorMessage } from '../scoped-logger';
 import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
 import { type ServiceContext, serviceOwner } from './service-context';
-import { sha256 } from './service-lifecycle';
+import { regeneratedHash } from './service-lifecycle';
 
 /** A new definition text for a service; absent fields keep the stored ones. */
 export interface ResolvedUpdate {
@@ -56,7 +56,7 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
     definition: ServiceDefinition,
   ): Promise<{ updated: boolean; service: ServiceDetail }> => {
     const { id } = row;
-    const hash = sha256(input.text);
+    const hash = regeneratedHash(input.text, definition);
     // Dehydrated right before the new tools are stored: no call reaches the adapter with tools
     // it was not set up with. The service stays disabled until it is enabled again.
     await dehydrate(row);
@@ -88,8 +88,8 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
   /** The request as the service is now: refused by `expect`, or unchanged when its text is the stored one. */
   const unchanged = async (row: ServiceRow, input: ResolvedUpdate): Promise<boolean> => {
     if (input.expect) input.expect(row);
-    // A refreshed or regenerated service's hash covers its tools too: compare the texts.
-    return sha256(input.text) === row.hash || input.text === (await catalog.getServiceDefinitionText(row.id));
+    // A service's hash covers its tools too, so the texts are what is compared.
+    return input.text === (await catalog.getServiceDefinitionText(row.id));
   };
 
   const generateFor = async (row: ServiceRow, input: ResolvedUpdate): Promise<ServiceDefinition> =>
