@@ -11,7 +11,7 @@ import type {
 } from '@cyrnel/sdk';
 import { cyrnelError, isPlainObject } from '@cyrnel/sdk';
 import type { ValidateFunction } from 'ajv';
-import { guardedInvoke } from '../modules/module-guard';
+import { guardedInvoke } from '../modules/guarded-invoke';
 import { createOutboundPolicy } from '../outbound/outbound-policy';
 import { compile } from '../validation/validation-worker';
 import type { PreparedCall } from './prepared-call';

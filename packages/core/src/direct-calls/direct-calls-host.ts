@@ -2,7 +2,7 @@ import type { AdapterModule, CatalogChange, OutboundPolicy } from '@cyrnel/sdk';
 import { withSharedSchemas } from '@cyrnel/sdk';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { serviceOfInstance } from '../connections/connection-records';
-import { portableView } from '../modules/module-guard';
+import { portableView } from '../modules/portable-view';
 import { describeOutboundPolicy } from '../outbound/outbound-policy';
 import type { Callable } from '../tools/callable';
 import type { SharedSchemasCache } from '../tools/shared-schemas-cache';

@@ -7,15 +7,16 @@ import type {
   InvokeInput,
   ModuleLogger,
   ModuleSetupContext,
-  PortableAdapter,
   ServiceDefinition,
   ServiceState,
   TypeCheckContext,
 } from '@cyrnel/sdk';
-import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
+import { type CyrnelError, cyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
 import { timerDelay } from '../timer-delay';
 import { guardAuthorization } from './guard-authorization';
+import { guardedInvoke, translate } from './guarded-invoke';
+import { portableOf, registerPortableView } from './portable-view';
 
 /** Deadlines of module calls. */
 export interface ModuleDeadlines {
@@ -113,11 +114,6 @@ function lifecycle(id: string, deadlines: Required<ModuleDeadlines>, logger: Mod
       });
     },
   };
-}
-
-/** A module's error as the host reports it: its own coded error, else `wrap(message)`. */
-function translate(error: unknown, wrap: (message: string) => CyrnelError): CyrnelError {
-  return isCyrnelError(error) ? error : wrap(errorMessage(error));
 }
 
 /**
@@ -223,91 +219,13 @@ export function guardAdapter(
     },
   };
   if (portable)
-    portableViews.set(guarded, {
+    registerPortableView(guarded, {
       portable,
       invokeMs: deadlines.invokeMs,
       setup: () => setupContext,
       state: (serviceId) => states.get(serviceId),
     });
   return guarded;
-}
-
-/** Options of {@link guardedInvoke}. */
-export interface GuardedInvokeOptions {
-  /** Aborted when the adapter instance goes away (teardown). */
-  readonly signal: AbortSignal;
-  /** The call's deadline (past it: 502 `invoke_timeout`, the adapter's signal aborted). */
-  readonly invokeMs: number;
-  readonly logger: ModuleLogger;
-}
-
-/**
- * One `adapter.invoke` under the host's rules, wherever it runs (the host, or a sandbox process
- * for a portable adapter): a deadline, an `AbortSignal` aborted by the deadline, `options.signal`
- * or the caller's signal, and errors translated (a module's own `CyrnelError` kept, anything else
- * a 502 `upstream_failed`).
- *
- * @example
- * ```ts
- * const result = await guardedInvoke(adapter, { serviceId, toolId, parameters }, { signal, invokeMs: 60_000, logger });
- * ```
- */
-export async function guardedInvoke(
-  inner: Pick<AdapterModule, 'invoke'>,
-  input: InvokeInput,
-  options: GuardedInvokeOptions,
-): Promise<unknown> {
-  // One controller per call, aborted by its deadline, teardown or the caller's signal:
-  // listeners rather than `AbortSignal.any`, which costs far more on this hot path.
-  const call = new AbortController();
-  const sources = input.signal ? [options.signal, input.signal] : [options.signal];
-  let reject: (reason: unknown) => void = () => {};
-  // An adapter that ignores the signal is not waited for: the abort answers the caller.
-  const aborted = new Promise<never>((_, fail) => {
-    reject = fail;
-  });
-  const abort = (reason: unknown) => {
-    if (call.signal.aborted) return;
-    call.abort(reason);
-    reject(reason);
-  };
-  const onSource = (event: Event) => abort((event.target as AbortSignal).reason);
-  for (const source of sources) {
-    if (source.aborted) abort(source.reason);
-    else source.addEventListener('abort', onSource, { once: true });
-  }
-  const what = `tool ${input.serviceId}.${input.toolId}`;
-  const timer = setTimeout(
-    () => abort(cyrnelError('invoke_timeout', `${what} timed out after ${options.invokeMs} ms`)),
-    timerDelay(options.invokeMs),
-  );
-  try {
-    return await Promise.race([inner.invoke({ ...input, signal: call.signal }), aborted]);
-  } catch (error) {
-    options.logger.debug('tool invocation failed', {
-      service: input.serviceId,
-      tool: input.toolId,
-      error: errorMessage(error),
-    });
-    if (call.signal.aborted && isCyrnelError(call.signal.reason)) throw call.signal.reason;
-    throw translate(error, (message) => cyrnelError('upstream_failed', message || `${what} failed`));
-  } finally {
-    clearTimeout(timer);
-    for (const source of sources) source.removeEventListener('abort', onSource);
-  }
-}
-
-/** What the host knows of a set-up portable adapter, for direct calls. */
-export interface PortableView {
-  readonly portable: PortableAdapter;
-  /** The adapter's deadline per call. */
-  readonly invokeMs: number;
-  /** The config and secrets it was set up with (undefined before `setup`). */
-  setup():
-    | { readonly config: Record<string, unknown>; readonly secrets: Record<string, unknown> }
-    | undefined;
-  /** The snapshot the host hydrated `serviceId` with (undefined when not hydrated). */
-  state(serviceId: string): ServiceState | undefined;
 }
 
 /** What a torn-down environment's sandboxes are doing: nothing. */
@@ -319,23 +237,6 @@ const NO_SANDBOXES: EnvironmentStats = Object.freeze({
   waits: 0,
   crashes: 0,
 });
-
-const portableViews = new WeakMap<AdapterModule, PortableView>();
-
-/** The {@link PortableView} of a guarded adapter, when its module declared `portable`. */
-export function portableView(adapter: AdapterModule | undefined): PortableView | undefined {
-  return adapter ? portableViews.get(adapter) : undefined;
-}
-
-/** The declaration when it has the documented shape (a module may say anything). */
-function portableOf(inner: AdapterModule): PortableAdapter | undefined {
-  const declared: unknown = inner.portable;
-  if (typeof declared !== 'object' || declared === null) return undefined;
-  const { moduleUrl, exportName } = declared as Record<string, unknown>;
-  if (typeof moduleUrl !== 'string' || !moduleUrl.startsWith('file:') || typeof exportName !== 'string')
-    return undefined;
-  return { moduleUrl, exportName };
-}
 
 /**
  * One environment instance behind the host's guards: `setup` under a deadline

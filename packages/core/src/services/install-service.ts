@@ -7,8 +7,8 @@ import { validateBody } from '../validation/body-schema';
 import { fillDefaults, stripDefaults } from '../validation/fill-defaults';
 import { optionalBoolean, optionalObject, requireIdentifier, requireModuleId } from '../validation/input';
 import { validateAgainstSchema } from '../validation/schema-validation';
+import { definitionFields, regeneratedHash } from './definition-fields';
 import { type ServiceContext, serviceOwner } from './service-context';
-import { definitionFields, regeneratedHash } from './service-lifecycle';
 import { validateSecrets } from './validate-secrets';
 
 /** A definition resolved by an install (downloaded or inline) or a registry, ready to install. */

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type {
   AdapterModule,
   GenerateDefinitionContext,
@@ -6,12 +5,12 @@ import type {
   ServiceDefinition,
   ServiceState,
 } from '@cyrnel/sdk';
-import type { RegistryOrigin } from '@cyrnel/sdk/api';
-import type { CatalogStorage, ServiceDefinitionFields, ServiceRow } from '../catalog/catalog-storage';
+import type { CatalogStorage, ServiceRow } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
 import type { ModuleRegistry } from '../modules/module-registry';
 import { errorMessage } from '../scoped-logger';
 import { checkDefinition } from './check-definition';
+import { type DefinitionOrigin, definitionFields, regeneratedHash } from './definition-fields';
 import type { ServiceHealth } from './service-health';
 import type { Settings } from './settings';
 
@@ -38,54 +37,6 @@ export interface ServiceLifecycleOptions {
      * token under its scheme's name); empty when it does not sign in with OAuth.
      */
     defaultTokens?(serviceId: string): Promise<Record<string, string>>;
-  };
-}
-
-/** What is stored with a definition besides what `generateDefinition` made of it. */
-export interface DefinitionOrigin {
-  readonly text: string;
-  readonly hash: string;
-  readonly source: string | null;
-  readonly registry: RegistryOrigin | null;
-  /** Version of the adapter that generated it. */
-  readonly adapterVersion: string | null;
-}
-
-/** SHA-256 (hex) of a definition text: a service's `hash` as installed or updated. */
-export function sha256(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-/**
- * The `hash` of a service whose tools were generated again from the same text (a refresh, a new
- * adapter version): the text's and the tools' together, so whatever is keyed by the hash (compiled
- * validators, shared schemas, rendered types) follows the new tools.
- */
-export function regeneratedHash(text: string, definition: ServiceDefinition): string {
-  return sha256(
-    `${sha256(text)}\n${JSON.stringify({ tools: definition.tools, schemas: definition.schemas ?? null, adapterDomain: definition.adapterDomain })}`,
-  );
-}
-
-/** The stored fields of a generated definition; tools enabled as `enabled(toolId)` says. */
-export function definitionFields(
-  definition: ServiceDefinition,
-  origin: DefinitionOrigin,
-  enabled: (toolId: string) => boolean,
-): ServiceDefinitionFields {
-  return {
-    name: definition.name,
-    description: definition.description,
-    hash: origin.hash,
-    source: origin.source,
-    definition: origin.text,
-    configSchema: definition.configSchema,
-    secretsSchema: definition.secretsSchema,
-    adapterDomain: definition.adapterDomain,
-    adapterVersion: origin.adapterVersion,
-    registry: origin.registry,
-    ...(definition.schemas ? { schemas: definition.schemas } : {}),
-    tools: definition.tools.map((tool) => ({ ...tool, enabled: enabled(tool.id) })),
   };
 }
 

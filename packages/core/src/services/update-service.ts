@@ -7,8 +7,8 @@ import type { UpdateServiceInput } from '../host/host-api';
 import { errorMessage } from '../scoped-logger';
 import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
+import { regeneratedHash } from './definition-fields';
 import { type ServiceContext, serviceOwner } from './service-context';
-import { regeneratedHash } from './service-lifecycle';
 
 /** A new definition text for a service; absent fields keep the stored ones. */
 export interface ResolvedUpdate {

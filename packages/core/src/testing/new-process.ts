@@ -1,3 +1,4 @@
+import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import type { NewProcess } from '../index';
 
 /** The time the contract's records are made at. */
@@ -16,3 +17,23 @@ export function newProcess(fields: Partial<NewProcess> = {}): NewProcess {
     ...fields,
   };
 }
+
+/** A call the contract's records hold: denied after an approval, with every field set. */
+export const CALL: ToolCallRecord = {
+  serviceId: 'shop',
+  toolId: 'getUser',
+  startedAt: AT,
+  durationMs: 12,
+  ok: false,
+  errorCode: 'conflict',
+  errorReason: 'tool_disabled',
+  decision: {
+    policy: 'ask',
+    rule: 'service-default',
+    outcome: 'approved',
+    approvalId: 'ap1',
+    decidedBy: 'k2',
+    note: 'ok',
+  },
+  resultBytes: 0,
+};

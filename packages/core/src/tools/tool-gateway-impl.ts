@@ -12,7 +12,7 @@ import type { CatalogStorage, ToolDetailRow } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import { withUpstreamStatus } from '../metrics/upstream-status';
-import { portableView } from '../modules/module-guard';
+import { portableView } from '../modules/portable-view';
 import type { SchemaChecker } from '../validation/schema-checker';
 import type { Callable } from './callable';
 import type { SharedSchemasCache } from './shared-schemas-cache';

@@ -1,48 +1,17 @@
-import { PROCESS_STATES } from '../execution';
 import type { JSONSchema } from '../json-schema';
-import { TOOL_ANNOTATIONS, TOOL_LABELS, TOOL_POLICIES } from '../tool-policy';
+import { TOOL_ANNOTATIONS, TOOL_POLICIES } from '../tool-policy';
+import { ACCESS_SCHEMAS } from './access-schemas';
 import { APPROVAL_STATES } from './approvals';
-import { CONNECTION_STATUSES, OAUTH_FLOWS } from './connections';
-import { EFFICIENCY_SCHEMAS } from './efficiency-schemas';
 import { ERROR_REASONS } from './errors';
 import { IDENTITY_SCHEMA } from './identity';
-import { KEY_ROLES } from './keys';
 import { LOG_LINE_SCHEMA } from './logs';
-import { PRINCIPAL_KINDS } from './principals';
+import { PROCESS_SCHEMAS } from './process-schemas';
+import { annotations, labels, nullable, object, policy, policyMap, ref } from './schema-builders';
 
 type Json = JSONSchema;
 
-/** A `$ref` to one of the {@link RECORD_SCHEMAS}. */
-export const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+export { object, page, ref } from './schema-builders';
 
-/** A page of a list route (`ListResponse`) of one of the {@link RECORD_SCHEMAS}. */
-export const page = (item: string): Json => ({
-  type: 'object',
-  required: ['items', 'nextCursor', 'hasMore'],
-  properties: {
-    items: { type: 'array', items: ref(item) },
-    nextCursor: { type: ['string', 'null'] },
-    hasMore: { type: 'boolean' },
-  },
-});
-const nullable = (type: string): Json => ({ type: [type, 'null'] });
-
-/** An object schema with these properties, `required` of them required. */
-export const object = (required: string[], properties: Json, extra: Json = {}): Json => ({
-  type: 'object',
-  required,
-  properties,
-  ...extra,
-});
-
-const policy: Json = { enum: [...TOOL_POLICIES] };
-const labels: Json = { type: 'array', items: { enum: [...TOOL_LABELS] } };
-const policyMap: Json = { type: 'object', additionalProperties: policy };
-const annotations: Json = {
-  type: 'object',
-  properties: Object.fromEntries(TOOL_ANNOTATIONS.map((name) => [name, { type: 'boolean' }])),
-  additionalProperties: false,
-};
 const lineText: Json = object(['line', 'text'], { line: { type: 'integer' }, text: { type: 'string' } });
 const planTool: Json = object(['serviceId', 'toolId', 'effectivePolicy', 'labels', 'lines', 'known'], {
   serviceId: { type: 'string' },
@@ -300,176 +269,8 @@ export const RECORD_SCHEMAS: Readonly<Record<string, Json>> = {
       items: object(['dir', 'error'], { dir: { type: 'string' }, error: { type: 'string' } }),
     },
   }),
-  ProcessSummary: object(
-    [
-      'id',
-      'ref',
-      'keyId',
-      'principalId',
-      'state',
-      'exitState',
-      'error',
-      'timeoutMs',
-      'createdAt',
-      'updatedAt',
-      'startedAt',
-      'completedAt',
-      'hostId',
-      'labels',
-      'approvalId',
-      'metrics',
-    ],
-    {
-      id: { type: 'integer', minimum: 1 },
-      ref: nullable('string'),
-      keyId: nullable('string'),
-      principalId: nullable('string'),
-      state: { enum: [...PROCESS_STATES] },
-      exitState: { enum: ['success', 'failed', 'timeout', 'canceled', null] },
-      error: nullable('string'),
-      errorReason: { oneOf: [{ enum: Object.keys(ERROR_REASONS) }, { type: 'null' }] },
-      timeoutMs: nullable('integer'),
-      createdAt: { type: 'string' },
-      updatedAt: { type: 'string' },
-      startedAt: nullable('string'),
-      completedAt: nullable('string'),
-      hostId: nullable('string'),
-      labels,
-      approvalId: nullable('string'),
-      metrics: { oneOf: [ref('ProcessMetrics'), { type: 'null' }] },
-    },
-  ),
-  ...EFFICIENCY_SCHEMAS,
-  ProcessRecord: {
-    allOf: [
-      ref('ProcessSummary'),
-      object(['envConfig', 'connections'], {
-        envConfig: { type: 'object' },
-        connections: { type: 'object', additionalProperties: { type: 'string' } },
-      }),
-    ],
-  },
-  ProcessResult: {
-    allOf: [
-      ref('ProcessRecord'),
-      object(['output', 'stdout', 'stderr'], {
-        output: { type: 'object' },
-        stdout: { type: 'string' },
-        stderr: { type: 'string' },
-      }),
-    ],
-  },
-  ToolCallRecord: object(
-    [
-      'serviceId',
-      'toolId',
-      'startedAt',
-      'durationMs',
-      'ok',
-      'errorCode',
-      'errorReason',
-      'decision',
-      'resultBytes',
-    ],
-    {
-      serviceId: { type: 'string' },
-      toolId: { type: 'string' },
-      startedAt: { type: 'string' },
-      durationMs: { type: 'number', minimum: 0 },
-      ok: nullable('boolean'),
-      errorCode: nullable('string'),
-      errorReason: nullable('string'),
-      decision: {
-        oneOf: [
-          object(['policy', 'rule', 'outcome'], {
-            policy,
-            rule: { type: 'string' },
-            detail: { type: 'string' },
-            outcome: { enum: ['allowed', 'approved', 'denied', 'expired', 'blocked'] },
-            approvalId: { type: 'string' },
-            decidedBy: nullable('string'),
-            note: { type: 'string' },
-          }),
-          { type: 'null' },
-        ],
-      },
-      resultBytes: {
-        type: ['integer', 'null'],
-        minimum: 0,
-        description:
-          "UTF-8 bytes of the answer's JSON delivered to the program; 0 when it failed, null while in flight",
-      },
-    },
-  ),
-  KeyRecord: object(
-    ['id', 'name', 'principalId', 'role', 'prefix', 'createdAt', 'lastUsedAt', 'scope', 'policy'],
-    {
-      id: { type: 'string' },
-      name: { type: 'string' },
-      principalId: { type: 'string' },
-      role: { enum: [...KEY_ROLES] },
-      prefix: { type: 'string' },
-      createdAt: { type: 'string' },
-      lastUsedAt: nullable('string'),
-      scope: {
-        oneOf: [
-          object([], {
-            services: { type: 'array', items: { type: 'string' } },
-            tools: { type: 'array', items: { type: 'string' } },
-          }),
-          { type: 'null' },
-        ],
-      },
-      policy: {
-        oneOf: [
-          object([], {
-            default: policy,
-            services: policyMap,
-            tools: policyMap,
-          }),
-          { type: 'null' },
-        ],
-      },
-    },
-  ),
-  CreatedKey: { allOf: [ref('KeyRecord'), object(['key'], { key: { type: 'string' } })] },
-  PrincipalRecord: object(['id', 'name', 'kind', 'createdAt', 'keyCount'], {
-    id: { type: 'string' },
-    name: { type: 'string' },
-    kind: { enum: [...PRINCIPAL_KINDS] },
-    createdAt: { type: 'string' },
-    keyCount: { type: 'integer', minimum: 0 },
-  }),
-  ConnectionRecord: object(
-    ['serviceId', 'name', 'owner', 'status', 'statusMessage', 'secrets', 'oauth', 'createdAt', 'updatedAt'],
-    {
-      serviceId: { type: 'string' },
-      name: { type: 'string' },
-      owner: nullable('string'),
-      status: { enum: [...CONNECTION_STATUSES] },
-      statusMessage: nullable('string'),
-      secrets: { type: 'array', items: { type: 'string' } },
-      oauth: {
-        oneOf: [
-          object(['scheme', 'flow', 'clientId', 'pending', 'expiresAt', 'scopes'], {
-            scheme: { type: 'string' },
-            flow: { enum: [...OAUTH_FLOWS] },
-            clientId: { type: 'string' },
-            pending: { type: 'boolean' },
-            expiresAt: nullable('string'),
-            scopes: { type: 'array', items: { type: 'string' } },
-          }),
-          { type: 'null' },
-        ],
-      },
-      createdAt: { type: 'string' },
-      updatedAt: { type: 'string' },
-    },
-  ),
-  AuthorizationStarted: object(['authorizationUrl', 'expiresAt'], {
-    authorizationUrl: { type: 'string' },
-    expiresAt: { type: 'string' },
-  }),
+  ...PROCESS_SCHEMAS,
+  ...ACCESS_SCHEMAS,
   Config: object(['config'], { config: { type: 'object' } }),
   SecretsPresence: object(['present'], { present: { type: 'array', items: { type: 'string' } } }),
   SecretsUpdated: object(['updated'], { updated: { const: true } }),

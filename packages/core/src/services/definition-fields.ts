@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+import type { ServiceDefinition } from '@cyrnel/sdk';
+import type { RegistryOrigin } from '@cyrnel/sdk/api';
+import type { ServiceDefinitionFields } from '../catalog/catalog-storage';
+
+/** What is stored with a definition besides what `generateDefinition` made of it. */
+export interface DefinitionOrigin {
+  readonly text: string;
+  readonly hash: string;
+  readonly source: string | null;
+  readonly registry: RegistryOrigin | null;
+  /** Version of the adapter that generated it. */
+  readonly adapterVersion: string | null;
+}
+
+/** SHA-256 (hex) of a definition text: a service's `hash` as installed or updated. */
+export function sha256(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+/**
+ * The `hash` of a service whose tools were generated again from the same text (a refresh, a new
+ * adapter version): the text's and the tools' together, so whatever is keyed by the hash (compiled
+ * validators, shared schemas, rendered types) follows the new tools.
+ */
+export function regeneratedHash(text: string, definition: ServiceDefinition): string {
+  return sha256(
+    `${sha256(text)}\n${JSON.stringify({ tools: definition.tools, schemas: definition.schemas ?? null, adapterDomain: definition.adapterDomain })}`,
+  );
+}
+
+/** The stored fields of a generated definition; tools enabled as `enabled(toolId)` says. */
+export function definitionFields(
+  definition: ServiceDefinition,
+  origin: DefinitionOrigin,
+  enabled: (toolId: string) => boolean,
+): ServiceDefinitionFields {
+  return {
+    name: definition.name,
+    description: definition.description,
+    hash: origin.hash,
+    source: origin.source,
+    definition: origin.text,
+    configSchema: definition.configSchema,
+    secretsSchema: definition.secretsSchema,
+    adapterDomain: definition.adapterDomain,
+    adapterVersion: origin.adapterVersion,
+    registry: origin.registry,
+    ...(definition.schemas ? { schemas: definition.schemas } : {}),
+    tools: definition.tools.map((tool) => ({ ...tool, enabled: enabled(tool.id) })),
+  };
+}
