@@ -1,9 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index';
-import { apiClient, type Json, startSharedHost, type tempDir } from './helpers';
+import { apiClient, type Json } from './helpers';
+import { useSharedHosts } from './shared-hosts';
 
 const KEY = 'connections-admin';
 const TOKENS = {
@@ -22,30 +22,17 @@ const calls = (who: string, count: number, named?: string) => `
 describe.skipIf(!POSTGRES_TESTS.enabled)(
   "connections: a run uses its principal's own credentials, never another's, on both call paths and two hosts",
   () => {
-    let database: FreshDatabase;
+    const shared = useSharedHosts('cyrnel_connections', KEY);
     let upstream: TokenUpstream;
     /** Every request the upstream saw: who the code said it was, and the token it carried. */
     const seen = () => upstream.seen;
-    const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-    const servers: RunningServer[] = [];
-    const secretsKey = randomBytes(32).toString('base64');
     /** Host `a` makes calls from its sandbox processes (the egress gateway); host `b` through its gate. */
     let hosts: { a: RunningServer; b: RunningServer };
     let alice: { id: string; key: string };
     let bob: { id: string; key: string };
 
-    const start = async (hostId: string, direct: boolean) => {
-      const server = await startSharedHost({
-        databaseUrl: database.url,
-        secretsKey,
-        apiKey: KEY,
-        hostId,
-        direct,
-        dirs,
-      });
-      servers.push(server);
-      return server;
-    };
+    const start = async (hostId: string, direct: boolean) =>
+      (await shared.start(hostId, { noDirectToolCalls: !direct })).server;
     const as = (server: RunningServer, key: string = KEY) => apiClient(server.url, key);
 
     /** A principal with an agent key of its own. */
@@ -86,7 +73,6 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
     };
 
     beforeAll(async () => {
-      database = await freshPostgresDatabase('cyrnel_connections');
       upstream = await startTokenUpstream();
       hosts = { a: await start('host-a', true), b: await start('host-b', false) };
       const installed = await as(hosts.a)('POST', '/services', {
@@ -101,10 +87,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       bob = await principal('Bob');
     }, 60_000);
     afterAll(async () => {
-      for (const server of servers) await server.close();
-      for (const dir of dirs) await dir.remove();
       await upstream?.close();
-      await database?.drop();
     });
 
     it("keeps the service's secrets as its shared default connection and lets each principal add its own", async () => {

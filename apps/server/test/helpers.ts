@@ -22,35 +22,6 @@ export function startTestServer(options: StartServerOptions): Promise<RunningSer
   return startServer({ defaultPolicy: ALLOW_EVERY_CALL, ...options });
 }
 
-/** What {@link startSharedHost} starts a host of a shared PostgreSQL database with. */
-export interface SharedHostOptions {
-  readonly databaseUrl: string;
-  /** The same on every host (they open each other's secrets). */
-  readonly secretsKey: string;
-  readonly apiKey: string;
-  readonly hostId: string;
-  /** Calls from sandbox processes through the egress gateway (true) or through the gate only. */
-  readonly direct: boolean;
-  /** The data directories made, for the caller to remove. */
-  readonly dirs: { remove(): Promise<void> }[];
-}
-
-/** One of several hosts on a shared PostgreSQL database, on a fresh data directory and a free port; loopback upstreams allowed. */
-export async function startSharedHost(options: SharedHostOptions): Promise<RunningServer> {
-  const dir = await tempDir();
-  options.dirs.push(dir);
-  return startTestServer({
-    dataDir: dir.path,
-    port: 0,
-    apiKey: options.apiKey,
-    secretsKey: options.secretsKey,
-    hostId: options.hostId,
-    urlAllowCidrs: ['127.0.0.1/32'],
-    noDirectToolCalls: !options.direct,
-    database: { kind: 'postgres', url: options.databaseUrl },
-  });
-}
-
 /** A fresh temporary directory and its removal. */
 export async function tempDir(prefix = 'cyrnel-server-'): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));

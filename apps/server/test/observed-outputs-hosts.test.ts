@@ -1,9 +1,8 @@
-import { randomBytes } from 'node:crypto';
-import { type FreshDatabase, freshPostgresDatabase, POSTGRES_TESTS } from '@cyrnel/store/testing';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { RunningServer } from '../src/index';
-import { apiClient, type Json, startSharedHost, type tempDir } from './helpers';
+import { POSTGRES_TESTS } from '@cyrnel/store/testing';
+import { describe, expect, it, vi } from 'vitest';
+import type { apiClient, Json } from './helpers';
 import { everythingDefinition, expectNoValues } from './observed-helpers';
+import { useSharedHosts } from './shared-hosts';
 
 const KEY = 'observed-hosts-key';
 const TOOL = '/tools/everything/get_annotated_message';
@@ -48,23 +47,8 @@ const MERGED_VARIANTS = [
 ];
 
 describe.skipIf(!POSTGRES_TESTS.enabled)('observed output shapes on two hosts sharing PostgreSQL', () => {
-  let database: FreshDatabase;
-  const dirs: Awaited<ReturnType<typeof tempDir>>[] = [];
-  const servers: RunningServer[] = [];
-  const secretsKey = randomBytes(32).toString('base64');
-
-  const start = async (hostId: string) => {
-    const server = await startSharedHost({
-      databaseUrl: database.url,
-      secretsKey,
-      apiKey: KEY,
-      hostId,
-      direct: true,
-      dirs,
-    });
-    servers.push(server);
-    return apiClient(server.url, KEY);
-  };
+  const hosts = useSharedHosts('cyrnel_observed', KEY);
+  const start = async (hostId: string) => (await hosts.start(hostId)).api;
   /** Run `code` on a host until it succeeds (the other host may still be hydrating the service). */
   const runOn = (api: ReturnType<typeof apiClient>, code: string) =>
     vi.waitFor(
@@ -75,15 +59,6 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('observed output shapes on two hosts sh
       },
       { timeout: 20_000, interval: 200 },
     );
-
-  beforeAll(async () => {
-    database = await freshPostgresDatabase('cyrnel_observed');
-  });
-  afterAll(async () => {
-    for (const server of servers) await server.close();
-    for (const dir of dirs) await dir.remove();
-    await database?.drop();
-  });
 
   it('merges what each host learned into the one shape both declare, and one switch turns it off for both', async () => {
     const a = await start('host-a');
