@@ -51,3 +51,18 @@ export function identityAsked(page: Page): Promise<unknown> {
     (response) => new URL(response.url()).pathname === '/me' && response.status() === 200,
   );
 }
+
+/**
+ * Sign in on `page`'s sign-in form with `key` (a key the server accepts), resolving once the page
+ * asked who the key is (`GET /me`, answered 200): it knows the key's role from then on.
+ *
+ * @example
+ * await page.goto(`${url}/ui/`);
+ * await signIn(page, KEY);
+ */
+export async function signIn(page: Page, key: string): Promise<void> {
+  await page.getByLabel('API key').fill(key);
+  const asked = identityAsked(page);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await asked;
+}

@@ -7,7 +7,7 @@ import type { ProcessResult } from '@cyrnel/sdk/api';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateIds, seriousViolations } from '../support/accessibility';
-import { identityAsked, launchChromium, recordProblems } from '../support/chromium';
+import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -99,8 +99,7 @@ describe('every page of the admin UI passes axe-core, in headless Chromium', () 
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'unauthorized' }).waitFor();
     await expectAccessible('sign-in, refused');
-    await page.getByLabel('API key').fill(KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, KEY);
     await page.getByRole('heading', { name: 'Services' }).waitFor();
   });
 
@@ -212,10 +211,7 @@ describe('every page of the admin UI passes axe-core, in headless Chromium', () 
 
   it("an agent key's pages: its navigation, and a page it may not open", async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('API key').fill(agentKey);
-    const asked = identityAsked(page);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await asked;
+    await signIn(page, agentKey);
     await open('tools', () => page.getByRole('link', { name: 'notes.listNotes' }).waitFor());
     await expectAccessible('agent: tools');
     await open('services', () => page.getByTestId('forbidden').waitFor());

@@ -6,7 +6,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { CreatedKey, ProcessResult } from '@cyrnel/sdk/api';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems } from '../support/chromium';
+import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -90,8 +90,7 @@ describe('approvals in the admin UI, in headless Chromium', () => {
 
   it('shows a call that asks on the Approvals page as soon as the program waits at it', async () => {
     await page.goto(`${cyrnel.url}/ui/`);
-    await page.getByLabel('API key').fill(operator.key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, operator.key);
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByTestId('no-pending').waitFor();
     running = agent.processes.run(PROGRAM);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems } from '../support/chromium';
+import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { listToolsOverStdio, type StdioServerConfig } from '../support/mcp-stdio';
 
@@ -20,10 +20,9 @@ let page: Page;
 let agentKey: string;
 const problems: string[] = [];
 
-async function signIn(key: string) {
+async function openConnect(key: string) {
   await page.goto(`${cyrnel.url}/ui/`);
-  await page.getByLabel('API key').fill(key);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await signIn(page, key);
   await page.getByRole('link', { name: 'Connect' }).click();
   await page.getByRole('heading', { name: 'Connect' }).waitFor();
 }
@@ -50,7 +49,7 @@ describe('the Connect page', () => {
   it('shows an admin the bridge of this installation (a checkout: its scripts/mcp.sh), which connects', {
     timeout: 180_000,
   }, async () => {
-    await signIn(KEY);
+    await openConnect(KEY);
     await page
       .getByTestId('install')
       .filter({ hasText: `a checkout of the repository at ${ROOT}` })
@@ -78,7 +77,7 @@ describe('the Connect page', () => {
 
   it('tells another key that the installation is an admin’s to see, and lists every way', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(agentKey);
+    await openConnect(agentKey);
     await page.getByTestId('install').filter({ hasText: 'shown to admin keys' }).waitFor();
     await expect(page.getByTestId('stdio-config').count()).resolves.toBe(0);
     await expect(page.getByTestId('bridges').locator('dd').count()).resolves.toBe(3);

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityAsked, launchChromium, recordProblems, recordRefusals } from '../support/chromium';
+import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -73,8 +73,7 @@ afterAll(async () => {
 describe('API keys in the admin UI, in headless Chromium', () => {
   it('creates a principal, listed with its kind and no key', async () => {
     await page.goto(`${cyrnel.url}/ui/`);
-    await page.getByLabel('API key').fill(KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, KEY);
     await page.getByRole('link', { name: 'Keys' }).click();
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     const form = page.getByRole('form', { name: 'New principal' });
@@ -193,10 +192,7 @@ describe('API keys in the admin UI, in headless Chromium', () => {
   it('tells another role plainly that the Keys page needs an admin key, without asking the server', async () => {
     const { key } = await admin.keys.create({ name: 'reader', role: 'agent' });
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByLabel('API key').fill(key);
-    const asked = identityAsked(page);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await asked;
+    await signIn(page, key);
     await page.getByTestId('signed-in-as').filter({ hasText: 'signed in with an agent key' }).waitFor();
     await expect(
       page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Keys' }).count(),

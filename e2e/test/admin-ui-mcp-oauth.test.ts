@@ -7,7 +7,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { type ConformanceScenario, startConformanceScenario } from '@cyrnel/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems } from '../support/chromium';
+import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -57,8 +57,7 @@ afterAll(async () => {
 describe('an MCP server behind OAuth, connected from the admin UI in headless Chromium', () => {
   it('connects the shared connection in a new tab, then the tools are listed and callable', async () => {
     await page.goto(`${cyrnel.url}/ui/#/services/guarded/connections`);
-    await page.getByLabel('API key').fill(KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, KEY);
     await page.getByRole('heading', { name: 'Connections of guarded' }).waitFor();
     const shared = row('default');
     await shared.waitFor();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems, recordRefusals } from '../support/chromium';
+import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -83,8 +83,7 @@ describe('the admin UI of a server without keys, in headless Chromium', () => {
     await page.getByLabel('API key').fill('anything');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('alert').filter({ hasText: 'unauthorized' }).waitFor();
-    await page.getByLabel('API key').fill(created);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, created);
     await page.getByTestId('signed-in-as').filter({ hasText: 'signed in with an admin key' }).waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('API key').waitFor();
@@ -92,8 +91,13 @@ describe('the admin UI of a server without keys, in headless Chromium', () => {
 
   it('the sign-in page of a server that has no key again takes none: it says there is nothing to enter', async () => {
     // The same address, a new data directory: no key stored, none given.
+    const before = problems.length;
     await cyrnel.program.stop();
     cyrnel = await startCyrnel(join(work, 'data-again'), {}, cyrnel.port);
+    // A request the page made while nothing listened (the restart's gap; long on a busy machine)
+    // is logged by the browser itself: that one is expected, anything else still counts.
+    const gap = problems.splice(before);
+    problems.push(...gap.filter((problem) => !problem.includes('net::ERR_CONNECTION_REFUSED')));
     await page.getByLabel('API key').fill('anything at all');
     await page.getByRole('button', { name: 'Sign in' }).click();
     const open = page.getByTestId('open-server');

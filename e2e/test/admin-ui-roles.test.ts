@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { identityAsked, launchChromium, recordProblems, recordRefusals } from '../support/chromium';
+import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
 
@@ -31,11 +31,8 @@ const adminRequests: string[] = [];
 
 const navigation = () => page.getByRole('navigation', { name: 'Pages' }).getByRole('link').allTextContents();
 
-async function signIn(key: string, role: 'agent' | 'approver') {
-  await page.getByLabel('API key').fill(key);
-  const asked = identityAsked(page);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await asked;
+async function signInAs(key: string, role: 'agent' | 'approver') {
+  await signIn(page, key);
   await page
     .getByTestId('signed-in-as')
     .filter({ hasText: `signed in with an ${role} key` })
@@ -76,7 +73,7 @@ afterAll(async () => {
 describe('what a key that is not an admin key sees in the admin UI, in headless Chromium', () => {
   it('an agent key: only the pages it may open, starting at the tools', async () => {
     await page.goto(`${cyrnel.url}/ui/`);
-    await signIn(agentKey, 'agent');
+    await signInAs(agentKey, 'agent');
     await page.getByRole('heading', { name: 'Tools' }).waitFor();
     await expect(navigation()).resolves.toEqual(['Tools', 'Playground', 'Processes', 'Connect']);
     await page.getByRole('link', { name: 'notes.listNotes' }).waitFor();
@@ -125,7 +122,7 @@ describe('what a key that is not an admin key sees in the admin UI, in headless 
 
   it('an approver key also opens the approvals', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await signIn(approverKey, 'approver');
+    await signInAs(approverKey, 'approver');
     await expect(navigation()).resolves.toEqual(['Tools', 'Playground', 'Processes', 'Approvals', 'Connect']);
     await page.getByRole('link', { name: 'Approvals' }).click();
     await page.getByTestId('no-pending').waitFor();

@@ -8,7 +8,7 @@ import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateIds } from '../support/accessibility';
-import { launchChromium, recordProblems, recordRefusals } from '../support/chromium';
+import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
@@ -117,8 +117,7 @@ afterAll(async () => {
 describe("a service's secrets and config in the admin UI, in headless Chromium", () => {
   it('shows the headers secret with an example in JSON, and the secret and config fields apart', async () => {
     await page.goto(`${cyrnel.url}/ui/#/services/greet`);
-    await page.getByLabel('API key').fill(KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, KEY);
     await secretHeaders().waitFor();
     const help = await secretsForm().locator('[data-pointer="/headers"] .help').textContent();
     expect(help).toContain('{ "Authorization": "Bearer <token>" }');

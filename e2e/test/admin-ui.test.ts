@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchChromium, recordProblems } from '../support/chromium';
+import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -67,8 +67,7 @@ describe('the admin UI at /ui in headless Chromium', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('unauthorized');
     await shot('sign-in');
-    await page.getByLabel('API key').fill(KEY);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signIn(page, KEY);
     await page.getByRole('heading', { name: 'Services' }).waitFor();
     await shot('services');
     await page
