@@ -1,5 +1,5 @@
 /** The parts `--only` may name: each runs alone and writes `results/<part>.json` and `.md`. */
-export const ONLY_PARTS = ['tool-calls', 'idle-rss', 'tracing'] as const;
+export const ONLY_PARTS = ['tool-calls', 'idle-rss', 'tracing', 'trivial'] as const;
 
 /** A part `--only` runs alone. */
 export type OnlyPart = (typeof ONLY_PARTS)[number];
@@ -10,7 +10,9 @@ export interface BenchConfig {
   /**
    * `--only tool-calls`: only the fetch floors and cyrnel's tool calls (results in `tool-calls.*`);
    * `--only idle-rss`: only the memory of a fresh server, just after start and idle (`idle-rss.*`);
-   * `--only tracing`: only the cost of tracing on the tool-call chain (results in `tracing.*`).
+   * `--only tracing`: only the cost of tracing on the tool-call chain (results in `tracing.*`);
+   * `--only trivial`: only the trivial process against its floors and the peer, the throughput
+   * rows and the CPU per trivial process (results in `trivial.*`).
    */
   readonly only?: OnlyPart;
   readonly warmup: number;

@@ -17,10 +17,15 @@ import { createReport } from './harness/report.ts';
 import { createResources } from './harness/resources.ts';
 import { runCyrnelHosts } from './suites/cyrnel-hosts.ts';
 import { postgresSearchDatabase, runCyrnelSearch } from './suites/cyrnel-search.ts';
-import { runCyrnel, runCyrnelIdleOnly, runCyrnelToolCallsOnly } from './suites/cyrnel-suite.ts';
+import {
+  runCyrnel,
+  runCyrnelIdleOnly,
+  runCyrnelToolCallsOnly,
+  runCyrnelTrivialOnly,
+} from './suites/cyrnel-suite.ts';
 import { runCyrnelTracingCost } from './suites/cyrnel-tracing.ts';
 import { runFetchFloors, runLatencyFloors, runThroughputFloor } from './suites/floor-suite.ts';
-import { runPeer } from './suites/peer-suite.ts';
+import { runPeer, runPeerTrivial } from './suites/peer-suite.ts';
 import { SECTIONS, type SuiteContext } from './suites/suite-context.ts';
 import { startUpstream } from './upstream.ts';
 
@@ -85,6 +90,13 @@ async function main(): Promise<void> {
   }
   if (config.only === 'idle-rss') {
     await part('cyrnel: idle memory', () => runCyrnelIdleOnly(ctx));
+    return;
+  }
+  if (config.only === 'trivial') {
+    await part('floors: process latency', () => runLatencyFloors(ctx));
+    await part('floors: throughput', () => runThroughputFloor(ctx));
+    await part(PEER_SECTION, () => runPeerTrivial(ctx));
+    await part('cyrnel: trivial process', () => runCyrnelTrivialOnly(ctx));
     return;
   }
   await part('floors: process latency', () => runLatencyFloors(ctx));

@@ -58,6 +58,23 @@ export async function runCyrnelIdleOnly(ctx: SuiteContext): Promise<void> {
   }
 }
 
+/**
+ * Only the trivial process (`--only trivial`): its latency, the throughput rows and the CPU per
+ * process (the leak check's run), on a server of its own.
+ */
+export async function runCyrnelTrivialOnly(ctx: SuiteContext): Promise<void> {
+  ctx.log('cyrnel: starting the server');
+  const server = await startServerProcess(ctx.resources);
+  try {
+    const api = createCyrnelApi(server.url);
+    await runCyrnelLatency(ctx, api);
+    await runCyrnelThroughput(ctx, api);
+    await runLeakCheck(ctx, api, server);
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Only the tool-call part (`--only tool-calls`), on a server of its own. */
 export async function runCyrnelToolCallsOnly(ctx: SuiteContext): Promise<void> {
   ctx.log('cyrnel: starting the server');

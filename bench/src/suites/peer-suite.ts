@@ -5,6 +5,15 @@ import { METRIC, type SuiteContext } from './suite-context.ts';
 
 /** @utcp/code-mode in-process: the trivial program and the same tool-call chains. */
 export async function runPeer(ctx: SuiteContext): Promise<void> {
+  await runPeerParts(ctx, true);
+}
+
+/** Only the peer's trivial program (`--only trivial`). */
+export async function runPeerTrivial(ctx: SuiteContext): Promise<void> {
+  await runPeerParts(ctx, false);
+}
+
+async function runPeerParts(ctx: SuiteContext, chains: boolean): Promise<void> {
   const { config, report, upstream } = ctx;
   ctx.log('peer: @utcp/code-mode');
   const peer = await createCodeModePeer(`${upstream.url}/openapi.json`);
@@ -21,6 +30,7 @@ export async function runPeer(ctx: SuiteContext): Promise<void> {
       stats: trivial,
       note: 'in-process, no HTTP, no database: a new isolate per call, as the peer does',
     });
+    if (!chains) return;
     const seqCode = peerSequentialProgram(peer.manual, 1_000);
     const check = (await peer.run(seqCode)) as { sum?: number };
     if (check.sum !== 499_500) throw new Error(`the peer's chain returned ${JSON.stringify(check)}`);

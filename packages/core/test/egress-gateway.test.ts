@@ -223,6 +223,14 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     ])
       expect(refused.header.error?.reason).toBe('unauthorized');
     expect(hits).toHaveLength(1);
+    // A token no channel holds ends its connection with the refusal.
+    expect((await forger.call(1, 'echo')).header.error?.reason).toBe('connection_lost');
+    // Workers learn a grant on its first call: one granted and revoked without a call is refused,
+    // and so is a call of the token's after its channel closed.
+    await a.grant(3);
+    a.revoke(3);
+    expect((await own.call(3, 'echo')).header.error?.reason).toBe('unauthorized');
+    expect(hits).toHaveLength(1);
     // Invalid parameters and tools it does not prepare go to the host's gate.
     expect((await own.call(1, 'echo', { n: 'one' })).header.host).toBe(true);
     expect((await own.call(1, 'echo', {}, 'elsewhere')).header.host).toBe(true);
@@ -256,7 +264,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       if (Date.now() > deadline) throw new Error('the idle worker did not exit within 60 s');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    // The next grant starts them again, with the grants made so far.
+    // The next grant starts them again; they ask about each execution on its first call.
     await channel.grant(12);
     const again = client(path, channel.token);
     expect((await again.call(12, 'echo')).header.ok).toBe(true);

@@ -1,6 +1,6 @@
 import type { KeyRow, KeyStorage } from '@cyrnel/core';
 import type { KeyPolicy, KeyRole, KeyScope } from '@cyrnel/sdk/api';
-import type { Kysely, Selectable } from 'kysely';
+import type { CompiledQuery, Kysely, Selectable } from 'kysely';
 import type { Database } from './database';
 import type { ApiKeysTable } from './key-tables';
 import { createPrincipalRows, principalValues } from './principal-rows';
@@ -38,6 +38,7 @@ function toRow(row: Selectable<ApiKeysTable>): KeyRow {
  * ```
  */
 export function createKeyStore(db: Kysely<Database>, dialect: StoreDialectName): KeyStorage {
+  let compiledCount: CompiledQuery<{ count: number | string | bigint }> | undefined;
   return {
     async insert(row, principal) {
       const values = {
@@ -88,10 +89,15 @@ export function createKeyStore(db: Kysely<Database>, dialect: StoreDialectName):
     },
 
     async count(filter) {
-      let query = db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count'));
-      if (filter?.role !== undefined) query = query.where('role', '=', filter.role);
-      const row = await query.executeTakeFirstOrThrow();
-      return Number(row.count);
+      const all = () => db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('count'));
+      if (filter?.role !== undefined) {
+        const row = await all().where('role', '=', filter.role).executeTakeFirstOrThrow();
+        return Number(row.count);
+      }
+      // An open server asks on every request (has the first key been stored?): compiled once.
+      compiledCount ??= all().compile();
+      const { rows } = await db.executeQuery(compiledCount);
+      return Number(rows[0]?.count ?? 0);
     },
 
     async touch(id, at) {

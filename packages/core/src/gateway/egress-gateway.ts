@@ -128,7 +128,8 @@ export const EGRESS_IDLE_TIMEOUT_MS = 300_000;
  * The workers start with the first grant or call (a host that runs no process holds none) and
  * exit after `idleTimeoutMs` without work.
  * Sandbox processes reach the workers over Unix sockets in a private directory (mode 0700),
- * authenticated by a channel token and allowed only the executions granted to it; the workers
+ * authenticated by a channel token and allowed only the executions granted to it (a worker asks the
+ * main thread on an execution's first call and keeps the answer until the revoke); the workers
  * report every such call's start and end to the audit hook and wait for it before going on.
  *
  * @example
@@ -157,14 +158,13 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   for (let index = 0; index < count; index++) {
     workers.push(
       createGatewayWorker({
-        spawn: (grantsNow) =>
+        spawn: () =>
           new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
             workerData: {
               socketPath: join(dir, `w${index}.sock`),
               index,
               workers: count,
               budget,
-              grants: [...grantsNow].map(([token, eids]) => [token, [...eids]]),
               ...(tracing ? { tracing } : {}),
             },
             resourceLimits: { maxOldGenerationSizeMb: options.workerMemoryMb ?? 1024 },

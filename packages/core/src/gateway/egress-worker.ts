@@ -19,6 +19,7 @@ import type {
   AuditEvent,
   AuditVerdict,
   FromWorker,
+  GrantAnswer,
   ReauthorizeAnswer,
   RouteAnswer,
   ToWorker,
@@ -42,6 +43,8 @@ const post = (message: FromWorker) => port.postMessage(message);
 
 let nextAsk = 1;
 const asked = new Map<number, (value: unknown) => void>();
+/** Open `granted?` questions by id: a `yes` is recorded as a grant the moment it arrives. */
+const grantQuestions = new Map<number, { readonly token: string; readonly eid: number }>();
 /** Ask the main thread; its answer comes back with the same id. */
 const ask = (message: (id: number) => FromWorker) =>
   new Promise<unknown>((resolve) => {
@@ -235,7 +238,11 @@ function refusedAfterGrant() {
 const sockets = serveEgressSocket({
   socketPath: settings.socketPath,
   maxFrameBytes: Math.max(settings.budget.maxBytes, 1 << 20),
-  grants: settings.grants,
+  askGrant: (token, eid) =>
+    ask((id) => {
+      grantQuestions.set(id, { token, eid });
+      return { t: 'granted?', id, token, eid };
+    }) as Promise<GrantAnswer>,
   perform: (eid, request, signal, stillGranted) =>
     perform(
       eid,
@@ -283,10 +290,17 @@ port.on('message', (message: ToWorker) => {
     case 'changed':
       void changed(message.id, message.change);
       return;
-    case 'grant':
-      sockets.grant(message.token, message.eid);
-      post({ t: 'ack', id: message.id });
+    case 'grant': {
+      // Recorded here, before the asking call resumes: a revoke sent after this answer is then
+      // always handled after the grant it revokes.
+      const pending = grantQuestions.get(message.id);
+      grantQuestions.delete(message.id);
+      if (pending && message.answer === 'yes') sockets.grant(pending.token, pending.eid);
+      const resolve = asked.get(message.id);
+      asked.delete(message.id);
+      resolve?.(message.answer);
       return;
+    }
     case 'revoke':
       sockets.revoke(message.token, message.eid);
       if (message.eid !== null) routes.delete(message.eid);

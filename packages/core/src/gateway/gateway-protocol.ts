@@ -11,8 +11,6 @@ export interface WorkerSettings {
   readonly index: number;
   readonly workers: number;
   readonly budget: AnswerBudget;
-  /** The grants made before it started (a restarted worker serves them at once). */
-  readonly grants: readonly (readonly [token: string, eids: readonly number[]])[];
   /**
    * Tracing is on: adapters' spans are recorded and sent to the main thread, and with
    * `argumentShapes` each audited start carries its parameters' shape. Absent: off.
@@ -87,7 +85,12 @@ export interface WireError {
 export type ToWorker =
   | { readonly t: 'prepared'; readonly id: number; readonly value: unknown }
   | { readonly t: 'changed'; readonly id: number; readonly change: CatalogChange }
-  | { readonly t: 'grant'; readonly id: number; readonly token: string; readonly eid: number }
+  /** The answer to a worker's `granted?` (see {@link GrantAnswer}). */
+  | { readonly t: 'grant'; readonly id: number; readonly answer: GrantAnswer }
+  /**
+   * An execution of a token ended (`eid` null: the channel closed). Sent only to a worker that was
+   * told the execution is granted (and for a channel, to every running worker).
+   */
   | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
   | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict; readonly trace?: TraceCarrier }
   | { readonly t: 'routed'; readonly id: number; readonly route: RouteAnswer }
@@ -104,9 +107,19 @@ export type ToWorker =
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'close'; readonly id: number };
 
+/**
+ * Whether a channel's token may call for an execution, as the main thread answers a worker that
+ * got a call it was not told about: `yes` granted (the worker keeps it until revoked), `no` not
+ * granted (the call is refused; asked again next time), `closed` no such channel (the connection is
+ * closed too).
+ */
+export type GrantAnswer = 'yes' | 'no' | 'closed';
+
 /** Worker → main thread. */
 export type FromWorker =
   | { readonly t: 'listening' }
+  /** A call came for an execution this worker was not told is granted to the token: is it? */
+  | { readonly t: 'granted?'; readonly id: number; readonly token: string; readonly eid: number }
   | { readonly t: 'prepare'; readonly id: number; readonly serviceId: string; readonly toolId: string }
   | { readonly t: 'audit'; readonly id: number; readonly eid: number; readonly event: AuditEvent }
   | {

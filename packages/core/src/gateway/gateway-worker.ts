@@ -10,6 +10,7 @@ import type {
   AuditEvent,
   AuditVerdict,
   FromWorker,
+  GrantAnswer,
   ReauthorizeAnswer,
   RouteAnswer,
   ToWorker,
@@ -21,8 +22,9 @@ const CHANGE_GRACE_MS = 5_000;
 
 /** Options of {@link createGatewayWorker}. */
 export interface GatewayWorkerOptions {
-  /** Start the thread, serving the grants made so far. */
-  readonly spawn: (grants: ReadonlyMap<string, ReadonlySet<number>>) => Worker;
+  /** Start the thread (it learns grants by asking, see `granted?`). */
+  readonly spawn: () => Worker;
+  /** The executions granted to each open channel's token (answers the worker's `granted?`). */
   readonly grants: () => ReadonlyMap<string, ReadonlySet<number>>;
   readonly prepare: (serviceId: string, toolId: string) => Promise<unknown>;
   readonly audit: (
@@ -46,7 +48,9 @@ export interface GatewayWorkerOptions {
 
 /** The main thread's side of one gateway worker, replaced whenever it dies. */
 export interface GatewayWorker {
+  /** `eid` may call through `token`'s channel: starts the thread (its socket must listen). */
   grant(token: string, eid: number): Promise<void>;
+  /** Told to the thread only when it was told the grant (or, for a channel, when it runs). */
   revoke(token: string, eid: number | null): void;
   changed(change: CatalogChange): Promise<void>;
   invoke(
@@ -89,6 +93,11 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
   /** Calls of the host's gate it is making. */
   let hostCalls = 0;
   let restarts = 0;
+  /**
+   * The grants this thread was told (it asked, `granted?`): only these are revoked in it, so a
+   * process that makes no direct call costs no message to the thread.
+   */
+  let told = new Map<string, Set<number>>();
 
   const post = (message: ToWorker) => {
     try {
@@ -106,6 +115,21 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
 
   const onMessage = (message: FromWorker) => {
     switch (message.t) {
+      case 'granted?': {
+        const { token, eid } = message;
+        const eids = options.grants().get(token);
+        const answer: GrantAnswer = eids === undefined ? 'closed' : eids.has(eid) ? 'yes' : 'no';
+        if (answer === 'yes') {
+          let set = told.get(token);
+          if (!set) {
+            set = new Set();
+            told.set(token, set);
+          }
+          set.add(eid);
+        }
+        post({ t: 'grant', id: message.id, answer });
+        return;
+      }
       case 'prepare':
         options.prepare(message.serviceId, message.toolId).then(
           (value) => post({ t: 'prepared', id: message.id, value }),
@@ -176,29 +200,45 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
   };
 
   let idleTimer: NodeJS.Timeout | undefined;
+  /** When it last had work (grant, revoke, call): the idle time counts from there. */
+  let lastActive = 0;
   /** An execution may call through it, or it owes an answer. */
-  const busy = () =>
-    waiting.size > 0 || open.size > 0 || [...options.grants().values()].some((eids) => eids.size > 0);
-  /** (Re)arm the idle timer after any activity; once it fires on an idle thread, the thread exits. */
+  const busy = () => {
+    if (waiting.size > 0 || open.size > 0) return true;
+    for (const eids of options.grants().values()) if (eids.size > 0) return true;
+    return false;
+  };
+  /**
+   * Note activity; a thread idle for `idleTimeoutMs` exits. One timer is armed and re-armed for
+   * what is left when it fires, rather than a timer per grant and revoke.
+   */
   const stopWhenIdle = () => {
-    clearTimeout(idleTimer);
-    idleTimer = undefined;
+    lastActive = performance.now();
     const idleMs = options.idleTimeoutMs ?? 0;
-    if (!worker || idleMs <= 0 || busy()) return;
-    idleTimer = setTimeout(() => {
+    if (!worker || idleMs <= 0 || idleTimer) return;
+    const check = () => {
       idleTimer = undefined;
       const own = worker;
-      if (!own || busy()) return;
+      if (!own) return;
+      const left = lastActive + idleMs - performance.now();
+      if (busy() || left > 0) {
+        idleTimer = setTimeout(check, busy() ? idleMs : left);
+        idleTimer.unref();
+        return;
+      }
       // No longer this supervisor's thread: its exit is not a crash, and nothing is restarted.
       worker = undefined;
       ready = undefined;
+      told = new Map();
       void own.terminate();
-    }, idleMs);
+    };
+    idleTimer = setTimeout(check, idleMs);
     idleTimer.unref();
   };
 
   const start = () => {
-    worker = options.spawn(options.grants());
+    worker = options.spawn();
+    told = new Map();
     const own = worker;
     ready = new Promise<void>((resolve) => {
       own.on('message', (message: FromWorker) => {
@@ -250,15 +290,17 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
   };
 
   return {
-    async grant(token, eid) {
-      clearTimeout(idleTimer);
+    async grant(_token, _eid) {
+      // Nothing is posted: the thread asks on the execution's first call (see `granted?`).
       await started();
-      await expect((id) => ({ t: 'grant', id, token, eid })).catch(() => undefined);
       stopWhenIdle();
     },
     revoke(token, eid) {
-      // Not started: it holds no grant (it is given the current ones when it starts).
-      post({ t: 'revoke', token, eid });
+      if (eid === null) {
+        // A channel closed (a sandbox process stopped): its connections close in a running thread.
+        told.delete(token);
+        if (worker) post({ t: 'revoke', token, eid });
+      } else if (told.get(token)?.delete(eid)) post({ t: 'revoke', token, eid });
       stopWhenIdle();
     },
     async changed(change) {
@@ -277,7 +319,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       clearTimeout(timer);
     },
     async invoke(serviceId, toolId, parameters, signal) {
-      clearTimeout(idleTimer);
+      lastActive = performance.now();
       await started();
       signal?.throwIfAborted();
       const id = nextId++;

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { createEgressFrameReader, type EgressRequest, encodeEgressFrame } from '@cyrnel/sdk/node';
 import { cyrnelError } from '../errors';
-import type { WireError } from './gateway-protocol';
+import type { GrantAnswer, WireError } from './gateway-protocol';
 import { toWireError } from './wire-error';
 
 /** What one call answers (see `egress-worker.ts`). */
@@ -13,7 +13,11 @@ export interface EgressSocketOptions {
   readonly socketPath: string;
   /** Largest request frame a connection may send; past it the connection is closed. */
   readonly maxFrameBytes: number;
-  readonly grants: readonly (readonly [string, readonly number[]])[];
+  /**
+   * Ask the main thread whether `token` may call for `eid` (a call for an execution this socket
+   * was not told about). A `yes` arrives as a {@link EgressSocket.grant} before this resolves.
+   */
+  readonly askGrant: (token: string, eid: number) => Promise<GrantAnswer>;
   /** Make one granted call; `stillGranted` tells whether it was revoked meanwhile. */
   readonly perform: (
     eid: number,
@@ -26,6 +30,7 @@ export interface EgressSocketOptions {
 
 /** The socket side of a worker: who may call for which execution, and the connections. */
 export interface EgressSocket {
+  /** The main thread answered that `token` may call for `eid` (kept until revoked). */
   grant(token: string, eid: number): void;
   /** Revoke one execution of a token (null: all of them, and close its connections). */
   revoke(token: string, eid: number | null): void;
@@ -43,9 +48,12 @@ function refusal(reason: 'unauthorized' | 'invalid_request' | 'too_many_calls', 
  * Serve the worker's Unix socket: a connection's first frame is `{ token }`; every later frame is
  * an `EgressRequest`, made only for an execution granted to that token and answered in a frame
  * of its own (the result's JSON text as the body). A revoke aborts the calls in flight.
+ * Grants are learnt on demand: the first call for an execution asks the main thread (which then
+ * sends this worker that execution's revoke), so a process that makes no direct call costs the
+ * workers nothing.
  */
 export function serveEgressSocket(options: EgressSocketOptions): EgressSocket {
-  const grants = new Map<string, Set<number>>(options.grants.map(([token, eids]) => [token, new Set(eids)]));
+  const grants = new Map<string, Set<number>>();
   /** Calls in flight by `token\0eid`. */
   const inFlight = new Map<string, Set<AbortController>>();
   const connections = new Map<Socket, string | undefined>();
@@ -68,6 +76,15 @@ export function serveEgressSocket(options: EgressSocketOptions): EgressSocket {
       Array.isArray(parameters)
     )
       return send({ ok: false, error: refusal('invalid_request', 'not an egress request') });
+    if (!granted(token, eid)) {
+      // Not told yet: ask. A `yes` is recorded (grant) before the answer resolves, and a revoke
+      // sent after it is handled after it, so checking again here sees whichever came last.
+      if ((await options.askGrant(token, eid)) === 'closed') {
+        // No such channel (a guessed token, or one closed): refused, and the connection ends.
+        send({ ok: false, error: refusal('unauthorized', 'no such egress channel') });
+        return void socket.end();
+      }
+    }
     if (!granted(token, eid))
       return send({
         ok: false,
