@@ -2,7 +2,8 @@
 // egress gateway's worker threads, and the sandbox child that runs the program. `--cpu-prof`
 // applies to every thread of every Node process that inherits NODE_OPTIONS; a worker writes its
 // profile when it exits (the server's shutdown stops it), a sandbox child when the host's IPC
-// channel closes.
+// channel closes on its own (the server's shutdown SIGKILLs its children, so the child's profile
+// comes from a second run whose server is SIGKILLed instead).
 import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -50,22 +51,31 @@ function sum(summaries: readonly ProfileSummary[]): ProfileSummary {
   };
 }
 
-/** Runs `work` on a fresh server under `--cpu-prof` and sums up each thread's profile. */
-export async function profiledChain(resources: Resources, work: ChainWork): Promise<string> {
+/** Runs `work` on a fresh server under `--cpu-prof`; answers the profiles' directory and the server's pid. */
+async function profiledRun(resources: Resources, work: ChainWork, kill: boolean) {
   const dir = await mkdtemp(join(tmpdir(), 'cyrnel-profile-'));
   resources.defer(() => rm(dir, { recursive: true, force: true }));
   const server = await startServerProcess(resources, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
   try {
     await work.run(createCyrnelApi(server.url));
+    if (kill) {
+      process.kill(server.pid, 'SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
   } finally {
     await server.stop();
   }
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile'));
+  return { dir, pid: server.pid, files: (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')) };
+}
+
+/** Runs `work` on a fresh server under `--cpu-prof` (twice: see above) and sums up each thread's profile. */
+export async function profiledChain(resources: Resources, work: ChainWork): Promise<string> {
+  const { dir, pid, files } = await profiledRun(resources, work, false);
+  const server = { pid };
   const main = files.find((f) => threadOf(f)?.pid === server.pid && threadOf(f)?.tid === 0);
   if (!main) throw new Error(`the server wrote no profile for ${work.title}`);
   const workers = files.filter((f) => threadOf(f)?.pid === server.pid && threadOf(f)?.tid !== 0);
-  const children = files.filter((f) => threadOf(f)?.pid !== server.pid && threadOf(f)?.tid === 0);
   const parts = [
     formatProfileSummary(
       `${work.title}: server main thread`,
@@ -90,11 +100,19 @@ export async function profiledChain(resources: Resources, work: ChainWork): Prom
           who,
         ),
       );
+  const second = await profiledRun(resources, work, true);
+  // Sandbox children only (an MCP server started by the adapter would be another process).
+  const children = second.files.filter(
+    (f) =>
+      threadOf(f)?.pid !== second.pid &&
+      threadOf(f)?.tid === 0 &&
+      readFileSync(join(second.dir, f), 'utf8').includes('env-typescript-ivm'),
+  );
   if (children.length) {
     // The chain runs in one child; the others (the warm pool) are idle: report the busiest.
-    const busiest = summarize(children, CHILD_CALL_AREAS).reduce((a, b) =>
-      b.busyMsPerUnit > a.busyMsPerUnit ? b : a,
-    );
+    const busiest = children
+      .map((f) => summarizeCpuProfile(join(second.dir, f), work.units, CHILD_CALL_AREAS))
+      .reduce((a, b) => (b.busyMsPerUnit > a.busyMsPerUnit ? b : a));
     parts.push(formatProfileSummary(`${work.title}: the sandbox child`, busiest, 'sandbox child'));
   }
   return parts.join('\n');
