@@ -10,7 +10,9 @@ import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
 import { startServerProcess } from './cyrnel/server-process.ts';
 import { machineInfo } from './harness/machine-info.ts';
 import { createResources } from './harness/resources.ts';
+import { profiledChain } from './profile/chain-profile.ts';
 import { CHILD_AREAS, formatProfileSummary, summarizeCpuProfile } from './profile/cpu-profile-summary.ts';
+import { mcpChainWork } from './profile/mcp-chain.ts';
 import { sequentialCallsProgram, TRIVIAL } from './programs.ts';
 import { startUpstream } from './upstream.ts';
 
@@ -32,7 +34,7 @@ async function profiled(
   } finally {
     await server.stop();
   }
-  const file = (await readdir(dir)).find((f) => f.includes(`.${server.pid}.`));
+  const file = (await readdir(dir)).find((f) => f.includes(`.${server.pid}.0.`));
   if (!file) throw new Error(`the server wrote no profile for ${title}`);
   return formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units));
 }
@@ -76,39 +78,47 @@ const parts = [
   'For true CPU per process see the "CPU per trivial process" rows of latest.md (from /proc).',
   '',
 ];
+// `--chains`: only the two chains, every thread, printed (results/profile.md is left alone).
+const chainsOnly = process.argv.includes('--chains');
 try {
   const upstream = await startUpstream();
   resources.defer(() => upstream.close());
-  parts.push(
-    await profiled(
-      `${PROCESSES} sequential trivial processes (unit: one process)`,
-      PROCESSES,
-      async (api) => {
-        for (let i = 0; i < PROCESSES; i++) await api.run(TRIVIAL);
-      },
-    ),
-  );
-  parts.push(
-    await profiled(
-      `${CHAINS} processes of 1,000 sequential tool calls (unit: one tool call)`,
-      CHAINS * 1_000,
-      async (api) => {
-        await api.post('/services', {
-          id: 'upstream',
-          adapter: 'openapi',
-          definition: upstream.openapi,
-          enabled: true,
-        });
-        const code = sequentialCallsProgram('upstream', 1_000);
-        for (let i = 0; i < CHAINS; i++) await api.run(code, 120_000);
-      },
-    ),
-  );
-  parts.push(await profiledChildren(PROCESSES));
+  const openapiChain = {
+    title: `${CHAINS} processes of 1,000 sequential OpenAPI tool calls (unit: one tool call)`,
+    units: (CHAINS + 1) * 1_000,
+    async run(api: ReturnType<typeof createCyrnelApi>) {
+      await api.post('/services', {
+        id: 'upstream',
+        adapter: 'openapi',
+        definition: upstream.openapi,
+        enabled: true,
+      });
+      const code = sequentialCallsProgram('upstream', 1_000);
+      for (let i = 0; i <= CHAINS; i++) await api.run(code, 120_000);
+    },
+  };
+  if (!chainsOnly) {
+    parts.push(
+      await profiled(
+        `${PROCESSES} sequential trivial processes (unit: one process)`,
+        PROCESSES,
+        async (api) => {
+          for (let i = 0; i < PROCESSES; i++) await api.run(TRIVIAL);
+        },
+      ),
+    );
+  }
+  parts.push(await profiledChain(resources, openapiChain));
+  parts.push(await profiledChain(resources, mcpChainWork(CHAINS)));
+  if (!chainsOnly) parts.push(await profiledChildren(PROCESSES));
 } catch (error) {
   parts.push(`Could not profile: ${error instanceof Error ? error.message : error}`);
 } finally {
   await resources.closeAll();
+}
+if (chainsOnly) {
+  process.stdout.write(`${parts.join('\n')}\n`);
+  process.exit(0);
 }
 const KEPT = '<!-- profile.md: kept by pnpm profile from here on -->';
 const target = new URL('../results/profile.md', import.meta.url);

@@ -59,6 +59,42 @@ export const CHILD_AREAS: ProfileAreas = [
   ['garbage collector', (cf) => cf.functionName === '(garbage collector)'],
 ];
 
+/** Areas of the server's worker threads (the egress gateway's, the gate's validation, the MCP adapter's). */
+export const WORKER_AREAS: ProfileAreas = [
+  [
+    'egress gateway (core gateway/ and direct-calls/)',
+    (cf) => /core\/dist\/(egress-worker|gateway|direct)/.test(cf.url),
+  ],
+  ['adapter-openapi', (cf) => cf.url.includes('adapter-openapi')],
+  ['  of which outbound node:http client', (cf) => cf.url.includes('_http_client')],
+  ['schema validation (ajv)', (cf) => /\/ajv\/|validat/.test(cf.url)],
+  [
+    'socket to the sandbox child (node:net, stream_base_commons)',
+    (cf) => /node:net|stream_base_commons/.test(cf.url),
+  ],
+  [
+    'messages to/from the main thread (MessagePort)',
+    (cf) => /internal\/worker|per_context\/messageport/.test(cf.url) || cf.functionName === 'postMessage',
+  ],
+  ['JSON (parse, stringify)', (cf) => /^(parse|stringify)$/.test(cf.functionName) && cf.url === ''],
+  ['garbage collector', (cf) => cf.functionName === '(garbage collector)'],
+];
+
+/** Areas of the sandbox child that runs a chain of tool calls. */
+export const CHILD_CALL_AREAS: ProfileAreas = [
+  ['isolate work (env-typescript-ivm runner, isolated-vm)', (cf) => cf.url.includes('env-typescript-ivm')],
+  [
+    '  of which the egress gateway client',
+    (cf) => cf.url.includes('gateway-client') || /egress-frame|sdk\/dist\/node/.test(cf.url),
+  ],
+  [
+    'socket to the gateway (node:net, stream_base_commons)',
+    (cf) => /node:net|stream_base_commons/.test(cf.url),
+  ],
+  ['IPC to the host (child_process serialization)', (cf) => /child_process/.test(cf.url)],
+  ['garbage collector', (cf) => cf.functionName === '(garbage collector)'],
+];
+
 function short(cf: CallFrame): string {
   return `${cf.functionName || '(anonymous)'} ${cf.url.split('/').slice(-2).join('/')}`;
 }

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
+import { threadsCpuMs } from '../cyrnel/proc-memory.ts';
 import { compare } from '../harness/compare.ts';
 import { measure } from '../harness/measure.ts';
 import type { SuiteContext } from './suite-context.ts';
@@ -19,7 +20,11 @@ const EXPECTED = (CALLS * (CALLS - 1)) / 2 + CALLS;
  * The MCP adapter's cost: 1,000 sequential calls of server-everything's `get-sum` over stdio, made directly with
  * the official MCP client (the floor), and made by one cyrnel process through the `mcp` adapter.
  */
-export async function runCyrnelMcpAdapter(ctx: SuiteContext, api: CyrnelApi): Promise<void> {
+export async function runCyrnelMcpAdapter(
+  ctx: SuiteContext,
+  api: CyrnelApi,
+  server?: { readonly pid: number },
+): Promise<void> {
   const { config, report } = ctx;
   ctx.log('floor: direct MCP client calls');
   const client = new Client({ name: 'cyrnel-bench', version: '1.0.0' });
@@ -71,7 +76,18 @@ cyrnel.output({ sum });`;
   const check = await api.run(code, 120_000);
   if ((check.output as { sum?: number }).sum !== EXPECTED)
     throw new Error(`the MCP chain returned ${JSON.stringify(check.output)}`);
+  const mainBefore = server ? threadsCpuMs(server.pid, 'MainThread') : 0;
   const stats = await measure(() => api.run(code, 120_000), { warmup: 0, reps: config.chainReps });
+  if (server) {
+    const perCall = (threadsCpuMs(server.pid, 'MainThread') - mainBefore) / (config.chainReps * CALLS);
+    report.add({
+      section: 'tool calls',
+      metric: "cyrnel: server main thread's CPU per MCP tool call",
+      unit: 'ms',
+      value: perCall,
+      note: `user+system CPU of the server's main thread (the gate, the policies, the audit's writes, the mcp adapter and its MCP client, IPC with the sandbox child) over ${config.chainReps * CALLS} sequential calls`,
+    });
+  }
   compare(report, {
     section: 'tool calls',
     metric: 'cyrnel: 1,000 sequential MCP tool calls in one process (mcp adapter, stdio)',

@@ -35,7 +35,7 @@ export async function runCyrnel(ctx: SuiteContext): Promise<void> {
     await part('cyrnel: warm memory', async () => recordWarmMemory(ctx, server));
     await part('cyrnel: throughput', () => runCyrnelThroughput(ctx, api));
     await part('cyrnel: tool calls', () => runCyrnelToolCalls(ctx, api, server));
-    await part('cyrnel: MCP tool calls', () => runCyrnelMcpAdapter(ctx, api));
+    await part('cyrnel: MCP tool calls', () => runCyrnelMcpAdapter(ctx, api, server));
     await part('cyrnel: allow decision', () => runDecisionCost(ctx));
     await part('cyrnel: approvals', () => runApprovalLatency(ctx, api));
     await part('cyrnel: leak check', () => runLeakCheck(ctx, api, server));
@@ -75,13 +75,14 @@ export async function runCyrnelTrivialOnly(ctx: SuiteContext): Promise<void> {
   }
 }
 
-/** Only the tool-call part (`--only tool-calls`), on a server of its own. */
+/** Only the tool-call part (`--only tool-calls`: OpenAPI and MCP chains, policies), on a server of its own. */
 export async function runCyrnelToolCallsOnly(ctx: SuiteContext): Promise<void> {
   ctx.log('cyrnel: starting the server');
   const server = await startServerProcess(ctx.resources);
   try {
     const api = createCyrnelApi(server.url);
     await runCyrnelToolCalls(ctx, api, server);
+    await runCyrnelMcpAdapter(ctx, api, server);
     await runDecisionCost(ctx);
     await runApprovalLatency(ctx, api);
   } finally {

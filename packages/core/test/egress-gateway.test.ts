@@ -48,7 +48,7 @@ function nested(depth: number): unknown {
 }
 
 interface Answer {
-  readonly header: { id: number; ok?: boolean; host?: true; error?: { reason: string } };
+  readonly header: { id: number; ok?: boolean; host?: true; unprepared?: true; error?: { reason: string } };
   readonly body: string;
 }
 
@@ -231,9 +231,14 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     a.revoke(3);
     expect((await own.call(3, 'echo')).header.error?.reason).toBe('unauthorized');
     expect(hits).toHaveLength(1);
-    // Invalid parameters and tools it does not prepare go to the host's gate.
-    expect((await own.call(1, 'echo', { n: 'one' })).header.host).toBe(true);
-    expect((await own.call(1, 'echo', {}, 'elsewhere')).header.host).toBe(true);
+    // Invalid parameters and tools it does not prepare go to the host's gate; only the latter are
+    // told it does not make them until the next change (the parameters are the call's own).
+    const invalid = await own.call(1, 'echo', { n: 'one' });
+    expect(invalid.header).toEqual({ id: invalid.header.id, host: true });
+    for (let i = 0; i < 2; i++) {
+      const unprepared = await own.call(1, 'echo', {}, 'elsewhere');
+      expect(unprepared.header).toEqual({ id: unprepared.header.id, host: true, unprepared: true });
+    }
     const ends = audits.filter((audit) => audit.event.kind === 'end' && audit.eid === 1);
     expect(ends.at(-1)?.event).toMatchObject({ kind: 'end', ok: true, errorReason: null });
     // A start the host refuses (the run is not running) never leaves.
@@ -311,12 +316,15 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     ]);
     enabled = false;
     await change();
-    expect((await own.call(3, 'echo')).header.host).toBe(true);
-    expect((await second.call(3, 'echo')).header.host).toBe(true);
+    expect((await own.call(3, 'echo')).header).toMatchObject({ host: true, unprepared: true });
+    expect((await second.call(3, 'echo')).header).toMatchObject({ host: true, unprepared: true });
     expect(hits).toHaveLength(4);
     enabled = true;
     secret = 'first-secret';
     await change();
+    // What was not prepared before the change is prepared again after it.
+    expect((await own.call(3, 'echo')).header).toMatchObject({ ok: true });
+    expect(hits).toHaveLength(5);
     own.close();
     second.close();
   });

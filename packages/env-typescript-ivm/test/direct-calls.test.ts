@@ -11,7 +11,8 @@ import { createRecordingBindings, createRecordingLogger, waitFor } from './recor
 /**
  * A gateway worker as the host runs it, reduced to what the environment relies on, speaking the
  * real frames over a real Unix socket: it answers `fast.*` with JSON text (a coded error for
- * `fast.fail`), holds `slow.*` until the grant is revoked, and sends everything else to the host.
+ * `fast.fail`), holds `slow.*` until the grant is revoked, sends `local.*` to the host as a tool it
+ * does not make until the catalog changes (`unprepared`), and everything else to the host.
  * Calls for executions not granted to the connection's token are refused.
  */
 function startFakeGateway(path: string) {
@@ -63,7 +64,7 @@ function startFakeGateway(path: string) {
             ]);
             return;
           }
-          answer({ host: true });
+          answer(request.serviceId === 'local' ? { host: true, unprepared: true } : { host: true });
         },
         () => socket.destroy(),
       ),
@@ -117,7 +118,11 @@ describe('tool calls of the typescript-ivm environment through the egress gatewa
     dir = mkdtempSync(join(tmpdir(), 'cyrnel-egress-env-'));
     gateway = startFakeGateway(join(dir, 'w0.sock'));
     await gateway.listen();
-    recording = createRecordingBindings({ 'host.echo': (parameters) => ({ viaHost: parameters }) });
+    recording = createRecordingBindings({
+      'host.echo': (parameters) => ({ viaHost: parameters }),
+      'local.echo': (parameters) => ({ local: parameters }),
+      'local.other': () => 'other',
+    });
     const bindings: EnvironmentBindings = { ...recording.bindings, directCalls: { open: gateway.channel } };
     env = createTypescriptEnvironment();
     await env.setup({
@@ -158,6 +163,50 @@ describe('tool calls of the typescript-ivm environment through the egress gatewa
     );
     // The grant ended with the run.
     for (const token of gateway.tokens) expect(gateway.grants.get(token)?.has(eid) ?? false).toBe(false);
+  });
+
+  it('sends the later calls of a tool the gateway does not make (unprepared) straight to the host, for the rest of the execution', async () => {
+    const program = `
+      const seen = [];
+      for (let n = 0; n < 3; n++) seen.push((await cyrnel.services.local.tools.echo.invoke({ n })).local.n);
+      seen.push(await cyrnel.services.local.tools.other.invoke({}));
+      seen.push(await cyrnel.services.local.connection('work').tools.echo.invoke({ n: 9 }));
+      for (let n = 0; n < 2; n++) seen.push((await cyrnel.services.host.tools.echo.invoke({ n })).viaHost.n);
+      cyrnel.output({ seen });
+    `;
+    const first = await run(program);
+    expect(first.exit).toBe('success');
+    expect(first.record.output).toEqual({ seen: [0, 1, 2, 'other', { local: { n: 9 } }, 0, 1] });
+    // Every call reached the host's gate, in order.
+    expect(first.record.calls.map((call) => `${call.serviceId}.${call.toolId}`)).toEqual([
+      'local.echo',
+      'local.echo',
+      'local.echo',
+      'local.other',
+      'local.echo',
+      'host.echo',
+      'host.echo',
+    ]);
+    // The gateway was asked once per tool and named connection; a plain "through the host" (which
+    // may depend on the call's parameters or the policies) is asked every time.
+    const asked = (eid: number) =>
+      gateway.requests
+        .filter((seen) => seen.request.eid === eid)
+        .map(
+          (seen) =>
+            `${seen.request.serviceId}.${seen.request.toolId}${seen.request.connection ? `@${seen.request.connection}` : ''}`,
+        );
+    expect(asked(first.eid)).toEqual([
+      'local.echo',
+      'local.other',
+      'local.echo@work',
+      'host.echo',
+      'host.echo',
+    ]);
+    // The next execution asks again: what changed in the catalog meanwhile is seen.
+    const second = await run(program);
+    expect(second.exit).toBe('success');
+    expect(asked(second.eid)).toEqual(asked(first.eid));
   });
 
   it('gives the token over IPC, not on the command line', async () => {

@@ -32,8 +32,13 @@ export type EgressAnswer =
         readonly message: string;
       };
     }
-  /** Not a portable adapter's callable tool: make the call through the host's gate. */
-  | { readonly id: number; readonly host: true };
+  /**
+   * Not a portable adapter's callable tool: make the call through the host's gate. With
+   * `unprepared`, the gateway makes no call of this tool (with this connection) until the catalog
+   * changes (an adapter that is not portable, such as `mcp`; a tool unknown or disabled): a client
+   * may send the tool's later calls of the same execution to the host's gate directly.
+   */
+  | { readonly id: number; readonly host: true; readonly unprepared?: true };
 
 /** Bytes before a frame's header. */
 const HEAD = 8;

@@ -140,7 +140,10 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
   // from that host's write on (the egress gateway's workers ask once per execution and service).
   const connectionsOf = (serviceId: string): Promise<ConnectionRow[]> => catalog.listConnections(serviceId);
 
-  /** The row a call uses: the one it names (checked), else its principal's own, else none (the service's own). */
+  /**
+   * The row a call uses: the one it names (checked), else its principal's own, else the shared
+   * `default`, else none (the service's own state). One read of the service's rows.
+   */
   const choose = async (
     run: RunCredentials,
     serviceId: string,
@@ -163,7 +166,8 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       if (row.owner !== null && row.owner !== run.principalId) throw forbidden(serviceId, name);
       return row;
     }
-    return run.principalId === null ? undefined : rows.find((row) => row.owner === run.principalId);
+    const own = run.principalId === null ? undefined : rows.find((row) => row.owner === run.principalId);
+    return own ?? rows.find((row) => row.name === DEFAULT_CONNECTION);
   };
 
   /**
@@ -221,9 +225,7 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
 
   return {
     async route(run, serviceId, requested) {
-      const chosen =
-        (await choose(run, serviceId, requested)) ??
-        (await catalog.getConnection(serviceId, DEFAULT_CONNECTION));
+      const chosen = await choose(run, serviceId, requested);
       if (!chosen) return serviceId;
       const row = await usable(chosen);
       const instanceId = connectionInstanceId(serviceId, row.name);

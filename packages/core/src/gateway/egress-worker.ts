@@ -56,8 +56,22 @@ const ask = (message: (id: number) => FromWorker) =>
 // The secrets this worker was handed, so that no answer or error it sends carries one (an
 // upstream may echo a key): the main thread's redactor never sees what goes to a sandbox.
 const redactor = createRedactor();
+/**
+ * The tools (`<instance>\0<tool>`) the main thread did not prepare since the last change (not a
+ * portable adapter's callable tool): the runtime keeps their refusal until then too, and their
+ * callers are told so (`unprepared`). Bounded like the runtime's own cache.
+ */
+const unprepared = new Set<string>();
+const MAX_UNPREPARED = 10_000;
+/** Catalog changes seen: a refusal asked before one is not kept after it. */
+let changes = 0;
 const prepare = async (serviceId: string, toolId: string) => {
+  const at = changes;
   const prepared = (await ask((id) => ({ t: 'prepare', id, serviceId, toolId }))) as PreparedCall | undefined;
+  if (!prepared && at === changes) {
+    if (unprepared.size >= MAX_UNPREPARED) unprepared.clear();
+    unprepared.add(`${serviceId}\u0000${toolId}`);
+  }
   if (prepared) {
     redactor.remember(`module:${prepared.adapter.moduleUrl}`, prepared.adapter.secrets);
     redactor.remember(`service:${serviceId}`, prepared.service.secrets);
@@ -144,7 +158,10 @@ interface Audited {
  * The answer of one call: JSON text (with the upstream's HTTP status when the adapter answered
  * one), a coded failure, or "through the host".
  */
-export type Outcome = { json: string; status: number | null } | { error: WireError } | { host: true };
+export type Outcome =
+  | { json: string; status: number | null }
+  | { error: WireError }
+  | { host: true; unprepared?: true };
 
 /**
  * Make one call of a portable adapter. With `eid`, it is audited: its start is acknowledged by the
@@ -172,7 +189,10 @@ async function perform(
     target = routed.instanceId;
   }
   const call = await runtime.route(target, toolId, parameters, prepare);
-  if (!call) return { host: true };
+  // Not prepared (not a portable adapter's callable tool): its calls go through the host until the
+  // next change, which the sandbox's client may take as a hint for the rest of its execution.
+  if (!call)
+    return unprepared.has(`${target}\u0000${toolId}`) ? { host: true, unprepared: true } : { host: true };
   if (!stillGranted()) {
     call.release();
     return { error: toWireError(refusedAfterGrant()) };
@@ -261,6 +281,8 @@ const hostCalls = new Map<number, AbortController>();
 
 async function changed(id: number, change: CatalogChange) {
   routes.clear();
+  changes++;
+  unprepared.clear();
   try {
     await runtime.changed(change);
   } finally {

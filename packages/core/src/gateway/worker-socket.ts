@@ -6,7 +6,7 @@ import type { GrantAnswer, WireError } from './gateway-protocol';
 import { toWireError } from './wire-error';
 
 /** What one call answers (see `egress-worker.ts`). */
-type Outcome = { json: string } | { error: WireError } | { host: true };
+type Outcome = { json: string } | { error: WireError } | { host: true; unprepared?: true };
 
 /** Options of {@link serveEgressSocket}. */
 export interface EgressSocketOptions {
@@ -112,7 +112,8 @@ export function serveEgressSocket(options: EgressSocketOptions): EgressSocket {
         () => granted(token, eid) && !controller.signal.aborted,
       );
       if ('json' in outcome) send({ ok: true }, outcome.json);
-      else if ('host' in outcome) send({ host: true });
+      else if ('host' in outcome)
+        send(outcome.unprepared ? { host: true, unprepared: true } : { host: true });
       else send({ ok: false, error: outcome.error });
     } catch (error) {
       send({ ok: false, error: toWireError(error) });

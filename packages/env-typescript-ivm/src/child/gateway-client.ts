@@ -30,12 +30,18 @@ export interface GatewayClient {
   invoke(eid: number, args: readonly unknown[]): Promise<unknown>;
 }
 
+/** Tools one execution keeps sending to the host directly (past it, it starts over). */
+const MAX_HOST_ONLY = 1000;
+
 /** Largest answer frame read from a worker (the worker bounds answers far below). */
 const MAX_ANSWER_FRAME = 1 << 30;
 
 interface Waiter {
   readonly eid: number;
   readonly args: readonly unknown[];
+  /** The execution's ending signal and the call's tool key (see `hostOnly`). */
+  readonly ending: AbortSignal;
+  readonly key: string;
   resolve(value: unknown): void;
   reject(error: CallError): void;
 }
@@ -53,6 +59,20 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   const connections = new Map<string, Connection>();
   let nextId = 1;
   let turn = 0;
+  // The tools (with the connection named) the gateway said it does not make until the catalog
+  // changes (`unprepared`: an adapter that is not portable, such as mcp): the execution's later
+  // calls of them go to the host's gate at once, which is where the gateway would send them. Kept
+  // per execution (by its ending signal), so a change is seen by the next execution at the latest;
+  // the gate makes a portable adapter's calls in the gateway's workers too.
+  const hostOnly = new WeakMap<AbortSignal, Set<string>>();
+  const remember = (ending: AbortSignal, key: string) => {
+    let tools = hostOnly.get(ending);
+    if (!tools || tools.size >= MAX_HOST_ONLY) {
+      tools = new Set();
+      hostOnly.set(ending, tools);
+    }
+    tools.add(key);
+  };
 
   const open = (path: string): Connection => {
     const existing = connections.get(path);
@@ -80,8 +100,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
           const waiter = connection.pending.get(answer?.id);
           if (!waiter) return;
           connection.pending.delete(answer.id);
-          if ('host' in answer) waiter.resolve(options.hostCall(waiter.eid, 'invoke', waiter.args));
-          else if (answer.ok) waiter.resolve(new JsonText(body.toString('utf8')));
+          if ('host' in answer) {
+            if (answer.unprepared === true) remember(waiter.ending, waiter.key);
+            waiter.resolve(options.hostCall(waiter.eid, 'invoke', waiter.args));
+          } else if (answer.ok) waiter.resolve(new JsonText(body.toString('utf8')));
           else waiter.reject(answer.error);
         },
         fail,
@@ -112,10 +134,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         (named !== undefined && typeof named !== 'string')
       )
         return options.hostCall(eid, 'invoke', args);
+      const key =
+        named === undefined ? `${serviceId}\u0000${toolId}` : `${serviceId}\u0000${toolId}\u0000${named}`;
+      if (hostOnly.get(ending)?.has(key)) return options.hostCall(eid, 'invoke', args);
       const connection = open(endpoints[turn++ % endpoints.length] as string);
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        connection.pending.set(id, { eid, args, resolve, reject });
+        connection.pending.set(id, { eid, args, ending, key, resolve, reject });
         // A killed execution's calls are aborted by the gateway (the host revokes its grant), so
         // their answers still come and free these entries.
         connection.socket.write(
