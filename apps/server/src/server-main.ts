@@ -1,4 +1,3 @@
-import './require-node';
 import { readFileSync } from 'node:fs';
 import { createLogger } from './create-logger';
 import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
@@ -8,13 +7,20 @@ import { createShutdownRequests, type ShutdownSource } from './shutdown-requests
 import type { RunningServer } from './start-server';
 import { SUBCOMMANDS } from './subcommands';
 
-// The binary's top level: the only place that turns errors into exit codes
-// (2 for refused configuration, 1 for failures at start, 128 + signal for a forced exit).
-async function main(): Promise<void> {
+/**
+ * The binary's top level (`main.ts` loads it): the only place that turns errors into exit codes
+ * (2 for refused configuration, 1 for failures at start, 128 + signal for a forced exit).
+ * `releaseYoungGeneration` lets V8's young generation grow again: called once the server has
+ * started (or before a subcommand runs), see `young-generation.ts`.
+ */
+export async function main(releaseYoungGeneration: () => void): Promise<void> {
   // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
   process.channel?.unref();
   const subcommand = SUBCOMMANDS.get(process.argv[2] ?? '');
-  if (subcommand) process.exit(await subcommand(process.argv.slice(3), process.env));
+  if (subcommand) {
+    releaseYoungGeneration();
+    process.exit(await subcommand(process.argv.slice(3), process.env));
+  }
   let parsed: ReturnType<typeof parseServerConfig>;
   try {
     parsed = parseServerConfig(process.argv.slice(2), process.env);
@@ -42,6 +48,7 @@ async function main(): Promise<void> {
     // Loaded only now, so --help and refused flags never load the database or isolated-vm.
     const { startServer } = await import('./start-server');
     server = await startServer({ ...config, logger });
+    releaseYoungGeneration();
   } catch (error) {
     if (error instanceof ConfigError) {
       process.stderr.write(`cyrnel-server: ${error.message}\n`);
@@ -85,5 +92,3 @@ async function main(): Promise<void> {
     });
   }
 }
-
-await main();
