@@ -1,89 +1,9 @@
 import './require-node';
-import { readFileSync } from 'node:fs';
-import { createLogger } from './create-logger';
-import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
-import { helpText } from './help-text';
-import { ConfigError, parseServerConfig } from './server-config';
-import { createShutdownRequests, type ShutdownSource } from './shutdown-requests';
-import type { RunningServer } from './start-server';
-import { SUBCOMMANDS } from './subcommands';
+import { keepYoungGenerationSmallWhileStarting } from './young-generation';
 
-// The binary's top level: the only place that turns errors into exit codes
-// (2 for refused configuration, 1 for failures at start, 128 + signal for a forced exit).
-async function main(): Promise<void> {
-  // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
-  process.channel?.unref();
-  const subcommand = SUBCOMMANDS.get(process.argv[2] ?? '');
-  if (subcommand) process.exit(await subcommand(process.argv.slice(3), process.env));
-  let parsed: ReturnType<typeof parseServerConfig>;
-  try {
-    parsed = parseServerConfig(process.argv.slice(2), process.env);
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`cyrnel-server: ${error.message}\n`);
-    process.exit(2);
-  }
-  if (parsed.action === 'help') {
-    process.stdout.write(helpText());
-    return;
-  }
-  if (parsed.action === 'version') {
-    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
-      version: string;
-    };
-    process.stdout.write(`${pkg.version}\n`);
-    return;
-  }
-  const { config } = parsed;
-  const pretty = process.stdout.isTTY === true;
-  const logger = createLogger({ level: config.logLevel, pretty });
-  let server: RunningServer;
-  try {
-    // Loaded only now, so --help and refused flags never load the database or isolated-vm.
-    const { startServer } = await import('./start-server');
-    server = await startServer({ ...config, logger });
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`cyrnel-server: ${error.message}\n`);
-      process.exit(2);
-    }
-    logger.error('failed to start', { error: error instanceof Error ? error.message : String(error) });
-    process.exit(1);
-  }
-  const requests = createShutdownRequests();
-  const stop = (source: ShutdownSource, signal: ForwardedSignalName) => {
-    const decision = requests.request(source);
-    logger.info('shutdown requested', { signal, source, decision });
-    if (decision === 'force') {
-      logger.warn('forced exit: second signal during shutdown', { signal });
-      process.exit(signal === 'SIGINT' ? 130 : 143);
-    }
-    if (decision === 'ignore') return;
-    logger.info('shutting down', { signal, graceMs: config.shutdownTimeoutMs });
-    server.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        logger.error('shutdown failed', { error: error instanceof Error ? error.message : String(error) });
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('signal', 'SIGINT'));
-  process.on('SIGTERM', () => stop('signal', 'SIGTERM'));
-  if (process.channel) {
-    process.on('message', (message: unknown) => {
-      if (isForwardedSignal(message)) stop('launcher', message.signal);
-    });
-    // The launcher died without forwarding anything (SIGKILL, a crash): shut down gracefully
-    // rather than keep the port with nobody to stop us.
-    process.on('disconnect', () => {
-      logger.warn('the launcher is gone: shutting down');
-      stop('orphaned', 'SIGTERM');
-    });
-  }
-}
-
-await main();
+// The server's entry (the launcher, `cli.ts`, runs it). Before anything else is loaded: the
+// start's modules would otherwise grow V8's young generation, which an idle server keeps in its
+// RSS. `server-main.ts` lets it grow again once the server has started.
+const releaseYoungGeneration = keepYoungGenerationSmallWhileStarting();
+const { main } = await import('./server-main');
+await main(releaseYoungGeneration);

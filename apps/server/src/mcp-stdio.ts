@@ -151,7 +151,7 @@ async function embeddedHost(dataDirFlag: string | undefined, env: NodeJS.Process
   const { composeHost } = await import('./compose-host');
   const { processRetention, otel, otelArgumentShapes, hostId } = parsed.config;
   // Traces of the embedded runs, as the server's (the client's `_meta.traceparent` continued).
-  const tracing = startTracing({
+  const tracing = await startTracing({
     endpoint: otel,
     argumentShapes: otelArgumentShapes,
     hostId,

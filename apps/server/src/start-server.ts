@@ -97,7 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     ...(config.oauthClientMetadataUrl ? { url: config.oauthClientMetadataUrl } : {}),
   });
   // Traces, when `--otel` or the OTEL_* variables ask for them: a collector out of reach only warns.
-  const tracing = startTracing({
+  const tracing = await startTracing({
     endpoint: config.otel,
     argumentShapes: config.otelArgumentShapes,
     hostId: config.hostId,

@@ -36,7 +36,7 @@ describe('telemetrySettings', () => {
       'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are sent as OTLP/HTTP with JSON bodies (http/json)',
       'OTEL_TRACES_SAMPLER=jaeger_remote is not supported: using parentbased_always_on',
     ]);
-    expect(settings?.sampler.toString()).toContain('ParentBased');
+    expect(settings?.sampler).toEqual({ root: 'always_on', parentBased: true });
     expect(
       telemetrySettings('http://c:4318', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.warnings,
     ).toEqual([]);
@@ -44,8 +44,17 @@ describe('telemetrySettings', () => {
       telemetrySettings('http://c:4318', {
         OTEL_TRACES_SAMPLER: 'traceidratio',
         OTEL_TRACES_SAMPLER_ARG: '0.25',
-      })?.sampler.toString(),
-    ).toContain('0.25');
+      })?.sampler,
+    ).toEqual({ root: 'ratio', ratio: 0.25, parentBased: false });
+    expect(
+      telemetrySettings('http://c:4318', {
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '2',
+      }),
+    ).toMatchObject({
+      sampler: { root: 'ratio', ratio: 1, parentBased: true },
+      warnings: ['OTEL_TRACES_SAMPLER_ARG=2 is not a ratio between 0 and 1: using 1'],
+    });
   });
 
   it('shows a collector in the log without credentials or query', () => {

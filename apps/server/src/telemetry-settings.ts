@@ -1,16 +1,22 @@
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  ParentBasedSampler,
-  type Sampler,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace';
+/**
+ * How traces are sampled (`OTEL_TRACES_SAMPLER`, `OTEL_TRACES_SAMPLER_ARG`), as data: the SDK's
+ * sampler is built from it only once tracing is on (`telemetry-sdk.ts`), so a server without
+ * tracing never loads the OpenTelemetry SDK.
+ */
+export interface SamplerSetting {
+  /** What decides for a trace's root span. */
+  readonly root: 'always_on' | 'always_off' | 'ratio';
+  /** The share of traces kept, for `ratio` (0 to 1). */
+  readonly ratio?: number;
+  /** A span with a parent follows its parent's decision (the `parentbased_*` samplers). */
+  readonly parentBased: boolean;
+}
 
 /** Where traces go and how they are sampled, from `--otel` and the standard `OTEL_*` variables. */
 export interface TelemetrySettings {
   /** The OTLP/HTTP traces URL (`…/v1/traces`). */
   readonly url: string;
-  readonly sampler: Sampler;
+  readonly sampler: SamplerSetting;
   /** Problems with the settings, each a warning for the log (never a refusal to start). */
   readonly warnings: readonly string[];
 }
@@ -32,7 +38,7 @@ export function shownUrl(text: string): string {
   }
 }
 
-function samplerOf(env: NodeJS.ProcessEnv, warnings: string[]): Sampler {
+function samplerOf(env: NodeJS.ProcessEnv, warnings: string[]): SamplerSetting {
   const name = (env.OTEL_TRACES_SAMPLER ?? 'parentbased_always_on').trim().toLowerCase();
   const arg = env.OTEL_TRACES_SAMPLER_ARG;
   const ratio = () => {
@@ -45,20 +51,20 @@ function samplerOf(env: NodeJS.ProcessEnv, warnings: string[]): Sampler {
   };
   switch (name) {
     case 'always_on':
-      return new AlwaysOnSampler();
+      return { root: 'always_on', parentBased: false };
     case 'always_off':
-      return new AlwaysOffSampler();
+      return { root: 'always_off', parentBased: false };
     case 'traceidratio':
-      return new TraceIdRatioBasedSampler(ratio());
+      return { root: 'ratio', ratio: ratio(), parentBased: false };
     case 'parentbased_always_off':
-      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+      return { root: 'always_off', parentBased: true };
     case 'parentbased_traceidratio':
-      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+      return { root: 'ratio', ratio: ratio(), parentBased: true };
     case 'parentbased_always_on':
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return { root: 'always_on', parentBased: true };
     default:
       warnings.push(`OTEL_TRACES_SAMPLER=${name.slice(0, 40)} is not supported: using parentbased_always_on`);
-      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+      return { root: 'always_on', parentBased: true };
   }
 }
 

@@ -1,18 +1,7 @@
-import type { RelayedSpan, TracingOptions } from '@cyrnel/core';
-import { context, DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import {
-  detectResources,
-  envDetector,
-  type Resource,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import type { TracingOptions } from '@cyrnel/core';
 import type { ServerLogger } from './create-logger';
-import { readableOf } from './telemetry-relay';
-import { shownUrl, telemetrySettings } from './telemetry-settings';
+import type { TracingSdk, TracingSdkOptions } from './telemetry-sdk';
+import { shownUrl, type TelemetrySettings, telemetrySettings } from './telemetry-settings';
 
 /** Options of {@link startTracing}. */
 export interface StartTracingOptions {
@@ -34,135 +23,90 @@ export interface ServerTracing {
   readonly options: TracingOptions;
   /** The collector's traces URL. */
   readonly url: string;
-  /** Export what is left (bounded by {@link SHUTDOWN_MS}) and, for the last server of the process, stop. */
+  /** Export what is left (bounded, 2 s) and, for the last server of the process, stop. */
   close(): Promise<void>;
 }
 
-/** Longest wait for the last spans at shutdown: a collector out of reach never holds the stop. */
-export const SHUTDOWN_MS = 2_000;
-/** One warning about failed exports per this many ms; the others are counted in the next. */
-const WARN_EVERY_MS = 60_000;
+/** Loads and installs the SDK (`telemetry-sdk.ts`); a test gives another. */
+export type TracingSdkLoader = (
+  settings: TelemetrySettings,
+  options: TracingSdkOptions,
+) => Promise<TracingSdk>;
+
+/** The OpenTelemetry SDK, loaded only now: a server without tracing never holds its modules. */
+const loadSdk: TracingSdkLoader = async (settings, options) =>
+  (await import('./telemetry-sdk')).installTracingSdk(settings, options);
 
 /** The SDK of this process: the OpenTelemetry API is global, so servers in one process share it. */
 interface Installed {
-  readonly provider: TracerProvider;
-  readonly processor: BatchSpanProcessor;
-  readonly resource: Resource;
+  readonly sdk: Promise<TracingSdk>;
   readonly url: string;
   users: number;
 }
 let installed: Installed | undefined;
 
-/** Warnings about exports, at most one a minute, counting the rest. */
-function exportWarnings(logger: ServerLogger, url: string): (error: unknown) => void {
-  let last = 0;
-  let suppressed = 0;
-  return (error) => {
-    const now = Date.now();
-    if (last !== 0 && now - last < WARN_EVERY_MS) {
-      suppressed++;
-      return;
-    }
-    last = now;
-    const message = error instanceof Error ? error.message : String(error);
-    logger.warn('tracing: spans could not be sent to the collector; calls and runs go on', {
-      collector: shownUrl(url),
-      error: message.slice(0, 200),
-      ...(suppressed > 0 ? { alsoFailed: suppressed } : {}),
-    });
-    suppressed = 0;
-  };
-}
-
-function install(settings: NonNullable<ReturnType<typeof telemetrySettings>>, options: StartTracingOptions) {
-  const resource = resourceFromAttributes({
-    'service.name': 'cyrnel-server',
-    'service.version': options.version,
-    'service.instance.id': options.hostId,
-  }).merge(detectResources({ detectors: [envDetector] }));
-  const exporter = new OTLPTraceExporter({ url: settings.url });
-  const processor = new BatchSpanProcessor({ exporter });
-  const provider = new TracerProvider({ resource, sampler: settings.sampler, spanProcessors: [processor] });
-  const warn = exportWarnings(options.logger, settings.url);
-  setGlobalErrorHandler(warn);
-  diag.setLogger(
-    {
-      error: (message) => warn(message),
-      warn: (message) => warn(message),
-      info: () => undefined,
-      debug: () => undefined,
-      verbose: () => undefined,
-    },
-    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
-  );
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
-  return { provider, processor, resource, url: settings.url, users: 0 };
-}
-
-async function uninstall(own: Installed): Promise<void> {
-  await Promise.race([
-    own.provider.shutdown().catch(() => undefined),
-    new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref()),
-  ]);
-  trace.disable();
-  propagation.disable();
-  context.disable();
-  diag.disable();
-}
-
 /**
  * Set up OpenTelemetry tracing for a server when `--otel` or the standard variables ask for it
- * (see `telemetrySettings`); undefined when tracing is off. Spans are batched and sent over
- * OTLP/HTTP (JSON); a collector out of reach, or one that refuses them, is a warning in the log
- * (at most one a minute), never a failed call or a stalled run. The SDK is the process's: a second
- * server in the same process shares it.
+ * (see `telemetrySettings`); undefined when tracing is off, and then the SDK is never loaded.
+ * Spans are batched and sent over OTLP/HTTP (JSON); a collector out of reach, or one that refuses
+ * them, is a warning in the log (at most one a minute), never a failed call or a stalled run. The
+ * SDK is the process's: a second server in the same process shares it. An SDK that cannot be
+ * loaded (a broken install) rejects with an error that says so: the server does not start
+ * without the tracing it was asked for.
  *
  * @example
  * ```ts
- * const tracing = startTracing({ endpoint: 'http://127.0.0.1:4318', argumentShapes: false, hostId, version, logger });
+ * const tracing = await startTracing({ endpoint: 'http://127.0.0.1:4318', argumentShapes: false, hostId, version, logger });
  * createHost({ ...options, ...(tracing ? { tracing: tracing.options } : {}) });
  * ```
  */
-export function startTracing(options: StartTracingOptions): ServerTracing | undefined {
+export async function startTracing(
+  options: StartTracingOptions,
+  load: TracingSdkLoader = loadSdk,
+): Promise<ServerTracing | undefined> {
   const settings = telemetrySettings(options.endpoint, options.env ?? process.env);
   if (!settings) return undefined;
   for (const warning of settings.warnings) options.logger.warn(`tracing: ${warning}`);
   if (installed && installed.url !== settings.url)
     options.logger.warn(
       'tracing: this process already sends traces elsewhere; this server uses the same collector',
-      {
-        collector: shownUrl(installed.url),
-      },
+      { collector: shownUrl(installed.url) },
     );
-  installed ??= install(settings, options);
+  if (!installed) {
+    const attempt: Installed = {
+      url: settings.url,
+      users: 0,
+      sdk: load(settings, options).catch((error: unknown) => {
+        if (installed === attempt) installed = undefined;
+        const why = error instanceof Error ? error.message : String(error);
+        throw new Error(`tracing is on but the OpenTelemetry SDK could not be loaded: ${why}`, {
+          cause: error,
+        });
+      }),
+    };
+    installed = attempt;
+  }
   const own = installed;
   own.users++;
+  let sdk: TracingSdk;
+  try {
+    sdk = await own.sdk;
+  } catch (error) {
+    own.users--;
+    throw error;
+  }
   options.logger.info('tracing: sending traces', { collector: shownUrl(own.url) });
-  const exportRelayed = (spans: readonly RelayedSpan[]) => {
-    for (const span of spans) {
-      const readable = readableOf(span, own.resource);
-      if (readable) own.processor.onEnd(readable);
-    }
-  };
   let closed = false;
   return {
     url: own.url,
-    options: { argumentShapes: options.argumentShapes, exportRelayed },
+    options: { argumentShapes: options.argumentShapes, exportRelayed: sdk.exportRelayed },
     async close() {
       if (closed) return;
       closed = true;
       own.users--;
-      if (own.users > 0) {
-        await Promise.race([
-          own.provider.forceFlush().catch(() => undefined),
-          new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref()),
-        ]);
-        return;
-      }
+      if (own.users > 0) return sdk.flush();
       if (installed === own) installed = undefined;
-      await uninstall(own);
+      await sdk.uninstall();
     },
   };
 }
