@@ -29,9 +29,11 @@ describe('keepYoungGenerationSmallWhileStarting', () => {
       env: { ...process.env, NODE_OPTIONS: '' },
     });
     const { before, held, released } = JSON.parse(out) as { before: number; held: number; released: number };
-    // Held: both semi-spaces at the initial size (the second is committed by the first scavenge).
-    expect(held).toBeLessThanOrEqual(2 * before);
-    expect(released).toBeGreaterThan(2 * before);
+    // Held: both semi-spaces at the initial size (the second is committed by the first scavenge),
+    // give or take a page V8 keeps for a scavenge in progress (2–2.5 MB seen on a busy machine);
+    // unheld, the same objects grow it to 16–32 MB.
+    expect(held).toBeLessThanOrEqual(4 * before);
+    expect(released).toBeGreaterThan(4 * held);
   });
 
   it('sets the growth factor to 1 and back to V8 default once, and leaves an operator’s flags alone', () => {
