@@ -1,17 +1,9 @@
-import type { RelayedSpan, TracingOptions } from '@cyrnel/core';
+import { createRelayTracerProvider, type RelayedSpan, type TracingOptions } from '@cyrnel/core';
 import { context, DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import {
-  detectResources,
-  envDetector,
-  type Resource,
-  resourceFromAttributes,
-} from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import type { ServerLogger } from './create-logger';
-import { readableOf } from './telemetry-relay';
+import { type ExporterThread, startExporterThread } from './telemetry-exporter';
 import { shownUrl, telemetrySettings } from './telemetry-settings';
 
 /** Options of {@link startTracing}. */
@@ -43,11 +35,9 @@ export const SHUTDOWN_MS = 2_000;
 /** One warning about failed exports per this many ms; the others are counted in the next. */
 const WARN_EVERY_MS = 60_000;
 
-/** The SDK of this process: the OpenTelemetry API is global, so servers in one process share it. */
+/** The tracing of this process: the OpenTelemetry API is global, so servers in one process share it. */
 interface Installed {
-  readonly provider: TracerProvider;
-  readonly processor: BatchSpanProcessor;
-  readonly resource: Resource;
+  readonly exporter: ExporterThread;
   readonly url: string;
   users: number;
 }
@@ -75,16 +65,19 @@ function exportWarnings(logger: ServerLogger, url: string): (error: unknown) => 
 }
 
 function install(settings: NonNullable<ReturnType<typeof telemetrySettings>>, options: StartTracingOptions) {
-  const resource = resourceFromAttributes({
-    'service.name': 'cyrnel-server',
-    'service.version': options.version,
-    'service.instance.id': options.hostId,
-  }).merge(detectResources({ detectors: [envDetector] }));
-  const exporter = new OTLPTraceExporter({ url: settings.url });
-  const processor = new BatchSpanProcessor({ exporter });
-  const provider = new TracerProvider({ resource, sampler: settings.sampler, spanProcessors: [processor] });
   const warn = exportWarnings(options.logger, settings.url);
-  setGlobalErrorHandler(warn);
+  // The SDK's exporter runs in its own thread; the main thread records spans with the light tracer
+  // (the SDK's sampler decides) and hands them over in batches.
+  const exporter = startExporterThread({
+    url: settings.url,
+    resource: {
+      'service.name': 'cyrnel-server',
+      'service.version': options.version,
+      'service.instance.id': options.hostId,
+    },
+    onExportError: warn,
+    logger: options.logger,
+  });
   diag.setLogger(
     {
       error: (message) => warn(message),
@@ -97,27 +90,36 @@ function install(settings: NonNullable<ReturnType<typeof telemetrySettings>>, op
   );
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
-  return { provider, processor, resource, url: settings.url, users: 0 };
+  trace.setGlobalTracerProvider(
+    createRelayTracerProvider((span) => exporter.add(span), { sampler: settings.sampler }),
+  );
+  return { exporter, url: settings.url, users: 0 };
 }
 
 async function uninstall(own: Installed): Promise<void> {
-  await Promise.race([
-    own.provider.shutdown().catch(() => undefined),
-    new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref()),
-  ]);
+  await bounded(own.exporter.close());
   trace.disable();
   propagation.disable();
   context.disable();
   diag.disable();
 }
 
+/** `work`, or nothing after {@link SHUTDOWN_MS}: a collector out of reach never holds a stop. */
+function bounded(work: Promise<void>): Promise<unknown> {
+  return Promise.race([
+    work.catch(() => undefined),
+    new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref()),
+  ]);
+}
+
 /**
  * Set up OpenTelemetry tracing for a server when `--otel` or the standard variables ask for it
- * (see `telemetrySettings`); undefined when tracing is off. Spans are batched and sent over
- * OTLP/HTTP (JSON); a collector out of reach, or one that refuses them, is a warning in the log
- * (at most one a minute), never a failed call or a stalled run. The SDK is the process's: a second
- * server in the same process shares it.
+ * (see `telemetrySettings`); undefined when tracing is off. The main thread records spans with a
+ * light tracer of `@cyrnel/core` (the SDK's sampler decides which) and hands them in batches to one
+ * exporter thread, where the SDK's batch processor sends them over OTLP/HTTP (JSON); the egress
+ * gateway's worker threads send theirs to that thread straight. A collector out of reach, or one
+ * that refuses them, is a warning in the log (at most one a minute), never a failed call or a
+ * stalled run. Tracing is the process's: a second server in the same process shares it.
  *
  * @example
  * ```ts
@@ -140,25 +142,18 @@ export function startTracing(options: StartTracingOptions): ServerTracing | unde
   const own = installed;
   own.users++;
   options.logger.info('tracing: sending traces', { collector: shownUrl(own.url) });
-  const exportRelayed = (spans: readonly RelayedSpan[]) => {
-    for (const span of spans) {
-      const readable = readableOf(span, own.resource);
-      if (readable) own.processor.onEnd(readable);
-    }
-  };
+  const exportRelayed = (spans: readonly RelayedSpan[]) => own.exporter.addAll(spans);
+  const exportPort = () => own.exporter.port();
   let closed = false;
   return {
     url: own.url,
-    options: { argumentShapes: options.argumentShapes, exportRelayed },
+    options: { argumentShapes: options.argumentShapes, exportRelayed, exportPort },
     async close() {
       if (closed) return;
       closed = true;
       own.users--;
       if (own.users > 0) {
-        await Promise.race([
-          own.provider.forceFlush().catch(() => undefined),
-          new Promise((resolve) => setTimeout(resolve, SHUTDOWN_MS).unref()),
-        ]);
+        await bounded(own.exporter.flush());
         return;
       }
       if (installed === own) installed = undefined;

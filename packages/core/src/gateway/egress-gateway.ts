@@ -151,24 +151,29 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   let reauthorizeHook: EgressReauthorize = async () => false;
   let closed = false;
   const relay = options.tracing?.exportRelayed;
+  const exportPort = options.tracing?.exportPort;
   const tracing = relay ? { argumentShapes: options.tracing?.argumentShapes === true } : undefined;
 
   const workers: GatewayWorker[] = [];
   for (let index = 0; index < count; index++) {
     workers.push(
       createGatewayWorker({
-        spawn: (grantsNow) =>
-          new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
+        spawn: (grantsNow) => {
+          // Its spans go straight to the exporter thread when the embedder has one.
+          const spanPort = tracing ? exportPort?.() : undefined;
+          return new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
             workerData: {
               socketPath: join(dir, `w${index}.sock`),
               index,
               workers: count,
               budget,
               grants: [...grantsNow].map(([token, eids]) => [token, [...eids]]),
-              ...(tracing ? { tracing } : {}),
+              ...(tracing ? { tracing: spanPort ? { ...tracing, spanPort } : tracing } : {}),
             },
+            ...(spanPort ? { transferList: [spanPort] } : {}),
             resourceLimits: { maxOldGenerationSizeMb: options.workerMemoryMb ?? 1024 },
-          }),
+          });
+        },
         grants: () => grants,
         prepare: (serviceId, toolId) => options.host.prepare(serviceId, toolId),
         audit: (eid, event) => hook(eid, event),
