@@ -33,8 +33,9 @@ export interface EgressGatewayOptions {
   readonly idleTimeoutMs?: number;
   readonly logger?: ModuleLogger;
   /**
-   * Tracing (the host's): the workers record their adapters' spans and relay them to
-   * `exportRelayed`; with `argumentShapes` each audited start carries its parameters' shape.
+   * Tracing (the host's): the workers record their adapters' spans and send them to the port
+   * `exportPort` gives each when it starts (else, or once it closed, to `exportRelayed`); with
+   * `argumentShapes` each audited start carries its parameters' shape.
    */
   readonly tracing?: TracingOptions;
 }
