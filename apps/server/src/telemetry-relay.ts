@@ -1,4 +1,4 @@
-import type { RelayedSpan } from '@cyrnel/core';
+import type { PackedSpan } from '@cyrnel/core';
 import { type SpanContext, TraceFlags } from '@opentelemetry/api';
 import { hrTimeDuration, millisToHrTime, TraceState } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
@@ -8,43 +8,46 @@ const HEX32 = /^[0-9a-f]{32}$/;
 const HEX16 = /^[0-9a-f]{16}$/;
 
 /**
- * A span finished in a gateway worker thread as the SDK's exporters read it, with this server's
- * resource; undefined when its ids are malformed.
+ * A finished span as it reached the exporter thread (`packSpan` of `@cyrnel/core`: from the main
+ * thread or a gateway worker thread), as the SDK's exporters read it, with this server's resource;
+ * undefined when its ids are malformed.
  */
-export function readableOf(span: RelayedSpan, resource: Resource): ReadableSpan | undefined {
-  if (!HEX32.test(span.traceId) || !HEX16.test(span.spanId)) return undefined;
-  const traceFlags = span.traceFlags & TraceFlags.SAMPLED;
+export function readableOf(span: PackedSpan, resource: Resource): ReadableSpan | undefined {
+  const [name, kind, traceId, spanId, flags, traceState, parentSpanId, parentRemote] = span;
+  const [, , , , , , , , startMs, endMs, attributes, events, code, message, scopeName, scopeVersion] = span;
+  if (!HEX32.test(traceId) || !HEX16.test(spanId)) return undefined;
+  const traceFlags = flags & TraceFlags.SAMPLED;
   const own: SpanContext = {
-    traceId: span.traceId,
-    spanId: span.spanId,
+    traceId,
+    spanId,
     traceFlags,
-    ...(span.traceState ? { traceState: new TraceState(span.traceState) } : {}),
+    ...(traceState ? { traceState: new TraceState(traceState) } : {}),
   };
   const parent: SpanContext | undefined =
-    span.parentSpanId && HEX16.test(span.parentSpanId)
-      ? { traceId: span.traceId, spanId: span.parentSpanId, traceFlags, isRemote: span.parentRemote === true }
+    parentSpanId && HEX16.test(parentSpanId)
+      ? { traceId, spanId: parentSpanId, traceFlags, isRemote: parentRemote === 1 }
       : undefined;
-  const startTime = millisToHrTime(span.startMs);
-  const endTime = millisToHrTime(Math.max(span.startMs, span.endMs));
+  const startTime = millisToHrTime(startMs);
+  const endTime = millisToHrTime(Math.max(startMs, endMs));
   return {
-    name: span.name,
-    kind: span.kind,
+    name,
+    kind,
     spanContext: () => own,
     ...(parent ? { parentSpanContext: parent } : {}),
     startTime,
     endTime,
     duration: hrTimeDuration(startTime, endTime),
-    status: span.status,
-    attributes: { ...span.attributes },
+    status: message ? { code, message } : { code },
+    attributes: { ...attributes },
     links: [],
-    events: span.events.map((event) => ({
-      name: event.name,
-      time: millisToHrTime(event.timeMs),
-      attributes: { ...event.attributes },
+    events: events.map(([eventName, timeMs, eventAttributes]) => ({
+      name: eventName,
+      time: millisToHrTime(timeMs),
+      attributes: { ...eventAttributes },
     })),
     ended: true,
     resource,
-    instrumentationScope: span.scope,
+    instrumentationScope: scopeVersion ? { name: scopeName, version: scopeVersion } : { name: scopeName },
     droppedAttributesCount: 0,
     droppedEventsCount: 0,
     droppedLinksCount: 0,

@@ -1,42 +1,43 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { RelayedSpan } from '@cyrnel/core';
+import { createRelayTracerProvider } from '@cyrnel/core';
 import { context, DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { setGlobalErrorHandler, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BatchSpanProcessor,
   ParentBasedSampler,
   type Sampler,
   TraceIdRatioBasedSampler,
-  TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import type { ServerLogger } from './create-logger';
-import { readableOf } from './telemetry-relay';
+import { startExporterThread } from './telemetry-exporter';
 import { type SamplerSetting, shownUrl, type TelemetrySettings } from './telemetry-settings';
 
-// The OpenTelemetry SDK and its OTLP exporter (≈ 190 modules): `telemetry.ts` loads this file
-// only when tracing is on, so a server without tracing never holds them.
+// What tracing adds to the main thread (the context manager, the propagator, the SDK's samplers)
+// and the exporter thread's handle: `telemetry.ts` loads this file only when tracing is on, so a
+// server without tracing never holds these modules. The SDK's exporter runs in the exporter thread.
 
 /** Longest wait for the last spans at shutdown: a collector out of reach never holds the stop. */
 export const SHUTDOWN_MS = 2_000;
 /** One warning about failed exports per this many ms; the others are counted in the next. */
 const WARN_EVERY_MS = 60_000;
 
-/** What the host, the relay and the server's end need of the installed SDK. */
+/** What the host, the relay and the server's end need of the installed tracing. */
 export interface TracingSdk {
   readonly url: string;
-  /** Hand spans finished in a gateway worker thread to the batch exporter. */
+  /** Hand spans finished in a gateway worker thread (whose port had closed) to the exporter. */
   exportRelayed(spans: readonly RelayedSpan[]): void;
+  /** A port for a gateway worker thread, whose spans then go straight to the exporter thread. */
+  exportPort?(): MessagePort | undefined;
   /** Export what is batched, waiting at most {@link SHUTDOWN_MS}. */
   flush(): Promise<void>;
-  /** Export what is left (at most {@link SHUTDOWN_MS}) and take the SDK out of the global API. */
+  /** Export what is left (at most {@link SHUTDOWN_MS}) and take tracing out of the global API. */
   uninstall(): Promise<void>;
 }
 
-/** Settings and identity of the server that installs the SDK. */
+/** Settings and identity of the server that installs tracing. */
 export interface TracingSdkOptions {
   readonly hostId: string;
   readonly version: string;
@@ -75,6 +76,7 @@ function exportWarnings(logger: ServerLogger, url: string): (error: unknown) => 
   };
 }
 
+/** `work`, or nothing after {@link SHUTDOWN_MS}: a collector out of reach never holds a stop. */
 function bounded(work: Promise<unknown>): Promise<unknown> {
   return Promise.race([
     work.catch(() => undefined),
@@ -83,24 +85,23 @@ function bounded(work: Promise<unknown>): Promise<unknown> {
 }
 
 /**
- * Install the SDK as the process's (the OpenTelemetry API is global): spans batched and sent over
- * OTLP/HTTP (JSON) to `settings.url`, export failures a rate-limited warning in the log.
+ * Install tracing as the process's (the OpenTelemetry API is global). The main thread records
+ * spans with the light tracer of `@cyrnel/core` (the SDK's sampler decides which) and hands them
+ * in batches to one exporter thread, where the SDK's batch processor sends them over OTLP/HTTP
+ * (JSON) to `settings.url`; export failures are a rate-limited warning in the log.
  */
 export function installTracingSdk(settings: TelemetrySettings, options: TracingSdkOptions): TracingSdk {
-  const resource = resourceFromAttributes({
-    'service.name': 'cyrnel-server',
-    'service.version': options.version,
-    'service.instance.id': options.hostId,
-  }).merge(detectResources({ detectors: [envDetector] }));
-  const exporter = new OTLPTraceExporter({ url: settings.url });
-  const processor = new BatchSpanProcessor({ exporter });
-  const provider = new TracerProvider({
-    resource,
-    sampler: samplerOf(settings.sampler),
-    spanProcessors: [processor],
-  });
   const warn = exportWarnings(options.logger, settings.url);
-  setGlobalErrorHandler(warn);
+  const exporter = startExporterThread({
+    url: settings.url,
+    resource: {
+      'service.name': 'cyrnel-server',
+      'service.version': options.version,
+      'service.instance.id': options.hostId,
+    },
+    onExportError: warn,
+    logger: options.logger,
+  });
   diag.setLogger(
     {
       error: (message) => warn(message),
@@ -113,20 +114,18 @@ export function installTracingSdk(settings: TelemetrySettings, options: TracingS
   );
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(provider);
+  trace.setGlobalTracerProvider(
+    createRelayTracerProvider((span) => exporter.add(span), { sampler: samplerOf(settings.sampler) }),
+  );
   return {
     url: settings.url,
-    exportRelayed(spans) {
-      for (const span of spans) {
-        const readable = readableOf(span, resource);
-        if (readable) processor.onEnd(readable);
-      }
-    },
+    exportRelayed: (spans) => exporter.addAll(spans),
+    exportPort: () => exporter.port(),
     flush: async () => {
-      await bounded(provider.forceFlush());
+      await bounded(exporter.flush());
     },
     async uninstall() {
-      await bounded(provider.shutdown());
+      await bounded(exporter.close());
       trace.disable();
       propagation.disable();
       context.disable();

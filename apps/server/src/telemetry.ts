@@ -48,9 +48,12 @@ let installed: Installed | undefined;
 /**
  * Set up OpenTelemetry tracing for a server when `--otel` or the standard variables ask for it
  * (see `telemetrySettings`); undefined when tracing is off, and then the SDK is never loaded.
- * Spans are batched and sent over OTLP/HTTP (JSON); a collector out of reach, or one that refuses
- * them, is a warning in the log (at most one a minute), never a failed call or a stalled run. The
- * SDK is the process's: a second server in the same process shares it. An SDK that cannot be
+ * The main thread records spans with a light tracer of `@cyrnel/core` (the SDK's sampler decides
+ * which) and hands them in batches to one exporter thread, where the SDK's batch processor sends
+ * them over OTLP/HTTP (JSON); the egress gateway's worker threads send theirs to that thread
+ * straight. A collector out of reach, or one that refuses them, is a warning in the log (at most
+ * one a minute), never a failed call or a stalled run. Tracing is the process's: a second server
+ * in the same process shares it. An SDK that cannot be
  * loaded (a broken install) rejects with an error that says so: the server does not start
  * without the tracing it was asked for.
  *
@@ -99,7 +102,11 @@ export async function startTracing(
   let closed = false;
   return {
     url: own.url,
-    options: { argumentShapes: options.argumentShapes, exportRelayed: sdk.exportRelayed },
+    options: {
+      argumentShapes: options.argumentShapes,
+      exportRelayed: sdk.exportRelayed,
+      ...(sdk.exportPort ? { exportPort: sdk.exportPort } : {}),
+    },
     async close() {
       if (closed) return;
       closed = true;

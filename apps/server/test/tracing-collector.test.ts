@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/create-logger';
 import type { RunningServer } from '../src/index';
 import { apiClient, startTestServer, tempDir, UPSTREAM_KEY } from './helpers';
-import { startTracedUpstream, type TracedUpstream } from './tracing-helpers';
+import { startOtlpReceiver, startTracedUpstream, type TracedUpstream } from './tracing-helpers';
 
 const KEY = 'tracing-collector-admin';
 const CODE = `const user = await cyrnel.services.shop.tools.getUser.invoke({ path: { id: 7 } });
@@ -111,5 +111,53 @@ describe('a collector that does not speak OTLP/HTTP JSON', () => {
     const warning = await traced.warned();
     expect(warning.level).toBe('warn');
     expect((await traced.run()).body.exitState).toBe('success');
+  });
+});
+
+describe('a server that stops right after a run', () => {
+  it('has exported the run’s spans, the egress worker’s included, once its close resolves', async () => {
+    const receiver = await startOtlpReceiver();
+    const upstream = await startTracedUpstream();
+    const dir = await tempDir();
+    const server = await startTestServer({
+      dataDir: dir.path,
+      port: 0,
+      apiKey: KEY,
+      otel: receiver.url,
+      urlAllowCidrs: ['127.0.0.1/32'],
+    });
+    try {
+      const admin = apiClient(server.url, KEY);
+      const installed = await admin('POST', '/services', {
+        id: 'shop',
+        adapter: 'openapi',
+        definition: JSON.stringify(upstream.spec()),
+        secrets: { shopKey: UPSTREAM_KEY },
+        enabled: true,
+      });
+      expect(installed.status).toBe(201);
+      const run = await admin('POST', '/processes', { code: CODE, wait: true });
+      expect(run.body.exitState).toBe('success');
+      // The exporter sends every 5 s; the stop sends what is left, without waiting for that.
+      await server.close();
+      const spans = receiver.spans;
+      const process = spans.find(
+        (span) => span.name === 'cyrnel.process' && span.attributes['cyrnel.process.id'] === run.body.id,
+      );
+      const call = spans.find(
+        (span) => span.name === 'execute_tool shop.getUser' && span.parentSpanId === process?.spanId,
+      );
+      const egress = spans.find(
+        (span) => span.scope === '@cyrnel/adapter-openapi' && span.parentSpanId === call?.spanId,
+      );
+      expect(process, JSON.stringify(spans.map((span) => span.name))).toBeDefined();
+      expect(call).toBeDefined();
+      expect(egress?.traceId).toBe(process?.traceId);
+    } finally {
+      await server.close();
+      await dir.remove();
+      await upstream.close();
+      await receiver.close();
+    }
   });
 });

@@ -215,7 +215,19 @@ export {
 export type { ProcessHostOptions } from './several-hosts/process-host-options';
 export { argumentShape } from './telemetry/argument-shape';
 export { ATTR as TRACE_ATTRIBUTES, SPAN as TRACE_SPANS } from './telemetry/attributes';
+export {
+  createRelayTracerProvider,
+  type RelaySampler,
+  type RelayTracerOptions,
+} from './telemetry/relay-tracer';
 export type { RelayedSpan } from './telemetry/relayed-span';
+export {
+  createSpanBatcher,
+  type PackedSpan,
+  packSpan,
+  type SpanBatcher,
+  type SpanBatcherOptions,
+} from './telemetry/span-batch';
 export { carrierOf, contextOf, type TraceCarrier } from './telemetry/trace-carrier';
 export type { TracingOptions } from './telemetry/tracing';
 export type { ToolGateway } from './tools/tool-gateway';

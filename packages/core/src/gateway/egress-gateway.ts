@@ -33,8 +33,9 @@ export interface EgressGatewayOptions {
   readonly idleTimeoutMs?: number;
   readonly logger?: ModuleLogger;
   /**
-   * Tracing (the host's): the workers record their adapters' spans and relay them to
-   * `exportRelayed`; with `argumentShapes` each audited start carries its parameters' shape.
+   * Tracing (the host's): the workers record their adapters' spans and send them to the port
+   * `exportPort` gives each when it starts (else, or once it closed, to `exportRelayed`); with
+   * `argumentShapes` each audited start carries its parameters' shape.
    */
   readonly tracing?: TracingOptions;
 }
@@ -152,23 +153,28 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   let reauthorizeHook: EgressReauthorize = async () => false;
   let closed = false;
   const relay = options.tracing?.exportRelayed;
+  const exportPort = options.tracing?.exportPort;
   const tracing = relay ? { argumentShapes: options.tracing?.argumentShapes === true } : undefined;
 
   const workers: GatewayWorker[] = [];
   for (let index = 0; index < count; index++) {
     workers.push(
       createGatewayWorker({
-        spawn: () =>
-          new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
+        spawn: () => {
+          // Its spans go straight to the exporter thread when the embedder has one.
+          const spanPort = tracing ? exportPort?.() : undefined;
+          return new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
             workerData: {
               socketPath: join(dir, `w${index}.sock`),
               index,
               workers: count,
               budget,
-              ...(tracing ? { tracing } : {}),
+              ...(tracing ? { tracing: spanPort ? { ...tracing, spanPort } : tracing } : {}),
             },
+            ...(spanPort ? { transferList: [spanPort] } : {}),
             resourceLimits: { maxOldGenerationSizeMb: options.workerMemoryMb ?? 1024 },
-          }),
+          });
+        },
         grants: () => grants,
         prepare: (serviceId, toolId) => options.host.prepare(serviceId, toolId),
         audit: (eid, event) => hook(eid, event),

@@ -12,6 +12,7 @@ import { cyrnelError } from '../errors';
 import { upstreamStatus } from '../metrics/upstream-status';
 import { createRedactor } from '../secrets/redactor';
 import { argumentShape } from '../telemetry/argument-shape';
+import { packSpan } from '../telemetry/span-batch';
 import { contextOf, type TraceCarrier } from '../telemetry/trace-carrier';
 import { installWorkerTracing } from '../telemetry/worker-tracing';
 import { boundedJson } from './bounded-json';
@@ -32,9 +33,19 @@ import { serveEgressSocket } from './worker-socket';
 const port = parentPort;
 if (!port) throw new Error('egress-worker.js runs as a worker thread of the egress gateway');
 const settings = workerData as WorkerSettings;
-// Tracing: the adapters' spans (their requests to upstreams) are sent to the main thread.
+// Tracing: the adapters' spans (their requests to upstreams) go straight to the server's exporter
+// thread over the port it handed over; without one, or once that thread is gone, through the main
+// thread.
+let spanPort = settings.tracing?.spanPort;
+spanPort?.once('close', () => {
+  spanPort = undefined;
+});
+spanPort?.unref();
 const flushSpans = settings.tracing
-  ? installWorkerTracing((spans) => port.postMessage({ t: 'spans', spans } satisfies FromWorker))
+  ? installWorkerTracing((spans) => {
+      if (spanPort) spanPort.postMessage(spans.map(packSpan));
+      else port.postMessage({ t: 'spans', spans } satisfies FromWorker);
+    })
   : undefined;
 
 // Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).

@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import type { RelayedSpan } from '../telemetry/relayed-span';
 import type { TraceCarrier } from '../telemetry/trace-carrier';
@@ -15,7 +16,11 @@ export interface WorkerSettings {
    * Tracing is on: adapters' spans are recorded and sent to the main thread, and with
    * `argumentShapes` each audited start carries its parameters' shape. Absent: off.
    */
-  readonly tracing?: { readonly argumentShapes: boolean };
+  readonly tracing?: {
+    readonly argumentShapes: boolean;
+    /** Where its spans go, as batches of `PackedSpan`s (the exporter thread); absent: to the main thread. */
+    readonly spanPort?: MessagePort;
+  };
 }
 
 /** A call's start or end, as a worker reports it for the audit (acknowledged before it goes on). */

@@ -139,8 +139,9 @@ export interface CreateHostOptions {
    * Traces of runs and tool calls through the global OpenTelemetry API (`@opentelemetry/api`;
    * the embedder registers an SDK and an exporter): a run's span continues the trace that was
    * active when it was created (also on another host that takes it from the shared queue), each
-   * tool call is a child span with the policies' decision, and the egress gateway's workers relay
-   * their adapters' spans to `tracing.exportRelayed`. Absent: nothing is traced.
+   * tool call is a child span with the policies' decision, and the egress gateway's workers send
+   * their adapters' spans to the port `tracing.exportPort` gives them, else to
+   * `tracing.exportRelayed`. Absent: nothing is traced.
    */
   readonly tracing?: TracingOptions;
   /** Registries, npm and auto-updates; see {@link RegistryOptions}. */

@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { ErrorReason, ExecutionExitState } from '@cyrnel/sdk';
 import type { CallDecision, ErrorCode, ProcessRecord } from '@cyrnel/sdk/api';
 import {
@@ -35,6 +36,13 @@ export interface TracingOptions {
    * the workers record none.
    */
   readonly exportRelayed?: (spans: readonly RelayedSpan[]) => void;
+  /**
+   * A port to the embedder's exporter thread, one per gateway worker started: the worker sends its
+   * finished spans there straight, as batches of `PackedSpan`s, instead of through the main thread
+   * (`exportRelayed` then takes only those of a worker whose port closed). Absent or undefined:
+   * through the main thread.
+   */
+  readonly exportPort?: () => MessagePort | undefined;
 }
 
 /** How a traced tool call ended. */

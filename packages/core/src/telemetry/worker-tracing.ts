@@ -10,6 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { createRelayTracerProvider } from './relay-tracer';
 import type { RelayedSpan } from './relayed-span';
+import { createSpanBatcher } from './span-batch';
 import { carrierOf, contextOf } from './trace-carrier';
 
 /** A context manager on `AsyncLocalStorage`, for threads without an SDK. */
@@ -55,33 +56,20 @@ export const W3C_TRACE_CONTEXT: TextMapPropagator = {
 
 /** Most spans sent in one message: a full batch goes at once. */
 const BATCH = 128;
-/** Longest a span waits for its batch (the main thread's exporter batches for seconds anyway). */
+/** Longest a span waits for its batch (the exporter batches for seconds anyway). */
 const BATCH_MS = 200;
 
 /**
  * Set up tracing in a worker thread of the egress gateway: a context manager, the W3C propagator,
- * and a tracer provider whose ended spans are sent to the main thread (`post`) in batches (every
- * 200 ms, or 128 spans). Adapters' `@opentelemetry/api` calls then record as on the main thread.
- * Answers `flush`, which sends what waits now (before the worker closes).
+ * and a tracer provider whose ended spans are sent (`post`) in batches (every 200 ms, or 128
+ * spans): straight to the server's exporter thread, or through the main thread. Adapters'
+ * `@opentelemetry/api` calls then record as on the main thread. Answers `flush`, which sends what
+ * waits now (before the worker closes).
  */
 export function installWorkerTracing(post: (spans: RelayedSpan[]) => void): () => void {
-  let pending: RelayedSpan[] = [];
-  let timer: NodeJS.Timeout | undefined;
-  const flush = () => {
-    clearTimeout(timer);
-    timer = undefined;
-    const spans = pending;
-    pending = [];
-    if (spans.length > 0) post(spans);
-  };
+  const batcher = createSpanBatcher({ max: BATCH, delayMs: BATCH_MS, post });
   context.setGlobalContextManager(createAsyncContextManager());
   propagation.setGlobalPropagator(W3C_TRACE_CONTEXT);
-  trace.setGlobalTracerProvider(
-    createRelayTracerProvider((span) => {
-      const count = pending.push(span);
-      if (count >= BATCH) flush();
-      else if (count === 1) timer = setTimeout(flush, BATCH_MS).unref();
-    }),
-  );
-  return flush;
+  trace.setGlobalTracerProvider(createRelayTracerProvider((span) => batcher.add(span)));
+  return batcher.flush;
 }

@@ -1,0 +1,31 @@
+import type { MessagePort } from 'node:worker_threads';
+import type { PackedSpan } from '@cyrnel/core';
+
+/** What the exporter thread starts with (`workerData`). */
+export interface ExporterSettings {
+  /** The collector's OTLP/HTTP traces URL. */
+  readonly url: string;
+  /** The resource's own attributes (`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` are merged in). */
+  readonly resource: Readonly<Record<string, string>>;
+}
+
+/** From the main thread to the exporter thread: a batch of spans, or a request. */
+export type ToExporter =
+  | readonly PackedSpan[]
+  /** A gateway worker's port: batches of spans arrive on it. */
+  | { readonly t: 'port'; readonly port: MessagePort }
+  /** Export what it holds now; answered with `done`. */
+  | { readonly t: 'flush'; readonly id: number }
+  /** Export what it holds and stop the exporter; answered with `done`. */
+  | { readonly t: 'shutdown'; readonly id: number };
+
+/** From the exporter thread to the main thread. */
+export type FromExporter =
+  /** An export failed (the collector out of reach, or refusing): a warning for the log. */
+  { readonly t: 'warn'; readonly message: string } | { readonly t: 'done'; readonly id: number };
+
+/** The built thread: beside this bundle in `dist/`, or in `../dist/` when running from `src/`. */
+export const EXPORTER_THREAD_URL = new URL(
+  import.meta.url.endsWith('.ts') ? '../dist/telemetry-exporter-thread.js' : './telemetry-exporter-thread.js',
+  import.meta.url,
+);
