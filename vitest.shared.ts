@@ -3,7 +3,10 @@ import { configDefaults, defineProject } from 'vitest/config';
 /**
  * Files at once in one Vitest run: `pnpm test` runs every package's files in one pool. The suite
  * is bound by CPU (its files start servers, sandbox children and compilers): on a 2-core machine
- * two at once took 267–287 s, three 265–305 s and 20 % more CPU, four 303 s.
+ * two at once took 267–287 s, three 265–305 s and 20 % more CPU, four 303 s. Test servers fork no
+ * sandbox child before their first run (`startTestServer`, `--warm-sandboxes 0`): forking the
+ * pool's two at every start was half the CPU time of the files that start servers (eight of
+ * `apps/server`'s files: 65 → 32 CPU-seconds).
  * `CYRNEL_TEST_WORKERS` sets another number (1 runs one file at a time).
  */
 export const TEST_WORKERS = Number(process.env.CYRNEL_TEST_WORKERS || 2);

@@ -161,6 +161,7 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
           stdoutCapBytes: config.maxStdoutBytes,
           stderrCapBytes: config.maxStderrBytes,
           outputCapBytes: config.maxOutputBytes,
+          ...(config.warmSandboxes === undefined ? {} : { warmSandboxes: config.warmSandboxes }),
         }),
       ],
       secretsKey: secrets.key,

@@ -30,6 +30,7 @@ import {
 } from './flag-spec';
 import { NETWORK_SETTINGS } from './server-flags-network';
 import { OBSERVABILITY_SETTINGS } from './server-flags-observability';
+import { SANDBOX_SETTINGS } from './server-flags-sandbox';
 import { TELEMETRY_SETTINGS } from './server-flags-telemetry';
 
 /** The data directory when none is given: `~/.cyrnel`. */
@@ -364,6 +365,8 @@ export const SERVER_SETTINGS = {
     shownDefault: 'never',
     max: MAX_TIMER_DELAY_MS,
   }),
+  // The sandbox pool of the typescript-ivm environment.
+  ...SANDBOX_SETTINGS,
   // The public URL, OAuth and where outbound connections may go.
   ...NETWORK_SETTINGS,
   // The metrics' own listener and the buffer behind /logs.

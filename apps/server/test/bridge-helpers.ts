@@ -3,9 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { StdioClientTransport as StdioTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, expect } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
+import type { RunningServer } from '../src/index';
 import { ASKING_POLICY, askingShopSpec } from './approval-helpers';
-import { apiClient, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
+import { apiClient, startTestServer, startUpstream, tempDir, UPSTREAM_KEY, type Upstream } from './helpers';
 
 /** The built CLI the bridge tests start (`cyrnel-server mcp …`). */
 export const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -80,7 +80,7 @@ export function useAskingHosts(adminKey: string): AskingHosts {
   beforeAll(async () => {
     upstream = await startUpstream();
     installed = await tempDir('cyrnel-installed-');
-    const once = await startServer({
+    const once = await startTestServer({
       dataDir: installed.path,
       port: 0,
       apiKey: adminKey,
@@ -89,7 +89,7 @@ export function useAskingHosts(adminKey: string): AskingHosts {
     await install(once.url);
     await once.close();
     dir = await tempDir();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: adminKey,

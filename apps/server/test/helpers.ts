@@ -15,11 +15,18 @@ export { shopSpec, startUpstream, UPSTREAM_KEY, type Upstream };
 export const ALLOW_EVERY_CALL = 'allow';
 
 /**
- * `startServer` for a test: every tool call allowed ({@link ALLOW_EVERY_CALL}) unless `options`
- * give their own `defaultPolicy`.
+ * `--warm-sandboxes 0` for a test server: no sandbox process is forked before the first process
+ * runs. Most test servers run few processes or none, and forking the pool's children at every
+ * start was a large share of the suite's CPU time; a test of the warm pool gives its own value.
+ */
+export const NO_WARM_SANDBOXES = 0;
+
+/**
+ * `startServer` for a test: every tool call allowed ({@link ALLOW_EVERY_CALL}) and no sandbox
+ * process forked before the first run ({@link NO_WARM_SANDBOXES}) unless `options` say otherwise.
  */
 export function startTestServer(options: StartServerOptions): Promise<RunningServer> {
-  return startServer({ defaultPolicy: ALLOW_EVERY_CALL, ...options });
+  return startServer({ defaultPolicy: ALLOW_EVERY_CALL, warmSandboxes: NO_WARM_SANDBOXES, ...options });
 }
 
 /** A fresh temporary directory and its removal. */

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RunningServer, startServer } from '../src/index';
-import { apiClient, type Json, tempDir } from './helpers';
+import type { RunningServer } from '../src/index';
+import { apiClient, type Json, startTestServer, tempDir } from './helpers';
 
 /**
  * A git host as an attacker would use it: an issue anyone could write tells the agent to read a
@@ -116,7 +116,7 @@ describe('policies and approvals on a real server', () => {
   beforeAll(async () => {
     dir = await tempDir();
     git = await startGitHost();
-    server = await startServer({
+    server = await startTestServer({
       dataDir: dir.path,
       port: 0,
       apiKey: 'admin-key',

@@ -325,8 +325,10 @@ describe('process routes under lowered limits', () => {
     expect(result.body.stdout).not.toContain('a'.repeat(17));
     expect(result.body.stderr.startsWith(`${'b'.repeat(8)}\n`)).toBe(true);
     expect(result.body.error).toMatch(/32/);
-    // The sandbox received the same caps as its config defaults (nothing stored).
+    // The sandbox received the same caps as its config defaults (nothing stored), and the test
+    // server's --warm-sandboxes 0.
     expect((await api('GET', '/modules/typescript-ivm/config')).body.config).toMatchObject({
+      warmSandboxes: 0,
       stdoutCapBytes: 16,
       stderrCapBytes: 8,
       outputCapBytes: 32,

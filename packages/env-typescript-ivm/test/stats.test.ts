@@ -34,4 +34,26 @@ describe('stats of the sandbox pool', () => {
     // A torn-down environment has no pool left.
     expect(stats()).toEqual({ sandboxes: 0, idleSandboxes: 0, running: 0, queued: 0, waits: 0, crashes: 0 });
   });
+
+  it('forks only warmSandboxes children at start, the others when work comes', async () => {
+    const sandbox = await startEnvironment({ poolSize: 2, warmSandboxes: 0 }, tools);
+    const stats = () => sandbox.env.stats?.();
+    try {
+      expect(stats()).toMatchObject({ sandboxes: 0, idleSandboxes: 0 });
+      expect(sandbox.children.live()).toEqual([]);
+      // The first execution forks one child and runs in it; the pool keeps it.
+      expect((await sandbox.run('cyrnel.output({ first: true });')).exit).toBe('success');
+      expect(stats()).toMatchObject({ sandboxes: 1, idleSandboxes: 1, running: 0 });
+      expect(sandbox.children.live()).toHaveLength(1);
+    } finally {
+      await sandbox.env.teardown();
+    }
+    const warm = await startEnvironment({ poolSize: 2, warmSandboxes: 1 }, tools);
+    try {
+      await waitFor(() => warm.env.stats?.()?.sandboxes === 1);
+      expect(warm.env.stats?.()).toMatchObject({ idleSandboxes: 1 });
+    } finally {
+      await warm.env.teardown();
+    }
+  });
 });

@@ -6,6 +6,8 @@ import { MAX_TIMER_DELAY_MS } from '@cyrnel/sdk';
 export interface ResolvedConfig {
   /** Sandbox processes: executions computing in parallel; the rest await the host or queue FIFO. */
   readonly poolSize: number;
+  /** Sandbox processes forked when the environment starts, before any work (at most `poolSize`). */
+  readonly warmSandboxes: number;
   /** Executions one sandbox process may host at once while all of them await the host. */
   readonly executionsPerChild: number;
   /** A sandbox process idle this long exits (0: never); work forks it again on demand. */
@@ -45,6 +47,13 @@ export const configSchema: JSONSchema = {
       minimum: 1,
       maximum: 256,
       description: 'Sandbox processes; default: os.availableParallelism()',
+    },
+    warmSandboxes: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 256,
+      description:
+        'Sandbox processes forked when the environment starts, before any work comes (at most poolSize; default: poolSize). The others, and these once idleTimeoutMs stopped them, fork when work comes (≈ 0.1 s each). 0: a server that runs no process forks none.',
     },
     executionsPerChild: {
       type: 'integer',
@@ -118,8 +127,10 @@ function intIn(value: unknown, min: number, max: number, fallback: number): numb
 /** Apply defaults; values outside their range fall back to the default (the host validated already). */
 export function resolveConfig(config: Record<string, unknown> = {}): ResolvedConfig {
   const cpus = Math.max(1, availableParallelism());
+  const poolSize = intIn(config.poolSize, 1, 256, cpus);
   return {
-    poolSize: intIn(config.poolSize, 1, 256, cpus),
+    poolSize,
+    warmSandboxes: Math.min(poolSize, intIn(config.warmSandboxes, 0, 256, poolSize)),
     executionsPerChild: intIn(config.executionsPerChild, 1, 64, 8),
     idleTimeoutMs: intIn(config.idleTimeoutMs, 0, MAX_TIMER_DELAY_MS, 300_000),
     memoryLimitMb: intIn(config.memoryLimitMb, 8, 8192, 128),

@@ -76,6 +76,8 @@ export interface SandboxPool {
 export interface SandboxPoolOptions {
   /** Sandbox children at most: executions computing at once. */
   readonly size: number;
+  /** Children forked when the pool is created (default and at most `size`); the rest fork when work comes. */
+  readonly warm?: number;
   /**
    * Executions one child may host at once (default 1): beyond the first, only while all of its
    * executions await the host, so awaiting programs never hold the CPU slots.
@@ -89,7 +91,7 @@ export interface SandboxPoolOptions {
   readonly graceMs?: number;
   /**
    * A child left without work this long exits (0: never); work arriving later forks children
-   * again, up to `size`. The pool starts warm either way.
+   * again, up to `size`. The pool starts with `warm` children either way.
    */
   readonly idleTimeoutMs?: number;
   /** Told when a child was forked. */
@@ -140,7 +142,7 @@ function publicResult({ exit, error, reason, cpuMs }: SandboxRunResult): PoolRun
 }
 
 /**
- * Create the pool and fork its children (warm from the start). Children left idle for
+ * Create the pool and fork its `warm` children (all `size` by default). Children left idle for
  * `idleTimeoutMs` are stopped; queued work forks them again, never more than `size` at once.
  */
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
@@ -291,7 +293,8 @@ export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
     }
   };
 
-  for (let i = 0; i < options.size; i++) spawn();
+  const warm = Math.min(options.size, Math.max(0, options.warm ?? options.size));
+  for (let i = 0; i < warm; i++) spawn();
 
   return {
     run(eid, job, handlers, tenant = '') {

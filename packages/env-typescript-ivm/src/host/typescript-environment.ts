@@ -99,6 +99,7 @@ export function createTypescriptEnvironment(options: TypescriptEnvironmentOption
         // through it marks the execution as having acted (a crash then does not run it again).
         ...(direct ? { openEgress: () => direct.open({ onCall: (eid) => pool.touched(eid) }) } : {}),
         size: resolved.poolSize,
+        warm: resolved.warmSandboxes,
         executionsPerChild: resolved.executionsPerChild,
         memoryLimitMb: resolved.memoryLimitMb,
         idleTimeoutMs: resolved.idleTimeoutMs,
