@@ -29,6 +29,16 @@ export function regeneratedHash(text: string, definition: ServiceDefinition): st
   );
 }
 
+/**
+ * The `hash` a definition is stored with at an install or an update: its text's, and its tools'
+ * too when the adapter can list them again (`refreshDefinition`: an MCP server's tools change
+ * while the text stays), so a refresh that lists the same tools finds the same hash. Only those
+ * pay for hashing the tools (a large OpenAPI definition's would add ≈ 0.1 s to its install).
+ */
+export function definitionHash(text: string, definition: ServiceDefinition, listsAgain: boolean): string {
+  return listsAgain ? regeneratedHash(text, definition) : sha256(text);
+}
+
 /** The stored fields of a generated definition; tools enabled as `enabled(toolId)` says. */
 export function definitionFields(
   definition: ServiceDefinition,

@@ -7,7 +7,7 @@ import { validateBody } from '../validation/body-schema';
 import { fillDefaults, stripDefaults } from '../validation/fill-defaults';
 import { optionalBoolean, optionalObject, requireIdentifier, requireModuleId } from '../validation/input';
 import { validateAgainstSchema } from '../validation/schema-validation';
-import { definitionFields, regeneratedHash } from './definition-fields';
+import { definitionFields, definitionHash } from './definition-fields';
 import { type ServiceContext, serviceOwner } from './service-context';
 import { validateSecrets } from './validate-secrets';
 
@@ -61,7 +61,8 @@ export function createServiceInstall(
       if (await catalog.getService(id)) throw cyrnelError('service_exists', `service ${id} already exists`);
       // The adapter may use them now (an MCP server lists its tools only with its token).
       if (secrets) vault.hold(serviceOwner(id), secrets);
-      const definition = await generate(activeAdapter(adapterId), adapterId, text, {
+      const adapter = activeAdapter(adapterId);
+      const definition = await generate(adapter, adapterId, text, {
         config: config ?? {},
         secrets: secrets ?? {},
       });
@@ -83,7 +84,7 @@ export function createServiceInstall(
       const at = now().toISOString();
       const origin = {
         text,
-        hash: regeneratedHash(text, definition),
+        hash: definitionHash(text, definition, adapter.refreshDefinition !== undefined),
         source: input.source,
         registry: input.registry,
         adapterVersion: registry.adapterVersion(adapterId) ?? null,

@@ -7,7 +7,7 @@ import type { UpdateServiceInput } from '../host/host-api';
 import { errorMessage } from '../scoped-logger';
 import { validateBody } from '../validation/body-schema';
 import { requireIdentifier } from '../validation/input';
-import { regeneratedHash } from './definition-fields';
+import { definitionHash } from './definition-fields';
 import { type ServiceContext, serviceOwner } from './service-context';
 
 /** A new definition text for a service; absent fields keep the stored ones. */
@@ -56,7 +56,11 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
     definition: ServiceDefinition,
   ): Promise<{ updated: boolean; service: ServiceDetail }> => {
     const { id } = row;
-    const hash = regeneratedHash(input.text, definition);
+    const hash = definitionHash(
+      input.text,
+      definition,
+      activeAdapter(row.adapter).refreshDefinition !== undefined,
+    );
     // Dehydrated right before the new tools are stored: no call reaches the adapter with tools
     // it was not set up with. The service stays disabled until it is enabled again.
     await dehydrate(row);
