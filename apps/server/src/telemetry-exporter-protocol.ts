@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { PackedSpan } from '@cyrnel/core';
+import { DiagLogLevel, diag } from '@opentelemetry/api';
 
 /** What the exporter thread starts with (`workerData`). */
 export interface ExporterSettings {
@@ -29,3 +30,21 @@ export const EXPORTER_THREAD_URL = new URL(
   import.meta.url.endsWith('.ts') ? '../dist/telemetry-exporter-thread.js' : './telemetry-exporter-thread.js',
   import.meta.url,
 );
+
+/**
+ * The OpenTelemetry API's diagnostics of this thread go to `warn` (warnings and errors only): a
+ * collector out of reach is a warning, never a crash. Both the main thread and the exporter
+ * thread set it.
+ */
+export function warnOnlyDiagnostics(warn: (message: string) => void): void {
+  diag.setLogger(
+    {
+      error: (message) => warn(message),
+      warn: (message) => warn(message),
+      info: () => undefined,
+      debug: () => undefined,
+      verbose: () => undefined,
+    },
+    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
+  );
+}

@@ -5,12 +5,16 @@
 // and the requests to the collector never run on the main thread.
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PackedSpan } from '@cyrnel/core';
-import { DiagLogLevel, diag } from '@opentelemetry/api';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
-import type { ExporterSettings, FromExporter, ToExporter } from './telemetry-exporter-protocol';
+import {
+  type ExporterSettings,
+  type FromExporter,
+  type ToExporter,
+  warnOnlyDiagnostics,
+} from './telemetry-exporter-protocol';
 import { readableOf } from './telemetry-relay';
 
 const port = parentPort;
@@ -21,16 +25,7 @@ const post = (message: FromExporter) => port.postMessage(message);
 const warn = (error: unknown) =>
   post({ t: 'warn', message: (error instanceof Error ? error.message : String(error)).slice(0, 500) });
 setGlobalErrorHandler(warn);
-diag.setLogger(
-  {
-    error: (message) => warn(message),
-    warn: (message) => warn(message),
-    info: () => undefined,
-    debug: () => undefined,
-    verbose: () => undefined,
-  },
-  { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
-);
+warnOnlyDiagnostics(warn);
 
 const resource = resourceFromAttributes(settings.resource).merge(
   detectResources({ detectors: [envDetector] }),

@@ -1,7 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { RelayedSpan } from '@cyrnel/core';
 import { createRelayTracerProvider } from '@cyrnel/core';
-import { context, DiagLogLevel, diag, propagation, trace } from '@opentelemetry/api';
+import { context, diag, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
@@ -13,6 +13,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import type { ServerLogger } from './create-logger';
 import { startExporterThread } from './telemetry-exporter';
+import { warnOnlyDiagnostics } from './telemetry-exporter-protocol';
 import { type SamplerSetting, shownUrl, type TelemetrySettings } from './telemetry-settings';
 
 // What tracing adds to the main thread (the context manager, the propagator, the SDK's samplers)
@@ -102,16 +103,7 @@ export function installTracingSdk(settings: TelemetrySettings, options: TracingS
     onExportError: warn,
     logger: options.logger,
   });
-  diag.setLogger(
-    {
-      error: (message) => warn(message),
-      warn: (message) => warn(message),
-      info: () => undefined,
-      debug: () => undefined,
-      verbose: () => undefined,
-    },
-    { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true },
-  );
+  warnOnlyDiagnostics(warn);
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(
