@@ -11,6 +11,23 @@ const CALLS = 1_000;
 const EVERYTHING = createRequire(import.meta.url).resolve(
   '@modelcontextprotocol/server-everything/dist/index.js',
 );
+/** server-everything over stdio installed as the `mcp` service `everything` (its command allowed first), enabled. */
+export async function installEverything(api: CyrnelApi): Promise<void> {
+  await api.patch('/modules/mcp/config', [
+    { op: 'add', path: '/allowedCommands', value: [process.execPath] },
+  ]);
+  await api.post('/services', {
+    id: 'everything',
+    adapter: 'mcp',
+    definition: JSON.stringify({
+      transport: 'stdio',
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
+    }),
+    enabled: true,
+  });
+}
+
 const DIRECT = 'floor: 1,000 sequential MCP tool calls with the MCP client SDK (stdio)';
 
 /** The sum every run must reach: `get-sum` of (i, 1) for i < 1,000, added up. */
@@ -53,19 +70,7 @@ export async function runCyrnelMcpAdapter(
   }
 
   ctx.log('cyrnel: MCP tool calls through the mcp adapter');
-  await api.patch('/modules/mcp/config', [
-    { op: 'add', path: '/allowedCommands', value: [process.execPath] },
-  ]);
-  await api.post('/services', {
-    id: 'everything',
-    adapter: 'mcp',
-    definition: JSON.stringify({
-      transport: 'stdio',
-      command: process.execPath,
-      args: [EVERYTHING, 'stdio'],
-    }),
-    enabled: true,
-  });
+  await installEverything(api);
   const code = `const getSum = cyrnel.services.everything.tools.get_sum;
 let sum = 0;
 for (let i = 0; i < ${CALLS}; i++) {
