@@ -8,6 +8,12 @@ export interface CatalogChanges {
    * answers the unsubscription. Each listener compares versions itself: what it last saw is its own.
    */
   subscribe(listener: (version: string) => void): () => void;
+  /**
+   * True when each version is `execute_typescript`'s description itself, rendered at the look
+   * (a backend with no catalog version of its own): a follower takes it as the description
+   * instead of rendering a second one, which could show a newer catalog than the version told.
+   */
+  readonly describes?: boolean;
 }
 
 /** A {@link CatalogChanges} that looks at the catalog itself, until closed. */
@@ -27,6 +33,8 @@ export interface CatalogWatchOptions {
   readonly pollMs: number;
   /** A look that failed (it is tried again at the next one). */
   readonly onerror?: ((error: Error) => void) | undefined;
+  /** Each version is `execute_typescript`'s description itself ({@link CatalogChanges.describes}). */
+  readonly describes?: boolean;
 }
 
 /**
@@ -79,6 +87,7 @@ export function createCatalogWatch(options: CatalogWatchOptions): CatalogWatch {
     }
   };
   return {
+    ...(options.describes ? { describes: true } : {}),
     subscribe(listener) {
       listeners.add(listener);
       schedule(0);
@@ -128,5 +137,6 @@ export function createBackendCatalogWatch(
     version: catalogVersion ? () => catalogVersion() : () => executeDescription(backend, inlineTypesUpTo),
     pollMs: options.pollMs ?? (catalogVersion ? 1000 : 5000),
     onerror: options.onerror,
+    describes: !catalogVersion,
   });
 }

@@ -67,9 +67,10 @@ export function serverUrlOf(ctx: ServerContext, configured: string | undefined):
 export interface ProcessTools {
   /**
    * Render `execute_typescript`'s description again (the enabled services, a small catalog's
-   * types): true when it changed (the SDK then tells a connected client the tool list changed).
+   * types), or take `rendered` as it when the caller has it: true when it changed (the SDK then
+   * tells a connected client the tool list changed).
    */
-  refreshDescription(): Promise<boolean>;
+  refreshDescription(rendered?: string): Promise<boolean>;
   /** How the tools ask a person through the client (the task methods ask the same way). */
   readonly asking: ApprovalAsking;
 }
@@ -209,8 +210,8 @@ export async function registerProcessTools(
   );
   return {
     asking,
-    refreshDescription: async () => {
-      const description = await executeDescription(backend, options.inlineTypesUpTo);
+    refreshDescription: async (rendered) => {
+      const description = rendered ?? (await executeDescription(backend, options.inlineTypesUpTo));
       if (description === execute.description) return false;
       execute.update({ description });
       return true;
