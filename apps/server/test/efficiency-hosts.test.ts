@@ -41,6 +41,10 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       for (const ran of runs) expect(ran).toMatchObject({ exitState: 'success', metrics: { toolCalls: 2 } });
       expect(new Set(runs.map((ran) => ran.hostId))).toEqual(new Set(['host-a', 'host-b']));
 
+      // A host's stats wait for the ends of the runs it ran itself (their `wait` answered from
+      // memory, the row follows); another host's ended runs count once that host wrote them. A
+      // read of each host's stats writes its own first, so the sums below cover all four runs.
+      await Promise.all([a('GET', '/services/shop/stats'), b('GET', '/services/shop/stats')]);
       const sum = (pick: (metrics: Json) => number) =>
         runs.reduce((total, ran) => total + pick(ran.metrics), 0);
       const fromA = (await a('GET', '/services/shop/stats')).body;
