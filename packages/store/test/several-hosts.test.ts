@@ -73,7 +73,7 @@ async function startHost(
   schema: string,
   id: string,
   held: Held = new Map(),
-  options: { slots?: number; withoutNotes?: boolean } = {},
+  options: { slots?: number; withoutNotes?: boolean; heartbeatMs?: number; leaseMs?: number } = {},
 ): Promise<{ host: CyrnelHost; store: Store; held: Held }> {
   const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
   const host = await createHost({
@@ -84,8 +84,8 @@ async function startHost(
     policies: { default: { default: 'allow', byAnnotation: {} } },
     host: {
       id,
-      heartbeatMs: 50,
-      leaseMs: 300,
+      heartbeatMs: options.heartbeatMs ?? 50,
+      leaseMs: options.leaseMs ?? 300,
       // The backstops are slow: signals (LISTEN/NOTIFY) must carry these tests.
       catalogPollMs: 5_000,
       queuePollMs: 5_000,
@@ -244,8 +244,9 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
 
   it('replays a run to at most 16 followers; the others get its stored results at the end', async () => {
     const schema = sharedSchema();
-    const a = await startHost(schema, 'host-a');
-    const b = await startHost(schema, 'host-b');
+    // A lease a busy machine cannot miss: a host that looks gone has its runs ended as interrupted.
+    const a = await startHost(schema, 'host-a', new Map(), { leaseMs: 10_000 });
+    const b = await startHost(schema, 'host-b', new Map(), { leaseMs: 10_000 });
     const replays = new Set<string>();
     b.store.signals?.subscribe('process', (payload) => {
       const message =
@@ -271,6 +272,31 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
     );
     expect(outputs).toEqual(Array(24).fill('a\nb\n'));
     expect(replays.size).toBe(16);
+  });
+
+  it('follows a run of a host whose heartbeat looks stale instead of waiting for this host to run it', async () => {
+    const schema = sharedSchema();
+    // Slow heartbeats: neither host beats again, nor sweeps the other's runs, while the test looks.
+    const a = await startHost(schema, 'host-a', new Map(), { heartbeatMs: 60_000 });
+    const b = await startHost(schema, 'host-b', new Map(), { heartbeatMs: 60_000 });
+    const run = await a.host.processes.create({ code: `console.log('a'); ${WAITS}`, timeoutMs: null });
+    await new Promise<void>((resolve) => {
+      void a.host.processes.subscribe(run.id, (event) => {
+        if (event.type === 'stdout') resolve();
+      });
+    });
+    // Host A misses its lease, as a busy host does for a moment: its run is no one's to take here.
+    await b.store.processes.heartbeat('host-a', '2020-01-01T00:00:00.000Z');
+    const seen: string[] = [];
+    const exit = await new Promise<unknown>((resolve) => {
+      void b.host.processes.subscribe(run.id, (event) => {
+        if (event.type === 'stdout') seen.push(event.data.text);
+        if (event.type === 'exit') resolve(event.data);
+      });
+    });
+    // Streamed from A while it answers, then ended as the lease says: its owner is gone.
+    expect(seen.join('')).toBe('a\n');
+    expect(exit).toMatchObject({ exitState: 'failed', errorReason: 'process_interrupted' });
   });
 
   it('takes a catalog change made on one host into account on the others within 2 s', async () => {

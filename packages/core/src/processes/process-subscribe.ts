@@ -9,7 +9,7 @@ import { storedEvents } from './stored-events';
  * its next run.
  */
 export function createProcessSubscribe(parts: ProcessParts): ProcessesApi['subscribe'] {
-  const { storage, local, lookup } = parts;
+  const { storage, local, lookup, host } = parts;
   const { remote, events } = parts.hosts;
   const { live } = local;
 
@@ -36,6 +36,11 @@ export function createProcessSubscribe(parts: ProcessParts): ProcessesApi['subsc
         for (const event of storedEvents(now, await storage.results(id))) listener(event);
         return () => {};
       }
+      // Another host's run whose heartbeat looks stale (a busy host misses its lease for a
+      // moment): followed as that host's run, streamed if its owner still answers, else ended as
+      // interrupted. This host will never run it, so waiting for it here would never end.
+      if (now.state !== 'idle' && now.state !== 'queued' && now.hostId !== null && now.hostId !== host?.id)
+        return events.follow(id, now, listener);
     }
     // Another host runs it, or it waits in the shared queue.
     if (away) return events.follow(id, record, listener);
