@@ -4,6 +4,7 @@ import type { ErrorReason, ProcessRecord, ProcessSummary } from '@cyrnel/sdk/api
 import { type CompiledQuery, type Kysely, type Selectable, sql, type Updateable } from 'kysely';
 import type { Database } from './database';
 import { createProcessCalls } from './process-calls';
+import { createHostRows, LIVE_STATES } from './process-host-rows';
 import { METRIC_COLUMNS, metricColumns, metricsOf, NO_METRICS } from './process-metrics-rows';
 import { createProcessQuotaStore } from './process-quota-store';
 import type { ProcessesTable } from './process-tables';
@@ -36,8 +37,6 @@ const RECORD_COLUMNS = [...SUMMARY_COLUMNS, 'env_config', 'connections'] as cons
 
 type SummaryRow = Pick<Selectable<ProcessesTable>, (typeof SUMMARY_COLUMNS)[number]>;
 type RecordRow = Pick<Selectable<ProcessesTable>, (typeof RECORD_COLUMNS)[number]>;
-
-const LIVE_STATES: readonly ProcessState[] = ['queued', 'running', 'waiting', 'terminating'];
 
 function toRecord(row: RecordRow): ProcessRecord {
   return {
@@ -134,6 +133,7 @@ export function createProcessStore(
 
   return {
     ...createProcessQuotaStore(db, dialect),
+    ...createHostRows(db),
     serviceStats: createServiceStatsQuery(db),
     async insert(process) {
       const values = {
@@ -289,36 +289,6 @@ export function createProcessStore(
       const result = await query.executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
-    async heartbeat(hostId, at, modules) {
-      const json = modules === undefined ? undefined : JSON.stringify(modules);
-      await db
-        .insertInto('hosts')
-        .values({
-          id: hostId,
-          started_at: at,
-          heartbeat_at: at,
-          ...(json === undefined ? {} : { modules: json }),
-        })
-        .onConflict((conflict) =>
-          conflict
-            .column('id')
-            .doUpdateSet({ heartbeat_at: at, ...(json === undefined ? {} : { modules: json }) }),
-        )
-        .execute();
-    },
-    async hosts(since) {
-      const rows = await db
-        .selectFrom('hosts')
-        .select(['id', 'heartbeat_at', 'modules'])
-        .where('heartbeat_at', '>=', since)
-        .orderBy('id')
-        .execute();
-      return rows.map((row) => ({
-        id: row.id,
-        heartbeatAt: row.heartbeat_at,
-        modules: parseObject(row.modules) as Record<string, string>,
-      }));
-    },
     async claim(hostId, at, { limit, lacking }) {
       if (limit <= 0) return [];
       let candidates = db
@@ -368,47 +338,6 @@ export function createProcessStore(
         .where('owner_host', 'is', null)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
-    },
-    async removeHost(hostId) {
-      await db.deleteFrom('hosts').where('id', '=', hostId).execute();
-    },
-    async owner(id) {
-      const row = await db
-        .selectFrom('processes')
-        .leftJoin('hosts', 'hosts.id', 'processes.owner_host')
-        .select(['processes.owner_host as host', 'hosts.heartbeat_at as beat'])
-        .where('processes.id', '=', id)
-        .executeTakeFirst();
-      return row ? { hostId: row.host ?? null, heartbeatAt: row.beat ?? null } : undefined;
-    },
-    async requestKill(id, at, reason) {
-      await db
-        .updateTable('processes')
-        .set({ kill_requested_at: at, kill_reason: reason ?? null })
-        .where('id', '=', id)
-        .where('state', 'in', LIVE_STATES)
-        .execute();
-    },
-    async takeKillRequests(hostId) {
-      return db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .selectFrom('processes')
-          .select(['id', 'kill_reason'])
-          .where('owner_host', '=', hostId)
-          .where('kill_requested_at', 'is not', null)
-          .execute();
-        if (rows.length === 0) return [];
-        const ids = rows.map((row) => Number(row.id));
-        await trx
-          .updateTable('processes')
-          .set({ kill_requested_at: null, kill_reason: null })
-          .where('id', 'in', ids)
-          .execute();
-        return rows.map((row) => ({
-          id: Number(row.id),
-          reason: (row.kill_reason ?? null) as ErrorReason | null,
-        }));
-      });
     },
   };
 }
