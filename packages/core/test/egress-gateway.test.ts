@@ -1,20 +1,28 @@
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import { createEgressFrameReader, encodeEgressFrame } from '@cyrnel/sdk/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PreparedCall } from '../src/direct-calls/prepared-call';
 import { createEgressGateway, type EgressGateway } from '../src/gateway/egress-gateway';
 import type { AuditEvent } from '../src/gateway/gateway-protocol';
+import type { RelayedSpan } from '../src/telemetry/relayed-span';
+import type { TracingOptions } from '../src/telemetry/tracing';
+
+/** The OpenTelemetry API the adapter records its span with (one global per thread, as any adapter's). */
+const OTEL_API = pathToFileURL(createRequire(import.meta.url).resolve('@opentelemetry/api')).href;
 
 // A portable adapter as a module file (the workers import it by URL): one HTTP request per call
-// to `<baseUrl>/<toolId>`, with the service's secret as a header.
+// to `<baseUrl>/<toolId>`, with the service's secret as a header; `traced` records a span.
 const ADAPTER = `
+import otel from '${OTEL_API}';
 export const probe = {
   instantiate() {
     const services = new Map();
@@ -24,6 +32,7 @@ export const probe = {
       async hydrateService(state) { services.set(state.id, state); },
       async dehydrateService(id) { services.delete(id); },
       async invoke({ serviceId, toolId, parameters, signal }) {
+        if (toolId === 'traced') otel.trace.getTracer('probe').startSpan('probe traced').end();
         if (toolId === 'bomb') {
           const held = [];
           for (;;) held.push(new Array(100_000).fill(held.length));
@@ -139,6 +148,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     budget?: { maxBytes?: number; maxDepth?: number; maxElements?: number },
     workerMemoryMb?: number,
     idleTimeoutMs?: number,
+    tracing?: TracingOptions,
   ) => {
     gateway = createEgressGateway({
       host: {
@@ -155,6 +165,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       ...(budget ? { budget } : {}),
       ...(workerMemoryMb ? { workerMemoryMb } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+      ...(tracing ? { tracing } : {}),
     });
     gateway.audit((eid, event) => {
       audits.push({ eid, event });
@@ -275,6 +286,47 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     expect((await again.call(12, 'echo')).header.ok).toBe(true);
     expect((await again.call(11, 'echo')).header.error?.reason).toBe('unauthorized');
     again.close();
+  });
+
+  it('sends its workers’ spans over the exporter’s ports, and offers a new one to a worker whose port closed', async () => {
+    /** The exporter's ends of the ports handed out, and the batches that came over them. */
+    const ports: MessagePort[] = [];
+    const overPorts: unknown[] = [];
+    const relayed: RelayedSpan[] = [];
+    const egress = start(undefined, undefined, undefined, {
+      exportRelayed: (spans) => relayed.push(...spans),
+      exportPort: () => {
+        const { port1, port2 } = new MessageChannel();
+        port1.on('message', (batch: unknown[]) => overPorts.push(...batch));
+        ports.push(port1);
+        return port2;
+      },
+    });
+    const until = async (done: () => boolean, what: string) => {
+      const deadline = Date.now() + 30_000;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`${what}: not within 30 s`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const channel = egress.open();
+    await channel.grant(21);
+    const own = client(channel.endpoints[0] as string, channel.token);
+    expect((await own.call(21, 'traced')).header.ok).toBe(true);
+    await until(() => overPorts.length === 1, 'the span over the port');
+    expect(relayed).toEqual([]);
+    // The exporter thread was replaced: the ports it held close.
+    const first = ports.length;
+    for (const port of ports) port.close();
+    expect((await own.call(21, 'traced')).header.ok).toBe(true);
+    await until(() => relayed.length === 1, 'the span through the main thread');
+    expect(relayed[0]?.name).toBe('probe traced');
+    // Offered a new port with them: the next span goes over it.
+    await until(() => ports.length === first + 1, 'a new port');
+    expect((await own.call(21, 'traced')).header.ok).toBe(true);
+    await until(() => overPorts.length === 2, 'the span over the new port');
+    expect(relayed).toHaveLength(1);
+    own.close();
   });
 
   it('aborts a revoked execution’s call in flight and records its end', async () => {

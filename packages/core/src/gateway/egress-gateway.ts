@@ -179,6 +179,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
         prepare: (serviceId, toolId) => options.host.prepare(serviceId, toolId),
         audit: (eid, event) => hook(eid, event),
         ...(relay ? { relay } : {}),
+        ...(tracing && exportPort ? { exportPort } : {}),
         route: (eid, serviceId, connection) =>
           routeHook(eid, serviceId, connection).then(
             (instanceId) => ({ instanceId }),

@@ -2,7 +2,7 @@
 // started by `createEgressGateway`. It holds the portable adapters' instances (their config and
 // secrets), makes their calls for sandbox processes (over its Unix socket) and for the host's gate
 // (over its port), and answers each as JSON text within the answer budget.
-import { parentPort, workerData } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { context } from '@opentelemetry/api';
@@ -36,11 +36,17 @@ const settings = workerData as WorkerSettings;
 // Tracing: the adapters' spans (their requests to upstreams) go straight to the server's exporter
 // thread over the port it handed over; without one, or once that thread is gone, through the main
 // thread.
-let spanPort = settings.tracing?.spanPort;
-spanPort?.once('close', () => {
-  spanPort = undefined;
-});
-spanPort?.unref();
+let spanPort: MessagePort | undefined;
+/** Send spans over `port` from now on, until it closes (the exporter thread was replaced). */
+const useSpanPort = (port: MessagePort | undefined) => {
+  spanPort?.close();
+  spanPort = port;
+  port?.once('close', () => {
+    if (spanPort === port) spanPort = undefined;
+  });
+  port?.unref();
+};
+useSpanPort(settings.tracing?.spanPort);
 const flushSpans = settings.tracing
   ? installWorkerTracing((spans) => {
       if (spanPort) spanPort.postMessage(spans.map(packSpan));
@@ -360,6 +366,9 @@ port.on('message', (message: ToWorker) => {
     }
     case 'abort':
       hostCalls.get(message.id)?.abort(cyrnelError('process_killed', 'the call was stopped'));
+      return;
+    case 'span-port':
+      useSpanPort(message.port);
       return;
     case 'close':
       void Promise.allSettled([sockets.close(), runtime.close()]).then(() => {

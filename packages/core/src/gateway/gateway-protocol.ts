@@ -110,7 +110,12 @@ export type ToWorker =
       readonly trace?: TraceCarrier;
     }
   | { readonly t: 'abort'; readonly id: number }
-  | { readonly t: 'close'; readonly id: number };
+  | { readonly t: 'close'; readonly id: number }
+  /**
+   * A new port to the exporter thread of tracing, for a worker whose port closed (the thread was
+   * replaced): offered when the worker's spans come through the main thread.
+   */
+  | { readonly t: 'span-port'; readonly port: MessagePort };
 
 /**
  * Whether a channel's token may call for an execution, as the main thread answers a worker that

@@ -1,4 +1,4 @@
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort, Worker } from 'node:worker_threads';
 import type { CatalogChange } from '@cyrnel/sdk';
 import { CyrnelError } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
@@ -19,6 +19,8 @@ import type {
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
 const CHANGE_GRACE_MS = 5_000;
+/** Least time between two ports offered to a worker whose spans come through the main thread. */
+const SPAN_PORT_OFFER_MS = 1_000;
 
 /** Options of {@link createGatewayWorker}. */
 export interface GatewayWorkerOptions {
@@ -33,6 +35,11 @@ export interface GatewayWorkerOptions {
   ) => AuditVerdict | TracedVerdict | Promise<AuditVerdict | TracedVerdict>;
   /** Spans the worker's adapters finished (tracing); absent: tracing is off. */
   readonly relay?: (spans: readonly RelayedSpan[]) => void;
+  /**
+   * A new port to the exporter thread, offered to a worker whose spans come through the main
+   * thread (its port closed when that thread was replaced); undefined: no thread runs.
+   */
+  readonly exportPort?: () => MessagePort | undefined;
   /** Which connection's adapter state a call of `eid` uses (see `RouteAnswer`). */
   readonly route: (eid: number, serviceId: string, connection: unknown) => Promise<RouteAnswer>;
   /** A call with adapter state `instanceId` made at `since` was refused (HTTP 401): refresh its tokens? */
@@ -99,12 +106,21 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
    */
   let told = new Map<string, Set<number>>();
 
-  const post = (message: ToWorker) => {
+  const post = (message: ToWorker, transfer?: MessagePort[]) => {
     try {
-      worker?.postMessage(message);
+      worker?.postMessage(message, transfer);
     } catch {
       // A worker that is exiting: its waiters fail with its exit.
     }
+  };
+  /** When a port was last offered: at most one a second while spans keep coming this way. */
+  let portOffered = Number.NEGATIVE_INFINITY;
+  const offerSpanPort = () => {
+    const now = performance.now();
+    if (!options.exportPort || now - portOffered < SPAN_PORT_OFFER_MS) return;
+    portOffered = now;
+    const port = options.exportPort();
+    if (port) post({ t: 'span-port', port }, [port]);
   };
   const expect = (message: (id: number) => ToWorker) =>
     new Promise<unknown>((resolve, reject) => {
@@ -193,6 +209,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         } catch {
           // An exporter's failure never reaches the calls.
         }
+        offerSpanPort();
         return;
       default:
         return;

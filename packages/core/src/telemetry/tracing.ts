@@ -39,8 +39,9 @@ export interface TracingOptions {
   /**
    * A port to the embedder's exporter thread, one per gateway worker started: the worker sends its
    * finished spans there straight, as batches of `PackedSpan`s, instead of through the main thread
-   * (`exportRelayed` then takes only those of a worker whose port closed). Absent or undefined:
-   * through the main thread.
+   * (`exportRelayed` then takes only those of a worker whose port closed, and the worker is offered
+   * a new port, at most once a second, when they come). Absent or undefined: through the main
+   * thread.
    */
   readonly exportPort?: () => MessagePort | undefined;
 }
