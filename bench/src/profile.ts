@@ -6,12 +6,18 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
 import { startServerProcess } from './cyrnel/server-process.ts';
 import { machineInfo } from './harness/machine-info.ts';
 import { createResources } from './harness/resources.ts';
 import { profiledChain } from './profile/chain-profile.ts';
-import { CHILD_AREAS, formatProfileSummary, summarizeCpuProfile } from './profile/cpu-profile-summary.ts';
+import {
+  CHILD_AREAS,
+  formatProfileSummary,
+  SERVER_AREAS,
+  summarizeCpuProfile,
+} from './profile/cpu-profile-summary.ts';
 import { mcpChainWork } from './profile/mcp-chain.ts';
 import { sequentialCallsProgram, TRIVIAL } from './programs.ts';
 import { startUpstream } from './upstream.ts';
@@ -24,19 +30,20 @@ const machine = machineInfo();
 async function profiled(
   title: string,
   units: number,
-  work: (api: ReturnType<typeof createCyrnelApi>) => Promise<void>,
+  work: (api: ReturnType<typeof createCyrnelApi>) => Promise<undefined | { fromUs: number; toUs: number }>,
 ) {
   const dir = await mkdtemp(join(tmpdir(), 'cyrnel-profile-'));
   resources.defer(() => rm(dir, { recursive: true, force: true }));
   const server = await startServerProcess(resources, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
+  let window: { fromUs: number; toUs: number } | undefined;
   try {
-    await work(createCyrnelApi(server.url));
+    window = (await work(createCyrnelApi(server.url))) ?? undefined;
   } finally {
     await server.stop();
   }
   const file = (await readdir(dir)).find((f) => f.includes(`.${server.pid}.0.`));
   if (!file) throw new Error(`the server wrote no profile for ${title}`);
-  return formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units));
+  return formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units, SERVER_AREAS, window));
 }
 
 // The sandbox children write their profiles only when they exit on their own, which they do
@@ -80,6 +87,40 @@ const parts = [
 ];
 // `--chains`: only the two chains, every thread, printed (results/profile.md is left alone).
 const chainsOnly = process.argv.includes('--chains');
+// `--install`: only the first install of GitHub's description on a fresh server, printed.
+const installOnly = process.argv.includes('--install');
+
+/** The first GitHub install of a server that has run one process, timed and profiled alone. */
+async function profiledInstall(): Promise<string> {
+  const path = fileURLToPath(import.meta.resolve('@octokit/openapi/generated/api.github.com.json'));
+  const definition = await readFile(path, 'utf8');
+  let ms = 0;
+  const summary = await profiled(
+    "the first install of GitHub's REST description (unit: the install; only the samples during it)",
+    1,
+    async (api) => {
+      // What the bench's install row follows: a server that has already run processes.
+      await api.run(TRIVIAL);
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const from = process.hrtime.bigint();
+      await api.post('/services', JSON.stringify({ id: 'github0', adapter: 'openapi', definition }));
+      const to = process.hrtime.bigint();
+      ms = Number(to - from) / 1e6;
+      return { fromUs: Number(from / 1000n), toUs: Number(to / 1000n) };
+    },
+  );
+  return `${summary}
+The install answered in ${ms.toFixed(0)} ms.
+`;
+}
+if (installOnly) {
+  try {
+    process.stdout.write(`${parts.join('\n')}\n${await profiledInstall()}`);
+  } finally {
+    await resources.closeAll();
+  }
+  process.exit(0);
+}
 try {
   const upstream = await startUpstream();
   resources.defer(() => upstream.close());
@@ -104,6 +145,7 @@ try {
         PROCESSES,
         async (api) => {
           for (let i = 0; i < PROCESSES; i++) await api.run(TRIVIAL);
+          return undefined;
         },
       ),
     );

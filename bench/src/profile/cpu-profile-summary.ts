@@ -10,6 +10,8 @@ interface ProfileNode {
   readonly children?: readonly number[];
 }
 interface CpuProfile {
+  /** Microseconds on the machine's monotonic clock (as `process.hrtime` reads it, in ns). */
+  readonly startTime: number;
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
@@ -104,6 +106,8 @@ export function summarizeCpuProfile(
   path: string,
   units: number,
   areas: ProfileAreas = SERVER_AREAS,
+  /** Only the samples taken within this window, in µs of the monotonic clock (`hrtime` / 1000). */
+  window?: { readonly fromUs: number; readonly toUs: number },
 ): ProfileSummary {
   const profile = JSON.parse(readFileSync(path, 'utf8')) as CpuProfile;
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
@@ -112,8 +116,11 @@ export function summarizeCpuProfile(
   const inclusive = new Map<string, number>();
   const self = new Map<string, number>();
   let busy = 0;
+  let at = profile.startTime;
   profile.samples.forEach((sample, i) => {
     const delta = profile.timeDeltas[i] ?? 0;
+    at += delta;
+    if (window && (at < window.fromUs || at > window.toUs)) return;
     const leaf = byId.get(sample);
     if (!leaf || leaf.callFrame.functionName === '(idle)' || leaf.callFrame.functionName === '(program)')
       return;
