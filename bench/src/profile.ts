@@ -41,9 +41,26 @@ async function profiled(
   } finally {
     await server.stop();
   }
-  const file = (await readdir(dir)).find((f) => f.includes(`.${server.pid}.0.`));
+  const files = await readdir(dir);
+  const file = files.find((f) => f.includes(`.${server.pid}.0.`));
   if (!file) throw new Error(`the server wrote no profile for ${title}`);
-  return formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units, SERVER_AREAS, window));
+  const main = formatProfileSummary(title, summarizeCpuProfile(join(dir, file), units, SERVER_AREAS, window));
+  if (!window) return main;
+  // Within a window, the server's other threads too (validation, egress, exporter workers).
+  const others = files
+    .filter((f) => f.includes(`.${server.pid}.`) && f !== file && f.endsWith('.cpuprofile'))
+    .map((f) => ({ f, summary: summarizeCpuProfile(join(dir, f), units, SERVER_AREAS, window) }))
+    .filter(({ summary }) => summary.busyMsPerUnit >= 1)
+    .map(
+      ({ f, summary }) =>
+        `- worker thread ${f.split('.').at(-3)}: busy ${summary.busyMsPerUnit.toFixed(1)} ms; hottest: ${summary.hottest
+          .slice(0, 4)
+          .map((h) => `\`${h.fn}\` ${h.msPerUnit.toFixed(1)}`)
+          .join(', ')}`,
+    );
+  return others.length > 0
+    ? `${main}\nThe server's other threads during it:\n\n${others.join('\n')}\n`
+    : main;
 }
 
 // The sandbox children write their profiles only when they exit on their own, which they do
@@ -102,8 +119,9 @@ async function profiledInstall(): Promise<string> {
       // What the bench's install row follows: a server that has already run processes.
       await api.run(TRIVIAL);
       await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const payload = JSON.stringify({ id: 'github0', adapter: 'openapi', definition });
       const from = process.hrtime.bigint();
-      await api.post('/services', JSON.stringify({ id: 'github0', adapter: 'openapi', definition }));
+      await api.post('/services', payload);
       const to = process.hrtime.bigint();
       ms = Number(to - from) / 1e6;
       return { fromUs: Number(from / 1000n), toUs: Number(to / 1000n) };
