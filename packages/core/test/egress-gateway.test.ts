@@ -250,6 +250,8 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       const unprepared = await own.call(1, 'echo', {}, 'elsewhere');
       expect(unprepared.header).toEqual({ id: unprepared.header.id, host: true, unprepared: true });
     }
+    // Ends are not acknowledged: the host reads them all before it settles a run.
+    await egress.endsRead();
     const ends = audits.filter((audit) => audit.event.kind === 'end' && audit.eid === 1);
     expect(ends.at(-1)?.event).toMatchObject({ kind: 'end', ok: true, errorReason: null });
     // A start the host refuses (the run is not running) never leaves.
@@ -329,6 +331,25 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     own.close();
   });
 
+  it('answers a call without waiting for its end’s audit; endsRead hands over every end sent before it', async () => {
+    const egress = start();
+    // An audit that never finishes with an end: the sandbox's answer does not wait for it.
+    egress.audit((eid, event) => {
+      audits.push({ eid, event });
+      return event.kind === 'start' ? true : new Promise<boolean>(() => {});
+    });
+    const channel = egress.open();
+    await channel.grant(31);
+    const own = client(channel.endpoints[0] as string, channel.token);
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, n) => own.call(31, 'echo', { n })));
+    for (const answer of answers) expect(answer.header.ok).toBe(true);
+    await egress.endsRead();
+    const ends = audits.filter((audit) => audit.eid === 31 && audit.event.kind === 'end');
+    expect(ends).toHaveLength(20);
+    expect(ends.every((audit) => audit.event.kind === 'end' && audit.event.ok)).toBe(true);
+    own.close();
+  });
+
   it('aborts a revoked execution’s call in flight and records its end', async () => {
     const egress = start();
     const channel = egress.open();
@@ -340,6 +361,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     channel.revoke(7);
     const answer = await pending;
     expect(answer.header.error?.reason).toBe('process_killed');
+    await egress.endsRead();
     const end = audits.filter((audit) => audit.eid === 7 && audit.event.kind === 'end').at(-1);
     expect(end?.event).toMatchObject({ ok: false, errorReason: 'process_killed' });
     expect((await own.call(7, 'echo')).header.error?.reason).toBe('unauthorized');
@@ -392,6 +414,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     }
     const small = await own.call(4, 'echo');
     expect(JSON.parse(small.body)).toEqual({ status: 200, body: { path: '/echo' } });
+    await egress.endsRead();
     const ends = audits.filter((audit) => audit.eid === 4 && audit.event.kind === 'end');
     expect(ends.map((audit) => audit.event.kind === 'end' && audit.event.errorReason)).toEqual([
       'upstream_answer_too_large',

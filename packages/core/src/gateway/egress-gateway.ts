@@ -87,6 +87,12 @@ export interface EgressGateway {
     parameters: Record<string, unknown>,
     signal?: AbortSignal,
   ): Promise<EgressAnswer | undefined>;
+  /**
+   * Resolves once every call end the workers sent before now was handed to the audit hook: call
+   * ends are not acknowledged, so the host passes this before it settles a run whose calls it has
+   * not all seen end.
+   */
+  endsRead(): Promise<void>;
   /** What the workers are doing now, for metrics. */
   stats(): EgressStats;
   /** Stop the workers and remove the socket directory. */
@@ -236,6 +242,9 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
     invoke(serviceId, toolId, parameters, signal) {
       const worker = workers[next++ % workers.length] as GatewayWorker;
       return worker.invoke(serviceId, toolId, parameters, signal);
+    },
+    async endsRead() {
+      await Promise.all(workers.map((worker) => worker.sync()));
     },
     stats: () => ({
       workers: workers.length,

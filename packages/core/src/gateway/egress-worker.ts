@@ -182,7 +182,8 @@ export type Outcome =
 
 /**
  * Make one call of a portable adapter. With `eid`, it is audited: its start is acknowledged by the
- * main thread before the request leaves, its end before the answer goes back.
+ * main thread before the request leaves; its end is sent before the answer goes back, without
+ * waiting (the main thread passes a `sync` before it settles the run, so no end is lost).
  */
 async function perform(
   eid: number | null,
@@ -248,7 +249,7 @@ async function perform(
   }
   if (eid !== null) {
     const failed = 'error' in outcome ? outcome.error : undefined;
-    const end: AuditEvent = {
+    const end: AuditEvent & { kind: 'end' } = {
       kind: 'end',
       id,
       ok: !failed,
@@ -259,7 +260,7 @@ async function perform(
       // Measured here, off the main thread, on the very text the sandbox receives.
       resultBytes: 'json' in outcome ? Buffer.byteLength(outcome.json) : 0,
     };
-    await ask((ask) => ({ t: 'audit', id: ask, eid, event: end }));
+    post({ t: 'ended', eid, event: end });
   }
   return outcome;
 }
@@ -369,6 +370,10 @@ port.on('message', (message: ToWorker) => {
       return;
     case 'span-port':
       useSpanPort(message.port);
+      return;
+    case 'sync':
+      // Every end this worker sent went before this answer (one port, in order).
+      post({ t: 'ack', id: message.id });
       return;
     case 'close':
       void Promise.allSettled([sockets.close(), runtime.close()]).then(() => {

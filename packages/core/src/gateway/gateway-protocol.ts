@@ -23,7 +23,11 @@ export interface WorkerSettings {
   };
 }
 
-/** A call's start or end, as a worker reports it for the audit (acknowledged before it goes on). */
+/**
+ * A call's start or end, as a worker reports it for the audit. A start is acknowledged before the
+ * request leaves (`audit`); an end is sent and not waited for (`ended`): the host reads every end
+ * sent before it settles a run (`sync`).
+ */
 export type AuditEvent =
   | {
       readonly kind: 'start';
@@ -112,6 +116,11 @@ export type ToWorker =
   | { readonly t: 'abort'; readonly id: number }
   | { readonly t: 'close'; readonly id: number }
   /**
+   * Answered with an `ack` once every call end sent before it was sent: the barrier the host passes
+   * before it settles a run whose calls' ends it has not all read (ends are not acknowledged).
+   */
+  | { readonly t: 'sync'; readonly id: number }
+  /**
    * A new port to the exporter thread of tracing, for a worker whose port closed (the thread was
    * replaced): offered when the worker's spans come through the main thread.
    */
@@ -131,7 +140,15 @@ export type FromWorker =
   /** A call came for an execution this worker was not told is granted to the token: is it? */
   | { readonly t: 'granted?'; readonly id: number; readonly token: string; readonly eid: number }
   | { readonly t: 'prepare'; readonly id: number; readonly serviceId: string; readonly toolId: string }
-  | { readonly t: 'audit'; readonly id: number; readonly eid: number; readonly event: AuditEvent }
+  /** A call's start, answered with `audited` once stored (the request leaves only then). */
+  | {
+      readonly t: 'audit';
+      readonly id: number;
+      readonly eid: number;
+      readonly event: AuditEvent & { readonly kind: 'start' };
+    }
+  /** A call's end, not acknowledged: sent before its answer goes to the sandbox. */
+  | { readonly t: 'ended'; readonly eid: number; readonly event: AuditEvent & { readonly kind: 'end' } }
   | {
       readonly t: 'route';
       readonly id: number;

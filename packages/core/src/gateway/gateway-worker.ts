@@ -68,6 +68,11 @@ export interface GatewayWorker {
   ): Promise<EgressAnswer | undefined>;
   /** Calls it is making now: audited calls of sandbox processes and calls of the host's gate. */
   inFlight(): number;
+  /**
+   * Resolves once every call end the thread sent before now was read (at once when no thread
+   * runs; a thread that dies meanwhile has its open calls ended as crashed, so it resolves too).
+   */
+  sync(): Promise<void>;
   /** Times its thread died and was started again. */
   restarts(): number;
   close(): Promise<void>;
@@ -164,26 +169,30 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         return;
       case 'audit': {
         const { event, eid } = message;
-        if (event.kind === 'start') {
-          // The start is stored before the answer lets the request leave; a refusal or a failed
-          // write keeps it from leaving.
-          Promise.resolve()
-            .then(() => options.audit(eid, event))
-            .then(
-              (answer) => {
-                const ok = typeof answer === 'object' ? answer.ok : answer;
-                if (ok === true) open.set(event.id, eid);
-                const trace = typeof answer === 'object' ? answer.trace : undefined;
-                post({ t: 'audited', id: message.id, ok, ...(trace ? { trace } : {}) });
-              },
-              () => post({ t: 'audited', id: message.id, ok: false }),
-            );
-        } else {
-          open.delete(event.id);
-          Promise.resolve()
-            .then(() => options.audit(eid, event))
-            .catch(() => undefined)
-            .finally(() => post({ t: 'audited', id: message.id, ok: true }));
+        // The start is stored before the answer lets the request leave; a refusal or a failed
+        // write keeps it from leaving.
+        Promise.resolve()
+          .then(() => options.audit(eid, event))
+          .then(
+            (answer) => {
+              const ok = typeof answer === 'object' ? answer.ok : answer;
+              if (ok === true) open.set(event.id, eid);
+              const trace = typeof answer === 'object' ? answer.trace : undefined;
+              post({ t: 'audited', id: message.id, ok, ...(trace ? { trace } : {}) });
+            },
+            () => post({ t: 'audited', id: message.id, ok: false }),
+          );
+        return;
+      }
+      case 'ended': {
+        const { event, eid } = message;
+        open.delete(event.id);
+        // Recorded in this turn (the hook completes the call's record synchronously): a `sync`
+        // answered after this message finds it recorded.
+        try {
+          void Promise.resolve(options.audit(eid, event)).catch(() => undefined);
+        } catch {
+          // The audit's failure is the run's to report, never the worker's.
         }
         return;
       }
@@ -363,6 +372,11 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       }
     },
     inFlight: () => open.size + hostCalls,
+    async sync() {
+      if (!worker || !ready) return;
+      await ready;
+      await expect((id) => ({ t: 'sync', id })).catch(() => undefined);
+    },
     restarts: () => restarts,
     async close() {
       clearTimeout(idleTimer);

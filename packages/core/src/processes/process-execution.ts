@@ -26,6 +26,8 @@ export interface ProcessExecutionOptions {
   readonly metrics?: HostMetrics;
   /** Spans of runs and their tool calls (default: none). */
   readonly tracing?: Tracing;
+  /** The egress gateway's barrier for the ends of its calls (see `RunEndOptions.endsRead`). */
+  readonly endsRead?: () => Promise<void>;
 }
 
 /** Drives runs through the environment: dispatch, states, the deadline, kills and the end. */
@@ -78,6 +80,7 @@ export function createProcessExecution(options: ProcessExecutionOptions): Proces
     activity,
     writes,
     metrics: options.metrics ?? NO_HOST_METRICS,
+    ...(options.endsRead ? { endsRead: options.endsRead } : {}),
     onFinished: () => {
       unfinished--;
     },

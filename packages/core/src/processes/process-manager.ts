@@ -136,7 +136,7 @@ const silentLogger: ModuleLogger = { debug() {}, info() {}, warn() {}, error() {
  * ```
  */
 export function createProcessManager(options: ProcessManagerOptions): ProcessManager {
-  const { storage, environments, tools, host } = options;
+  const { storage, environments, tools, host, egress } = options;
   const limits: ProcessLimits = resolveProcessLimits(options.limits);
   const logger = options.logger ?? silentLogger;
   const now = options.now ?? (() => new Date());
@@ -149,6 +149,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     now,
     tracing,
     ...(metrics ? { metrics } : {}),
+    ...(egress ? { endsRead: () => egress.endsRead() } : {}),
   });
   const records = createCallRecords(storage, logger, now, metrics);
   const bindings = createProcessBindings({

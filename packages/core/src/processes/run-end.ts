@@ -20,7 +20,16 @@ export interface RunEndOptions {
   readonly onFinished: () => void;
   /** Told of every run's end. */
   readonly metrics: HostMetrics;
+  /**
+   * Resolves once the egress gateway's call ends sent so far were read: its workers do not wait for
+   * an end to be acknowledged, so a run the environment ended with calls still open waits for
+   * this (at most {@link ENDS_WAIT_MS}) before it is settled, and its calls keep their outcome.
+   */
+  readonly endsRead?: () => Promise<void>;
 }
+
+/** Longest a run's end waits for the ends of its calls still in the egress gateway's messages. */
+const ENDS_WAIT_MS = 2_000;
 
 /** The end of a run: its calls in flight cancelled, its timers and lease released, its results written once. */
 export interface RunEnd {
@@ -157,10 +166,29 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     return exitState === 'failed' ? run.errorReason : null;
   };
 
-  const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
+  const settleNow = (run: LiveProcess, exitState: ExecutionExitState): void => {
     const { forced } = run;
     if (forced) finish(run, forced.exitState, forced.error, forced.errorReason);
     else finish(run, exitState, errorFor(run, exitState), reasonFor(run, exitState));
+  };
+
+  const settle = (run: LiveProcess, exitState: ExecutionExitState): void => {
+    const { endsRead } = options;
+    // Calls still open as the environment ends the run: their ends may be in the gateway's
+    // messages not read yet (the sandbox had their answers). Read first, so they keep their outcome.
+    if (!endsRead || run.finished || run.pendingCalls.size === 0) {
+      settleNow(run, exitState);
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ENDS_WAIT_MS);
+      timer.unref();
+    });
+    void Promise.race([endsRead().catch(() => undefined), bound]).then(() => {
+      clearTimeout(timer);
+      settleNow(run, exitState);
+    });
   };
 
   return { endCalls, finish, settle };
