@@ -8,6 +8,13 @@ export interface ExporterSettings {
   readonly url: string;
   /** The resource's own attributes (`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` are merged in). */
   readonly resource: Readonly<Record<string, string>>;
+  /** The batch span processor's settings (`OTEL_BSP_*`); absent ones are the SDK's defaults. */
+  readonly batch?: {
+    readonly scheduledDelayMillis?: number;
+    readonly maxQueueSize?: number;
+    readonly maxExportBatchSize?: number;
+    readonly exportTimeoutMillis?: number;
+  };
 }
 
 /** From the main thread to the exporter thread: a batch of spans, or a request. */

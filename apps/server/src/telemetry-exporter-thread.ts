@@ -30,7 +30,10 @@ warnOnlyDiagnostics(warn);
 const resource = resourceFromAttributes(settings.resource).merge(
   detectResources({ detectors: [envDetector] }),
 );
-const processor = new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: settings.url }) });
+const processor = new BatchSpanProcessor({
+  exporter: new OTLPTraceExporter({ url: settings.url }),
+  ...settings.batch,
+});
 
 /** Hand a batch to the SDK's processor (a malformed span is dropped). */
 const take = (batch: readonly PackedSpan[]) => {

@@ -71,7 +71,11 @@ export function startExporterThread(options: ExporterThreadOptions): ExporterThr
 
   const start = () => {
     const own = new Worker(options.threadUrl ?? EXPORTER_THREAD_URL, {
-      workerData: { url: options.url, resource: options.resource } satisfies ExporterSettings,
+      workerData: {
+        url: options.url,
+        resource: options.resource,
+        ...(options.batch ? { batch: options.batch } : {}),
+      } satisfies ExporterSettings,
       resourceLimits: { maxOldGenerationSizeMb: 256 },
     });
     own.unref();

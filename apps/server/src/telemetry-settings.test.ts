@@ -57,6 +57,41 @@ describe('telemetrySettings', () => {
     });
   });
 
+  it('takes the batch processor’s settings from the OTEL_BSP_* variables, warning of those it cannot use', () => {
+    expect(telemetrySettings('http://c:4318', {})?.batch).toEqual({});
+    expect(
+      telemetrySettings('http://c:4318', {
+        OTEL_BSP_SCHEDULE_DELAY: '200',
+        OTEL_BSP_MAX_QUEUE_SIZE: '4096',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '1024',
+        OTEL_BSP_EXPORT_TIMEOUT: '10000',
+      }),
+    ).toMatchObject({
+      batch: {
+        scheduledDelayMillis: 200,
+        maxQueueSize: 4096,
+        maxExportBatchSize: 1024,
+        exportTimeoutMillis: 10_000,
+      },
+      warnings: [],
+    });
+    expect(
+      telemetrySettings('http://c:4318', {
+        OTEL_BSP_SCHEDULE_DELAY: '-5',
+        OTEL_BSP_MAX_QUEUE_SIZE: '100',
+        OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512',
+        OTEL_BSP_EXPORT_TIMEOUT: 'soon',
+      }),
+    ).toMatchObject({
+      batch: { maxQueueSize: 100, maxExportBatchSize: 100 },
+      warnings: [
+        'OTEL_BSP_SCHEDULE_DELAY=-5 is not a whole number from 0 to 3600000: not used',
+        'OTEL_BSP_EXPORT_TIMEOUT=soon is not a whole number from 1 to 3600000: not used',
+        'OTEL_BSP_MAX_EXPORT_BATCH_SIZE is larger than the queue (100): using 100',
+      ],
+    });
+  });
+
   it('shows a collector in the log without credentials or query', () => {
     expect(shownUrl('https://user:secret@collector.example:4318/v1/traces?token=abc')).toBe(
       'https://collector.example:4318/v1/traces',

@@ -12,11 +12,24 @@ export interface SamplerSetting {
   readonly parentBased: boolean;
 }
 
+/**
+ * The batch span processor's settings, from the standard `OTEL_BSP_*` variables (the SDK's own
+ * defaults where one is absent): how long a span waits for its export, how many wait at most, how
+ * many go in one export, and how long an export may take.
+ */
+export interface BatchSettings {
+  readonly scheduledDelayMillis?: number;
+  readonly maxQueueSize?: number;
+  readonly maxExportBatchSize?: number;
+  readonly exportTimeoutMillis?: number;
+}
+
 /** Where traces go and how they are sampled, from `--otel` and the standard `OTEL_*` variables. */
 export interface TelemetrySettings {
   /** The OTLP/HTTP traces URL (`…/v1/traces`). */
   readonly url: string;
   readonly sampler: SamplerSetting;
+  readonly batch: BatchSettings;
   /** Problems with the settings, each a warning for the log (never a refusal to start). */
   readonly warnings: readonly string[];
 }
@@ -68,12 +81,38 @@ function samplerOf(env: NodeJS.ProcessEnv, warnings: string[]): SamplerSetting {
   }
 }
 
+/** The `OTEL_BSP_*` variables, and their bounds (one outside them is a warning and not used). */
+const BATCH_VARIABLES = [
+  ['OTEL_BSP_SCHEDULE_DELAY', 'scheduledDelayMillis', 0, 3_600_000],
+  ['OTEL_BSP_MAX_QUEUE_SIZE', 'maxQueueSize', 1, 1_000_000],
+  ['OTEL_BSP_MAX_EXPORT_BATCH_SIZE', 'maxExportBatchSize', 1, 1_000_000],
+  ['OTEL_BSP_EXPORT_TIMEOUT', 'exportTimeoutMillis', 1, 3_600_000],
+] as const;
+
+function batchOf(env: NodeJS.ProcessEnv, warnings: string[]): BatchSettings {
+  const batch: { -readonly [K in keyof BatchSettings]: number } = {};
+  for (const [name, field, min, max] of BATCH_VARIABLES) {
+    const text = env[name]?.trim();
+    if (!text) continue;
+    const value = Number(text);
+    if (/^\d+$/.test(text) && value >= min && value <= max) batch[field] = value;
+    else warnings.push(`${name}=${text.slice(0, 40)} is not a whole number from ${min} to ${max}: not used`);
+  }
+  // The SDK refuses a batch larger than its queue: the batch is cut to it.
+  const queue = batch.maxQueueSize ?? 2048;
+  if (batch.maxExportBatchSize !== undefined && batch.maxExportBatchSize > queue) {
+    warnings.push(`OTEL_BSP_MAX_EXPORT_BATCH_SIZE is larger than the queue (${queue}): using ${queue}`);
+    batch.maxExportBatchSize = queue;
+  }
+  return batch;
+}
+
 /**
  * The tracing settings of a server: `--otel` (`CYRNEL_OTEL`) wins, else
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (as it is), else `OTEL_EXPORTER_OTLP_ENDPOINT` (with
  * `/v1/traces`); undefined (tracing off) without any, or with `OTEL_SDK_DISABLED=true` or
  * `OTEL_TRACES_EXPORTER=none`. A protocol other than `http/json` is a warning: cyrnel sends
- * OTLP/HTTP with JSON bodies.
+ * OTLP/HTTP with JSON bodies. The batch span processor follows the `OTEL_BSP_*` variables.
  *
  * @example
  * ```ts
@@ -102,5 +141,5 @@ export function telemetrySettings(
     warnings.push(
       `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol.slice(0, 40)} is not supported: traces are sent as OTLP/HTTP with JSON bodies (http/json)`,
     );
-  return { url, sampler: samplerOf(env, warnings), warnings };
+  return { url, sampler: samplerOf(env, warnings), batch: batchOf(env, warnings), warnings };
 }
