@@ -38,7 +38,7 @@ export function indexWord(word: string): string {
 
 function columnOf(text: string, limit?: number): Map<string, number> {
   const counts = new Map<string, number>();
-  const words = searchWords(text).split(' ', limit);
+  const words = searchWords(text, limit).split(' ');
   for (const word of words) {
     if (word === '') continue;
     const indexed = indexWord(word);

@@ -36,35 +36,48 @@ function partsOf(token: string): string[] {
   return token.replace(CAMEL, '$1$2 ').toLowerCase().split(' ');
 }
 
+/** How many words `token` counts: its parts only when it has a capital (no other token has camelCase parts). */
+function wordCountOf(token: string, lower: string): number {
+  return lower === token ? 1 : partsOf(token).length;
+}
+
 /**
  * How many words an id or name has (`issues_create` 2, `listIssues` 2, `getV2User` 3): among
  * tools whose id (or name) holds every query word, search ranks the shorter id (or name) first.
  */
 export function wordCount(text: string): number {
   let count = 0;
-  for (const [token] of text.matchAll(TOKEN)) count += partsOf(token).length;
+  for (const [token] of text.matchAll(TOKEN)) count += wordCountOf(token, token.toLowerCase());
   return count;
 }
 
 /**
  * The words a stored text is indexed under: every token lower-cased, and a camelCase token's
- * parts too (`listIssues` → `listissues list issues`), so a query for either finds it. Letters
+ * parts too (`listIssues` → `listissues list issues`), so a query for either finds it; the first
+ * `limit` of them when given. Letters
  * (with their marks) and digits only: `_`, `-`, `.`, `/` and spaces all separate words.
  *
  * @example
  * ```ts
  * searchWords('issues_create'); // 'issues create'
  * searchWords('GitHub listIssues'); // 'github git hub listissues list issues'
+ * searchWords('GitHub listIssues', 4); // 'github git hub listissues'
  * ```
  */
-export function searchWords(text: string): string {
+export function searchWords(text: string, limit = Number.POSITIVE_INFINITY): string {
   const words: string[] = [];
   for (const [token] of text.matchAll(TOKEN)) {
-    words.push(token.toLowerCase());
-    const parts = partsOf(token);
-    if (parts.length > 1) words.push(...parts);
+    const lower = token.toLowerCase();
+    words.push(lower);
+    // Only a token with a capital has camelCase parts (most words of a description have none).
+    if (lower !== token) {
+      const parts = partsOf(token);
+      if (parts.length > 1) words.push(...parts);
+    }
+    // The first `limit` words only: a long description is not read to its end.
+    if (words.length >= limit) break;
   }
-  return words.join(' ');
+  return (words.length > limit ? words.slice(0, limit) : words).join(' ');
 }
 
 /**

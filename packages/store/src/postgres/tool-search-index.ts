@@ -11,7 +11,7 @@ const DESCRIPTION_WORDS = 64;
  * snake_case and kebab-case split).
  */
 function searchDocument(tool: SearchableTool, serviceWords: string): RawBuilder<unknown> {
-  const description = searchWords(tool.description).split(' ', DESCRIPTION_WORDS).join(' ');
+  const description = searchWords(tool.description, DESCRIPTION_WORDS);
   return sql`setweight(to_tsvector('simple', ${searchWords(tool.id)}::text), 'A') ||
     setweight(to_tsvector('simple', ${`${searchWords(tool.name)} ${searchWords((tool.keywords ?? []).join(' '))}`}::text), 'B') ||
     setweight(to_tsvector('simple', ${`${description} ${serviceWords}`}::text), 'C')`;

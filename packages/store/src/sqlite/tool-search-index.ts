@@ -12,7 +12,7 @@ export const DESCRIPTION_WORDS = 64;
 // Raw SQL on any executor (a database, a transaction): migration 0004 indexes existing tools with it too.
 
 function leadingWords(text: string): string {
-  return searchWords(text).split(' ', DESCRIPTION_WORDS).join(' ');
+  return searchWords(text, DESCRIPTION_WORDS);
 }
 
 /** Add a service's tools to `tool_search` (call in the transaction that inserts the tool rows). */
