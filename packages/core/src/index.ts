@@ -31,6 +31,7 @@ export type { ConnectionChange, ConnectionRow, ConnectionStorage } from './catal
 export { storedAnnotations } from './catalog/memory-catalog-rows';
 export { createMemoryCatalogStorage } from './catalog/memory-catalog-storage';
 export {
+  INDEXED_DESCRIPTION_WORDS,
   type ParsedSearch,
   parseSearch,
   type SearchTerm,

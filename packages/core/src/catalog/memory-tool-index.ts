@@ -1,12 +1,6 @@
 import { stemmer } from 'stemmer';
 import type { NewTool } from './catalog-storage';
-import { searchWords, wordCount } from './search-text';
-
-/**
- * Only a description's first words are indexed (as in `@cyrnel/store`): they say what the tool
- * does, and what follows would match nearly every query and weigh the tool down in bm25.
- */
-const DESCRIPTION_WORDS = 64;
+import { INDEXED_DESCRIPTION_WORDS, searchWords, wordCount } from './search-text';
 
 /** The indexed fields of a tool, in the order their weights are given. */
 export const COLUMNS = ['id', 'name', 'keywords', 'description', 'service'] as const;
@@ -93,7 +87,7 @@ export function createMemoryToolIndex(): MemoryToolIndex {
           columnOf(tool.id),
           columnOf(tool.name),
           columnOf((tool.keywords ?? []).join(' ')),
-          columnOf(tool.description, DESCRIPTION_WORDS),
+          columnOf(tool.description, INDEXED_DESCRIPTION_WORDS),
           service,
         ];
         return {

@@ -17,9 +17,7 @@ describe('searchWords', () => {
     );
     expect(searchWords('Café')).toBe('café');
   });
-});
 
-describe('wordCount', () => {
   it('gives the first words only when asked for a number, parts included, reading no further', () => {
     expect(searchWords('GitHub listIssues more words', 4)).toBe('github git hub listissues');
     expect(searchWords('GitHub listIssues', 2)).toBe('github git');
@@ -27,7 +25,9 @@ describe('wordCount', () => {
     expect(searchWords(long, 64)).toBe(searchWords(long).split(' ', 64).join(' '));
     expect(searchWords('a b', 64)).toBe('a b');
   });
+});
 
+describe('wordCount', () => {
   it('counts the words of an id, camelCase parts included', () => {
     expect(wordCount('issues_create')).toBe(2);
     expect(wordCount('listIssues')).toBe(2);

@@ -32,13 +32,20 @@ export interface ParsedSearch {
   readonly terms: readonly SearchTerm[];
 }
 
-function partsOf(token: string): string[] {
-  return token.replace(CAMEL, '$1$2 ').toLowerCase().split(' ');
-}
+/**
+ * Only a description's first words are indexed: they say what the tool does, and what follows
+ * (scopes, notes, pagination) would match nearly every query and, being long, would weigh the
+ * tool down in bm25 (which divides by the whole row's length, whatever the column weights). Every
+ * index (SQLite, PostgreSQL, core's in-memory one) takes this many, so they rank alike.
+ */
+export const INDEXED_DESCRIPTION_WORDS = 64;
 
-/** How many words `token` counts: its parts only when it has a capital (no other token has camelCase parts). */
-function wordCountOf(token: string, lower: string): number {
-  return lower === token ? 1 : partsOf(token).length;
+/**
+ * The words of `token` (`lower` is it lower-cased): its camelCase parts, or the token alone. Only
+ * a token with a capital can have parts, so the others (most words of a description) skip the split.
+ */
+function partsOf(token: string, lower: string): string[] {
+  return lower === token ? [lower] : token.replace(CAMEL, '$1$2 ').toLowerCase().split(' ');
 }
 
 /**
@@ -47,15 +54,15 @@ function wordCountOf(token: string, lower: string): number {
  */
 export function wordCount(text: string): number {
   let count = 0;
-  for (const [token] of text.matchAll(TOKEN)) count += wordCountOf(token, token.toLowerCase());
+  for (const [token] of text.matchAll(TOKEN)) count += partsOf(token, token.toLowerCase()).length;
   return count;
 }
 
 /**
  * The words a stored text is indexed under: every token lower-cased, and a camelCase token's
  * parts too (`listIssues` → `listissues list issues`), so a query for either finds it; the first
- * `limit` of them when given. Letters
- * (with their marks) and digits only: `_`, `-`, `.`, `/` and spaces all separate words.
+ * `limit` of them when given. Letters (with their marks) and digits only: `_`, `-`, `.`, `/` and
+ * spaces all separate words.
  *
  * @example
  * ```ts
@@ -69,11 +76,8 @@ export function searchWords(text: string, limit = Number.POSITIVE_INFINITY): str
   for (const [token] of text.matchAll(TOKEN)) {
     const lower = token.toLowerCase();
     words.push(lower);
-    // Only a token with a capital has camelCase parts (most words of a description have none).
-    if (lower !== token) {
-      const parts = partsOf(token);
-      if (parts.length > 1) words.push(...parts);
-    }
+    const parts = partsOf(token, lower);
+    if (parts.length > 1) words.push(...parts);
     // The first `limit` words only: a long description is not read to its end.
     if (words.length >= limit) break;
   }
@@ -102,7 +106,7 @@ export function parseSearch(query: string): ParsedSearch {
     const word = token.toLowerCase();
     if (seen.has(word)) continue;
     seen.add(word);
-    const parts = partsOf(token);
+    const parts = partsOf(token, word);
     terms.push({ word, parts: parts.length > 1 ? parts : [] });
   }
   const kept = terms.filter((term) => !STOP_WORDS.has(term.word));

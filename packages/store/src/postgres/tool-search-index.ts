@@ -1,9 +1,6 @@
-import { searchWords } from '@cyrnel/core';
+import { INDEXED_DESCRIPTION_WORDS, searchWords } from '@cyrnel/core';
 import { type QueryExecutorProvider, type RawBuilder, sql } from 'kysely';
 import type { IndexedService, SearchableTool } from '../store-dialect';
-
-/** Words of a description that are indexed (as on SQLite). */
-const DESCRIPTION_WORDS = 64;
 
 /**
  * A tool's search document: the id's words weigh most (A), then name and keywords (B), then
@@ -11,7 +8,7 @@ const DESCRIPTION_WORDS = 64;
  * snake_case and kebab-case split).
  */
 function searchDocument(tool: SearchableTool, serviceWords: string): RawBuilder<unknown> {
-  const description = searchWords(tool.description, DESCRIPTION_WORDS);
+  const description = searchWords(tool.description, INDEXED_DESCRIPTION_WORDS);
   return sql`setweight(to_tsvector('simple', ${searchWords(tool.id)}::text), 'A') ||
     setweight(to_tsvector('simple', ${`${searchWords(tool.name)} ${searchWords((tool.keywords ?? []).join(' '))}`}::text), 'B') ||
     setweight(to_tsvector('simple', ${`${description} ${serviceWords}`}::text), 'C')`;

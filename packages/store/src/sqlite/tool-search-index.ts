@@ -1,19 +1,8 @@
-import { searchWords } from '@cyrnel/core';
+import { INDEXED_DESCRIPTION_WORDS, searchWords } from '@cyrnel/core';
 import { type QueryExecutorProvider, sql } from 'kysely';
 import type { IndexedService } from '../store-dialect';
 
-/**
- * Only a description's first words are indexed: they say what the tool does, and what follows
- * (scopes, notes, pagination) would match nearly every query and, being long, would weigh the
- * tool down in bm25 (which divides by the whole row's length, whatever the column weights).
- */
-export const DESCRIPTION_WORDS = 64;
-
 // Raw SQL on any executor (a database, a transaction): migration 0004 indexes existing tools with it too.
-
-function leadingWords(text: string): string {
-  return searchWords(text, DESCRIPTION_WORDS);
-}
 
 /** Add a service's tools to `tool_search` (call in the transaction that inserts the tool rows). */
 export async function indexServiceTools(db: QueryExecutorProvider, service: IndexedService): Promise<void> {
@@ -26,7 +15,7 @@ export async function indexServiceTools(db: QueryExecutorProvider, service: Inde
         (tool, j) =>
           sql`(${service.firstSearchId + i + j}, ${searchWords(tool.id)}, ${searchWords(tool.name)}, ${searchWords(
             (tool.keywords ?? []).join(' '),
-          )}, ${leadingWords(tool.description)}, ${serviceWords})`,
+          )}, ${searchWords(tool.description, INDEXED_DESCRIPTION_WORDS)}, ${serviceWords})`,
       );
     await sql`insert into tool_search (rowid, id, name, keywords, description, service) values ${sql.join(
       rows,
