@@ -1,6 +1,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { PackedSpan } from '@cyrnel/core';
 import { DiagLogLevel, diag } from '@opentelemetry/api';
+import type { BatchSettings } from './telemetry-settings';
 
 /** What the exporter thread starts with (`workerData`). */
 export interface ExporterSettings {
@@ -9,12 +10,7 @@ export interface ExporterSettings {
   /** The resource's own attributes (`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` are merged in). */
   readonly resource: Readonly<Record<string, string>>;
   /** The batch span processor's settings (`OTEL_BSP_*`); absent ones are the SDK's defaults. */
-  readonly batch?: {
-    readonly scheduledDelayMillis?: number;
-    readonly maxQueueSize?: number;
-    readonly maxExportBatchSize?: number;
-    readonly exportTimeoutMillis?: number;
-  };
+  readonly batch?: BatchSettings;
 }
 
 /** From the main thread to the exporter thread: a batch of spans, or a request. */
