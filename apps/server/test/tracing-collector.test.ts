@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/create-logger';
 import type { RunningServer } from '../src/index';
-import { apiClient, startTestServer, tempDir, UPSTREAM_KEY } from './helpers';
+import { apiClient, startTestServer, tempDir } from './helpers';
 import { startOtlpReceiver, startTracedUpstream, type TracedUpstream } from './tracing-helpers';
 
 const KEY = 'tracing-collector-admin';
@@ -39,14 +39,7 @@ function useTracedServer(collector: () => Promise<string>) {
       urlAllowCidrs: ['127.0.0.1/32'],
       logger: createLogger({ level: 'warn', write: (line) => lines.push(JSON.parse(line)) }),
     });
-    const installed = await apiClient(server.url, KEY)('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(upstream.spec()),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
+    await upstream.install(apiClient(server.url, KEY));
   });
   afterAll(async () => {
     await server?.close();
@@ -128,14 +121,7 @@ describe('a server that stops right after a run', () => {
     });
     try {
       const admin = apiClient(server.url, KEY);
-      const installed = await admin('POST', '/services', {
-        id: 'shop',
-        adapter: 'openapi',
-        definition: JSON.stringify(upstream.spec()),
-        secrets: { shopKey: UPSTREAM_KEY },
-        enabled: true,
-      });
-      expect(installed.status).toBe(201);
+      await upstream.install(admin);
       const run = await admin('POST', '/processes', { code: CODE, wait: true });
       expect(run.body.exitState).toBe('success');
       // The exporter sends every 5 s; the stop sends what is left, without waiting for that.

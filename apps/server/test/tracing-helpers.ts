@@ -1,5 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
+import type { apiClient } from './helpers';
 import { shopSpec, UPSTREAM_KEY } from './shop-upstream';
 
 /** One span as an OTLP/HTTP JSON export carries it, flattened. */
@@ -135,6 +137,8 @@ export interface TracedUpstream {
   readonly received: { readonly path: string; readonly headers: IncomingHttpHeaders }[];
   /** The shop's definition pointing here. */
   spec(): Record<string, unknown>;
+  /** Install it as service `shop`, enabled, with its key, through `api` (an admin's client). */
+  install(api: ReturnType<typeof apiClient>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -159,6 +163,16 @@ export async function startTracedUpstream(): Promise<TracedUpstream> {
     url,
     received,
     spec: () => shopSpec(url),
+    async install(api) {
+      const installed = await api('POST', '/services', {
+        id: 'shop',
+        adapter: 'openapi',
+        definition: JSON.stringify(shopSpec(url)),
+        secrets: { shopKey: UPSTREAM_KEY },
+        enabled: true,
+      });
+      expect(installed.status, installed.text).toBe(201);
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,6 +1,6 @@
 import { POSTGRES_TESTS } from '@cyrnel/store/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Json, UPSTREAM_KEY } from './helpers';
+import type { Json } from './helpers';
 import { useSharedHosts } from './shared-hosts';
 import {
   callerTrace,
@@ -42,14 +42,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('a traced run taken from the shared que
     await expect
       .poll(async () => /^cyrnel_peer_hosts 1$/m.test((await a('GET', '/metrics')).text), { timeout: 30_000 })
       .toBe(true);
-    const installed = await a('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(upstream.spec()),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
+    await upstream.install(a);
     const blocker = await a('POST', '/processes', { code: BLOCKER, timeoutMs: 270_000 });
     expect(blocker.status).toBe(201);
     const record = async (id: number, done: (body: Json) => boolean): Promise<Json> => {

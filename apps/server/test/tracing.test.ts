@@ -50,14 +50,7 @@ describe('OpenTelemetry traces of a server with a collector', () => {
       urlAllowCidrs: ['127.0.0.1/32'],
     });
     admin = apiClient(server.url, ADMIN);
-    const installed = await admin('POST', '/services', {
-      id: 'shop',
-      adapter: 'openapi',
-      definition: JSON.stringify(upstream.spec()),
-      secrets: { shopKey: UPSTREAM_KEY },
-      enabled: true,
-    });
-    expect(installed.status).toBe(201);
+    await upstream.install(admin);
     const created = await admin('POST', '/keys', { name: 'traced-agent', role: 'agent' });
     expect(created.status).toBe(201);
     agentKey = { id: created.body.id, key: created.body.key, principalId: created.body.principalId };
