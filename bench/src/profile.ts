@@ -6,9 +6,9 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
 import { startServerProcess } from './cyrnel/server-process.ts';
+import { readGitHubDefinition } from './github-definition.ts';
 import { machineInfo } from './harness/machine-info.ts';
 import { createResources } from './harness/resources.ts';
 import { profiledChain } from './profile/chain-profile.ts';
@@ -109,8 +109,7 @@ const installOnly = process.argv.includes('--install');
 
 /** The first GitHub install of a server that has run one process, timed and profiled alone. */
 async function profiledInstall(): Promise<string> {
-  const path = fileURLToPath(import.meta.resolve('@octokit/openapi/generated/api.github.com.json'));
-  const definition = await readFile(path, 'utf8');
+  const definition = await readGitHubDefinition();
   let ms = 0;
   const summary = await profiled(
     "the first install of GitHub's REST description (unit: the install; only the samples during it)",

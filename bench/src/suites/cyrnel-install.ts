@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { CyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { procMemory } from '../cyrnel/proc-memory.ts';
 import type { ServerProcess } from '../cyrnel/server-process.ts';
+import { readGitHubDefinition } from '../github-definition.ts';
 import { timeOnce } from '../harness/measure.ts';
 import { summarize } from '../harness/stats.ts';
 import type { SuiteContext } from './suite-context.ts';
@@ -14,8 +13,7 @@ export async function runCyrnelInstall(
   server: ServerProcess,
 ): Promise<void> {
   const { config, report } = ctx;
-  const path = fileURLToPath(import.meta.resolve('@octokit/openapi/generated/api.github.com.json'));
-  const definition = await readFile(path, 'utf8');
+  const definition = await readGitHubDefinition();
   const body = (id: string) => JSON.stringify({ id, adapter: 'openapi', definition });
   const hwmBefore = procMemory(server.pid)?.hwmMb ?? Number.NaN;
   const times: number[] = [];

@@ -1,8 +1,7 @@
-import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { benchPostgresDatabase } from '../cyrnel/postgres-database.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
+import { readGitHubDefinition } from '../github-definition.ts';
 import { percentile, summarize } from '../harness/stats.ts';
 import type { SuiteContext } from './suite-context.ts';
 
@@ -40,8 +39,7 @@ const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'pat
  * so 82 copies install in seconds.
  */
 async function searchableGitHub(): Promise<string> {
-  const path = fileURLToPath(import.meta.resolve('@octokit/openapi/generated/api.github.com.json'));
-  const doc = JSON.parse(await readFile(path, 'utf8')) as {
+  const doc = JSON.parse(await readGitHubDefinition()) as {
     info: unknown;
     servers: unknown;
     paths: Record<string, Record<string, Record<string, unknown>>>;
