@@ -71,6 +71,14 @@ describe('direct tool calls under load from one hostile process', () => {
         exitState: 'success',
         output: { ok: 5000, missing: ['tool_not_found'], big: 'invalid_parameters' },
       });
+      // The gateway does not wait for a call's end to be read: every end still reached the run's
+      // records before it settled, so all 5,000 calls are recorded as answered.
+      const calls = await api('GET', `/processes/${run.body.id}/calls`);
+      expect(calls.status).toBe(200);
+      const answered = (calls.body.items as { toolId: string; ok: boolean | null }[]).filter(
+        (call) => call.toolId === 'getUser' && call.ok === true,
+      );
+      expect(answered).toHaveLength(5000);
     } finally {
       shop.stop();
     }
