@@ -148,11 +148,10 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     }
     const call = open?.get(event.id);
     if (!call) return true;
-    // Cut by the run's own end (its channel revoked as it ended, a crash or a kill): left to the
-    // run's end, which records every call then in flight as failed, without a code, as it does on
-    // the gate's path.
-    if (!event.ok && (event.errorReason === 'process_killed' || event.errorReason === 'process_not_running'))
-      return true;
+    // Cut by the run's own end (its channel revoked as it ended, a crash or a kill: the worker
+    // aborts the call with `process_killed`): left to the run's end, which records every call then
+    // in flight as failed, without a code, as it does on the gate's path.
+    if (!event.ok && event.errorReason === 'process_killed') return true;
     open?.delete(event.id);
     // The code follows from a known reason, as on the gate's path.
     const reason = !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null;
