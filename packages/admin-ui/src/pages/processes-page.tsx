@@ -11,19 +11,24 @@ export function ProcessesPage({ client }: { client: CyrnelClient }) {
   const [cursor, setCursor] = useState<string | undefined>();
   const [next, setNext] = useState<string | null>(null);
   const { error, run } = useAction();
-  useEffect(
-    () =>
-      void run(async () => {
-        const page = await client.processes.list({
-          limit: 20,
-          ...(state ? { state: state as ProcessSummary['state'] } : {}),
-          ...(cursor ? { cursor } : {}),
-        });
-        setItems(page.items);
-        setNext(page.nextCursor);
-      }),
-    [state, cursor],
-  );
+  useEffect(() => {
+    // A filter changed while a page was loading: the earlier answer, if it comes last, is dropped
+    // rather than shown under the new filter.
+    let cancelled = false;
+    void run(async () => {
+      const page = await client.processes.list({
+        limit: 20,
+        ...(state ? { state: state as ProcessSummary['state'] } : {}),
+        ...(cursor ? { cursor } : {}),
+      });
+      if (cancelled) return;
+      setItems(page.items);
+      setNext(page.nextCursor);
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [state, cursor]);
   return (
     <>
       <h1>Processes</h1>
