@@ -40,7 +40,8 @@ export interface ServicesTable {
   enabled: number;
   hash: string;
   source: string | null;
-  definition: string;
+  /** The definition text; on SQLite a zstd BLOB since the store compresses it (`compressedDefinitions`). */
+  definition: string | Uint8Array;
   config_schema: string;
   secrets_schema: string;
   adapter_domain: string;

@@ -2,6 +2,7 @@ import {
   type CatalogStorage,
   cyrnelError,
   type NewTool,
+  type ServiceDefinitionFields,
   type ServiceRow,
   storedAnnotations,
   wordCount,
@@ -91,6 +92,36 @@ function sharedSchemasText(schemas: Readonly<Record<string, unknown>> | undefine
   return schemas && Object.keys(schemas).length > 0 ? JSON.stringify(schemas) : null;
 }
 
+/**
+ * A definition text as the dialect stores it: as it is, or (SQLite) compressed on the thread pool
+ * while the transaction writes the tool rows, and written last (`last`) in that transaction, over
+ * the empty `first`. A failed compression fails the transaction like any statement.
+ */
+function storedDefinition(
+  dialect: StoreDialect,
+  fields: ServiceDefinitionFields,
+): { readonly first: string; readonly last?: Promise<string | Uint8Array> } {
+  if (!dialect.definitions) return { first: fields.definition };
+  const last = dialect.definitions.encode(fields.definition, fields.definitionUtf8);
+  // Awaited in the transaction; one that fails before then must not leave it unhandled.
+  last.catch(() => {});
+  return { first: '', last };
+}
+
+/** Write the compressed definition of `storedDefinition`, last in the transaction. */
+async function writeDefinitionLast(
+  trx: Transaction<Database>,
+  id: string,
+  stored: ReturnType<typeof storedDefinition>,
+): Promise<void> {
+  if (!stored.last) return;
+  await trx
+    .updateTable('services')
+    .set({ definition: await stored.last })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** Insert a service's tools and index them for search, in the caller's transaction. */
 async function insertTools(
   search: ToolSearchIndex,
@@ -159,6 +190,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
       return row ? toServiceRow(row) : undefined;
     },
     async insertService(service) {
+      const definition = storedDefinition(dialect, service);
       try {
         await db.transaction().execute(async (trx) => {
           await trx
@@ -171,7 +203,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
               enabled: flag(service.enabled),
               hash: service.hash,
               source: service.source,
-              definition: service.definition,
+              definition: definition.first,
               config_schema: JSON.stringify(service.configSchema),
               secrets_schema: JSON.stringify(service.secretsSchema),
               adapter_domain: JSON.stringify(service.adapterDomain),
@@ -193,6 +225,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
             .execute();
           // A service's secrets are its shared `default` connection.
           if (service.secrets) await writeDefaultSecrets(trx, service.id, service.secrets, service.createdAt);
+          await writeDefinitionLast(trx, service.id, definition);
         });
       } catch (error) {
         if (dialect.isUniqueViolation(error)) {
@@ -202,6 +235,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
       }
     },
     async replaceServiceDefinition(id, fields, enabled, at) {
+      const definition = storedDefinition(dialect, fields);
       await db.transaction().execute(async (trx) => {
         // The index first, as a delete does: hosts replacing and deleting one service at once
         // take the same locks in the same order (PostgreSQL's word counts lock a table; the
@@ -214,7 +248,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
             description: fields.description,
             hash: fields.hash,
             source: fields.source,
-            definition: fields.definition,
+            definition: definition.first,
             config_schema: JSON.stringify(fields.configSchema),
             secrets_schema: JSON.stringify(fields.secretsSchema),
             adapter_domain: JSON.stringify(fields.adapterDomain),
@@ -239,6 +273,7 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         const observed = new Map(learned.map((row) => [row.id, row.observed_output as string]));
         await trx.deleteFrom('tools').where('service_id', '=', id).execute();
         await insertTools(dialect.toolSearch, trx, { id, name: fields.name }, fields.tools, observed);
+        await writeDefinitionLast(trx, id, definition);
       });
     },
     async setServiceEnabled(id, enabled, at) {
@@ -267,7 +302,8 @@ export function createServiceRows(db: Kysely<Database>, dialect: StoreDialect): 
         .select('definition')
         .where('id', '=', id)
         .executeTakeFirst();
-      return row?.definition;
+      if (row === undefined) return undefined;
+      return dialect.definitions ? dialect.definitions.decode(row.definition) : (row.definition as string);
     },
     async getServiceSchemas(id) {
       const row = await db.selectFrom('services').select('schemas').where('id', '=', id).executeTakeFirst();

@@ -42,6 +42,14 @@ export interface ToolSearchIndex {
   search(db: Kysely<Database>): CatalogStorage['searchTools'];
 }
 
+/** How a dialect stores a service's definition text (see {@link StoreDialect.definitions}). */
+export interface DefinitionCodec {
+  /** What to write for `text`; `utf8` is its UTF-8 when the caller has it (no second encoding). */
+  encode(text: string, utf8?: Uint8Array): Promise<string | Uint8Array>;
+  /** The text of what was written (by `encode`, or as text by an older version). */
+  decode(stored: string | Uint8Array): Promise<string>;
+}
+
 /**
  * What the shared store code needs to know of a database beyond what Kysely's own dialect
  * says: the rest of the SQL is portable (see the README). The SQLite one is `sqliteDialect` of
@@ -62,4 +70,6 @@ export interface StoreDialect {
   readonly toolSearch: ToolSearchIndex;
   /** True when `error`, thrown by this dialect's driver, is a primary-key or unique violation. */
   isUniqueViolation(error: unknown): boolean;
+  /** How definition texts are stored; absent: as text. */
+  readonly definitions?: DefinitionCodec;
 }

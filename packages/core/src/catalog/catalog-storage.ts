@@ -132,6 +132,11 @@ export interface ServiceDefinitionFields {
   readonly source: string | null;
   /** The definition text, kept for updates and audits. */
   readonly definition: string;
+  /**
+   * The UTF-8 bytes of `definition`, when the caller has them already (it hashed them): a store
+   * that keeps bytes (SQLite compresses the text) need not encode a large text a second time.
+   */
+  readonly definitionUtf8?: Uint8Array;
   readonly configSchema: JSONSchema;
   readonly secretsSchema: JSONSchema;
   readonly adapterDomain: Record<string, unknown>;

@@ -82,9 +82,11 @@ export function createServiceInstall(
         await validateSecrets(checker, definition.secretsSchema, storedSecrets ?? {});
       }
       const at = now().toISOString();
+      const utf8 = Buffer.from(text, 'utf8');
       const origin = {
         text,
-        hash: definitionHash(text, definition, adapter.refreshDefinition !== undefined),
+        utf8,
+        hash: definitionHash(utf8, definition, adapter.refreshDefinition !== undefined),
         source: input.source,
         registry: input.registry,
         adapterVersion: registry.adapterVersion(adapterId) ?? null,

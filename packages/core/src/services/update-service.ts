@@ -56,8 +56,9 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
     definition: ServiceDefinition,
   ): Promise<{ updated: boolean; service: ServiceDetail }> => {
     const { id } = row;
+    const utf8 = Buffer.from(input.text, 'utf8');
     const hash = definitionHash(
-      input.text,
+      utf8,
       definition,
       activeAdapter(row.adapter).refreshDefinition !== undefined,
     );
@@ -66,6 +67,7 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
     await dehydrate(row);
     const origin = {
       text: input.text,
+      utf8,
       hash,
       source: input.source === undefined ? row.source : input.source,
       registry: input.registry === undefined ? row.registry : input.registry,

@@ -1,4 +1,5 @@
 import type { StoreDialect } from '../store-dialect';
+import { compressedDefinitions } from './compressed-definitions';
 import { migrations } from './migrations/index';
 import { createToolSearch } from './tool-search';
 import { indexServiceTools, unindexServiceTools } from './tool-search-index';
@@ -10,7 +11,7 @@ const UNIQUE_VIOLATIONS: ReadonlySet<unknown> = new Set([
 
 /**
  * SQLite for `createStore`: its migrations, tool search on FTS5 (the `tool_search` table of
- * migration 0004) and better-sqlite3's constraint codes. Its Kysely instance comes from
+ * migration 0004), better-sqlite3's constraint codes and definitions kept compressed. Its Kysely instance comes from
  * {@link createKysely} (pragmas, statement cache, one connection per file at a time).
  *
  * @example
@@ -23,4 +24,5 @@ export const sqliteDialect: StoreDialect = {
   migrations,
   toolSearch: { add: indexServiceTools, remove: unindexServiceTools, search: createToolSearch },
   isUniqueViolation: (error) => UNIQUE_VIOLATIONS.has((error as { code?: unknown } | null)?.code),
+  definitions: compressedDefinitions,
 };
