@@ -6,6 +6,7 @@ export { createKeyStore } from './key-store';
 export { createProcessStore } from './process-store';
 export { runMigrations } from './run-migrations';
 export type {
+  DefinitionCodec,
   IndexedService,
   SearchableTool,
   StoreDialect,

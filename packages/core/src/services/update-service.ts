@@ -57,11 +57,7 @@ export function createServiceUpdate(ctx: ServiceContext, download: DownloadDefin
   ): Promise<{ updated: boolean; service: ServiceDetail }> => {
     const { id } = row;
     const utf8 = Buffer.from(input.text, 'utf8');
-    const hash = definitionHash(
-      utf8,
-      definition,
-      activeAdapter(row.adapter).refreshDefinition !== undefined,
-    );
+    const hash = definitionHash(utf8, definition, activeAdapter(row.adapter).refreshDefinition !== undefined);
     // Dehydrated right before the new tools are stored: no call reaches the adapter with tools
     // it was not set up with. The service stays disabled until it is enabled again.
     await dehydrate(row);
