@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index';
 import {
@@ -86,6 +87,38 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       expectError(await api('PUT', '/services'), 404, 'not_found');
       expectError(await api('POST', '/services', 'x'.repeat(300 * 1024)), 413, 'payload_too_large');
       expectError(await api('POST', '/services', '{"id":'), 400, 'invalid_request');
+    });
+
+    it('bounds a chunked body as it arrives and reads one of a declared length whole', async () => {
+      // node:http sends `Transfer-Encoding: chunked` when no length is set, a chunk per write.
+      const send = (chunks: readonly string[]) =>
+        new Promise<{ status: number; body: Json }>((resolve, reject) => {
+          const outgoing = request(new URL('/services', server.url), {
+            method: 'POST',
+            headers: { authorization: 'Bearer catalog-key', 'content-type': 'application/json' },
+          });
+          outgoing.on('error', reject);
+          outgoing.on('response', (response) => {
+            let text = '';
+            response.setEncoding('utf8');
+            response.on('data', (chunk: string) => {
+              text += chunk;
+            });
+            response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text) }));
+          });
+          for (const chunk of chunks) outgoing.write(chunk);
+          outgoing.end();
+        });
+      // No declared length: the limit (256 KiB) cuts the upload off.
+      const big = `{"id":"chunked","adapter":"openapi","definition":"${'x'.repeat(300 * 1024)}"}`;
+      expectError(await send([big.slice(0, 1000), big.slice(1000)]), 413, 'payload_too_large');
+      // Chunked within the limit, and the same body with a declared length: read whole and checked.
+      const small = ['{"id":"chunked","adapter":"openapi",', '"definition":"not a description"}'];
+      const chunked = await send(small);
+      const declared = await api('POST', '/services', JSON.parse(small.join('')));
+      expect(chunked).toEqual({ status: declared.status, body: declared.body });
+      expectError(chunked, 400, 'invalid_request');
+      expect(chunked.body.error).toMatch(/definition/);
     });
   });
 

@@ -60,8 +60,12 @@ export function createRouteContext(fields: Omit<RouteContext, 'body' | 'download
       // A declared length beyond the limit is refused before the body is touched: `bodyLimit`
       // opens `c.req.raw.body` first, which on @hono/node-server starts consuming the upload, and
       // the kept-alive connection then fails the client's next request (seen in apps/server).
-      if (Number(c.req.header('content-length')) > fields.maxBodyBytes) throw tooLarge();
-      await limit(c, async () => {});
+      const declared = c.req.header('content-length');
+      if (Number(declared) > fields.maxBodyBytes) throw tooLarge();
+      // A body of a declared length is bounded by it (node:http ends the body there), so `bodyLimit`
+      // is only for a chunked one: it would open `body` as a web stream, a slower read.
+      if (declared === undefined || c.req.header('transfer-encoding') !== undefined)
+        await limit(c, async () => {});
       return readJsonBody(c.req.raw, {
         maxDepth: fields.maxJsonDepth,
         maxElements: fields.maxJsonElements,

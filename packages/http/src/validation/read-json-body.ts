@@ -19,7 +19,9 @@ export interface ReadJsonBodyOptions {
  * body is a 400 here and never a stack overflow (a 500) later.
  */
 export async function readJsonBody(request: Request, options: ReadJsonBodyOptions): Promise<unknown> {
-  const text = request.body ? await request.text() : '';
+  // `text()` without looking at `body` first: on @hono/node-server that reads the socket's chunks
+  // straight into one buffer, where `body` would build a web stream the text is then read from.
+  const text = await request.text();
   if (text.trim() === '') {
     if (options.emptyAs !== undefined) return options.emptyAs;
     throw cyrnelError('invalid_request', 'a JSON request body is required');
