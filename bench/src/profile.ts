@@ -20,6 +20,7 @@ import {
 } from './profile/cpu-profile-summary.ts';
 import { mcpChainWork } from './profile/mcp-chain.ts';
 import { sequentialCallsProgram, TRIVIAL } from './programs.ts';
+import { startCollector } from './suites/cyrnel-tracing.ts';
 import { startUpstream } from './upstream.ts';
 
 const PROCESSES = 1_500;
@@ -106,6 +107,8 @@ const parts = [
 const chainsOnly = process.argv.includes('--chains');
 // `--install`: only the first install of GitHub's description on a fresh server, printed.
 const installOnly = process.argv.includes('--install');
+// `--tracing`: only the OpenAPI chain, on a server tracing to a collector on loopback, printed.
+const tracingOnly = process.argv.includes('--tracing');
 
 /** The first GitHub install of a server that has run one process, timed and profiled alone. */
 async function profiledInstall(): Promise<string> {
@@ -155,7 +158,18 @@ try {
       for (let i = 0; i <= CHAINS; i++) await api.run(code, 120_000);
     },
   };
-  if (!chainsOnly) {
+  if (tracingOnly) {
+    const collector = await startCollector(resources);
+    parts.push(
+      await profiledChain(
+        resources,
+        { ...openapiChain, title: `${openapiChain.title}, traced (--otel to a collector on loopback)` },
+        { CYRNEL_OTEL: collector.url },
+      ),
+      `The collector received ${collector.spans()} spans.`,
+    );
+  }
+  if (!chainsOnly && !tracingOnly) {
     parts.push(
       await profiled(
         `${PROCESSES} sequential trivial processes (unit: one process)`,
@@ -167,15 +181,17 @@ try {
       ),
     );
   }
-  parts.push(await profiledChain(resources, openapiChain));
-  parts.push(await profiledChain(resources, mcpChainWork(CHAINS)));
-  if (!chainsOnly) parts.push(await profiledChildren(PROCESSES));
+  if (!tracingOnly) {
+    parts.push(await profiledChain(resources, openapiChain));
+    parts.push(await profiledChain(resources, mcpChainWork(CHAINS)));
+  }
+  if (!chainsOnly && !tracingOnly) parts.push(await profiledChildren(PROCESSES));
 } catch (error) {
   parts.push(`Could not profile: ${error instanceof Error ? error.message : error}`);
 } finally {
   await resources.closeAll();
 }
-if (chainsOnly) {
+if (chainsOnly || tracingOnly) {
   process.stdout.write(`${parts.join('\n')}\n`);
   process.exit(0);
 }

@@ -52,10 +52,18 @@ function sum(summaries: readonly ProfileSummary[]): ProfileSummary {
 }
 
 /** Runs `work` on a fresh server under `--cpu-prof`; answers the profiles' directory and the server's pid. */
-async function profiledRun(resources: Resources, work: ChainWork, kill: boolean) {
+async function profiledRun(
+  resources: Resources,
+  work: ChainWork,
+  kill: boolean,
+  env: Record<string, string>,
+) {
   const dir = await mkdtemp(join(tmpdir(), 'cyrnel-profile-'));
   resources.defer(() => rm(dir, { recursive: true, force: true }));
-  const server = await startServerProcess(resources, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` });
+  const server = await startServerProcess(resources, {
+    ...env,
+    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}`,
+  });
   try {
     await work.run(createCyrnelApi(server.url));
     if (kill) {
@@ -69,9 +77,16 @@ async function profiledRun(resources: Resources, work: ChainWork, kill: boolean)
   return { dir, pid: server.pid, files: (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')) };
 }
 
-/** Runs `work` on a fresh server under `--cpu-prof` (twice: see above) and sums up each thread's profile. */
-export async function profiledChain(resources: Resources, work: ChainWork): Promise<string> {
-  const { dir, pid, files } = await profiledRun(resources, work, false);
+/**
+ * Runs `work` on a fresh server under `--cpu-prof` (twice: see above) and sums up each thread's
+ * profile; `env` is the server's (`CYRNEL_OTEL` for a traced one).
+ */
+export async function profiledChain(
+  resources: Resources,
+  work: ChainWork,
+  env: Record<string, string> = {},
+): Promise<string> {
+  const { dir, pid, files } = await profiledRun(resources, work, false, env);
   const server = { pid };
   const main = files.find((f) => threadOf(f)?.pid === server.pid && threadOf(f)?.tid === 0);
   if (!main) throw new Error(`the server wrote no profile for ${work.title}`);
@@ -85,12 +100,12 @@ export async function profiledChain(resources: Resources, work: ChainWork): Prom
   const summarize = (list: readonly string[], areas: typeof WORKER_AREAS) =>
     list.map((f) => summarizeCpuProfile(join(dir, f), work.units, areas));
   // The egress gateway's workers run `egress-worker.js`; the rest are the gate's validation
-  // workers and the adapters' own (the MCP adapter's answer parsers).
+  // workers, the adapters' own (the MCP adapter's answer parsers) and tracing's exporter.
   const gateway = workers.filter((f) => readFileSync(join(dir, f), 'utf8').includes('egress-worker'));
   const others = workers.filter((f) => !gateway.includes(f));
   for (const [list, who] of [
     [gateway, 'egress gateway workers'],
-    [others, 'other worker threads (validation, adapters)'],
+    [others, 'other worker threads (validation, adapters, the tracing exporter)'],
   ] as const)
     if (list.length)
       parts.push(
@@ -100,7 +115,7 @@ export async function profiledChain(resources: Resources, work: ChainWork): Prom
           who,
         ),
       );
-  const second = await profiledRun(resources, work, true);
+  const second = await profiledRun(resources, work, true, env);
   // Sandbox children only (an MCP server started by the adapter would be another process).
   const children = second.files.filter(
     (f) =>

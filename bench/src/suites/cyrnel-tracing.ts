@@ -1,5 +1,4 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Worker } from 'node:worker_threads';
 import { createCyrnelApi } from '../cyrnel/cyrnel-api.ts';
 import { threadsCpuMs, treeCpuMs } from '../cyrnel/proc-memory.ts';
 import { startServerProcess } from '../cyrnel/server-process.ts';
@@ -21,27 +20,44 @@ export const TRACING_OFF_CPU = "cyrnel: server's CPU per tool call, tracing off 
 export const TRACING_OFF_MAIN_CPU =
   "cyrnel: server main thread's CPU per tool call, tracing off (beside tracing on)";
 
-/** A collector on 127.0.0.1 that takes every OTLP/HTTP export and counts its spans. */
-async function startCollector(resources: Resources): Promise<{ url: string; spans(): number }> {
+/** The collector's thread: an HTTP server that counts the spans of each export and reports the total. */
+const COLLECTOR_THREAD = `
+const { createServer } = require('node:http');
+const { parentPort } = require('node:worker_threads');
+let spans = 0;
+const server = createServer((request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const body = Buffer.concat(chunks);
+    for (let at = body.indexOf('"spanId"'); at >= 0; at = body.indexOf('"spanId"', at + 8)) spans++;
+    parentPort.postMessage({ spans });
+    response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+});
+server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
+`;
+
+/**
+ * A collector on 127.0.0.1 that takes every OTLP/HTTP export and counts its spans, in a thread of
+ * its own: a collector runs apart from the upstream (which lives on the bench's main thread), so
+ * its work never delays the traced server's upstream answers and not the other's.
+ */
+export async function startCollector(resources: Resources): Promise<{ url: string; spans(): number }> {
   let spans = 0;
-  const server = createServer((request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      spans += text.split('"spanId"').length - 1;
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  const thread = new Worker(COLLECTOR_THREAD, { eval: true });
+  resources.defer(async () => {
+    await thread.terminate();
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    thread.once('error', reject);
+    thread.on('message', (message: { port?: number; spans?: number }) => {
+      if (message.port !== undefined) resolve(message.port);
+      if (message.spans !== undefined) spans = message.spans;
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  resources.defer(
-    () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans: () => spans };
+  thread.unref();
+  return { url: `http://127.0.0.1:${port}`, spans: () => spans };
 }
 
 /**
