@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../src/create-logger';
 import type { RunningServer } from '../src/index';
 import { apiClient, startTestServer, tempDir } from './helpers';
@@ -63,6 +63,14 @@ function useTracedServer(collector: () => Promise<string>) {
 
 describe('a collector out of reach', () => {
   let port: number;
+  // The exporter retries a refused connection until its timeout (10 s by default): a second here,
+  // through the standard variable the exporter thread reads, so the warning comes sooner.
+  beforeAll(() => {
+    vi.stubEnv('OTEL_EXPORTER_OTLP_TRACES_TIMEOUT', '1000');
+  });
+  afterAll(() => {
+    vi.unstubAllEnvs();
+  });
   const traced = useTracedServer(async () => {
     port = await closedPort();
     return `http://127.0.0.1:${port}`;
