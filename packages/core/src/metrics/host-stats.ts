@@ -1,4 +1,5 @@
 import type { EnvironmentStats } from '@cyrnel/sdk';
+import { atMost } from '../at-most';
 import type { EgressStats } from '../gateway/egress-gateway';
 import type { SchemaCheckerStats } from '../validation/schema-checker';
 
@@ -52,13 +53,11 @@ const QUEUE_READ_MS = 2000;
  * (null when it fails or takes longer than two seconds, so a scrape never hangs on the database).
  */
 export async function readHostStats(sources: HostStatsSources): Promise<HostStats> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), QUEUE_READ_MS);
-    timer.unref();
-  });
-  const sharedQueue = await Promise.race([sources.countUnclaimed().catch(() => null), late]);
-  clearTimeout(timer);
+  const sharedQueue = await atMost(
+    sources.countUnclaimed().catch(() => null),
+    QUEUE_READ_MS,
+    null,
+  );
   let environment: EnvironmentStats | null = null;
   try {
     environment = sources.environment() ?? null;

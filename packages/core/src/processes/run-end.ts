@@ -1,4 +1,5 @@
 import type { ErrorReason, ExecutionExitState, ModuleLogger } from '@cyrnel/sdk';
+import { atMost } from '../at-most';
 import { measureRun } from '../efficiency/run-metrics';
 import { cyrnelError } from '../errors';
 import type { HostMetrics } from '../metrics/host-metrics';
@@ -180,15 +181,11 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
       settleNow(run, exitState);
       return;
     }
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ENDS_WAIT_MS);
-      timer.unref();
-    });
-    void Promise.race([endsRead().catch(() => undefined), bound]).then(() => {
-      clearTimeout(timer);
-      settleNow(run, exitState);
-    });
+    void atMost(
+      endsRead().catch(() => undefined),
+      ENDS_WAIT_MS,
+      undefined,
+    ).then(() => settleNow(run, exitState));
   };
 
   return { endCalls, finish, settle };
