@@ -109,6 +109,8 @@ const chainsOnly = process.argv.includes('--chains');
 const installOnly = process.argv.includes('--install');
 // `--tracing`: only the OpenAPI chain, on a server tracing to a collector on loopback, printed.
 const tracingOnly = process.argv.includes('--tracing');
+/** A part printed alone (`--chains`, `--tracing`): the trivial processes and the child are left out. */
+const printedOnly = chainsOnly || tracingOnly;
 
 /** The first GitHub install of a server that has run one process, timed and profiled alone. */
 async function profiledInstall(): Promise<string> {
@@ -169,7 +171,7 @@ try {
       `The collector received ${collector.spans()} spans.`,
     );
   }
-  if (!chainsOnly && !tracingOnly) {
+  if (!printedOnly) {
     parts.push(
       await profiled(
         `${PROCESSES} sequential trivial processes (unit: one process)`,
@@ -185,13 +187,13 @@ try {
     parts.push(await profiledChain(resources, openapiChain));
     parts.push(await profiledChain(resources, mcpChainWork(CHAINS)));
   }
-  if (!chainsOnly && !tracingOnly) parts.push(await profiledChildren(PROCESSES));
+  if (!printedOnly) parts.push(await profiledChildren(PROCESSES));
 } catch (error) {
   parts.push(`Could not profile: ${error instanceof Error ? error.message : error}`);
 } finally {
   await resources.closeAll();
 }
-if (chainsOnly || tracingOnly) {
+if (printedOnly) {
   process.stdout.write(`${parts.join('\n')}\n`);
   process.exit(0);
 }
