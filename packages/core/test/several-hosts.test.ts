@@ -136,6 +136,34 @@ describe('several hosts on one shared storage', () => {
     });
   });
 
+  it('applies a policy set on another host as soon as its signal is heard, not at the next poll', async () => {
+    const storage = shared();
+    const a = await startHost(storage, 'host-a');
+    const b = await startHost(storage, 'host-b');
+    await a.host.services.install({
+      id: 'memo',
+      adapter: 'test',
+      definition: definition({ tools: ['hello'] }),
+      enabled: true,
+    });
+    await until(() => b.adapter.states.has('memo'));
+    const code = `calls:${JSON.stringify([{ method: 'invokeTool', args: [{ serviceId: 'memo', toolId: 'hello', parameters: {} }] }])}`;
+    const firstCall = async () => {
+      const { id } = await b.host.processes.create({ code });
+      await b.host.processes.wait(id);
+      return (await b.host.processes.calls(id))[0];
+    };
+    // B decided (and keeps) memo's rules: allowed.
+    expect(await firstCall()).toMatchObject({ ok: true, decision: { outcome: 'allowed' } });
+    await a.host.policies.set('memo', { tools: { hello: 'block' } });
+    // A runs nothing more: every run below is B's. Its backstop poll comes only after 10 s.
+    await a.host.close({ graceMs: 0 });
+    hosts.splice(hosts.indexOf(a.host), 1);
+    expect(
+      await until(async () => (await firstCall())?.errorReason === 'tool_blocked', 3_000),
+    ).toBeLessThan(3_000);
+  });
+
   it('follows module changes made on another host: disable, enable, config', async () => {
     const storage = shared();
     const a = await startHost(storage, 'host-a');

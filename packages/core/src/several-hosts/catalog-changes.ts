@@ -65,6 +65,8 @@ export async function followCatalogChanges(options: CatalogChangesOptions): Prom
           await registry.resync();
           await services.resync();
         } else if (modules || named.length > 0) {
+          // What this host caches per revision (the policies, the gate's flags) is read again.
+          watched.heard();
           if (modules) await registry.resync();
           for (const id of named) await services.resyncService(id);
         } else continue;

@@ -11,6 +11,11 @@ export interface WatchedCatalog {
    * when the storage does not count.
    */
   poll(): Promise<boolean>;
+  /**
+   * Another host announced a write (its signal was heard): the local revision grows, so caches
+   * keyed on it (the policies, the gate's flags) read again instead of waiting for the next poll.
+   */
+  heard(): void;
 }
 
 // Every method of the port that writes starts with one of these verbs.
@@ -122,6 +127,9 @@ export function watchCatalog(
       missed = false;
       if (moved) revision++;
       return moved;
+    },
+    heard() {
+      revision++;
     },
   };
 }
