@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { gatewayOf } from './support/gateway';
-import { createHarness, type Harness } from './support/harness';
+import { createHarness, createHarnessStorage, type Harness, type HarnessStorage } from './support/harness';
 import { type AdapterProbe, createProbe, createTestAdapter, definition } from './support/test-adapter';
 import { createEnvironmentProbe, createTestEnvironment } from './support/test-environment';
 
@@ -23,11 +23,18 @@ const text = definition({
   ],
 });
 
-async function start(probe: AdapterProbe, options: Parameters<typeof createHarness>[0] = {}) {
-  harness = await createHarness({
-    builtins: [createTestAdapter('test', probe), createTestEnvironment('env', createEnvironmentProbe())],
-    ...options,
-  });
+async function start(
+  probe: AdapterProbe,
+  options: Parameters<typeof createHarness>[0] = {},
+  storage: HarnessStorage = createHarnessStorage(),
+) {
+  harness = await createHarness(
+    {
+      builtins: [createTestAdapter('test', probe), createTestEnvironment('env', createEnvironmentProbe())],
+      ...options,
+    },
+    storage,
+  );
   await harness.host.services.install({ id: 'store', adapter: 'test', definition: text, enabled: true });
   probe.calls.length = 0;
   return harness.host;
@@ -70,6 +77,48 @@ describe('invocation gate', () => {
     await host.modules.setEnabled('test', false);
     expect(await status({ serviceId: 'store', toolId: 'getPet', parameters: { id: 'bad' } })).toBe(503);
     expect(probe.calls.filter((call) => call.startsWith('invoke'))).toEqual([]);
+  });
+
+  it("reads a callable tool's flags once per catalog revision, and a refused one on every call", async () => {
+    const probe = createProbe();
+    const storage = createHarnessStorage();
+    let reads = 0;
+    const catalog = storage.catalog;
+    const counted = {
+      ...storage,
+      catalog: new Proxy(catalog, {
+        get(target, property, receiver) {
+          if (property === 'getToolGate')
+            return (serviceId: string, toolId: string) => {
+              reads++;
+              return target.getToolGate(serviceId, toolId);
+            };
+          const value = Reflect.get(target, property, receiver);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      }),
+    };
+    const host = await start(probe, {}, counted);
+    const { tools } = gatewayOf(host);
+    const call = () =>
+      tools.invoke({ serviceId: 'store', toolId: 'listPets', parameters: {} }).then(
+        () => 200,
+        (error: { status: number }) => error.status,
+      );
+    reads = 0;
+    expect([await call(), await call(), await call()]).toEqual([200, 200, 200]);
+    expect(reads).toBe(1);
+    // A write moves the revision: the disable counts from the next call on, each refusal read again.
+    await host.tools.setEnabled('store', 'listPets', false);
+    expect([await call(), await call()]).toEqual([409, 409]);
+    expect(reads).toBe(3);
+    await host.services.setEnabled('store', false);
+    await host.tools.setEnabled('store', 'listPets', true);
+    expect(await call()).toBe(409);
+    await host.services.setEnabled('store', true);
+    expect([await call(), await call()]).toEqual([200, 200]);
+    expect(reads).toBe(5);
+    expect(probe.calls.filter((entry) => entry === 'invoke:store.listPets')).toHaveLength(5);
   });
 
   it('validates against the schema of the current definition after an update', async () => {

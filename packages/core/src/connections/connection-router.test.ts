@@ -5,6 +5,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { createMemoryCatalogStorage } from '../catalog/memory-catalog-storage';
 import { createOutboundPolicy } from '../outbound/outbound-policy';
+import { watchCatalog } from '../several-hosts/catalog-revision';
 import { createSecretsCipher } from '../secrets/secrets-cipher';
 import { createSecretsVault } from '../secrets/secrets-vault';
 import { createServiceHealth } from '../services/service-health';
@@ -52,8 +53,19 @@ describe('connection router', () => {
   let engine: ServicesEngine;
   let recorded: ReturnType<typeof recordingAdapter>;
 
+  // Reads of a service's connection rows (each call's route reads them at most once per revision).
+  let listed = 0;
+
   beforeEach(async () => {
-    catalog = createMemoryCatalogStorage();
+    const memory = createMemoryCatalogStorage();
+    const counted: CatalogStorage = Object.assign(Object.create(memory) as CatalogStorage, {
+      listConnections: (serviceId: string) => {
+        listed++;
+        return memory.listConnections(serviceId);
+      },
+    });
+    const watched = watchCatalog(counted);
+    catalog = watched.catalog;
     recorded = recordingAdapter();
     const health = createServiceHealth();
     const adapter = (id: string) => (id === 'openapi' ? recorded.adapter : undefined);
@@ -74,6 +86,7 @@ describe('connection router', () => {
       // Nothing is downloaded here: the service is stored directly.
       download: { outbound: createOutboundPolicy(), maxBytes: 1 },
       principalExists: async (id) => id === 'alice' || id === 'bob',
+      revision: watched.revision,
     });
     await catalog.insertService(
       newService('gh', {
@@ -136,6 +149,38 @@ describe('connection router', () => {
     await engine.connections.delete('gh', 'alice', ALICE);
     expect(recorded.held.has('gh@alice')).toBe(false);
     expect(await engine.router.route(alice, 'gh')).toBe('gh');
+  });
+
+  it("reads a service's connection rows once per catalog revision, and again after any write", async () => {
+    await engine.connections.create('gh', { name: 'alice', secrets: { token: 'a1' } }, ALICE);
+    const bob = { principalId: 'bob', connections: {} };
+    listed = 0;
+    expect([await engine.router.route(bob, 'gh'), await engine.router.route(bob, 'gh')]).toEqual(['gh', 'gh']);
+    expect(listed).toBe(1);
+    // Given to bob: his calls use it from the write on.
+    await engine.connections.update('gh', 'alice', { owner: 'bob' }, ADMIN);
+    expect(await engine.router.route(bob, 'gh')).toBe('gh@alice');
+    expect(tokenOf('gh@alice')).toBe('a1');
+    // A service with a connection that signs in with OAuth: its rows are read on every call.
+    const at = new Date().toISOString();
+    await catalog.insertConnection({
+      serviceId: 'gh',
+      name: 'signed',
+      owner: 'alice',
+      status: 'connected',
+      statusMessage: null,
+      secrets: null,
+      // Never opened here: bob's calls route to his own connection.
+      oauth: { keyId: 'k', iv: 'iv', tag: 'tag', ciphertext: 'sealed' },
+      createdAt: at,
+      updatedAt: at,
+    });
+    listed = 0;
+    expect([await engine.router.route(bob, 'gh'), await engine.router.route(bob, 'gh')]).toEqual([
+      'gh@alice',
+      'gh@alice',
+    ]);
+    expect(listed).toBe(2);
   });
 
   it('keeps to the ownership rules and checks secrets against the schema', async () => {

@@ -77,7 +77,16 @@ export interface ConnectionRouterOptions {
   /** Awaited after a connection's state was hydrated or dropped (sandbox processes drop what they prepared). */
   readonly afterHydration?: () => Promise<void>;
   readonly logger: { warn(message: string, fields?: Record<string, unknown>): void };
+  /**
+   * The catalog's revision (grows with every write here, a connection's included, and every change
+   * heard from another host): a service's connection rows are read once per revision for routing
+   * while none of them signs in with OAuth. Absent: read on every call.
+   */
+  readonly revision?: () => number;
 }
+
+/** Most services whose connection rows are kept; past it the cache starts again. */
+const MAX_KEPT_SERVICES = 1_000;
 
 /** What this host hydrated for one connection: from which row version, with which adapter instance. */
 interface Held {
@@ -136,9 +145,12 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       if (service) await lifecycle.rehydrate(service, async () => {});
     });
   };
-  // Read per call, not cached: a connection made, changed or given away on another host counts
-  // from that host's write on (the egress gateway's workers ask once per execution and service).
   const connectionsOf = (serviceId: string): Promise<ConnectionRow[]> => catalog.listConnections(serviceId);
+  // What a call's route reads: kept per revision, so a connection made, changed or given away
+  // counts from this host's write, or from the moment it hears another host's (the egress
+  // gateway's workers keep a route per execution and service until then too). OAuth rows are
+  // read per call: their tokens are refreshed by whichever host needs them first.
+  const routeRows = keptRows(connectionsOf, options.revision);
 
   /**
    * The row a call uses: the one it names (checked), else its principal's own, else the shared
@@ -157,7 +169,7 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
           details: [{ path: 'connection', message: 'must be a connection name' }],
         },
       );
-    const rows = await connectionsOf(serviceId);
+    const rows = await routeRows(serviceId);
     const name =
       requested ?? (Object.hasOwn(run.connections, serviceId) ? run.connections[serviceId] : undefined);
     if (name !== undefined) {
@@ -270,5 +282,31 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       defaultStamps.set(serviceId, stampOf(row));
       return tokenSecrets(oauthOf(row));
     },
+  };
+}
+
+/** A service's connection rows, kept per revision unless one of them signs in with OAuth. */
+function keptRows(
+  read: (serviceId: string) => Promise<ConnectionRow[]>,
+  revision: (() => number) | undefined,
+): (serviceId: string) => Promise<ConnectionRow[]> {
+  if (!revision) return read;
+  let keptAt = revision();
+  const kept = new Map<string, ConnectionRow[]>();
+  return async (serviceId) => {
+    const at = revision();
+    if (at !== keptAt) {
+      kept.clear();
+      keptAt = at;
+    }
+    const known = kept.get(serviceId);
+    if (known) return known;
+    const rows = await read(serviceId);
+    // Read before a write that finished meanwhile: not kept under the newer revision.
+    if (revision() === at && keptAt === at && rows.every((row) => !row.oauth)) {
+      if (kept.size >= MAX_KEPT_SERVICES) kept.clear();
+      kept.set(serviceId, rows);
+    }
+    return rows;
   };
 }

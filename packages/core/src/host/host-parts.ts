@@ -153,6 +153,7 @@ export function createHostParts(
       activate: (serviceId) => services.activate(serviceId, ACTIVATE_TIMEOUT_MS),
     },
     observe: observer.observe,
+    revision,
   });
   const environments = {
     lease: () => registry.environments.lease(),
@@ -232,6 +233,7 @@ export function createHostParts(
     download: access.download,
     afterHydration: () => directCalls.changed(),
     principalExists: async (id) => (await keyStorage?.getPrincipal(id)) !== undefined,
+    revision,
     oauth: {
       outbound: options.outbound ?? { check() {} },
       redirectUri: () => options.oauthRedirectUri?.(),

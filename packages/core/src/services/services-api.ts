@@ -35,6 +35,8 @@ export interface ServicesApiOptions extends ServiceDependencies {
   readonly download: DownloadDefinitionOptions;
   /** Whether a principal with this id exists (a connection's owner must). */
   readonly principalExists: (id: string) => Promise<boolean>;
+  /** The catalog's revision, for what the connection router keeps per revision. */
+  readonly revision?: () => number;
   /** OAuth for connections: where the host may connect, the callback URL, who holds refresh leases. */
   readonly oauth?: {
     readonly outbound: OutboundPolicy;
@@ -129,6 +131,7 @@ export function createServicesApi(options: ServicesApiOptions): ServicesEngine {
     ...(refresher ? { refresher } : {}),
     ...(redactor ? { redactor } : {}),
     ...(options.afterHydration ? { afterHydration: options.afterHydration } : {}),
+    ...(options.revision ? { revision: options.revision } : {}),
   });
   const connections = createConnectionsApi(ctx, {
     principalExists: options.principalExists,

@@ -8,7 +8,7 @@ import {
   type ToolDescription,
   withSharedSchemas,
 } from '@cyrnel/sdk';
-import type { CatalogStorage, ToolDetailRow } from '../catalog/catalog-storage';
+import type { CatalogStorage, ToolDetailRow, ToolGateRow } from '../catalog/catalog-storage';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import { withUpstreamStatus } from '../metrics/upstream-status';
@@ -51,7 +51,16 @@ export interface ToolGatewayOptions {
    * the result shapes of tools without an output schema (`createOutputObserver`). Must return at once.
    */
   readonly observe?: (serviceId: string, toolId: string, result: unknown) => void;
+  /**
+   * The catalog's revision (grows with every write here and every change heard from another
+   * host): a callable tool's flags are read once per revision instead of once per call. Absent:
+   * read on every call.
+   */
+  readonly revision?: () => number;
 }
+
+/** Most tools whose flags are kept; past it the cache starts again (code naming many tools). */
+const MAX_KEPT_GATES = 10_000;
 
 const MAX_DISCOVERED = 100;
 
@@ -84,6 +93,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     };
   };
 
+  const readGate = keptGates(catalog, options.revision);
+
   return {
     async invoke(input, instanceId) {
       if (!isPlainObject(input)) throw cyrnelError('invalid_request', 'invoke input must be an object');
@@ -97,8 +108,8 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
           details: [{ path: 'toolId', message: 'must be a string' }],
         });
       // The gate, in its order: 404, 409, 503, 400; only then the adapter.
-      // One small query on the hot path: the tool's flags, its service's flag, adapter and hash.
-      const tool = await catalog.getToolGate(serviceId, toolId);
+      // At most one small query on the hot path: the tool's flags, its service's flag, adapter and hash.
+      const tool = await readGate(serviceId, toolId);
       if (!tool) {
         if (!(await catalog.getService(serviceId)))
           throw cyrnelError('service_not_found', `service ${serviceId} not found`);
@@ -231,5 +242,37 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         ...(await selfContained(tool)),
       };
     },
+  };
+}
+
+/**
+ * The gate's read of a tool's flags, kept per catalog revision for tools that are enabled in an
+ * enabled service: a refusal is read again each time, so a service another host enabled a moment
+ * ago is callable here at once; a disable counts from this host's own write, or from the moment
+ * it hears another host's (as for the policies and the egress gateway's prepared calls).
+ */
+function keptGates(
+  catalog: CatalogStorage,
+  revision: (() => number) | undefined,
+): (serviceId: string, toolId: string) => Promise<ToolGateRow | undefined> {
+  if (!revision) return (serviceId, toolId) => catalog.getToolGate(serviceId, toolId);
+  let keptAt = revision();
+  const kept = new Map<string, ToolGateRow>();
+  return async (serviceId, toolId) => {
+    const at = revision();
+    if (at !== keptAt) {
+      kept.clear();
+      keptAt = at;
+    }
+    const key = `${serviceId}\u0000${toolId}`;
+    const known = kept.get(key);
+    if (known) return known;
+    const row = await catalog.getToolGate(serviceId, toolId);
+    // Read before a write that finished meanwhile: not kept under the newer revision.
+    if (row?.enabled && row.serviceEnabled && revision() === at && keptAt === at) {
+      if (kept.size >= MAX_KEPT_GATES) kept.clear();
+      kept.set(key, row);
+    }
+    return row;
   };
 }
