@@ -159,9 +159,9 @@ describe('several hosts on one shared storage', () => {
     // A runs nothing more: every run below is B's. Its backstop poll comes only after 10 s.
     await a.host.close({ graceMs: 0 });
     hosts.splice(hosts.indexOf(a.host), 1);
-    expect(
-      await until(async () => (await firstCall())?.errorReason === 'tool_blocked', 3_000),
-    ).toBeLessThan(3_000);
+    expect(await until(async () => (await firstCall())?.errorReason === 'tool_blocked', 3_000)).toBeLessThan(
+      3_000,
+    );
   });
 
   it('follows module changes made on another host: disable, enable, config', async () => {

@@ -5,11 +5,11 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import { createMemoryCatalogStorage } from '../catalog/memory-catalog-storage';
 import { createOutboundPolicy } from '../outbound/outbound-policy';
-import { watchCatalog } from '../several-hosts/catalog-revision';
 import { createSecretsCipher } from '../secrets/secrets-cipher';
 import { createSecretsVault } from '../secrets/secrets-vault';
 import { createServiceHealth } from '../services/service-health';
 import { createServicesApi, type ServicesEngine } from '../services/services-api';
+import { watchCatalog } from '../several-hosts/catalog-revision';
 import { newService } from '../testing/catalog-fixtures';
 import { createCallable } from '../tools/callable';
 import { createSchemaChecker } from '../validation/schema-checker';
@@ -155,7 +155,10 @@ describe('connection router', () => {
     await engine.connections.create('gh', { name: 'alice', secrets: { token: 'a1' } }, ALICE);
     const bob = { principalId: 'bob', connections: {} };
     listed = 0;
-    expect([await engine.router.route(bob, 'gh'), await engine.router.route(bob, 'gh')]).toEqual(['gh', 'gh']);
+    expect([await engine.router.route(bob, 'gh'), await engine.router.route(bob, 'gh')]).toEqual([
+      'gh',
+      'gh',
+    ]);
     expect(listed).toBe(1);
     // Given to bob: his calls use it from the write on.
     await engine.connections.update('gh', 'alice', { owner: 'bob' }, ADMIN);
