@@ -12,10 +12,11 @@ const CALLS_PER_INSERT = 500;
 export interface ProcessCalls {
   /** The calls of process `id` in call order; a pending one reads `ok: null`. */
   read(id: number): Promise<ToolCallRecord[]>;
-  /** Append calls at their start (pending): one statement for a batch. */
-  open(id: number, calls: readonly IndexedCall[]): Promise<void>;
-  /** Complete call `index` of `id` with its answer: one update of one row. */
-  complete(id: number, index: number, call: ToolCallRecord): Promise<void>;
+  /**
+   * Append calls at their start (pending), and write the rows of `ended` (earlier calls' answers)
+   * over theirs: one statement for a batch.
+   */
+  open(id: number, calls: readonly IndexedCall[], ended?: readonly IndexedCall[]): Promise<void>;
   /** Write `calls` over the rows of their indexes, appending those without one (in `executor`'s transaction). */
   put(executor: Kysely<Database>, id: number, calls: readonly IndexedCall[]): Promise<void>;
   /** Write what a running process wrote so far: one update of its row. */
@@ -43,12 +44,12 @@ function decisionText(call: ToolCallRecord): string | null {
 }
 
 /**
- * The tool call rows and checkpoints of the process store. The statements a run repeats (one start,
- * one end) are compiled once: compiling costs about a quarter of a write.
+ * The tool call rows and checkpoints of the process store. The statements a run repeats (a start,
+ * a start with the ends before it) are compiled once: compiling costs about a quarter of a write.
  */
 export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
   let compiledOpen: CompiledQuery | undefined;
-  let compiledComplete: CompiledQuery | undefined;
+  const compiledUpserts = new Map<number, CompiledQuery>();
 
   return {
     async read(id) {
@@ -84,7 +85,22 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
       }));
     },
 
-    async open(id, calls) {
+    async open(id, calls, ended = []) {
+      if (ended.length > 0) {
+        const rows = [
+          ...ended.map((call) => row(id, call, false)),
+          ...calls.map((call) => row(id, call, true)),
+        ];
+        // A run of sequential calls writes one end and one start each time: compiled once per size.
+        if (rows.length > MAX_COMPILED_ROWS) return upsert(db, rows);
+        let compiled = compiledUpserts.get(rows.length);
+        if (!compiled) {
+          compiled = upsertQuery(db, rows).compile();
+          compiledUpserts.set(rows.length, compiled);
+        }
+        await db.executeQuery({ ...compiled, parameters: rows.flatMap((values) => Object.values(values)) });
+        return;
+      }
       if (calls.length === 1) {
         const values = row(id, calls[0] as IndexedCall, true);
         compiledOpen ??= db.insertInto('process_tool_calls').values(values).compile();
@@ -97,44 +113,11 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
       }
     },
 
-    async complete(id, index, call) {
-      const set = {
-        duration_ms: Math.max(0, Math.round(call.durationMs)),
-        ok: flag(call.ok === true),
-        pending: flag(call.ok === null),
-        error_code: call.errorCode,
-        error_reason: call.errorReason,
-        decision: decisionText(call),
-        result_bytes: call.resultBytes,
-      };
-      compiledComplete ??= db
-        .updateTable('process_tool_calls')
-        .set(set)
-        .where('process_id', '=', id)
-        .where('call_index', '=', index)
-        .compile();
-      await db.executeQuery({ ...compiledComplete, parameters: [...Object.values(set), id, index] });
-    },
-
     async put(executor, id, calls) {
-      for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
-        const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => row(id, call, false));
-        await executor
-          .insertInto('process_tool_calls')
-          .values(rows)
-          .onConflict((conflict) =>
-            conflict.columns(['process_id', 'call_index']).doUpdateSet((eb) => ({
-              duration_ms: eb.ref('excluded.duration_ms'),
-              ok: eb.ref('excluded.ok'),
-              pending: eb.ref('excluded.pending'),
-              error_code: eb.ref('excluded.error_code'),
-              error_reason: eb.ref('excluded.error_reason'),
-              decision: eb.ref('excluded.decision'),
-              result_bytes: eb.ref('excluded.result_bytes'),
-            })),
-          )
-          .execute();
-      }
+      await upsert(
+        executor,
+        calls.map((call) => row(id, call, false)),
+      );
     },
 
     async checkpoint(id, results) {
@@ -146,4 +129,33 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
       await db.updateTable('processes').set(columns).where('id', '=', id).execute();
     },
   };
+}
+
+/** Most rows of an upsert whose compiled statement is kept (one per size). */
+const MAX_COMPILED_ROWS = 8;
+
+type CallRow = ReturnType<typeof row>;
+
+/** Insert `rows`, writing over the rows of the same process and index. */
+function upsertQuery(executor: Kysely<Database>, rows: readonly CallRow[]) {
+  return executor
+    .insertInto('process_tool_calls')
+    .values(rows)
+    .onConflict((conflict) =>
+      conflict.columns(['process_id', 'call_index']).doUpdateSet((eb) => ({
+        duration_ms: eb.ref('excluded.duration_ms'),
+        ok: eb.ref('excluded.ok'),
+        pending: eb.ref('excluded.pending'),
+        error_code: eb.ref('excluded.error_code'),
+        error_reason: eb.ref('excluded.error_reason'),
+        decision: eb.ref('excluded.decision'),
+        result_bytes: eb.ref('excluded.result_bytes'),
+      })),
+    );
+}
+
+/** {@link upsertQuery} of `rows`, a statement per 500 rows. */
+async function upsert(executor: Kysely<Database>, rows: readonly CallRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += CALLS_PER_INSERT)
+    await upsertQuery(executor, rows.slice(i, i + CALLS_PER_INSERT)).execute();
 }

@@ -228,8 +228,7 @@ export function createProcessStore(
       });
     },
 
-    openCalls: (id, opened) => calls.open(id, opened),
-    completeCall: (id, index, call) => calls.complete(id, index, call),
+    openCalls: (id, opened, ended) => calls.open(id, opened, ended),
     checkpoint: (id, results) => calls.checkpoint(id, results),
 
     async reset(id, change) {

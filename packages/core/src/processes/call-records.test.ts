@@ -16,15 +16,12 @@ function heldStorage() {
   });
   const storage: ProcessStorage = {
     ...memory,
-    async openCalls(id, calls) {
+    async openCalls(id, calls, ended = []) {
       if (batches.length === 0) await held;
-      batches.push([...calls]);
-      log.push(`open ${calls.map((call) => call.index).join(',')}`);
-      return memory.openCalls(id, calls);
-    },
-    async completeCall(id, index, call) {
-      log.push(`complete ${index}`);
-      return memory.completeCall(id, index, call);
+      if (calls.length > 0) batches.push([...calls]);
+      const opened = `open ${calls.map((call) => call.index).join(',')}`;
+      log.push(ended.length === 0 ? opened : `${opened} ended ${ended.map((call) => call.index).join(',')}`);
+      return memory.openCalls(id, calls, ended);
     },
   };
   return { memory, storage, log, batches, release };
@@ -94,6 +91,25 @@ describe('tool call records', () => {
     const calls = await memory.calls(id);
     expect(calls).toHaveLength(50);
     expect(calls.filter((call: ToolCallRecord) => call.ok !== true)).toEqual([]);
+  });
+
+  it("writes a call's end with the run's next start, and a last end alone soon after", async () => {
+    const { storage, log, release, memory } = heldStorage();
+    release();
+    const { api } = await setup({ storage });
+    const { id } = await api.create({
+      code: `for (let n = 0; n < 3; n++) await cyrnel.invoke('math', 'double', { n });
+        await cyrnel.sleep(300);`,
+    });
+    // The last end is written alone (no start came) while the run still sleeps.
+    const calls = await until(
+      () => memory.calls(id),
+      (stored) => stored.length === 3 && stored.every((call: ToolCallRecord) => call.ok === true),
+    );
+    expect(calls).toHaveLength(3);
+    expect((await api.get(id)).state).toBe('running');
+    expect(log).toEqual(['open 0', 'open 1 ended 0', 'open 2 ended 1', 'open  ended 2']);
+    await ended(api, id);
   });
 
   it('refuses a call whose start cannot be stored, without sending it, and keeps it as failed', async () => {

@@ -64,10 +64,22 @@ export interface CallRecords {
 /** Starts written in one statement at most. */
 const MAX_BATCH = 200;
 
-/** Per run: starts waiting for the next write, and whether that write is already queued. */
+/**
+ * Longest an answered call's end waits to be written with the run's next start (one statement for
+ * both) before it is written alone. A host killed meanwhile lists such a call as interrupted
+ * (`ok: null`), as it lists a call whose answer it never got.
+ */
+export const END_WRITE_DELAY_MS = 20;
+
+/**
+ * Per run: starts waiting for the next write, ends not written yet, whether that write is already
+ * queued, and the timer that writes ends alone when no start came.
+ */
 interface OpenQueue {
   batch: { entry: IndexedCall; resolve(): void; reject(error: unknown): void }[];
+  ended: IndexedCall[];
   queued: boolean;
+  timer: NodeJS.Timeout | undefined;
 }
 
 /**
@@ -92,37 +104,63 @@ export function createCallRecords(
 
   // Group commit: the first start of a run queues a write after the run's earlier writes; every
   // start that arrives before that write begins joins it.
-  const append = (run: LiveProcess, entry: IndexedCall): Promise<void> => {
+  const queueOf = (run: LiveProcess): OpenQueue => {
     let queue = queues.get(run);
     if (!queue) {
-      queue = { batch: [], queued: false };
+      queue = { batch: [], ended: [], queued: false, timer: undefined };
       queues.set(run, queue);
     }
-    const own = queue;
+    return queue;
+  };
+
+  const append = (run: LiveProcess, entry: IndexedCall): Promise<void> => {
+    const own = queueOf(run);
     const done = new Promise<void>((resolve, reject) => own.batch.push({ entry, resolve, reject }));
     if (!own.queued) schedule(run, own);
     return done;
   };
 
-  // One statement of at most MAX_BATCH starts, then a turn of the event loop before the next:
-  // thousands of starts at once must not become one long synchronous write (SQLite).
+  // An end goes with the run's next start, or alone after END_WRITE_DELAY_MS. Until it is written
+  // the run's end counts it among the calls it writes itself (`unsyncedCalls`).
+  const appendEnd = (run: LiveProcess, entry: IndexedCall) => {
+    const own = queueOf(run);
+    own.ended.push(entry);
+    run.unsyncedCalls.add(entry.index);
+    if (own.queued || own.timer) return;
+    own.timer = setTimeout(() => {
+      own.timer = undefined;
+      if (!own.queued && own.ended.length > 0) schedule(run, own);
+    }, END_WRITE_DELAY_MS);
+    own.timer.unref();
+  };
+
+  // One statement of at most MAX_BATCH starts (with the ends written so far), then a turn of the
+  // event loop before the next: thousands of starts at once must not become one long synchronous
+  // write (SQLite).
   const schedule = (run: LiveProcess, own: OpenQueue) => {
     own.queued = true;
+    clearTimeout(own.timer);
+    own.timer = undefined;
     const id = run.record.id;
     run.persist(
       async () => {
         const batch = own.batch.splice(0, MAX_BATCH);
+        // Ended after the run's end: its own write has them (`unsyncedCalls`).
+        const ended = run.finished ? [] : own.ended.splice(0, MAX_BATCH);
+        if (run.finished) own.ended.length = 0;
         try {
           await storage.openCalls(
             id,
             batch.map((item) => item.entry),
+            ended,
           );
           for (const item of batch) item.resolve();
+          for (const entry of ended) run.unsyncedCalls.delete(entry.index);
         } catch (error) {
-          logger.error('process: a tool call could not be recorded', { id, error: String(error) });
+          logger.error('process: tool calls could not be recorded', { id, error: String(error) });
           for (const item of batch) item.reject(error);
         }
-        if (own.batch.length === 0) {
+        if (own.batch.length === 0 && own.ended.length === 0) {
           own.queued = false;
           return;
         }
@@ -203,17 +241,7 @@ export function createCallRecords(
           });
           // After the end of the run its snapshot was written: a late answer changes nothing stored.
           if (run.finished) return;
-          const id = run.record.id;
-          const answer = { ...call };
-          run.persist(
-            () =>
-              storage.completeCall(id, index, answer).catch((error: unknown) => {
-                run.unsyncedCalls.add(index);
-                throw error;
-              }),
-            (error) =>
-              logger.error('process: a tool call end could not be recorded', { id, error: String(error) }),
-          );
+          appendEnd(run, { index, call: { ...call } });
         },
       };
     },

@@ -154,15 +154,12 @@ export function createMemoryProcessStorage(): ProcessStorage {
       putCalls(row, calls);
       usage.measure(row);
     },
-    async openCalls(id, calls) {
+    async openCalls(id, calls, ended = []) {
       const row = rows.get(id);
       if (!row) return;
+      putCalls(row, ended);
       putCalls(row, calls);
       usage.measure(row);
-    },
-    async completeCall(id, index, call) {
-      const row = rows.get(id);
-      if (row?.calls[index]) row.calls[index] = { ...call };
     },
     async checkpoint(id, results) {
       const row = rows.get(id);

@@ -149,13 +149,12 @@ export interface ProcessStorage extends ProcessQuotaStorage, ServiceStatsStorage
     calls: readonly IndexedCall[],
   ): Promise<void>;
   /**
-   * Append tool calls a run of `id` started, before their requests leave (one statement for the
-   * batch). Until {@link ProcessStorage.completeCall} they read back with `ok: null`: after a
-   * crash, that is how an interrupted call shows.
+   * Append tool calls a run of `id` started, before their requests leave, and write `ended`, the
+   * answers of earlier calls of the run (their rows written over): one statement for the batch.
+   * Until their end is written (as `ended` of a later write) calls read back with `ok: null`: after a crash, that is how an
+   * interrupted call shows.
    */
-  openCalls(id: number, calls: readonly IndexedCall[]): Promise<void>;
-  /** Complete call `index` of `id` with its answer (`ok`, `durationMs`, error code and reason). */
-  completeCall(id: number, index: number, call: ToolCallRecord): Promise<void>;
+  openCalls(id: number, calls: readonly IndexedCall[], ended?: readonly IndexedCall[]): Promise<void>;
   /** What a running process wrote so far (the fields given), so a crash keeps it. */
   checkpoint(id: number, results: Partial<ProcessResults>): Promise<void>;
   /** Persist a re-run: the change, with results, metrics and tool calls cleared, atomically. */

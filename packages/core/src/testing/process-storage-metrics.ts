@@ -88,7 +88,7 @@ export function metricsCases(current: () => ProcessStorage): void {
       { index: 1, call: started },
     ]);
     expect((await storage.calls(id)).map((call) => call.resultBytes)).toEqual([null, null]);
-    await storage.completeCall(id, 0, answered('shop', BIG));
+    await storage.openCalls(id, [], [{ index: 0, call: answered('shop', BIG) }]);
     expect((await storage.calls(id)).map((call) => call.resultBytes)).toEqual([BIG, null]);
     // The end writes the call still in flight as failed: no answer, 0 bytes.
     await storage.finish(

@@ -15,7 +15,7 @@ export function runningCases(current: () => ProcessStorage): void {
     resultBytes: null,
   });
 
-  it('lists a call from its start (ok null) and completes it by index', async () => {
+  it('lists a call from its start (ok null) and writes its end with a later start, or alone', async () => {
     const storage = current();
     const id = await storage.insert(newProcess());
     const other = await storage.insert(newProcess());
@@ -31,13 +31,25 @@ export function runningCases(current: () => ProcessStorage): void {
       started('deleteUser'),
     ]);
 
-    await storage.completeCall(id, 1, { ...started('listOrders'), ok: true, durationMs: 7 });
-    await storage.completeCall(id, 0, { ...CALL, durationMs: 3 });
+    // Two ends with the next start, in one write.
+    await storage.openCalls(
+      id,
+      [{ index: 3, call: started('getOrder') }],
+      [
+        { index: 1, call: { ...started('listOrders'), ok: true, durationMs: 7 } },
+        { index: 0, call: { ...CALL, durationMs: 3 } },
+      ],
+    );
     expect(await storage.calls(id)).toEqual([
       { ...CALL, durationMs: 3 },
       { ...started('listOrders'), ok: true, durationMs: 7 },
       started('deleteUser'),
+      started('getOrder'),
     ]);
+    // An end alone (no start came).
+    const failed = { ...started('deleteUser'), ok: false, errorCode: 'upstream_error', durationMs: 1 } as const;
+    await storage.openCalls(id, [], [{ index: 2, call: failed }]);
+    expect((await storage.calls(id))[2]).toEqual(failed);
     expect(await storage.calls(other)).toEqual([started('elsewhere')]);
   });
 
@@ -49,7 +61,7 @@ export function runningCases(current: () => ProcessStorage): void {
       { index: 0, call: started('getUser') },
       { index: 1, call: started('listOrders') },
     ]);
-    await storage.completeCall(id, 0, { ...started('getUser'), ok: true, durationMs: 4 });
+    await storage.openCalls(id, [], [{ index: 0, call: { ...started('getUser'), ok: true, durationMs: 4 } }]);
     await storage.checkpoint(id, { stdout: 'one\n', output: { step: 1 } });
     await storage.checkpoint(id, { stdout: 'one\ntwo\n', stderr: 'warn\n' });
     expect(await storage.results(id)).toEqual({
@@ -77,7 +89,7 @@ export function runningCases(current: () => ProcessStorage): void {
       { index: 0, call: started('getUser') },
       { index: 1, call: started('listOrders') },
     ]);
-    await storage.completeCall(id, 0, { ...started('getUser'), ok: true, durationMs: 2 });
+    await storage.openCalls(id, [], [{ index: 0, call: { ...started('getUser'), ok: true, durationMs: 2 } }]);
     const inFlight = { ...started('listOrders'), ok: false, durationMs: 9 };
     const neverStored = {
       ...CALL,
