@@ -66,6 +66,21 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promi
   return Date.now() - start;
 }
 
+/** Hosts A and B on one storage, with service `memo` (tool `hello`) installed on A and hydrated on B. */
+async function twoHostsWithMemo(): Promise<{ a: Started; b: Started }> {
+  const storage = shared();
+  const a = await startHost(storage, 'host-a');
+  const b = await startHost(storage, 'host-b');
+  await a.host.services.install({
+    id: 'memo',
+    adapter: 'test',
+    definition: definition({ tools: ['hello'] }),
+    enabled: true,
+  });
+  await until(() => b.adapter.states.has('memo'));
+  return { a, b };
+}
+
 describe('several hosts on one shared storage', () => {
   it('takes a catalog change made on one host into account on the others', async () => {
     const storage = shared();
@@ -137,16 +152,7 @@ describe('several hosts on one shared storage', () => {
   });
 
   it('applies a policy set on another host as soon as its signal is heard, not at the next poll', async () => {
-    const storage = shared();
-    const a = await startHost(storage, 'host-a');
-    const b = await startHost(storage, 'host-b');
-    await a.host.services.install({
-      id: 'memo',
-      adapter: 'test',
-      definition: definition({ tools: ['hello'] }),
-      enabled: true,
-    });
-    await until(() => b.adapter.states.has('memo'));
+    const { a, b } = await twoHostsWithMemo();
     const code = `calls:${JSON.stringify([{ method: 'invokeTool', args: [{ serviceId: 'memo', toolId: 'hello', parameters: {} }] }])}`;
     const firstCall = async () => {
       const { id } = await b.host.processes.create({ code });
@@ -165,16 +171,7 @@ describe('several hosts on one shared storage', () => {
   });
 
   it('follows module changes made on another host: disable, enable, config', async () => {
-    const storage = shared();
-    const a = await startHost(storage, 'host-a');
-    const b = await startHost(storage, 'host-b');
-    await a.host.services.install({
-      id: 'memo',
-      adapter: 'test',
-      definition: definition({ tools: ['hello'] }),
-      enabled: true,
-    });
-    await until(() => b.adapter.states.has('memo'));
+    const { a, b } = await twoHostsWithMemo();
     // Disabled on A: B tears its adapter down (its services are dropped).
     await a.host.modules.setEnabled('test', false);
     expect(await until(() => b.adapter.calls.includes('teardown'))).toBeLessThan(2_000);

@@ -1,27 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { newApproval, runApprovalStorageContract } from '@cyrnel/core/testing';
 import { describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../src/postgres/index';
-import { openSqliteStore } from '../src/sqlite/index';
 import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
+import { openTempSqliteStore } from './support/temp-dirs';
 
 const database = useFileDatabase();
 
 runApprovalStorageContract({
   name: 'sqlite',
   async create() {
-    const dir = await mkdtemp(join(tmpdir(), 'cyrnel-approvals-'));
-    const store = await openSqliteStore({ filename: join(dir, 'data.db') });
-    return {
-      storage: store.approvals,
-      close: async () => {
-        await store.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    const { store, close } = await openTempSqliteStore('approvals');
+    return { storage: store.approvals, close };
   },
 });
 

@@ -13,21 +13,15 @@ import type { Store } from '../src/index';
 import { openPostgresStore } from '../src/postgres/index';
 import { openSqliteStore } from '../src/sqlite/index';
 import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
+import { openTempSqliteStore } from './support/temp-dirs';
 
 const database = useFileDatabase();
 
 runPrincipalStorageContract({
   name: 'sqlite',
   async create() {
-    const dir = await mkdtemp(join(tmpdir(), 'cyrnel-principals-'));
-    const store = await openSqliteStore({ filename: join(dir, 'data.db') });
-    return {
-      storage: store.keys,
-      close: async () => {
-        await store.close();
-        await rm(dir, { recursive: true, force: true });
-      },
-    };
+    const { store, close } = await openTempSqliteStore('principals');
+    return { storage: store.keys, close };
   },
 });
 

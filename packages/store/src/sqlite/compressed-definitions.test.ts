@@ -1,19 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newService } from '@cyrnel/core/testing';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../test/support/temp-dirs';
 import { openSqliteStore } from './open-sqlite-store';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('definitions');
 
 function tempFile() {
-  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-definitions-'));
-  dirs.push(dir);
+  const dir = tempDir();
   return join(dir, 'data.db');
 }
 

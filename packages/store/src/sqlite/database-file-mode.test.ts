@@ -1,20 +1,16 @@
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../test/support/temp-dirs';
 import { openSqliteStore } from './open-sqlite-store';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('mode');
 
 const modeOf = (path: string) => statSync(path).mode & 0o777;
 
 describe('database file modes', () => {
   it('creates the database, its WAL and shared memory 0600 and a new directory 0700', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'cyrnel-mode-'));
-    dirs.push(root);
+    const root = tempDir();
     const filename = join(root, 'nested', 'data.db');
     const store = await openSqliteStore({ filename });
     try {
@@ -29,8 +25,7 @@ describe('database file modes', () => {
   });
 
   it('tightens a database and WAL an older version left readable by others', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'cyrnel-mode-'));
-    dirs.push(root);
+    const root = tempDir();
     const filename = join(root, 'data.db');
     await (await openSqliteStore({ filename })).close();
     writeFileSync(`${filename}-wal`, '');

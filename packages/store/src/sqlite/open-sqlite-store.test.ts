@@ -1,18 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../test/support/temp-dirs';
 import { createKysely } from './create-kysely';
 import { openSqliteStore } from './open-sqlite-store';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('store');
 
 /**
  * Hold the write lock of `filename` from another thread for `holdMs`; resolves once it is held.
@@ -53,12 +49,6 @@ const moduleRow = (id: string) => ({
   createdAt: 'now',
   updatedAt: 'now',
 });
-
-function tempDir() {
-  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-store-'));
-  dirs.push(dir);
-  return dir;
-}
 
 describe('openSqliteStore', () => {
   it('creates data.db in the data directory, in WAL mode, with every table migrated', async () => {

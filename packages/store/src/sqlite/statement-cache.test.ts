@@ -1,19 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useTempDirs } from '../../test/support/temp-dirs';
 import { cacheStatements } from './statement-cache';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('statements');
 
 function open() {
-  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-statements-'));
-  dirs.push(dir);
+  const dir = tempDir();
   const sqlite = new Database(join(dir, 'data.db'));
   sqlite.exec('create table t (id integer primary key, v text)');
   let prepared = 0;
