@@ -66,8 +66,11 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promi
   return Date.now() - start;
 }
 
-/** Hosts A and B on one storage, with service `memo` (tool `hello`) installed on A and hydrated on B. */
-async function twoHostsWithMemo(): Promise<{ a: Started; b: Started }> {
+/**
+ * Hosts A and B on one storage, with service `memo` (tool `hello`, `config` if given) installed on A
+ * and hydrated on B (within 2 s: by A's signal, not a poll).
+ */
+async function twoHostsWithMemo(config?: Record<string, unknown>): Promise<{ a: Started; b: Started }> {
   const storage = shared();
   const a = await startHost(storage, 'host-a');
   const b = await startHost(storage, 'host-b');
@@ -75,6 +78,7 @@ async function twoHostsWithMemo(): Promise<{ a: Started; b: Started }> {
     id: 'memo',
     adapter: 'test',
     definition: definition({ tools: ['hello'] }),
+    ...(config ? { config } : {}),
     enabled: true,
   });
   await until(() => b.adapter.states.has('memo'));
@@ -83,19 +87,9 @@ async function twoHostsWithMemo(): Promise<{ a: Started; b: Started }> {
 
 describe('several hosts on one shared storage', () => {
   it('takes a catalog change made on one host into account on the others', async () => {
-    const storage = shared();
-    const a = await startHost(storage, 'host-a');
-    const b = await startHost(storage, 'host-b');
-    await a.host.services.install({
-      id: 'memo',
-      adapter: 'test',
-      definition: definition({ tools: ['hello'] }),
-      config: { region: 'us' },
-      enabled: true,
-    });
-    expect(a.adapter.states.get('memo')?.config).toEqual({ region: 'us' });
     // Enabled on A: hydrated on B, and callable there.
-    expect(await until(() => b.adapter.states.has('memo'))).toBeLessThan(2_000);
+    const { a, b } = await twoHostsWithMemo({ region: 'us' });
+    expect(a.adapter.states.get('memo')?.config).toEqual({ region: 'us' });
     expect(
       await gatewayOf(b.host).tools.invoke({ serviceId: 'memo', toolId: 'hello', parameters: {} }),
     ).toEqual({

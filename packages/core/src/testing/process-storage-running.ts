@@ -47,7 +47,12 @@ export function runningCases(current: () => ProcessStorage): void {
       started('getOrder'),
     ]);
     // An end alone (no start came).
-    const failed = { ...started('deleteUser'), ok: false, errorCode: 'upstream_error', durationMs: 1 } as const;
+    const failed = {
+      ...started('deleteUser'),
+      ok: false,
+      errorCode: 'upstream_error',
+      durationMs: 1,
+    } as const;
     await storage.openCalls(id, [], [{ index: 2, call: failed }]);
     expect((await storage.calls(id))[2]).toEqual(failed);
     expect(await storage.calls(other)).toEqual([started('elsewhere')]);
