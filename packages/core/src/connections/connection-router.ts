@@ -2,6 +2,7 @@ import type { AdapterModule } from '@cyrnel/sdk';
 import { DEFAULT_CONNECTION } from '@cyrnel/sdk/api';
 import type { CatalogStorage } from '../catalog/catalog-storage';
 import type { ConnectionRow } from '../catalog/connection-storage';
+import { revisionCache } from '../catalog/revision-cache';
 import { cyrnelError } from '../errors';
 import type { ModuleRegistry } from '../modules/module-registry';
 import { errorMessage } from '../scoped-logger';
@@ -85,9 +86,6 @@ export interface ConnectionRouterOptions {
   readonly revision?: () => number;
 }
 
-/** Most services whose connection rows are kept; past it the cache starts again. */
-const MAX_KEPT_SERVICES = 1_000;
-
 /** What this host hydrated for one connection: from which row version, with which adapter instance. */
 interface Held {
   readonly stamp: string;
@@ -150,7 +148,10 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
   // counts from this host's write, or from the moment it hears another host's (the egress
   // gateway's workers keep a route per execution and service until then too). OAuth rows are
   // read per call: their tokens are refreshed by whichever host needs them first.
-  const routeRows = keptRows(connectionsOf, options.revision);
+  const keptRows = revisionCache<ConnectionRow[]>(options.revision, (rows) =>
+    rows.every((row) => !row.oauth),
+  );
+  const routeRows = (serviceId: string) => keptRows(serviceId, () => connectionsOf(serviceId));
 
   /**
    * The row a call uses: the one it names (checked), else its principal's own, else the shared
@@ -282,31 +283,5 @@ export function createConnectionRouter(options: ConnectionRouterOptions): Connec
       defaultStamps.set(serviceId, stampOf(row));
       return tokenSecrets(oauthOf(row));
     },
-  };
-}
-
-/** A service's connection rows, kept per revision unless one of them signs in with OAuth. */
-function keptRows(
-  read: (serviceId: string) => Promise<ConnectionRow[]>,
-  revision: (() => number) | undefined,
-): (serviceId: string) => Promise<ConnectionRow[]> {
-  if (!revision) return read;
-  let keptAt = revision();
-  const kept = new Map<string, ConnectionRow[]>();
-  return async (serviceId) => {
-    const at = revision();
-    if (at !== keptAt) {
-      kept.clear();
-      keptAt = at;
-    }
-    const known = kept.get(serviceId);
-    if (known) return known;
-    const rows = await read(serviceId);
-    // Read before a write that finished meanwhile: not kept under the newer revision.
-    if (revision() === at && keptAt === at && rows.every((row) => !row.oauth)) {
-      if (kept.size >= MAX_KEPT_SERVICES) kept.clear();
-      kept.set(serviceId, rows);
-    }
-    return rows;
   };
 }

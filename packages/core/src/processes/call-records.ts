@@ -145,9 +145,9 @@ export function createCallRecords(
     run.persist(
       async () => {
         const batch = own.batch.splice(0, MAX_BATCH);
-        // Ended after the run's end: its own write has them (`unsyncedCalls`).
-        const ended = run.finished ? [] : own.ended.splice(0, MAX_BATCH);
+        // After the run's end its own write has them (`unsyncedCalls`).
         if (run.finished) own.ended.length = 0;
+        const ended = own.ended.splice(0, MAX_BATCH);
         try {
           await storage.openCalls(
             id,

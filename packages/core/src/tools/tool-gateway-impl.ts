@@ -9,6 +9,7 @@ import {
   withSharedSchemas,
 } from '@cyrnel/sdk';
 import type { CatalogStorage, ToolDetailRow, ToolGateRow } from '../catalog/catalog-storage';
+import { revisionCache } from '../catalog/revision-cache';
 import { cyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import { withUpstreamStatus } from '../metrics/upstream-status';
@@ -59,9 +60,6 @@ export interface ToolGatewayOptions {
   readonly revision?: () => number;
 }
 
-/** Most tools whose flags are kept; past it the cache starts again (code naming many tools). */
-const MAX_KEPT_GATES = 10_000;
-
 const MAX_DISCOVERED = 100;
 
 /** The invocation gate and discovery, as the `ToolGateway` port. */
@@ -93,7 +91,15 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
     };
   };
 
-  const readGate = keptGates(catalog, options.revision);
+  // A callable tool's flags, kept per catalog revision: a refusal is read again each time, so a
+  // service another host enabled a moment ago is callable here at once; a disable counts from this
+  // host's own write, or from the moment it hears another host's (as for the policies).
+  const gates = revisionCache<ToolGateRow | undefined>(
+    options.revision,
+    (row) => row?.enabled === true && row.serviceEnabled,
+  );
+  const readGate = (serviceId: string, toolId: string) =>
+    gates(`${serviceId}\u0000${toolId}`, () => catalog.getToolGate(serviceId, toolId));
 
   return {
     async invoke(input, instanceId) {
@@ -242,37 +248,5 @@ export function createToolGateway(options: ToolGatewayOptions): ToolGatewayEngin
         ...(await selfContained(tool)),
       };
     },
-  };
-}
-
-/**
- * The gate's read of a tool's flags, kept per catalog revision for tools that are enabled in an
- * enabled service: a refusal is read again each time, so a service another host enabled a moment
- * ago is callable here at once; a disable counts from this host's own write, or from the moment
- * it hears another host's (as for the policies and the egress gateway's prepared calls).
- */
-function keptGates(
-  catalog: CatalogStorage,
-  revision: (() => number) | undefined,
-): (serviceId: string, toolId: string) => Promise<ToolGateRow | undefined> {
-  if (!revision) return (serviceId, toolId) => catalog.getToolGate(serviceId, toolId);
-  let keptAt = revision();
-  const kept = new Map<string, ToolGateRow>();
-  return async (serviceId, toolId) => {
-    const at = revision();
-    if (at !== keptAt) {
-      kept.clear();
-      keptAt = at;
-    }
-    const key = `${serviceId}\u0000${toolId}`;
-    const known = kept.get(key);
-    if (known) return known;
-    const row = await catalog.getToolGate(serviceId, toolId);
-    // Read before a write that finished meanwhile: not kept under the newer revision.
-    if (row?.enabled && row.serviceEnabled && revision() === at && keptAt === at) {
-      if (kept.size >= MAX_KEPT_GATES) kept.clear();
-      kept.set(key, row);
-    }
-    return row;
   };
 }
