@@ -41,6 +41,12 @@ export interface PolicyBookOptions {
   readonly server: DefaultPolicy;
 }
 
+/** Most services a book keeps; past it the book starts again (ids come from agent code too). */
+const MAX_KEPT = 10_000;
+
+/** Longest service id a book keeps: a longer one (only a program names such) is read every time. */
+const MAX_ID_LENGTH = 256;
+
 interface CachedService {
   readonly revision: number;
   readonly policy: ServicePolicy;
@@ -51,7 +57,8 @@ interface CachedService {
 /**
  * The policy book: every tool's effective policy and labels, computed from the service policies
  * and the server default and cached per catalog revision and service, so an `allow` decision on a
- * call is a few map lookups.
+ * call is a few map lookups. A program may name any service id, so the book keeps at most 10,000
+ * services with ids up to 256 characters.
  *
  * @example
  * ```ts
@@ -90,8 +97,12 @@ export function createPolicyBook(options: PolicyBookOptions): PolicyBook {
         const tools = new Map(rows.map((row) => [row.id, build(row.id, row.annotations, policy)]));
         entry = { revision: at, policy, tools };
       }
-      // A write during the read leaves a revision past `at`: the next look reads again.
-      cache.set(serviceId, entry);
+      // A write during the read leaves a revision past `at`: the next look reads again. Ids come
+      // from programs too (a plan names thousands of unknown services): bounded in length and count.
+      if (serviceId.length <= MAX_ID_LENGTH) {
+        if (cache.size >= MAX_KEPT && !cache.has(serviceId)) cache.clear();
+        cache.set(serviceId, entry);
+      }
       return entry;
     })().finally(() => loading.delete(serviceId));
     loading.set(serviceId, promise);
