@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { createCyrnelApi } from './cyrnel/cyrnel-api.ts';
 import { startServerProcess } from './cyrnel/server-process.ts';
 import { readGitHubDefinition } from './github-definition.ts';
+import { speedLine } from './harness/format-table.ts';
 import { machineInfo } from './harness/machine-info.ts';
 import { createResources } from './harness/resources.ts';
 import { profiledChain } from './profile/chain-profile.ts';
@@ -96,6 +97,8 @@ const parts = [
   '# Where the cyrnel server spends its time',
   '',
   `${machine.date} · ${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; load average ${machine.loadAverage} at start`,
+  '',
+  `${speedLine(machine)}.`,
   '',
   'V8 CPU profiles of the server process and, last, of a sandbox child; module loading at start is spread over the units.',
   'V8 samples wall-clock time on the thread: when the server is descheduled inside a system call (a pipe write that wakes the',

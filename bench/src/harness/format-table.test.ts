@@ -39,5 +39,8 @@ describe('format-table', () => {
     expect(md).toContain('| cyrnel | 2.00 ms | 3.00 ms | 3.00 ms | floor 1.00 ms | 2.00× | ≤ 1.5× | NO |');
     expect(md).toContain('- ≤ 1.5× — cyrnel: 2.00× (2.00 ms) → **missed**');
     expect(md).toContain('- **peer**: cannot start');
+    expect(md).toMatch(
+      /Speed at start: a fixed loop of 50 million steps \d+(\.\d)? ms; the first touch of a fresh 4 KiB page \d+(\.\d+)? µs/,
+    );
   });
 });

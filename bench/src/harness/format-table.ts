@@ -57,6 +57,11 @@ export function markdownTable(rows: readonly Row[]): string {
   return out.join('\n');
 }
 
+/** The machine's speed at the start, to compare runs with each other (not rows with floors). */
+export function speedLine(machine: MachineInfo): string {
+  return `Speed at start: a fixed loop of 50 million steps ${machine.speed.loopMs} ms; the first touch of a fresh 4 KiB page ${machine.speed.pageTouchUs} µs (an ordinary Linux machine: under 1 µs)`;
+}
+
 /** The whole results page: machine, table, per-row notes, notes and skipped parts. */
 export function markdownReport(report: Report, machine: MachineInfo, mode: string): string {
   const parts = [
@@ -65,6 +70,8 @@ export function markdownReport(report: Report, machine: MachineInfo, mode: strin
     `Mode: **${mode}** · ${machine.date}`,
     '',
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB RAM, ${machine.platform}, Node ${machine.node}; load average ${machine.loadAverage} at start (other work on the machine skews every number)`,
+    '',
+    speedLine(machine),
     '',
     markdownTable(report.rows),
     '',
