@@ -1,8 +1,23 @@
-/** Most values a {@link revisionCache} keeps; past it the cache starts again. */
+/** Most values a cache of catalog reads keeps; past it the cache starts again. */
 const MAX_KEPT = 10_000;
 
-/** Longest key a {@link revisionCache} keeps (keys may come from sandbox code: a longer one is read every time). */
+/** Longest key a cache of catalog reads keeps (keys may come from sandbox code: a longer one is read every time). */
 const MAX_KEY_LENGTH = 256;
+
+/**
+ * Keep `value` under `key` in a cache whose keys may come from sandbox code: not at all for a key
+ * longer than 256 characters, and past 10,000 values the cache starts again.
+ *
+ * @example
+ * ```ts
+ * keepBounded(cache, serviceId, entry); // a no-op for an id of 100,000 characters
+ * ```
+ */
+export function keepBounded<T>(kept: Map<string, T>, key: string, value: T): void {
+  if (key.length > MAX_KEY_LENGTH) return;
+  if (kept.size >= MAX_KEPT && !kept.has(key)) kept.clear();
+  kept.set(key, value);
+}
 
 /**
  * A read-through cache of catalog reads, emptied whenever the catalog's revision moves (every write
@@ -32,10 +47,7 @@ export function revisionCache<T>(
     if (kept.has(key)) return kept.get(key) as T;
     const value = await read();
     // Read before a write that finished meanwhile: not kept under the newer revision.
-    if (revision() === at && keptAt === at && key.length <= MAX_KEY_LENGTH && keep(value)) {
-      if (kept.size >= MAX_KEPT) kept.clear();
-      kept.set(key, value);
-    }
+    if (revision() === at && keptAt === at && keep(value)) keepBounded(kept, key, value);
     return value;
   };
 }

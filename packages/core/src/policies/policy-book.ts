@@ -1,6 +1,7 @@
 import type { ToolAnnotations, ToolLabel, ToolPolicy } from '@cyrnel/sdk';
 import type { ServicePolicy } from '@cyrnel/sdk/api';
 import type { CatalogStorage } from '../catalog/catalog-storage';
+import { keepBounded } from '../catalog/revision-cache';
 import { cyrnelError } from '../errors';
 import { requireIdentifier } from '../validation/input';
 import { type DefaultPolicy, servicePolicy } from './policy-input';
@@ -40,12 +41,6 @@ export interface PolicyBookOptions {
   readonly revision: () => number;
   readonly server: DefaultPolicy;
 }
-
-/** Most services a book keeps; past it the book starts again (ids come from agent code too). */
-const MAX_KEPT = 10_000;
-
-/** Longest service id a book keeps: a longer one (only a program names such) is read every time. */
-const MAX_ID_LENGTH = 256;
 
 interface CachedService {
   readonly revision: number;
@@ -99,10 +94,7 @@ export function createPolicyBook(options: PolicyBookOptions): PolicyBook {
       }
       // A write during the read leaves a revision past `at`: the next look reads again. Ids come
       // from programs too (a plan names thousands of unknown services): bounded in length and count.
-      if (serviceId.length <= MAX_ID_LENGTH) {
-        if (cache.size >= MAX_KEPT && !cache.has(serviceId)) cache.clear();
-        cache.set(serviceId, entry);
-      }
+      keepBounded(cache, serviceId, entry);
       return entry;
     })().finally(() => loading.delete(serviceId));
     loading.set(serviceId, promise);
