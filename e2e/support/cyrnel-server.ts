@@ -19,8 +19,8 @@ export interface CyrnelServer {
 
 /**
  * Start `apps/server/dist/cli.js` on `dataDir`, every tool call allowed unless `env` sets
- * `CYRNEL_DEFAULT_POLICY`. It runs with `--no-node-snapshot` directly, so
- * the launcher does not re-exec and a signal (SIGKILL included) reaches the server itself.
+ * `CYRNEL_DEFAULT_POLICY`, as a user runs it (`node cli.js`: one process, so a signal, SIGKILL
+ * included, reaches the server itself).
  * `port` reuses an address (a restart that clients reconnect to); default: a free one. `args` are
  * more flags, e.g. `['--public-url', url]`.
  */
@@ -35,17 +35,7 @@ export async function startCyrnel(
   const program = await startProgram({
     name: 'cyrnel-server',
     command: process.execPath,
-    args: [
-      '--no-node-snapshot',
-      CLI,
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data-dir',
-      dataDir,
-      ...args,
-    ],
+    args: [CLI, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...args],
     // Every tool call allowed (`--default-policy allow`): out of the box a tool that is not read-only
     // asks a person first, and these tests of other features would wait for an approval nobody
     // gives. A test of the policies passes its own `CYRNEL_DEFAULT_POLICY`.

@@ -105,7 +105,6 @@ let tarballs: string;
 let project: string;
 let printed: string;
 let child: ChildProcess | undefined;
-let serverPid: number | undefined;
 let url: string;
 
 beforeAll(async () => {
@@ -120,15 +119,7 @@ beforeAll(async () => {
 }, 400_000);
 
 afterAll(async () => {
-  // The bin is the launcher; the server it re-executed is another process.
   if (child && child.exitCode === null) child.kill('SIGKILL');
-  if (serverPid !== undefined) {
-    try {
-      process.kill(serverPid, 'SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  }
   if (tarballs) for (const dir of await npxCaches(tarballs)) rmSync(dir, { recursive: true, force: true });
   await rm(work, { recursive: true, force: true });
 });
@@ -252,10 +243,7 @@ describe('the tarballs of scripts/pack.sh', () => {
         for (let nl = buffer.indexOf('\n'); nl >= 0; nl = buffer.indexOf('\n')) {
           const entry = readJsonLine(buffer.slice(0, nl));
           buffer = buffer.slice(nl + 1);
-          if (entry?.msg === 'listening' && typeof entry.url === 'string') {
-            serverPid = typeof entry.pid === 'number' ? entry.pid : undefined;
-            resolve(entry.url);
-          }
+          if (entry?.msg === 'listening' && typeof entry.url === 'string') resolve(entry.url);
         }
       });
       child?.on('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));

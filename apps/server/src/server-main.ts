@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createLogger } from './create-logger';
-import { type ForwardedSignalName, isForwardedSignal } from './forwarded-signal';
 import { helpText } from './help-text';
 import { ConfigError, parseServerConfig } from './server-config';
-import { createShutdownRequests, type ShutdownSource } from './shutdown-requests';
 import type { RunningServer } from './start-server';
 import { SUBCOMMANDS } from './subcommands';
 
@@ -14,8 +12,6 @@ import { SUBCOMMANDS } from './subcommands';
  * started (or before a subcommand runs), see `young-generation.ts`.
  */
 export async function main(releaseYoungGeneration: () => void): Promise<void> {
-  // Started by the launcher: its IPC channel must not keep --help or a refused start alive.
-  process.channel?.unref();
   const subcommand = SUBCOMMANDS.get(process.argv[2] ?? '');
   if (subcommand) {
     releaseYoungGeneration();
@@ -57,15 +53,17 @@ export async function main(releaseYoungGeneration: () => void): Promise<void> {
     logger.error('failed to start', { error: error instanceof Error ? error.message : String(error) });
     process.exit(1);
   }
-  const requests = createShutdownRequests();
-  const stop = (source: ShutdownSource, signal: ForwardedSignalName) => {
-    const decision = requests.request(source);
-    logger.info('shutdown requested', { signal, source, decision });
-    if (decision === 'force') {
+  // The first SIGINT/SIGTERM shuts down gracefully (runs in flight get the grace, requests are
+  // answered); a second one while that waits exits at once.
+  let stopping = false;
+  const stop = (signal: 'SIGINT' | 'SIGTERM') => {
+    const decision = stopping ? 'force' : 'stop';
+    logger.info('shutdown requested', { signal, decision });
+    if (stopping) {
       logger.warn('forced exit: second signal during shutdown', { signal });
       process.exit(signal === 'SIGINT' ? 130 : 143);
     }
-    if (decision === 'ignore') return;
+    stopping = true;
     logger.info('shutting down', { signal, graceMs: config.shutdownTimeoutMs });
     server.close().then(
       () => {
@@ -78,17 +76,6 @@ export async function main(releaseYoungGeneration: () => void): Promise<void> {
       },
     );
   };
-  process.on('SIGINT', () => stop('signal', 'SIGINT'));
-  process.on('SIGTERM', () => stop('signal', 'SIGTERM'));
-  if (process.channel) {
-    process.on('message', (message: unknown) => {
-      if (isForwardedSignal(message)) stop('launcher', message.signal);
-    });
-    // The launcher died without forwarding anything (SIGKILL, a crash): shut down gracefully
-    // rather than keep the port with nobody to stop us.
-    process.on('disconnect', () => {
-      logger.warn('the launcher is gone: shutting down');
-      stop('orphaned', 'SIGTERM');
-    });
-  }
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
 }

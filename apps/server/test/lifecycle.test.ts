@@ -15,15 +15,11 @@ const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const KEY = 'lifecycle-key';
 
 interface Launched {
-  /** The launcher (`cli.js`). */
+  /** The server (`cli.js`): one process. */
   child: ChildProcess;
-  /** The server process the launcher re-executed, from the `listening` line. */
-  serverPid: number;
   url: string;
   lines: Record<string, unknown>[];
   exited: Promise<number | null>;
-  /** Resolves when the stdout pipe closes: every process holding it (the server too) is gone. */
-  closed: Promise<void>;
 }
 
 interface LaunchOptions {
@@ -33,8 +29,7 @@ interface LaunchOptions {
   detached?: boolean;
 }
 
-// Launch the built binary the way a user does (plain `node`, so the launcher must re-exec
-// with --no-node-snapshot) and wait for its "listening" line.
+// Launch the built binary the way a user does (plain `node`) and wait for its "listening" line.
 function launch(dataDir: string, options: LaunchOptions = {}): Promise<Launched> {
   const args = options.args ?? ['--log-level', 'info'];
   const child = spawn(process.execPath, [CLI, '--port', '0', '--data-dir', dataDir, ...args], {
@@ -44,7 +39,6 @@ function launch(dataDir: string, options: LaunchOptions = {}): Promise<Launched>
   });
   const lines: Record<string, unknown>[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const closed = new Promise<void>((resolve) => child.stdout?.on('close', resolve));
   let stderr = '';
   child.stderr?.on('data', (chunk) => {
     stderr += chunk;
@@ -59,24 +53,11 @@ function launch(dataDir: string, options: LaunchOptions = {}): Promise<Launched>
         // Tolerate a stray non-JSON line (a dependency's console output); assertions use the JSON ones.
         const line = text.startsWith('{') ? (JSON.parse(text) as Record<string, unknown>) : { text };
         lines.push(line);
-        if (line.msg === 'listening') {
-          const serverPid = line.pid as number;
-          servers.push(serverPid);
-          resolve({ child, serverPid, url: line.url as string, lines, exited, closed });
-        }
+        if (line.msg === 'listening') resolve({ child, url: line.url as string, lines, exited });
       }
     });
     exited.then((code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
   });
-}
-
-/** Pids of servers started by {@link launch}, killed after each test with their launchers. */
-const servers: number[] = [];
-
-/** True while `pid` runs (a zombie waiting to be reaped counts as gone). */
-async function isRunning(pid: number): Promise<boolean> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  return stat !== undefined && !/^\d+ \(.*\) Z /.test(stat);
 }
 
 /** Resolves once a line with `msg` has been logged. */
@@ -94,13 +75,6 @@ describe('cyrnel-server binary', () => {
 
   afterEach(() => {
     for (const child of launched.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
-    for (const pid of servers.splice(0)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
   });
 
   afterAll(async () => {
@@ -211,28 +185,7 @@ describe('cyrnel-server binary', () => {
     await dir.remove();
   });
 
-  it('shuts the server down when the launcher is SIGKILLed, freeing the port', async () => {
-    const dir = await tempDir();
-    const server = await launch(dir.path);
-    launched.push(server.child);
-    const port = Number(new URL(server.url).port);
-    expect(await isRunning(server.serverPid)).toBe(true);
-    server.child.kill('SIGKILL');
-    await server.closed;
-    while (await isRunning(server.serverPid)) await sleep(20);
-    expect(server.lines.map((line) => line.msg)).toEqual(
-      expect.arrayContaining(['the launcher is gone: shutting down', 'stopped']),
-    );
-    const probe = createServer();
-    await new Promise<void>((resolve, reject) => {
-      probe.once('error', reject);
-      probe.listen(port, '127.0.0.1', resolve);
-    });
-    await new Promise((resolve) => probe.close(resolve));
-    await dir.remove();
-  });
-
-  it('shuts down once for a Ctrl-C reaching the launcher and the server, and exits at once on a second one', async () => {
+  it('shuts down gracefully on a Ctrl-C and exits at once on a second one', async () => {
     const dir = await tempDir();
     const server = await launch(dir.path, {
       detached: true,
@@ -257,18 +210,13 @@ describe('cyrnel-server binary', () => {
     // Like a terminal: the signal goes to the whole process group.
     process.kill(-(server.child.pid as number), 'SIGINT');
     await logged(server.lines, 'waiting for requests in flight');
-    await logged(server.lines, 'shutdown requested', 2);
-    expect(server.lines.filter((line) => line.msg === 'shutdown requested')).toEqual([
-      expect.objectContaining({ signal: 'SIGINT', decision: 'stop' }),
-      expect.objectContaining({ signal: 'SIGINT', decision: 'ignore' }),
-    ]);
-    expect(new Set(server.lines.map((line) => line.source).filter(Boolean))).toEqual(
-      new Set(['signal', 'launcher']),
-    );
-    expect(await isRunning(server.serverPid)).toBe(true);
     expect(server.child.exitCode).toBeNull();
     process.kill(-(server.child.pid as number), 'SIGINT');
     expect(await server.exited).toBe(130);
+    expect(server.lines.filter((line) => line.msg === 'shutdown requested')).toEqual([
+      expect.objectContaining({ signal: 'SIGINT', decision: 'stop' }),
+      expect.objectContaining({ signal: 'SIGINT', decision: 'force' }),
+    ]);
     expect(server.lines.map((line) => line.msg)).toContain('forced exit: second signal during shutdown');
     expect(server.lines.map((line) => line.msg)).not.toContain('stopped');
     // Its client loses the connection: the forced exit answers nothing.
@@ -288,8 +236,8 @@ describe('cyrnel-server binary', () => {
       wait: true,
     });
     await sleep(300);
-    // Like a terminal: the signal goes to the whole process group (launcher and server; the
-    // sandbox processes have a group of their own).
+    // Like a terminal: the signal goes to the whole process group (the sandbox processes have a
+    // group of their own).
     process.kill(-(server.child.pid as number), 'SIGINT');
     const response = await slow;
     expect(response.status).toBe(201);
@@ -318,10 +266,10 @@ describe('cyrnel-server binary', () => {
     launched.push(first.child);
     const listening = first.lines.find((line) => line.msg === 'listening');
     expect(listening).toMatchObject({ url: first.url, dataDir: dir.path });
-    // The launcher re-executed itself: the server is another process, started with the flag.
-    expect(listening?.pid).not.toBe(first.child.pid);
+    // One process, on Node's startup snapshot: only the sandbox children need --no-node-snapshot.
+    expect(listening?.pid).toBe(first.child.pid);
     const cmdline = await readFile(`/proc/${listening?.pid}/cmdline`, 'utf8');
-    expect(cmdline.split('\0')).toContain('--no-node-snapshot');
+    expect(cmdline.split('\0')).not.toContain('--no-node-snapshot');
     expect((await stat(join(dir.path, 'secrets.key'))).mode & 0o777).toBe(0o600);
     const api = apiClient(first.url, KEY);
     expect((await api('GET', '/health')).body).toEqual({ status: 'ok' });

@@ -48,8 +48,8 @@ function exited(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /**
- * Spawns `node --no-node-snapshot <bin> --port <free> --data-dir <temp>` (one process: the
- * launcher imports the server in-process when the flag is present) and waits for /health.
+ * Spawns `node <bin> --port <free> --data-dir <temp>`, as a user runs the server (one process),
+ * and waits for /health.
  */
 export async function startServerProcess(
   resources: Resources,
@@ -60,7 +60,7 @@ export async function startServerProcess(
   const port = await freePort();
   const child = spawn(
     process.execPath,
-    ['--no-node-snapshot', bin, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+    [bin, '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
     {
       env: {
         ...process.env,
