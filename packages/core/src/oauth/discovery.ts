@@ -1,7 +1,8 @@
-import * as oauth from 'oauth4webapi';
+import type * as OAuth from 'oauth4webapi';
 import { cyrnelError, isCyrnelError } from '../errors';
 import { httpOptions } from './oauth-client';
 import { oauthFailure } from './oauth-errors';
+import { loadOAuthLibrary } from './oauth-library';
 import type { OAuthClientOptions, OAuthServerMetadata } from './oauth-types';
 
 /** Options of {@link discoverAuthorizationServer}: how to reach the server. */
@@ -34,7 +35,8 @@ export async function discoverAuthorizationServer(
   } catch {
     throw cyrnelError('invalid_request', `the issuer ${JSON.stringify(issuer.slice(0, 200))} is not a URL`);
   }
-  const http = httpOptions(options) as unknown as oauth.HttpRequestOptions<'GET'>;
+  const oauth = await loadOAuthLibrary();
+  const http = httpOptions(oauth, options) as unknown as OAuth.HttpRequestOptions<'GET'>;
   let last: unknown;
   for (const algorithm of ['oauth2', 'oidc'] as const) {
     try {
@@ -48,7 +50,7 @@ export async function discoverAuthorizationServer(
   throw oauthFailure(last, `the discovery of ${issuerUrl.origin}`);
 }
 
-function describe(as: oauth.AuthorizationServer): OAuthServerMetadata {
+function describe(as: OAuth.AuthorizationServer): OAuthServerMetadata {
   if (!as.token_endpoint)
     throw cyrnelError('upstream_failed', `the metadata of ${as.issuer} names no token endpoint`);
   const optional = (name: string, value: unknown) => (value === undefined ? {} : { [name]: value });

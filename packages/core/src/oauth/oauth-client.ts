@@ -1,7 +1,8 @@
-import * as oauth from 'oauth4webapi';
+import type * as OAuth from 'oauth4webapi';
 import { cyrnelError } from '../errors';
 import { createGuardedFetch } from './guarded-fetch';
 import { oauthFailure } from './oauth-errors';
+import { loadOAuthLibrary, type OAuthLibrary } from './oauth-library';
 import type {
   AuthorizationRequest,
   AuthorizationRequestInput,
@@ -18,18 +19,19 @@ export const OAUTH_REQUEST_LIMITS = Object.freeze({ timeoutMs: 30_000, maxBytes:
 
 /** The library's view of the server, client and transport for one operation. */
 interface Prepared {
-  readonly as: oauth.AuthorizationServer;
-  readonly client: oauth.Client;
-  readonly auth: oauth.ClientAuth;
-  readonly http: oauth.HttpRequestOptions<'POST', URLSearchParams>;
+  readonly as: OAuth.AuthorizationServer;
+  readonly client: OAuth.Client;
+  readonly auth: OAuth.ClientAuth;
+  readonly http: OAuth.HttpRequestOptions<'POST', URLSearchParams>;
   /** Whether the server's issuer was given (else it is only guessed from the token URL). */
   readonly knowsIssuer: boolean;
 }
 
 /** The transport options every request of `options` gets: the guarded fetch, http allowed or not. */
 export function httpOptions(
+  oauth: OAuthLibrary,
   options: Pick<OAuthClientOptions, 'outbound' | 'allowHttp' | 'timeoutMs' | 'signal'>,
-): oauth.HttpRequestOptions<'GET' | 'POST', URLSearchParams> {
+): OAuth.HttpRequestOptions<'GET' | 'POST', URLSearchParams> {
   const fetch = createGuardedFetch({
     outbound: options.outbound,
     timeoutMs: options.timeoutMs ?? OAUTH_REQUEST_LIMITS.timeoutMs,
@@ -42,9 +44,9 @@ export function httpOptions(
   };
 }
 
-function prepare(options: OAuthClientOptions): Prepared {
+function prepare(oauth: OAuthLibrary, options: OAuthClientOptions): Prepared {
   const { server, client } = options;
-  const as: oauth.AuthorizationServer = {
+  const as: OAuth.AuthorizationServer = {
     issuer: server.issuer ?? new URL(server.tokenUrl).origin,
     token_endpoint: server.tokenUrl,
     ...(server.authorizationUrl ? { authorization_endpoint: server.authorizationUrl } : {}),
@@ -64,7 +66,7 @@ function prepare(options: OAuthClientOptions): Prepared {
     as,
     client: { client_id: client.clientId },
     auth,
-    http: httpOptions(options) as oauth.HttpRequestOptions<'POST', URLSearchParams>,
+    http: httpOptions(oauth, options) as OAuth.HttpRequestOptions<'POST', URLSearchParams>,
     knowsIssuer: server.issuer !== undefined,
   };
 }
@@ -80,7 +82,7 @@ function parameters(input: {
   return params;
 }
 
-function tokensOf(answer: oauth.TokenEndpointResponse, previousRefreshToken?: string): OAuthTokens {
+function tokensOf(answer: OAuth.TokenEndpointResponse, previousRefreshToken?: string): OAuthTokens {
   const refreshToken = answer.refresh_token ?? previousRefreshToken;
   return {
     accessToken: answer.access_token,
@@ -115,6 +117,7 @@ export async function buildAuthorizationRequest(
   if (!authorizationUrl)
     throw cyrnelError('invalid_request', 'the authorization server has no authorization URL');
   if (!redirectUri) throw cyrnelError('invalid_request', 'the authorization request needs a redirect URI');
+  const oauth = await loadOAuthLibrary();
   const codeVerifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();
   const url = new URL(authorizationUrl);
@@ -144,7 +147,8 @@ export async function exchangeAuthorizationCode(
   options: OAuthClientOptions,
   input: CodeExchangeInput,
 ): Promise<OAuthTokens> {
-  const prepared = prepare(options);
+  const oauth = await loadOAuthLibrary();
+  const prepared = prepare(oauth, options);
   const redirectUri = input.redirectUri ?? options.client.redirectUri;
   if (!redirectUri) throw cyrnelError('invalid_request', 'the code exchange needs the redirect URI');
   const callback = new URL(input.callbackUrl);
@@ -187,7 +191,8 @@ export async function clientCredentialsGrant(
   options: OAuthClientOptions,
   input: ClientCredentialsInput = {},
 ): Promise<OAuthTokens> {
-  const prepared = prepare(options);
+  const oauth = await loadOAuthLibrary();
+  const prepared = prepare(oauth, options);
   try {
     const response = await oauth.clientCredentialsGrantRequest(
       prepared.as,
@@ -216,7 +221,8 @@ export async function refreshAccessToken(
   options: OAuthClientOptions,
   input: RefreshInput,
 ): Promise<OAuthTokens> {
-  const prepared = prepare(options);
+  const oauth = await loadOAuthLibrary();
+  const prepared = prepare(oauth, options);
   try {
     const response = await oauth.refreshTokenGrantRequest(
       prepared.as,
@@ -244,7 +250,8 @@ export async function refreshAccessToken(
 export async function revokeToken(options: OAuthClientOptions, input: RevokeInput): Promise<void> {
   if (!options.server.revocationUrl)
     throw cyrnelError('invalid_request', 'the authorization server has no revocation URL');
-  const prepared = prepare(options);
+  const oauth = await loadOAuthLibrary();
+  const prepared = prepare(oauth, options);
   try {
     const response = await oauth.revocationRequest(prepared.as, prepared.client, prepared.auth, input.token, {
       ...prepared.http,

@@ -1,5 +1,5 @@
-import * as oauth from 'oauth4webapi';
 import { cyrnelError, isCyrnelError } from '../errors';
+import { loadedOAuthLibrary } from './oauth-library';
 
 /**
  * OAuth error codes that mean the server refused the grant or the client: wrong or revoked
@@ -19,13 +19,18 @@ function described(error: string, description: string | undefined): string {
  */
 export function oauthFailure(error: unknown, what: string): Error {
   if (isCyrnelError(error)) return error;
-  if (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError) {
+  // The library's errors come from the library: not loaded, it threw none.
+  const oauth = loadedOAuthLibrary();
+  if (
+    oauth &&
+    (error instanceof oauth.ResponseBodyError || error instanceof oauth.AuthorizationResponseError)
+  ) {
     const text = described(error.error, error.error_description);
     return REFUSALS.has(error.error)
       ? cyrnelError('upstream_unauthorized', `the authorization server refused ${what}: ${text}`)
       : cyrnelError('upstream_failed', `the authorization server refused ${what}: ${text}`);
   }
-  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+  if (oauth && error instanceof oauth.WWWAuthenticateChallengeError) {
     const challenge = error.cause[0];
     const code = challenge?.parameters.error ?? `HTTP ${error.status}`;
     const text = described(code, challenge?.parameters.error_description);

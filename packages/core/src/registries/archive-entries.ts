@@ -1,7 +1,7 @@
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import { errorMessage } from '../scoped-logger';
 
@@ -47,6 +47,8 @@ export async function inspectArchive(bytes: Buffer, limits: ArchiveLimits): Prom
   let files = 0;
   let size = 0;
   let refused: CyrnelError | undefined;
+  // Loaded on first use, as for unpacking (`module-archive.ts`).
+  const { Parser } = await import('tar');
   const parser = new Parser({
     strict: true,
     onReadEntry: (entry) => {

@@ -6,7 +6,6 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { validateModuleManifest } from '@cyrnel/sdk';
 import type { ModuleOrigin } from '@cyrnel/sdk/api';
-import { extract } from 'tar';
 import { type DownloadDefinitionOptions, downloadBytes } from '../definition-source/download-definition';
 import { cyrnelError, isCyrnelError } from '../errors';
 import { INSTALL_RECORD } from '../modules/module-loader';
@@ -67,6 +66,9 @@ function unpackError(error: unknown): Error {
 
 /** Unpack the inspected archive `bytes` into `dir`, its top directory (`package/`) stripped. */
 async function unpack(bytes: Buffer, dir: string): Promise<void> {
+  // Loaded by the first install from an archive: a server that never installs one does not keep
+  // tar in memory (≈ 1.2 MB of RSS).
+  const { extract } = await import('tar');
   await pipeline(
     Readable.from([bytes]),
     extract({
