@@ -39,4 +39,19 @@ describe('the relay tracer of the gateway workers', () => {
     expect(attributes).not.toHaveProperty('skipped');
     expect(attributes).not.toHaveProperty('after');
   });
+
+  it('gives one tracer per instrumentation and version, each naming its scope', () => {
+    const sent: RelayedSpan[] = [];
+    const provider = createRelayTracerProvider((span) => sent.push(span));
+    const first = provider.getTracer('@cyrnel/adapter-openapi', '0.1.0');
+    expect(provider.getTracer('@cyrnel/adapter-openapi', '0.1.0')).toBe(first);
+    const other = provider.getTracer('@cyrnel/adapter-openapi');
+    expect(other).not.toBe(first);
+    first.startSpan('GET', {}, ROOT_CONTEXT).end();
+    other.startSpan('GET', {}, ROOT_CONTEXT).end();
+    expect(sent.map((span) => span.scope)).toEqual([
+      { name: '@cyrnel/adapter-openapi', version: '0.1.0' },
+      { name: '@cyrnel/adapter-openapi' },
+    ]);
+  });
 });

@@ -217,10 +217,19 @@ export function createRelayTracerProvider(
   send: (span: RelayedSpan) => void,
   options: RelayTracerOptions = {},
 ): TracerProvider {
+  // One tracer per instrumentation: adapters ask for theirs on every request.
+  const tracers = new Map<string, Tracer>();
   return {
     getTracer(name, version) {
-      const scope = version === undefined ? { name } : { name, version };
-      return createRelayTracer(scope, send, options.sampler);
+      const key = version === undefined ? name : `${name}\u0000${version}`;
+      let tracer = tracers.get(key);
+      if (!tracer) {
+        const scope = version === undefined ? { name } : { name, version };
+        tracer = createRelayTracer(scope, send, options.sampler);
+        // Instrumentation names come from code, not from requests; bounded all the same.
+        if (tracers.size < 1_000) tracers.set(key, tracer);
+      }
+      return tracer;
     },
   };
 }
