@@ -185,7 +185,16 @@ export async function composeHost(options: ComposeHostOptions): Promise<Composed
       // Sandbox processes send portable adapters' calls straight to the egress gateway unless the
       // operator sends every call through the gate first; the gateway makes them either way.
       ...(config.noDirectToolCalls ? { directToolCalls: false } : {}),
-      egress: { workers: config.egressWorkers, answerBytes: config.egressAnswerBytes },
+      egress: {
+        workers: config.egressWorkers,
+        answerBytes: config.egressAnswerBytes,
+        // A SQLite file is this host's alone: its workers journal a run's later calls of an
+        // allowed tool beside it instead of waiting for each start's write (a shared PostgreSQL
+        // database needs each start stored there, where another host recovers the run).
+        ...(config.database.kind === 'sqlite' && config.database.path !== ':memory:'
+          ? { callJournal: `${config.database.path}.call-journal` }
+          : {}),
+      },
       // A SQLite file has one host (it is locked); a PostgreSQL database may have several.
       host: {
         id: config.hostId,

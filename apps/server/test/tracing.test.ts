@@ -127,6 +127,50 @@ describe('OpenTelemetry traces of a server with a collector', () => {
       expect(exported).not.toContain(hidden);
   });
 
+  it('traces a run’s later calls of a tool, which the egress gateway makes without asking the main thread, as the first', async () => {
+    const caller = callerTrace();
+    const ids = [11, 12, 13];
+    const code = `for (const id of ${JSON.stringify(ids)}) await cyrnel.services.shop.tools.getUser.invoke({ path: { id } });`;
+    const created = await agent(
+      'POST',
+      '/processes',
+      { code, wait: true },
+      { traceparent: caller.traceparent },
+    );
+    expect(created.body, JSON.stringify(created.body)).toMatchObject({ exitState: 'success' });
+    const { run, calls, egress } = await receiver.until((spans) => {
+      const run = spanNamed(spans, caller.traceId, 'cyrnel.process');
+      const calls = spans.filter(
+        (span) => span.traceId === caller.traceId && span.name === 'execute_tool shop.getUser',
+      );
+      const egress = spans.filter(
+        (span) => span.traceId === caller.traceId && span.scope === '@cyrnel/adapter-openapi',
+      );
+      return run && calls.length === ids.length && egress.length === ids.length
+        ? { run, calls, egress }
+        : undefined;
+    });
+    // Each call a child of the run, with its decision and shape; each request a child of its own call.
+    for (const call of calls) {
+      expect(call.parentSpanId).toBe(run.spanId);
+      expect(call.attributes).toMatchObject({
+        'cyrnel.policy': 'allow',
+        'cyrnel.policy.outcome': 'allowed',
+        'cyrnel.call.ok': true,
+        'cyrnel.call.argument_shape': '{"path":{"id":"number"}}',
+      });
+    }
+    expect(new Set(calls.map((call) => call.spanId)).size).toBe(ids.length);
+    expect(egress.map((span) => span.parentSpanId).sort()).toEqual(calls.map((call) => call.spanId).sort());
+    // The upstream was handed each request's own span.
+    for (const id of ids) {
+      const sent = upstream.received.find((item) => item.path === `/users/${id}`);
+      expect(egress.map((span) => `00-${caller.traceId}-${span.spanId}-01`)).toContain(
+        sent?.headers.traceparent,
+      );
+    }
+  });
+
   it('continues an MCP client’s trace from _meta.traceparent of execute_typescript', async () => {
     const caller = callerTrace();
     const client = new Client({ name: 'tracing-test', version: '1.0.0' });

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +11,7 @@ import type { CatalogChange } from '@cyrnel/sdk';
 import { createEgressFrameReader, encodeEgressFrame } from '@cyrnel/sdk/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PreparedCall } from '../src/direct-calls/prepared-call';
+import { readCallJournal } from '../src/gateway/call-journal';
 import { createEgressGateway, type EgressGateway } from '../src/gateway/egress-gateway';
 import type { AuditEvent } from '../src/gateway/gateway-protocol';
 import type { RelayedSpan } from '../src/telemetry/relayed-span';
@@ -149,6 +150,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     workerMemoryMb?: number,
     idleTimeoutMs?: number,
     tracing?: TracingOptions,
+    journalDir?: string,
   ) => {
     gateway = createEgressGateway({
       host: {
@@ -166,6 +168,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       ...(workerMemoryMb ? { workerMemoryMb } : {}),
       ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
       ...(tracing ? { tracing } : {}),
+      ...(journalDir ? { journalDir } : {}),
     });
     gateway.audit((eid, event) => {
       audits.push({ eid, event });
@@ -263,6 +266,55 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     for (const socket of [own, other, forger]) socket.close();
     await egress.close();
     expect(existsSync(socketDir)).toBe(false);
+  });
+
+  it('makes a kept decision’s later calls without asking, journaled first; a change or another execution asks again', async () => {
+    const journalDir = mkdtempSync(join(tmpdir(), 'cyrnel-egress-journal-'));
+    const egress = start(undefined, undefined, undefined, undefined, journalDir);
+    expect(egress.journals).toBe(true);
+    const starts: string[] = [];
+    egress.audit((eid, event) => {
+      audits.push({ eid, event });
+      if (event.kind !== 'start') return true;
+      starts.push(`${event.kept === undefined ? 'asked' : 'kept'} ${eid} ${event.toolId}`);
+      return event.kept === undefined ? { ok: true, keep: true } : true;
+    });
+    const channel = egress.open();
+    await channel.grant(7);
+    await channel.grant(8);
+    const own = client(channel.endpoints[0] as string, channel.token);
+    hits.length = 0;
+    for (let n = 0; n < 3; n++) expect((await own.call(7, 'echo', { n })).header.ok).toBe(true);
+    // The barrier a run's end passes: every kept start and end queued in the worker is read.
+    await egress.endsRead();
+    expect(starts).toEqual(['asked 7 echo', 'kept 7 echo', 'kept 7 echo']);
+    expect(hits).toHaveLength(3);
+    const ends = audits.filter((audit) => audit.eid === 7 && audit.event.kind === 'end');
+    expect(ends.map((audit) => audit.event)).toMatchObject(Array(3).fill({ ok: true }));
+    // Each kept start was written to its worker's journal (one file per worker started) first.
+    const files = readdirSync(journalDir).sort();
+    expect(files).toEqual([
+      expect.stringMatching(/^w0-\d+\.jsonl$/),
+      expect.stringMatching(/^w1-\d+\.jsonl$/),
+    ]);
+    const lines = files.flatMap((file) => readCallJournal(join(journalDir, file)));
+    expect(lines.map((line) => [line.q, line.p, line.s, line.t])).toEqual([
+      [1, 7, 'svc', 'echo'],
+      [2, 7, 'svc', 'echo'],
+    ]);
+    // Another execution, and the same one after a catalog change, are asked again.
+    starts.length = 0;
+    await own.call(8, 'echo');
+    await change();
+    await own.call(7, 'echo');
+    await own.call(7, 'echo');
+    await egress.endsRead();
+    expect(starts).toEqual(['asked 8 echo', 'asked 7 echo', 'kept 7 echo']);
+    own.close();
+    await egress.close();
+    // A worker that stops leaves no journal: what it journaled was read.
+    expect(readdirSync(journalDir)).toEqual([]);
+    rmSync(journalDir, { recursive: true, force: true });
   });
 
   it('starts its workers with the first grant, and stops them after idling until the next grant', async () => {

@@ -38,6 +38,13 @@ export interface EgressGatewayOptions {
    * `argumentShapes` each audited start carries its parameters' shape.
    */
   readonly tracing?: TracingOptions;
+  /**
+   * A private directory for the workers' call journals, on storage only this host uses: a call
+   * allowed by a decision the audit hook said to keep (`TracedVerdict.keep`) is journaled there and
+   * made without waiting for the main thread. The host folds what a crash left in it
+   * (`foldCallJournals`) when it starts. Absent: every call waits for its start to be stored.
+   */
+  readonly journalDir?: string;
 }
 
 /**
@@ -97,6 +104,8 @@ export interface EgressGateway {
   stats(): EgressStats;
   /** Stop the workers and remove the socket directory. */
   close(): Promise<void>;
+  /** Whether the workers journal calls (a kept decision lets calls go without the main thread). */
+  readonly journals: boolean;
 }
 
 /** What {@link EgressGateway.stats} answers. */
@@ -162,11 +171,14 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   const exportPort = options.tracing?.exportPort;
   const tracing = relay ? { argumentShapes: options.tracing?.argumentShapes === true } : undefined;
 
+  const { journalDir } = options;
+  let journals = 0;
   const workers: GatewayWorker[] = [];
   for (let index = 0; index < count; index++) {
     workers.push(
       createGatewayWorker({
-        spawn: () => {
+        ...(journalDir ? { journal: () => join(journalDir, `w${index}-${++journals}.jsonl`) } : {}),
+        spawn: (journal) => {
           // Its spans go straight to the exporter thread when the embedder has one.
           const spanPort = tracing ? exportPort?.() : undefined;
           return new Worker(options.workerUrl ?? EGRESS_WORKER_URL, {
@@ -176,6 +188,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
               workers: count,
               budget,
               ...(tracing ? { tracing: spanPort ? { ...tracing, spanPort } : tracing } : {}),
+              ...(journal ? { journal } : {}),
             },
             ...(spanPort ? { transferList: [spanPort] } : {}),
             resourceLimits: { maxOldGenerationSizeMb: options.workerMemoryMb ?? 1024 },
@@ -208,6 +221,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
   let next = 0;
 
   return {
+    journals: journalDir !== undefined,
     open() {
       const token = randomBytes(32).toString('base64url');
       grants.set(token, new Set());

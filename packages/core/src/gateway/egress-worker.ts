@@ -28,6 +28,8 @@ import type {
   WorkerSettings,
 } from './gateway-protocol';
 import { toWireError } from './wire-error';
+import { createWorkerAudits, keptCallTrace } from './worker-audits';
+import { createRouteCache } from './worker-routes';
 import { serveEgressSocket } from './worker-socket';
 
 const port = parentPort;
@@ -57,6 +59,8 @@ const flushSpans = settings.tracing
 // Adapters stop reading an upstream answer past the budget (the OpenAPI transport does).
 const runtime = createDirectCallRuntime({ answerBytes: settings.budget.maxBytes });
 const post = (message: FromWorker) => port.postMessage(message);
+// Kept decisions, the call journal and the batches of starts and ends for the main thread.
+const audits = createWorkerAudits({ ...(settings.journal ? { file: settings.journal } : {}), post });
 
 let nextAsk = 1;
 const asked = new Map<number, (value: unknown) => void>();
@@ -100,37 +104,11 @@ const failure = (error: unknown): { error: WireError } => {
   const wire = toWireError(error);
   return { error: { ...wire, message: redactor.redact(wire.message) } };
 };
-// Which connection's adapter state each execution's calls to a service use, as the main thread
-// answered (by eid, then service and named connection): asked once per pair, forgotten with
-// every catalog change and with the execution's grant.
-const routes = new Map<number, Map<string, Promise<RouteAnswer>>>();
-/** Longest connection name (the SDK's `MAX_CONNECTION_NAME_LENGTH`): longer ones are never kept. */
-const MAX_KEPT_NAME = 64;
-/** Most routes kept per execution; past it they are asked again. */
-const MAX_KEPT_ROUTES = 1000;
-const routeOf = (eid: number, serviceId: string, connection: unknown): Promise<RouteAnswer> => {
-  const ask1 = () => ask((id) => ({ t: 'route', id, eid, serviceId, connection })) as Promise<RouteAnswer>;
-  // A hostile name (not a string, or longer than any connection's) is asked each time, never kept.
-  if (connection !== undefined && (typeof connection !== 'string' || connection.length > MAX_KEPT_NAME))
-    return ask1();
-  const key = connection === undefined ? serviceId : `${serviceId}\u0000${connection}`;
-  let byKey = routes.get(eid);
-  const known = byKey?.get(key);
-  if (known) return known;
-  // Kept while asked: a run's many concurrent first calls share one question.
-  const answer = ask1();
-  // Code naming thousands of services (most of them unknown) keeps a bounded cache.
-  if (!byKey || byKey.size >= MAX_KEPT_ROUTES) {
-    byKey = new Map();
-    routes.set(eid, byKey);
-  }
-  const kept = byKey;
-  kept.set(key, answer);
-  void answer.then((routed) => {
-    if ('error' in routed && kept.get(key) === answer) kept.delete(key);
-  });
-  return answer;
-};
+// Which connection's adapter state each execution's calls to a service use, as the main thread answered.
+const routes = createRouteCache(
+  (eid, serviceId, connection) =>
+    ask((id) => ({ t: 'route', id, eid, serviceId, connection })) as Promise<RouteAnswer>,
+);
 
 /** Whether an adapter's answer is an HTTP 401 (the OpenAPI adapter answers `{ status, headers, body }`). */
 const unauthorized = (result: unknown): boolean =>
@@ -169,6 +147,7 @@ const callId = () => nextCall++ * settings.workers + settings.index;
 interface Audited {
   readonly ok: AuditVerdict;
   readonly trace?: TraceCarrier;
+  readonly keep?: true;
 }
 
 /**
@@ -182,8 +161,9 @@ export type Outcome =
 
 /**
  * Make one call of a portable adapter. With `eid`, it is audited: its start is acknowledged by the
- * main thread before the request leaves; its end is sent before the answer goes back, without
- * waiting (the main thread passes a `sync` before it settles the run, so no end is lost).
+ * main thread before the request leaves, or, under a decision the main thread said to keep,
+ * journaled; its end is queued before the answer goes back, without waiting (the main thread
+ * passes a `sync` before it settles the run, so no end is lost).
  */
 async function perform(
   eid: number | null,
@@ -200,7 +180,7 @@ async function perform(
   // principal); the host's own calls name the connection's adapter state already.
   let target = serviceId;
   if (eid !== null) {
-    const routed = await routeOf(eid, serviceId, connection);
+    const routed = await routes.of(eid, serviceId, connection);
     // Refused (another principal's connection, an unknown name): the host's gate refuses it again,
     // recorded among the run's calls.
     if ('error' in routed) return { host: true };
@@ -226,13 +206,23 @@ async function perform(
       startedAt: Date.now(),
       ...(settings.tracing?.argumentShapes ? { shape: argumentShape(parameters) } : {}),
     };
-    const answer = (await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }))) as Audited;
-    const verdict = answer.ok;
-    trace = answer.trace;
-    // Not simply allowed by the policies: the host's gate decides (asks a person, or blocks).
-    if (verdict === 'host' || verdict !== true) call.release();
-    if (verdict === 'host') return { host: true };
-    if (verdict !== true) return { error: toWireError(refusedAfterGrant()) };
+    // Allowed by a decision kept for this execution and tool: journaled, the request leaves now.
+    const kept = audits.kept(eid, serviceId, toolId);
+    const traced = kept?.trace ? keptCallTrace(kept.trace) : undefined;
+    if (kept && audits.journal(eid, traced ? { ...start, spanId: traced.spanId } : start))
+      trace = traced?.carrier;
+    else {
+      // What was queued goes first: the main thread reads this run's calls in order.
+      audits.flush();
+      const answer = (await ask((ask) => ({ t: 'audit', id: ask, eid, event: start }))) as Audited;
+      const verdict = answer.ok;
+      trace = answer.trace;
+      // Not simply allowed by the policies: the host's gate decides (asks a person, or blocks).
+      if (verdict === 'host' || verdict !== true) call.release();
+      if (verdict === 'host') return { host: true };
+      if (verdict !== true) return { error: toWireError(refusedAfterGrant()) };
+      if (answer.keep) audits.keep(eid, serviceId, toolId, answer.trace ? { trace: answer.trace } : {});
+    }
   }
   let outcome: Outcome;
   try {
@@ -260,7 +250,7 @@ async function perform(
       // Measured here, off the main thread, on the very text the sandbox receives.
       resultBytes: 'json' in outcome ? Buffer.byteLength(outcome.json) : 0,
     };
-    post({ t: 'ended', eid, event: end });
+    audits.ended(eid, end);
   }
   return outcome;
 }
@@ -299,6 +289,7 @@ const hostCalls = new Map<number, AbortController>();
 
 async function changed(id: number, change: CatalogChange) {
   routes.clear();
+  audits.changed();
   changes++;
   unprepared.clear();
   try {
@@ -323,12 +314,19 @@ port.on('message', (message: ToWorker) => {
             ? message.route
             : message.t === 'reauthorized'
               ? message.answer
-              : ({ ok: message.ok, ...(message.trace ? { trace: message.trace } : {}) } satisfies Audited),
+              : ({
+                  ok: message.ok,
+                  ...(message.trace ? { trace: message.trace } : {}),
+                  ...(message.keep ? { keep: true } : {}),
+                } satisfies Audited),
       );
       return;
     }
     case 'changed':
       void changed(message.id, message.change);
+      return;
+    case 'journaled':
+      audits.stored(message.q);
       return;
     case 'grant': {
       // Recorded here, before the asking call resumes: a revoke sent after this answer is then
@@ -343,7 +341,10 @@ port.on('message', (message: ToWorker) => {
     }
     case 'revoke':
       sockets.revoke(message.token, message.eid);
-      if (message.eid !== null) routes.delete(message.eid);
+      if (message.eid !== null) {
+        routes.delete(message.eid);
+        audits.revoke(message.eid);
+      }
       return;
     case 'invoke': {
       const controller = new AbortController();
@@ -372,11 +373,13 @@ port.on('message', (message: ToWorker) => {
       useSpanPort(message.port);
       return;
     case 'sync':
-      // Every end this worker sent went before this answer (one port, in order).
+      // Every start and end this worker queued goes before this answer (one port, in order).
+      audits.flush();
       post({ t: 'ack', id: message.id });
       return;
     case 'close':
       void Promise.allSettled([sockets.close(), runtime.close()]).then(() => {
+        audits.close();
         // The last spans go before the worker does.
         flushSpans?.();
         post({ t: 'ack', id: message.id });

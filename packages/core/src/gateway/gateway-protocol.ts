@@ -21,12 +21,37 @@ export interface WorkerSettings {
     /** Where its spans go, as batches of `PackedSpan`s (the exporter thread); absent: to the main thread. */
     readonly spanPort?: MessagePort;
   };
+  /**
+   * The file of its call journal (see `CallJournalLine`): with one, a start the main thread said to
+   * `keep` the decision of is written there and reported in an `audits` batch instead of waiting
+   * for the main thread. Absent: every start waits.
+   */
+  readonly journal?: string;
+}
+
+/**
+ * One line of a worker's call journal (JSON): the start of a call made under a kept decision,
+ * written before its request leaves, so that a host killed before the main thread stored it still
+ * lists it when it starts again.
+ */
+export interface CallJournalLine {
+  /** The line's number in this worker's journal (increasing). */
+  readonly q: number;
+  /** The execution (process id). */
+  readonly p: number;
+  readonly s: string;
+  readonly t: string;
+  /** Epoch milliseconds: the call's `startedAt`, as the main thread records it too. */
+  readonly at: number;
+  /** The call id (as in its `AuditEvent`). */
+  readonly id: number;
 }
 
 /**
  * A call's start or end, as a worker reports it for the audit. A start is acknowledged before the
- * request leaves (`audit`); an end is sent and not waited for (`ended`): the host reads every end
- * sent before it settles a run (`sync`).
+ * request leaves (`audit`), unless it is made under a kept decision (journaled, then sent in an
+ * `audits` batch); an end is queued in a batch and not waited for: the host reads every start and
+ * end queued before it settles a run (`sync`).
  */
 export type AuditEvent =
   | {
@@ -39,6 +64,13 @@ export type AuditEvent =
       readonly startedAt: number;
       /** The parameters' shape (`argumentShape`), when tracing records shapes. */
       readonly shape?: string;
+      /**
+       * Made under a decision the main thread said to keep: journaled (line `kept`), and its request
+       * already left; recorded with that decision.
+       */
+      readonly kept?: number;
+      /** With `kept` on a traced run: the span id the worker drew for the call's span. */
+      readonly spanId?: string;
     }
   | {
       readonly kind: 'end';
@@ -66,7 +98,12 @@ export type AuditVerdict = boolean | 'host';
  */
 export interface TracedVerdict {
   readonly ok: true;
-  readonly trace: TraceCarrier;
+  readonly trace?: TraceCarrier;
+  /**
+   * The same decision holds for this execution's later calls of the tool until the next catalog
+   * change (a worker with a journal then makes them without asking).
+   */
+  readonly keep?: true;
 }
 
 /**
@@ -90,6 +127,12 @@ export interface WireError {
   readonly message: string;
 }
 
+/** A call's start or end of execution `eid`, in an `audits` batch. */
+export interface AuditedEvent {
+  readonly eid: number;
+  readonly event: AuditEvent;
+}
+
 /** Main thread → worker. */
 export type ToWorker =
   | { readonly t: 'prepared'; readonly id: number; readonly value: unknown }
@@ -101,7 +144,15 @@ export type ToWorker =
    * told the execution is granted (and for a channel, to every running worker).
    */
   | { readonly t: 'revoke'; readonly token: string; readonly eid: number | null }
-  | { readonly t: 'audited'; readonly id: number; readonly ok: AuditVerdict; readonly trace?: TraceCarrier }
+  | {
+      readonly t: 'audited';
+      readonly id: number;
+      readonly ok: AuditVerdict;
+      readonly trace?: TraceCarrier;
+      readonly keep?: true;
+    }
+  /** Every journaled start up to line `q` is stored: the journal may be emptied. */
+  | { readonly t: 'journaled'; readonly q: number }
   | { readonly t: 'routed'; readonly id: number; readonly route: RouteAnswer }
   | { readonly t: 'reauthorized'; readonly id: number; readonly answer: ReauthorizeAnswer }
   | {
@@ -147,8 +198,13 @@ export type FromWorker =
       readonly eid: number;
       readonly event: AuditEvent & { readonly kind: 'start' };
     }
-  /** A call's end, not acknowledged: sent before its answer goes to the sandbox. */
-  | { readonly t: 'ended'; readonly eid: number; readonly event: AuditEvent & { readonly kind: 'end' } }
+  /**
+   * Starts made under kept decisions (journaled) and ends, in order, sent together every few
+   * milliseconds and before any other message (a `sync`'s answer comes after them). `q`: the
+   * journal's last line among them, when the journal is large enough to be emptied once every line
+   * up to it is stored (answered with `journaled`).
+   */
+  | { readonly t: 'audits'; readonly events: readonly AuditedEvent[]; readonly q?: number }
   | {
       readonly t: 'route';
       readonly id: number;

@@ -16,6 +16,7 @@ import type {
   ToWorker,
   TracedVerdict,
 } from './gateway-protocol';
+import { createThreadAudits, type ThreadAudits } from './thread-audits';
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
 const CHANGE_GRACE_MS = 5_000;
@@ -24,8 +25,13 @@ const SPAN_PORT_OFFER_MS = 1_000;
 
 /** Options of {@link createGatewayWorker}. */
 export interface GatewayWorkerOptions {
-  /** Start the thread (it learns grants by asking, see `granted?`). */
-  readonly spawn: () => Worker;
+  /** Start the thread (it learns grants by asking, see `granted?`), with its journal file. */
+  readonly spawn: (journal: string | undefined) => Worker;
+  /**
+   * A new journal file for each thread started (see `WorkerSettings.journal`); absent: no journal,
+   * every start waits for the main thread.
+   */
+  readonly journal?: () => string;
   /** The executions granted to each open channel's token (answers the worker's `granted?`). */
   readonly grants: () => ReadonlyMap<string, ReadonlySet<number>>;
   readonly prepare: (serviceId: string, toolId: string) => Promise<unknown>;
@@ -100,8 +106,8 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
   let nextId = 1;
   /** Answers the worker owes (acks, host-path calls), failed when it dies. */
   let waiting = new Map<number, Waiter>();
-  /** Audited calls it has open: ended as crashed when it dies. */
-  let open = new Map<number, number>();
+  /** The running thread's audit: its open calls (ended as crashed when it dies) and its journal. */
+  let audits: ThreadAudits | undefined;
   /** Calls of the host's gate it is making. */
   let hostCalls = 0;
   let restarts = 0;
@@ -167,35 +173,12 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
           .reauthorize(message.instanceId, message.since)
           .then((answer) => post({ t: 'reauthorized', id: message.id, answer }));
         return;
-      case 'audit': {
-        const { event, eid } = message;
-        // The start is stored before the answer lets the request leave; a refusal or a failed
-        // write keeps it from leaving.
-        Promise.resolve()
-          .then(() => options.audit(eid, event))
-          .then(
-            (answer) => {
-              const ok = typeof answer === 'object' ? answer.ok : answer;
-              if (ok === true) open.set(event.id, eid);
-              const trace = typeof answer === 'object' ? answer.trace : undefined;
-              post({ t: 'audited', id: message.id, ok, ...(trace ? { trace } : {}) });
-            },
-            () => post({ t: 'audited', id: message.id, ok: false }),
-          );
+      case 'audit':
+        audits?.start(message);
         return;
-      }
-      case 'ended': {
-        const { event, eid } = message;
-        open.delete(event.id);
-        // Recorded in this turn (the hook completes the call's record synchronously): a `sync`
-        // answered after this message finds it recorded.
-        try {
-          void Promise.resolve(options.audit(eid, event)).catch(() => undefined);
-        } catch {
-          // The audit's failure is the run's to report, never the worker's.
-        }
+      case 'audits':
+        audits?.batch(message);
         return;
-      }
       case 'ack':
       case 'answer': {
         const waiter = waiting.get(message.id);
@@ -230,7 +213,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
   let lastActive = 0;
   /** An execution may call through it, or it owes an answer. */
   const busy = () => {
-    if (waiting.size > 0 || open.size > 0) return true;
+    if (waiting.size > 0 || (audits?.open() ?? 0) > 0) return true;
     for (const eids of options.grants().values()) if (eids.size > 0) return true;
     return false;
   };
@@ -253,19 +236,30 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         return;
       }
       // No longer this supervisor's thread: its exit is not a crash, and nothing is restarted.
+      const ownAudits = audits;
       worker = undefined;
       ready = undefined;
       told = new Map();
-      void own.terminate();
+      audits = undefined;
+      void own.terminate().then(() => ownAudits?.stopped());
     };
     idleTimer = setTimeout(check, idleMs);
     idleTimer.unref();
   };
 
   const start = () => {
-    worker = options.spawn();
+    const journal = options.journal?.();
+    const own = options.spawn(journal);
+    worker = own;
     told = new Map();
-    const own = worker;
+    const ownAudits = createThreadAudits(options.audit, journal, (message) => {
+      try {
+        own.postMessage(message);
+      } catch {
+        // A worker that is exiting.
+      }
+    });
+    audits = ownAudits;
     ready = new Promise<void>((resolve) => {
       own.on('message', (message: FromWorker) => {
         if (message.t === 'listening') resolve();
@@ -278,27 +272,11 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       // A thread stopped for idling owes nothing (it was idle); a newer one may.
       if (own !== worker) return;
       const lost = waiting;
-      const calls = open;
       waiting = new Map();
-      open = new Map();
       const crashed = new CyrnelError('upstream_crashed', 'the egress worker making the call stopped');
       for (const waiter of lost.values()) waiter.reject(crashed);
-      for (const [id, eid] of calls) {
-        void Promise.resolve()
-          .then(() =>
-            options.audit(eid, {
-              kind: 'end',
-              id,
-              ok: false,
-              errorCode: crashed.code,
-              errorReason: crashed.reason,
-              durationMs: 0,
-              status: null,
-              resultBytes: 0,
-            }),
-          )
-          .catch(() => undefined);
-      }
+      ownAudits.stopped();
+      audits = undefined;
       if (options.closed()) return;
       options.onRestart(`exit code ${code}`);
       restarts++;
@@ -371,7 +349,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         stopWhenIdle();
       }
     },
-    inFlight: () => open.size + hostCalls,
+    inFlight: () => (audits?.open() ?? 0) + hostCalls,
     async sync() {
       if (!worker || !ready) return;
       await ready;
@@ -388,6 +366,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
         new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
       ]);
       await own.terminate();
+      audits?.stopped();
     },
   };
 }

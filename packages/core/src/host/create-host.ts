@@ -1,5 +1,6 @@
 import { version } from '../../package.json';
 import { createServiceStats } from '../efficiency/service-stats';
+import { foldCallJournals } from '../gateway/call-journal';
 import { readHostStats } from '../metrics/host-stats';
 import { createModulesApi } from '../modules/modules-api';
 import { followCatalogChanges } from '../several-hosts/catalog-changes';
@@ -32,6 +33,9 @@ export async function createHost(options: CreateHostOptions): Promise<CyrnelHost
   const parts = createHostParts(options, access, hostVersion);
   const { watched, checker, directCalls, processes, services, registry, logger } = parts;
   try {
+    // Calls a crash left journaled only: recorded before the interrupted runs are closed.
+    const journal = options.egress?.callJournal;
+    if (journal) await foldCallJournals(journal, options.storage.processes, logger);
     await processes.recover();
     await registry.start();
   } catch (error) {

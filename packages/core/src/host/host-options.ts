@@ -110,9 +110,17 @@ export interface CreateHostOptions {
   readonly directToolCalls?: boolean;
   /**
    * The egress gateway: `workers` threads (default 2) make portable adapters' calls;
-   * `answerBytes` (default 64 MiB) bounds each answer's JSON text.
+   * `answerBytes` (default 64 MiB) bounds each answer's JSON text. `callJournal`: a directory on
+   * storage only this host uses (beside a SQLite file, never for a database several hosts share):
+   * a run's later calls of a tool the policies simply allowed are journaled there by the workers
+   * and made without a round trip to the main thread; the host records what a crash left in it
+   * when it starts. Absent: every call waits for its start to be stored.
    */
-  readonly egress?: { readonly workers?: number; readonly answerBytes?: number };
+  readonly egress?: {
+    readonly workers?: number;
+    readonly answerBytes?: number;
+    readonly callJournal?: string;
+  };
   /**
    * This host's identity when several hosts share the storage (see
    * `ProcessManagerOptions.host`): stable across restarts, so a restarted host fails its own

@@ -9,6 +9,7 @@ import { createDirectCallsHost, type DirectCallsHost } from '../direct-calls/dir
 import { createEnvironmentApi } from '../environments/environment-api';
 import type { EnvironmentProvider } from '../environments/environment-provider';
 import { createTypeCheck } from '../environments/type-check';
+import { openJournalDir } from '../gateway/call-journal';
 import { createEgressGateway, type EgressGateway } from '../gateway/egress-gateway';
 import { guardedHostMetrics } from '../metrics/host-metrics';
 import { createModuleRegistry, type ModuleRegistry } from '../modules/module-registry';
@@ -131,6 +132,7 @@ export function createHostParts(
       ? {}
       : { budget: { maxBytes: options.egress.answerBytes } }),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.egress?.callJournal ? { journalDir: openJournalDir(options.egress.callJournal) } : {}),
   });
   // Keys holding a secret this host knows never become property names of a learned shape.
   const observer = createOutputObserver({

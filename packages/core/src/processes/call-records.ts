@@ -58,6 +58,8 @@ export interface CallRecords {
     toolId: string,
     startedMs?: number,
     decision?: CallDecision | null,
+    /** The span id drawn for its span already (a gateway worker's kept call). */
+    spanId?: string,
   ): OpenedCall;
 }
 
@@ -72,11 +74,22 @@ const MAX_BATCH = 200;
 export const END_WRITE_DELAY_MS = 20;
 
 /**
+ * A start waiting for its write. `answered`: its end came first (a call reported after it was
+ * made, as the egress gateway's kept calls are): `entry` then holds the end, written as one.
+ */
+interface QueuedStart {
+  entry: IndexedCall;
+  answered?: true;
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/**
  * Per run: starts waiting for the next write, ends not written yet, whether that write is already
  * queued, and the timer that writes ends alone when no start came.
  */
 interface OpenQueue {
-  batch: { entry: IndexedCall; resolve(): void; reject(error: unknown): void }[];
+  batch: QueuedStart[];
   ended: IndexedCall[];
   queued: boolean;
   timer: NodeJS.Timeout | undefined;
@@ -113,11 +126,15 @@ export function createCallRecords(
     return queue;
   };
 
-  const append = (run: LiveProcess, entry: IndexedCall): Promise<void> => {
+  const append = (run: LiveProcess, entry: IndexedCall): { queued: QueuedStart; done: Promise<void> } => {
     const own = queueOf(run);
-    const done = new Promise<void>((resolve, reject) => own.batch.push({ entry, resolve, reject }));
+    let queued: QueuedStart | undefined;
+    const done = new Promise<void>((resolve, reject) => {
+      queued = { entry, resolve, reject };
+      own.batch.push(queued);
+    });
     if (!own.queued) schedule(run, own);
-    return done;
+    return { queued: queued as QueuedStart, done };
   };
 
   // An end goes with the run's next start, or alone after END_WRITE_DELAY_MS. Until it is written
@@ -149,11 +166,9 @@ export function createCallRecords(
         if (run.finished) own.ended.length = 0;
         const ended = own.ended.splice(0, MAX_BATCH);
         try {
-          await storage.openCalls(
-            id,
-            batch.map((item) => item.entry),
-            ended,
-          );
+          const starts: IndexedCall[] = [];
+          for (const item of batch) (item.answered ? ended : starts).push(item.entry);
+          await storage.openCalls(id, starts, ended);
           for (const item of batch) item.resolve();
           for (const entry of ended) run.unsyncedCalls.delete(entry.index);
         } catch (error) {
@@ -185,7 +200,7 @@ export function createCallRecords(
   };
 
   return {
-    open(run, serviceId, toolId, startedMs = now().getTime(), decision = null) {
+    open(run, serviceId, toolId, startedMs = now().getTime(), decision = null, spanId = undefined) {
       const index = run.calls.length;
       const call: ToolCallRecord = {
         serviceId,
@@ -200,10 +215,9 @@ export function createCallRecords(
       };
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });
-      const trace = run.trace?.call(serviceId, toolId, decision, startedMs);
-      const started = append(run, { index, call: { ...call } }).catch((error: unknown) =>
-        refuse(run, index, call, error),
-      );
+      const trace = run.trace?.call(serviceId, toolId, decision, startedMs, spanId);
+      const { queued, done } = append(run, { index, call: { ...call } });
+      const started = done.catch((error: unknown) => refuse(run, index, call, error));
       // A caller that does not wait (a direct call's report) must not leave a rejection unhandled.
       started.catch(() => undefined);
       // A start that could not be stored fails the call: its span ends with it.
@@ -241,6 +255,13 @@ export function createCallRecords(
           });
           // After the end of the run its snapshot was written: a late answer changes nothing stored.
           if (run.finished) return;
+          // Answered before its start was written: the one write carries the end (a start and
+          // an end of one call in one statement would be two writes of one row).
+          if (queues.get(run)?.batch.includes(queued)) {
+            queued.entry = { index, call: { ...call } };
+            queued.answered = true;
+            return;
+          }
           appendEnd(run, { index, call: { ...call } });
         },
       };

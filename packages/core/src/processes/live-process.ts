@@ -1,5 +1,11 @@
 import { type ErrorReason, type ExecutionExitState, TOOL_LABELS, type ToolLabel } from '@cyrnel/sdk';
-import type { ProcessEvent, ProcessRecord, ProcessResult, ToolCallRecord } from '@cyrnel/sdk/api';
+import type {
+  CallDecision,
+  ProcessEvent,
+  ProcessRecord,
+  ProcessResult,
+  ToolCallRecord,
+} from '@cyrnel/sdk/api';
 import type { EnvironmentLease } from '../environments/environment-provider';
 import type { RunTrace } from '../telemetry/tracing';
 import { createOutputMerger, type OutputMerger } from './output-merger';
@@ -36,6 +42,12 @@ export class LiveProcess {
   readonly unsyncedCalls = new Set<number>();
   /** The data-flow labels of the tools this run called. */
   readonly labels = new Set<ToolLabel>();
+  /**
+   * Decisions (by `service.tool`) a gateway worker may apply to this run's later calls without
+   * asking: those calls are journaled there and reported afterwards, so the run's end first reads
+   * what the workers sent. Undefined until one is kept.
+   */
+  kept: Map<string, CallDecision | null> | undefined;
   /** The approvals this run waits for (its state is `waiting` while there is one). */
   readonly approvals = new Set<string>();
   /** When the deadline was last armed (`performance.now()`) and what was left of it then. */

@@ -51,6 +51,9 @@ const MAX_ERROR_LENGTH = 10_000;
  */
 export const DISCOVERY_BUDGET = 1000;
 
+/** Tools whose decision one run keeps at most (more are decided call by call). */
+const MAX_KEPT_TOOLS = 1000;
+
 /** A run's discovery calls: how many so far, and the tail of the one-at-a-time chain. */
 interface DiscoveryState {
   count: number;
@@ -65,7 +68,7 @@ interface DiscoveryState {
  * execution may keep talking after a kill).
  */
 export function createProcessBindings(options: ProcessBindingsOptions): EnvironmentBindings {
-  const { execution, tools, logger, records, checkpoints, policy } = options;
+  const { execution, tools, logger, records, checkpoints, policy, egress } = options;
   const redact = (text: string) => options.redactor?.redact(text) ?? text;
   /** An error as the sandbox receives it: no secret in its message or details. */
   const cleaned = (error: CyrnelError): CyrnelError => {
@@ -121,8 +124,31 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     const run = running(eid);
     if (!run) return false;
     let open = directs.get(run);
+    if (event.kind === 'start' && event.kept !== undefined) {
+      // Made under a kept decision: its request left already; recorded in this turn with it.
+      const call = records.open(
+        run,
+        event.serviceId,
+        event.toolId,
+        event.startedAt,
+        run.kept?.get(`${event.serviceId}.${event.toolId}`) ?? null,
+        event.spanId,
+      );
+      call.trace?.shape(event.shape);
+      if (!open) {
+        open = new Map();
+        directs.set(run, open);
+      }
+      open.set(event.id, call);
+      await call.started;
+      return true;
+    }
     if (event.kind === 'start') {
       let decision: CallDecision | null = null;
+      // The decision holds for the run's later calls of the tool (until the catalog changes, which
+      // the workers hear of) unless the run's labels can turn it: an `egress` tool's can.
+      // A traced run's only when the worker can draw the call span's id itself.
+      let keep = egress?.journals === true && (!run.trace || run.trace.presetSpanIds);
       if (policy) {
         const verdict =
           policy.decideNow(run, event.serviceId, event.toolId) ??
@@ -132,6 +158,7 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
         if (run.finished) return false;
         policy.made(run, verdict);
         decision = policy.decision(verdict, 'allowed');
+        if (verdict.labels.includes('egress')) keep = false;
       }
       const call = records.open(run, event.serviceId, event.toolId, event.startedAt, decision);
       if (!open) {
@@ -142,8 +169,14 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       callListeners.get(eid)?.(eid);
       call.trace?.shape(event.shape);
       await call.started;
-      // The worker continues the call's span: its adapter's request becomes a child of it.
+      // The worker continues the call's span: its adapter's request becomes a child of it (and a
+      // kept call's span is of the same trace, with an id the worker draws).
       const carrier = call.trace?.carrier;
+      if (keep && !run.finished && (run.kept?.size ?? 0) < MAX_KEPT_TOOLS) {
+        run.kept ??= new Map();
+        run.kept.set(`${event.serviceId}.${event.toolId}`, decision);
+        return carrier ? { ok: true, keep: true, trace: carrier } : { ok: true, keep: true };
+      }
       return carrier ? { ok: true, trace: carrier } : true;
     }
     const call = open?.get(event.id);
@@ -165,7 +198,6 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
     });
     return true;
   };
-  const { egress } = options;
   egress?.audit(record);
   // Which connection a sandbox's direct call uses: its process's principal decides, the code only names one.
   const { connections } = options;

@@ -177,7 +177,8 @@ export function createRunEnd(options: RunEndOptions): RunEnd {
     const { endsRead } = options;
     // Calls still open as the environment ends the run: their ends may be in the gateway's
     // messages not read yet (the sandbox had their answers). Read first, so they keep their outcome.
-    if (!endsRead || run.finished || run.pendingCalls.size === 0) {
+    // So are calls made under a kept decision: the main thread hears of them after they left.
+    if (!endsRead || run.finished || (run.pendingCalls.size === 0 && run.kept === undefined)) {
       settleNow(run, exitState);
       return;
     }

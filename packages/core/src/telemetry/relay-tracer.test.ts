@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { describe, expect, it } from 'vitest';
-import { createRelayTracerProvider } from './relay-tracer';
+import { createRelayTracerProvider, honoursPresetSpanIds, PRESET_SPAN_ID } from './relay-tracer';
 import type { RelayedSpan } from './relayed-span';
 
 describe('the relay tracer of the gateway workers', () => {
@@ -18,6 +18,22 @@ describe('the relay tracer of the gateway workers', () => {
     }
     expect(new Set(sent.map((span) => span.spanId)).size).toBe(1_000);
     expect(new Set(sent.map((span) => span.traceId)).size).toBe(1_000);
+  });
+
+  it('takes a span id drawn before the span (a kept call’s), and refuses one that is not an id', () => {
+    const sent: RelayedSpan[] = [];
+    const provider = createRelayTracerProvider((span) => sent.push(span));
+    expect(honoursPresetSpanIds(provider)).toBe(true);
+    expect(honoursPresetSpanIds({ getTracer: provider.getTracer })).toBe(false);
+    const tracer = provider.getTracer('t');
+    const preset = '00f067aa0ba902b7';
+    expect(
+      tracer.startSpan('kept', {}, ROOT_CONTEXT.setValue(PRESET_SPAN_ID, preset)).spanContext().spanId,
+    ).toBe(preset);
+    for (const hostile of ['0000000000000000', 'ZZf067aa0ba902b7', '00f067aa0ba902b7ff', 42])
+      expect(
+        tracer.startSpan('drawn', {}, ROOT_CONTEXT.setValue(PRESET_SPAN_ID, hostile)).spanContext().spanId,
+      ).toMatch(/^(?!0{16})[0-9a-f]{16}$/);
   });
 
   it('keeps at most 64 attributes, still updating the ones it has', () => {

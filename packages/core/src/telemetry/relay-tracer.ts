@@ -51,6 +51,26 @@ export interface RelayTracerOptions {
 
 /** The SDK's key of "suppress tracing" (an exporter's own requests): spans under it record nothing. */
 const SUPPRESS_TRACING = createContextKey('OpenTelemetry SDK Context Key SUPPRESS_TRACING');
+/**
+ * A span id chosen before its span starts, set on the parent context given to `startSpan`: the
+ * span takes it (when it is 16 lowercase hex digits, not all zero). The egress gateway's workers
+ * draw a kept call's span id themselves, so that their adapter's spans need not wait for the main
+ * thread's span to exist.
+ */
+export const PRESET_SPAN_ID = createContextKey('cyrnel preset span id');
+const SPAN_ID = /^(?!0{16})[0-9a-f]{16}$/;
+/** Marks the providers whose tracers honour {@link PRESET_SPAN_ID}. */
+const HONOURS_PRESETS = Symbol.for('cyrnel.relayTracer.presetSpanIds');
+
+/**
+ * Whether the global tracer provider (or `provider`) honours {@link PRESET_SPAN_ID}: one made by
+ * {@link createRelayTracerProvider}, registered directly or behind the API's proxy.
+ */
+export function honoursPresetSpanIds(provider: TracerProvider = trace.getTracerProvider()): boolean {
+  const delegate = (provider as { getDelegate?: () => TracerProvider }).getDelegate?.() ?? provider;
+  return (delegate as { [HONOURS_PRESETS]?: boolean })[HONOURS_PRESETS] === true;
+}
+
 /** `SamplingDecision.RECORD_AND_SAMPLED`. */
 const RECORD_AND_SAMPLED = 2;
 
@@ -219,7 +239,8 @@ export function createRelayTracerProvider(
 ): TracerProvider {
   // One tracer per instrumentation: adapters ask for theirs on every request.
   const tracers = new Map<string, Tracer>();
-  return {
+  const provider: TracerProvider & { readonly [HONOURS_PRESETS]: true } = {
+    [HONOURS_PRESETS]: true,
     getTracer(name, version) {
       const key = version === undefined ? name : `${name}\u0000${version}`;
       let tracer = tracers.get(key);
@@ -232,6 +253,7 @@ export function createRelayTracerProvider(
       return tracer;
     },
   };
+  return provider;
 }
 
 function createRelayTracer(
@@ -256,9 +278,10 @@ function createRelayTracer(
       if (result.attributes && Object.keys(result.attributes).length > 0)
         spanOptions = { ...options, attributes: { ...options.attributes, ...result.attributes } };
     }
+    const preset = ctx.getValue(PRESET_SPAN_ID);
     const own: SpanContext = {
       traceId,
-      spanId: randomId(8),
+      spanId: typeof preset === 'string' && SPAN_ID.test(preset) ? preset : randomId(8),
       traceFlags,
       ...(traceState ? { traceState } : {}),
     };

@@ -16,6 +16,7 @@ import {
 import { version } from '../../package.json';
 import { argumentShape } from './argument-shape';
 import { ATTR, SPAN } from './attributes';
+import { honoursPresetSpanIds, PRESET_SPAN_ID } from './relay-tracer';
 import type { RelayedSpan } from './relayed-span';
 import { carrierOf, carrierOfSpan, contextOf, type TraceCarrier } from './trace-carrier';
 
@@ -70,8 +71,22 @@ export interface CallTrace {
 export interface RunTrace {
   /** The run started running (the environment's `running`). */
   running(): void;
-  /** Open the span of a tool call of the run, started at `startedMs` (epoch ms). */
-  call(serviceId: string, toolId: string, decision: CallDecision | null, startedMs: number): CallTrace;
+  /**
+   * Open the span of a tool call of the run, started at `startedMs` (epoch ms), with `spanId` when
+   * one was drawn for it already (see `presetSpanIds`).
+   */
+  call(
+    serviceId: string,
+    toolId: string,
+    decision: CallDecision | null,
+    startedMs: number,
+    spanId?: string,
+  ): CallTrace;
+  /**
+   * Whether a call's span takes a span id drawn before it (the tracer honours `PRESET_SPAN_ID`):
+   * then a gateway worker may make a kept call first and its span be recorded after.
+   */
+  readonly presetSpanIds: boolean;
   /** The run ended. */
   end(exitState: ExecutionExitState, errorReason: ErrorReason | null): void;
 }
@@ -176,10 +191,11 @@ function startRun(tracer: Tracer, run: TracedRun, shapes: boolean, hostId?: stri
   let runningAt: number | undefined;
   let calls = 0;
   return {
+    presetSpanIds: honoursPresetSpanIds(),
     running() {
       runningAt = Date.now();
     },
-    call(serviceId, toolId, decision, startedMs) {
+    call(serviceId, toolId, decision, startedMs, spanId) {
       calls++;
       return startCall(tracer, runContext, {
         serviceId,
@@ -188,6 +204,7 @@ function startRun(tracer: Tracer, run: TracedRun, shapes: boolean, hostId?: stri
         startedMs,
         shapes,
         runAttributes: callAttributes,
+        ...(spanId === undefined ? {} : { spanId }),
       });
     },
     end(exitState, errorReason) {
@@ -217,6 +234,8 @@ interface CallStart {
   readonly startedMs: number;
   readonly shapes: boolean;
   readonly runAttributes: Attributes;
+  /** Its span id, drawn before (see `PRESET_SPAN_ID`). */
+  readonly spanId?: string;
 }
 
 /** The attributes every tool call of a run carries (who and which process), built once a run. */
@@ -250,7 +269,7 @@ function startCall(tracer: Tracer, parent: Context, call: CallStart): CallTrace 
   const span: Span = tracer.startSpan(
     `${SPAN.toolCall} ${qualified}`,
     { kind: SpanKind.INTERNAL, startTime: call.startedMs, attributes },
-    parent,
+    call.spanId === undefined ? parent : parent.setValue(PRESET_SPAN_ID, call.spanId),
   );
   // When it was decided (an approval may come minutes after the call); the rest is on the span.
   if (decision) span.addEvent(SPAN.policyEvent, { [ATTR.policyOutcome]: decision.outcome }, call.startedMs);

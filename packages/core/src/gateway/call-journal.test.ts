@@ -1,0 +1,77 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMemoryProcessStorage } from '../processes/memory-process-storage';
+import { silentLogger } from '../scoped-logger';
+import { foldCallJournals, readCallJournal } from './call-journal';
+
+const dirs: string[] = [];
+const journalDir = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cyrnel-call-journal-'));
+  dirs.push(dir);
+  return dir;
+};
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const line = (q: number, p: number, t: string, at: number) =>
+  `${JSON.stringify({ q, p, s: 'shop', t, at, id: q * 2 })}\n`;
+
+describe('the call journal', () => {
+  it('adds to a run the journaled calls its stored record lacks, as interrupted, then removes the files', async () => {
+    const storage = createMemoryProcessStorage();
+    const createdAt = new Date(0).toISOString();
+    const id = await storage.insert({
+      ref: null,
+      keyId: null,
+      code: 'x',
+      state: 'queued',
+      timeoutMs: null,
+      envConfig: {},
+      createdAt,
+    });
+    const first = Date.UTC(2026, 10, 29, 4, 0, 0);
+    // The first call was stored by the main thread before the crash; the next two were not.
+    await storage.openCalls(id, [
+      {
+        index: 0,
+        call: {
+          serviceId: 'shop',
+          toolId: 'get',
+          startedAt: new Date(first).toISOString(),
+          durationMs: 3,
+          ok: true,
+          errorCode: null,
+          errorReason: null,
+          decision: null,
+          resultBytes: 10,
+        },
+      },
+    ]);
+    const dir = journalDir();
+    writeFileSync(
+      join(dir, 'w0-1.jsonl'),
+      // Line 1 is the stored call; 2 was not stored; 3 names an unknown process; the last is cut.
+      `${line(1, id, 'get', first)}${line(2, id, 'get', first + 1)}${line(3, 999, 'get', first)}{"q":4,"p":`,
+    );
+    writeFileSync(join(dir, 'w1-2.jsonl'), line(1, id, 'put', first + 2));
+    writeFileSync(join(dir, 'unrelated.txt'), 'kept');
+
+    expect(readCallJournal(join(dir, 'w0-1.jsonl')).map((entry) => entry.q)).toEqual([1, 2, 3]);
+    expect(await foldCallJournals(dir, storage, silentLogger)).toBe(2);
+    const calls = await storage.calls(id);
+    expect(calls.map((call) => [call.toolId, call.ok])).toEqual([
+      ['get', true],
+      ['get', null],
+      ['put', null],
+    ]);
+    expect(calls[1]?.startedAt).toBe(new Date(first + 1).toISOString());
+    // An unknown process (deleted since) is skipped; the journals are gone, other files stay.
+    expect(readdirSync(dir)).toEqual(['unrelated.txt']);
+    // Folding again adds nothing.
+    expect(await foldCallJournals(dir, storage, silentLogger)).toBe(0);
+    expect(await foldCallJournals(join(dir, 'missing'), storage, silentLogger)).toBe(0);
+  });
+});

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readCallJournal } from './call-journal';
+import type { AuditEvent, FromWorker } from './gateway-protocol';
+import { createWorkerAudits, keptCallTrace } from './worker-audits';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const start = (id: number): AuditEvent & { kind: 'start' } => ({
+  kind: 'start',
+  id,
+  serviceId: 'shop',
+  toolId: 'get',
+  startedAt: 1_700_000_000_000 + id,
+});
+
+describe('a gateway worker’s audits', () => {
+  it('keeps nothing without a journal, journals kept starts in order, and empties the journal once all is stored', () => {
+    const posted: FromWorker[] = [];
+    const none = createWorkerAudits({ post: (message) => posted.push(message) });
+    none.keep(1, 'shop', 'get', {});
+    expect(none.kept(1, 'shop', 'get')).toBeUndefined();
+    expect(none.journal(1, start(0))).toBe(false);
+    none.close();
+
+    const dir = mkdtempSync(join(tmpdir(), 'cyrnel-worker-audits-'));
+    dirs.push(dir);
+    const file = join(dir, 'w0-1.jsonl');
+    const audits = createWorkerAudits({ file, post: (message) => posted.push(message) });
+    audits.keep(1, 'shop', 'get', {});
+    expect(audits.kept(1, 'shop', 'get')).toEqual({});
+    expect(audits.kept(1, 'shop', 'put')).toBeUndefined();
+    expect(audits.kept(2, 'shop', 'get')).toBeUndefined();
+    // Enough lines to be worth emptying (past 256 KiB): the batch asks to hear when they are stored.
+    const count = 5_000;
+    for (let id = 1; id <= count; id++) expect(audits.journal(1, start(id))).toBe(true);
+    audits.flush();
+    const batches = posted.filter((message) => message.t === 'audits');
+    const events = batches.flatMap((message) => message.events);
+    expect(events).toHaveLength(count);
+    expect(events[0]?.event).toMatchObject({ kind: 'start', id: 1, kept: 1 });
+    const asked = batches.map((message) => message.q).filter((q) => q !== undefined);
+    expect(asked.at(-1)).toBe(count);
+    expect(readCallJournal(file).map((line) => line.q)).toEqual(
+      Array.from({ length: count }, (_, i) => i + 1),
+    );
+    // Stored up to an earlier line only: the journal stays; up to the last: it is emptied.
+    audits.stored(count - 1);
+    expect(statSync(file).size).toBeGreaterThan(256 * 1024);
+    audits.stored(count);
+    expect(statSync(file).size).toBe(0);
+    // Appending goes on from its start; a change or the execution's end drops what was kept.
+    expect(audits.journal(1, start(count + 1))).toBe(true);
+    expect(readCallJournal(file).map((line) => line.q)).toEqual([count + 1]);
+    audits.changed();
+    expect(audits.kept(1, 'shop', 'get')).toBeUndefined();
+    audits.keep(1, 'shop', 'get', {});
+    audits.revoke(1);
+    expect(audits.kept(1, 'shop', 'get')).toBeUndefined();
+    audits.close();
+  });
+
+  it('gives a kept call of a traced run a span id of its own in the same trace', () => {
+    const trace = {
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      tracestate: 'v=1',
+    };
+    const a = keptCallTrace(trace);
+    const b = keptCallTrace(trace);
+    expect(a.spanId).toMatch(/^(?!0{16})[0-9a-f]{16}$/);
+    expect(a.spanId).not.toBe(b.spanId);
+    expect(a.carrier).toEqual({
+      traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${a.spanId}-01`,
+      tracestate: 'v=1',
+    });
+  });
+});
