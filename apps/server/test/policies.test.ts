@@ -1,5 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../src/index';
 import { apiClient, type Json, startTestServer, tempDir } from './helpers';
@@ -291,6 +294,37 @@ try { await cyrnel.services.git.tools.files_get.invoke({ path: { path: 'x' } });
       scope: { services: ['nope'] },
     });
     expect(unknown).toMatchObject({ status: 400, body: { reason: 'invalid_request' } });
+  });
+
+  it('applies a policy written while a run waits to its next call of a tool it called before', async () => {
+    expect((await admin('PUT', '/services/git/policy', {})).status).toBe(200);
+    // files_get twice (the gateway's worker keeps the second's `allow`), then a call that waits
+    // for a person, during which files_get is blocked: the kept decision must not outlive that.
+    const code = `
+const read = () => cyrnel.services.git.tools.files_get.invoke({ path: { path: 'readme' } });
+await read();
+await read();
+await cyrnel.services.git.tools.comments_create.invoke({ path: { owner: 'me', repo: 'log' }, body: { body: 'next' } });
+try { await read(); cyrnel.output({ third: 'sent' }); } catch (e) { cyrnel.output({ third: e.reason }); }`;
+    const created = await agent('POST', '/processes', { code, timeoutMs: 60_000, wait: true });
+    expect(created.body).toMatchObject({ state: 'waiting', approvalId: expect.any(String) });
+    const id = created.body.id as number;
+    // The second read was made under the kept decision: journaled by a worker beside the database.
+    const journal = join(dir.path, 'data.db.call-journal');
+    const lines = (await readdir(journal)).map((name) => readFileSync(join(journal, name), 'utf8')).join('');
+    expect(lines).toContain(`"p":${id},"s":"git","t":"files_get"`);
+    expect((await admin('PUT', '/services/git/policy', { tools: { files_get: 'block' } })).status).toBe(200);
+    const approved = await approver('POST', `/approvals/${created.body.approvalId}`, { decision: 'approve' });
+    expect(approved.status).toBe(200);
+    expect((await waitIdle(agent, id)).output).toEqual({ third: 'tool_blocked' });
+    const calls = (await agent('GET', `/processes/${id}/calls`)).body.items as Json[];
+    expect(calls.map((call) => [call.toolId, call.ok, call.decision?.outcome])).toEqual([
+      ['files_get', true, 'allowed'],
+      ['files_get', true, 'allowed'],
+      ['comments_create', true, 'approved'],
+      ['files_get', false, 'blocked'],
+    ]);
+    expect((await admin('PUT', '/services/git/policy', {})).status).toBe(200);
   });
 });
 

@@ -58,7 +58,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   let token = '';
   const connections = new Map<string, Connection>();
   let nextId = 1;
-  let turn = 0;
+  // Calls in flight per execution. A call goes to the worker of its execution (by eid), or the
+  // next ones while earlier calls are in flight: a sequential chain meets one worker, which keeps
+  // the host's decisions for it (see the egress gateway's call journal); a burst still spreads.
+  const inFlight = new Map<number, number>();
   // The tools (with the connection named) the gateway said it does not make until the catalog
   // changes (`unprepared`: an adapter that is not portable, such as mcp): the execution's later
   // calls of them go to the host's gate at once, which is where the gateway would send them. Kept
@@ -137,10 +140,30 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       const key =
         named === undefined ? `${serviceId}\u0000${toolId}` : `${serviceId}\u0000${toolId}\u0000${named}`;
       if (hostOnly.get(ending)?.has(key)) return options.hostCall(eid, 'invoke', args);
-      const connection = open(endpoints[turn++ % endpoints.length] as string);
+      const busy = inFlight.get(eid) ?? 0;
+      const connection = open(endpoints[(eid + busy) % endpoints.length] as string);
+      inFlight.set(eid, busy + 1);
+      const done = () => {
+        const left = (inFlight.get(eid) ?? 1) - 1;
+        if (left > 0) inFlight.set(eid, left);
+        else inFlight.delete(eid);
+      };
       const id = nextId++;
       return new Promise((resolve, reject) => {
-        connection.pending.set(id, { eid, args, ending, key, resolve, reject });
+        connection.pending.set(id, {
+          eid,
+          args,
+          ending,
+          key,
+          resolve: (value) => {
+            done();
+            resolve(value);
+          },
+          reject: (error) => {
+            done();
+            reject(error);
+          },
+        });
         // A killed execution's calls are aborted by the gateway (the host revokes its grant), so
         // their answers still come and free these entries.
         connection.socket.write(
