@@ -56,7 +56,8 @@ describe('the call journal', () => {
       // Line 1 is the stored call; 2 was not stored; 3 names an unknown process; the last is cut.
       `${line(1, id, 'get', first)}${line(2, id, 'get', first + 1)}${line(3, 999, 'get', first)}{"q":4,"p":`,
     );
-    writeFileSync(join(dir, 'w1-2.jsonl'), line(1, id, 'put', first + 2));
+    // A later segment of the same worker's journal.
+    writeFileSync(join(dir, 'w0-1.jsonl.1'), line(4, id, 'put', first + 2));
     writeFileSync(join(dir, 'unrelated.txt'), 'kept');
 
     expect(readCallJournal(join(dir, 'w0-1.jsonl')).map((entry) => entry.q)).toEqual([1, 2, 3]);

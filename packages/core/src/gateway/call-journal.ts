@@ -1,12 +1,31 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { ModuleLogger } from '@cyrnel/sdk';
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
 import type { ProcessStorage } from '../processes/process-storage';
 import type { CallJournalLine } from './gateway-protocol';
 
-/** A journal file's name: `w<worker>-<start>.jsonl`, one per worker thread started. */
-const JOURNAL_FILE = /^w\d+-\d+\.jsonl$/;
+/**
+ * A journal file's name: `w<worker>-<start>.jsonl`, one per worker thread started, then
+ * `….jsonl.<n>` as each grows past a segment's size.
+ */
+const JOURNAL_FILE = /^w\d+-\d+\.jsonl(\.\d+)?$/;
+
+/** Every file of the journal that starts with `file` (it and its later segments). */
+export function journalFiles(file: string): string[] {
+  const dir = dirname(file);
+  const name = basename(file);
+  try {
+    return readdirSync(dir)
+      .filter(
+        (entry) =>
+          entry === name || (entry.startsWith(`${name}.`) && /^\d+$/.test(entry.slice(name.length + 1))),
+      )
+      .map((entry) => join(dir, entry));
+  } catch {
+    return [];
+  }
+}
 
 /** The lines of a journal file that parse (a line cut by a crash does not); none when it is gone. */
 export function readCallJournal(file: string): CallJournalLine[] {

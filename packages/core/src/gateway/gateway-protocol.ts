@@ -151,7 +151,7 @@ export type ToWorker =
       readonly trace?: TraceCarrier;
       readonly keep?: true;
     }
-  /** Every journaled start up to line `q` is stored: the journal may be emptied. */
+  /** Every journaled start up to line `q` is stored: the closed journal files up to it may go. */
   | { readonly t: 'journaled'; readonly q: number }
   | { readonly t: 'routed'; readonly id: number; readonly route: RouteAnswer }
   | { readonly t: 'reauthorized'; readonly id: number; readonly answer: ReauthorizeAnswer }
@@ -201,8 +201,8 @@ export type FromWorker =
   /**
    * Starts made under kept decisions (journaled) and ends, in order, sent together every few
    * milliseconds and before any other message (a `sync`'s answer comes after them). `q`: the
-   * journal's last line among them, when the journal is large enough to be emptied once every line
-   * up to it is stored (answered with `journaled`).
+   * journal's last line among them, while a closed journal file waits to be removed once every
+   * line up to it is stored (answered with `journaled`).
    */
   | { readonly t: 'audits'; readonly events: readonly AuditedEvent[]; readonly q?: number }
   | {

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { CyrnelError } from '@cyrnel/sdk';
-import { readCallJournal } from './call-journal';
+import { journalFiles, readCallJournal } from './call-journal';
 import type { AuditEvent, AuditVerdict, FromWorker, ToWorker, TracedVerdict } from './gateway-protocol';
 
 /** The audit hook a worker's calls are reported to (`EgressAudit`). */
@@ -113,7 +113,8 @@ export function createThreadAudits(
       for (const [id, eid] of open) void report(eid, crashedEnd(id, crashed));
       open.clear();
       if (journal === undefined) return;
-      for (const line of readCallJournal(journal)) {
+      const files = journalFiles(journal);
+      for (const line of files.flatMap(readCallJournal)) {
         if (line.q <= seen) continue;
         const start: AuditEvent = {
           kind: 'start',
@@ -126,7 +127,7 @@ export function createThreadAudits(
         void report(line.p, start);
         void report(line.p, crashedEnd(line.id, crashed));
       }
-      rmSync(journal, { force: true });
+      for (const file of files) rmSync(file, { force: true });
     },
   };
 }

@@ -1,5 +1,5 @@
 import { randomFillSync } from 'node:crypto';
-import { closeSync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import type { TraceCarrier } from '../telemetry/trace-carrier';
 import type { AuditEvent, AuditedEvent, CallJournalLine, FromWorker } from './gateway-protocol';
 
@@ -9,8 +9,11 @@ export const AUDITS_FLUSH_MS = 2;
 const MAX_BATCH = 512;
 /** Tools kept per execution at most (code naming thousands of tools asks again for the rest). */
 const MAX_KEPT_TOOLS = 1000;
-/** The journal is emptied once everything in it is stored and it is this large. */
-const JOURNAL_EMPTY_BYTES = 256 * 1024;
+/**
+ * A journal file this large is closed and the next one opened (`<file>.<n>`); a closed one is
+ * removed once the main thread stored every start in it.
+ */
+const SEGMENT_BYTES = 256 * 1024;
 
 /**
  * A decision kept for an execution's calls of one tool; on a traced run, the first call's span as a
@@ -62,9 +65,12 @@ export function createWorkerAudits(options: {
   readonly file?: string;
   readonly post: (message: FromWorker) => void;
 }): WorkerAudits {
-  const { post } = options;
-  // Opened for appending: once emptied (truncated), writes go on from its start.
-  const fd = options.file === undefined ? undefined : openSync(options.file, 'a', 0o600);
+  const { post, file } = options;
+  let fd = file === undefined ? undefined : openSync(file, 'a', 0o600);
+  /** Closed files (segments) with their last line, removed once that line is stored. */
+  let closed: { readonly path: string; readonly last: number }[] = [];
+  let segment = 0;
+  let path = file;
   const keptTools = new Map<number, Map<string, KeptDecision>>();
   let batch: AuditedEvent[] = [];
   let batchLine: number | undefined;
@@ -80,8 +86,8 @@ export function createWorkerAudits(options: {
     const q = batchLine;
     batch = [];
     batchLine = undefined;
-    // The main thread says when the journal's lines are stored only once it is worth emptying.
-    post({ t: 'audits', events, ...(q !== undefined && size >= JOURNAL_EMPTY_BYTES ? { q } : {}) });
+    // The main thread says when the lines are stored only while a closed file waits for it.
+    post({ t: 'audits', events, ...(q !== undefined && closed.length > 0 ? { q } : {}) });
   };
   const queue = (eid: number, event: AuditEvent) => {
     batch.push({ eid, event });
@@ -113,6 +119,15 @@ export function createWorkerAudits(options: {
       };
       const text = `${JSON.stringify(entry)}\n`;
       try {
+        if (size >= SEGMENT_BYTES && file !== undefined && path !== undefined) {
+          const next = `${file}.${++segment}`;
+          const opened = openSync(next, 'a', 0o600);
+          closeSync(fd);
+          closed.push({ path, last: line });
+          fd = opened;
+          path = next;
+          size = 0;
+        }
         size += writeSync(fd, text);
       } catch {
         // A full disk: this start waits for the main thread instead.
@@ -126,14 +141,13 @@ export function createWorkerAudits(options: {
     ended: queue,
     flush,
     stored(q) {
-      // Emptied only when every line in it is stored (nothing newer was written).
-      if (fd === undefined || q < line || size < JOURNAL_EMPTY_BYTES) return;
-      try {
-        ftruncateSync(fd, 0);
-        size = 0;
-      } catch {
-        // Kept: it is folded at the next start (stored lines are recognised).
-      }
+      // A closed file goes once its last line is stored (a file left behind is folded at the next
+      // start, where stored lines are recognised).
+      closed = closed.filter((done) => {
+        if (done.last > q) return true;
+        rmSync(done.path, { force: true });
+        return false;
+      });
     },
     changed: () => keptTools.clear(),
     revoke: (eid) => keptTools.delete(eid),
