@@ -1,10 +1,10 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryProcessStorage } from '../processes/memory-process-storage';
 import { silentLogger } from '../scoped-logger';
-import { foldCallJournals, readCallJournal } from './call-journal';
+import { foldCallJournals, openJournalDir, readCallJournal } from './call-journal';
 
 const dirs: string[] = [];
 const journalDir = () => {
@@ -74,5 +74,10 @@ describe('the call journal', () => {
     // Folding again adds nothing.
     expect(await foldCallJournals(dir, storage, silentLogger)).toBe(0);
     expect(await foldCallJournals(join(dir, 'missing'), storage, silentLogger)).toBe(0);
+    // Opened private whatever the umask, an existing directory tightened.
+    const opened = openJournalDir(join(dir, 'journal'));
+    expect(statSync(opened).mode & 0o777).toBe(0o700);
+    chmodSync(opened, 0o755);
+    expect(statSync(openJournalDir(opened)).mode & 0o777).toBe(0o700);
   });
 });

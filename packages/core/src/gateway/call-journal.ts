@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { ModuleLogger } from '@cyrnel/sdk';
 import type { ToolCallRecord } from '@cyrnel/sdk/api';
@@ -59,6 +59,7 @@ export function readCallJournal(file: string): CallJournalLine[] {
 /** The journal directory, created private (its files name services, tools and process ids). */
 export function openJournalDir(dir: string): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
   return dir;
 }
 
