@@ -517,7 +517,16 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       expectError(await api('GET', '/tools?enabled=maybe'), 400, 'invalid_request');
     });
 
-    it('shows a tool with schemas and Markdown docs, and toggles it', async () => {
+    it('shows a tool with schemas and Markdown docs, and toggles it; the catalog version moves with the toggle', async () => {
+      const versionOf = async () => {
+        const answer = await api('GET', '/tools/version');
+        expect(answer.status).toBe(200);
+        expect(Object.keys(answer.body)).toEqual(['version']);
+        return answer.body.version as string;
+      };
+      const before = await versionOf();
+      expect(before).toEqual(expect.any(String));
+      expect(await versionOf()).toBe(before);
       const tool = await api('GET', '/tools/shop/getUser');
       expect(tool.body).toMatchObject({
         id: 'getUser',
@@ -533,7 +542,12 @@ describe('catalog routes (modules, services, tools, environment)', () => {
       expect((await api('GET', '/tools?enabled=false')).body.items.map((t: { id: string }) => t.id)).toEqual([
         'getUser',
       ]);
+      const disabled = await versionOf();
+      expect(disabled).not.toBe(before);
       expect((await api('POST', '/tools/shop/getUser/enabled', { enabled: true })).body.enabled).toBe(true);
+      expect(await versionOf()).not.toBe(disabled);
+      // Without a key it is refused, as every route but /health.
+      expect((await apiClient(server.url)('GET', '/tools/version')).status).toBe(401);
       expectError(await api('GET', '/tools/shop/nope'), 404, 'not_found');
       expectError(
         await api('POST', '/tools/shop/getUser/enabled', { enabled: null }),

@@ -168,6 +168,6 @@ describe('list changes over MCP: the catalog changing reaches the clients that c
       expect(describing(told), era).toContain('- shop:');
       expect(describing((await bridged[era].listTools()).tools), era).toContain('- shop:');
     }
-    // The bridge looks every 5 s, up to 15 s when a look is slow: two changes on a busy machine.
+    // The bridge reads the server's catalog version (GET /tools/version) every second.
   }, 300_000);
 });

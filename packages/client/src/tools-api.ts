@@ -1,5 +1,6 @@
 import {
   API_ROUTES,
+  type CatalogVersionResponse,
   type ListResponse,
   type ToolDetail,
   type ToolListQuery,
@@ -15,6 +16,11 @@ export interface ToolsApi {
   list(query?: ToolListQuery, options?: RequestOptions): Promise<ListResponse<ToolRecord>>;
   /** Every tool matching `query`, page after page. */
   iterate(query?: ToolListQuery, options?: RequestOptions): AsyncGenerator<ToolRecord, void, undefined>;
+  /**
+   * `GET /tools/version`: the catalog's version (compare it to know whether to read the catalog
+   * again).
+   */
+  version(options?: RequestOptions): Promise<CatalogVersionResponse>;
   /** `GET /tools/:serviceId/:toolId`, with schemas. */
   get(serviceId: string, toolId: string, options?: RequestOptions): Promise<ToolDetail>;
   /** `GET /tools/:serviceId/:toolId/docs`: Markdown an LLM reads. */
@@ -36,6 +42,7 @@ export function createToolsApi(call: RouteCaller): ToolsApi {
   return {
     list,
     iterate: (query = {}, options) => paginate(list, query, options),
+    version: (options) => call(routes.version, {}, options),
     get: (serviceId, toolId, options) => call(routes.get, { params: { serviceId, toolId } }, options),
     docs: (serviceId, toolId, options) => call(routes.docs, { params: { serviceId, toolId } }, options),
     setEnabled: (serviceId, toolId, enabled, options) =>

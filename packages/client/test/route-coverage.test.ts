@@ -80,6 +80,7 @@ const CALLS: Readonly<Record<string, (client: CyrnelClient) => Promise<unknown>>
     c.connections.authorize('gh', 'work', { clientId: 'cyrnel', scopes: ['read'] }),
   'connections.callback': (c) => c.connections.callback({ code: 'c', state: 's' }),
   'tools.list': (c) => c.tools.list({ query: 'issue' }),
+  'tools.version': (c) => c.tools.version(),
   'tools.get': (c) => c.tools.get('s', 't'),
   'tools.docs': (c) => c.tools.docs('s', 't'),
   'tools.setEnabled': (c) => c.tools.setEnabled('s', 't', true),

@@ -133,8 +133,16 @@ export function createBackendCatalogWatch(
 ): CatalogWatch {
   const { catalogVersion } = backend;
   const inlineTypesUpTo = options.inlineTypesUpTo ?? INLINE_TYPES_UP_TO;
+  const described = () => executeDescription(backend, inlineTypesUpTo);
+  // A version the backend cannot tell (undefined) is the description, rendered at the look.
+  const versioned = (told: string | undefined) => told ?? described();
   return createCatalogWatch({
-    version: catalogVersion ? () => catalogVersion() : () => executeDescription(backend, inlineTypesUpTo),
+    version: catalogVersion
+      ? () => {
+          const told = catalogVersion();
+          return typeof told === 'string' ? told : Promise.resolve(told).then(versioned);
+        }
+      : described,
     pollMs: options.pollMs ?? (catalogVersion ? 1000 : 5000),
     onerror: options.onerror,
     describes: !catalogVersion,

@@ -42,7 +42,8 @@ async function* followEvents(
 
 /**
  * The MCP backend over a remote cyrnel server (what the stdio bridge uses): every operation is a
- * call of `@cyrnel/client` with the agent's key; a wait polls the process. It decides no
+ * call of `@cyrnel/client` with the agent's key; a wait polls the process; the catalog's version
+ * is the server's `GET /tools/version` (looked at every second while a client listens). It decides no
  * approvals (the client has no approvals API): a run that waits for one is answered with where a
  * person approves it, and its output so far stays on the server until it ends (the HTTP API
  * reads the output of idle processes only).
@@ -57,8 +58,21 @@ export function createClientBackend(client: CyrnelClient, options: ClientBackend
   const pollMs = options.pollMs ?? 100;
   const { processes } = client;
   const shared = agentOperations(client, processes);
+  // A server older than `GET /tools/version` answers 404: its catalog is then compared by what
+  // it renders to (undefined), as before.
+  let unversioned = false;
   return {
     ...shared,
+    async catalogVersion() {
+      if (unversioned) return undefined;
+      try {
+        return (await client.tools.version()).version;
+      } catch (error) {
+        if (!(error instanceof CyrnelHttpError) || error.status !== 404) throw error;
+        unversioned = true;
+        return undefined;
+      }
+    },
     processes: {
       ...shared.processes,
       // The MCP caller's trace goes on at the server, in the request's `traceparent` header.

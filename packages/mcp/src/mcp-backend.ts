@@ -88,10 +88,11 @@ export interface McpBackend {
   services(): Promise<readonly DiscoveredService[]>;
   /**
    * A token that changes whenever what agents see of the catalog can change (the host's
-   * `catalogVersion()`); absent where nothing cheap tells it (over HTTP), and then what the
-   * catalog renders to is compared instead.
+   * `catalogVersion()`, or a server's `GET /tools/version`); absent, or undefined where nothing
+   * cheap tells it (a server older than that route), and then what the catalog renders to is
+   * compared instead.
    */
-  catalogVersion?(): string;
+  catalogVersion?(): string | undefined | Promise<string | undefined>;
   /**
    * The key id of the caller, when known: its own processes are those this key created (an admin
    * may read every key's, but another key's run is never its task). Undefined: every process the

@@ -208,4 +208,4 @@ export type {
   ServiceRefreshResult,
   UpdateServiceRequest,
 } from './api/services';
-export type { ToolDetail, ToolListQuery, ToolRecord } from './api/tools';
+export type { CatalogVersionResponse, ToolDetail, ToolListQuery, ToolRecord } from './api/tools';

@@ -6,6 +6,7 @@ import type { RouteHandlers } from './route-handler';
 export function toolHandlers({ host }: RouteContext): RouteHandlers<typeof TOOL_ROUTES> {
   return {
     list: async ({ query }) => host.tools.list(query),
+    version: async () => ({ version: host.catalogVersion() }),
     get: async ({ params }) => host.tools.get(params.serviceId, params.toolId),
     docs: async ({ params }) => host.tools.docs(params.serviceId, params.toolId),
     setEnabled: async ({ params, body }) =>

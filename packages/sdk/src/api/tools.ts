@@ -41,6 +41,15 @@ export interface ToolDetail extends ToolRecord {
   observedOutputSchema: JSONSchema | null;
 }
 
+/**
+ * `GET /tools/version`: the catalog's version, which changes with every change of what agents can
+ * call (a service installed, enabled, updated or removed, a tool enabled or disabled, an adapter
+ * activated). Compare it to know whether to read the catalog again; it says nothing else.
+ */
+export interface CatalogVersionResponse {
+  version: string;
+}
+
 /** Filters of `GET /tools`. */
 export interface ToolListQuery extends PageQuery {
   /** Only this service's tools (unknown service → 404). */

@@ -11,7 +11,7 @@ import {
   PAGE_QUERY,
   queryParams,
 } from '../route';
-import type { ToolDetail, ToolListQuery, ToolRecord } from '../tools';
+import type { CatalogVersionResponse, ToolDetail, ToolListQuery, ToolRecord } from '../tools';
 
 /** The filters of `GET /tools` (`query` makes it the ranked search). */
 export const TOOL_LIST_QUERY = {
@@ -35,6 +35,20 @@ export const TOOL_ROUTES = {
     query: queryParams<ToolListQuery>(TOOL_LIST_QUERY),
     answer: jsonAnswer<ListResponse<ToolRecord>>(page('ToolRecord')),
     reasons: ['service_not_found'],
+  }),
+  version: defineRoute({
+    method: 'GET',
+    path: '/tools/version',
+    role: 'agent',
+    summary: "The catalog's version: it changes whenever what agents can call changes",
+    params: {},
+    answer: jsonAnswer<CatalogVersionResponse>({
+      type: 'object',
+      properties: { version: { type: 'string' } },
+      required: ['version'],
+      additionalProperties: false,
+    }),
+    reasons: [],
   }),
   get: defineRoute({
     method: 'GET',
