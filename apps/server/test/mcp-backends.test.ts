@@ -50,6 +50,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
   let viaHost: Client;
   let viaHttp: Client;
   let http: CyrnelClient;
+  let app: ReturnType<typeof createApp>;
 
   const connect = async (backend: McpBackend) => {
     const server = await createCyrnelMcpServer(backend, { version: '0.0.0-test' });
@@ -79,7 +80,7 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       }),
       logger: createSilentLogger(),
     });
-    const app = createApp(composed.host, { apiKey: KEY, keys: composed.keys, outbound: composed.outbound });
+    app = createApp(composed.host, { apiKey: KEY, keys: composed.keys, outbound: composed.outbound });
     http = createClient({
       baseUrl: 'http://127.0.0.1:9371',
       apiKey: KEY,
@@ -240,8 +241,30 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
   it("follows the catalog alike: a service installed, then removed, reaches execute_typescript's description and the client is told", async () => {
     const described = (tools: readonly Tool[]) =>
       tools.find((tool) => tool.name === 'execute_typescript')?.description ?? '';
+    // Over HTTP the catalog version is read from GET /tools/version; a server without that route
+    // (older) answers 404 there, and its catalog is followed by the description rendered.
+    const versionReads = { versioned: 0, older: 0 };
+    const clientOf = (kind: keyof typeof versionReads) =>
+      createClient({
+        baseUrl: 'http://127.0.0.1:9371',
+        apiKey: KEY,
+        fetch: (input, init) => {
+          const request = new Request(input, init);
+          const url = new URL(request.url);
+          if (url.pathname !== '/tools/version') return Promise.resolve(app.fetch(request));
+          versionReads[kind]++;
+          if (kind === 'versioned') return Promise.resolve(app.fetch(request));
+          // The app's own answer to a route it does not have.
+          return Promise.resolve(app.fetch(new Request(new URL('/tools-version-unknown', url), request)));
+        },
+      });
+    const backends = [
+      createHostBackend({ host: composed.host }),
+      createClientBackend(clientOf('versioned')),
+      createClientBackend(clientOf('older')),
+    ];
     const followers = await Promise.all(
-      [createHostBackend({ host: composed.host }), createClientBackend(http)].map(async (backend) => {
+      backends.map(async (backend) => {
         const watch = createBackendCatalogWatch(backend, { pollMs: 50 });
         const server = await createCyrnelMcpServer(backend, { version: '0.0.0-test', catalogChanges: watch });
         const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
@@ -274,6 +297,9 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
       told = followers.map((follower) => follower.told());
       await http.services.delete('market');
       for (const tools of await Promise.all(told)) expect(described(tools)).not.toContain('- market:');
+      // The versioned bridge read the version at every look; the older one asked once.
+      expect(versionReads.versioned).toBeGreaterThan(2);
+      expect(versionReads.older).toBe(1);
     } finally {
       for (const { watch } of followers) watch.close();
     }
