@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createMemoryProcessStorage } from '../processes/memory-process-storage';
 import { silentLogger } from '../scoped-logger';
+import { newProcess } from '../testing/new-process';
 import { foldCallJournals, openJournalDir, readCallJournal } from './call-journal';
 
 const dirs: string[] = [];
@@ -22,16 +23,7 @@ const line = (q: number, p: number, t: string, at: number) =>
 describe('the call journal', () => {
   it('adds to a run the journaled calls its stored record lacks, as interrupted, then removes the files', async () => {
     const storage = createMemoryProcessStorage();
-    const createdAt = new Date(0).toISOString();
-    const id = await storage.insert({
-      ref: null,
-      keyId: null,
-      code: 'x',
-      state: 'queued',
-      timeoutMs: null,
-      envConfig: {},
-      createdAt,
-    });
+    const id = await storage.insert(newProcess({ state: 'queued' }));
     const first = Date.UTC(2026, 10, 29, 4, 0, 0);
     // The first call was stored by the main thread before the crash; the next two were not.
     await storage.openCalls(id, [

@@ -127,6 +127,12 @@ export interface WireError {
   readonly message: string;
 }
 
+/**
+ * Tools whose decision one execution keeps at most: the main thread says `keep` for no more, and a
+ * worker holds no more (code naming thousands of tools has the rest decided call by call).
+ */
+export const MAX_KEPT_TOOLS = 1000;
+
 /** A call's start or end of execution `eid`, in an `audits` batch. */
 export interface AuditedEvent {
   readonly eid: number;

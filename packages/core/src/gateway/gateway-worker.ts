@@ -16,7 +16,7 @@ import type {
   ToWorker,
   TracedVerdict,
 } from './gateway-protocol';
-import { createThreadAudits, type ThreadAudits } from './thread-audits';
+import { createThreadAudits, type ThreadAudits, workerStopped } from './thread-audits';
 
 /** How long a worker may take to drop what changed before it is replaced (it then holds nothing). */
 const CHANGE_GRACE_MS = 5_000;
@@ -117,13 +117,14 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
    */
   let told = new Map<string, Set<number>>();
 
-  const post = (message: ToWorker, transfer?: MessagePort[]) => {
+  const postTo = (target: Worker | undefined, message: ToWorker, transfer?: MessagePort[]) => {
     try {
-      worker?.postMessage(message, transfer);
+      target?.postMessage(message, transfer);
     } catch {
       // A worker that is exiting: its waiters fail with its exit.
     }
   };
+  const post = (message: ToWorker, transfer?: MessagePort[]) => postTo(worker, message, transfer);
   /** When a port was last offered: at most one a second while spans keep coming this way. */
   let portOffered = Number.NEGATIVE_INFINITY;
   const offerSpanPort = () => {
@@ -252,13 +253,8 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
     const own = options.spawn(journal);
     worker = own;
     told = new Map();
-    const ownAudits = createThreadAudits(options.audit, journal, (message) => {
-      try {
-        own.postMessage(message);
-      } catch {
-        // A worker that is exiting.
-      }
-    });
+    // Its audit answers this thread only, never a replacement.
+    const ownAudits = createThreadAudits(options.audit, journal, (message) => postTo(own, message));
     audits = ownAudits;
     ready = new Promise<void>((resolve) => {
       own.on('message', (message: FromWorker) => {
@@ -273,7 +269,7 @@ export function createGatewayWorker(options: GatewayWorkerOptions): GatewayWorke
       if (own !== worker) return;
       const lost = waiting;
       waiting = new Map();
-      const crashed = new CyrnelError('upstream_crashed', 'the egress worker making the call stopped');
+      const crashed = workerStopped();
       for (const waiter of lost.values()) waiter.reject(crashed);
       ownAudits.stopped();
       audits = undefined;

@@ -109,7 +109,7 @@ export function createThreadAudits(
     stopped() {
       if (stopped) return;
       stopped = true;
-      const crashed = new CyrnelError('upstream_crashed', 'the egress worker making the call stopped');
+      const crashed = workerStopped();
       for (const [id, eid] of open) void report(eid, crashedEnd(id, crashed));
       open.clear();
       if (journal === undefined) return;
@@ -130,6 +130,11 @@ export function createThreadAudits(
       for (const file of files) rmSync(file, { force: true });
     },
   };
+}
+
+/** What a call or an answer owed by a worker thread that stopped fails with. */
+export function workerStopped(): CyrnelError {
+  return new CyrnelError('upstream_crashed', 'the egress worker making the call stopped');
 }
 
 /** The end of call `id` whose worker stopped. */

@@ -77,11 +77,16 @@ describe('a gateway worker’s audits', () => {
     };
     const a = keptCallTrace(trace);
     const b = keptCallTrace(trace);
+    if (!a || !b) throw new Error('a valid trace gives a kept call trace');
     expect(a.spanId).toMatch(/^(?!0{16})[0-9a-f]{16}$/);
     expect(a.spanId).not.toBe(b.spanId);
     expect(a.carrier).toEqual({
       traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-${a.spanId}-01`,
       tracestate: 'v=1',
     });
+    // A carrier naming no valid span gives none.
+    expect(
+      keptCallTrace({ traceparent: '00-00000000000000000000000000000000-00f067aa0ba902b7-01' }),
+    ).toBeUndefined();
   });
 });

@@ -1,14 +1,18 @@
-import { randomFillSync } from 'node:crypto';
 import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
-import type { TraceCarrier } from '../telemetry/trace-carrier';
-import type { AuditEvent, AuditedEvent, CallJournalLine, FromWorker } from './gateway-protocol';
+import { randomId } from '../telemetry/relay-tracer';
+import { carrierOfSpan, spanContextOf, type TraceCarrier } from '../telemetry/trace-carrier';
+import {
+  type AuditEvent,
+  type AuditedEvent,
+  type CallJournalLine,
+  type FromWorker,
+  MAX_KEPT_TOOLS,
+} from './gateway-protocol';
 
 /** Longest a start or an end waits in a worker before its batch goes to the main thread. */
 export const AUDITS_FLUSH_MS = 2;
 /** Events in one batch at most: a larger one goes at once. */
 const MAX_BATCH = 512;
-/** Tools kept per execution at most (code naming thousands of tools asks again for the rest). */
-const MAX_KEPT_TOOLS = 1000;
 /**
  * A journal file this large is closed and the next one opened (`<file>.<n>`); a closed one is
  * removed once the main thread stored every start in it.
@@ -66,11 +70,12 @@ export function createWorkerAudits(options: {
   readonly post: (message: FromWorker) => void;
 }): WorkerAudits {
   const { post, file } = options;
+  /** Segment `n` of the journal: `file`, then `file.1`, `file.2`, … */
+  const segmentPath = (n: number) => (n === 0 ? (file as string) : `${file}.${n}`);
   let fd = file === undefined ? undefined : openSync(file, 'a', 0o600);
-  /** Closed files (segments) with their last line, removed once that line is stored. */
-  let closed: { readonly path: string; readonly last: number }[] = [];
+  /** The segment written now, and the closed ones with their last line (removed once it is stored). */
   let segment = 0;
-  let path = file;
+  let closed: { readonly segment: number; readonly last: number }[] = [];
   const keptTools = new Map<number, Map<string, KeptDecision>>();
   let batch: AuditedEvent[] = [];
   let batchLine: number | undefined;
@@ -119,13 +124,12 @@ export function createWorkerAudits(options: {
       };
       const text = `${JSON.stringify(entry)}\n`;
       try {
-        if (size >= SEGMENT_BYTES && file !== undefined && path !== undefined) {
-          const next = `${file}.${++segment}`;
-          const opened = openSync(next, 'a', 0o600);
+        if (size >= SEGMENT_BYTES) {
+          const opened = openSync(segmentPath(segment + 1), 'a', 0o600);
           closeSync(fd);
-          closed.push({ path, last: line });
+          closed.push({ segment, last: line });
           fd = opened;
-          path = next;
+          segment++;
           size = 0;
         }
         size += writeSync(fd, text);
@@ -145,7 +149,7 @@ export function createWorkerAudits(options: {
       // start, where stored lines are recognised).
       closed = closed.filter((done) => {
         if (done.last > q) return true;
-        rmSync(done.path, { force: true });
+        rmSync(segmentPath(done.segment), { force: true });
         return false;
       });
     },
@@ -158,27 +162,16 @@ export function createWorkerAudits(options: {
   };
 }
 
-const ids = Buffer.alloc(4096);
-let idsAt = ids.length;
-
 /**
  * A kept call's trace context: `trace` (the first call's span) with a span id of its own, drawn
- * here; the main thread gives the call's span that id when the call is reported.
+ * here; the main thread gives the call's span that id when the call is reported. Undefined when
+ * `trace` names no valid span.
  */
-export function keptCallTrace(trace: TraceCarrier): {
-  readonly carrier: TraceCarrier;
-  readonly spanId: string;
-} {
-  let spanId = '';
-  while (spanId === '' || spanId === '0000000000000000') {
-    if (idsAt + 8 > ids.length) {
-      randomFillSync(ids);
-      idsAt = 0;
-    }
-    spanId = ids.toString('hex', idsAt, idsAt + 8);
-    idsAt += 8;
-  }
-  // `00-<trace id>-<span id>-<flags>`: the span id is characters 36 to 52.
-  const traceparent = `${trace.traceparent.slice(0, 36)}${spanId}${trace.traceparent.slice(52)}`;
-  return { carrier: { ...trace, traceparent }, spanId };
+export function keptCallTrace(
+  trace: TraceCarrier,
+): { readonly carrier: TraceCarrier; readonly spanId: string } | undefined {
+  const first = spanContextOf(trace);
+  if (!first) return undefined;
+  const spanId = randomId(8);
+  return { carrier: carrierOfSpan({ ...first, spanId }), spanId };
 }

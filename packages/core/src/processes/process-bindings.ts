@@ -6,7 +6,12 @@ import { answerBytes } from '../efficiency/answer-bytes';
 import { claimedCpuMs } from '../efficiency/run-metrics';
 import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
-import type { AuditEvent, AuditVerdict, TracedVerdict } from '../gateway/gateway-protocol';
+import {
+  type AuditEvent,
+  type AuditVerdict,
+  MAX_KEPT_TOOLS,
+  type TracedVerdict,
+} from '../gateway/gateway-protocol';
 import { upstreamStatus } from '../metrics/upstream-status';
 import type { Redactor } from '../secrets/redactor';
 import type { ToolGateway } from '../tools/tool-gateway';
@@ -50,9 +55,6 @@ const MAX_ERROR_LENGTH = 10_000;
  * a program must not be able to turn a `Promise.all` of thousands into a stalled server.
  */
 export const DISCOVERY_BUDGET = 1000;
-
-/** Tools whose decision one run keeps at most (more are decided call by call). */
-const MAX_KEPT_TOOLS = 1000;
 
 /** A run's discovery calls: how many so far, and the tail of the one-at-a-time chain. */
 interface DiscoveryState {

@@ -91,7 +91,7 @@ const pool = Buffer.alloc(4096);
 let poolAt = pool.length;
 
 /** A random id of `bytes` bytes in hex, never all zeros (W3C refuses those). */
-function randomId(bytes: 8 | 16): string {
+export function randomId(bytes: 8 | 16): string {
   for (;;) {
     if (poolAt + bytes > pool.length) {
       randomFillSync(pool);
