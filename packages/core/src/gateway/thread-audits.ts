@@ -114,7 +114,9 @@ export function createThreadAudits(
       open.clear();
       if (journal === undefined) return;
       const files = journalFiles(journal);
-      for (const line of files.flatMap(readCallJournal)) {
+      // In the order they were written, across the journal's segments.
+      const lines = files.flatMap((file) => readCallJournal(file)).sort((a, b) => a.q - b.q);
+      for (const line of lines) {
         if (line.q <= seen) continue;
         const start: AuditEvent = {
           kind: 'start',
