@@ -80,6 +80,8 @@ export const END_WRITE_DELAY_MS = 20;
 interface QueuedStart {
   entry: IndexedCall;
   answered?: true;
+  /** Taken into a statement: an end from now on is written on its own. */
+  taken?: true;
   resolve(): void;
   reject(error: unknown): void;
 }
@@ -162,6 +164,7 @@ export function createCallRecords(
     run.persist(
       async () => {
         const batch = own.batch.splice(0, MAX_BATCH);
+        for (const item of batch) item.taken = true;
         // After the run's end its own write has them (`unsyncedCalls`).
         if (run.finished) own.ended.length = 0;
         const ended = own.ended.splice(0, MAX_BATCH);
@@ -257,7 +260,7 @@ export function createCallRecords(
           if (run.finished) return;
           // Answered before its start was written: the one write carries the end (a start and
           // an end of one call in one statement would be two writes of one row).
-          if (queues.get(run)?.batch.includes(queued)) {
+          if (!queued.taken) {
             queued.entry = { index, call: { ...call } };
             queued.answered = true;
             return;
