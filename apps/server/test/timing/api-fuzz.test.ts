@@ -35,6 +35,7 @@ const ROUTES: readonly (readonly [string, string])[] = [
   ['GET', '/services/:serviceId/config/schema'],
   ['GET', '/services/:serviceId/secrets/schema'],
   ['GET', '/tools'],
+  ['GET', '/tools/version'],
   ['GET', '/tools/:serviceId/:toolId'],
   ['GET', '/tools/:serviceId/:toolId/docs'],
   ['POST', '/tools/:serviceId/:toolId/enabled'],
