@@ -18,6 +18,7 @@ import type { ToolGateway } from '../tools/tool-gateway';
 import { createGatekeeper } from './call-gatekeeper';
 import type { CallPolicy } from './call-policy';
 import type { CallRecords, OpenedCall } from './call-records';
+import type { LateCall, LateCalls } from './late-calls';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
 import type { RunCheckpoints } from './run-checkpoints';
@@ -30,6 +31,8 @@ export interface ProcessBindingsOptions {
   readonly now: () => Date;
   /** Where tool calls are recorded (at their start, durably, and at their end). */
   readonly records: CallRecords;
+  /** Where a kept call the egress gateway reports after its run ended is recorded (default: logged only). */
+  readonly late?: LateCalls;
   /** What running processes write reaches the storage periodically (a crash keeps it). */
   readonly checkpoints: RunCheckpoints;
   /**
@@ -46,6 +49,9 @@ export interface ProcessBindingsOptions {
   /** Which connection each call uses (absent: every call uses its service's own secrets). */
   readonly connections?: Pick<ConnectionRouter, 'route'>;
 }
+
+/** Late calls whose answers are still awaited, at most (past it, their starts alone are kept). */
+const MAX_LATE_CALLS = 10_000;
 
 /** Longest `setError` message kept; the rest is cut. */
 const MAX_ERROR_LENGTH = 10_000;
@@ -124,9 +130,12 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   // refused); an end completes it.
   const record = async (eid: number, event: AuditEvent): Promise<AuditVerdict | TracedVerdict> => {
     const run = running(eid);
-    if (!run) return false;
+    if (!run) return late(eid, event);
     let open = directs.get(run);
     if (event.kind === 'start' && event.kept !== undefined) {
+      // A kept decision of an earlier run of the process (this one has not kept it): the calls
+      // stored are this run's, so it is only logged.
+      if (!run.kept?.has(`${event.serviceId}.${event.toolId}`)) return late(eid, event);
       // Made under a kept decision: its request left already; recorded in this turn with it.
       const call = records.open(
         run,
@@ -198,6 +207,47 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       // Counted by the gateway's worker (host code) on the JSON text it sent the sandbox.
       resultBytes: event.resultBytes,
     });
+    return true;
+  };
+  // Kept calls reported after their run ended, by the gateway's call id (their ends may follow).
+  const lateCalls = new Map<number, LateCall>();
+  // A kept call's request left before its report arrived: a start the run's end did not wait for
+  // (its worker stalled past the run's `sync`) is recorded with the process's stored calls. Any
+  // other start of an ended run is refused; an end of a call not recorded late is ignored.
+  const late = async (eid: number, event: AuditEvent): Promise<AuditVerdict> => {
+    if (event.kind === 'end') {
+      const call = lateCalls.get(event.id);
+      lateCalls.delete(event.id);
+      call?.end({
+        ok: event.ok,
+        errorReason: !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null,
+        durationMs: event.durationMs,
+        resultBytes: event.resultBytes,
+      });
+      return true;
+    }
+    if (event.kept === undefined) return false;
+    const ended = execution.live.get(eid);
+    const key = `${event.serviceId}.${event.toolId}`;
+    const lateStart = {
+      processId: eid,
+      serviceId: event.serviceId,
+      toolId: event.toolId,
+      startedMs: event.startedAt,
+      decision: ended?.kept?.get(key) ?? null,
+    };
+    if (!options.late || (ended && !ended.finished)) {
+      // No storage for it, or the process runs again (its calls are the new run's).
+      logger.warn('process: a tool call reported after its run ended was not recorded', {
+        id: eid,
+        serviceId: event.serviceId,
+        toolId: event.toolId,
+      });
+      return true;
+    }
+    const call = options.late.open(ended ? { ...lateStart, after: ended.settled } : lateStart);
+    if (lateCalls.size < MAX_LATE_CALLS) lateCalls.set(event.id, call);
+    await call.started;
     return true;
   };
   egress?.audit(record);

@@ -13,6 +13,7 @@ import { createProcessHosts } from '../several-hosts/process-hosts';
 import { createTracing, type TracingOptions } from '../telemetry/tracing';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { createCallRecords, type OpenedCall } from './call-records';
+import { createLateCalls } from './late-calls';
 import { createLocalRuns } from './local-runs';
 import { createProcessBindings } from './process-bindings';
 import { createProcessChecks } from './process-checks';
@@ -158,6 +159,7 @@ export function createProcessManager(options: ProcessManagerOptions): ProcessMan
     logger,
     now,
     records,
+    late: createLateCalls(storage, logger),
     checkpoints: createRunCheckpoints(storage, logger),
     ...(options.egress ? { egress: options.egress } : {}),
     ...(options.directCalls === false ? { directCalls: false } : {}),

@@ -1,4 +1,5 @@
 import { afterEach } from 'vitest';
+import type { EgressGateway } from '../gateway/egress-gateway';
 import {
   createMemoryProcessStorage,
   createProcessManager,
@@ -22,6 +23,8 @@ export interface TestManagerOptions {
   readonly host?: ProcessHostOptions;
   /** The manager's clock; default the real one. */
   readonly now?: () => Date;
+  /** The egress gateway whose calls the runs record (`ProcessManagerOptions.egress`); default none. */
+  readonly egress?: EgressGateway;
   /** More tools beside `math`, by `service.tool`. */
   readonly tools?: ReadonlyMap<string, (parameters: Record<string, unknown>) => Promise<unknown>>;
 }
@@ -62,6 +65,7 @@ export async function createTestManager(options: TestManagerOptions = {}): Promi
     limits: { killGraceMs: 50, ...options.limits },
     ...(options.host ? { host: options.host } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.egress ? { egress: options.egress } : {}),
   });
   await env?.setup({ config: {}, secrets: {}, logger, bindings: manager.bindings } as never);
   return { manager, api: manager.api, env: env as ScriptEnvironment, environments, storage };
