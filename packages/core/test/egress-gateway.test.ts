@@ -118,6 +118,7 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
   const log: string[] = [];
   let secret = 'first-secret';
   let enabled = true;
+  let changeOnPrepare = false;
   let listener: ((change: CatalogChange) => Promise<void>) | undefined;
   let revision = 1;
   let gateway: EgressGateway | undefined;
@@ -154,8 +155,14 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
   ) => {
     gateway = createEgressGateway({
       host: {
-        prepare: async (serviceId, toolId) =>
-          serviceId === 'svc' && enabled && typeof toolId === 'string' ? prepared(toolId) : undefined,
+        prepare: async (serviceId, toolId) => {
+          if (changeOnPrepare) {
+            // Another catalog change reaches the workers while this preparation is under way.
+            changeOnPrepare = false;
+            await change();
+          }
+          return serviceId === 'svc' && enabled && typeof toolId === 'string' ? prepared(toolId) : undefined;
+        },
         onChange(next) {
           listener = next;
           return () => {
@@ -193,6 +200,8 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
       const json = (body: unknown) =>
         response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (path === '/hold') return;
+      if (path === '/guarded' && key !== 'refreshed-secret')
+        return response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"refused"}');
       if (path === '/big') return json({ text: 'x'.repeat(200_000) });
       if (path === '/deep') return json(nested(100));
       if (path === '/wide') return json(Array.from({ length: 20_000 }, (_, i) => i));
@@ -453,6 +462,31 @@ describe('the egress gateway (real worker threads, real sockets, real HTTP)', ()
     expect(hits).toHaveLength(5);
     own.close();
     second.close();
+  });
+
+  it('makes a call refused with 401 once more after the refresh, prepared anew even when another change arrives meanwhile', async () => {
+    const egress = start();
+    const refreshes: string[] = [];
+    egress.reauthorize(async (instanceId) => {
+      refreshes.push(instanceId);
+      secret = 'refreshed-secret';
+      await change();
+      // The preparation of the call made again meets a change of its own (another host's write).
+      changeOnPrepare = true;
+      return true;
+    });
+    const channel = egress.open();
+    await channel.grant(41);
+    const own = client(channel.endpoints[0] as string, channel.token);
+    hits.length = 0;
+    const made = await own.call(41, 'guarded');
+    expect(made.header.ok).toBe(true);
+    expect(JSON.parse(made.body)).toEqual({ status: 200, body: { path: '/guarded' } });
+    expect(hits.map((hit) => hit.key)).toEqual(['first-secret', 'refreshed-secret']);
+    expect(refreshes).toEqual(['svc']);
+    expect(changeOnPrepare).toBe(false);
+    own.close();
+    secret = 'first-secret';
   });
 
   it('fails only the oversized answer (bytes, depth, elements) with upstream_answer_too_large', async () => {

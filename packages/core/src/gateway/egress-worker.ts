@@ -136,9 +136,18 @@ async function runOnce(
   }))) as ReauthorizeAnswer;
   if ('error' in answer) throw cyrnelError(answer.error.reason as ErrorReason, answer.error.message);
   if (!answer.retry) return result;
-  const again = await runtime.route(target, toolId, parameters, prepare);
-  return again ? again.run(signal) : result;
+  // Prepared anew (the refreshed tokens are in the new state). A route prepared while another
+  // change arrived is not used: prepared once more, a few times, before the refusal stands.
+  for (let attempt = 0; attempt < REPREPARE_ATTEMPTS; attempt++) {
+    const again = await runtime.route(target, toolId, parameters, prepare);
+    if (again) return again.run(signal);
+    if (signal.aborted) break;
+  }
+  return result;
 }
+
+/** Routes prepared for a call made again after its tokens were refreshed, at most. */
+const REPREPARE_ATTEMPTS = 3;
 
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
