@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { newProcess } from '@cyrnel/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createProcessStore } from './process-store';
 import { createProcessTestDatabase, type ProcessTestDatabase } from './process-test-database';
@@ -21,15 +22,16 @@ const at = (second: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toIS
 describe('createProcessStore', () => {
   it('inserts, updates and finishes a process with its results and tool calls', async () => {
     const { store } = await openStore();
-    const id = await store.insert({
-      ref: 'r',
-      keyId: null,
-      code: 'cyrnel.output({})',
-      state: 'queued',
-      timeoutMs: 500,
-      envConfig: { x: [1] },
-      createdAt: at(0),
-    });
+    const id = await store.insert(
+      newProcess({
+        ref: 'r',
+        code: 'cyrnel.output({})',
+        state: 'queued',
+        timeoutMs: 500,
+        envConfig: { x: [1] },
+        createdAt: at(0),
+      }),
+    );
     expect(await store.get(id)).toEqual({
       id,
       ref: 'r',
@@ -86,15 +88,7 @@ describe('createProcessStore', () => {
 
   it('resets results and calls for a re-run and deletes with the calls', async () => {
     const { store, db } = await openStore();
-    const id = await store.insert({
-      ref: null,
-      keyId: null,
-      code: 'x',
-      state: 'queued',
-      timeoutMs: null,
-      envConfig: {},
-      createdAt: at(0),
-    });
+    const id = await store.insert(newProcess({ code: 'x', state: 'queued', createdAt: at(0) }));
     const call = {
       serviceId: 's',
       toolId: 't',
@@ -141,15 +135,15 @@ describe('createProcessStore', () => {
     const { store } = await openStore();
     const ids: number[] = [];
     for (let i = 0; i < 6; i++) {
-      const id = await store.insert({
-        ref: i % 2 ? 'odd' : 'even',
-        keyId: i % 2 ? 'odd-key' : null,
-        code: 'x',
-        state: 'idle',
-        timeoutMs: 1,
-        envConfig: {},
-        createdAt: at(i),
-      });
+      const id = await store.insert(
+        newProcess({
+          ref: i % 2 ? 'odd' : 'even',
+          keyId: i % 2 ? 'odd-key' : null,
+          code: 'x',
+          timeoutMs: 1,
+          createdAt: at(i),
+        }),
+      );
       if (i < 3) await store.update(id, { exitState: 'success', updatedAt: at(i) });
       ids.push(id);
     }
@@ -171,15 +165,14 @@ describe('createProcessStore', () => {
     const states = ['queued', 'running', 'terminating', 'idle'] as const;
     const ids: number[] = [];
     for (const state of states) {
-      const id = await store.insert({
-        ref: null,
-        keyId: null,
-        code: 'x',
-        state: state === 'idle' ? 'idle' : 'queued',
-        timeoutMs: 1,
-        envConfig: {},
-        createdAt: at(0),
-      });
+      const id = await store.insert(
+        newProcess({
+          code: 'x',
+          state: state === 'idle' ? 'idle' : 'queued',
+          timeoutMs: 1,
+          createdAt: at(0),
+        }),
+      );
       await store.update(id, { state, updatedAt: at(0) });
       ids.push(id);
     }
@@ -202,15 +195,7 @@ describe('createProcessStore', () => {
     const { database } = await openStore();
     const filename = join(database.file, '..', 'opened.db');
     const first = await openCyrnelStore({ filename });
-    const id = await first.processes.insert({
-      ref: null,
-      keyId: null,
-      code: 'x',
-      state: 'idle',
-      timeoutMs: 1,
-      envConfig: {},
-      createdAt: at(0),
-    });
+    const id = await first.processes.insert(newProcess({ code: 'x', timeoutMs: 1, createdAt: at(0) }));
     await first.close();
     const second = await openCyrnelStore({ filename });
     expect(await second.processes.code(id)).toBe('x');
