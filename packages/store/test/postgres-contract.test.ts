@@ -11,15 +11,18 @@ import { POSTGRES_TESTS, useFileDatabase } from './support/postgres';
 
 const database = useFileDatabase();
 
-/** A store in a fresh schema of the test database, dropped on close. */
-async function postgresStore() {
-  const schema = `cyrnel_t_${randomBytes(6).toString('hex')}`;
+/**
+ * A store in a fresh schema of the test database, dropped on close; `reused`: in a schema the kits'
+ * tests hand on (migrated once, its tables emptied between tests).
+ */
+async function postgresStore(reused = false) {
+  const schema = reused ? database.schema() : `cyrnel_t_${randomBytes(6).toString('hex')}`;
   const store = await openPostgresStore({ url: database.url(), schema, maxConnections: 4 });
   return {
     store,
     close: async () => {
       await store.close();
-      await database.dropSchema(schema);
+      await (reused ? database.release(schema) : database.dropSchema(schema));
     },
   };
 }
@@ -28,7 +31,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('the storage kits on PostgreSQL', () =>
   runCatalogStorageContract({
     name: 'postgres',
     async create() {
-      const { store, close } = await postgresStore();
+      const { store, close } = await postgresStore(true);
       return { storage: store.catalog, close };
     },
   });
@@ -36,7 +39,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('the storage kits on PostgreSQL', () =>
   runProcessStorageContract({
     name: 'postgres',
     async create() {
-      const { store, close } = await postgresStore();
+      const { store, close } = await postgresStore(true);
       return { storage: store.processes, close };
     },
   });
@@ -108,6 +111,43 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('PostgreSQL stores in schemas of one da
     } finally {
       await admin.query(`drop schema if exists "${stranger}" cascade`);
       await admin.end();
+    }
+  });
+
+  it('a schema given back holds what a freshly migrated one holds', async () => {
+    const rows = async (schema: string) => {
+      const { default: pg } = await import('pg');
+      const admin = new pg.Client({ connectionString: database.url() });
+      await admin.connect();
+      try {
+        const tables = await admin.query<{ tablename: string }>(
+          'select tablename from pg_tables where schemaname = $1 order by tablename',
+          [schema],
+        );
+        const held: Record<string, unknown[]> = {};
+        for (const { tablename } of tables.rows) {
+          if (tablename.startsWith('cyrnel_migration')) continue;
+          held[tablename] = (await admin.query(`select * from "${schema}"."${tablename}"`)).rows;
+        }
+        return held;
+      } finally {
+        await admin.end();
+      }
+    };
+    const fresh = `cyrnel_t_${randomBytes(6).toString('hex')}`;
+    await (await openPostgresStore({ url: database.url(), schema: fresh, maxConnections: 1 })).close();
+    const expected = await rows(fresh);
+    await database.dropSchema(fresh);
+    // Used, then given back: what the kits' next test opens.
+    const { store, close } = await postgresStore(true);
+    await store.catalog.insertService(newService('used', { enabled: true, tools: [newTool('t')] }));
+    await store.catalog.bumpCatalogRevision?.();
+    await close();
+    const given = database.schema();
+    try {
+      expect(await rows(given)).toEqual(expected);
+    } finally {
+      await database.release(given);
     }
   });
 
