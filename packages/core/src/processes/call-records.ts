@@ -205,17 +205,7 @@ export function createCallRecords(
   return {
     open(run, serviceId, toolId, startedMs = now().getTime(), decision = null, spanId = undefined) {
       const index = run.calls.length;
-      const call: ToolCallRecord = {
-        serviceId,
-        toolId,
-        startedAt: new Date(startedMs).toISOString(),
-        durationMs: 0,
-        ok: null,
-        errorCode: null,
-        errorReason: null,
-        decision,
-        resultBytes: null,
-      };
+      const call = startedCall(serviceId, toolId, startedMs, decision);
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });
       const trace = run.trace?.call(serviceId, toolId, decision, startedMs, spanId);
@@ -238,9 +228,7 @@ export function createCallRecords(
           call.ok = outcome.ok;
           const reason = outcome.ok ? null : (outcome.errorReason ?? null);
           call.errorReason = reason;
-          call.errorCode = outcome.ok
-            ? null
-            : (outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code));
+          call.errorCode = errorCodeOf(outcome);
           const bytes = outcome.ok ? outcome.resultBytes : 0;
           call.resultBytes = bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : 0;
           const measured = now().getTime() - startedMs;
@@ -270,6 +258,33 @@ export function createCallRecords(
       };
     },
   };
+}
+
+/** A call's record as its start writes it: no answer yet (`ok: null`). */
+export function startedCall(
+  serviceId: string,
+  toolId: string,
+  startedMs: number,
+  decision: CallDecision | null,
+): ToolCallRecord {
+  return {
+    serviceId,
+    toolId,
+    startedAt: new Date(startedMs).toISOString(),
+    durationMs: 0,
+    ok: null,
+    errorCode: null,
+    errorReason: null,
+    decision,
+    resultBytes: null,
+  };
+}
+
+/** The code a call's end records: none when it succeeded, else the given one, else its reason's. */
+export function errorCodeOf(outcome: CallOutcome): ErrorCode | null {
+  if (outcome.ok) return null;
+  const reason = outcome.errorReason ?? null;
+  return outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code);
 }
 
 /** The reason of a refused start, as a span records it. */

@@ -1,6 +1,6 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
-import { type CallDecision, ERROR_REASONS, type ToolCallRecord } from '@cyrnel/sdk/api';
-import type { CallOutcome } from './call-records';
+import type { CallDecision, ToolCallRecord } from '@cyrnel/sdk/api';
+import { type CallOutcome, errorCodeOf, startedCall } from './call-records';
 import type { ProcessStorage } from './process-storage';
 
 /** A call recorded after its run ended: its row is appended to the process's stored calls. */
@@ -60,17 +60,7 @@ export function createLateCalls(storage: ProcessStorage, logger: ModuleLogger): 
 
   return {
     open({ processId: id, serviceId, toolId, startedMs, decision, after }) {
-      const call: ToolCallRecord = {
-        serviceId,
-        toolId,
-        startedAt: new Date(startedMs).toISOString(),
-        durationMs: 0,
-        ok: null,
-        errorCode: null,
-        errorReason: null,
-        decision,
-        resultBytes: null,
-      };
+      const call = startedCall(serviceId, toolId, startedMs, decision);
       let index: number | undefined;
       const started = then(id, async () => {
         await after;
@@ -102,14 +92,11 @@ export function createLateCalls(storage: ProcessStorage, logger: ModuleLogger): 
           ended = true;
           void then(id, async () => {
             if (index === undefined) return;
-            const reason = outcome.ok ? null : (outcome.errorReason ?? null);
             const done: ToolCallRecord = {
               ...call,
               ok: outcome.ok,
-              errorCode: outcome.ok
-                ? null
-                : (outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code)),
-              errorReason: reason,
+              errorCode: errorCodeOf(outcome),
+              errorReason: outcome.ok ? null : (outcome.errorReason ?? null),
               durationMs: Math.max(0, Math.round(outcome.durationMs ?? 0)),
               resultBytes: outcome.ok ? (outcome.resultBytes ?? 0) : 0,
             };
