@@ -69,6 +69,9 @@ function sharedSchema(): string {
   return schema;
 }
 
+/** The hosts' lease unless a test names another. */
+const LEASE_MS = 1_500;
+
 async function startHost(
   schema: string,
   id: string,
@@ -84,8 +87,11 @@ async function startHost(
     policies: { default: { default: 'allow', byAnnotation: {} } },
     host: {
       id,
-      heartbeatMs: options.heartbeatMs ?? 50,
-      leaseMs: options.leaseMs ?? 300,
+      // A lease a busy machine does not miss (with 300 ms a loaded CI machine let host A's lapse
+      // while it ran a 300 ms program, and its end was never written), still short enough for the
+      // tests that wait past it.
+      heartbeatMs: options.heartbeatMs ?? 100,
+      leaseMs: options.leaseMs ?? LEASE_MS,
       // The backstops are slow: signals (LISTEN/NOTIFY) must carry these tests.
       catalogPollMs: 5_000,
       queuePollMs: 5_000,
@@ -147,7 +153,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
       errorReason: 'process_interrupted',
     });
     // Long past the lease, A still beats: its run is still running.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     expect((await b.host.processes.get(id)).state).toBe('running');
     await a.host.processes.kill(id);
   });
