@@ -162,11 +162,12 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
     const b = await startHost(schema, 'host-b');
-    // wait on B for a run of A: answered once A wrote its end.
+    // wait on B for a run of A: answered once A wrote its end. (The waits' bounds only catch a
+    // hang: a cold sandbox on a loaded machine may take seconds to start.)
     const short = await a.host.processes.create({
       code: 'await new Promise((resolve) => setTimeout(resolve, 300)); cyrnel.output({ done: true })',
     });
-    expect(await b.host.processes.wait(short.id, { timeoutMs: 10_000 })).toMatchObject({
+    expect(await b.host.processes.wait(short.id, { timeoutMs: 60_000 })).toMatchObject({
       state: 'idle',
       exitState: 'success',
       output: { done: true },
@@ -193,7 +194,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
     await until(async () => (await a.host.processes.get(hanging.id)).state === 'running');
     await a.host.processes.list({});
     await b.host.processes.kill(hanging.id);
-    expect(await a.host.processes.wait(hanging.id, { timeoutMs: 5_000 })).toMatchObject({
+    expect(await a.host.processes.wait(hanging.id, { timeoutMs: 60_000 })).toMatchObject({
       exitState: 'canceled',
       errorReason: 'process_killed',
     });
@@ -390,7 +391,7 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
       );
     for (const call of calls) {
       expect(call.hostId).toBeNull();
-      expect(await c.host.processes.wait(call.id, { timeoutMs: 10_000 })).toMatchObject({
+      expect(await c.host.processes.wait(call.id, { timeoutMs: 60_000 })).toMatchObject({
         exitState: 'success',
         hostId: 'host-a',
         output: { greeting: 'hi' },
