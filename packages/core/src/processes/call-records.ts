@@ -225,15 +225,10 @@ export function createCallRecords(
           if (ended || !run.pendingCalls.has(call)) return;
           ended = true;
           run.pendingCalls.delete(call);
-          call.ok = outcome.ok;
-          const reason = outcome.ok ? null : (outcome.errorReason ?? null);
-          call.errorReason = reason;
-          call.errorCode = errorCodeOf(outcome);
-          const bytes = outcome.ok ? outcome.resultBytes : 0;
-          call.resultBytes = bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : 0;
           const measured = now().getTime() - startedMs;
+          Object.assign(call, endedFields(outcome, measured));
+          const reason = call.errorReason;
           const duration = outcome.durationMs ?? measured;
-          call.durationMs = Number.isFinite(duration) && duration >= 0 ? Math.round(duration) : 0;
           metrics.toolCallEnded({
             serviceId,
             toolId,
@@ -280,11 +275,29 @@ export function startedCall(
   };
 }
 
-/** The code a call's end records: none when it succeeded, else the given one, else its reason's. */
-export function errorCodeOf(outcome: CallOutcome): ErrorCode | null {
-  if (outcome.ok) return null;
-  const reason = outcome.errorReason ?? null;
-  return outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code);
+/**
+ * What a call's end writes into its record: the code is the given one, else its reason's, else
+ * `upstream_error` (none when it succeeded); the bytes a non-negative safe integer (0 when it
+ * failed); the duration `outcome.durationMs`, else `measuredMs`, rounded (0 when not a finite
+ * non-negative number).
+ */
+export function endedFields(
+  outcome: CallOutcome,
+  measuredMs: number,
+): Pick<ToolCallRecord, 'ok' | 'errorCode' | 'errorReason' | 'resultBytes' | 'durationMs'> {
+  const reason = outcome.ok ? null : (outcome.errorReason ?? null);
+  const errorCode: ErrorCode | null = outcome.ok
+    ? null
+    : (outcome.errorCode ?? (reason === null ? 'upstream_error' : ERROR_REASONS[reason].code));
+  const bytes = outcome.ok ? outcome.resultBytes : 0;
+  const duration = outcome.durationMs ?? measuredMs;
+  return {
+    ok: outcome.ok,
+    errorCode,
+    errorReason: reason,
+    resultBytes: bytes !== undefined && Number.isSafeInteger(bytes) && bytes >= 0 ? bytes : 0,
+    durationMs: Number.isFinite(duration) && duration >= 0 ? Math.round(duration) : 0,
+  };
 }
 
 /** The reason of a refused start, as a span records it. */

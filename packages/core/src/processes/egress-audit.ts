@@ -62,10 +62,17 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
   // The audit hook of the egress gateway: a start opens the run's call record and resolves once
   // it is stored, before the request leaves (false when the run is not running: the call is
   // refused); an end completes it.
+  const track = (run: LiveProcess, id: number, call: OpenedCall) => {
+    let open = directs.get(run);
+    if (!open) {
+      open = new Map();
+      directs.set(run, open);
+    }
+    open.set(id, call);
+  };
   const record = async (eid: number, event: AuditEvent): Promise<AuditVerdict | TracedVerdict> => {
     const run = running(eid);
     if (!run) return late(eid, event);
-    let open = directs.get(run);
     if (event.kind === 'start' && event.kept !== undefined) {
       // A kept decision of an earlier run of the process (this one has not kept it): the calls
       // stored are this run's, so it is only logged.
@@ -80,11 +87,7 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
         event.spanId,
       );
       call.trace?.shape(event.shape);
-      if (!open) {
-        open = new Map();
-        directs.set(run, open);
-      }
-      open.set(event.id, call);
+      track(run, event.id, call);
       await call.started;
       return true;
     }
@@ -106,11 +109,7 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
         if (verdict.labels.includes('egress')) keep = false;
       }
       const call = records.open(run, event.serviceId, event.toolId, event.startedAt, decision);
-      if (!open) {
-        open = new Map();
-        directs.set(run, open);
-      }
-      open.set(event.id, call);
+      track(run, event.id, call);
       callListeners.get(eid)?.(eid);
       call.trace?.shape(event.shape);
       await call.started;
@@ -124,6 +123,7 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
       }
       return carrier ? { ok: true, trace: carrier } : true;
     }
+    const open = directs.get(run);
     const call = open?.get(event.id);
     if (!call) return true;
     // Cut by the run's own end (its channel revoked as it ended, a crash or a kill: the worker

@@ -88,29 +88,35 @@ describe('calls the egress gateway reports after their run ended', () => {
     expect(await api.wait(id)).toMatchObject({ exitState: 'success', output: { done: true } });
   });
 
-  it('follows the ended run’s own write, so the late row comes after the run’s calls', async () => {
+  it('follows the ended run’s own write, so late rows come after the run’s calls, each of a burst its own', async () => {
     const { egress, report } = gatewayAndHook();
     const { api, storage } = await setup({ egress });
     const { id } = await api.create({
       code: 'await cyrnel.invoke("math", "double", { n: 2 })',
     });
     await api.wait(id);
-    await report(id, keptStart(7, Date.now()));
-    await report(id, {
-      kind: 'end',
-      id: 7,
-      ok: true,
-      errorCode: null,
-      errorReason: null,
-      durationMs: 3,
-      status: 200,
-      resultBytes: 12,
-    });
+    // A burst of late calls (a stalled worker's batch): each its own row, in order, ends in any order.
+    await Promise.all([report(id, keptStart(7, Date.now())), report(id, keptStart(8, Date.now()))]);
+    for (const [callId, resultBytes] of [
+      [8, 5],
+      [7, 12],
+    ] as const)
+      await report(id, {
+        kind: 'end',
+        id: callId,
+        ok: true,
+        errorCode: null,
+        errorReason: null,
+        durationMs: 3,
+        status: 200,
+        resultBytes,
+      });
     await expect
       .poll(() => storage.calls(id))
       .toEqual([
         expect.objectContaining({ toolId: 'double', ok: true }),
         expect.objectContaining({ toolId: 'double', ok: true, resultBytes: 12, durationMs: 3 }),
+        expect.objectContaining({ toolId: 'double', ok: true, resultBytes: 5, durationMs: 3 }),
       ]);
   });
 

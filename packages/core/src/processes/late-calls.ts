@@ -1,6 +1,6 @@
 import type { ModuleLogger } from '@cyrnel/sdk';
 import type { CallDecision, ToolCallRecord } from '@cyrnel/sdk/api';
-import { type CallOutcome, errorCodeOf, startedCall } from './call-records';
+import { type CallOutcome, endedFields, startedCall } from './call-records';
 import type { ProcessStorage } from './process-storage';
 
 /** A call recorded after its run ended: its row is appended to the process's stored calls. */
@@ -46,6 +46,11 @@ export interface LateCalls {
  */
 export function createLateCalls(storage: ProcessStorage, logger: ModuleLogger): LateCalls {
   const chains = new Map<number, Promise<unknown>>();
+  /**
+   * Per process while its late writes go on: the index its next late call takes, for the run that
+   * ended at `completedAt` (the stored calls are read once, not at every call of a burst).
+   */
+  const next = new Map<number, { readonly completedAt: string | null; index: number }>();
   const then = (id: number, step: () => Promise<void>): Promise<void> => {
     const previous = chains.get(id) ?? Promise.resolve();
     const done = previous.then(step).catch((error: unknown) => {
@@ -53,7 +58,9 @@ export function createLateCalls(storage: ProcessStorage, logger: ModuleLogger): 
     });
     chains.set(id, done);
     void done.then(() => {
-      if (chains.get(id) === done) chains.delete(id);
+      if (chains.get(id) !== done) return;
+      chains.delete(id);
+      next.delete(id);
     });
     return done;
   };
@@ -75,9 +82,13 @@ export function createLateCalls(storage: ProcessStorage, logger: ModuleLogger): 
           });
           return;
         }
-        const stored = await storage.calls(id);
-        index = stored.length;
-        await storage.openCalls(id, [{ index, call: { ...call } }]);
+        let known = next.get(id);
+        if (known?.completedAt !== record.completedAt) {
+          known = { completedAt: record.completedAt, index: (await storage.calls(id)).length };
+          next.set(id, known);
+        }
+        await storage.openCalls(id, [{ index: known.index, call: { ...call } }]);
+        index = known.index++;
         logger.warn('process: a tool call reported after its run ended was recorded', {
           id,
           serviceId,
@@ -92,14 +103,8 @@ export function createLateCalls(storage: ProcessStorage, logger: ModuleLogger): 
           ended = true;
           void then(id, async () => {
             if (index === undefined) return;
-            const done: ToolCallRecord = {
-              ...call,
-              ok: outcome.ok,
-              errorCode: errorCodeOf(outcome),
-              errorReason: outcome.ok ? null : (outcome.errorReason ?? null),
-              durationMs: Math.max(0, Math.round(outcome.durationMs ?? 0)),
-              resultBytes: outcome.ok ? (outcome.resultBytes ?? 0) : 0,
-            };
+            // The gateway measured it (no clock here knows when the request left).
+            const done: ToolCallRecord = { ...call, ...endedFields(outcome, 0) };
             await storage.openCalls(id, [], [{ index, call: done }]);
           });
         },
