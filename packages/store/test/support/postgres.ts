@@ -67,13 +67,14 @@ export function useFileDatabase(prefix = 'cyrnel_s'): FileDatabase {
     await client.connect();
     return client;
   };
-  const query = async (text: string, values: unknown[] = []) => {
+  const query = async <Row extends pg.QueryResultRow = { name: string }>(
+    text: string,
+    values: unknown[] = [],
+  ) => {
     admin ??= connect();
     const client = await admin;
     // Without values: the simple protocol, which takes several statements at once.
-    return values.length > 0
-      ? client.query<{ name: string }>(text, values)
-      : client.query<{ name: string }>(text);
+    return values.length > 0 ? client.query<Row>(text, values) : client.query<Row>(text);
   };
   const pool: string[] = [];
   /** Per schema: the statements that empty it (its tables and sequences do not change). */
@@ -86,7 +87,7 @@ export function useFileDatabase(prefix = 'cyrnel_s'): FileDatabase {
       'select sequence_name as name from information_schema.sequences where sequence_schema = $1',
       [schema],
     );
-    const references = await query(
+    const references = await query<{ name: string; parent: string }>(
       `select child.relname as name, parent.relname as parent from pg_constraint c
          join pg_class child on child.oid = c.conrelid join pg_class parent on parent.oid = c.confrelid
          join pg_namespace n on n.oid = child.relnamespace
@@ -99,7 +100,7 @@ export function useFileDatabase(prefix = 'cyrnel_s'): FileDatabase {
     // twice, so what a trigger wrote into a table already emptied goes too.
     const order = referrersFirst(
       tables.rows.map(({ name }) => name).filter((name) => !KEPT_TABLES.has(name)),
-      references.rows as unknown as { name: string; parent: string }[],
+      references.rows,
     );
     const deletes = order.map((name) => `delete from "${schema}"."${name}"`);
     const statements = [
