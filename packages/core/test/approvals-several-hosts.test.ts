@@ -32,7 +32,8 @@ async function startHost(
     ],
     secretsKey: SECRETS_KEY,
     policies: { default: DEFAULT_POLICY },
-    host: { id, heartbeatMs: 50, leaseMs: 300, catalogPollMs: pollMs, queuePollMs: pollMs },
+    // A lease far longer than a beat: a loaded machine must not make a live host look silent.
+    host: { id, heartbeatMs: 100, leaseMs: 1_500, catalogPollMs: pollMs, queuePollMs: pollMs },
   });
   hosts.push(host);
   return host;

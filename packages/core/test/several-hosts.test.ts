@@ -33,6 +33,7 @@ interface Started {
   readonly environment: EnvironmentProbe;
 }
 
+const LEASE_MS = 1_500;
 const hosts: CyrnelHost[] = [];
 afterEach(async () => {
   for (const host of hosts.splice(0).reverse()) await host.close({ graceMs: 0 });
@@ -50,14 +51,16 @@ async function startHost(storage: Shared, id: string): Promise<Started> {
     builtins: [createTestAdapter('test', adapter), createTestEnvironment('env', environment)],
     secretsKey: SECRETS_KEY,
     policies: { default: { default: 'allow', byAnnotation: {} } },
-    // The backstops are slow: the signals must carry these tests.
-    host: { id, heartbeatMs: 50, leaseMs: 300, catalogPollMs: 5_000, queuePollMs: 5_000 },
+    // The backstops are slow: the signals must carry these tests. A beat every 100 ms on a lease of
+    // 1.5 s: a loaded machine that delays a beat by a second must not make a live host look silent.
+    host: { id, heartbeatMs: 100, leaseMs: LEASE_MS, catalogPollMs: 20_000, queuePollMs: 20_000 },
   });
   hosts.push(host);
   return { host, adapter, environment };
 }
 
-async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promise<number> {
+/** Waits for a signal's effect: well inside the polls' 20 s, so only a signal can meet it. */
+async function until(check: () => boolean | Promise<boolean>, ms = 5_000): Promise<number> {
   const start = Date.now();
   while (!(await check())) {
     if (Date.now() - start > ms) throw new Error(`not within ${ms} ms`);
@@ -68,7 +71,7 @@ async function until(check: () => boolean | Promise<boolean>, ms = 2_000): Promi
 
 /**
  * Hosts A and B on one storage, with service `memo` (tool `hello`, `config` if given) installed on A
- * and hydrated on B (within 2 s: by A's signal, not a poll).
+ * and hydrated on B (within 5 s: by A's signal, not a poll).
  */
 async function twoHostsWithMemo(config?: Record<string, unknown>): Promise<{ a: Started; b: Started }> {
   const storage = shared();
@@ -211,7 +214,7 @@ describe('several hosts on one shared storage', () => {
       errorReason: 'process_interrupted',
     });
     // Long past the lease, A still beats: its run is still running.
-    await new Promise((resolve) => setTimeout(resolve, 600));
+    await new Promise((resolve) => setTimeout(resolve, 2 * LEASE_MS));
     expect((await b.host.processes.get(id)).state).toBe('running');
     a.environment.release.get(id)?.();
     expect(await a.host.processes.wait(id)).toMatchObject({ exitState: 'success', output: { ranOn: 'env' } });
