@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { CyrnelClient } from '@cyrnel/client';
 
 /** A small notes API: `GET /notes` (read-only, allowed by default) and `POST /notes` (asks by default). */
 export interface NotesUpstream {
@@ -63,4 +64,14 @@ export async function startNotesUpstream(): Promise<NotesUpstream> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Install `notes` on a server as the enabled OpenAPI service `notes`. */
+export async function installNotes(admin: CyrnelClient, notes: NotesUpstream): Promise<void> {
+  await admin.services.install({
+    id: 'notes',
+    adapter: 'openapi',
+    definition: notes.definition,
+    enabled: true,
+  });
 }

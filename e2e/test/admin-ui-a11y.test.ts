@@ -1,7 +1,4 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { ProcessResult } from '@cyrnel/sdk/api';
 import type { Browser, Page } from 'playwright-core';
@@ -9,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateIds, seriousViolations } from '../support/accessibility';
 import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { installNotes, type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { closeUi, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-a11y-bootstrap';
 // A read (allowed) and a write, which waits for a person: the approval and process pages have content.
 const PROGRAM = [
@@ -49,20 +46,14 @@ async function open(hash: string, ready: () => Promise<unknown>) {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-a11y-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('a11y');
   notes = await startNotesUpstream();
   cyrnel = await startCyrnel(join(work, 'data'), {
     CYRNEL_API_KEY: KEY,
     CYRNEL_DEFAULT_POLICY: 'default=ask,readOnly=allow',
   });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
-  await admin.services.install({
-    id: 'notes',
-    adapter: 'openapi',
-    definition: notes.definition,
-    enabled: true,
-  });
+  await installNotes(admin, notes);
   agentKey = (await admin.keys.create({ name: 'bot', role: 'agent' })).key;
   const agent = createClient({ baseUrl: cyrnel.url, apiKey: agentKey });
   waiting = agent.processes.run(PROGRAM);
@@ -83,12 +74,7 @@ beforeAll(async () => {
   // 401s: the probes without a key; 403s: the agent key's role, asked at its sign-in.
   recordProblems(page, problems, /status of (401|403)\b/);
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await notes?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [notes], work }));
 
 describe('every page of the admin UI passes axe-core, in headless Chromium', () => {
   it('the sign-in page, and a wrong key refused', async () => {

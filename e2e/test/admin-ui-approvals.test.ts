@@ -1,16 +1,13 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { CreatedKey, ProcessResult } from '@cyrnel/sdk/api';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { installNotes, type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-approvals-bootstrap';
 // Text an agent controls: were it parsed as HTML, the image's handler would set `pwned`.
 const HOSTILE = '<img src=x onerror="globalThis.pwned=1"><script>globalThis.pwned=2</script>';
@@ -39,9 +36,7 @@ let browser: Browser;
 let page: Page;
 const problems: string[] = [];
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
-}
+const shot = (name: string) => screenshot(page, name);
 
 /** Nothing an agent wrote became an element or ran. */
 async function expectNoHtmlFromAgents() {
@@ -50,8 +45,7 @@ async function expectNoHtmlFromAgents() {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-approvals-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('approvals');
   notes = await startNotesUpstream();
   // The server's default out of the box: read-only tools run, every other tool asks.
   cyrnel = await startCyrnel(join(work, 'data'), {
@@ -65,23 +59,13 @@ beforeAll(async () => {
     baseUrl: cyrnel.url,
     apiKey: (await admin.keys.create({ name: 'bot', role: 'agent' })).key,
   });
-  await admin.services.install({
-    id: 'notes',
-    adapter: 'openapi',
-    definition: notes.definition,
-    enabled: true,
-  });
+  await installNotes(admin, notes);
   browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   // 401s are the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await notes?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [notes], work }));
 
 describe('approvals in the admin UI, in headless Chromium', () => {
   let processId: number;

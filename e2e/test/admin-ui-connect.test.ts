@@ -1,5 +1,3 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createClient } from '@cyrnel/client';
@@ -8,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
 import { listToolsOverStdio, type StdioServerConfig } from '../support/mcp-stdio';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url)).replace(/\/$/, '');
-const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 const KEY = 'ui-connect-admin';
 
 let work: string;
@@ -28,8 +26,7 @@ async function openConnect(key: string) {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-connect-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('connect');
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   agentKey = (
     await createClient({ baseUrl: cyrnel.url, apiKey: KEY }).keys.create({ name: 'agent', role: 'agent' })
@@ -39,11 +36,7 @@ beforeAll(async () => {
   // The page's first probe without a key (401), and an agent key's `GET /server` (403).
   recordProblems(page, problems, /status of (401|403)\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, work }));
 
 describe('the Connect page', () => {
   it('shows an admin the bridge of this installation (a checkout: its scripts/mcp.sh), which connects', {
@@ -72,7 +65,7 @@ describe('the Connect page', () => {
     await expect(bridges.textContent()).resolves.toContain('scripts/pack.sh');
     await expect(bridges.textContent()).resolves.toContain('npx -y @cyrnel/server mcp');
     await expect(page.getByText(`${cyrnel.url}/mcp`).count()).resolves.toBeGreaterThan(0);
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-connect.png'), fullPage: true });
+    await screenshot(page, 'connect');
   });
 
   it('tells another key that the installation is an admin’s to see, and lists every way', async () => {

@@ -1,15 +1,12 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { startTokenUpstream, type TokenUpstream } from '@cyrnel/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-connections-bootstrap';
 // A name a person typed: were it parsed as HTML, the image's handler would set `pwned`.
 const PERSON = 'Ada <img src=x onerror="globalThis.pwned=1">';
@@ -41,9 +38,7 @@ let connectionPosts = 0;
 // Every answer of 400 or more but the 401s, as `status METHOD path`.
 const refused: string[] = [];
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
-}
+const shot = (name: string) => screenshot(page, name);
 
 /** No token on the page (in its text or its fields), and no element made of the principal's name. */
 async function expectNoSecretsOrHtml() {
@@ -73,8 +68,7 @@ const row = (name: string) => page.locator(`[data-testid="connection-row"][data-
 const newConnection = () => page.getByRole('form', { name: 'New connection' });
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-connections-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('connections');
   upstream = await startTokenUpstream();
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
@@ -95,12 +89,7 @@ beforeAll(async () => {
   // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await upstream?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [upstream], work }));
 
 describe("a service's connections in the admin UI, in headless Chromium", () => {
   it("shows the service's shared default connection: its secret set as a pointer, never its value", async () => {

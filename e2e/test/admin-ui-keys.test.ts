@@ -1,15 +1,12 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { installNotes, type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-keys-bootstrap';
 // Names a person typed: were they parsed as HTML, the images' handlers would set `pwned`.
 const PERSON = 'Ada <img src=x onerror="globalThis.pwned=1">';
@@ -29,9 +26,7 @@ let keyPosts = 0;
 // Every answer of 400 or more but the 401s, as `status METHOD path`.
 const refused: string[] = [];
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
-}
+const shot = (name: string) => screenshot(page, name);
 
 async function expectNoHtmlFromNames() {
   await expect(page.locator('main img, main b').count()).resolves.toBe(0);
@@ -41,17 +36,11 @@ async function expectNoHtmlFromNames() {
 const principalRow = () => page.getByTestId('principal-row').filter({ hasText: PERSON });
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-keys-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('keys');
   notes = await startNotesUpstream();
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
-  await admin.services.install({
-    id: 'notes',
-    adapter: 'openapi',
-    definition: notes.definition,
-    enabled: true,
-  });
+  await installNotes(admin, notes);
   browser = await launchChromium();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: cyrnel.url });
@@ -63,12 +52,7 @@ beforeAll(async () => {
   // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await notes?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [notes], work }));
 
 describe('API keys in the admin UI, in headless Chromium', () => {
   it('creates a principal, listed with its kind and no key', async () => {

@@ -1,16 +1,13 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import { type ConformanceScenario, startConformanceScenario } from '@cyrnel/testing';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-mcp-oauth-admin';
 const require = createRequire(import.meta.url);
 /** The official MCP conformance suite: its scenario is an MCP server behind a real authorization server. */
@@ -30,8 +27,7 @@ const problems: string[] = [];
 const row = (name: string) => page.locator(`[data-testid="connection-row"][data-name="${name}"]`);
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-mcp-oauth-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('mcp-oauth');
   scenario = await startConformanceScenario(SUITE, 'auth/metadata-default');
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
@@ -47,12 +43,7 @@ beforeAll(async () => {
   // 401s: the page's probes without a key (the sign-in page asks whether the server needs one).
   recordProblems(page, problems, /status of 401\b/);
 }, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await scenario?.stop();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [scenario], work }));
 
 describe('an MCP server behind OAuth, connected from the admin UI in headless Chromium', () => {
   it('connects the shared connection in a new tab, then the tools are listed and callable', async () => {
@@ -72,7 +63,7 @@ describe('an MCP server behind OAuth, connected from the admin UI in headless Ch
       .getByTestId('connection-status')
       .filter({ hasText: /^connected$/ })
       .waitFor();
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-mcp-oauth-connected.png'), fullPage: true });
+    await screenshot(page, 'mcp-oauth-connected');
     expect((await admin.connections.get('guarded', 'default')).oauth).toMatchObject({ pending: false });
 
     const refreshed = await admin.services.refresh('guarded');

@@ -1,13 +1,9 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
 let work: string;
 let cyrnel: CyrnelServer;
@@ -18,8 +14,7 @@ const problems: string[] = [];
 const refused: string[] = [];
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-open-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('open');
   // No key at all: a local server as it first starts.
   cyrnel = await startCyrnel(join(work, 'data'));
   browser = await launchChromium();
@@ -30,11 +25,7 @@ beforeAll(async () => {
   // 401s: the probes without a key once the server has one, and the wrong key typed on purpose.
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, work }));
 
 describe('the admin UI of a server without keys, in headless Chromium', () => {
   it('opens without a key: it says none is needed, and offers no sign-out', async () => {
@@ -75,7 +66,7 @@ describe('the admin UI of a server without keys, in headless Chromium', () => {
     await page.getByTestId('key-refused').filter({ hasText: 'The server now asks for an API key' }).waitFor();
     await page.getByTestId('new-key').getByRole('button', { name: 'Copy the key' }).click();
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(created);
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-open-first-key.png'), fullPage: true });
+    await screenshot(page, 'open-first-key');
   });
 
   it('then asks for a key: a wrong one is refused, the new one signs in', async () => {
@@ -103,7 +94,7 @@ describe('the admin UI of a server without keys, in headless Chromium', () => {
     const open = page.getByTestId('open-server');
     await open.filter({ hasText: 'This server has no API key: there is no key to enter.' }).waitFor();
     await expect(page.getByLabel('API key').count()).resolves.toBe(0);
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-open-sign-in.png'), fullPage: true });
+    await screenshot(page, 'open-sign-in');
     await open.getByRole('button', { name: 'Open the admin UI' }).click();
     await page.getByTestId('signed-in-as').filter({ hasText: 'open server: no key needed' }).waitFor();
   });

@@ -1,15 +1,12 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
-import { type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { installNotes, type NotesUpstream, startNotesUpstream } from '../support/notes-upstream';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-roles-bootstrap';
 // The API paths only an admin key may use, whose pages an agent key must not even ask for (its
 // role it asks `GET /me`, not a route it may not use).
@@ -40,17 +37,11 @@ async function signInAs(key: string, role: 'agent' | 'approver') {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-roles-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('roles');
   notes = await startNotesUpstream();
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
   admin = createClient({ baseUrl: cyrnel.url, apiKey: KEY });
-  await admin.services.install({
-    id: 'notes',
-    adapter: 'openapi',
-    definition: notes.definition,
-    enabled: true,
-  });
+  await installNotes(admin, notes);
   agentKey = (await admin.keys.create({ name: 'bot', role: 'agent' })).key;
   approverKey = (await admin.keys.create({ name: 'reviewer', role: 'approver' })).key;
   browser = await launchChromium();
@@ -63,12 +54,7 @@ beforeAll(async () => {
   // 401s: the page's first probes without a key.
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await notes?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [notes], work }));
 
 describe('what a key that is not an admin key sees in the admin UI, in headless Chromium', () => {
   it('an agent key: only the pages it may open, starting at the tools', async () => {
@@ -82,7 +68,7 @@ describe('what a key that is not an admin key sees in the admin UI, in headless 
       .getByTestId('status')
       .filter({ hasText: /^healthy · API \d+\.\d+\.\d+$/ })
       .waitFor();
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-agent-tools.png'), fullPage: true });
+    await screenshot(page, 'agent-tools');
   });
 
   it('a page the agent key may not open says so at once, names the key it needs, and asks the server nothing', async () => {
@@ -105,7 +91,7 @@ describe('what a key that is not an admin key sees in the admin UI, in headless 
       await expect(page.locator('main').textContent()).resolves.not.toMatch(/Loading|forbidden \(/);
       await expect(page.locator('main').getByRole('link', { name: 'Tools' }).count()).resolves.toBe(1);
     }
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-agent-forbidden.png'), fullPage: true });
+    await screenshot(page, 'agent-forbidden');
     expect(adminRequests).toEqual([]);
   });
 

@@ -1,17 +1,14 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type CyrnelClient, createClient } from '@cyrnel/client';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { duplicateIds } from '../support/accessibility';
 import { launchChromium, recordProblems, recordRefusals, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
-const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const KEY = 'ui-settings-bootstrap';
 // Tokens typed into the page: one in a mistake (never to be shown back), one saved.
 const TYPO_TOKEN = 'tok-typed-in-a-mistake';
@@ -83,8 +80,7 @@ async function problemAt(field: Locator): Promise<string> {
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-settings-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('settings');
   const greeter = await startGreeter();
   upstream = greeter.server;
   cyrnel = await startCyrnel(join(work, 'data'), { CYRNEL_API_KEY: KEY });
@@ -107,12 +103,14 @@ beforeAll(async () => {
   // 401s: the page's first probe without a key.
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await new Promise((resolve) => upstream?.close(resolve));
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() =>
+  closeUi({
+    browser,
+    cyrnel,
+    also: [{ close: () => new Promise((resolve) => upstream?.close(resolve)) }],
+    work,
+  }),
+);
 
 describe("a service's secrets and config in the admin UI, in headless Chromium", () => {
   it('shows the headers secret with an example in JSON, and the secret and config fields apart', async () => {
@@ -153,7 +151,7 @@ describe("a service's secrets and config in the admin UI, in headless Chromium",
     ).resolves.toBe(0);
     expect(patches.secrets).toBe(0);
     await expect(admin.services.getSecrets('greet')).resolves.toEqual({ present: [] });
-    await page.screenshot({ path: join(ARTIFACTS, 'ui-settings-not-json.png'), fullPage: true });
+    await screenshot(page, 'settings-not-json');
   });
 
   it('says there is nothing to save when no field was typed in, and sends nothing', async () => {

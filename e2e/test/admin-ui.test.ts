@@ -1,14 +1,13 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium, recordProblems, signIn } from '../support/chromium';
 import { type CyrnelServer, startCyrnel } from '../support/cyrnel-server';
+import { closeUi, screenshot, uiWorkspace } from '../support/ui-session';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const ARTIFACTS = join(ROOT, 'e2e', 'artifacts');
 const KEY = 'ui-admin-key';
 const WALKTHROUGH = `const forecast = await cyrnel.services.weather.tools.getForecast.invoke({ query: { city: 'Lima' } });
 const converted = await cyrnel.services.weather.tools.celsiusToFahrenheit.invoke({
@@ -35,13 +34,10 @@ function countRequests(method: string, path: string): () => number {
   return () => count;
 }
 
-async function shot(name: string) {
-  await page.screenshot({ path: join(ARTIFACTS, `ui-${name}.png`), fullPage: true });
-}
+const shot = (name: string) => screenshot(page, name);
 
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), 'cyrnel-e2e-ui-'));
-  await mkdir(ARTIFACTS, { recursive: true });
+  work = await uiWorkspace('main');
   const { startUpstream } = (await import(join(ROOT, 'examples', 'upstream.mjs'))) as {
     startUpstream(port: number): Promise<{ url: string; close(): Promise<void> }>;
   };
@@ -53,12 +49,7 @@ beforeAll(async () => {
   // invalid config is refused before it is sent).
   recordProblems(page, problems, /status of 401\b/);
 }, 60_000);
-afterAll(async () => {
-  await browser?.close();
-  await cyrnel?.program.stop();
-  await upstream?.close();
-  await rm(work, { recursive: true, force: true });
-});
+afterAll(() => closeUi({ browser, cyrnel, also: [upstream], work }));
 
 describe('the admin UI at /ui in headless Chromium', () => {
   it('refuses a wrong key, then signs in with the right one', async () => {
