@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { ANSWER_TOO_LARGE_CODE, type AnswerReader } from './answer-reader';
 import type { ServerSpec } from './definition';
+import { causes } from './error-causes';
 import { createGuardedFetch, type GuardedFetch } from './guarded-fetch';
 import { isAuthorizationFailure, type OAuthSession } from './oauth/session';
 import { createStdioTransport, describeExit, type StdioTransport } from './stdio-transport';
@@ -84,20 +85,6 @@ export function assertCommandAllowed(spec: ServerSpec, allowedCommands: readonly
     `starting "${spec.command}" is not allowed: stdio MCP servers run commands on this machine, so each command must be in the mcp module's config allowedCommands (PATCH /modules/mcp)`,
     { details: [{ path: 'definition/command', message: 'not in allowedCommands' }] },
   );
-}
-
-/** The chain of causes of an error, outermost first. */
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (
-    let cause = error;
-    cause !== undefined && chain.length < 8;
-    cause = (cause as { cause?: unknown })?.cause
-  ) {
-    chain.push(cause);
-    if (typeof cause !== 'object' || cause === null) break;
-  }
-  return chain;
 }
 
 /** Errors of a request that was never sent: retrying it cannot run a tool twice. */

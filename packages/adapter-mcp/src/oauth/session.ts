@@ -7,6 +7,7 @@ import {
   type OAuthClientProvider,
   UnauthorizedError,
 } from '@modelcontextprotocol/client';
+import { causes } from '../error-causes';
 import { createStoredOAuthProvider, type StoredOAuthProviderOptions } from './provider';
 
 /** How long an authorization may take between its redirect and its callback. */
@@ -103,20 +104,6 @@ function sameText(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
-}
-
-/** The chain of causes of an error, outermost first. */
-function causes(error: unknown): unknown[] {
-  const chain: unknown[] = [];
-  for (
-    let cause = error;
-    cause !== undefined && chain.length < 8;
-    cause = (cause as { cause?: unknown })?.cause
-  ) {
-    chain.push(cause);
-    if (typeof cause !== 'object' || cause === null) break;
-  }
-  return chain;
 }
 
 /**
