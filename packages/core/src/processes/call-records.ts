@@ -60,6 +60,12 @@ export interface CallRecords {
     decision?: CallDecision | null,
     /** The span id drawn for its span already (a gateway worker's kept call). */
     spanId?: string,
+    /**
+     * Its request left already, durable in the egress gateway's journal (a worker's kept call):
+     * the start is then written with what the run writes next, or after END_WRITE_DELAY_MS, so
+     * that a run of kept calls takes one statement for many.
+     */
+    made?: boolean,
   ): OpenedCall;
 }
 
@@ -69,7 +75,8 @@ const MAX_BATCH = 200;
 /**
  * Longest an answered call's end waits to be written with the run's next start (one statement for
  * both) before it is written alone. A host killed meanwhile lists such a call as interrupted
- * (`ok: null`), as it lists a call whose answer it never got.
+ * (`ok: null`), as it lists a call whose answer it never got. A kept call's start waits as long
+ * (its worker's journal holds it meanwhile, and recovery reads the journal after a crash).
  */
 export const END_WRITE_DELAY_MS = 20;
 
@@ -80,6 +87,8 @@ export const END_WRITE_DELAY_MS = 20;
 interface QueuedStart {
   entry: IndexedCall;
   answered?: true;
+  /** Its request left already (`made`): the start waits for the next write, as an end does. */
+  made?: true;
   /** Taken into a statement: an end from now on is written on its own. */
   taken?: true;
   resolve(): void;
@@ -128,14 +137,22 @@ export function createCallRecords(
     return queue;
   };
 
-  const append = (run: LiveProcess, entry: IndexedCall): { queued: QueuedStart; done: Promise<void> } => {
+  const append = (
+    run: LiveProcess,
+    entry: IndexedCall,
+    made: boolean,
+  ): { queued: QueuedStart; done: Promise<void> } => {
     const own = queueOf(run);
     let queued: QueuedStart | undefined;
     const done = new Promise<void>((resolve, reject) => {
-      queued = { entry, resolve, reject };
+      queued = { entry, resolve, reject, ...(made ? { made: true as const } : {}) };
       own.batch.push(queued);
     });
-    if (!own.queued) schedule(run, own);
+    if (made) {
+      // Until a whole row of it is written, the run's end writes it (`unsyncedCalls`).
+      run.unsyncedCalls.add(entry.index);
+      later(run, own);
+    } else if (!own.queued) schedule(run, own);
     return { queued: queued as QueuedStart, done };
   };
 
@@ -145,10 +162,15 @@ export function createCallRecords(
     const own = queueOf(run);
     own.ended.push(entry);
     run.unsyncedCalls.add(entry.index);
+    later(run, own);
+  };
+
+  // A write within END_WRITE_DELAY_MS, unless one is queued or due already.
+  const later = (run: LiveProcess, own: OpenQueue) => {
     if (own.queued || own.timer) return;
     own.timer = setTimeout(() => {
       own.timer = undefined;
-      if (!own.queued && own.ended.length > 0) schedule(run, own);
+      if (!own.queued && (own.ended.length > 0 || own.batch.length > 0)) schedule(run, own);
     }, END_WRITE_DELAY_MS);
     own.timer.unref();
   };
@@ -163,15 +185,18 @@ export function createCallRecords(
     const id = run.record.id;
     run.persist(
       async () => {
-        const batch = own.batch.splice(0, MAX_BATCH);
-        for (const item of batch) item.taken = true;
-        // After the run's end its own write has them (`unsyncedCalls`).
+        const taken = own.batch.splice(0, MAX_BATCH);
+        for (const item of taken) item.taken = true;
+        // After the run's end its own write has them (`unsyncedCalls`): the ends, and the starts
+        // of calls already made.
         if (run.finished) own.ended.length = 0;
+        const batch = run.finished ? taken.filter((item) => !item.made) : taken;
+        for (const item of taken) if (run.finished && item.made) item.resolve();
         const ended = own.ended.splice(0, MAX_BATCH);
         try {
           const starts: IndexedCall[] = [];
           for (const item of batch) (item.answered ? ended : starts).push(item.entry);
-          await storage.openCalls(id, starts, ended);
+          if (starts.length > 0 || ended.length > 0) await storage.openCalls(id, starts, ended);
           for (const item of batch) item.resolve();
           for (const entry of ended) run.unsyncedCalls.delete(entry.index);
         } catch (error) {
@@ -203,13 +228,13 @@ export function createCallRecords(
   };
 
   return {
-    open(run, serviceId, toolId, startedMs = now().getTime(), decision = null, spanId = undefined) {
+    open(run, serviceId, toolId, startedMs = now().getTime(), decision = null, spanId = undefined, made = false) {
       const index = run.calls.length;
       const call = startedCall(serviceId, toolId, startedMs, decision);
       run.calls.push(call);
       run.pendingCalls.set(call, { index, startedMs });
       const trace = run.trace?.call(serviceId, toolId, decision, startedMs, spanId);
-      const { queued, done } = append(run, { index, call: { ...call } });
+      const { queued, done } = append(run, { index, call: { ...call } }, made);
       const started = done.catch((error: unknown) => refuse(run, index, call, error));
       // A caller that does not wait (a direct call's report) must not leave a rejection unhandled.
       started.catch(() => undefined);

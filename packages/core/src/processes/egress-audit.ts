@@ -77,7 +77,8 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
       // A kept decision of an earlier run of the process (this one has not kept it): the calls
       // stored are this run's, so it is only logged.
       if (!run.kept?.has(`${event.serviceId}.${event.toolId}`)) return late(eid, event);
-      // Made under a kept decision: its request left already; recorded in this turn with it.
+      // Made under a kept decision: its request left already; recorded in this turn, written to the
+      // storage with the run's next write (many kept calls in one statement).
       const call = records.open(
         run,
         event.serviceId,
@@ -85,6 +86,8 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
         event.startedAt,
         run.kept?.get(`${event.serviceId}.${event.toolId}`) ?? null,
         event.spanId,
+        // Durable in its worker's journal: written with what the run writes next.
+        true,
       );
       call.trace?.shape(event.shape);
       track(run, event.id, call);

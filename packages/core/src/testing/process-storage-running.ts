@@ -58,6 +58,28 @@ export function runningCases(current: () => ProcessStorage): void {
     expect(await storage.calls(other)).toEqual([started('elsewhere')]);
   });
 
+  it('writes calls made before their start was written as ended rows: whole, or ok null while unanswered', async () => {
+    // The egress gateway's kept calls: their requests left already, so their starts wait for the
+    // run's next write and come as rows of their own (answered or not) in its `ended`.
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    await storage.openCalls(id, [{ index: 0, call: started('getUser') }]);
+    await storage.openCalls(
+      id,
+      [],
+      [
+        { index: 0, call: { ...started('getUser'), ok: true, durationMs: 2 } },
+        { index: 1, call: { ...started('listOrders'), ok: true, durationMs: 3, resultBytes: 9 } },
+        { index: 2, call: started('getOrder') },
+      ],
+    );
+    expect(await storage.calls(id)).toEqual([
+      { ...started('getUser'), ok: true, durationMs: 2 },
+      { ...started('listOrders'), ok: true, durationMs: 3, resultBytes: 9 },
+      started('getOrder'),
+    ]);
+  });
+
   it('keeps started calls and checkpoints across a crash: recovery lists them interrupted', async () => {
     const storage = current();
     const id = await storage.insert(newProcess());

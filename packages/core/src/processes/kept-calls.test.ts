@@ -1,0 +1,150 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createEgressGateway, type EgressAudit, type EgressGateway } from '../gateway/egress-gateway';
+import type { AuditEvent } from '../gateway/gateway-protocol';
+import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
+import { createMemoryProcessStorage } from './memory-process-storage';
+import type { ProcessStorage } from './process-storage';
+
+const setup = trackTestManagers();
+const gateways: EgressGateway[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A real egress gateway that journals (so an allowed start may be kept for a run's later calls;
+ * its workers start only with a grant, which these tests never make) and the audit hook the
+ * process manager gives it: what a worker's messages reach.
+ */
+function gatewayAndHook(): {
+  egress: EgressGateway;
+  report: (eid: number, event: AuditEvent) => Promise<unknown>;
+} {
+  const journalDir = mkdtempSync(join(tmpdir(), 'cyrnel-kept-calls-'));
+  dirs.push(journalDir);
+  const egress = createEgressGateway({
+    host: { prepare: async () => undefined, onChange: () => () => {} },
+    workers: 1,
+    journalDir,
+  });
+  gateways.push(egress);
+  let hook: EgressAudit | undefined;
+  const audit = egress.audit.bind(egress);
+  egress.audit = (next) => {
+    hook = next;
+    audit(next);
+  };
+  return {
+    egress,
+    report: async (eid, event) => {
+      if (!hook) throw new Error('the process manager gave the gateway no audit hook');
+      return hook(eid, event);
+    },
+  };
+}
+
+/**
+ * A memory storage that logs its call writes (`open <starts> ended <ends>`, `finish <calls>`);
+ * the call write numbered `hold` (from 1) waits until released.
+ */
+function loggedStorage(hold?: number) {
+  const memory = createMemoryProcessStorage();
+  const log: string[] = [];
+  let release: () => void = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let writes = 0;
+  const indexes = (calls: readonly { index: number }[]) => calls.map((call) => call.index).join(',');
+  const storage: ProcessStorage = {
+    ...memory,
+    async openCalls(id, calls, ended = []) {
+      if (++writes === hold) await held;
+      log.push(
+        ended.length === 0 ? `open ${indexes(calls)}` : `open ${indexes(calls)} ended ${indexes(ended)}`,
+      );
+      return memory.openCalls(id, calls, ended);
+    },
+    async finish(id, change, results, calls) {
+      log.push(`finish ${indexes(calls)}`);
+      return memory.finish(id, change, results, calls);
+    },
+  };
+  return { storage, log, release };
+}
+
+const asked = (id: number): AuditEvent => ({
+  kind: 'start',
+  id,
+  serviceId: 'math',
+  toolId: 'double',
+  startedAt: Date.now(),
+});
+const kept = (id: number): AuditEvent => ({ ...asked(id), kept: id });
+const answered = (id: number): AuditEvent => ({
+  kind: 'end',
+  id,
+  ok: true,
+  errorCode: null,
+  errorReason: null,
+  durationMs: 2,
+  status: 200,
+  resultBytes: 4,
+});
+
+describe("a run's kept calls (made by the egress gateway's workers on their own)", () => {
+  it('are written with the run’s next write: many in one statement, each whole once answered', async () => {
+    const { egress, report } = gatewayAndHook();
+    const { storage, log } = loggedStorage();
+    const { api } = await setup({ egress, storage });
+    const { id } = await api.create({ code: HANGS, timeoutMs: null });
+    await runningOf(api, id);
+    // The first call is asked: stored before its request leaves, and kept for the tool.
+    await expect(report(id, asked(1))).resolves.toEqual({ ok: true, keep: true });
+    expect(log).toEqual(['open 0']);
+    // A worker's batch: the first call's answer, five kept calls, four of them answered already.
+    const reports = [answered(1), kept(2), answered(2), kept(3), answered(3), kept(4), answered(4)]
+      .concat([kept(5), answered(5), kept(6)])
+      .map((event) => report(id, event));
+    // Each kept start resolves once it is stored: all of them in one statement.
+    await expect(Promise.all(reports)).resolves.toEqual(Array(10).fill(true));
+    expect(log).toEqual(['open 0', 'open 5 ended 0,1,2,3,4']);
+    expect(await storage.calls(id)).toEqual([
+      ...Array.from({ length: 5 }, () => expect.objectContaining({ ok: true, resultBytes: 4 })),
+      expect.objectContaining({ ok: null }),
+    ]);
+    await api.kill(id);
+  });
+
+  it('are left to the run’s own end when it ends before their write, never written again after it', async () => {
+    const { egress, report } = gatewayAndHook();
+    // The second call write (the first call's end, alone) is held.
+    const { storage, log, release } = loggedStorage(2);
+    const { api } = await setup({ egress, storage });
+    const { id } = await api.create({ code: HANGS, timeoutMs: null });
+    await runningOf(api, id);
+    await expect(report(id, asked(1))).resolves.toEqual({ ok: true, keep: true });
+    await report(id, answered(1));
+    await expect.poll(() => log.length, { timeout: 10_000 }).toBe(1);
+    // While that write is under way the kept calls wait for the next one; the run ends first.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const reports = [kept(2), answered(2), kept(3)].map((event) => report(id, event));
+    await api.kill(id);
+    await api.wait(id);
+    release();
+    await expect(Promise.all(reports)).resolves.toEqual([true, true, true]);
+    await api.list({});
+    // The run's end wrote all three; the write queued after it wrote none of the kept calls.
+    expect(log).toEqual(['open 0', 'open  ended 0', 'finish 0,1,2']);
+    expect(await storage.calls(id)).toEqual([
+      expect.objectContaining({ ok: true, resultBytes: 4 }),
+      expect.objectContaining({ ok: true, resultBytes: 4 }),
+      expect.objectContaining({ ok: false }),
+    ]);
+  });
+});
