@@ -228,7 +228,15 @@ export function createCallRecords(
   };
 
   return {
-    open(run, serviceId, toolId, startedMs = now().getTime(), decision = null, spanId = undefined, made = false) {
+    open(
+      run,
+      serviceId,
+      toolId,
+      startedMs = now().getTime(),
+      decision = null,
+      spanId = undefined,
+      made = false,
+    ) {
       const index = run.calls.length;
       const call = startedCall(serviceId, toolId, startedMs, decision);
       run.calls.push(call);
