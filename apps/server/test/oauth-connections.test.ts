@@ -237,6 +237,28 @@ describe.skipIf(!POSTGRES_TESTS.enabled)(
       }
     });
 
+    it('refreshes at most once for a burst of calls an upstream refuses whatever the token, and answers its 401s', async () => {
+      for (const [server, who] of [
+        [hosts.a, 'flood-direct'],
+        [hosts.b, 'flood-gate'],
+      ] as const) {
+        upstream.refusing.add(who);
+        const refreshes = servers.long.count({ grantType: 'refresh_token' });
+        const from = upstream.seen.length;
+        // Fifty calls at once, each refused: each is made once more after the refresh, and the
+        // upstream's second 401 is the call's answer (no loop, no failure of cyrnel's own).
+        expect((await run(server, calls(who, 50, 'api'))).output).toEqual({ statuses: Array(50).fill(401) });
+        // A refresh is asked only by a call refused with the tokens held now: the calls made with
+        // the old token share one; one first made after it (a machine too busy to send all fifty
+        // at once) may ask once more. Never one per call.
+        expect(servers.long.count({ grantType: 'refresh_token' }) - refreshes).toBeGreaterThanOrEqual(1);
+        expect(servers.long.count({ grantType: 'refresh_token' }) - refreshes).toBeLessThanOrEqual(2);
+        expect(tokensSince(from)).toHaveLength(100);
+        // The connection is still usable for callers the upstream accepts.
+        expect((await run(server, calls(`${who}-after`, 1, 'api'))).output).toEqual({ statuses: [200] });
+      }
+    });
+
     it('marks a connection whose refresh is refused reauthorization_required; its calls fail upstream_unauthorized', {
       timeout: 30_000,
     }, async () => {

@@ -18,6 +18,8 @@ export interface ProtectedUpstream {
   readonly seen: SeenRequest[];
   /** Tokens it refuses from now on (401), as if their grant had been withdrawn. */
   readonly refused: Set<string>;
+  /** Callers (`who`) it refuses whatever token they carry (401): a broken or hostile upstream. */
+  readonly refusing: Set<string>;
   close(): Promise<void>;
 }
 
@@ -49,12 +51,16 @@ async function verify(token: string, issuers: readonly string[], audience: strin
 export async function startProtectedUpstream(issuers: () => readonly string[]): Promise<ProtectedUpstream> {
   const seen: SeenRequest[] = [];
   const refused = new Set<string>();
+  const refusing = new Set<string>();
   let url = '';
   const server: Server = createServer((request, response) => {
     const who = new URL(request.url ?? '/', 'http://x').searchParams.get('who') ?? '';
     const header = request.headers.authorization;
     const token = header?.startsWith('Bearer ') ? header.slice(7) : undefined;
-    const check = token && !refused.has(token) ? verify(token, issuers(), url) : Promise.resolve(false);
+    const check =
+      token && !refused.has(token) && !refusing.has(who)
+        ? verify(token, issuers(), url)
+        : Promise.resolve(false);
     check
       .catch(() => false)
       .then((valid) => {
@@ -70,6 +76,7 @@ export async function startProtectedUpstream(issuers: () => readonly string[]): 
     url,
     seen,
     refused,
+    refusing,
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
