@@ -78,14 +78,16 @@ function loggedStorage(hold?: number) {
   return { storage, log, release };
 }
 
-const asked = (id: number): AuditEvent => ({
+type StartEvent = Extract<AuditEvent, { kind: 'start' }>;
+
+const asked = (id: number): StartEvent => ({
   kind: 'start',
   id,
   serviceId: 'math',
   toolId: 'double',
   startedAt: Date.now(),
 });
-const kept = (id: number): AuditEvent => ({ ...asked(id), kept: id });
+const kept = (id: number): StartEvent => ({ ...asked(id), kept: id });
 const answered = (id: number): AuditEvent => ({
   kind: 'end',
   id,
