@@ -1,52 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createEgressGateway, type EgressAudit, type EgressGateway } from '../gateway/egress-gateway';
+import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../gateway/gateway-protocol';
+import { trackAuditedGateways } from '../testing/audited-gateway';
 import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
 import { createMemoryProcessStorage } from './memory-process-storage';
 import type { ProcessStorage } from './process-storage';
 
 const setup = trackTestManagers();
-const gateways: EgressGateway[] = [];
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/**
- * A real egress gateway that journals (so an allowed start may be kept for a run's later calls;
- * its workers start only with a grant, which these tests never make) and the audit hook the
- * process manager gives it: what a worker's messages reach.
- */
-function gatewayAndHook(): {
-  egress: EgressGateway;
-  report: (eid: number, event: AuditEvent) => Promise<unknown>;
-} {
-  const journalDir = mkdtempSync(join(tmpdir(), 'cyrnel-kept-calls-'));
-  dirs.push(journalDir);
-  const egress = createEgressGateway({
-    host: { prepare: async () => undefined, onChange: () => () => {} },
-    workers: 1,
-    journalDir,
-  });
-  gateways.push(egress);
-  let hook: EgressAudit | undefined;
-  const audit = egress.audit.bind(egress);
-  egress.audit = (next) => {
-    hook = next;
-    audit(next);
-  };
-  return {
-    egress,
-    report: async (eid, event) => {
-      if (!hook) throw new Error('the process manager gave the gateway no audit hook');
-      return hook(eid, event);
-    },
-  };
-}
+const audited = trackAuditedGateways();
 
 /**
  * A memory storage that logs its call writes (`open <starts> ended <ends>`, `finish <calls>`);
@@ -101,7 +61,7 @@ const answered = (id: number): AuditEvent => ({
 
 describe("a run's kept calls (made by the egress gateway's workers on their own)", () => {
   it('are written with the run’s next write: many in one statement, each whole once answered', async () => {
-    const { egress, report } = gatewayAndHook();
+    const { egress, report } = audited({ journal: true });
     const { storage, log } = loggedStorage();
     const { api } = await setup({ egress, storage });
     const { id } = await api.create({ code: HANGS, timeoutMs: null });
@@ -124,7 +84,7 @@ describe("a run's kept calls (made by the egress gateway's workers on their own)
   });
 
   it('are left to the run’s own end when it ends before their write, never written again after it', async () => {
-    const { egress, report } = gatewayAndHook();
+    const { egress, report } = audited({ journal: true });
     // The second call write (the first call's end, alone) is held.
     const { storage, log, release } = loggedStorage(2);
     const { api } = await setup({ egress, storage });

@@ -1,41 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { createEgressGateway, type EgressAudit, type EgressGateway } from '../gateway/egress-gateway';
+import { describe, expect, it } from 'vitest';
 import type { AuditEvent } from '../gateway/gateway-protocol';
+import { trackAuditedGateways } from '../testing/audited-gateway';
 import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
 
 const setup = trackTestManagers();
-const gateways: EgressGateway[] = [];
-afterEach(async () => {
-  await Promise.all(gateways.splice(0).map((gateway) => gateway.close()));
-});
-
-/**
- * A real egress gateway (its workers start only with a grant, which these tests never make) and
- * the audit hook the process manager gives it: what a worker's `audits` batch reaches.
- */
-function gatewayAndHook(): {
-  egress: EgressGateway;
-  report: (eid: number, event: AuditEvent) => Promise<unknown>;
-} {
-  const egress = createEgressGateway({
-    host: { prepare: async () => undefined, onChange: () => () => {} },
-    workers: 1,
-  });
-  gateways.push(egress);
-  let hook: EgressAudit | undefined;
-  const audit = egress.audit.bind(egress);
-  egress.audit = (next) => {
-    hook = next;
-    audit(next);
-  };
-  return {
-    egress,
-    report: async (eid, event) => {
-      if (!hook) throw new Error('the process manager gave the gateway no audit hook');
-      return hook(eid, event);
-    },
-  };
-}
+const audited = trackAuditedGateways();
 
 const keptStart = (id: number, startedAt: number): AuditEvent => ({
   kind: 'start',
@@ -48,7 +17,7 @@ const keptStart = (id: number, startedAt: number): AuditEvent => ({
 
 describe('calls the egress gateway reports after their run ended', () => {
   it('records a kept call whose report came after the run settled, and writes its answer over it', async () => {
-    const { egress, report } = gatewayAndHook();
+    const { egress, report } = audited();
     const { api, storage } = await setup({ egress });
     const { id } = await api.create({ code: 'cyrnel.output({ done: true })' });
     await api.wait(id);
@@ -89,7 +58,7 @@ describe('calls the egress gateway reports after their run ended', () => {
   });
 
   it('follows the ended run’s own write, so late rows come after the run’s calls, each of a burst its own', async () => {
-    const { egress, report } = gatewayAndHook();
+    const { egress, report } = audited();
     const { api, storage } = await setup({ egress });
     const { id } = await api.create({
       code: 'await cyrnel.invoke("math", "double", { n: 2 })',
@@ -121,7 +90,7 @@ describe('calls the egress gateway reports after their run ended', () => {
   });
 
   it('refuses an asked start of an ended run, and never puts an earlier run’s call into a run that runs again', async () => {
-    const { egress, report } = gatewayAndHook();
+    const { egress, report } = audited();
     const { api, storage } = await setup({ egress });
     const { id } = await api.create({ code: HANGS, timeoutMs: null });
     await runningOf(api, id);
