@@ -185,13 +185,15 @@ export function createCallRecords(
     const id = run.record.id;
     run.persist(
       async () => {
-        const taken = own.batch.splice(0, MAX_BATCH);
-        for (const item of taken) item.taken = true;
         // After the run's end its own write has them (`unsyncedCalls`): the ends, and the starts
         // of calls already made.
         if (run.finished) own.ended.length = 0;
-        const batch = run.finished ? taken.filter((item) => !item.made) : taken;
-        for (const item of taken) if (run.finished && item.made) item.resolve();
+        const batch: QueuedStart[] = [];
+        for (const item of own.batch.splice(0, MAX_BATCH)) {
+          item.taken = true;
+          if (run.finished && item.made) item.resolve();
+          else batch.push(item);
+        }
         const ended = own.ended.splice(0, MAX_BATCH);
         try {
           const starts: IndexedCall[] = [];

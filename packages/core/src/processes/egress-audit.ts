@@ -9,7 +9,7 @@ import {
   type TracedVerdict,
 } from '../gateway/gateway-protocol';
 import type { CallPolicy } from './call-policy';
-import type { CallRecords, OpenedCall } from './call-records';
+import type { CallOutcome, CallRecords, OpenedCall } from './call-records';
 import type { LateCall, LateCalls } from './late-calls';
 import type { LiveProcess } from './live-process';
 import type { ProcessExecution } from './process-execution';
@@ -35,6 +35,21 @@ export interface EgressAudit {
   record(eid: number, event: AuditEvent): Promise<AuditVerdict | TracedVerdict>;
   /** Channels from sandbox processes to `egress`, granted to running executions only. */
   directCalls(egress: EgressGateway): DirectCalls;
+}
+
+/**
+ * A call's outcome as the gateway reported its end: the code follows from a known reason, as on
+ * the gate's path; the duration is the worker's, in whole milliseconds; the bytes were counted by
+ * the worker (host code) on the JSON text it sent the sandbox.
+ */
+function outcomeOf(event: Extract<AuditEvent, { kind: 'end' }>): CallOutcome {
+  return {
+    ok: event.ok,
+    errorReason: !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null,
+    durationMs: Math.max(0, Math.round(event.durationMs)),
+    status: event.status ?? null,
+    resultBytes: event.resultBytes,
+  };
 }
 
 /** Late calls whose answers are still awaited, at most (past it, their starts alone are kept). */
@@ -134,16 +149,7 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
     // in flight as failed, without a code, as it does on the gate's path.
     if (!event.ok && event.errorReason === 'process_killed') return true;
     open?.delete(event.id);
-    // The code follows from a known reason, as on the gate's path.
-    const reason = !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null;
-    call.end({
-      ok: event.ok,
-      errorReason: reason,
-      durationMs: Math.max(0, Math.round(event.durationMs)),
-      status: event.status ?? null,
-      // Counted by the gateway's worker (host code) on the JSON text it sent the sandbox.
-      resultBytes: event.resultBytes,
-    });
+    call.end(outcomeOf(event));
     return true;
   };
   // Kept calls reported after their run ended, by the gateway's call id (their ends may follow).
@@ -155,12 +161,7 @@ export function createEgressAudit(options: EgressAuditOptions): EgressAudit {
     if (event.kind === 'end') {
       const call = lateCalls.get(event.id);
       lateCalls.delete(event.id);
-      call?.end({
-        ok: event.ok,
-        errorReason: !event.ok && isErrorReason(event.errorReason) ? event.errorReason : null,
-        durationMs: event.durationMs,
-        resultBytes: event.resultBytes,
-      });
+      call?.end(outcomeOf(event));
       return true;
     }
     if (event.kept === undefined) return false;
