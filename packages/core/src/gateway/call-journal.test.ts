@@ -50,15 +50,18 @@ describe('the call journal', () => {
     );
     // A later segment of the same worker's journal.
     writeFileSync(join(dir, 'w0-1.jsonl.1'), line(4, id, 'put', first + 2));
+    // The host thread's own journal (its calls of the gate's path).
+    writeFileSync(join(dir, 'h-2.jsonl'), line(1, id, 'post', first + 3));
     writeFileSync(join(dir, 'unrelated.txt'), 'kept');
 
     expect(readCallJournal(join(dir, 'w0-1.jsonl')).map((entry) => entry.q)).toEqual([1, 2, 3]);
-    expect(await foldCallJournals(dir, storage, silentLogger)).toBe(2);
+    expect(await foldCallJournals(dir, storage, silentLogger)).toBe(3);
     const calls = await storage.calls(id);
     expect(calls.map((call) => [call.toolId, call.ok])).toEqual([
       ['get', true],
       ['get', null],
       ['put', null],
+      ['post', null],
     ]);
     expect(calls[1]?.startedAt).toBe(new Date(first + 1).toISOString());
     // An unknown process (deleted since) is skipped; the journals are gone, other files stay.

@@ -6,10 +6,11 @@ import type { ProcessStorage } from '../processes/process-storage';
 import type { CallJournalLine } from './gateway-protocol';
 
 /**
- * A journal file's name: `w<worker>-<start>.jsonl`, one per worker thread started, then
- * `….jsonl.<n>` as each grows past a segment's size.
+ * A journal file's name: `w<worker>-<start>.jsonl`, one per worker thread started, and
+ * `h-<n>.jsonl`, the host thread's own (see `createHostJournal`); then `….jsonl.<n>` as each grows
+ * past a segment's size.
  */
-const JOURNAL_FILE = /^w\d+-\d+\.jsonl(\.\d+)?$/;
+const JOURNAL_FILE = /^(w\d+|h)-\d+\.jsonl(\.\d+)?$/;
 
 /** Every file of the journal that starts with `file` (it and its later segments). */
 export function journalFiles(file: string): string[] {

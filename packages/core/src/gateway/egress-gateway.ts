@@ -12,6 +12,7 @@ import type { TracingOptions } from '../telemetry/tracing';
 import type { AnswerBudget } from './bounded-json';
 import type { AuditEvent, AuditVerdict, TracedVerdict } from './gateway-protocol';
 import { createGatewayWorker, type EgressAnswer, type GatewayWorker } from './gateway-worker';
+import { createHostJournal } from './host-journal';
 import { toWireError } from './wire-error';
 
 /** Options of {@link createEgressGateway}. */
@@ -106,6 +107,25 @@ export interface EgressGateway {
   close(): Promise<void>;
   /** Whether the workers journal calls (a kept decision lets calls go without the main thread). */
   readonly journals: boolean;
+  /**
+   * Journal the start of a call the host's own thread is about to make (the gate's path: a tool
+   * that is not portable), beside the workers' journals, so that it need not wait for its start's
+   * write; `stored` settles once that start is in the store. False without a journal, or when the
+   * line could not be written: the call then waits for `stored` before it leaves.
+   *
+   * @example
+   * ```ts
+   * const call = records.open(run, 'memory', 'read_graph', startedMs, decision, undefined, true);
+   * if (!egress.journalHostCall(eid, 'memory', 'read_graph', startedMs, call.started)) await call.started;
+   * ```
+   */
+  journalHostCall(
+    eid: number,
+    serviceId: string,
+    toolId: string,
+    startedMs: number,
+    stored: Promise<unknown>,
+  ): boolean;
 }
 
 /** What {@link EgressGateway.stats} answers. */
@@ -173,6 +193,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
 
   const { journalDir } = options;
   let journals = 0;
+  const hostJournal = journalDir ? createHostJournal(journalDir, `h-${++journals}.jsonl`) : undefined;
   const workers: GatewayWorker[] = [];
   for (let index = 0; index < count; index++) {
     workers.push(
@@ -222,6 +243,8 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
 
   return {
     journals: journalDir !== undefined,
+    journalHostCall: (eid, serviceId, toolId, startedMs, stored) =>
+      hostJournal?.journal(eid, serviceId, toolId, startedMs, stored) ?? false,
     open() {
       const token = randomBytes(32).toString('base64url');
       grants.set(token, new Set());
@@ -269,6 +292,7 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
       if (closed) return;
       closed = true;
       stopChanges();
+      hostJournal?.close();
       await Promise.all(workers.map((worker) => worker.close()));
       rmSync(dir, { recursive: true, force: true });
     },

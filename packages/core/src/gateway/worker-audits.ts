@@ -1,24 +1,12 @@
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { randomId } from '../telemetry/relay-tracer';
 import { carrierOfSpan, spanContextOf, type TraceCarrier } from '../telemetry/trace-carrier';
-import {
-  type AuditEvent,
-  type AuditedEvent,
-  type CallJournalLine,
-  type FromWorker,
-  MAX_KEPT_TOOLS,
-} from './gateway-protocol';
+import { type AuditEvent, type AuditedEvent, type FromWorker, MAX_KEPT_TOOLS } from './gateway-protocol';
+import { openJournalWriter } from './journal-writer';
 
 /** Longest a start or an end waits in a worker before its batch goes to the main thread. */
 export const AUDITS_FLUSH_MS = 2;
 /** Events in one batch at most: a larger one goes at once. */
 const MAX_BATCH = 512;
-/**
- * A journal file this large is closed and the next one opened (`<file>.<n>`); a closed one is
- * removed once the main thread stored every start in it.
- */
-const SEGMENT_BYTES = 256 * 1024;
-
 /**
  * A decision kept for an execution's calls of one tool; on a traced run, the first call's span as a
  * carrier: a kept call's span is of the same trace, with an id the worker draws.
@@ -69,19 +57,12 @@ export function createWorkerAudits(options: {
   readonly file?: string;
   readonly post: (message: FromWorker) => void;
 }): WorkerAudits {
-  const { post, file } = options;
-  /** Segment `n` of the journal: `file`, then `file.1`, `file.2`, … */
-  const segmentPath = (n: number) => (n === 0 ? (file as string) : `${file}.${n}`);
-  let fd = file === undefined ? undefined : openSync(file, 'a', 0o600);
-  /** The segment written now, and the closed ones with their last line (removed once it is stored). */
-  let segment = 0;
-  let closed: { readonly segment: number; readonly last: number }[] = [];
+  const { post } = options;
+  const journal = options.file === undefined ? undefined : openJournalWriter(options.file);
   const keptTools = new Map<number, Map<string, KeptDecision>>();
   let batch: AuditedEvent[] = [];
   let batchLine: number | undefined;
   let timer: NodeJS.Timeout | undefined;
-  let line = 0;
-  let size = 0;
 
   const flush = () => {
     clearTimeout(timer);
@@ -92,7 +73,7 @@ export function createWorkerAudits(options: {
     batch = [];
     batchLine = undefined;
     // The main thread says when the lines are stored only while a closed file waits for it.
-    post({ t: 'audits', events, ...(q !== undefined && closed.length > 0 ? { q } : {}) });
+    post({ t: 'audits', events, ...(q !== undefined && journal?.waiting ? { q } : {}) });
   };
   const queue = (eid: number, event: AuditEvent) => {
     batch.push({ eid, event });
@@ -103,7 +84,7 @@ export function createWorkerAudits(options: {
   return {
     kept: (eid, serviceId, toolId) => keptTools.get(eid)?.get(`${serviceId}\u0000${toolId}`),
     keep(eid, serviceId, toolId, decision) {
-      if (fd === undefined) return;
+      if (journal === undefined) return;
       let tools = keptTools.get(eid);
       if (!tools) {
         tools = new Map();
@@ -112,52 +93,22 @@ export function createWorkerAudits(options: {
       if (tools.size < MAX_KEPT_TOOLS) tools.set(`${serviceId}\u0000${toolId}`, decision);
     },
     journal(eid, event) {
-      if (fd === undefined) return false;
-      const q = line + 1;
-      const entry: CallJournalLine = {
-        q,
-        p: eid,
-        s: event.serviceId,
-        t: event.toolId,
-        at: event.startedAt,
-        id: event.id,
-      };
-      const text = `${JSON.stringify(entry)}\n`;
-      try {
-        if (size >= SEGMENT_BYTES) {
-          const opened = openSync(segmentPath(segment + 1), 'a', 0o600);
-          closeSync(fd);
-          closed.push({ segment, last: line });
-          fd = opened;
-          segment++;
-          size = 0;
-        }
-        size += writeSync(fd, text);
-      } catch {
-        // A full disk: this start waits for the main thread instead.
-        return false;
-      }
-      line = q;
+      const { serviceId: s, toolId: t, startedAt: at, id } = event;
+      // Not written (a full disk): this start waits for the main thread instead.
+      const q = journal?.append({ p: eid, s, t, at, id });
+      if (q === undefined) return false;
       batchLine = q;
       queue(eid, { ...event, kept: q });
       return true;
     },
     ended: queue,
     flush,
-    stored(q) {
-      // A closed file goes once its last line is stored (a file left behind is folded at the next
-      // start, where stored lines are recognised).
-      closed = closed.filter((done) => {
-        if (done.last > q) return true;
-        rmSync(segmentPath(done.segment), { force: true });
-        return false;
-      });
-    },
+    stored: (q) => journal?.stored(q),
     changed: () => keptTools.clear(),
     revoke: (eid) => keptTools.delete(eid),
     close() {
       flush();
-      if (fd !== undefined) closeSync(fd);
+      journal?.close();
     },
   };
 }

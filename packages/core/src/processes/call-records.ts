@@ -245,11 +245,19 @@ export function createCallRecords(
       run.pendingCalls.set(call, { index, startedMs });
       const trace = run.trace?.call(serviceId, toolId, decision, startedMs, spanId);
       const { queued, done } = append(run, { index, call: { ...call } }, made);
-      const started = done.catch((error: unknown) => refuse(run, index, call, error));
+      const started = made
+        ? done.catch((error: unknown) => {
+            // Its request left already (durable in a journal): the call goes on, and the run's end
+            // writes its row with the answer.
+            run.unsyncedCalls.add(index);
+            throw error;
+          })
+        : done.catch((error: unknown) => refuse(run, index, call, error));
       // A caller that does not wait (a direct call's report) must not leave a rejection unhandled.
       started.catch(() => undefined);
-      // A start that could not be stored fails the call: its span ends with it.
-      if (trace) started.catch((error: unknown) => trace.end({ ok: false, errorReason: reasonOf(error) }));
+      // A start that could not be stored fails the call, unless it left: its span ends with it.
+      if (trace && !made)
+        started.catch((error: unknown) => trace.end({ ok: false, errorReason: reasonOf(error) }));
       let ended = false;
       return {
         index,

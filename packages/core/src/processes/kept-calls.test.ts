@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readCallJournal } from '../gateway/call-journal';
 import type { AuditEvent } from '../gateway/gateway-protocol';
 import { trackAuditedGateways } from '../testing/audited-gateway';
 import { HANGS, runningOf, trackTestManagers } from '../testing/test-manager';
@@ -10,9 +12,9 @@ const audited = trackAuditedGateways();
 
 /**
  * A memory storage that logs its call writes (`open <starts> ended <ends>`, `finish <calls>`);
- * the call write numbered `hold` (from 1) waits until released.
+ * the call write numbered `hold` (from 1) waits until released, the one numbered `fail` throws.
  */
-function loggedStorage(hold?: number) {
+function loggedStorage(hold?: number, fail?: number) {
   const memory = createMemoryProcessStorage();
   const log: string[] = [];
   let release: () => void = () => {};
@@ -21,10 +23,13 @@ function loggedStorage(hold?: number) {
   });
   let writes = 0;
   const indexes = (calls: readonly { index: number }[]) => calls.map((call) => call.index).join(',');
-  const storage: ProcessStorage = {
+  const storage: ProcessStorage & { writes(): number } = {
     ...memory,
+    writes: () => writes,
     async openCalls(id, calls, ended = []) {
-      if (++writes === hold) await held;
+      const write = ++writes;
+      if (write === hold) await held;
+      if (write === fail) throw new Error('disk I/O error');
       log.push(
         ended.length === 0 ? `open ${indexes(calls)}` : `open ${indexes(calls)} ended ${indexes(ended)}`,
       );
@@ -108,5 +113,82 @@ describe("a run's kept calls (made by the egress gateway's workers on their own)
       expect.objectContaining({ ok: true, resultBytes: 4 }),
       expect.objectContaining({ ok: false }),
     ]);
+  });
+});
+
+describe("a run's calls of the gate's path on a host that journals (the host's own thread makes them)", () => {
+  /** A program of five sequential calls of `probe.echo`, then its output, then it waits. */
+  const FIVE_CALLS = `
+    const answers = [];
+    for (let n = 0; n < 5; n++) answers.push((await cyrnel.invoke('probe', 'echo', { n })).n);
+    cyrnel.output({ answers });
+    await new Promise(() => {});`;
+  const probe = () => {
+    const made: number[] = [];
+    const tools = new Map([
+      [
+        'probe.echo',
+        async (parameters: Record<string, unknown>) => {
+          made.push(Number(parameters.n));
+          return { n: parameters.n };
+        },
+      ],
+    ]);
+    return { made, tools };
+  };
+
+  it('leave journaled without waiting for their start’s write, and are written whole with the run’s next write', async () => {
+    const { egress, journalDir } = audited({ journal: true });
+    // The first call write is held: no call waits for it.
+    const { storage, log, release } = loggedStorage(1);
+    const { made, tools } = probe();
+    const { api } = await setup({ egress, storage, tools });
+    const { id } = await api.create({ code: FIVE_CALLS, timeoutMs: null });
+    await expect.poll(() => made, { timeout: 10_000 }).toEqual([0, 1, 2, 3, 4]);
+    expect(log).toEqual([]);
+    // Each start is in the host's journal before its request left.
+    const lines = readCallJournal(join(journalDir as string, 'h-1.jsonl'));
+    expect(lines.map((line) => [line.p, line.s, line.t])).toEqual(Array(5).fill([id, 'probe', 'echo']));
+    release();
+    await expect.poll(async () => (await storage.calls(id)).length, { timeout: 10_000 }).toBe(5);
+    expect(await storage.calls(id)).toEqual(
+      Array.from({ length: 5 }, () => expect.objectContaining({ ok: true, errorReason: null })),
+    );
+    // Answered before their row was written: one row each, no pending row updated later.
+    expect(log.every((entry) => entry.startsWith('open  ended '))).toBe(true);
+    expect(log.join(' ').match(/\d+/g)?.sort()).toEqual(['0', '1', '2', '3', '4']);
+    await api.kill(id);
+  });
+
+  it('wait for their start’s write on a host without a journal', async () => {
+    const { egress } = audited();
+    const { storage, log, release } = loggedStorage(1);
+    const { made, tools } = probe();
+    const { api } = await setup({ egress, storage, tools });
+    const { id } = await api.create({ code: FIVE_CALLS, timeoutMs: null });
+    // The first start's write is under way (held): its request has not left.
+    await expect.poll(() => storage.writes(), { timeout: 10_000 }).toBe(1);
+    expect(made).toEqual([]);
+    release();
+    await expect.poll(() => made, { timeout: 10_000 }).toEqual([0, 1, 2, 3, 4]);
+    expect(log[0]).toBe('open 0');
+    await api.kill(id);
+  });
+
+  it('go on when their row cannot be written: the answer reaches the program, the run’s end writes the row', async () => {
+    const { egress } = audited({ journal: true });
+    const { storage, log } = loggedStorage(undefined, 1);
+    const { made, tools } = probe();
+    const { api } = await setup({ egress, storage, tools });
+    const { id } = await api.create({ code: FIVE_CALLS, timeoutMs: null });
+    await expect.poll(() => made, { timeout: 10_000 }).toEqual([0, 1, 2, 3, 4]);
+    // The one write of the five failed.
+    await expect.poll(() => storage.writes(), { timeout: 10_000 }).toBe(1);
+    await api.kill(id);
+    expect((await api.wait(id)).output).toEqual({ answers: [0, 1, 2, 3, 4] });
+    expect(log.at(-1)).toBe('finish 0,1,2,3,4');
+    expect(await storage.calls(id)).toEqual(
+      Array.from({ length: 5 }, () => expect.objectContaining({ ok: true, errorReason: null })),
+    );
   });
 });

@@ -145,10 +145,14 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const serviceId = String(input?.serviceId);
       const toolId = String(input?.toolId);
       const decision = policy ? await gatekeep(run, serviceId, toolId, input?.parameters) : null;
-      const call = records.open(run, serviceId, toolId, undefined, decision);
+      // The request leaves only once its start is durable, so a crash in flight keeps it listed:
+      // in the host's journal (its row then goes with the run's next write), else in the store.
+      const journals = egress?.journals === true;
+      const startedMs = options.now().getTime();
+      const call = records.open(run, serviceId, toolId, startedMs, decision, undefined, journals);
       call.trace?.parameters(input?.parameters);
-      // The request leaves only once its start is stored: a crash in flight keeps it listed.
-      await call.started;
+      if (!(journals && egress?.journalHostCall(eid, serviceId, toolId, startedMs, call.started)))
+        await call.started;
       try {
         const signal =
           input?.signal instanceof AbortSignal

@@ -8,6 +8,8 @@ import type { AuditEvent } from '../gateway/gateway-protocol';
 /** A gateway made by {@link trackAuditedGateways} and the audit hook the process manager gave it. */
 export interface AuditedGateway {
   readonly egress: EgressGateway;
+  /** Its journal directory (with `journal: true`). */
+  readonly journalDir?: string;
   /** Call the hook as a worker's message would (throws when the manager gave none). */
   report(eid: number, event: AuditEvent): Promise<unknown>;
 }
@@ -47,6 +49,7 @@ export function trackAuditedGateways(): (options?: { journal?: boolean }) => Aud
     };
     return {
       egress,
+      ...(journalDir ? { journalDir } : {}),
       report: async (eid, event) => {
         if (!hook) throw new Error('the process manager gave the gateway no audit hook');
         return hook(eid, event);
