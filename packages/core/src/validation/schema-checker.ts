@@ -4,13 +4,17 @@ import { Worker } from 'node:worker_threads';
 import type { ErrorReason, JSONSchema } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
+import { type PlainCheck, plainCheckOf } from './plain-schema';
 import type { CheckReply, CheckRequest } from './validation-worker';
 
 /** One check: a value against a schema, named in messages by `field`. */
 export interface SchemaCheck {
   /** Names the value in messages, e.g. `config` or `parameters`. */
   readonly field: string;
-  /** The schema, or a function that reads it (called only when no worker has `key` compiled). */
+  /**
+   * The schema, or a function that reads it (called by the first check of `key`, to see whether
+   * it is plain, and again only when no worker has `key` compiled).
+   */
   readonly schema: JSONSchema | (() => Promise<JSONSchema>);
   /** Cache key of the compiled schema; default: a hash of the schema's JSON. */
   readonly key?: string;
@@ -41,7 +45,8 @@ export interface SharedSchemas {
 /**
  * Validates values against JSON Schemas off the main thread (a hostile schema or value must not stall the host): Ajv in worker threads,
  * patterns on a linear-time engine, every check under a deadline. A check that misses it costs
- * its worker (terminated and replaced), never the host's event loop.
+ * its worker (terminated and replaced), never the host's event loop. A plain schema's small valid
+ * value is answered on the host's thread by a bounded walk instead (`plainCheckOf`).
  */
 export interface SchemaChecker {
   /** Resolve when valid; reject with 400 `invalid_request` listing the problems, or 502 `upstream_failed` for a broken schema. */
@@ -114,6 +119,9 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
+/** Schema keys whose plain check (or its absence) is remembered; the oldest is dropped first. */
+const MAX_PLAIN = 2000;
+
 function schemaKey(schema: JSONSchema): string {
   return `sha256:${createHash('sha256').update(JSON.stringify(schema)).digest('base64url')}`;
 }
@@ -142,6 +150,8 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
     idleTimer: undefined,
   }));
   const queue: Pending[] = [];
+  /** Per schema key: the host thread's own check of a plain schema, or null (the workers'). */
+  const plain = new Map<string, PlainCheck | null>();
   let nextId = 1;
   let closed = false;
   let timeouts = 0;
@@ -330,11 +340,23 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
       queued: queue.length,
       timeouts,
     }),
-    check(check) {
-      if (closed) return Promise.reject(new Error('the schema checker is closed'));
+    async check(check) {
+      if (closed) throw new Error('the schema checker is closed');
+      const key = check.key ?? (typeof check.schema === 'function' ? undefined : schemaKey(check.schema));
+      if (key === undefined) throw new TypeError('a check with a lazily read schema needs a key');
+      let own = plain.get(key);
+      if (own === undefined) {
+        // The schema is read once per key here; the worker that compiles it is sent this copy.
+        const schema = typeof check.schema === 'function' ? await check.schema() : check.schema;
+        own = plainCheckOf(schema) ?? null;
+        if (plain.size >= MAX_PLAIN) plain.delete(plain.keys().next().value as string);
+        plain.set(key, own);
+        check = { ...check, schema };
+      }
+      // Certainly valid by the host's own bounded walk: no worker round trip.
+      if (own?.(check.value)) return;
+      if (closed) throw new Error('the schema checker is closed');
       return new Promise<void>((resolve, reject) => {
-        const key = check.key ?? (typeof check.schema === 'function' ? undefined : schemaKey(check.schema));
-        if (key === undefined) throw new TypeError('a check with a lazily read schema needs a key');
         queue.push({ check, key, resolve, reject });
         pump();
       });
