@@ -284,6 +284,19 @@ describe('the MCP backends: the in-process host and the HTTP client answer alike
         return { watch, told };
       }),
     );
+    // Each server has looked at the catalog once (its listener and this one are told in one look):
+    // what it follows from then on is a change.
+    await Promise.all(
+      followers.map(
+        ({ watch }) =>
+          new Promise<void>((resolve) => {
+            const off = watch.subscribe(() => {
+              off();
+              resolve();
+            });
+          }),
+      ),
+    );
     try {
       let told = followers.map((follower) => follower.told());
       await http.services.install({

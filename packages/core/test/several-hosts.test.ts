@@ -191,7 +191,8 @@ describe('several hosts on one shared storage', () => {
     const a = await startHost(storage, 'host-a');
     a.environment.hold = true;
     const { id } = await a.host.processes.create({ code: 'held', timeoutMs: null });
-    await until(async () => (await a.host.processes.get(id)).state === 'running');
+    // Running as the shared storage says it (A's own view says it before its write lands).
+    await until(async () => (await storage.processes.get(id))?.state === 'running');
     // A host that went silent (its heartbeat stopped long ago) left a run behind.
     await storage.processes.heartbeat('host-gone', '2020-01-01T00:00:00.000Z');
     const orphan = await storage.processes.insert({

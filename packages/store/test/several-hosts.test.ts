@@ -130,7 +130,8 @@ describe.skipIf(!POSTGRES_TESTS.enabled)('several hosts on one PostgreSQL databa
     const schema = sharedSchema();
     const a = await startHost(schema, 'host-a');
     const { id } = await a.host.processes.create({ code: WAITS, timeoutMs: null });
-    await until(async () => (await a.host.processes.get(id)).state === 'running');
+    // Running as the database says it (A's own view says it before its write lands).
+    await until(async () => (await a.store.processes.get(id))?.state === 'running');
     // A host that went silent (its heartbeat stopped long ago) left a run behind.
     await a.store.processes.heartbeat('host-gone', '2020-01-01T00:00:00.000Z');
     const orphan = await a.store.processes.insert({
