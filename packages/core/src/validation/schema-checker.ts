@@ -5,7 +5,7 @@ import type { ErrorReason, JSONSchema } from '@cyrnel/sdk';
 import { cyrnelError } from '../errors';
 import { timerDelay } from '../timer-delay';
 import { type PlainCheck, plainCheckOf } from './plain-schema';
-import type { CheckReply, CheckRequest } from './validation-worker';
+import type { CheckReply, CheckRequest, ValidationWorkerData } from './validation-worker';
 
 /** One check: a value against a schema, named in messages by `field`. */
 export interface SchemaCheck {
@@ -167,7 +167,8 @@ export function createSchemaChecker(options: SchemaCheckerOptions = {}): SchemaC
   }
 
   function start(slot: Slot): Worker {
-    const worker = new Worker(WORKER_URL);
+    const workerData: ValidationWorkerData = { cyrnelValidation: true };
+    const worker = new Worker(WORKER_URL, { workerData });
     worker.unref();
     worker.on('message', (reply: CheckReply) => onReply(slot, reply));
     worker.on('error', (error) => onFailure(slot, worker, error));

@@ -3,7 +3,7 @@
 // entry and, in core's own tests, straight from `src/` through Node's type stripping, so it imports
 // packages only (no relative modules) and uses only erasable TypeScript.
 import { createRequire } from 'node:module';
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { type JSONSchema, withSharedSchemas } from '@cyrnel/sdk';
 import type Ajv07 from 'ajv';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
@@ -241,6 +241,16 @@ function handle(request: CheckRequest): CheckReply {
   return { id, kind: 'invalid', issues: toIssues(validate.errors ?? [], request.redact) };
 }
 
-parentPort?.on('message', (request: CheckRequest) => {
-  parentPort?.postMessage(handle(request));
-});
+/**
+ * What the schema checker starts this worker with (`ValidationWorkerData`): only then does it
+ * answer checks. The egress gateway's workers import `compile` from this module too, and must not
+ * answer their own messages with checks.
+ */
+export interface ValidationWorkerData {
+  readonly cyrnelValidation: true;
+}
+
+if ((workerData as Partial<ValidationWorkerData> | null)?.cyrnelValidation === true)
+  parentPort?.on('message', (request: CheckRequest) => {
+    parentPort?.postMessage(handle(request));
+  });
