@@ -12,7 +12,7 @@ import type { TracingOptions } from '../telemetry/tracing';
 import type { AnswerBudget } from './bounded-json';
 import type { AuditEvent, AuditVerdict, TracedVerdict } from './gateway-protocol';
 import { createGatewayWorker, type EgressAnswer, type GatewayWorker } from './gateway-worker';
-import { createHostJournal } from './host-journal';
+import { createHostJournal, type HostJournal } from './host-journal';
 import { toWireError } from './wire-error';
 
 /** Options of {@link createEgressGateway}. */
@@ -110,22 +110,18 @@ export interface EgressGateway {
   /**
    * Journal the start of a call the host's own thread is about to make (the gate's path: a tool
    * that is not portable), beside the workers' journals, so that it need not wait for its start's
-   * write; `stored` settles once that start is in the store. False without a journal, or when the
-   * line could not be written: the call then waits for `stored` before it leaves.
+   * write; answers the function to hand that write's promise to. Undefined without a journal, or
+   * when the line could not be written: the call then waits for its start's write.
    *
    * @example
    * ```ts
-   * const call = records.open(run, 'memory', 'read_graph', startedMs, decision, undefined, true);
-   * if (!egress.journalHostCall(eid, 'memory', 'read_graph', startedMs, call.started)) await call.started;
+   * const journaled = egress.journalHostCall(eid, 'memory', 'read_graph', startedMs);
+   * const call = records.open(run, 'memory', 'read_graph', startedMs, decision, undefined, journaled !== undefined);
+   * if (journaled) journaled(call.started);
+   * else await call.started;
    * ```
    */
-  journalHostCall(
-    eid: number,
-    serviceId: string,
-    toolId: string,
-    startedMs: number,
-    stored: Promise<unknown>,
-  ): boolean;
+  readonly journalHostCall: HostJournal['journal'];
 }
 
 /** What {@link EgressGateway.stats} answers. */
@@ -243,8 +239,8 @@ export function createEgressGateway(options: EgressGatewayOptions): EgressGatewa
 
   return {
     journals: journalDir !== undefined,
-    journalHostCall: (eid, serviceId, toolId, startedMs, stored) =>
-      hostJournal?.journal(eid, serviceId, toolId, startedMs, stored) ?? false,
+    journalHostCall: (eid, serviceId, toolId, startedMs) =>
+      hostJournal?.journal(eid, serviceId, toolId, startedMs),
     open() {
       const token = randomBytes(32).toString('base64url');
       grants.set(token, new Set());

@@ -9,17 +9,17 @@ import { type JournalWriter, openJournalWriter } from './journal-writer';
  */
 export interface HostJournal {
   /**
-   * Journal the start of a call the host's thread is about to make; `stored` settles once that
-   * start is in the store (or its run's end took it). False when the line could not be written:
-   * the call must wait for `stored` before it leaves.
+   * Journal the start of a call the host's thread is about to make. Answers the function to call
+   * with the promise of that start's write (settled once it is in the store, or its run's end took
+   * it), or undefined when the line could not be written: the call must then wait for its start's
+   * write before it leaves.
    */
   journal(
     eid: number,
     serviceId: string,
     toolId: string,
     startedMs: number,
-    stored: Promise<unknown>,
-  ): boolean;
+  ): ((stored: Promise<unknown>) => void) | undefined;
   close(): void;
 }
 
@@ -35,8 +35,10 @@ const COMPACT_AFTER = 1024;
  * @example
  * ```ts
  * const journal = createHostJournal(journalDir, 'h-1.jsonl');
- * const call = records.open(run, 'memory', 'read_graph', now, decision, undefined, true);
- * if (!journal.journal(run.record.id, 'memory', 'read_graph', now, call.started)) await call.started;
+ * const journaled = journal.journal(run.record.id, 'memory', 'read_graph', now);
+ * const call = records.open(run, 'memory', 'read_graph', now, decision, undefined, journaled !== undefined);
+ * if (journaled) journaled(call.started);
+ * else await call.started;
  * ```
  */
 export function createHostJournal(dir: string, name: string): HostJournal {
@@ -58,22 +60,23 @@ export function createHostJournal(dir: string, name: string): HostJournal {
   };
 
   return {
-    journal(eid, serviceId, toolId, startedMs, stored) {
-      if (failed) return false;
+    journal(eid, serviceId, toolId, startedMs) {
+      if (failed) return undefined;
       try {
         writer ??= openJournalWriter(join(dir, name));
       } catch {
         // The directory is gone or unwritable: every start waits for the store from now on.
         failed = true;
-        return false;
+        return undefined;
       }
       const q = writer.append({ p: eid, s: serviceId, t: toolId, at: startedMs, id: 0 });
-      if (q === undefined) return false;
+      if (q === undefined) return undefined;
       const line = { q, done: false };
       lines.push(line);
       const done = () => settle(line);
-      stored.then(done, done);
-      return true;
+      return (stored) => {
+        stored.then(done, done);
+      };
     },
     close() {
       // Nothing is journaled after the gateway closed: a start then waits for the store.

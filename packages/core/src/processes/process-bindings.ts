@@ -147,12 +147,20 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       const decision = policy ? await gatekeep(run, serviceId, toolId, input?.parameters) : null;
       // The request leaves only once its start is durable, so a crash in flight keeps it listed:
       // in the host's journal (its row then goes with the run's next write), else in the store.
-      const journals = egress?.journals === true;
       const startedMs = options.now().getTime();
-      const call = records.open(run, serviceId, toolId, startedMs, decision, undefined, journals);
+      const journaled = egress?.journalHostCall(eid, serviceId, toolId, startedMs);
+      const call = records.open(
+        run,
+        serviceId,
+        toolId,
+        startedMs,
+        decision,
+        undefined,
+        journaled !== undefined,
+      );
       call.trace?.parameters(input?.parameters);
-      if (!(journals && egress?.journalHostCall(eid, serviceId, toolId, startedMs, call.started)))
-        await call.started;
+      if (journaled) journaled(call.started);
+      else await call.started;
       try {
         const signal =
           input?.signal instanceof AbortSignal
