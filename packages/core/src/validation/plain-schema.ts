@@ -36,8 +36,9 @@ type Node = (value: unknown) => boolean;
  * schema, primitive `enum` and `const`, inclusive bounds and lengths), or undefined for any other
  * schema: a pattern, a format, a reference, a combinator or an unknown keyword is the validation
  * worker's, with its linear-time regular expressions and its deadline. Its own walk stops at a
- * few thousand values, so the host's thread spends microseconds on a call, never more: a larger
- * value is the worker's too. It is stricter than Ajv, never looser: anything it is unsure of
+ * few thousand values, so the host's thread spends microseconds on a call, never more (it visits
+ * each value once, as the structured clone that sends a value to a worker does): a larger value
+ * is the worker's too. It is stricter than Ajv, never looser: anything it is unsure of
  * (a non-finite number, an inherited property) is answered `false` and left to the worker. Kept
  * by hand rather than with a second Ajv on the host's thread, which would compile code from an
  * upstream's schema there.
