@@ -245,14 +245,10 @@ export function createCallRecords(
       run.pendingCalls.set(call, { index, startedMs });
       const trace = run.trace?.call(serviceId, toolId, decision, startedMs, spanId);
       const { queued, done } = append(run, { index, call: { ...call } }, made);
-      const started = made
-        ? done.catch((error: unknown) => {
-            // Its request left already (durable in a journal): the call goes on, and the run's end
-            // writes its row with the answer.
-            run.unsyncedCalls.add(index);
-            throw error;
-          })
-        : done.catch((error: unknown) => refuse(run, index, call, error));
+      // A made call's request left already (durable in a journal): whatever its write does, the
+      // call goes on, and it stays among the calls the run's end writes (`unsyncedCalls`, from
+      // `append`) until a whole row of it is stored.
+      const started = made ? done : done.catch((error: unknown) => refuse(run, index, call, error));
       // A caller that does not wait (a direct call's report) must not leave a rejection unhandled.
       started.catch(() => undefined);
       // A start that could not be stored fails the call, unless it left: its span ends with it.
