@@ -1,12 +1,14 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { PackedSpan } from '@cyrnel/core';
 import { DiagLogLevel, diag } from '@opentelemetry/api';
-import type { BatchSettings } from './telemetry-settings';
+import type { BatchSettings, OtlpProtocol } from './telemetry-settings';
 
 /** What the exporter thread starts with (`workerData`). */
 export interface ExporterSettings {
   /** The collector's OTLP/HTTP traces URL. */
   readonly url: string;
+  /** The encoding of the exports. */
+  readonly protocol: OtlpProtocol;
   /** The resource's own attributes (`OTEL_SERVICE_NAME` and `OTEL_RESOURCE_ATTRIBUTES` are merged in). */
   readonly resource: Readonly<Record<string, string>>;
   /** The batch span processor's settings (`OTEL_BSP_*`); absent ones are the SDK's defaults. */

@@ -1,12 +1,13 @@
 // The exporter thread of tracing: built as its own entry (`dist/telemetry-exporter-thread.js`) and
 // started by `startExporterThread`. It takes finished spans in batches (from the main thread, and
 // straight from the egress gateway's worker threads over ports the main thread hands it) and sends
-// them with the official SDK's batch processor and OTLP/HTTP exporter, so that the JSON encoding
-// and the requests to the collector never run on the main thread.
+// them with the official SDK's batch processor and OTLP/HTTP exporter (protobuf, or JSON when asked),
+// so that the encoding and the requests to the collector never run on the main thread.
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { PackedSpan } from '@cyrnel/core';
 import { setGlobalErrorHandler } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as JsonExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor } from '@opentelemetry/sdk-trace';
 import {
@@ -31,7 +32,10 @@ const resource = resourceFromAttributes(settings.resource).merge(
   detectResources({ detectors: [envDetector] }),
 );
 const processor = new BatchSpanProcessor({
-  exporter: new OTLPTraceExporter({ url: settings.url }),
+  exporter:
+    settings.protocol === 'http/json'
+      ? new JsonExporter({ url: settings.url })
+      : new ProtobufExporter({ url: settings.url }),
   ...settings.batch,
 });
 

@@ -6,7 +6,7 @@ import { type OtlpReceiver, startOtlpReceiver } from '../test/tracing-helpers';
 import { createLogger } from './create-logger';
 import { type ExporterThread, startExporterThread } from './telemetry-exporter';
 import { samplerOf } from './telemetry-sdk';
-import { telemetrySettings } from './telemetry-settings';
+import { type OtlpProtocol, telemetrySettings } from './telemetry-settings';
 
 describe('the exporter thread of tracing (a real thread, a real OTLP/HTTP receiver)', () => {
   let receiver: OtlpReceiver;
@@ -20,15 +20,17 @@ describe('the exporter thread of tracing (a real thread, a real OTLP/HTTP receiv
     await exporter?.close();
     exporter = undefined;
     receiver.spans.length = 0;
+    receiver.contentTypes.length = 0;
     lines.length = 0;
   });
   afterAll(async () => {
     await receiver.close();
   });
 
-  const start = () => {
+  const start = (protocol: OtlpProtocol = 'http/protobuf') => {
     exporter = startExporterThread({
       url: `${receiver.url}/v1/traces`,
+      protocol,
       resource: { 'service.name': 'cyrnel-server', 'service.instance.id': 'host-a' },
       onExportError: (message) => lines.push({ level: 'warn', msg: `export: ${message}` }),
       logger: createLogger({ level: 'warn', write: (line) => lines.push(JSON.parse(line)) }),
@@ -57,6 +59,24 @@ describe('the exporter thread of tracing (a real thread, a real OTLP/HTTP receiv
       'service.name': 'cyrnel-server',
       'service.instance.id': 'host-a',
     });
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/x-protobuf']));
+  });
+
+  it('sends the same spans as JSON when the protocol is http/json', async () => {
+    const { exporter, tracer } = start('http/json');
+    const root = tracer.startSpan('root', { attributes: { 'cyrnel.process.id': 7 } }, ROOT_CONTEXT);
+    tracer
+      .startSpan('child', { attributes: { ok: true, list: ['a', 'b'] } }, trace.setSpan(ROOT_CONTEXT, root))
+      .end();
+    root.end();
+    await exporter.flush();
+    const spans = await receiver.until((all) => (all.length >= 2 ? all : undefined));
+    expect(receiver.contentTypes).toEqual(['application/json']);
+    expect(spans.find((span) => span.name === 'child')).toMatchObject({
+      parentSpanId: root.spanContext().spanId,
+      attributes: { ok: true, list: ['a', 'b'] },
+    });
+    expect(spans.find((span) => span.name === 'root')?.attributes).toEqual({ 'cyrnel.process.id': 7 });
   });
 
   it('exports the spans that wait at close before it resolves (the last run’s at SIGTERM)', async () => {

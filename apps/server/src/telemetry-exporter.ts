@@ -73,6 +73,7 @@ export function startExporterThread(options: ExporterThreadOptions): ExporterThr
     const own = new Worker(options.threadUrl ?? EXPORTER_THREAD_URL, {
       workerData: {
         url: options.url,
+        protocol: options.protocol,
         resource: options.resource,
         ...(options.batch ? { batch: options.batch } : {}),
       } satisfies ExporterSettings,

@@ -95,6 +95,7 @@ export function installTracingSdk(settings: TelemetrySettings, options: TracingS
   const warn = exportWarnings(options.logger, settings.url);
   const exporter = startExporterThread({
     url: settings.url,
+    protocol: settings.protocol,
     batch: settings.batch,
     resource: {
       'service.name': 'cyrnel-server',

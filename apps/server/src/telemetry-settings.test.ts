@@ -33,13 +33,23 @@ describe('telemetrySettings', () => {
       OTEL_TRACES_SAMPLER: 'jaeger_remote',
     });
     expect(settings?.warnings).toEqual([
-      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are sent as OTLP/HTTP with JSON bodies (http/json)',
+      'OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)',
       'OTEL_TRACES_SAMPLER=jaeger_remote is not supported: using parentbased_always_on',
     ]);
     expect(settings?.sampler).toEqual({ root: 'always_on', parentBased: true });
+    expect(settings?.protocol).toBe('http/protobuf');
+    for (const protocol of ['http/json', 'http/protobuf'] as const) {
+      const chosen = telemetrySettings('http://c:4318', { OTEL_EXPORTER_OTLP_PROTOCOL: protocol });
+      expect(chosen).toMatchObject({ protocol, warnings: [] });
+    }
+    // The traces' own variable wins over the general one; protobuf when neither is set.
     expect(
-      telemetrySettings('http://c:4318', { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })?.warnings,
-    ).toEqual([]);
+      telemetrySettings('http://c:4318', {
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      }),
+    ).toMatchObject({ protocol: 'http/json', warnings: [] });
+    expect(telemetrySettings('http://c:4318', {})?.protocol).toBe('http/protobuf');
     expect(
       telemetrySettings('http://c:4318', {
         OTEL_TRACES_SAMPLER: 'traceidratio',

@@ -24,10 +24,18 @@ export interface BatchSettings {
   readonly exportTimeoutMillis?: number;
 }
 
+/**
+ * How spans are encoded on OTLP/HTTP: protobuf (the OpenTelemetry default, about half the bytes
+ * and half the exporter's work per span of JSON) or JSON.
+ */
+export type OtlpProtocol = 'http/protobuf' | 'http/json';
+
 /** Where traces go and how they are sampled, from `--otel` and the standard `OTEL_*` variables. */
 export interface TelemetrySettings {
   /** The OTLP/HTTP traces URL (`…/v1/traces`). */
   readonly url: string;
+  /** The encoding of the exports (`OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, `OTEL_EXPORTER_OTLP_PROTOCOL`). */
+  readonly protocol: OtlpProtocol;
   readonly sampler: SamplerSetting;
   readonly batch: BatchSettings;
   /** Problems with the settings, each a warning for the log (never a refusal to start). */
@@ -111,8 +119,10 @@ function batchOf(env: NodeJS.ProcessEnv, warnings: string[]): BatchSettings {
  * The tracing settings of a server: `--otel` (`CYRNEL_OTEL`) wins, else
  * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` (as it is), else `OTEL_EXPORTER_OTLP_ENDPOINT` (with
  * `/v1/traces`); undefined (tracing off) without any, or with `OTEL_SDK_DISABLED=true` or
- * `OTEL_TRACES_EXPORTER=none`. A protocol other than `http/json` is a warning: cyrnel sends
- * OTLP/HTTP with JSON bodies. The batch span processor follows the `OTEL_BSP_*` variables.
+ * `OTEL_TRACES_EXPORTER=none`. Spans go as OTLP/HTTP with protobuf bodies (`http/protobuf`, the
+ * OpenTelemetry default), or JSON ones with `OTEL_EXPORTER_OTLP_PROTOCOL=http/json`; any other
+ * protocol (`grpc`) is a warning, and protobuf is sent. The batch span processor follows the
+ * `OTEL_BSP_*` variables.
  *
  * @example
  * ```ts
@@ -136,10 +146,22 @@ export function telemetrySettings(
   if (!url) return undefined;
   if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
   if (env.OTEL_TRACES_EXPORTER?.trim().toLowerCase() === 'none') return undefined;
+  return {
+    url,
+    protocol: protocolOf(env, warnings),
+    sampler: samplerOf(env, warnings),
+    batch: batchOf(env, warnings),
+    warnings,
+  };
+}
+
+/** The OTLP encoding the environment asks for: `http/protobuf` unless `http/json`; another is a warning. */
+function protocolOf(env: NodeJS.ProcessEnv, warnings: string[]): OtlpProtocol {
   const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim();
-  if (protocol && protocol !== 'http/json')
-    warnings.push(
-      `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol.slice(0, 40)} is not supported: traces are sent as OTLP/HTTP with JSON bodies (http/json)`,
-    );
-  return { url, sampler: samplerOf(env, warnings), batch: batchOf(env, warnings), warnings };
+  if (!protocol || protocol === 'http/protobuf') return 'http/protobuf';
+  if (protocol === 'http/json') return 'http/json';
+  warnings.push(
+    `OTEL_EXPORTER_OTLP_PROTOCOL=${protocol.slice(0, 40)} is not supported: traces are sent as OTLP/HTTP with protobuf bodies (http/protobuf)`,
+  );
+  return 'http/protobuf';
 }

@@ -50,7 +50,7 @@ let installed: Installed | undefined;
  * (see `telemetrySettings`); undefined when tracing is off, and then the SDK is never loaded.
  * The main thread records spans with a light tracer of `@cyrnel/core` (the SDK's sampler decides
  * which) and hands them in batches to one exporter thread, where the SDK's batch processor sends
- * them over OTLP/HTTP (JSON); the egress gateway's worker threads send theirs to that thread
+ * them over OTLP/HTTP (protobuf, or JSON when asked); the egress gateway's worker threads send theirs to that thread
  * straight. A collector out of reach, or one that refuses them, is a warning in the log (at most
  * one a minute), never a failed call or a stalled run. Tracing is the process's: a second server
  * in the same process shares it. An SDK that cannot be

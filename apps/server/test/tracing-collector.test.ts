@@ -90,10 +90,10 @@ describe('a collector out of reach', () => {
   });
 });
 
-describe('a collector that does not speak OTLP/HTTP JSON', () => {
+describe('a collector that refuses the export’s encoding', () => {
   let other: ReturnType<typeof createServer>;
   const traced = useTracedServer(async () => {
-    // As a receiver of protobuf only (or a gRPC port) answers a JSON export.
+    // As a receiver of JSON only (or a gRPC port) answers a protobuf export.
     other = createServer((_request, response) => response.writeHead(415).end('unsupported media type'));
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     return `http://127.0.0.1:${(other.address() as AddressInfo).port}`;

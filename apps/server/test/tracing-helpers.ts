@@ -2,9 +2,10 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import type { apiClient } from './helpers';
+import { decodeOtlpProtobuf } from './otlp-protobuf';
 import { shopSpec, UPSTREAM_KEY } from './shop-upstream';
 
-/** One span as an OTLP/HTTP JSON export carries it, flattened. */
+/** One span as an OTLP/HTTP export carries it, flattened. */
 export interface ReceivedSpan {
   readonly traceId: string;
   readonly spanId: string;
@@ -19,13 +20,18 @@ export interface ReceivedSpan {
   readonly resource: Record<string, unknown>;
 }
 
-/** A collector on 127.0.0.1 that takes OTLP/HTTP JSON exports and keeps their spans. */
+/** A collector on 127.0.0.1 that takes OTLP/HTTP exports (protobuf or JSON) and keeps their spans. */
 export interface OtlpReceiver {
   /** Its base URL (`--otel` appends `/v1/traces`). */
   readonly url: string;
   readonly spans: ReceivedSpan[];
-  /** Every request body received, as text (to look for what must never be exported). */
+  /**
+   * Every export received, as JSON text (a protobuf one decoded into the JSON encoding's shape), to
+   * look for what must never be exported.
+   */
   readonly bodies: string[];
+  /** The content type of every export received, in order. */
+  readonly contentTypes: string[];
   /** Resolves with the spans once `done` holds for them (polling what arrived). */
   until<T>(done: (spans: readonly ReceivedSpan[]) => T | undefined, timeoutMs?: number): Promise<T>;
   close(): Promise<void>;
@@ -87,22 +93,25 @@ export function decodeOtlpJson(body: unknown): ReceivedSpan[] {
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   const bodies: string[] = [];
+  const contentTypes: string[] = [];
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      if (
-        request.method !== 'POST' ||
-        request.url !== '/v1/traces' ||
-        !request.headers['content-type']?.includes('json')
-      ) {
+      const body = Buffer.concat(chunks);
+      const type = request.headers['content-type'] ?? '';
+      const protobuf = type === 'application/x-protobuf';
+      if (request.method !== 'POST' || request.url !== '/v1/traces' || !(protobuf || type.includes('json'))) {
         response.writeHead(415).end();
         return;
       }
-      bodies.push(text);
-      spans.push(...decodeOtlpJson(JSON.parse(text)));
-      response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      contentTypes.push(type);
+      const decoded = protobuf ? decodeOtlpProtobuf(body) : JSON.parse(body.toString('utf8'));
+      bodies.push(protobuf ? JSON.stringify(decoded) : body.toString('utf8'));
+      spans.push(...decodeOtlpJson(decoded));
+      // What a collector answers each encoding with: an empty ExportTraceServiceResponse.
+      if (protobuf) response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+      else response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -111,6 +120,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     url,
     spans,
     bodies,
+    contentTypes,
     async until(done, timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

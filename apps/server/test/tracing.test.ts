@@ -121,6 +121,8 @@ describe('OpenTelemetry traces of a server with a collector', () => {
       'server.address': '127.0.0.1',
     });
     expect(egress.attributes['http.response.body.size']).toBeGreaterThan(0);
+    // Sent as protobuf, OTLP's default encoding.
+    expect(new Set(receiver.contentTypes)).toEqual(new Set(['application/x-protobuf']));
     // Never a parameter value, an answer or a secret.
     const exported = receiver.bodies.join('\n');
     for (const hidden of [String(USER_ID), `user-${USER_ID}`, UPSTREAM_KEY, agentKey.key, ADMIN])
