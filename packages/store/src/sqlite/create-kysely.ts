@@ -4,7 +4,6 @@ import { Kysely, SqliteDialect } from 'kysely';
 import type { Database } from '../database';
 import { lockPerFile } from './file-lock';
 import { cacheStatements } from './statement-cache';
-import { startWalCheckpointer } from './wal-checkpointer';
 
 /** Options of {@link createKysely}. */
 export interface CreateKyselyOptions {
@@ -16,9 +15,8 @@ export interface CreateKyselyOptions {
 
 /**
  * Open a SQLite file with the settings cyrnel relies on: WAL (readers never block the writer),
- * foreign keys on (cascades), a busy timeout (a second process waits instead of failing),
- * connections of this process to the same file taking turns, and the WAL's checkpoints in a
- * worker thread (`startWalCheckpointer`).
+ * foreign keys on (cascades), a busy timeout (a second process waits instead of failing), and
+ * connections of this process to the same file taking turns.
  * Internal to the store package: the process store uses it too.
  */
 export function createKysely(options: CreateKyselyOptions): Kysely<Database> {
@@ -27,14 +25,8 @@ export function createKysely(options: CreateKyselyOptions): Kysely<Database> {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma(`busy_timeout = ${Math.max(0, Math.trunc(options.busyTimeoutMs ?? 5000))}`);
   sqlite.pragma('synchronous = NORMAL');
-  if (sqlite.memory)
-    return new Kysely<Database>({ dialect: new SqliteDialect({ database: cacheStatements(sqlite) }) });
-  // Checkpoints (and the file syncs they make) in a thread of their own, not inside a commit here.
-  const file = realpathSync(options.filename);
-  const checkpoints = startWalCheckpointer(sqlite, file);
-  const dialect = new SqliteDialect({
-    database: cacheStatements(sqlite, undefined, { onWrite: checkpoints.wrote, onClose: checkpoints.close }),
-  });
+  const dialect = new SqliteDialect({ database: cacheStatements(sqlite) });
+  if (sqlite.memory) return new Kysely<Database>({ dialect });
   // Connections of this process to one file take turns (see lockPerFile): keyed by the real path.
-  return new Kysely<Database>({ dialect: lockPerFile(dialect, file) });
+  return new Kysely<Database>({ dialect: lockPerFile(dialect, realpathSync(options.filename)) });
 }

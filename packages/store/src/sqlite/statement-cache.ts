@@ -1,14 +1,6 @@
 import type SqliteDatabase from 'better-sqlite3';
 import type { SqliteDatabase as KyselySqliteDatabase, SqliteStatement } from 'kysely';
 
-/** Hooks of {@link cacheStatements}. */
-export interface StatementCacheHooks {
-  /** Called each time a statement that writes is handed out (kysely prepares once per execution). */
-  readonly onWrite?: () => void;
-  /** Called when the database closes, before it does. */
-  readonly onClose?: () => void;
-}
-
 /**
  * A better-sqlite3 database whose `prepare` reuses statements, for kysely's `SqliteDialect`.
  * Kysely prepares every query anew; preparing was a tenth of the server's time per process
@@ -16,23 +8,17 @@ export interface StatementCacheHooks {
  * with `in (...)` lists differ by length), and a statement still being iterated is never handed out
  * twice: the caller gets a fresh one.
  */
-export function cacheStatements(
-  db: SqliteDatabase.Database,
-  capacity = 256,
-  hooks: StatementCacheHooks = {},
-): KyselySqliteDatabase {
+export function cacheStatements(db: SqliteDatabase.Database, capacity = 256): KyselySqliteDatabase {
   const statements = new Map<string, SqliteDatabase.Statement>();
   return {
     close() {
       statements.clear();
-      hooks.onClose?.();
       db.close();
     },
     prepare(sql: string): SqliteStatement {
       const cached = statements.get(sql);
       if (cached?.busy) return db.prepare(sql);
       const statement = cached ?? db.prepare(sql);
-      if (!statement.reader) hooks.onWrite?.();
       statements.delete(sql);
       statements.set(sql, statement);
       if (statements.size > capacity) statements.delete(statements.keys().next().value as string);
