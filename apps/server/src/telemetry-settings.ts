@@ -25,8 +25,8 @@ export interface BatchSettings {
 }
 
 /**
- * How spans are encoded on OTLP/HTTP: protobuf (the OpenTelemetry default, about half the bytes
- * and half the exporter's work per span of JSON) or JSON.
+ * How spans are encoded on OTLP/HTTP: protobuf (the OpenTelemetry default, less than half the
+ * bytes of JSON for about the same work) or JSON.
  */
 export type OtlpProtocol = 'http/protobuf' | 'http/json';
 
