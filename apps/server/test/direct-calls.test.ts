@@ -208,6 +208,33 @@ describe('direct tool calls: sandbox processes send portable calls to the egress
     for (const seen of [...fromDirect, ...fromGate]) expect(seen.pid, JSON.stringify(seen)).toBe(process.pid);
   });
 
+  it('refuses names longer than any id on both paths, recording them cut short', async () => {
+    shop.seen.length = 0;
+    const code = `
+const huge = 'x'.repeat(1_000_000);
+const reasons = [];
+for (const [service, tool] of [['shop', huge], [huge, 'getUser']]) {
+  try { await cyrnel.services[service].tools[tool].invoke({}); } catch (e) { reasons.push([e.reason, e.message.length]); }
+}
+cyrnel.output({ reasons });
+`;
+    const shown = `${'x'.repeat(128)}…`;
+    for (const direct of [true, false]) {
+      await setDirect(direct);
+      const { process: record, output, calls } = await run(code);
+      expect(record.exitState).toBe('success');
+      const reasons = output.reasons as [string, number][];
+      expect(reasons.map(([reason]) => reason)).toEqual(['tool_not_found', 'service_not_found']);
+      for (const [, length] of reasons) expect(length).toBeLessThan(400);
+      expect(calls).toMatchObject([
+        { serviceId: 'shop', toolId: shown, ok: false, errorReason: 'tool_not_found' },
+        { serviceId: shown, toolId: 'getUser', ok: false, errorReason: 'service_not_found' },
+      ]);
+    }
+    await setDirect(true);
+    expect(shop.seen).toHaveLength(0);
+  });
+
   it('reaches every sandbox process before a disable is acknowledged: the next call never leaves', async () => {
     shop.seen.length = 0;
     const created = await api('POST', '/processes', {

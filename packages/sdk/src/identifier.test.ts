@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidIdentifier, RESERVED_WORDS, toIdentifier } from './identifier';
+import { isValidIdentifier, MAX_IDENTIFIER_LENGTH, RESERVED_WORDS, toIdentifier } from './identifier';
 
 describe('isValidIdentifier', () => {
   it('accepts TypeScript identifiers', () => {
@@ -19,6 +19,12 @@ describe('isValidIdentifier', () => {
       expect(RESERVED_WORDS.has(word)).toBe(true);
       expect(isValidIdentifier(word)).toBe(false);
     }
+  });
+
+  it(`refuses ids longer than ${MAX_IDENTIFIER_LENGTH} characters`, () => {
+    expect(isValidIdentifier('a'.repeat(MAX_IDENTIFIER_LENGTH))).toBe(true);
+    expect(isValidIdentifier('a'.repeat(MAX_IDENTIFIER_LENGTH + 1))).toBe(false);
+    expect(isValidIdentifier('a'.repeat(1_000_000))).toBe(false);
   });
 
   it('refuses non-strings', () => {

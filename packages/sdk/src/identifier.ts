@@ -60,8 +60,16 @@ export const RESERVED_WORDS: ReadonlySet<string> = new Set([
 export const IDENTIFIER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /**
+ * Longest service or tool id, in characters. Far above any real one (GitHub's longest operation
+ * is under 80), and what bounds the names a program calls: one longer cannot be installed, so a
+ * call naming it is refused without its name being kept whole.
+ */
+export const MAX_IDENTIFIER_LENGTH = 512;
+
+/**
  * True when `value` can be used as a service or tool id: it matches
- * {@link IDENTIFIER_PATTERN} and is not a reserved word.
+ * {@link IDENTIFIER_PATTERN}, is not a reserved word, and has at most
+ * {@link MAX_IDENTIFIER_LENGTH} characters.
  *
  * @example
  * ```ts
@@ -70,7 +78,12 @@ export const IDENTIFIER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * ```
  */
 export function isValidIdentifier(value: unknown): value is string {
-  return typeof value === 'string' && IDENTIFIER_PATTERN.test(value) && !RESERVED_WORDS.has(value);
+  return (
+    typeof value === 'string' &&
+    value.length <= MAX_IDENTIFIER_LENGTH &&
+    IDENTIFIER_PATTERN.test(value) &&
+    !RESERVED_WORDS.has(value)
+  );
 }
 
 /**

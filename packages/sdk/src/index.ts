@@ -52,7 +52,13 @@ export {
   PROCESS_STATES,
   type ProcessState,
 } from './execution';
-export { IDENTIFIER_PATTERN, isValidIdentifier, RESERVED_WORDS, toIdentifier } from './identifier';
+export {
+  IDENTIFIER_PATTERN,
+  isValidIdentifier,
+  MAX_IDENTIFIER_LENGTH,
+  RESERVED_WORDS,
+  toIdentifier,
+} from './identifier';
 export type { InvokeInput, ToolDocsInput } from './invoke-input';
 export { MAX_JSON_DEPTH } from './json-depth';
 export type { JSONSchema } from './json-schema';

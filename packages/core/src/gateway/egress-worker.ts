@@ -3,7 +3,7 @@
 // secrets), makes their calls for sandbox processes (over its Unix socket) and for the host's gate
 // (over its port), and answers each as JSON text within the answer budget.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import type { CatalogChange } from '@cyrnel/sdk';
+import { type CatalogChange, MAX_IDENTIFIER_LENGTH } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { context } from '@opentelemetry/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
@@ -185,6 +185,10 @@ async function perform(
   hostTrace?: TraceCarrier,
 ): Promise<Outcome> {
   let trace = hostTrace;
+  // A name longer than any id names nothing installed: the host's gate refuses it, recording it
+  // cut short, and it is never asked about, cached or kept here.
+  if (String(serviceId).length > MAX_IDENTIFIER_LENGTH || String(toolId).length > MAX_IDENTIFIER_LENGTH)
+    return { host: true };
   // A sandbox's call uses its execution's connection (the main thread decides, from the process's
   // principal); the host's own calls name the connection's adapter state already.
   let target = serviceId;

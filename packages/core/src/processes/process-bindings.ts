@@ -1,4 +1,11 @@
-import type { DirectCalls, EnvironmentBindings, ModuleLogger } from '@cyrnel/sdk';
+import {
+  type DirectCalls,
+  type EnvironmentBindings,
+  type InvokeInput,
+  isPlainObject,
+  MAX_IDENTIFIER_LENGTH,
+  type ModuleLogger,
+} from '@cyrnel/sdk';
 import { isErrorReason } from '@cyrnel/sdk/api';
 import { context } from '@opentelemetry/api';
 import type { ConnectionRouter } from '../connections/connection-router';
@@ -139,9 +146,10 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
 
   return {
     ...(directCalls ? { directCalls } : {}),
-    async invokeTool(eid, input) {
+    async invokeTool(eid, called) {
       const run = running(eid);
       if (!run) throw cyrnelError('process_not_running', `execution ${eid} is not running`);
+      const input = boundedNames(called);
       const serviceId = String(input?.serviceId);
       const toolId = String(input?.toolId);
       const decision = policy ? await gatekeep(run, serviceId, toolId, input?.parameters) : null;
@@ -231,4 +239,25 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
       run.errorReason = isErrorReason(reason) ? reason : null;
     },
   };
+}
+
+/** Characters of an over-long called name that its record keeps. */
+const SHOWN_NAME = 128;
+
+/**
+ * The call with its service and tool names bounded: a name longer than any id can be (see
+ * `MAX_IDENTIFIER_LENGTH`) names nothing installed, so its call fails as any unknown name does
+ * (`service_not_found`, `tool_not_found`), but its record, its journal line and its error keep only the first 128
+ * characters and `…` (which no id contains, so the record never names a real tool). A program
+ * calling megabyte names in a loop then writes rows of a few hundred bytes.
+ */
+function boundedNames(input: InvokeInput): InvokeInput {
+  const cut = (name: unknown) =>
+    typeof name === 'string' && name.length > MAX_IDENTIFIER_LENGTH ? `${name.slice(0, SHOWN_NAME)}…` : name;
+  if (!isPlainObject(input)) return input;
+  const serviceId = cut(input.serviceId);
+  const toolId = cut(input.toolId);
+  return serviceId === input.serviceId && toolId === input.toolId
+    ? input
+    : ({ ...input, serviceId, toolId } as InvokeInput);
 }

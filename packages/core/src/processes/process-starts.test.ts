@@ -78,6 +78,26 @@ describe('create and run', () => {
     ]);
   });
 
+  it('records a call of a name longer than any id cut short, and fails it as an unknown name', async () => {
+    const { api } = await setup();
+    // A megabyte name, called twice: what a hostile program would loop on to fill the store.
+    const { id } = await api.create({
+      code: `
+      const huge = 'x'.repeat(1_000_000);
+      for (const [service, tool] of [[huge, 'get'], ['math', huge]]) {
+        try { await cyrnel.invoke(service, tool, {}); } catch (error) { cyrnel.log(error.code, error.message.length < 400); }
+      }
+    `,
+    });
+    const result = await api.wait(id);
+    expect(result).toMatchObject({ exitState: 'success', stdout: 'not_found true\nnot_found true\n' });
+    const shown = `${'x'.repeat(128)}…`;
+    expect(await api.calls(id)).toMatchObject([
+      { serviceId: shown, toolId: 'get', ok: false, errorReason: 'tool_not_found' },
+      { serviceId: 'math', toolId: shown, ok: false, errorReason: 'tool_not_found' },
+    ]);
+  });
+
   it('re-runs an idle process, requiring force once it has results', async () => {
     const { api } = await setup();
     const { id } = await api.create({

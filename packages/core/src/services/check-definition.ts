@@ -1,6 +1,7 @@
 import {
   isPlainObject,
   isValidIdentifier,
+  MAX_IDENTIFIER_LENGTH,
   type ServiceDefinition,
   SHARED_SCHEMA_NAME_PATTERN,
 } from '@cyrnel/sdk';
@@ -56,7 +57,7 @@ export function checkDefinition(value: unknown, adapter: string): ServiceDefinit
     if (!isValidIdentifier(tool.id)) {
       problem(
         `/tools/${i}/id`,
-        'must be a TypeScript identifier (letters, digits, _ and $; not a reserved word)',
+        `must be a TypeScript identifier (letters, digits, _ and $; not a reserved word) of at most ${MAX_IDENTIFIER_LENGTH} characters`,
       );
     } else if (seen.has(tool.id)) {
       problem(`/tools/${i}/id`, `duplicate tool id ${tool.id}`);

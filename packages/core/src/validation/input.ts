@@ -1,4 +1,4 @@
-import { isPlainObject, isValidIdentifier, MODULE_ID_PATTERN } from '@cyrnel/sdk';
+import { isPlainObject, isValidIdentifier, MAX_IDENTIFIER_LENGTH, MODULE_ID_PATTERN } from '@cyrnel/sdk';
 import { type CyrnelError, cyrnelError } from '../errors';
 
 function invalid(field: string, message: string): CyrnelError {
@@ -9,7 +9,10 @@ function invalid(field: string, message: string): CyrnelError {
 export function requireIdentifier(value: unknown, field: string): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
   if (!isValidIdentifier(value)) {
-    throw invalid(field, 'must be a TypeScript identifier (letters, digits, _ and $; not a reserved word)');
+    throw invalid(
+      field,
+      `must be a TypeScript identifier (letters, digits, _ and $; not a reserved word) of at most ${MAX_IDENTIFIER_LENGTH} characters`,
+    );
   }
   return value;
 }
