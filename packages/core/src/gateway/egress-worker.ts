@@ -185,9 +185,8 @@ async function perform(
   hostTrace?: TraceCarrier,
 ): Promise<Outcome> {
   let trace = hostTrace;
-  // A name longer than any id names nothing installed: the host's gate refuses it, recording it
-  // cut short, and it is never asked about, cached or kept here.
-  if (String(serviceId).length > MAX_IDENTIFIER_LENGTH || String(toolId).length > MAX_IDENTIFIER_LENGTH)
+  // Names longer than ids can be: the host's gate refuses them (recorded cut short), never asked here.
+  if (Math.max(String(serviceId).length, String(toolId).length) > MAX_IDENTIFIER_LENGTH)
     return { host: true };
   // A sandbox's call uses its execution's connection (the main thread decides, from the process's
   // principal); the host's own calls name the connection's adapter state already.
