@@ -170,6 +170,35 @@ function oneHostCases(current: () => ProcessStorage): void {
     expect(await storage.calls(id)).toEqual([]);
   });
 
+  it('writes batches of calls of every size, starts and ends together, each row over its own', async () => {
+    const storage = current();
+    const id = await storage.insert(newProcess());
+    const pending = (index: number) => ({
+      index,
+      call: { ...CALL, toolId: `t${index}`, ok: null, errorCode: null, errorReason: null, decision: null },
+    });
+    const ended = (index: number) => ({ index, call: { ...CALL, toolId: `t${index}`, durationMs: index } });
+    const range = (from: number, count: number) => Array.from({ length: count }, (_, i) => from + i);
+    // Batches as a run of kept calls brings them: ends of earlier starts and new starts, one
+    // statement each, of sizes on both sides of every bound an implementation may keep.
+    let next = 0;
+    /** The start opened with each batch's ends: pending still. */
+    const open = new Set<number>();
+    for (const size of [1, 7, 8, 9, 30, 64, 65, 130]) {
+      const starts = range(next, size);
+      await storage.openCalls(id, starts.map(pending));
+      await storage.openCalls(id, [pending(next + size)], starts.map(ended));
+      open.add(next + size);
+      next += size + 1;
+    }
+    const calls = await storage.calls(id);
+    expect(calls).toHaveLength(next);
+    calls.forEach((call, index) => {
+      if (open.has(index)) expect(call).toMatchObject({ toolId: `t${index}`, ok: null });
+      else expect(call).toEqual({ ...CALL, toolId: `t${index}`, durationMs: index });
+    });
+  });
+
   it('lists newest first, filtered and paged, without envConfig', async () => {
     const storage = current();
     const ids: number[] = [];
