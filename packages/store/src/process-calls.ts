@@ -44,11 +44,12 @@ function decisionText(call: ToolCallRecord): string | null {
 }
 
 /**
- * The tool call rows and checkpoints of the process store. The statements a run repeats (a start,
- * a start with the ends before it) are compiled once: compiling costs about a quarter of a write.
+ * The tool call rows and checkpoints of the process store. The statements a run repeats (starts,
+ * starts with the ends before them; one per number of rows up to {@link MAX_COMPILED_ROWS}) are
+ * compiled once: building and compiling cost about a quarter of a write.
  */
 export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
-  let compiledOpen: CompiledQuery | undefined;
+  const compiledInserts = new Map<number, CompiledQuery>();
   const compiledUpserts = new Map<number, CompiledQuery>();
 
   return {
@@ -101,10 +102,15 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
         await db.executeQuery({ ...compiled, parameters: rows.flatMap((values) => Object.values(values)) });
         return;
       }
-      if (calls.length === 1) {
-        const values = row(id, calls[0] as IndexedCall, true);
-        compiledOpen ??= db.insertInto('process_tool_calls').values(values).compile();
-        await db.executeQuery({ ...compiledOpen, parameters: Object.values(values) });
+      // Starts alone (calls through the gate, parallel ones together): compiled once per size too.
+      if (calls.length >= 1 && calls.length <= MAX_COMPILED_ROWS) {
+        const rows = calls.map((call) => row(id, call, true));
+        let compiled = compiledInserts.get(rows.length);
+        if (!compiled) {
+          compiled = db.insertInto('process_tool_calls').values(rows).compile();
+          compiledInserts.set(rows.length, compiled);
+        }
+        await db.executeQuery({ ...compiled, parameters: rows.flatMap((values) => Object.values(values)) });
         return;
       }
       for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
