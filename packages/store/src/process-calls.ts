@@ -1,6 +1,6 @@
 import type { IndexedCall, ProcessResults } from '@cyrnel/core';
 import type { CallDecision, ErrorCode, ErrorReason, ToolCallRecord } from '@cyrnel/sdk/api';
-import type { CompiledQuery, Kysely, Updateable } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, Updateable } from 'kysely';
 import type { Database } from './database';
 import type { ProcessesTable } from './process-tables';
 import { flag } from './sql-helpers';
@@ -51,6 +51,19 @@ function decisionText(call: ToolCallRecord): string | null {
 export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
   const compiledInserts = new Map<number, CompiledQuery>();
   const compiledUpserts = new Map<number, CompiledQuery>();
+  /** Run the statement `build` makes for `rows`, compiled once per number of rows (kept in `cache`). */
+  const runCompiled = async (
+    cache: Map<number, CompiledQuery>,
+    rows: readonly CallRow[],
+    build: () => Compilable,
+  ): Promise<void> => {
+    let compiled = cache.get(rows.length);
+    if (!compiled) {
+      compiled = build().compile();
+      cache.set(rows.length, compiled);
+    }
+    await db.executeQuery({ ...compiled, parameters: rows.flatMap((values) => Object.values(values)) });
+  };
 
   return {
     async read(id) {
@@ -94,24 +107,12 @@ export function createProcessCalls(db: Kysely<Database>): ProcessCalls {
         ];
         // A run of sequential calls writes one end and one start each time: compiled once per size.
         if (rows.length > MAX_COMPILED_ROWS) return upsert(db, rows);
-        let compiled = compiledUpserts.get(rows.length);
-        if (!compiled) {
-          compiled = upsertQuery(db, rows).compile();
-          compiledUpserts.set(rows.length, compiled);
-        }
-        await db.executeQuery({ ...compiled, parameters: rows.flatMap((values) => Object.values(values)) });
-        return;
+        return runCompiled(compiledUpserts, rows, () => upsertQuery(db, rows));
       }
       // Starts alone (calls through the gate, parallel ones together): compiled once per size too.
       if (calls.length >= 1 && calls.length <= MAX_COMPILED_ROWS) {
         const rows = calls.map((call) => row(id, call, true));
-        let compiled = compiledInserts.get(rows.length);
-        if (!compiled) {
-          compiled = db.insertInto('process_tool_calls').values(rows).compile();
-          compiledInserts.set(rows.length, compiled);
-        }
-        await db.executeQuery({ ...compiled, parameters: rows.flatMap((values) => Object.values(values)) });
-        return;
+        return runCompiled(compiledInserts, rows, () => db.insertInto('process_tool_calls').values(rows));
       }
       for (let i = 0; i < calls.length; i += CALLS_PER_INSERT) {
         const rows = calls.slice(i, i + CALLS_PER_INSERT).map((call) => row(id, call, true));
