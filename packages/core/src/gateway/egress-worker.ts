@@ -3,7 +3,7 @@
 // secrets), makes their calls for sandbox processes (over its Unix socket) and for the host's gate
 // (over its port), and answers each as JSON text within the answer budget.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { type CatalogChange, MAX_IDENTIFIER_LENGTH } from '@cyrnel/sdk';
+import type { CatalogChange } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { context } from '@opentelemetry/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
@@ -15,6 +15,7 @@ import { argumentShape } from '../telemetry/argument-shape';
 import { packSpan } from '../telemetry/span-batch';
 import { contextOf, type TraceCarrier } from '../telemetry/trace-carrier';
 import { installWorkerTracing } from '../telemetry/worker-tracing';
+import { isOverlongName } from '../tools/called-name';
 import { boundedJson } from './bounded-json';
 import type {
   AuditEvent,
@@ -186,8 +187,7 @@ async function perform(
 ): Promise<Outcome> {
   let trace = hostTrace;
   // Names longer than ids can be: the host's gate refuses them (recorded cut short), never asked here.
-  if (Math.max(String(serviceId).length, String(toolId).length) > MAX_IDENTIFIER_LENGTH)
-    return { host: true };
+  if (isOverlongName(serviceId) || isOverlongName(toolId)) return { host: true };
   // A sandbox's call uses its execution's connection (the main thread decides, from the process's
   // principal); the host's own calls name the connection's adapter state already.
   let target = serviceId;

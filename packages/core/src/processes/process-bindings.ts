@@ -3,7 +3,6 @@ import {
   type EnvironmentBindings,
   type InvokeInput,
   isPlainObject,
-  MAX_IDENTIFIER_LENGTH,
   type ModuleLogger,
 } from '@cyrnel/sdk';
 import { isErrorReason } from '@cyrnel/sdk/api';
@@ -15,6 +14,7 @@ import { type CyrnelError, cyrnelError, isCyrnelError } from '../errors';
 import type { EgressGateway } from '../gateway/egress-gateway';
 import { upstreamStatus } from '../metrics/upstream-status';
 import type { Redactor } from '../secrets/redactor';
+import { shownName } from '../tools/called-name';
 import type { ToolGateway } from '../tools/tool-gateway';
 import { createGatekeeper } from './call-gatekeeper';
 import type { CallPolicy } from './call-policy';
@@ -241,22 +241,16 @@ export function createProcessBindings(options: ProcessBindingsOptions): Environm
   };
 }
 
-/** Characters of an over-long called name that its record keeps. */
-const SHOWN_NAME = 128;
-
 /**
- * The call with its service and tool names bounded: a name longer than any id can be (see
- * `MAX_IDENTIFIER_LENGTH`) names nothing installed, so its call fails as any unknown name does
- * (`service_not_found`, `tool_not_found`), but its record, its journal line and its error keep only the first 128
- * characters and `…` (which no id contains, so the record never names a real tool). A program
+ * The call with its service and tool names as records keep them ({@link shownName}): a name longer
+ * than any id fails as any unknown name does (`service_not_found`, `tool_not_found`), but its
+ * record, its journal line and its error keep only its first 128 characters and `…`. A program
  * calling megabyte names in a loop then writes rows of a few hundred bytes.
  */
 function boundedNames(input: InvokeInput): InvokeInput {
-  const cut = (name: unknown) =>
-    typeof name === 'string' && name.length > MAX_IDENTIFIER_LENGTH ? `${name.slice(0, SHOWN_NAME)}…` : name;
   if (!isPlainObject(input)) return input;
-  const serviceId = cut(input.serviceId);
-  const toolId = cut(input.toolId);
+  const serviceId = shownName(input.serviceId);
+  const toolId = shownName(input.toolId);
   return serviceId === input.serviceId && toolId === input.toolId
     ? input
     : ({ ...input, serviceId, toolId } as InvokeInput);

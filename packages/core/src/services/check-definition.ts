@@ -1,12 +1,12 @@
 import {
   isPlainObject,
   isValidIdentifier,
-  MAX_IDENTIFIER_LENGTH,
   type ServiceDefinition,
   SHARED_SCHEMA_NAME_PATTERN,
 } from '@cyrnel/sdk';
 import type { ValidationIssue } from '@cyrnel/sdk/api';
 import { cyrnelError } from '../errors';
+import { IDENTIFIER_RULE } from '../validation/input';
 
 /** Bounds of a tool's `keywords`: search words, not a place for documents. */
 const MAX_KEYWORDS = 100;
@@ -55,10 +55,7 @@ export function checkDefinition(value: unknown, adapter: string): ServiceDefinit
       return;
     }
     if (!isValidIdentifier(tool.id)) {
-      problem(
-        `/tools/${i}/id`,
-        `must be a TypeScript identifier (letters, digits, _ and $; not a reserved word) of at most ${MAX_IDENTIFIER_LENGTH} characters`,
-      );
+      problem(`/tools/${i}/id`, IDENTIFIER_RULE);
     } else if (seen.has(tool.id)) {
       problem(`/tools/${i}/id`, `duplicate tool id ${tool.id}`);
     } else seen.add(tool.id);

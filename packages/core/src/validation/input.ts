@@ -5,15 +5,13 @@ function invalid(field: string, message: string): CyrnelError {
   return cyrnelError('invalid_request', `${field} ${message}`, { details: [{ path: field, message }] });
 }
 
+/** What an id that `isValidIdentifier` refuses is told it must be. */
+export const IDENTIFIER_RULE = `must be a TypeScript identifier (letters, digits, _ and $; not a reserved word) of at most ${MAX_IDENTIFIER_LENGTH} characters`;
+
 /** A service or tool id: a TypeScript identifier (agent code names it as a property: `services.<id>`). */
 export function requireIdentifier(value: unknown, field: string): string {
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
-  if (!isValidIdentifier(value)) {
-    throw invalid(
-      field,
-      `must be a TypeScript identifier (letters, digits, _ and $; not a reserved word) of at most ${MAX_IDENTIFIER_LENGTH} characters`,
-    );
-  }
+  if (!isValidIdentifier(value)) throw invalid(field, IDENTIFIER_RULE);
   return value;
 }
 
