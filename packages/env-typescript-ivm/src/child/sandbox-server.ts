@@ -83,6 +83,8 @@ export function serveSandbox(settings: ChildSettings): void {
   /** Slices of the JSON text of replies still coming (`reply-part`). */
   const replyParts = new Map<number, string[]>();
   const { send } = createOutbox();
+  // The spare's next context is made while the process waits for its next execution.
+  const warmSoon = () => setImmediate(() => spare?.warm());
   let nextCall = 1;
   /** Aborted when an execution is killed or ends. */
   const endings = new Map<number, AbortController>();
@@ -128,6 +130,8 @@ export function serveSandbox(settings: ChildSettings): void {
       waiter.reject(new Error('The execution has ended'));
     }
     send({ t: 'done', eid, ...result });
+    // After the result's flush (queued first), not before it.
+    if (spare === runner) warmSoon();
   }
 
   process.on('message', (message: HostMessage) => {
@@ -160,4 +164,5 @@ export function serveSandbox(settings: ChildSettings): void {
     process.exit(0);
   });
   send({ t: 'ready' });
+  warmSoon();
 }
