@@ -2,24 +2,28 @@ import { describe, expect, it } from 'vitest';
 import type { RunJob } from '../shared/run-job';
 import { createIsolateRunner, type RunnerHooks } from './isolate-runner';
 
-const job = (code: string, timeoutMs = 10_000): RunJob => ({
+const job = (code: string, timeoutMs = 10_000, caps: Partial<RunJob> = {}): RunJob => ({
   code,
   timeoutMs,
   stdoutCapBytes: 4096,
   stderrCapBytes: 4096,
   outputCapBytes: 4096,
+  ...caps,
 });
 
 /** Hooks that keep the output patches and answer every host call with `value`. */
 function recording(value: unknown = 7) {
   const outputs: [string, unknown][] = [];
+  const streams = { stdout: '', stderr: '' };
   const hooks: RunnerHooks = {
     call: async () => value,
-    write: () => {},
+    write: (stream, text) => {
+      streams[stream] += text;
+    },
     // A JSON array of [key, value] entries.
     output: (json) => outputs.push(...(JSON.parse(json) as [string, unknown][])),
   };
-  return { hooks, output: () => Object.fromEntries(outputs) };
+  return { hooks, output: () => Object.fromEntries(outputs), streams };
 }
 
 describe('createIsolateRunner warm contexts', () => {
@@ -95,6 +99,74 @@ describe('createIsolateRunner warm contexts', () => {
       ).toMatchObject({ exit: 'success' });
       await new Promise((resolve) => setTimeout(resolve, 80));
       expect(late.output()).toEqual({ early: true });
+    } finally {
+      runner.dispose();
+    }
+  });
+});
+
+describe('createIsolateRunner writes sent without waiting', () => {
+  it('keeps every line in order, and cuts the stream at its cap exactly once lines may not fit', async () => {
+    const runner = createIsolateRunner({ memoryLimitMb: 64 });
+    try {
+      const many = recording();
+      // More lines than may go without waiting: the rest wait, nothing is lost or reordered.
+      await runner.run(
+        job('for (let i = 0; i < 3000; i++) console.log("line", i);', 10_000, { stdoutCapBytes: 1 << 20 }),
+        many.hooks,
+      );
+      const lines = many.streams.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(3000);
+      expect(lines.every((line, i) => line === `line ${i}`)).toBe(true);
+
+      const capped = recording();
+      await runner.run(job('for (let i = 0; i < 500; i++) console.log("x".repeat(20), i);'), capped.hooks);
+      const [kept, marker] = capped.streams.stdout.split('\n[stdout truncated');
+      expect(Buffer.byteLength(kept ?? '')).toBeLessThanOrEqual(4096);
+      expect(Buffer.byteLength(`${kept}\n`)).toBeGreaterThan(4096 - 30);
+      expect(marker).toBe(': limit of 4096 bytes reached]\n');
+      expect(kept?.split('\n').slice(0, 3)).toEqual([
+        `${'x'.repeat(20)} 0`,
+        `${'x'.repeat(20)} 1`,
+        `${'x'.repeat(20)} 2`,
+      ]);
+    } finally {
+      runner.dispose();
+    }
+  });
+
+  it('merges output patches, refuses the one over the cap, and hands everything before a call over first', async () => {
+    const runner = createIsolateRunner({ memoryLimitMb: 64 });
+    try {
+      const run = recording();
+      let seenAtCall: Record<string, unknown> = {};
+      let stdoutAtCall = '';
+      run.hooks.call = async () => {
+        seenAtCall = run.output();
+        stdoutAtCall = run.streams.stdout;
+        return 1;
+      };
+      const result = await runner.run(
+        job(`
+          cyrnel.output({ a: 1, b: "two" });
+          console.log("before the call");
+          cyrnel.output({ a: 3 });
+          await cyrnel.invoke("s", "t", {});
+          let refused = "";
+          try { cyrnel.output({ big: "y".repeat(5000) }); } catch (e) { refused = String((e as Error).message); }
+          cyrnel.output({ refused: refused.slice(0, 40), é: "ü" });
+        `),
+        run.hooks,
+      );
+      expect(result).toMatchObject({ exit: 'success' });
+      expect(seenAtCall).toEqual({ a: 3, b: 'two' });
+      expect(stdoutAtCall).toBe('before the call\n');
+      expect(run.output()).toEqual({
+        a: 3,
+        b: 'two',
+        refused: 'cyrnel.output: the output would grow to ',
+        é: 'ü',
+      });
     } finally {
       runner.dispose();
     }

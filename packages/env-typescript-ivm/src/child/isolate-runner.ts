@@ -139,6 +139,37 @@ function answerSyncCall(
   };
 }
 
+/**
+ * Console lines and output patches an execution may send without waiting for the host (the
+ * bootstrap's `post`); later ones wait, which bounds what a logging loop can queue here.
+ */
+const ASYNC_WRITES_PER_RUN = 1024;
+/** How long the end of a run waits for its writes sent without waiting (they are queued ahead of it). */
+const SENT_WRITES_WAIT_MS = 1000;
+
+function isWriteKind(kind: unknown): kind is 'stdout' | 'stderr' | 'output' {
+  return kind === 'stdout' || kind === 'stderr' || kind === 'output';
+}
+
+/**
+ * Wait until every write the program sent without waiting has been taken, so none is lost to the
+ * run's end. isolated-vm hands them over in the order they were made, before the run's end, so this
+ * normally finds them all at once; it is what makes that order not matter.
+ */
+async function takeSentWrites(prepared: PreparedContext, received: () => number): Promise<void> {
+  let sent: number;
+  try {
+    sent = prepared.sent.applySync(undefined, [], { result: { copy: true } }) as number;
+  } catch {
+    // The isolate was disposed (a deadline, a kill, its memory limit): the run ends as it is.
+    return;
+  }
+  const until = performance.now() + SENT_WRITES_WAIT_MS;
+  while (received() < sent && performance.now() < until) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
 /** A tool result that cannot cross into the isolate (structured clone refused it). */
 const UNCOPYABLE = callError('upstream_failed', 'The tool result could not be copied into the sandbox');
 
@@ -219,6 +250,8 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
     const budget = createOutputBudget(job);
     const output = createOutputFlush((json) => hooks.output(json));
     let ended = false;
+    /** Writes sent without waiting that arrived here. */
+    let received = 0;
     let prepared: PreparedContext | undefined;
     let script: ivm.Script | undefined;
     const activity = createActivityProbe({
@@ -263,8 +296,23 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
       // Set-up runs synchronously; only the program runs asynchronously, so the deadline and a
       // kill can still dispose the isolate under it.
       prepared = contextFor(iso, boot);
-      prepared.slot.sync = answerSyncCall(budget, calls, hooks, output, () => ended);
-      prepared.slot.async = (kind, args, id) => calls.start(kind, args, id);
+      const write = answerSyncCall(budget, calls, hooks, output, () => ended);
+      prepared.slot.sync = write;
+      prepared.slot.async = (kind, args, id) => {
+        if (id !== 0) return calls.start(kind, args, id);
+        // A console line or output patch the bootstrap sent without waiting: counted as exactly
+        // as a synchronous one (the bootstrap sends only what surely fits), and no more of them
+        // than it was allowed, whatever an isolate sends.
+        if (received >= ASYNC_WRITES_PER_RUN || !isWriteKind(kind)) return;
+        received++;
+        write(kind, args);
+      };
+      prepared.begin.applySync(undefined, [
+        job.stdoutCapBytes,
+        job.stderrCapBytes,
+        job.outputCapBytes,
+        ASYNC_WRITES_PER_RUN,
+      ]);
       script = iso.compileScriptSync(js, { filename: 'process.ts', lineOffset: -WRAPPER_LINE_OFFSET });
       const program = script.run(prepared.context, { promise: true });
       activity.poke();
@@ -273,6 +321,7 @@ export function createIsolateRunner(options: IsolateRunnerOptions): IsolateRunne
     } catch (error) {
       result = reason ? stoppedResult(reason) : failedResult(error, iso.isDisposed, options.memoryLimitMb);
     } finally {
+      if (prepared) await takeSentWrites(prepared, () => received);
       cpu.sample();
       ended = true;
       // What the program output reaches the host before its end does.

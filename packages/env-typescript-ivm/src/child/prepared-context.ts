@@ -13,11 +13,18 @@ export interface HookSlot {
 export interface PreparedContext {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
-  readonly entry: ivm.Reference<readonly [Deliver, () => number]>;
+  readonly entry: ivm.Reference<readonly [Deliver, () => number, Begin, () => number]>;
   readonly deliver: ivm.Reference<Deliver>;
   readonly probe: ivm.Reference<() => number>;
+  /** The bootstrap's `begin`: the caps and posts of the execution's writes sent without waiting. */
+  readonly begin: ivm.Reference<Begin>;
+  /** The bootstrap's `sent()`: how many writes it sent without waiting. */
+  readonly sent: ivm.Reference<() => number>;
   readonly slot: HookSlot;
 }
+
+/** The bootstrap's `begin(stdoutCap, stderrCap, outputCap, posts)`. */
+export type Begin = (stdoutCap: number, stderrCap: number, outputCap: number, posts: number) => void;
 
 /**
  * A new context of `isolate` with the bootstrap run in it. Its hooks answer through `slot`: before
@@ -48,7 +55,9 @@ export function prepareContext(
     const entry = bootstrap.runSync(context, { reference: true });
     const deliver = entry.getSync(0, { reference: true });
     const probe = entry.getSync(1, { reference: true });
-    return { isolate, context, entry, deliver, probe, slot };
+    const begin = entry.getSync(2, { reference: true });
+    const sent = entry.getSync(3, { reference: true });
+    return { isolate, context, entry, deliver, probe, begin, sent, slot };
   } catch (error) {
     if (!isolate.isDisposed) context.release();
     throw error;
@@ -62,6 +71,8 @@ export function releaseContext(prepared: PreparedContext): void {
   if (prepared.isolate.isDisposed) return;
   prepared.deliver.release();
   prepared.probe.release();
+  prepared.begin.release();
+  prepared.sent.release();
   prepared.entry.release();
   prepared.context.release();
 }

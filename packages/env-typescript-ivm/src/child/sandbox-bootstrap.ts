@@ -3,9 +3,12 @@
  * global, closes over them and over the intrinsics it needs (so user code that patches
  * prototypes only hurts itself), then installs the frozen `cyrnel`, `console` and timers.
  * Host hooks: `__cyrnelSync(kind, payload)` (console, output, clearing timers; blocking, gives
- * backpressure) and `__cyrnelAsync(kind, args, id)` (fire-and-forget). The script evaluates to
- * `[deliver, probe]`: the host answers calls by `deliver(id, ok, value, json)` (json 1: value is
- * a tool's answer as JSON text, parsed in here), and `probe()` (queued as
+ * backpressure) and `__cyrnelAsync(kind, args, id)` (fire-and-forget; id 0: a console line or
+ * output patch sent without waiting, see `post`). The script evaluates to
+ * `[deliver, probe, begin, sent]`: the host answers calls by `deliver(id, ok, value, json)` (json 1: value is
+ * a tool's answer as JSON text, parsed in here), `begin(stdoutCap, stderrCap, outputCap, posts)`
+ * starts the execution's budget of writes sent without waiting, `sent()` counts them (the host
+ * takes them all before it ends the run), and `probe()` (queued as
  * a task, so it runs once everything queued before it and its microtasks are done) tells
  * whether the program finished (0), waits on a host call or timer (1), or waits with nothing
  * pending (2): a promise nothing can settle, since the sandbox has no other source of events.
@@ -67,6 +70,33 @@ let nextId = 1;
 let outstanding = 0;
 const waiting = { __proto__: null };
 const timerIds = { __proto__: null };
+// Writes sent without waiting for the host (a synchronous call is a hop from the isolate's thread
+// to the host's and back): only while their bytes surely fit what is left of the stream's cap,
+// counted at most (6 bytes a key's UTF-16 unit once escaped, 3 a text's) plus a fixed charge, and
+// while the execution has posts left. The first write that may not fit goes the synchronous way,
+// and so does every later one on that stream: the host's exact count decides from there.
+const POST_CHARGE = 64;
+let posted = 0;
+let postsLeft = 0;
+const quick = { __proto__: null, stdout: 0, stderr: 0, output: 0 };
+const post = (stream, payload, bound) => {
+  if (postsLeft <= 0 || bound + POST_CHARGE > quick[stream]) {
+    quick[stream] = 0;
+    return false;
+  }
+  quick[stream] -= bound + POST_CHARGE;
+  postsLeft--;
+  posted++;
+  asyncCall(stream, payload, 0);
+  return true;
+};
+const begin = (stdoutCap, stderrCap, outputCap, posts) => {
+  quick.stdout = stdoutCap;
+  quick.stderr = stderrCap;
+  // The output's own braces count once, against the host's total.
+  quick.output = outputCap - 2;
+  postsLeft = posts;
+};
 const tooMany = (what) => {
   const err = new ErrorCtor(what + ': too many pending calls and timers (limit ' + maxPending + '); await or clear some first');
   err.status = 429;
@@ -191,7 +221,13 @@ const output = (obj) => {
   const copy = plain(obj, 'output', [], 1);
   const ks = keysOf(copy);
   const entries = [];
-  for (let i = 0; i < ks.length; i++) entries[i] = [ks[i], stringify(copy[ks[i]])];
+  let bound = 0;
+  for (let i = 0; i < ks.length; i++) {
+    const json = stringify(copy[ks[i]]);
+    entries[i] = [ks[i], json];
+    bound += 6 * ks[i].length + 3 * json.length + 4;
+  }
+  if (post('output', entries, bound)) return;
   const problem = syncCall('output', entries);
   if (problem) throw new ErrorCtor(problem);
 };
@@ -216,6 +252,7 @@ const write = (stream, args) => {
   if (full[stream]) return;
   let line = '';
   for (let i = 0; i < args.length; i++) line += (i === 0 ? '' : ' ') + format(args[i]);
+  if (post(stream, line + '\n', 3 * (line.length + 1))) return;
   // Short lines go straight through (the host cuts them); only long ones ask for the room left first.
   if (line.length > 4096) {
     const room = syncCall('room', stream);
@@ -294,5 +331,6 @@ const main = async (fn) => {
 };
 O.defineProperty(g, '__cyrnelMain', { value: main, writable: false, enumerable: false, configurable: true });
 const probe = () => (finished ? 0 : outstanding > 0 ? 1 : 2);
-return [deliver, probe];
+const sent = () => posted;
+return [deliver, probe, begin, sent];
 })();`;
