@@ -8,6 +8,7 @@ import {
   CRASHED_EXECUTION_MARKER,
   type HostMessage,
 } from '../shared/sandbox-protocol';
+import { boundCalledNames } from './called-names';
 import { createGatewayClient, JsonText } from './gateway-client';
 import { createIsolateRunner, type IsolateRunner } from './isolate-runner';
 
@@ -107,7 +108,10 @@ export function serveSandbox(settings: ChildSettings): void {
     endings.set(eid, ending);
     const result = await runner
       .run(job, {
-        call: (kind, args) => (kind === 'invoke' ? tools.invoke(eid, args) : hostCall(eid, kind, args)),
+        call: (kind, args) => {
+          const bounded = boundCalledNames(kind, args);
+          return kind === 'invoke' ? tools.invoke(eid, bounded) : hostCall(eid, kind, bounded);
+        },
         write: (stream, text) => send({ t: stream, eid, text }),
         output: (json) => send({ t: 'output', eid, json }),
         activity: (awaiting) => send({ t: 'activity', eid, awaiting }),
