@@ -171,4 +171,27 @@ describe('createIsolateRunner writes sent without waiting', () => {
       runner.dispose();
     }
   });
+
+  it('keeps what a program wrote before its deadline or a kill ended it', async () => {
+    const runner = createIsolateRunner({ memoryLimitMb: 64 });
+    try {
+      const timedOut = recording();
+      const code = 'console.log("before"); cyrnel.output({ step: 1 }); for (;;) {}';
+      expect(await runner.run(job(code, 300), timedOut.hooks)).toMatchObject({ exit: 'timeout' });
+      expect(timedOut.streams.stdout).toBe('before\n');
+      expect(timedOut.output()).toEqual({ step: 1 });
+
+      const killed = recording();
+      const running = runner.run(job(code), killed.hooks);
+      // Killed while it computes, once its line is here (a loaded machine may take a while).
+      for (let waited = 0; killed.streams.stdout === '' && waited < 5_000; waited += 20)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      runner.kill();
+      expect(await running).toMatchObject({ exit: 'canceled' });
+      expect(killed.streams.stdout).toBe('before\n');
+      expect(killed.output()).toEqual({ step: 1 });
+    } finally {
+      runner.dispose();
+    }
+  });
 });
