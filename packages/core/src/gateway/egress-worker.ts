@@ -138,17 +138,20 @@ async function runOnce(
   if ('error' in answer) throw cyrnelError(answer.error.reason as ErrorReason, answer.error.message);
   if (!answer.retry) return result;
   // Prepared anew (the refreshed tokens are in the new state). A route prepared while another
-  // change arrived is not used: prepared once more, a few times, before the refusal stands.
-  for (let attempt = 0; attempt < REPREPARE_ATTEMPTS; attempt++) {
+  // change arrived is not used: prepared once more while changes keep arriving (the refresh's own
+  // writes, a burst's second refresh), a little later each time, before the refusal stands.
+  const until = Date.now() + REPREPARE_MS;
+  for (let attempt = 1; ; attempt++) {
     const again = await runtime.route(target, toolId, parameters, prepare);
     if (again) return again.run(signal);
-    if (signal.aborted) break;
+    if (signal.aborted || Date.now() >= until) break;
+    await new Promise((resolve) => setTimeout(resolve, Math.min(5 * attempt, 50)));
   }
   return result;
 }
 
-/** Routes prepared for a call made again after its tokens were refreshed, at most. */
-const REPREPARE_ATTEMPTS = 3;
+/** How long a refused call keeps preparing its route anew (3 quick tries left a burst's 401s standing). */
+const REPREPARE_MS = 1_000;
 
 let nextCall = 0;
 const callId = () => nextCall++ * settings.workers + settings.index;
