@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunJob } from '../shared/run-job';
-import { createIsolateRunner, type RunnerHooks } from './isolate-runner';
+import { createIsolateRunner, type IsolateRunner, type RunnerHooks } from './isolate-runner';
 
 const job = (code: string, timeoutMs = 10_000, caps: Partial<RunJob> = {}): RunJob => ({
   code,
@@ -10,6 +10,16 @@ const job = (code: string, timeoutMs = 10_000, caps: Partial<RunJob> = {}): RunJ
   outputCapBytes: 4096,
   ...caps,
 });
+
+/** Run `test` with a fresh runner of a 64 MB isolate, disposed after. */
+async function withRunner(test: (runner: IsolateRunner) => Promise<void>): Promise<void> {
+  const runner = createIsolateRunner({ memoryLimitMb: 64 });
+  try {
+    await test(runner);
+  } finally {
+    runner.dispose();
+  }
+}
 
 /** Hooks that keep the output patches and answer every host call with `value`. */
 function recording(value: unknown = 7) {
@@ -27,9 +37,8 @@ function recording(value: unknown = 7) {
 }
 
 describe('createIsolateRunner warm contexts', () => {
-  it('runs the next execution in the context it made ahead, with nothing of the execution before', async () => {
-    const runner = createIsolateRunner({ memoryLimitMb: 64 });
-    try {
+  it('runs the next execution in the context it made ahead, with nothing of the execution before', () =>
+    withRunner(async (runner) => {
       expect(runner.warm()).toBe(true);
       // Made once: warming again keeps it.
       expect(runner.warm()).toBe(true);
@@ -37,7 +46,7 @@ describe('createIsolateRunner warm contexts', () => {
       expect(
         await runner.run(
           job(`(globalThis as any).leftover = 1; (Object.prototype as any).polluted = 1;
-            cyrnel.output({ got: await cyrnel.services.s.tools.t.invoke({}) });`),
+          cyrnel.output({ got: await cyrnel.services.s.tools.t.invoke({}) });`),
           first.hooks,
         ),
       ).toMatchObject({ exit: 'success' });
@@ -46,18 +55,14 @@ describe('createIsolateRunner warm contexts', () => {
       const second = recording();
       await runner.run(
         job(`cyrnel.output({ leftover: typeof (globalThis as any).leftover, polluted: typeof ({} as any).polluted,
-          frozen: Object.isFrozen(cyrnel) });`),
+        frozen: Object.isFrozen(cyrnel) });`),
         second.hooks,
       );
       expect(second.output()).toEqual({ leftover: 'undefined', polluted: 'undefined', frozen: true });
-    } finally {
-      runner.dispose();
-    }
-  });
+    }));
 
-  it('makes nothing while an execution runs, and a new isolate after one was stopped', async () => {
-    const runner = createIsolateRunner({ memoryLimitMb: 64 });
-    try {
+  it('makes nothing while an execution runs, and a new isolate after one was stopped', () =>
+    withRunner(async (runner) => {
       let release: (value: unknown) => void = () => {};
       const held = recording();
       held.hooks.call = () => new Promise((resolve) => (release = resolve));
@@ -80,14 +85,10 @@ describe('createIsolateRunner warm contexts', () => {
         exit: 'success',
       });
       expect(after.output()).toEqual({ ok: true });
-    } finally {
-      runner.dispose();
-    }
-  });
+    }));
 
-  it('answers a late output of an execution that ended as ended, in the context made ahead too', async () => {
-    const runner = createIsolateRunner({ memoryLimitMb: 64 });
-    try {
+  it('answers a late output of an execution that ended as ended, in the context made ahead too', () =>
+    withRunner(async (runner) => {
       runner.warm();
       const late = recording();
       // The timer outlives the program: the runner drops it with the isolate, and nothing reaches the hooks.
@@ -99,16 +100,12 @@ describe('createIsolateRunner warm contexts', () => {
       ).toMatchObject({ exit: 'success' });
       await new Promise((resolve) => setTimeout(resolve, 80));
       expect(late.output()).toEqual({ early: true });
-    } finally {
-      runner.dispose();
-    }
-  });
+    }));
 });
 
 describe('createIsolateRunner writes sent without waiting', () => {
-  it('keeps every line in order, and cuts the stream at its cap exactly once lines may not fit', async () => {
-    const runner = createIsolateRunner({ memoryLimitMb: 64 });
-    try {
+  it('keeps every line in order, and cuts the stream at its cap exactly once lines may not fit', () =>
+    withRunner(async (runner) => {
       const many = recording();
       // More lines than may go without waiting: the rest wait, nothing is lost or reordered.
       await runner.run(
@@ -130,14 +127,10 @@ describe('createIsolateRunner writes sent without waiting', () => {
         `${'x'.repeat(20)} 1`,
         `${'x'.repeat(20)} 2`,
       ]);
-    } finally {
-      runner.dispose();
-    }
-  });
+    }));
 
-  it('merges output patches, refuses the one over the cap, and hands everything before a call over first', async () => {
-    const runner = createIsolateRunner({ memoryLimitMb: 64 });
-    try {
+  it('merges output patches, refuses the one over the cap, and hands everything before a call over first', () =>
+    withRunner(async (runner) => {
       const run = recording();
       let seenAtCall: Record<string, unknown> = {};
       let stdoutAtCall = '';
@@ -148,14 +141,14 @@ describe('createIsolateRunner writes sent without waiting', () => {
       };
       const result = await runner.run(
         job(`
-          cyrnel.output({ a: 1, b: "two" });
-          console.log("before the call");
-          cyrnel.output({ a: 3 });
-          await cyrnel.invoke("s", "t", {});
-          let refused = "";
-          try { cyrnel.output({ big: "y".repeat(5000) }); } catch (e) { refused = String((e as Error).message); }
-          cyrnel.output({ refused: refused.slice(0, 40), é: "ü" });
-        `),
+        cyrnel.output({ a: 1, b: "two" });
+        console.log("before the call");
+        cyrnel.output({ a: 3 });
+        await cyrnel.invoke("s", "t", {});
+        let refused = "";
+        try { cyrnel.output({ big: "y".repeat(5000) }); } catch (e) { refused = String((e as Error).message); }
+        cyrnel.output({ refused: refused.slice(0, 40), é: "ü" });
+      `),
         run.hooks,
       );
       expect(result).toMatchObject({ exit: 'success' });
@@ -167,14 +160,10 @@ describe('createIsolateRunner writes sent without waiting', () => {
         refused: 'cyrnel.output: the output would grow to ',
         é: 'ü',
       });
-    } finally {
-      runner.dispose();
-    }
-  });
+    }));
 
-  it('keeps what a program wrote before its deadline or a kill ended it', async () => {
-    const runner = createIsolateRunner({ memoryLimitMb: 64 });
-    try {
+  it('keeps what a program wrote before its deadline or a kill ended it', () =>
+    withRunner(async (runner) => {
       const timedOut = recording();
       const code = 'console.log("before"); cyrnel.output({ step: 1 }); for (;;) {}';
       expect(await runner.run(job(code, 300), timedOut.hooks)).toMatchObject({ exit: 'timeout' });
@@ -190,8 +179,5 @@ describe('createIsolateRunner writes sent without waiting', () => {
       expect(await running).toMatchObject({ exit: 'canceled' });
       expect(killed.streams.stdout).toBe('before\n');
       expect(killed.output()).toEqual({ step: 1 });
-    } finally {
-      runner.dispose();
-    }
-  });
+    }));
 });
