@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { isValidIdentifier, MAX_IDENTIFIER_LENGTH, RESERVED_WORDS, toIdentifier } from './identifier';
+import {
+  isOverlongName,
+  isValidIdentifier,
+  MAX_IDENTIFIER_LENGTH,
+  RESERVED_WORDS,
+  toIdentifier,
+} from './identifier';
 
 describe('isValidIdentifier', () => {
   it('accepts TypeScript identifiers', () => {
@@ -29,6 +35,18 @@ describe('isValidIdentifier', () => {
 
   it('refuses non-strings', () => {
     for (const value of [undefined, null, 42, {}, ['a']]) expect(isValidIdentifier(value)).toBe(false);
+  });
+});
+
+describe('isOverlongName', () => {
+  it(`is true only of strings longer than ${MAX_IDENTIFIER_LENGTH} characters`, () => {
+    expect(isOverlongName('a'.repeat(MAX_IDENTIFIER_LENGTH))).toBe(false);
+    expect(isOverlongName('a'.repeat(MAX_IDENTIFIER_LENGTH + 1))).toBe(true);
+    expect(isOverlongName('x'.repeat(1_000_000))).toBe(true);
+  });
+
+  it('leaves what is not a string to the gate, which refuses it as before', () => {
+    for (const name of [undefined, null, 7, { length: 10_000 }]) expect(isOverlongName(name)).toBe(false);
   });
 });
 

@@ -67,6 +67,21 @@ export const IDENTIFIER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 export const MAX_IDENTIFIER_LENGTH = 512;
 
 /**
+ * True when `name` is a string longer than any id can be ({@link MAX_IDENTIFIER_LENGTH}): a
+ * service or tool name a program called that names nothing installed, so nothing need be asked,
+ * carried whole or kept about it.
+ *
+ * @example
+ * ```ts
+ * isOverlongName('x'.repeat(513)); // true
+ * isOverlongName('listPets');      // false
+ * ```
+ */
+export function isOverlongName(name: unknown): boolean {
+  return typeof name === 'string' && name.length > MAX_IDENTIFIER_LENGTH;
+}
+
+/**
  * True when `value` can be used as a service or tool id: it matches
  * {@link IDENTIFIER_PATTERN}, is not a reserved word, and has at most
  * {@link MAX_IDENTIFIER_LENGTH} characters.

@@ -54,6 +54,7 @@ export {
 } from './execution';
 export {
   IDENTIFIER_PATTERN,
+  isOverlongName,
   isValidIdentifier,
   MAX_IDENTIFIER_LENGTH,
   RESERVED_WORDS,

@@ -3,7 +3,7 @@
 // secrets), makes their calls for sandbox processes (over its Unix socket) and for the host's gate
 // (over its port), and answers each as JSON text within the answer budget.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import type { CatalogChange } from '@cyrnel/sdk';
+import { type CatalogChange, isOverlongName } from '@cyrnel/sdk';
 import type { ErrorReason } from '@cyrnel/sdk/api';
 import { context } from '@opentelemetry/api';
 import { createDirectCallRuntime } from '../direct-calls/direct-call-runtime';
@@ -15,7 +15,6 @@ import { argumentShape } from '../telemetry/argument-shape';
 import { packSpan } from '../telemetry/span-batch';
 import { contextOf, type TraceCarrier } from '../telemetry/trace-carrier';
 import { installWorkerTracing } from '../telemetry/worker-tracing';
-import { isOverlongName } from '../tools/called-name';
 import { boundedJson } from './bounded-json';
 import type {
   AuditEvent,

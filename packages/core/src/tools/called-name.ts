@@ -1,19 +1,12 @@
-import { MAX_IDENTIFIER_LENGTH } from '@cyrnel/sdk';
+import { isOverlongName } from '@cyrnel/sdk';
 
 /** Characters of an over-long called name that its record keeps. */
 const SHOWN_NAME = 128;
 
 /**
- * Whether a service or tool name a program called is longer than any id can be (see
- * `MAX_IDENTIFIER_LENGTH`): it names nothing installed, so nothing need be asked or kept about it.
- */
-export function isOverlongName(name: unknown): boolean {
-  return typeof name === 'string' && name.length > MAX_IDENTIFIER_LENGTH;
-}
-
-/**
- * A called name as records, journal lines and errors keep it: an over-long one cut to its first
- * 128 characters and `…` (which no id contains, so it never names a real tool), any other as it is.
+ * A called name as records, journal lines and errors keep it: one longer than any id
+ * (`isOverlongName`) cut to its first 128 characters and `…` (which no id contains, so it never
+ * names a real tool), any other as it is.
  *
  * @example
  * ```ts

@@ -1,4 +1,4 @@
-import { MAX_IDENTIFIER_LENGTH } from '@cyrnel/sdk';
+import { isOverlongName, MAX_IDENTIFIER_LENGTH } from '@cyrnel/sdk';
 import type { ChildCallKind } from '../shared/sandbox-protocol';
 
 /**
@@ -15,14 +15,10 @@ import type { ChildCallKind } from '../shared/sandbox-protocol';
 export function boundCalledNames(kind: ChildCallKind, args: readonly unknown[]): readonly unknown[] {
   if (kind !== 'invoke' && kind !== 'describeTool') return args;
   const [serviceId, toolId] = args;
-  if (!isOverlong(serviceId) && !isOverlong(toolId)) return args;
+  if (!isOverlongName(serviceId) && !isOverlongName(toolId)) return args;
   return [cut(serviceId), cut(toolId), ...args.slice(2)];
 }
 
-function isOverlong(name: unknown): name is string {
-  return typeof name === 'string' && name.length > MAX_IDENTIFIER_LENGTH;
-}
-
 function cut(name: unknown): unknown {
-  return isOverlong(name) ? name.slice(0, MAX_IDENTIFIER_LENGTH + 1) : name;
+  return typeof name === 'string' && isOverlongName(name) ? name.slice(0, MAX_IDENTIFIER_LENGTH + 1) : name;
 }
